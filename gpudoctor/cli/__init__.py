@@ -1,0 +1,1 @@
+"""The command line. Only this package wires real edges (NVML, filesystem root, Docker)."""

@@ -1,0 +1,61 @@
+"""State shared by every command (global options) and small helpers for commands."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from gpudoctor.errors import UsageError
+
+if TYPE_CHECKING:
+    from gpudoctor.matrix.model import Matrix
+
+
+@dataclass
+class CliState:
+    debug: bool = False
+    verbose: bool = False
+    matrix_path: Path | None = None
+
+
+def state(ctx: typer.Context) -> CliState:
+    obj = ctx.find_root().obj
+    return obj if isinstance(obj, CliState) else CliState()
+
+
+def load_matrix(ctx: typer.Context) -> Matrix:
+    """The matrix named by --matrix, or the shipped one."""
+    from gpudoctor.matrix.load import load_matrix as _load
+
+    matrix: Matrix = _load(state(ctx).matrix_path)
+    return matrix
+
+
+def check_choice(option: str, value: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise UsageError(
+            f"{option} {value!r} is not one of: {', '.join(choices)}",
+            hint=f"use {option} {choices[0]}",
+        )
+    return value
+
+
+def write_output(text: str, output: Path | None) -> None:
+    """Write to FILE atomically (write then rename), or to stdout."""
+    if output is None:
+        sys.stdout.write(text)
+        return
+    tmp = output.with_name(f".{output.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(output)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def err(message: str) -> None:
+    sys.stderr.write(message + "\n")

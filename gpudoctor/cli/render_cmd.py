@@ -1,0 +1,9 @@
+"""Scaffold: `gpudoctor render` is registered by the module that implements it."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Placeholder until the command lands."""

@@ -1,0 +1,264 @@
+"""HostFacts: the frozen, serializable snapshot of one host that every check reads.
+
+Probes fill it; checks read it; `gpudoctor snapshot` writes it and `check --from` replays it.
+Unknown values are `None` plus a `ProbeIssue` naming the probe, the field and why, never a
+sentinel string. Every field has a default so that a snapshot written by an older gpudoctor
+(with fewer fields) still loads (see facts_json.py for the schema-version rules).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ProbeIssue:
+    """Something a probe could not read; `code` is stable kebab-case (`nvml-library-not-found`)."""
+
+    probe: str
+    field: str
+    code: str
+    reason: str
+
+
+# --- NVML ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MigDevice:
+    index: int
+    uuid: str | None = None
+    name: str | None = None
+    gpu_instance_id: int | None = None
+    compute_instance_id: int | None = None
+    memory_total_bytes: int | None = None
+    multiprocessor_count: int | None = None
+
+
+@dataclass(frozen=True)
+class GpuFacts:
+    """One physical GPU as NVML sees it; `lost=True` marks a placeholder for a GPU NVML lost."""
+
+    index: int
+    name: str | None = None
+    uuid: str | None = None
+    serial: str | None = None
+    pci_bus_id: str | None = None  # sysfs form, lower case: "0000:3b:00.0"
+    pci_device_id: str | None = None  # "0x2330"
+    memory_total_bytes: int | None = None
+    compute_capability: str | None = None  # "9.0"
+    architecture: str | None = None  # lower case NVML name: "ampere", "hopper", "blackwell"
+    brand: str | None = None
+    minor_number: int | None = None  # /dev/nvidiaN
+    mig_mode_current: bool | None = None
+    mig_mode_pending: bool | None = None
+    mig_devices: tuple[MigDevice, ...] = ()
+    ecc_mode_current: bool | None = None
+    ecc_mode_pending: bool | None = None
+    ecc_uncorrected_volatile: int | None = None
+    retired_pages_pending: bool | None = None
+    retired_pages_count: int | None = None
+    remapped_rows_pending: bool | None = None
+    remapped_rows_failure: bool | None = None
+    persistence_mode: bool | None = None
+    pcie_link_gen_current: int | None = None
+    pcie_link_gen_max: int | None = None
+    pcie_link_width_current: int | None = None
+    pcie_link_width_max: int | None = None
+    # Names of active clock-event (throttle) reasons: gpu_idle, applications_clocks_setting,
+    # sw_power_cap, hw_slowdown, sync_boost, sw_thermal_slowdown, hw_thermal_slowdown,
+    # hw_power_brake_slowdown, display_clock_setting. None = could not read.
+    clock_event_reasons: tuple[str, ...] | None = None
+    # "none" (bare metal), "passthrough", "vgpu" (vGPU guest), "host_vgpu", "host_vsga"
+    virtualization_mode: str | None = None
+    temperature_c: int | None = None
+    power_usage_w: float | None = None
+    power_limit_w: float | None = None
+    lost: bool = False
+    error: str | None = None  # why the record is a placeholder, when lost
+
+
+@dataclass(frozen=True)
+class NvmlFacts:
+    """What NVML said. `status` classifies init: ok, library_not_found, driver_not_loaded,
+    lib_rm_version_mismatch, no_permission, unknown, or not_run (probe skipped)."""
+
+    status: str = "not_run"
+    error: str | None = None
+    library_path: str | None = None  # resolved libnvidia-ml.so.1
+    library_version: str | None = None  # from the resolved file name, "550.90.07"
+    bindings_package: str | None = None  # "nvidia-ml-py" or "pynvml" (the unofficial one)
+    bindings_version: str | None = None
+    bindings_shadowed: bool | None = None  # unofficial pynvml shadows nvidia-ml-py
+    driver_version: str | None = None
+    cuda_driver_version: str | None = None  # "12.4", what the driver supports
+    nvml_version: str | None = None
+    device_count: int | None = None
+    gpus: tuple[GpuFacts, ...] = ()
+    functions_not_found: tuple[str, ...] = ()  # bindings newer than the driver
+
+
+# --- kernel, PCI, platform ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PciDevice:
+    address: str  # "0000:3b:00.0"
+    vendor_id: str  # "0x10de"
+    device_id: str | None = None
+    class_code: str | None = None  # "0x030200"
+    kind: str = "other"  # gpu, nvswitch, audio, other
+    driver: str | None = (
+        None  # basename of the driver symlink: nvidia, nouveau, vfio-pci; None = unbound
+    )
+    iommu_group: int | None = None
+    numa_node: int | None = None
+    link_gen_current: int | None = None
+    link_gen_max: int | None = None
+    link_width_current: int | None = None
+    link_width_max: int | None = None
+    sriov_totalvfs: int | None = None
+    sriov_numvfs: int | None = None
+    is_virtual_function: bool = False
+
+
+@dataclass(frozen=True)
+class DeviceNode:
+    path: str  # "/dev/nvidia0"
+    readable: bool | None = None
+    writable: bool | None = None
+
+
+@dataclass(frozen=True)
+class KernelFacts:
+    release: str | None = None  # uname -r
+    cmdline: str | None = None  # /proc/cmdline
+    nvidia_module_version: str | None = None  # loaded kernel module (/proc/driver/nvidia/version)
+    nvidia_module_flavor: str | None = None  # "open" or "proprietary"
+    modules_loaded: tuple[str, ...] = ()  # of interest: nvidia, nvidia_uvm, nvidia_modeset, ...
+    nouveau_blacklisted: bool | None = None
+    device_nodes: tuple[DeviceNode, ...] = ()
+    pci_devices: tuple[PciDevice, ...] = ()
+
+
+@dataclass(frozen=True)
+class IommuFacts:
+    enabled: bool | None = None  # /sys/class/iommu non-empty
+    vendor: str | None = None  # "intel" (dmar), "amd" (ivhd), other
+    group_count: int | None = None
+    default_domain: str | None = None  # identity, DMA, DMA-FQ
+    cmdline_flags: tuple[
+        str, ...
+    ] = ()  # intel_iommu=..., amd_iommu=..., iommu=..., iommu.passthrough=...
+
+
+@dataclass(frozen=True)
+class PlatformFacts:
+    os_id: str | None = None  # /etc/os-release ID
+    os_version: str | None = None
+    os_pretty: str | None = None
+    machine: str | None = None  # x86_64, aarch64
+    python_version: str | None = None
+    hostname: str | None = None  # redacted (None) unless --no-redact
+    virtualization: str | None = None  # "none", "kvm", "vmware", "microsoft", "xen", "amazon", ...
+    hypervisor_flag: bool | None = None  # cpuinfo "hypervisor"
+    dmi_vendor: str | None = None
+    dmi_product: str | None = None
+    wsl: bool | None = None
+    container: str | None = None  # "docker", "podman", "containerd", "lxc", None = not in one
+    kubernetes: bool | None = None
+    nvidia_visible_devices: str | None = None
+    nvidia_driver_capabilities: str | None = None
+    cuda_visible_devices: str | None = None
+    iommu: IommuFacts = field(default_factory=IommuFacts)
+
+
+# --- container runtime --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ContainerRuntimeFacts:
+    docker_reachable: bool | None = None
+    docker_version: str | None = None
+    runtimes: tuple[str, ...] = ()  # registered runtimes reported by the daemon
+    default_runtime: str | None = None
+    daemon_json_runtimes: tuple[str, ...] = ()  # from /etc/docker/daemon.json
+    cdi_spec_files: tuple[str, ...] = ()
+    cdi_nvidia_devices: tuple[str, ...] = ()  # "nvidia.com/gpu=0", ...
+    toolkit_tools: tuple[
+        str, ...
+    ] = ()  # nvidia-ctk, nvidia-container-cli, nvidia-container-runtime found on PATH
+    toolkit_version: str | None = None
+
+
+# --- CUDA libraries and frameworks --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LibraryFact:
+    name: str  # "libcudart", "libcudnn", "libnccl", "libcuda"
+    path: str
+    version: str | None = None
+
+
+@dataclass(frozen=True)
+class CudaToolkit:
+    path: str  # /usr/local/cuda-13.0
+    version: str | None = None  # from version.json
+    nvcc_version: str | None = None  # "13.0.48" from nvcc --version
+
+
+@dataclass(frozen=True)
+class CudaLibFacts:
+    toolkits: tuple[CudaToolkit, ...] = ()
+    cudart: tuple[LibraryFact, ...] = ()
+    cudnn: tuple[LibraryFact, ...] = ()
+    nccl: tuple[LibraryFact, ...] = ()
+    libcuda: tuple[LibraryFact, ...] = ()  # the driver's user-space library
+
+
+@dataclass(frozen=True)
+class BundledLib:
+    package: str  # "nvidia-cudnn-cu12"
+    version: str
+
+
+@dataclass(frozen=True)
+class FrameworkFacts:
+    """An installed framework, read without importing it."""
+
+    name: str  # "torch", "tensorflow", "jax"
+    version: str  # full, with local tag: "2.5.1+cu124"
+    location: str | None = None
+    cuda: str | None = None  # CUDA it was built with, "12.4"; None for CPU-only or unknown
+    cpu_only: bool | None = None
+    cudnn: str | None = None  # bundled/declared cuDNN version when known
+    hip: str | None = None  # ROCm build
+    bundled: tuple[BundledLib, ...] = ()
+
+
+# --- the snapshot -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProbeTiming:
+    probe: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    schema_version: int = SCHEMA_VERSION
+    tool_version: str = ""
+    collected_at: str = ""  # ISO 8601, UTC
+    redacted: bool = True
+    platform: PlatformFacts = field(default_factory=PlatformFacts)
+    kernel: KernelFacts = field(default_factory=KernelFacts)
+    nvml: NvmlFacts = field(default_factory=NvmlFacts)
+    container_runtime: ContainerRuntimeFacts = field(default_factory=ContainerRuntimeFacts)
+    cuda_libs: CudaLibFacts = field(default_factory=CudaLibFacts)
+    frameworks: tuple[FrameworkFacts, ...] = ()
+    issues: tuple[ProbeIssue, ...] = ()
+    timings: tuple[ProbeTiming, ...] = ()  # wall time per probe, for --verbose and bench/
