@@ -1,0 +1,74 @@
+"""Suite-wide test switches: marker gating for docker, gpu and slow tests, and golden updates.
+
+- `docker` tests run when a Docker Engine answers; when none does they are skipped with the
+  reason, except where GPUDOCTOR_REQUIRE_DOCKER=1 (CI sets it), where they fail instead.
+- `gpu` tests run only on a host where NVML reports a GPU (never in CI).
+- `slow` tests run only when selected explicitly: `pytest -m slow`.
+- `GPUDOCTOR_UPDATE_GOLDEN=1` rewrites golden files instead of comparing (review the diff).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+
+import pytest
+
+
+@functools.cache
+def docker_reachable() -> bool:
+    try:
+        done = subprocess.run(
+            ["docker", "info", "--format", "{{.ServerVersion}}"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+@functools.cache
+def gpu_present() -> bool:
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        try:
+            return bool(pynvml.nvmlDeviceGetCount())
+        finally:
+            pynvml.nvmlShutdown()
+    except Exception:  # noqa: BLE001 - any NVML failure means "no usable GPU here"
+        return False
+
+
+def update_golden() -> bool:
+    return os.environ.get("GPUDOCTOR_UPDATE_GOLDEN") == "1"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    markexpr = config.getoption("markexpr") or ""
+    for item in items:
+        if "slow" in item.keywords and "slow" not in markexpr:
+            item.add_marker(pytest.mark.skip(reason="slow test: opt in with `-m slow`"))
+        if "gpu" in item.keywords and not gpu_present():
+            item.add_marker(pytest.mark.skip(reason="needs an NVIDIA GPU with a driver"))
+        if (
+            "docker" in item.keywords
+            and not docker_reachable()
+            and os.environ.get("GPUDOCTOR_REQUIRE_DOCKER") != "1"
+        ):
+            item.add_marker(pytest.mark.skip(reason="no Docker Engine reachable"))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if (
+        "docker" in item.keywords
+        and os.environ.get("GPUDOCTOR_REQUIRE_DOCKER") == "1"
+        and not docker_reachable()
+    ):
+        pytest.fail(
+            "GPUDOCTOR_REQUIRE_DOCKER=1 but no Docker Engine answers (scripts/ensure-docker.sh)"
+        )
