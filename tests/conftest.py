@@ -40,7 +40,7 @@ def gpu_present() -> bool:
             return bool(pynvml.nvmlDeviceGetCount())
         finally:
             pynvml.nvmlShutdown()
-    except Exception:  # noqa: BLE001 - any NVML failure means "no usable GPU here"
+    except Exception:  # any NVML failure means "no usable GPU here"
         return False
 
 
