@@ -1,0 +1,244 @@
+"""NVML probe: what the NVIDIA driver's management library says about this host and its GPUs.
+
+Entry point: `probe_nvml(nvml=None, *, redact=True, timeout_s=5.0) -> (NvmlFacts, issues)`.
+
+- `nvml` is the edge: a `pynvml` module (nvidia-ml-py). None imports the installed one lazily;
+  tests pass the real binding over a stand-in libnvidia-ml.so.1 (tests/nvml/fake_nvml.c).
+- NVML can hang on a broken GPU, so the work runs in a daemon thread and the caller waits at
+  most `timeout_s`. On timeout the facts collected so far come back with status "unknown", a
+  `nvml-timeout` issue naming the call in flight, and the GPU being read marked lost.
+- Init failures are classified into `NvmlFacts.status` (library_not_found, driver_not_loaded,
+  lib_rm_version_mismatch, no_permission, unknown), each with a ProbeIssue. nvmlShutdown follows
+  every successful nvmlInit. Nothing here raises; nothing touches NVML at import.
+
+`python -m gpudoctor.probes.nvml [--no-redact] [--timeout S]` prints the facts and issues as
+JSON, for a quick look at a host and for the tests' subprocess runs.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from gpudoctor.facts import GpuFacts, NvmlFacts, ProbeIssue
+from gpudoctor.probes.nvml_decode import (
+    cuda_version_text,
+    library_from_maps,
+    library_version_from_path,
+    text,
+)
+from gpudoctor.probes.nvml_device import collect_gpu
+from gpudoctor.probes.nvml_session import (
+    PROBE,
+    Cancelled,
+    NvmlSession,
+    describe,
+    error_code,
+)
+
+# nvmlInit failures: NVML code -> (status, issue code, why, in words a user can act on).
+_INIT_FAILURES: dict[int, tuple[str, str, str]] = {
+    12: (
+        "library_not_found",
+        "nvml-library-not-found",
+        "libnvidia-ml.so.1 could not be loaded: no NVIDIA driver is installed, or (in a "
+        "container) the driver libraries are not mounted in",
+    ),
+    9: (
+        "driver_not_loaded",
+        "nvml-driver-not-loaded",
+        "libnvidia-ml.so.1 is present but the NVIDIA kernel module is not loaded",
+    ),
+    18: (
+        "lib_rm_version_mismatch",
+        "nvml-lib-rm-version-mismatch",
+        "Driver/library version mismatch: the user-space driver libraries and the loaded kernel "
+        "module are different versions (driver upgraded without a reboot or module reload)",
+    ),
+    4: (
+        "no_permission",
+        "nvml-no-permission",
+        "no permission to use the NVIDIA device nodes (/dev/nvidiactl, /dev/nvidia*)",
+    ),
+}
+
+_OFFICIAL = "nvidia-ml-py"
+_UNOFFICIAL = "pynvml"  # gpuopenanalytics/pynvml: older releases ship their own pynvml module
+
+
+def probe_nvml(
+    nvml: ModuleType | None = None, *, redact: bool = True, timeout_s: float = 5.0
+) -> tuple[NvmlFacts, list[ProbeIssue]]:
+    """Collect NvmlFacts. Never raises; problems come back as ProbeIssues.
+
+    Statuses and their usual causes:
+        library_not_found: NVMLError_LibraryNotFound, no driver installed or not mounted into
+            the container. driver_not_loaded: NVMLError_DriverNotLoaded, kernel module not
+            loaded. lib_rm_version_mismatch: NVMLError_LibRmVersionMismatch, driver upgraded
+            without a reboot. no_permission: NVMLError_NoPermission, device nodes not
+            accessible. unknown: any other init error, or NVML did not answer in time.
+            not_run: the nvidia-ml-py binding is not importable.
+    """
+    if nvml is None:
+        try:
+            import pynvml
+        except ImportError as exc:
+            reason = f"the nvidia-ml-py package (module pynvml) cannot be imported: {exc}"
+            issue = ProbeIssue(PROBE, "nvml", "nvml-bindings-missing", reason)
+            return NvmlFacts(status="not_run", error=reason), [issue]
+        nvml = pynvml
+    session = NvmlSession(nvml, redact=redact)
+    worker = threading.Thread(target=_work, args=(session,), name="gpudoctor-nvml", daemon=True)
+    worker.start()
+    worker.join(max(timeout_s, 0.0))
+    timed_out = worker.is_alive()
+    result = _facts(session, nvml, timed_out, timeout_s)  # before the worker unwinds
+    if timed_out:
+        session.cancelled.set()  # the worker stops at its next call and shuts NVML down
+    return result
+
+
+def _work(session: NvmlSession) -> None:
+    """The thread body: init, collect, shutdown."""
+    try:
+        session.nvml.nvmlInit()
+    except Exception as exc:  # classified, never propagated
+        _init_failed(session, exc)
+        return
+    session.status = "ok"
+    try:
+        _collect(session)
+    except Cancelled:
+        pass
+    except Exception as exc:  # a binding surprise must not crash the run
+        session.issue("nvml", "nvml-probe-failed", f"{session.step}: {describe(exc)}")
+    finally:
+        try:
+            session.nvml.nvmlShutdown()
+        except Exception as exc:
+            session.issue("nvml", "nvml-query-failed", f"nvmlShutdown: {describe(exc)}")
+
+
+def _init_failed(session: NvmlSession, exc: BaseException) -> None:
+    code = error_code(exc) if isinstance(exc, session.nvml_error) else None
+    status, issue_code, reason = _INIT_FAILURES.get(
+        code if code is not None else -1,
+        ("unknown", "nvml-init-failed", f"nvmlInit failed: {describe(exc)}"),
+    )
+    session.status = status
+    session.error = describe(exc)
+    session.issue("nvml", issue_code, reason)
+
+
+def _collect(session: NvmlSession) -> None:
+    """nvidia-smi --query-gpu=driver_version,count; nvidia-smi (CUDA Version)"""
+    system = session.system
+    system["driver_version"] = text(
+        session.query("nvmlSystemGetDriverVersion", field="driver_version")
+    )
+    # The v1 call: v2 asks libcuda and fails where libcuda.so.1 is absent (NVML cheat-sheet).
+    cuda = session.query("nvmlSystemGetCudaDriverVersion", field="cuda_driver_version")
+    system["cuda_driver_version"] = None if cuda is None else cuda_version_text(int(cuda))
+    system["nvml_version"] = text(session.query("nvmlSystemGetNVMLVersion", field="nvml_version"))
+    count = session.query(
+        "nvmlDeviceGetCount", field="device_count", symbol="nvmlDeviceGetCount_v2"
+    )
+    system["device_count"] = count
+    for index in range(int(count or 0)):
+        session.gpus.append(collect_gpu(session, index))
+
+
+def _facts(
+    session: NvmlSession, nvml: ModuleType, timed_out: bool, timeout_s: float
+) -> tuple[NvmlFacts, list[ProbeIssue]]:
+    gpus: list[GpuFacts] = list(session.gpus)  # copy before reading current_gpu (no duplicate)
+    current = session.current_gpu
+    issues = list(session.issues)
+    status, error = session.status, session.error
+    if timed_out:
+        error = f"NVML did not answer within {timeout_s:g} s (in {session.step})"
+        status = "unknown"
+        issues.append(ProbeIssue(PROBE, "nvml", "nvml-timeout", error))
+        if current is not None and all(g.index != current.get("index") for g in gpus):
+            gpus.append(GpuFacts(**{**current, "lost": True, "error": error}))
+    library_path = _loaded_library()
+    package, version, shadowed = describe_bindings(nvml)
+    facts = NvmlFacts(
+        status=status,
+        error=error,
+        library_path=library_path,
+        library_version=library_version_from_path(library_path) if library_path else None,
+        bindings_package=package,
+        bindings_version=version,
+        bindings_shadowed=shadowed,
+        gpus=tuple(gpus),
+        functions_not_found=tuple(sorted(session.functions_not_found)),
+        **dict(session.system),
+    )
+    return facts, issues
+
+
+def _loaded_library(maps: Path = Path("/proc/self/maps")) -> str | None:
+    """The libnvidia-ml.so this process mapped, resolved through the .so.1 link (Linux)."""
+    try:
+        path = library_from_maps(maps.read_text(encoding="utf-8", errors="replace"))
+        return str(Path(path).resolve()) if path else None
+    except OSError:
+        return None
+
+
+def describe_bindings(nvml: ModuleType) -> tuple[str | None, str | None, bool]:
+    """(distribution, its version, shadowed) for the `pynvml` module in use.
+
+    Shadowed: the module is not NVIDIA's nvidia-ml-py but the unofficial `pynvml` package's
+    copy, recognised as nvitop and gpustat do by the missing `_nvmlGetFunctionPointer`
+    (gpustat#153, gpuopenanalytics/pynvml#47), or by the file belonging to that distribution.
+    """
+    official_shape = callable(getattr(nvml, "_nvmlGetFunctionPointer", None))
+    owner = _owning_distribution(getattr(nvml, "__file__", None))
+    package, version = owner if owner else (None, None)
+    return package, version, (not official_shape) or package == _UNOFFICIAL
+
+
+def _owning_distribution(module_file: Any) -> tuple[str, str] | None:
+    if not isinstance(module_file, str):
+        return None
+    from importlib import metadata
+
+    target = Path(module_file).resolve()
+    for name in (_OFFICIAL, _UNOFFICIAL):
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        for file in dist.files or ():
+            if (
+                file.parts
+                and file.parts[0].startswith("pynvml")
+                and (Path(str(dist.locate_file(file))).resolve() == target)
+            ):
+                return name, dist.version
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import json
+
+    from gpudoctor.facts_json import to_dict
+
+    parser = argparse.ArgumentParser(
+        prog="python -m gpudoctor.probes.nvml", description="Print what NVML says, as JSON."
+    )
+    parser.add_argument("--no-redact", action="store_true", help="include GPU UUIDs and serials")
+    parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for NVML")
+    args = parser.parse_args(argv)
+    facts, issues = probe_nvml(redact=not args.no_redact, timeout_s=args.timeout)
+    print(json.dumps({"nvml": to_dict(facts), "issues": to_dict(issues)}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
