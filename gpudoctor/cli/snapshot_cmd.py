@@ -1,9 +1,63 @@
-"""Scaffold: `gpudoctor snapshot` is registered by the module that implements it."""
+"""`gpudoctor snapshot`: record this host as HostFacts JSON, to attach to a bug or to judge
+elsewhere with `gpudoctor check --from FILE`."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+HELP = """Record this host's GPU facts as JSON (stdout, or -o FILE).
+
+\b
+  gpudoctor snapshot                  print the snapshot
+  gpudoctor snapshot -o host.json     write it (atomically) to host.json
+  gpudoctor check --from host.json    judge the recorded host, here or on another machine
+
+Collects what `gpudoctor check` reads: NVIDIA PCI devices and kernel module, NVML (driver,
+GPUs, MIG, ECC), platform (VM, WSL, container, IOMMU), Docker and the NVIDIA Container
+Toolkit, CUDA toolkits and libraries, and installed frameworks (read without importing them).
+Nothing is judged here; what could not be read is listed under "issues".
+
+Identifying values (hostname, GPU UUIDs and serials, UUIDs on the kernel command line) are
+left out unless --no-redact is given.
+"""
 
 
 def register(app: typer.Typer) -> None:
-    """Placeholder until the command lands."""
+    app.command("snapshot", help=HELP, short_help="Record this host's GPU facts as JSON.")(snapshot)
+
+
+def snapshot(
+    output: Annotated[
+        Path | None,
+        typer.Option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout."),
+    ] = None,
+    no_redact: Annotated[
+        bool,
+        typer.Option("--no-redact", help="Keep hostname, GPU UUIDs and serials in the snapshot."),
+    ] = False,
+    fmt: Annotated[
+        str, typer.Option("--format", metavar="FORMAT", help="Output format: json.")
+    ] = "json",
+    no_docker: Annotated[
+        bool, typer.Option("--no-docker", help="Do not ask the Docker daemon.")
+    ] = False,
+    root: Annotated[
+        Path,
+        typer.Option(
+            "--root",
+            hidden=True,  # for tests and recorded trees: read sysfs/procfs/etc under PATH
+            metavar="PATH",
+        ),
+    ] = Path("/"),
+) -> int:
+    from gpudoctor.cli.common import check_choice, write_output
+    from gpudoctor.facts_json import dumps
+    from gpudoctor.probes import collect_facts
+
+    check_choice("--format", fmt, ("json",))
+    facts = collect_facts(root=root, redact=not no_redact, include_docker=not no_docker)
+    write_output(dumps(facts), output)
+    return 0

@@ -1,0 +1,142 @@
+"""Probes: collect HostFacts from this host (or from a recorded tree under `root`).
+
+`collect_facts` is the one place the real edges are wired: the filesystem root, the environment,
+the command runner, the NVML module and the Docker client factory. Each probe runs in its own
+thread (they wait on different things: files, commands, NVML, a socket), and a probe that raises
+becomes a ProbeIssue so that the snapshot always completes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+from typing import Any, TypeVar
+
+from gpudoctor import __version__
+from gpudoctor.facts import (
+    ContainerRuntimeFacts,
+    CudaLibFacts,
+    FrameworkFacts,
+    HostFacts,
+    KernelFacts,
+    NvmlFacts,
+    PlatformFacts,
+    ProbeIssue,
+    ProbeTiming,
+)
+from gpudoctor.probes.runner import Runner, run_command
+from gpudoctor.probes.runtime import DockerFactory
+
+T = TypeVar("T")
+ProbeResult = tuple[T, list[ProbeIssue]]
+# A stuck probe (an NVML call that never returns) must not hold the snapshot hostage.
+PROBE_DEADLINE_S = 20.0
+
+
+def collect_facts(
+    *,
+    root: Path = Path("/"),
+    env: Mapping[str, str] | None = None,
+    runner: Runner = run_command,
+    nvml: ModuleType | None = None,
+    docker_factory: DockerFactory | None = None,
+    distributions: Iterable[metadata.Distribution] | None = None,
+    site_paths: Sequence[str | Path] | None = None,
+    redact: bool = True,
+    include_docker: bool = True,
+    include_nvml: bool = True,
+) -> HostFacts:
+    """Run every probe and assemble the snapshot; never raises for what a host lacks.
+
+    `nvml` is the NVML bindings module (None: the installed nvidia-ml-py); `docker_factory`
+    gives a Docker client (None: the real daemon, found through DOCKER_HOST or its socket);
+    `distributions` / `site_paths` say where installed frameworks are (None: sys.path)."""
+    from gpudoctor.probes.cudalibs import probe_cuda_libs
+    from gpudoctor.probes.frameworks import probe_frameworks
+    from gpudoctor.probes.platform import probe_platform
+    from gpudoctor.probes.runtime import docker_from_env, probe_runtime
+    from gpudoctor.probes.sysfs import probe_kernel
+
+    env = os.environ if env is None else env
+    factory = (docker_factory or docker_from_env(env)) if include_docker else None
+    probes: dict[str, tuple[Callable[[], ProbeResult[Any]], Any]] = {
+        "platform": (lambda: probe_platform(root, env, redact=redact), PlatformFacts()),
+        "sysfs": (lambda: probe_kernel(root, redact=redact), KernelFacts()),
+        "nvml": (lambda: _nvml(nvml, redact, include_nvml), NvmlFacts()),
+        "runtime": (
+            lambda: probe_runtime(root, env, runner, factory, redact=redact),
+            ContainerRuntimeFacts(),
+        ),
+        "cudalibs": (lambda: probe_cuda_libs(root, env, runner), CudaLibFacts()),
+        "frameworks": (lambda: probe_frameworks(distributions, site_paths), ()),
+    }
+    started = time.perf_counter()
+    results, issues, timings = _run_all(probes)
+    timings.append(ProbeTiming("total", round(time.perf_counter() - started, 4)))
+    frameworks: tuple[FrameworkFacts, ...] = results["frameworks"]
+    return HostFacts(
+        tool_version=__version__,
+        collected_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        redacted=redact,
+        platform=results["platform"],
+        kernel=results["sysfs"],
+        nvml=results["nvml"],
+        container_runtime=results["runtime"],
+        cuda_libs=results["cudalibs"],
+        frameworks=frameworks,
+        issues=tuple(issues),
+        timings=tuple(timings),
+    )
+
+
+def _run_all(
+    probes: dict[str, tuple[Callable[[], ProbeResult[Any]], Any]],
+) -> tuple[dict[str, Any], list[ProbeIssue], list[ProbeTiming]]:
+    results: dict[str, Any] = {}
+    issues: list[ProbeIssue] = []
+    timings: list[ProbeTiming] = []
+    pool = ThreadPoolExecutor(max_workers=len(probes), thread_name_prefix="gpudoctor-probe")
+    try:
+        futures = {name: pool.submit(_timed, name, fn) for name, (fn, _) in probes.items()}
+        for name, future in futures.items():
+            try:
+                value, found, seconds = future.result(timeout=PROBE_DEADLINE_S)
+            except FutureTimeout:
+                reason = f"did not finish within {PROBE_DEADLINE_S:.0f} s"
+                value, found, seconds = None, [_issue(name, "probe-timeout", reason)], None
+            results[name] = probes[name][1] if value is None else value
+            issues.extend(found)
+            if seconds is not None:
+                timings.append(ProbeTiming(name, round(seconds, 4)))
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    return results, issues, timings
+
+
+def _timed(name: str, fn: Callable[[], ProbeResult[Any]]) -> tuple[Any, list[ProbeIssue], float]:
+    started = time.perf_counter()
+    try:
+        value, issues = fn()
+    except Exception as exc:  # a probe bug or an unforeseen host must not abort the snapshot
+        value, issues = None, [_issue(name, "probe-crashed", f"{type(exc).__name__}: {exc}")]
+    return value, list(issues), time.perf_counter() - started
+
+
+def _issue(probe: str, code: str, reason: str) -> ProbeIssue:
+    return ProbeIssue(probe=probe, field="*", code=code, reason=reason[:300])
+
+
+def _nvml(module: ModuleType | None, redact: bool, enabled: bool) -> ProbeResult[NvmlFacts]:
+    if not enabled:
+        return NvmlFacts(status="not_run"), []
+    from gpudoctor.probes.nvml import probe_nvml
+
+    facts, issues = probe_nvml(module, redact=redact)
+    return facts, list(issues)

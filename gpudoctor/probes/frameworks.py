@@ -1,0 +1,236 @@
+"""Installed ML frameworks (torch, tensorflow, jax), read without importing them.
+
+Importing torch costs seconds and may initialise CUDA (doctors-and-host-facts.md 3.12), so the
+facts come from package metadata (importlib.metadata) and the frameworks' own generated version
+files: torch/version.py and tensorflow/python/platform/build_info.py. The edge is the list of
+distributions (tests pass a fake site-packages tree).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from importlib import metadata
+from pathlib import Path
+
+from gpudoctor.facts import BundledLib, FrameworkFacts, ProbeIssue
+from gpudoctor.probes.files import list_dir, read_text
+
+PROBE = "frameworks"
+_TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tensorflow-intel")
+_ASSIGN = re.compile(r"^(\w+)\s*(?::[^=]*)?=\s*(.*?)\s*$", re.MULTILINE)
+_REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_JAX_PLUGIN = re.compile(r"^jax-cuda(\d+)-(plugin|pjrt)$")
+_INTERESTING = ("torch", "jax", "nvidia-")
+_CU_TAG = re.compile(r"^cu(\d+)(\d)$")  # torch local tag "cu124" -> CUDA 12.4
+
+
+def probe_frameworks(
+    distributions: Iterable[metadata.Distribution] | None = None,
+    paths: Sequence[str | Path] | None = None,
+) -> tuple[tuple[FrameworkFacts, ...], list[ProbeIssue]]:
+    """Frameworks among `distributions` (default: those found on `paths`, else on sys.path)."""
+    if distributions is None:
+        distributions = find_distributions(sys.path if paths is None else paths)
+    dists = index(distributions)
+    issues: list[ProbeIssue] = []
+    found = [
+        torch_facts(dists, issues),
+        tensorflow_facts(dists, issues),
+        jax_facts(dists),
+    ]
+    return tuple(f for f in found if f is not None), issues
+
+
+def find_distributions(paths: Sequence[str | Path]) -> list[metadata.Distribution]:
+    """The distributions that can matter here, found by directory name alone.
+
+    importlib.metadata.distributions() parses every METADATA file on the path (tens of ms in a
+    big environment); the dist-info directory name already says which ones to read."""
+    found: list[metadata.Distribution] = []
+    for entry in paths:
+        for name in list_dir(Path(entry or ".")):
+            stem, dot, suffix = name.rpartition(".")
+            if dot and suffix in ("dist-info", "egg-info") and _interesting(stem.split("-")[0]):
+                found.append(metadata.PathDistribution(Path(entry or ".") / name))
+    return found
+
+
+def _interesting(name: str) -> bool:
+    norm = normalize(name)
+    return norm in _TF_DISTS or norm.startswith(_INTERESTING)
+
+
+def normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def index(distributions: Iterable[metadata.Distribution]) -> dict[str, metadata.Distribution]:
+    """By normalized name; the first one wins, as on sys.path."""
+    dists: dict[str, metadata.Distribution] = {}
+    for dist in distributions:
+        name = dist.metadata["Name"] if dist.metadata else None
+        if name:
+            dists.setdefault(normalize(name), dist)
+    return dists
+
+
+def bundled_libs(dists: dict[str, metadata.Distribution], start: str) -> tuple[BundledLib, ...]:
+    """Installed nvidia-* wheels that `start` pulls in, directly or through its dependencies.
+
+    Markers and extras are ignored on purpose: only what is installed counts, and
+    tensorflow[and-cuda] / jax[cuda12] bring their nvidia-* wheels through an extra."""
+    seen: set[str] = set()
+    todo = [(start, 0)]
+    while todo:
+        name, depth = todo.pop()
+        dist = dists.get(name)
+        if dist is None or name in seen or depth > 3:
+            continue
+        seen.add(name)
+        for req in dist.requires or []:
+            match = _REQ_NAME.match(req)
+            if match:
+                todo.append((normalize(match.group(1)), depth + 1))
+    return tuple(
+        BundledLib(package=n, version=dists[n].version)
+        for n in sorted(seen)
+        if n.startswith("nvidia-")
+    )
+
+
+def _cudnn(bundled: Iterable[BundledLib]) -> str | None:
+    return next((b.version for b in bundled if re.match(r"^nvidia-cudnn-cu\d+$", b.package)), None)
+
+
+def read_assignments(text: str) -> dict[str, str | None]:
+    """Top-level `name = 'value'` / `name: Optional[str] = None` lines of a generated file."""
+    values: dict[str, str | None] = {}
+    for name, raw in _ASSIGN.findall(text):
+        if raw == "None":
+            values[name] = None
+        elif len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
+            values[name] = raw[1:-1]
+    return values
+
+
+def torch_facts(
+    dists: dict[str, metadata.Distribution], issues: list[ProbeIssue]
+) -> FrameworkFacts | None:
+    dist = dists.get("torch")
+    if dist is None:
+        return None
+    version = dist.version
+    local = version.partition("+")[2]
+    version_file = Path(str(dist.locate_file("torch/version.py")))
+    text = read_text(version_file)
+    if text is not None:
+        values = read_assignments(text)
+        cuda, hip = values.get("cuda"), values.get("hip")
+        cpu_only: bool | None = local == "cpu" or (cuda is None and hip is None)
+    else:
+        issues.append(
+            ProbeIssue(
+                PROBE, "frameworks.torch", "torch-version-file-unreadable", str(version_file)
+            )
+        )
+        tag = _CU_TAG.match(local)
+        cuda = f"{tag.group(1)}.{tag.group(2)}" if tag else None
+        hip = None
+        cpu_only = True if local == "cpu" else (False if tag or local.startswith("rocm") else None)
+    bundled = bundled_libs(dists, "torch")
+    return FrameworkFacts(
+        name="torch",
+        version=version,
+        location=str(dist.locate_file("torch")),
+        cuda=cuda,
+        cpu_only=cpu_only,
+        cudnn=_cudnn(bundled),
+        hip=hip,
+        bundled=bundled,
+    )
+
+
+def tensorflow_facts(
+    dists: dict[str, metadata.Distribution], issues: list[ProbeIssue]
+) -> FrameworkFacts | None:
+    name = next((n for n in _TF_DISTS if n in dists), None)
+    if name is None:
+        return None
+    dist = dists[name]
+    info_file = Path(str(dist.locate_file("tensorflow/python/platform/build_info.py")))
+    text = read_text(info_file)
+    if text is None:
+        issues.append(
+            ProbeIssue(PROBE, "frameworks.tensorflow", "tf-build-info-unreadable", str(info_file))
+        )
+    cuda = _tf_value(text, "cuda_version")
+    is_cuda = _tf_value(text, "is_cuda_build")
+    is_rocm = _tf_value(text, "is_rocm_build")
+    cpu_only: bool | None = None
+    if name == "tensorflow-cpu" or (is_cuda == "False" and is_rocm != "True"):
+        cpu_only = True
+    elif is_cuda == "True" or is_rocm == "True":
+        cpu_only = False
+    bundled = bundled_libs(dists, name)
+    return FrameworkFacts(
+        name="tensorflow",
+        version=dist.version,
+        location=str(dist.locate_file("tensorflow")),
+        cuda=cuda or None,
+        cpu_only=cpu_only,
+        cudnn=_cudnn(bundled) or _tf_value(text, "cudnn_version") or None,
+        bundled=bundled,
+    )
+
+
+def _tf_value(text: str | None, key: str) -> str | None:
+    """A value of build_info's dict or OrderedDict literal: ('cuda_version', '12.3') or
+    'cuda_version': '12.3'; booleans come back as "True"/"False"."""
+    match = re.search(rf"""['"]{key}['"]\s*[,:]\s*(?:['"]([^'"]*)['"]|(True|False))""", text or "")
+    return (match.group(1) if match.group(1) is not None else match.group(2)) if match else None
+
+
+def jax_facts(dists: dict[str, metadata.Distribution]) -> FrameworkFacts | None:
+    dist = dists.get("jax")
+    if dist is None:
+        return None
+    plugins = sorted(n for n in dists if _JAX_PLUGIN.match(n))
+    extra = [
+        BundledLib(package=n, version=dists[n].version) for n in ["jaxlib", *plugins] if n in dists
+    ]
+    nvidia = {b.package: b for n in ["jax", "jaxlib", *plugins] for b in bundled_libs(dists, n)}
+    bundled = tuple(sorted([*extra, *nvidia.values()], key=lambda b: b.package))
+    cuda, cudnn = _jax_cuda(dists, plugins)
+    return FrameworkFacts(
+        name="jax",
+        version=dist.version,
+        location=str(dist.locate_file("jax")),
+        cuda=cuda,
+        cpu_only=cuda is None,
+        cudnn=_cudnn(bundled) or cudnn,
+        bundled=bundled,
+    )
+
+
+def _jax_cuda(
+    dists: dict[str, metadata.Distribution], plugins: list[str]
+) -> tuple[str | None, str | None]:
+    """CUDA from the plugin wheel's major ("jax-cuda12-plugin"), refined by the installed
+    nvidia-cuda-runtime wheel; older jaxlib carried it in a local tag ("+cuda12.cudnn89")."""
+    for plugin in plugins:
+        major = _JAX_PLUGIN.match(plugin).group(1)  # type: ignore[union-attr]
+        runtime = dists.get(f"nvidia-cuda-runtime-cu{major}")
+        if runtime is not None and runtime.version.split(".")[0] == major:
+            return ".".join(runtime.version.split(".")[:2]), None
+        return major, None
+    jaxlib = dists.get("jaxlib")
+    tag = (
+        re.match(r"cuda(\d+)(?:\.cudnn(\d)(\d+))?", jaxlib.version.partition("+")[2])
+        if jaxlib
+        else None
+    )
+    if tag:
+        return tag.group(1), f"{tag.group(2)}.{tag.group(3)}" if tag.group(2) else None
+    return None, None

@@ -1,0 +1,259 @@
+"""Container runtime facts: is a Docker Engine reachable and which runtimes it has, what
+/etc/docker/daemon.json registers, CDI specs for NVIDIA devices, NVIDIA Container Toolkit tools.
+
+The Docker client comes from a factory (the edge): the real one checks the socket before it even
+imports the SDK, so a host without a daemon costs microseconds, not a connection timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from gpudoctor.facts import ContainerRuntimeFacts, ProbeIssue
+from gpudoctor.probes.files import host_path, list_dir, read_text
+from gpudoctor.probes.runner import Runner, command_issue, which
+
+PROBE = "runtime"
+DOCKER_TIMEOUT_S = 2
+TOOLKIT_TOOLS = (
+    "nvidia-ctk",
+    "nvidia-container-cli",
+    "nvidia-container-runtime",
+    "nvidia-container-toolkit",
+)
+CDI_DIRS = ("etc/cdi", "var/run/cdi", "run/cdi")
+_VERSION = re.compile(r"(\d+\.\d+\.\d+)")
+_GPU_UUID = re.compile(r"^(GPU|MIG)-[0-9a-fA-F-]+$")
+
+
+class DockerUnavailable(Exception):
+    """The factory could not give a client; `reason` says why in one line."""
+
+
+class DockerClient(Protocol):
+    """The part of docker.DockerClient this probe uses."""
+
+    def version(self) -> dict[str, Any]: ...
+
+    def info(self) -> dict[str, Any]: ...
+
+
+DockerFactory = Callable[[], DockerClient]
+
+
+def docker_from_env(env: Mapping[str, str], *, sdk: bool = False) -> DockerFactory:
+    """The real factory. A local socket (DOCKER_HOST unset or unix://) must exist, else it fails
+    at once; it is then asked over plain HTTP, because importing the docker SDK alone costs
+    ~0.1 s, a third of the snapshot budget. Other hosts (tcp://, ssh://, TLS) and `sdk=True` use
+    the SDK: docker.from_env(timeout=2)."""
+
+    def factory() -> DockerClient:
+        host = env.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+        if host.startswith("unix://"):
+            socket_path = host.removeprefix("unix://")
+            if not os.path.exists(socket_path):
+                raise DockerUnavailable(f"no Docker socket at {socket_path}")
+            if not sdk:
+                return UnixSocketDocker(socket_path)
+        return _sdk_client(env)
+
+    return factory
+
+
+def _sdk_client(env: Mapping[str, str]) -> DockerClient:
+    try:
+        import docker
+    except ImportError as exc:
+        raise DockerUnavailable(f"the docker Python package is missing: {exc}") from None
+    try:
+        client: DockerClient = docker.from_env(timeout=DOCKER_TIMEOUT_S, environment=dict(env))
+    except docker.errors.DockerException as exc:
+        raise DockerUnavailable(str(exc).splitlines()[0][:200]) from None
+    return client
+
+
+class UnixSocketDocker:
+    """Just enough of the Engine API for this probe: GET /version and GET /info."""
+
+    def __init__(self, socket_path: str, timeout_s: float = DOCKER_TIMEOUT_S) -> None:
+        self.socket_path = socket_path
+        self.timeout_s = timeout_s
+
+    def version(self) -> dict[str, Any]:
+        return self._get("/version")
+
+    def info(self) -> dict[str, Any]:
+        return self._get("/info")
+
+    def _get(self, path: str) -> dict[str, Any]:
+        import http.client
+        import socket
+
+        conn = http.client.HTTPConnection("localhost", timeout=self.timeout_s)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout_s)
+        try:
+            sock.connect(self.socket_path)
+            conn.sock = sock
+            conn.request("GET", path)
+            response = conn.getresponse()
+            body = response.read()
+        except OSError as exc:
+            raise DockerUnavailable(f"{self.socket_path}: {exc.strerror or exc}") from None
+        finally:
+            conn.close()
+            sock.close()
+        if response.status != 200:
+            raise DockerUnavailable(f"GET {path} answered HTTP {response.status}")
+        data = json.loads(body)
+        if not isinstance(data, dict):
+            raise DockerUnavailable(f"GET {path} answered {type(data).__name__}, not an object")
+        return data
+
+
+def probe_runtime(
+    root: Path,
+    env: Mapping[str, str],
+    runner: Runner,
+    docker_factory: DockerFactory | None,
+    *,
+    redact: bool = True,
+) -> tuple[ContainerRuntimeFacts, list[ProbeIssue]]:
+    issues: list[ProbeIssue] = []
+    reachable, version, runtimes, default = _docker(docker_factory, issues)
+    cdi_files, cdi_devices = cdi_specs(root, issues)
+    if redact:
+        cdi_devices = tuple(redact_cdi_name(d) for d in cdi_devices)
+    tools = tuple(t for t in TOOLKIT_TOOLS if which(t, env))
+    facts = ContainerRuntimeFacts(
+        docker_reachable=reachable,
+        docker_version=version,
+        runtimes=runtimes,
+        default_runtime=default,
+        daemon_json_runtimes=daemon_json_runtimes(root, issues),
+        cdi_spec_files=cdi_files,
+        cdi_nvidia_devices=cdi_devices,
+        toolkit_tools=tools,
+        toolkit_version=toolkit_version(env, runner, tools, issues),
+    )
+    return facts, issues
+
+
+def _docker(
+    factory: DockerFactory | None, issues: list[ProbeIssue]
+) -> tuple[bool | None, str | None, tuple[str, ...], str | None]:
+    if factory is None:  # the caller chose not to ask the daemon
+        return None, None, (), None
+    try:
+        client = factory()
+        try:
+            version = client.version()
+            info = client.info()
+        finally:
+            close = getattr(client, "close", None)
+            if callable(close):
+                close()
+    except DockerUnavailable as exc:
+        issues.append(ProbeIssue(PROBE, "docker_reachable", "docker-unreachable", str(exc)))
+        return False, None, (), None
+    except Exception as exc:  # the SDK raises requests, urllib3 and docker errors alike
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        issues.append(ProbeIssue(PROBE, "docker_reachable", "docker-unreachable", reason))
+        return False, None, (), None
+    runtimes = info.get("Runtimes") or {}
+    return (
+        True,
+        str(version["Version"]) if version.get("Version") else None,
+        tuple(sorted(runtimes)) if isinstance(runtimes, dict) else (),
+        info.get("DefaultRuntime") or None,
+    )
+
+
+def daemon_json_runtimes(root: Path, issues: list[ProbeIssue]) -> tuple[str, ...]:
+    path = root / "etc/docker/daemon.json"
+    text = read_text(path)
+    if text is None:
+        return ()
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        issues.append(
+            ProbeIssue(
+                PROBE,
+                "daemon_json_runtimes",
+                "docker-daemon-json-malformed",
+                f"{host_path(root, path)}: not valid JSON (line {exc.lineno}: {exc.msg})",
+            )
+        )
+        return ()
+    runtimes = data.get("runtimes") if isinstance(data, dict) else None
+    return tuple(sorted(runtimes)) if isinstance(runtimes, dict) else ()
+
+
+def cdi_specs(root: Path, issues: list[ProbeIssue]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    files: dict[str, Path] = {}
+    for rel in CDI_DIRS:
+        directory = root / rel
+        for name in list_dir(directory):
+            if name.endswith((".yaml", ".yml", ".json")):
+                path = directory / name
+                # /var/run is usually a link to /run: count each spec once.
+                files.setdefault(os.path.realpath(path), path)
+    devices: set[str] = set()
+    for path in files.values():
+        text = read_text(path)
+        if text is None:
+            issues.append(
+                ProbeIssue(PROBE, "cdi_spec_files", "cdi-spec-unreadable", host_path(root, path))
+            )
+            continue
+        devices.update(cdi_devices(text, json_spec=path.suffix == ".json"))
+    names = tuple(sorted(host_path(root, p) for p in files.values()))
+    return names, tuple(sorted(devices))
+
+
+def cdi_devices(text: str, *, json_spec: bool = False) -> list[str]:
+    """Fully qualified NVIDIA device names ("nvidia.com/gpu=0") a CDI spec declares.
+
+    YAML specs are read by a tolerant line parser (no YAML dependency): the top-level `kind:`
+    and the `- name:` items, which in a CDI spec only occur in the `devices` list."""
+    if json_spec:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            return []
+        kind = str(data.get("kind", "")) if isinstance(data, dict) else ""
+        names: Iterable[Any] = (
+            [d.get("name") for d in data.get("devices", []) if isinstance(d, dict)] if kind else []
+        )
+    else:
+        kind_match = re.search(r"^kind:\s*[\"']?([^\"'\s#]+)", text, re.MULTILINE)
+        kind = kind_match.group(1) if kind_match else ""
+        names = re.findall(r"^\s*-\s+name:\s*[\"']?([^\"'\s#]+)", text, re.MULTILINE)
+    if not kind.startswith("nvidia.com/"):
+        return []
+    return [f"{kind}={n}" for n in names if isinstance(n, str | int)]
+
+
+def redact_cdi_name(name: str) -> str:
+    kind, _, device = name.partition("=")
+    return f"{kind}=<redacted>" if _GPU_UUID.match(device) else name
+
+
+def toolkit_version(
+    env: Mapping[str, str], runner: Runner, tools: tuple[str, ...], issues: list[ProbeIssue]
+) -> str | None:
+    for tool in ("nvidia-ctk", "nvidia-container-cli"):
+        if tool not in tools:
+            continue
+        result = runner([which(tool, env) or tool, "--version"], timeout_s=3.0)
+        match = _VERSION.search(result.stdout) if result.ok else None
+        if match:
+            return match.group(1)
+        issues.append(command_issue(PROBE, "toolkit_version", result))
+    return None
