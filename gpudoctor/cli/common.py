@@ -49,8 +49,15 @@ def write_output(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    tmp = output.with_name(f".{output.name}.tmp")
     try:
+        if output.exists() and not output.is_file():
+            # A device or FIFO (-o /dev/stdout, /dev/null): write through it; renaming a temp
+            # file over it would replace the device node with a regular file.
+            with output.open("w", encoding="utf-8") as stream:
+                stream.write(text)
+            return
+        # Write then rename, so a reader (node-exporter's textfile collector) never sees half a file.
+        tmp = output.with_name(f".{output.name}.tmp")
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(output)
     except OSError as exc:

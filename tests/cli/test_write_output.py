@@ -1,0 +1,38 @@
+"""write_output: atomic for regular files, and never replaces a device or FIFO it is pointed at."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.cli.common import write_output
+from gpudoctor.errors import UsageError
+
+
+def test_regular_file_is_replaced_whole(tmp_path: Path) -> None:
+    target = tmp_path / "out.prom"
+    target.write_text("old\n")
+    write_output("new\n", target)
+    assert target.read_text() == "new\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.prom"]  # no temp file left behind
+
+
+def test_fifo_is_written_through_not_replaced(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    write_output("through the pipe\n", fifo)
+    reader.join(timeout=5)
+    assert received == ["through the pipe\n"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_unwritable_target_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="cannot write"):
+        write_output("x", tmp_path / "missing-dir" / "out.json")
