@@ -1,9 +1,208 @@
-"""Scaffold: `gpudoctor matrix` is registered by the module that implements it."""
+"""`gpudoctor matrix list | show | resolve | validate`: read, query and check the matrix.
+
+Only typer is imported here (the `--help` budget); loading, resolving and presenting are imported
+inside each command.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+MATRIX_HELP = """Read, query and validate the compatibility matrix (matrices/compat.toml).
+
+\b
+  gpudoctor matrix list                              every table, summarised
+  gpudoctor matrix list --framework pytorch          each PyTorch build (release x CUDA)
+  gpudoctor matrix show pytorch==2.5                 one release, with its CUDA variants
+  gpudoctor matrix resolve --framework pytorch --cuda 12.4
+  gpudoctor matrix validate my-matrix.toml           check your own matrix
+  gpudoctor --matrix my-matrix.toml matrix list      any command on your own matrix
+"""
+
+LIST_HELP = """List the matrix: CUDA releases and their minimum drivers, CUDA majors,
+GPU architectures, PyTorch and TensorFlow releases, base images and MIG GPUs.
+
+\b
+  gpudoctor matrix list
+  gpudoctor matrix list --framework pytorch          one line per release x CUDA variant
+  gpudoctor matrix list --format json | jq '.pytorch[].version'
+
+--framework keeps only that framework: in text one line per build (release x CUDA variant,
+with cuDNN and compiled architectures), in JSON only its array. Rows marked `?` carry
+`verified = false`: `resolve` skips them unless --allow-unverified.
+"""
+
+SHOW_HELP = """Show one release (FRAMEWORK==VERSION) or one image row (ROW-ID).
+
+\b
+  gpudoctor matrix show pytorch==2.5                 release, variants, sources, notes
+  gpudoctor matrix show tensorflow==2.15
+  gpudoctor matrix show pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime
+
+A row id is FRAMEWORK-VERSION-cuXY-pyX.Y-DISTRO-FLAVOR, as `resolve` and `render` print it.
+"""
+
+RESOLVE_HELP = """Pick the newest known-good image row that meets every constraint.
+
+\b
+  gpudoctor matrix resolve --framework pytorch
+  gpudoctor matrix resolve --framework pytorch --version 2.5 --cuda 12.1
+  gpudoctor matrix resolve --framework pytorch --driver 535.104.05 --compute-capability 9.0
+  gpudoctor matrix resolve --framework tensorflow --python 3.11 --format json
+
+--version and --cuda take a version ("2.5" means 2.5.*) or a PEP 440 specifier
+(">=2.4,<2.6"); a full CUDA release ("12.4.1") pins the base image. --driver keeps rows whose
+base image CUDA release runs on that driver (the per-release minimum, which nvidia/cuda images
+enforce). Defaults: the newest Python the release supports, the runtime flavor, the newest
+Ubuntu the base image offers. With no match, the nearest rows are listed with the reason each
+was rejected, and the exit code is 2.
+"""
+
+VALIDATE_HELP = """Check a matrix file: TOML syntax, every key and type, versions, duplicates
+and references between tables. Prints an ok line with counts, or every problem (exit 2).
+
+\b
+  gpudoctor matrix validate my-matrix.toml
+  gpudoctor matrix validate                          the --matrix file, or the shipped one
+
+The format is documented in docs/matrix-format.md.
+"""
+
+_FORMAT_HELP = "Output format: text or json."
 
 
 def register(app: typer.Typer) -> None:
-    """Placeholder until the command lands."""
+    matrix_app = typer.Typer(
+        name="matrix",
+        help=MATRIX_HELP,
+        no_args_is_help=True,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    matrix_app.command("list", help=LIST_HELP, short_help="List the matrix tables.")(list_cmd)
+    matrix_app.command("show", help=SHOW_HELP, short_help="Show one release or row.")(show_cmd)
+    matrix_app.command(
+        "resolve", help=RESOLVE_HELP, short_help="Pick the newest row meeting constraints."
+    )(resolve_cmd)
+    matrix_app.command(
+        "validate", help=VALIDATE_HELP, short_help="Check a matrix file for errors."
+    )(validate_cmd)
+    app.add_typer(matrix_app, name="matrix", short_help="Read, query and validate the matrix.")
+
+
+def list_cmd(
+    ctx: typer.Context,
+    framework: Annotated[
+        str | None,
+        typer.Option(
+            "--framework", metavar="NAME", help="Only this framework: pytorch, tensorflow."
+        ),
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help=_FORMAT_HELP)] = "text",
+) -> int:
+    from gpudoctor.cli import matrix_views as views
+    from gpudoctor.cli.common import check_choice, load_matrix
+
+    check_choice("--format", fmt, ("text", "json"))
+    if framework is not None:
+        check_choice("--framework", framework, views.FRAMEWORKS)
+    matrix = load_matrix(ctx)
+    typer.echo(
+        views.list_json(matrix, framework) if fmt == "json" else views.list_text(matrix, framework)
+    )
+    return 0
+
+
+def show_cmd(
+    ctx: typer.Context,
+    target: Annotated[
+        str, typer.Argument(metavar="ROW-ID|FRAMEWORK==VERSION", help="What to show.")
+    ],
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help=_FORMAT_HELP)] = "text",
+) -> int:
+    from gpudoctor.cli import matrix_views as views
+    from gpudoctor.cli.common import check_choice, load_matrix
+
+    check_choice("--format", fmt, ("text", "json"))
+    typer.echo(views.show(load_matrix(ctx), target, fmt))
+    return 0
+
+
+def resolve_cmd(
+    ctx: typer.Context,
+    *,
+    framework: Annotated[
+        str, typer.Option("--framework", metavar="NAME", help="pytorch or tensorflow.")
+    ],
+    version: Annotated[
+        str | None,
+        typer.Option("--version", metavar="SPEC", help="Framework version or specifier."),
+    ] = None,
+    cuda: Annotated[
+        str | None, typer.Option("--cuda", metavar="SPEC", help="CUDA version or specifier.")
+    ] = None,
+    python: Annotated[
+        str | None, typer.Option("--python", metavar="X.Y", help="Python version, e.g. 3.11.")
+    ] = None,
+    driver: Annotated[
+        str | None,
+        typer.Option("--driver", metavar="VERSION", help="Target host's driver, e.g. 535.104.05."),
+    ] = None,
+    compute_capability: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--compute-capability",
+            metavar="X.Y",
+            help="Target GPU's compute capability (repeat for several GPUs).",
+        ),
+    ] = None,
+    flavor: Annotated[
+        str | None, typer.Option("--flavor", metavar="FLAVOR", help="runtime (default) or devel.")
+    ] = None,
+    distro: Annotated[
+        str | None, typer.Option("--distro", metavar="DISTRO", help="e.g. ubuntu22.04.")
+    ] = None,
+    allow_unverified: Annotated[
+        bool, typer.Option("--allow-unverified", help="Consider rows marked verified = false.")
+    ] = False,
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help=_FORMAT_HELP)] = "text",
+) -> int:
+    from gpudoctor.cli import matrix_views as views
+    from gpudoctor.cli.common import check_choice, load_matrix
+    from gpudoctor.matrix.model import ResolveRequest
+
+    check_choice("--format", fmt, ("text", "json"))
+    request = ResolveRequest(
+        framework=framework,
+        version=version,
+        cuda=cuda,
+        python=python,
+        driver=driver,
+        compute_capabilities=tuple(compute_capability or ()),
+        flavor=flavor,
+        distro=distro,
+        allow_unverified=allow_unverified,
+    )
+    typer.echo(views.resolve(load_matrix(ctx), request, fmt))
+    return 0
+
+
+def validate_cmd(
+    ctx: typer.Context,
+    file: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="[FILE]", help="Matrix file (default: --matrix, else the shipped one)."
+        ),
+    ] = None,
+) -> int:
+    from gpudoctor.cli import matrix_views as views
+    from gpudoctor.cli.common import state
+    from gpudoctor.matrix.load import load_matrix
+
+    matrix = load_matrix(file or state(ctx).matrix_path)
+    typer.echo(views.validate_line(matrix))
+    return 0

@@ -18,6 +18,7 @@ class CudaRelease:
     source: str
     min_driver_windows: str | None = None
     released: str | None = None
+    sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
 
@@ -35,6 +36,7 @@ class CudaMajor:
     minor_compat_min_driver_windows: str | None = None
     forward_compat_package: str | None = None
     dropped_compute_capabilities: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
 
@@ -49,6 +51,7 @@ class Architecture:
     max_cuda: str | None = None
     datacenter_gpus: tuple[str, ...] = ()
     consumer_gpus: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
 
@@ -61,6 +64,7 @@ class PytorchVariant:
     cudnn: str
     arch_list: tuple[str, ...]  # TORCH_CUDA_ARCH_LIST form: "8.0", "9.0+PTX"
     source: str
+    sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
 
@@ -75,6 +79,7 @@ class PytorchRelease:
     torchaudio: str | None = None
     pypi_default_cuda: str | None = None
     released: str | None = None
+    sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
 
@@ -87,6 +92,7 @@ class TensorflowRelease:
     cudnn: str
     pip: str
     source: str
+    sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
 
@@ -101,6 +107,7 @@ class BaseImage:
     cudnn_tag: str | None = None
     cudnn: str | None = None
     digests: tuple[tuple[str, str], ...] = ()  # (tag, "sha256:...")
+    sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
 
@@ -112,6 +119,7 @@ class MigGpu:
     max_instances: int
     min_driver_linux: str
     source: str
+    sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
 

@@ -1,0 +1,129 @@
+"""`gpudoctor matrix show`: one release (FRAMEWORK==VERSION) or one image row (ROW-ID)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from gpudoctor.cli.matrix_views import LEGEND, _plain, fields, row_json, row_text, table
+from gpudoctor.errors import NoMatchingRow, UsageError
+from gpudoctor.matrix.model import Matrix, PytorchRelease, ResolveRequest, TensorflowRelease
+
+_ROW_ID = re.compile(
+    r"(?P<framework>pytorch|tensorflow)-(?P<version>.+?)-cu(?P<cuda>\d{2,4})-py(?P<python>3\.\d+)"
+    r"-(?P<distro>[a-z]+[0-9][0-9.]*)-(?P<flavor>runtime|devel)"
+)
+
+
+def show_release(matrix: Matrix, framework: str, version: str, fmt: str) -> str:
+    from gpudoctor.matrix.queries import pytorch_release_for, tensorflow_release_for
+
+    release: PytorchRelease | TensorflowRelease | None
+    if framework == "pytorch":
+        release = pytorch_release_for(matrix, version)
+    else:
+        release = tensorflow_release_for(matrix, version)
+    if release is None:
+        raise UsageError(
+            f"no {framework} release {version} in the matrix",
+            hint=f"`gpudoctor matrix list --framework {framework}` lists the releases",
+        )
+    if fmt == "json":
+        return json.dumps(_plain(release), indent=2)
+    if isinstance(release, PytorchRelease):
+        return _pytorch_text(release)
+    return _tensorflow_text(release)
+
+
+def _common(row: PytorchRelease | TensorflowRelease) -> list[tuple[str, str]]:
+    pairs = [("verified", "yes" if row.verified else f"no ({LEGEND})")]
+    if row.notes:
+        pairs.append(("notes", row.notes))
+    pairs.extend(("source" if i == 0 else "", s) for i, s in enumerate((row.source, *row.sources)))
+    return pairs
+
+
+def _pytorch_text(release: PytorchRelease) -> str:
+    pairs = [
+        ("python", ", ".join(release.python)),
+        ("torchvision", release.torchvision),
+        ("torchaudio", release.torchaudio or "-"),
+        ("PyPI default", f"CUDA {release.pypi_default_cuda}" if release.pypi_default_cuda else "-"),
+        ("released", release.released or "-"),
+        *_common(release),
+    ]
+    variants = table(
+        ("CUDA", "tag", "cuDNN", "verified", "arch list", "index"),
+        [
+            (
+                v.cuda,
+                v.tag,
+                v.cudnn,
+                "yes" if v.verified else "no",
+                " ".join(v.arch_list) or "-",
+                v.index_url,
+            )
+            for v in release.variants
+        ],
+    )
+    notes = [f"  {v.cuda}: {v.notes}" for v in release.variants if v.notes]
+    parts = [f"pytorch {release.version}", fields(pairs), "variants", variants]
+    if notes:
+        parts += ["variant notes", "\n".join(notes)]
+    return "\n".join(parts)
+
+
+def _tensorflow_text(release: TensorflowRelease) -> str:
+    pairs = [
+        ("python", ", ".join(release.python)),
+        ("CUDA", release.cuda),
+        ("cuDNN", release.cudnn),
+        ("pip", release.pip),
+        *_common(release),
+    ]
+    return f"tensorflow {release.version}\n" + fields(pairs)
+
+
+def show_row(matrix: Matrix, row_id: str, fmt: str) -> str:
+    """Re-resolve the row an id names (its parts are the constraints) and show it."""
+    from gpudoctor.matrix.resolve import resolve
+
+    match = _ROW_ID.fullmatch(row_id.strip())
+    if match is None:
+        raise UsageError(
+            f"{row_id!r} is not a row id",
+            hint="row ids look like pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime",
+        )
+    digits = match["cuda"]
+    request = ResolveRequest(
+        framework=match["framework"],
+        version=f"=={match['version']}",
+        cuda=f"{digits[:-1]}.{digits[-1]}",  # cu124 -> 12.4, cu118 -> 11.8, cu130 -> 13.0
+        python=match["python"],
+        distro=match["distro"],
+        flavor=match["flavor"],
+        allow_unverified=True,
+    )
+    try:
+        row = resolve(matrix, request)
+    except NoMatchingRow as exc:
+        raise NoMatchingRow(
+            f"no row {row_id} in the matrix:\n{exc.message.split(chr(10), 1)[-1]}",
+            hint=f"`gpudoctor matrix list --framework {request.framework}` lists the releases",
+        ) from None
+    if row.id != row_id.strip():
+        raise NoMatchingRow(f"no row {row_id} in the matrix (nearest: {row.id})")
+    verified = _is_verified(matrix, request)
+    return row_json(row) if fmt == "json" else row_text(row, verified)
+
+
+def _is_verified(matrix: Matrix, request: ResolveRequest) -> bool:
+    from dataclasses import replace
+
+    from gpudoctor.matrix.resolve import resolve
+
+    try:
+        resolve(matrix, replace(request, allow_unverified=False))
+    except NoMatchingRow:
+        return False
+    return True

@@ -1,0 +1,330 @@
+"""Load a compatibility matrix TOML file into the typed model, validating every key.
+
+Errors raise MatrixError naming the file, the table, the row (counted from 1, with its version)
+and the key, with what was expected and what was found; all problems of a file are reported
+together. Loads are cached per resolved path, size and modification time.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from gpudoctor.errors import MatrixError
+from gpudoctor.matrix import fields as f
+from gpudoctor.matrix.fields import COMMON_KEYS, Problems, RowReader, row_label
+from gpudoctor.matrix.model import (
+    Architecture,
+    BaseImage,
+    CudaMajor,
+    CudaRelease,
+    Matrix,
+    MigGpu,
+    PytorchRelease,
+    PytorchVariant,
+    TensorflowRelease,
+)
+
+SUPPORTED_SCHEMA_VERSION = 1
+# table name -> the key that identifies a row in messages
+TABLES = {
+    "cuda": "version",
+    "cuda_major": "major",
+    "architecture": "compute_capability",
+    "pytorch": "version",
+    "tensorflow": "version",
+    "base_image": "cuda",
+    "mig_gpu": "name",
+}
+_MAX_SHOWN = 25
+_HINT = "fix the file (format: docs/matrix-format.md) and re-run `gpudoctor matrix validate FILE`"
+
+T = TypeVar("T")
+
+
+def load_matrix(path: Path | None = None) -> Matrix:
+    """The matrix at `path`, or the shipped matrices/compat.toml when None."""
+    if path is None:
+        from gpudoctor.resources import default_matrix_path
+
+        try:
+            path = default_matrix_path()
+        except FileNotFoundError as exc:
+            raise MatrixError(str(exc), hint="reinstall gpudoctor") from None
+    try:
+        resolved = path.expanduser().resolve()
+        stat = resolved.stat()
+    except OSError as exc:
+        raise MatrixError(
+            f"cannot read matrix file {path}: {exc.strerror or exc}",
+            hint="check the path given to --matrix (without it the shipped matrix is used)",
+        ) from None
+    return _load_cached(resolved, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _load_cached(path: Path, mtime_ns: int, size: int) -> Matrix:
+    del mtime_ns, size  # part of the cache key only: an edited file is read again
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise MatrixError(f"cannot read matrix file {path}: {reason}", hint=_HINT) from None
+    return parse_matrix(text, path)
+
+
+def parse_matrix(text: str, path: Path) -> Matrix:
+    """Parse and validate matrix TOML text; `path` is what messages name (no I/O here)."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
+        raise MatrixError(f"{path}: not valid TOML: {exc}", hint=_HINT) from None
+    problems = Problems(str(path))
+    schema = _schema_version(doc, problems)
+    for key in doc:
+        if key != "schema_version" and key not in TABLES:
+            problems.add("", f"unknown top-level table '{key}' (valid: {', '.join(TABLES)})")
+    matrix = Matrix(
+        path=path,
+        schema_version=schema,
+        cuda=_table(doc, "cuda", problems, _cuda),
+        cuda_majors=_table(doc, "cuda_major", problems, _cuda_major),
+        architectures=_table(doc, "architecture", problems, _architecture),
+        pytorch=_table(doc, "pytorch", problems, _pytorch),
+        tensorflow=_table(doc, "tensorflow", problems, _tensorflow),
+        base_images=_table(doc, "base_image", problems, _base_image),
+        mig_gpus=_table(doc, "mig_gpu", problems, _mig_gpu),
+    )
+    if not problems.lines:  # cross-row rules only make sense on well-formed rows
+        from gpudoctor.matrix.validate import cross_check
+
+        cross_check(matrix, problems)
+    raise_problems(problems)
+    return matrix
+
+
+def raise_problems(problems: Problems) -> None:
+    lines = problems.lines
+    if not lines:
+        return
+    if len(lines) == 1:
+        raise MatrixError(lines[0], hint=_HINT)
+    shown = lines[:_MAX_SHOWN]
+    more = [f"... and {len(lines) - _MAX_SHOWN} more"] if len(lines) > _MAX_SHOWN else []
+    body = "\n  ".join([*shown, *more])
+    raise MatrixError(f"{len(lines)} problems in the matrix:\n  {body}", hint=_HINT)
+
+
+def _schema_version(doc: dict[str, object], problems: Problems) -> int:
+    value = doc.get("schema_version")
+    if value is None:
+        problems.add(
+            "", f"missing top-level key 'schema_version' (expected {SUPPORTED_SCHEMA_VERSION})"
+        )
+        return SUPPORTED_SCHEMA_VERSION
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        problems.add(
+            "", f"key 'schema_version': expected a positive integer, found {f.describe(value)}"
+        )
+        return SUPPORTED_SCHEMA_VERSION
+    if value > SUPPORTED_SCHEMA_VERSION:
+        from gpudoctor import __version__
+
+        raise MatrixError(
+            f"{problems.file}: schema_version {value} is newer than this gpudoctor "
+            f"({__version__}) supports (up to {SUPPORTED_SCHEMA_VERSION})",
+            hint="upgrade gpudoctor: pip install -U gpudoctor",
+        )
+    return value
+
+
+def _table(
+    doc: dict[str, object],
+    table: str,
+    problems: Problems,
+    build: Callable[[Problems, str, dict[str, object]], T | None],
+) -> tuple[T, ...]:
+    raw = doc.get(table, [])
+    if not isinstance(raw, list):
+        problems.add(
+            "", f"'{table}': expected an array of tables [[{table}]], found {f.describe(raw)}"
+        )
+        return ()
+    rows: list[T] = []
+    for index, item in enumerate(raw):
+        where = row_label(table, index, item, TABLES[table])
+        if not isinstance(item, dict):
+            problems.add(where, f"expected a table, found {f.describe(item)}")
+            continue
+        row = build(problems, where, item)
+        if row is not None:
+            rows.append(row)
+    return tuple(rows)
+
+
+def _reader(problems: Problems, where: str, raw: dict[str, object], keys: str) -> RowReader:
+    return RowReader(problems, where, raw, (*keys.split(), *COMMON_KEYS))
+
+
+def _cuda(problems: Problems, where: str, raw: dict[str, object]) -> CudaRelease | None:
+    r = _reader(problems, where, raw, "version label released min_driver_linux min_driver_windows")
+    row = CudaRelease(
+        version=r.get_str("version", f.CUDA_RELEASE),
+        label=r.get_str("label", f.TEXT),
+        released=r.get("released", f.YEAR_MONTH, required=False),
+        min_driver_linux=r.get_str("min_driver_linux", f.DRIVER),
+        min_driver_windows=r.get("min_driver_windows", f.DRIVER, required=False),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _cuda_major(problems: Problems, where: str, raw: dict[str, object]) -> CudaMajor | None:
+    r = _reader(
+        problems,
+        where,
+        raw,
+        "major minor_compat_min_driver_linux minor_compat_min_driver_windows "
+        "forward_compat_package dropped_compute_capabilities",
+    )
+    row = CudaMajor(
+        major=r.get_int("major", f.POSITIVE_INT),
+        minor_compat_min_driver_linux=r.get_str("minor_compat_min_driver_linux", f.DRIVER),
+        minor_compat_min_driver_windows=r.get(
+            "minor_compat_min_driver_windows", f.DRIVER, required=False
+        ),
+        forward_compat_package=r.get("forward_compat_package", f.TEXT, required=False),
+        dropped_compute_capabilities=r.get_list(
+            "dropped_compute_capabilities", f.COMPUTE_CAPABILITY, required=False, non_empty=False
+        ),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _architecture(problems: Problems, where: str, raw: dict[str, object]) -> Architecture | None:
+    r = _reader(
+        problems,
+        where,
+        raw,
+        "compute_capability name sm datacenter_gpus consumer_gpus min_cuda max_cuda",
+    )
+    row = Architecture(
+        compute_capability=r.get_str("compute_capability", f.COMPUTE_CAPABILITY),
+        name=r.get_str("name", f.TEXT),
+        sm=r.get_str("sm", f.TEXT),
+        min_cuda=r.get_str("min_cuda", f.MAJOR_MINOR),
+        max_cuda=r.get("max_cuda", f.MAJOR_MINOR, required=False),
+        datacenter_gpus=r.get_list("datacenter_gpus", f.TEXT, required=False, non_empty=False),
+        consumer_gpus=r.get_list("consumer_gpus", f.TEXT, required=False, non_empty=False),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _pytorch(problems: Problems, where: str, raw: dict[str, object]) -> PytorchRelease | None:
+    r = _reader(
+        problems,
+        where,
+        raw,
+        "version released python torchvision torchaudio pypi_default_cuda variants",
+    )
+    variants = _variants(problems, where, r)
+    row = PytorchRelease(
+        version=r.get_str("version", f.PEP440),
+        released=r.get("released", f.YEAR_MONTH, required=False),
+        python=r.get_list("python", f.PYTHON),
+        torchvision=r.get_str("torchvision", f.PEP440),
+        torchaudio=r.get("torchaudio", f.PEP440, required=False),
+        pypi_default_cuda=r.get("pypi_default_cuda", f.MAJOR_MINOR, required=False),
+        variants=variants,
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _variants(problems: Problems, where: str, release: RowReader) -> tuple[PytorchVariant, ...]:
+    raw = release.raw.get("variants")
+    if not isinstance(raw, list) or not raw:
+        release.fail(
+            "missing [[pytorch.variants]] (expected at least one CUDA variant)"
+            if raw is None
+            else f"key 'variants': expected [[pytorch.variants]] tables, found {f.describe(raw)}"
+        )
+        return ()
+    out: list[PytorchVariant] = []
+    for index, item in enumerate(raw):
+        label = f"{where} > {row_label('pytorch.variants', index, item, 'cuda')}"
+        if not isinstance(item, dict):
+            release.fail(f"{label}: expected a table, found {f.describe(item)}")
+            continue
+        r = _reader(problems, label, item, "cuda tag index_url cudnn arch_list")
+        variant = PytorchVariant(
+            cuda=r.get_str("cuda", f.MAJOR_MINOR),
+            tag=r.get_str("tag", f.CUDA_TAG),
+            index_url=r.get_str("index_url", f.URL),
+            cudnn=r.get_str("cudnn", f.DOTTED),
+            arch_list=r.get_list("arch_list", f.ARCH_ENTRY, required=False),
+            **r.common(),
+        )
+        release.ok = release.ok and r.ok
+        out.append(variant)
+    return tuple(out)
+
+
+def _tensorflow(problems: Problems, where: str, raw: dict[str, object]) -> TensorflowRelease | None:
+    r = _reader(problems, where, raw, "version python cuda cudnn pip")
+    row = TensorflowRelease(
+        version=r.get_str("version", f.PEP440),
+        python=r.get_list("python", f.PYTHON),
+        cuda=r.get_str("cuda", f.MAJOR_MINOR),
+        cudnn=r.get_str("cudnn", f.DOTTED),
+        pip=r.get_str("pip", f.REQUIREMENT),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _base_image(problems: Problems, where: str, raw: dict[str, object]) -> BaseImage | None:
+    r = _reader(problems, where, raw, "cuda repository flavors distros cudnn_tag cudnn digests")
+    row = BaseImage(
+        cuda=r.get_str("cuda", f.CUDA_RELEASE),
+        repository=r.get_str("repository", f.TEXT),
+        flavors=r.get_list("flavors", f.FLAVOR),
+        distros=r.get_list("distros", f.DISTRO),
+        cudnn_tag=r.get("cudnn_tag", f.CUDNN_TAG, required=False),
+        cudnn=r.get("cudnn", f.DOTTED, required=False),
+        digests=_digests(r),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _digests(r: RowReader) -> tuple[tuple[str, str], ...]:
+    raw = r.raw.get("digests", {})
+    if not isinstance(raw, dict):
+        r.fail(f"key 'digests': expected a table of TAG = \"sha256:...\", found {f.describe(raw)}")
+        return ()
+    out: list[tuple[str, str]] = []
+    for tag, digest in sorted(raw.items()):
+        if f.DIGEST.check(digest) and isinstance(digest, str):
+            out.append((tag, digest))
+        else:
+            found = f.describe(digest)
+            r.fail(f"key 'digests', tag '{tag}': expected {f.DIGEST.expected}, found {found}")
+    return tuple(out)
+
+
+def _mig_gpu(problems: Problems, where: str, raw: dict[str, object]) -> MigGpu | None:
+    r = _reader(problems, where, raw, "name compute_capability max_instances min_driver_linux")
+    row = MigGpu(
+        name=r.get_str("name", f.TEXT),
+        compute_capability=r.get_str("compute_capability", f.COMPUTE_CAPABILITY),
+        max_instances=r.get_int("max_instances", f.POSITIVE_INT),
+        min_driver_linux=r.get_str("min_driver_linux", f.DRIVER),
+        **r.common(),
+    )
+    return row if r.ok else None

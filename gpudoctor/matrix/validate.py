@@ -1,0 +1,170 @@
+"""Rules across rows of a well-formed matrix: duplicates, consistency, and references between
+tables (a PyTorch variant's CUDA needs a [[cuda]] row, whose minimum driver `resolve` uses).
+
+Rows are counted from 1 in file order, as `fields.row_label` does for per-row problems.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from gpudoctor.matrix.fields import Problems, numeric
+from gpudoctor.matrix.model import Matrix, PytorchRelease, TensorflowRelease
+
+T = TypeVar("T")
+
+
+def cross_check(matrix: Matrix, problems: Problems) -> None:
+    _duplicates(problems, "cuda", matrix.cuda, lambda r: r.version, "version")
+    _duplicates(problems, "cuda_major", matrix.cuda_majors, lambda r: str(r.major), "major")
+    _duplicates(
+        problems,
+        "architecture",
+        matrix.architectures,
+        lambda r: r.compute_capability,
+        "compute_capability",
+    )
+    _duplicates(problems, "pytorch", matrix.pytorch, lambda r: _minor(r.version), "minor release")
+    _duplicates(
+        problems, "tensorflow", matrix.tensorflow, lambda r: _minor(r.version), "minor release"
+    )
+    _duplicates(
+        problems,
+        "base_image",
+        matrix.base_images,
+        lambda r: f"{r.repository}:{r.cuda}",
+        "repository and cuda",
+    )
+    _duplicates(problems, "mig_gpu", matrix.mig_gpus, lambda r: r.name, "name")
+    _architectures(matrix, problems)
+    for index, release in enumerate(matrix.pytorch):
+        _pytorch(matrix, problems, index, release)
+    for index, tf in enumerate(matrix.tensorflow):
+        _tensorflow(matrix, problems, index, tf)
+    _base_images(matrix, problems)
+    arch_ccs = {a.compute_capability for a in matrix.architectures}
+    for index, mig in enumerate(matrix.mig_gpus):
+        if mig.compute_capability not in arch_ccs:
+            problems.add(
+                _label("mig_gpu", index, "name", mig.name),
+                f"key 'compute_capability': no [[architecture]] row has {mig.compute_capability}",
+            )
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def _label(table: str, index: int, key: str, value: str) -> str:
+    return f'[[{table}]] row {index + 1} ({key} "{value}")'
+
+
+def _duplicates(
+    problems: Problems,
+    table: str,
+    rows: Sequence[T],
+    key: Callable[[T], str],
+    what: str,
+) -> None:
+    first: dict[str, int] = {}
+    for index, row in enumerate(rows):
+        value = key(row)
+        if value in first:
+            problems.add(
+                f"[[{table}]] row {index + 1}",
+                f"duplicate {what} {value!r}: row {first[value] + 1} has it already "
+                "(keep one row each)",
+            )
+        else:
+            first[value] = index
+
+
+def _architectures(matrix: Matrix, problems: Problems) -> None:
+    for index, arch in enumerate(matrix.architectures):
+        where = _label("architecture", index, "compute_capability", arch.compute_capability)
+        expected_sm = "sm_" + arch.compute_capability.replace(".", "")
+        if arch.sm != expected_sm:
+            problems.add(where, f"key 'sm': expected {expected_sm!r}, found {arch.sm!r}")
+        if arch.max_cuda and numeric(arch.max_cuda) < numeric(arch.min_cuda):
+            problems.add(
+                where, f"key 'max_cuda': {arch.max_cuda} is older than min_cuda {arch.min_cuda}"
+            )
+
+
+def _cuda_minors(matrix: Matrix) -> set[str]:
+    return {release.major_minor for release in matrix.cuda}
+
+
+def _pytorch(matrix: Matrix, problems: Problems, index: int, release: PytorchRelease) -> None:
+    where = _label("pytorch", index, "version", release.version)
+    minors = _cuda_minors(matrix)
+    _duplicates(
+        _Prefixed(problems, where), "pytorch.variants", release.variants, lambda v: v.cuda, "cuda"
+    )
+    for vindex, variant in enumerate(release.variants):
+        vwhere = f"{where} > {_label('pytorch.variants', vindex, 'cuda', variant.cuda)}"
+        expected_tag = "cu" + variant.cuda.replace(".", "")
+        if variant.tag != expected_tag:
+            problems.add(vwhere, f"key 'tag': expected {expected_tag!r}, found {variant.tag!r}")
+        if variant.cuda not in minors:
+            problems.add(vwhere, _missing_cuda(variant.cuda))
+    cudas = [v.cuda for v in release.variants]
+    if release.pypi_default_cuda and release.pypi_default_cuda not in cudas:
+        problems.add(
+            where,
+            f"key 'pypi_default_cuda': {release.pypi_default_cuda} is not one of the variants' "
+            f"CUDA versions ({', '.join(cudas)})",
+        )
+
+
+def _missing_cuda(cuda: str) -> str:
+    return (
+        f"key 'cuda': no [[cuda]] row for CUDA {cuda}.x (add its release notes row: "
+        "the minimum driver comes from it)"
+    )
+
+
+def _tensorflow(matrix: Matrix, problems: Problems, index: int, tf: TensorflowRelease) -> None:
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    where = _label("tensorflow", index, "version", tf.version)
+    if tf.cuda not in _cuda_minors(matrix):
+        problems.add(where, _missing_cuda(tf.cuda))
+    requirement = Requirement(tf.pip)
+    if not requirement.name.startswith("tensorflow") or not requirement.specifier.contains(
+        Version(tf.version), prereleases=True
+    ):
+        problems.add(
+            where, f"key 'pip': {tf.pip!r} does not pin tensorflow {tf.version} (use '==')"
+        )
+
+
+def _base_images(matrix: Matrix, problems: Problems) -> None:
+    releases = {release.version for release in matrix.cuda}
+    for index, image in enumerate(matrix.base_images):
+        where = _label("base_image", index, "cuda", image.cuda)
+        if image.cuda not in releases:
+            problems.add(
+                where,
+                f"key 'cuda': no [[cuda]] row has version {image.cuda} "
+                "(the image's minimum driver comes from it)",
+            )
+        for tag, _digest in image.digests:
+            if not tag.startswith(f"{image.cuda}-"):
+                problems.add(
+                    where,
+                    f"key 'digests': tag {tag!r} is not a {image.cuda} tag ('{image.cuda}-...')",
+                )
+
+
+class _Prefixed(Problems):
+    """Problems whose `where` is prefixed by the enclosing row (variants inside a release)."""
+
+    def __init__(self, inner: Problems, prefix: str) -> None:
+        super().__init__(inner.file, inner.lines)
+        self.prefix = prefix
+
+    def add(self, where: str, text: str) -> None:
+        super().add(f"{self.prefix} > {where}", text)

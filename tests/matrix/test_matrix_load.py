@@ -1,0 +1,121 @@
+"""Loading: the typed model from the small matrix, caching, and every validation error."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import INVALID, SMALL
+
+from gpudoctor.errors import MatrixError
+from gpudoctor.exitcodes import ExitCode
+from gpudoctor.matrix.load import load_matrix, parse_matrix
+from gpudoctor.matrix.model import Matrix, PytorchVariant
+
+
+def test_small_matrix_loads_into_typed_rows(small: Matrix) -> None:
+    assert small.schema_version == 1
+    assert [r.version for r in small.cuda][:3] == ["11.8.0", "12.1.1", "12.2.2"]
+    assert small.cuda[0].min_driver_linux == "520.61.05"
+    assert small.cuda[0].min_driver_windows == "520.06"
+    assert small.cuda[0].released == "2022-10"
+    assert small.cuda[1].released is None
+    assert small.cuda_majors[1].major == 12
+    assert small.cuda_majors[2].dropped_compute_capabilities == ("5.0", "5.2", "6.0", "6.1", "7.0")
+    release = small.pytorch[0]
+    assert release.python == ("3.9", "3.10", "3.11", "3.12", "3.13")
+    assert release.variants[2] == PytorchVariant(
+        cuda="12.8",
+        tag="cu128",
+        index_url="https://download.pytorch.org/whl/cu128",
+        cudnn="9.7.1.26",
+        arch_list=("7.5", "8.0", "8.6", "9.0", "10.0", "12.0+PTX"),
+        source="https://github.com/pytorch/pytorch/blob/v2.7.1/.ci/manywheel/build_cuda.sh",
+    )
+    assert small.pytorch[1].verified is False
+    assert small.pytorch[1].notes.startswith("test row")
+    assert small.tensorflow[1].pip == "tensorflow==2.12.0"
+    image = small.base_images[3]
+    assert image.digests == (
+        (
+            "12.4.1-runtime-ubuntu22.04",
+            "sha256:0f0a7b4c9e4f1a6d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9",
+        ),
+    )
+    assert small.mig_gpus[0].max_instances == 7
+
+
+def test_load_is_cached_per_path_and_mtime(tmp_path: Path) -> None:
+    copy = tmp_path / "m.toml"
+    shutil.copy(SMALL, copy)
+    first = load_matrix(copy)
+    assert load_matrix(copy) is first
+    text = copy.read_text().replace('label = "CUDA 11.8"', 'label = "CUDA 11.8 GA"')
+    copy.write_text(text)
+    stat = copy.stat()
+    os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    second = load_matrix(copy)
+    assert second is not first
+    assert second.cuda[0].label == "CUDA 11.8 GA"
+
+
+def test_missing_file_names_the_path(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.toml"
+    with pytest.raises(MatrixError, match=r"cannot read matrix file .*nope\.toml"):
+        load_matrix(missing)
+
+
+def test_directory_instead_of_file(tmp_path: Path) -> None:
+    with pytest.raises(MatrixError, match="cannot read matrix file"):
+        load_matrix(tmp_path)
+
+
+def test_non_utf8_file(tmp_path: Path) -> None:
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(b"schema_version = 1\n# caf\xe9\n")
+    with pytest.raises(MatrixError, match="not UTF-8"):
+        load_matrix(bad)
+
+
+def test_empty_matrix_is_valid_with_empty_tables(tmp_path: Path) -> None:
+    matrix = parse_matrix("schema_version = 1\n", tmp_path / "empty.toml")
+    assert matrix.cuda == ()
+    assert matrix.pytorch == ()
+    assert matrix.base_images == ()
+
+
+def _expectations(path: Path) -> list[str]:
+    lines = path.read_text().splitlines()
+    return [line.removeprefix("# expect: ") for line in lines if line.startswith("# expect: ")]
+
+
+INVALID_FILES = sorted(INVALID.glob("*.toml"))
+
+
+def test_every_invalid_file_states_what_it_expects() -> None:
+    assert len(INVALID_FILES) >= 30
+    assert all(_expectations(path) for path in INVALID_FILES)
+
+
+@pytest.mark.parametrize("path", INVALID_FILES, ids=[p.stem for p in INVALID_FILES])
+def test_invalid_matrix_error_names_file_table_row_and_key(path: Path) -> None:
+    with pytest.raises(MatrixError) as caught:
+        load_matrix(path)
+    error = caught.value
+    assert error.exit_code == ExitCode.USAGE
+    assert str(path) in error.message
+    for expected in _expectations(path):
+        assert expected in error.message, f"{expected!r} not in:\n{error.message}"
+    assert error.hint
+    assert "Traceback" not in error.message
+
+
+def test_many_problems_are_all_reported_but_capped(tmp_path: Path) -> None:
+    rows = "".join(f'\n[[cuda]]\nversion = "12.{n}.0"\n' for n in range(30))
+    with pytest.raises(MatrixError) as caught:
+        parse_matrix("schema_version = 1\n" + rows, tmp_path / "many.toml")
+    message = caught.value.message
+    assert message.startswith("90 problems in the matrix:")
+    assert "... and 65 more" in message

@@ -1,0 +1,232 @@
+"""resolve() and all_rows(): chosen rows, defaults, rejections, and bad requests."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gpudoctor.errors import NoMatchingRow, UsageError
+from gpudoctor.exitcodes import ExitCode
+from gpudoctor.matrix.model import Matrix, ResolveRequest
+from gpudoctor.matrix.resolve import Unresolvable, all_rows, resolve
+
+
+def _id(matrix: Matrix, **kwargs: object) -> str:
+    framework = str(kwargs.pop("framework", "pytorch"))
+    return resolve(matrix, ResolveRequest(framework=framework, **kwargs)).id  # type: ignore[arg-type]
+
+
+def test_default_pytorch_row_is_the_newest_verified_build(small: Matrix) -> None:
+    row = resolve(small, ResolveRequest(framework="pytorch"))
+    assert row.id == "pytorch-2.7.1-cu128-py3.13-ubuntu24.04-runtime"
+    assert row.version == "2.7.1"
+    assert row.cuda == "12.8"
+    assert row.cuda_release == "12.8.1"
+    assert row.python == "3.13"  # newest Python the release supports
+    assert row.flavor == "runtime"
+    assert row.distro == "ubuntu24.04"
+    assert row.base_image == "nvidia/cuda:12.8.1-runtime-ubuntu24.04"
+    assert row.base_digest is None
+    assert row.min_driver_linux == "570.124.06"
+    assert row.requirements == ("torch==2.7.1", "torchvision==0.22.1", "torchaudio==2.7.1")
+    assert row.index_url == "https://download.pytorch.org/whl/cu128"
+    assert row.cudnn == "9.7.1.26"
+    assert row.arch_list == ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0+PTX")
+    assert row.sources[0] == "https://pytorch.org/get-started/previous-versions/"
+    assert len(row.sources) == len(set(row.sources)) == 4
+
+
+def test_bare_version_means_that_minor_and_digest_is_carried(small: Matrix) -> None:
+    row = resolve(small, ResolveRequest(framework="pytorch", version="2.5"))
+    assert row.id == "pytorch-2.5.1-cu124-py3.12-ubuntu22.04-runtime"
+    assert row.base_image == "nvidia/cuda:12.4.1-runtime-ubuntu22.04"
+    assert row.base_digest is not None
+    assert row.base_digest.startswith("sha256:0f0a7b")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        ({"version": "==2.5.1", "cuda": "12.1"}, "pytorch-2.5.1-cu121-py3.12-ubuntu22.04-runtime"),
+        (
+            {"version": ">=2.4,<2.6", "python": "3.10"},
+            "pytorch-2.5.1-cu124-py3.10-ubuntu22.04-runtime",
+        ),
+        ({"cuda": "11.8"}, "pytorch-2.7.1-cu118-py3.13-ubuntu22.04-runtime"),
+        ({"cuda": "<12.5"}, "pytorch-2.7.1-cu118-py3.13-ubuntu22.04-runtime"),
+        # newest framework version wins over newest CUDA: 2.7.1 cu118 runs on a 535 driver
+        ({"driver": "535.104.05"}, "pytorch-2.7.1-cu118-py3.13-ubuntu22.04-runtime"),
+        (
+            {"driver": "535.104.05", "version": "2.5"},
+            "pytorch-2.5.1-cu121-py3.12-ubuntu22.04-runtime",
+        ),
+        (
+            {"flavor": "devel", "distro": "ubuntu22.04"},
+            "pytorch-2.7.1-cu128-py3.13-ubuntu22.04-devel",
+        ),
+        ({"compute_capabilities": ("12.0",)}, "pytorch-2.7.1-cu128-py3.13-ubuntu24.04-runtime"),
+        (
+            {"compute_capabilities": ("3.7", "8.6")},
+            "pytorch-2.7.1-cu118-py3.13-ubuntu22.04-runtime",
+        ),
+        (
+            {"version": "2.6", "allow_unverified": True},
+            "pytorch-2.6.0-cu124-py3.13-ubuntu22.04-runtime",
+        ),
+    ],
+)
+def test_constraints_choose_the_newest_matching_row(
+    small: Matrix, kwargs: dict[str, object], expected: str
+) -> None:
+    assert _id(small, **kwargs) == expected
+
+
+def test_driver_picks_the_newest_patch_image_it_runs(small: Matrix) -> None:
+    # 560.28.03 meets 12.6.0 (560.28.03) but not 12.6.3 (560.35.05): the 12.6.0 image
+    row = resolve(small, ResolveRequest(framework="pytorch", driver="560.28.03"))
+    assert row.id == "pytorch-2.7.1-cu126-py3.13-ubuntu24.04-runtime"
+    assert row.cuda_release == "12.6.0"
+    assert row.min_driver_linux == "560.28.03"
+    newer = resolve(small, ResolveRequest(framework="pytorch", driver="560.35.05", cuda="12.6"))
+    assert newer.cuda_release == "12.6.3"
+
+
+def test_full_cuda_release_pins_the_base_image(small: Matrix) -> None:
+    row = resolve(small, ResolveRequest(framework="pytorch", cuda="12.6.0"))
+    assert row.base_image == "nvidia/cuda:12.6.0-runtime-ubuntu24.04"
+    assert (
+        resolve(small, ResolveRequest(framework="pytorch", cuda="12.6.3")).cuda_release == "12.6.3"
+    )
+
+
+def test_distro_falls_back_to_an_older_patch_image_that_has_it(small: Matrix) -> None:
+    row = resolve(small, ResolveRequest(framework="pytorch", cuda="12.6", distro="ubuntu20.04"))
+    assert row.base_image == "nvidia/cuda:12.6.0-runtime-ubuntu20.04"
+
+
+def test_tensorflow_with_pip_cuda_uses_the_plain_image(small: Matrix) -> None:
+    row = resolve(small, ResolveRequest(framework="tensorflow"))
+    assert row.id == "tensorflow-2.15.0-cu122-py3.11-ubuntu22.04-runtime"
+    assert row.base_image == "nvidia/cuda:12.2.2-runtime-ubuntu22.04"
+    assert row.requirements == ("tensorflow[and-cuda]==2.15.0",)
+    assert row.index_url is None
+    assert row.arch_list == ()
+    assert row.cudnn == "8.9"
+
+
+def test_tensorflow_without_and_cuda_needs_the_cudnn_image(small: Matrix) -> None:
+    row = resolve(small, ResolveRequest(framework="tensorflow", version="2.12"))
+    assert row.base_image == "nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04"
+    no_cudnn = replace(
+        small,
+        base_images=tuple(
+            replace(i, cudnn_tag=None, cudnn=None) if i.cuda == "11.8.0" else i
+            for i in small.base_images
+        ),
+    )
+    with pytest.raises(NoMatchingRow, match=r"needs the system cuDNN 8\.6"):
+        resolve(no_cudnn, ResolveRequest(framework="tensorflow", version="2.12"))
+
+
+def test_tensorflow_gpu_check_uses_the_architecture_table(small: Matrix) -> None:
+    assert _id(small, framework="tensorflow", compute_capabilities=("9.0",)).startswith(
+        "tensorflow-2.15.0"
+    )
+    with pytest.raises(NoMatchingRow, match=r"CUDA 12\.2 predates compute capability 12\.0"):
+        resolve(small, ResolveRequest(framework="tensorflow", compute_capabilities=("12.0",)))
+    with pytest.raises(NoMatchingRow, match=r"compute capability 7\.5 is not in the matrix"):
+        resolve(small, ResolveRequest(framework="tensorflow", compute_capabilities=("7.5",)))
+
+
+def test_no_match_lists_nearest_rows_with_reasons(small: Matrix) -> None:
+    request = ResolveRequest(framework="pytorch", version="2.5", driver="470.57.02")
+    with pytest.raises(Unresolvable) as caught:
+        resolve(small, request)
+    error = caught.value
+    assert error.exit_code == ExitCode.USAGE
+    lines = error.message.splitlines()
+    assert lines[0] == "no pytorch row matches --version 2.5 --driver 470.57.02; nearest rows:"
+    # the three 2.5.1 builds fail only on the driver: they come first, newest CUDA first
+    assert lines[1] == (
+        "  pytorch-2.5.1-cu124-py3.12-ubuntu22.04-runtime: "
+        "CUDA 12.4.1 needs driver >= 550.54.15, not 470.57.02"
+    )
+    assert lines[3].startswith("  pytorch-2.5.1-cu118-")
+    assert len(lines) == 1 + 5
+    assert error.hint
+    assert "gpudoctor matrix list --framework pytorch" in error.hint
+    assert [len(r.reasons) for r in error.rejections] == sorted(
+        len(r.reasons) for r in error.rejections
+    )
+
+
+def test_unverified_rows_are_near_and_say_how_to_allow_them(small: Matrix) -> None:
+    with pytest.raises(NoMatchingRow) as caught:
+        resolve(small, ResolveRequest(framework="pytorch", version="2.6"))
+    assert "pytorch-2.6.0-cu124-py3.13-ubuntu22.04-runtime: marked verified = false" in str(
+        caught.value
+    )
+    assert "--allow-unverified" in str(caught.value)
+
+
+def test_python_and_gpu_reasons(small: Matrix) -> None:
+    with pytest.raises(NoMatchingRow, match=r"supports Python 3\.9-3\.11, not 3\.13"):
+        resolve(small, ResolveRequest(framework="tensorflow", python="3.13"))
+    with pytest.raises(NoMatchingRow, match=r"no kernels for 12\.0"):
+        resolve(
+            small,
+            ResolveRequest(framework="pytorch", version="2.5", compute_capabilities=("12.0",)),
+        )
+
+
+def test_missing_base_image_is_a_reason(small: Matrix) -> None:
+    matrix = replace(small, base_images=tuple(i for i in small.base_images if i.cuda != "12.8.1"))
+    assert _id(matrix) == "pytorch-2.7.1-cu126-py3.13-ubuntu24.04-runtime"
+    with pytest.raises(NoMatchingRow, match=r"no \[\[base_image\]\] for CUDA 12\.8"):
+        resolve(matrix, ResolveRequest(framework="pytorch", cuda="12.8"))
+
+
+def test_framework_without_rows(small: Matrix) -> None:
+    with pytest.raises(NoMatchingRow, match="the matrix has no tensorflow rows"):
+        resolve(replace(small, tensorflow=()), ResolveRequest(framework="tensorflow"))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"framework": "jax"}, "unknown framework 'jax'; valid: pytorch, tensorflow"),
+        ({"version": "two"}, "--version 'two' is not a version or a PEP 440 specifier"),
+        ({"cuda": "12.x"}, "--cuda '12.x' is not a version"),
+        ({"python": "3"}, "--python '3' is not like 3.11"),
+        ({"flavor": "base"}, "--flavor 'base' is not one of: runtime, devel"),
+        ({"driver": "latest"}, "--driver 'latest' is not a driver version"),
+        ({"compute_capabilities": ("ampere",)}, "compute capability 'ampere' is not like 8.6"),
+    ],
+)
+def test_bad_requests_are_usage_errors(
+    small: Matrix, kwargs: dict[str, object], message: str
+) -> None:
+    request = ResolveRequest(**{"framework": "pytorch", **kwargs})  # type: ignore[arg-type]
+    with pytest.raises(UsageError) as caught:
+        resolve(small, request)
+    assert message in caught.value.message
+    assert caught.value.hint
+
+
+def test_all_rows_every_verified_build_in_both_flavors(small: Matrix) -> None:
+    rows = all_rows(small)
+    ids = [r.id for r in rows]
+    assert ids == [r.id for r in all_rows(small)]  # deterministic
+    assert len(ids) == len(set(ids))
+    assert ids[:4] == [
+        "pytorch-2.7.1-cu128-py3.13-ubuntu24.04-runtime",
+        "pytorch-2.7.1-cu128-py3.13-ubuntu24.04-devel",
+        "pytorch-2.7.1-cu126-py3.13-ubuntu24.04-runtime",
+        "pytorch-2.7.1-cu126-py3.13-ubuntu24.04-devel",
+    ]
+    assert ids[-1] == "tensorflow-2.12.0-cu118-py3.11-ubuntu22.04-devel"
+    assert not any(i.startswith("pytorch-2.6.0") for i in ids)  # unverified
+    # 6 verified PyTorch builds + 2 TensorFlow releases, runtime and devel each
+    assert len(rows) == (6 + 2) * 2
+    assert {r.flavor for r in rows} == {"runtime", "devel"}
