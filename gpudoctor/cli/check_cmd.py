@@ -1,9 +1,162 @@
-"""Scaffold: `gpudoctor check` is registered by the module that implements it."""
+"""`gpudoctor check`: judge this host (or a recorded snapshot) and report every problem with its
+fix. Exit codes: 0 nothing failed; 1 an error finding or an unmet requirement (with --strict,
+warnings and unknowns too); 2 bad usage or input."""
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+from gpudoctor.cli.common import check_choice, load_matrix, state, write_output
+
+if TYPE_CHECKING:
+    from gpudoctor.checks import CheckRun, Intent
+    from gpudoctor.facts import HostFacts
+
+HELP = """Check this host: driver, GPUs, platform, container runtime and the installed frameworks
+against the compatibility matrix; every problem comes with its fix.
+
+\b
+  gpudoctor check
+  gpudoctor check --framework pytorch==2.5 --cuda 12.4     will it run here?
+  gpudoctor check --require 'driver>=550' --require 'gpus>=8' --format junit -o report.xml
+  gpudoctor check --from host.json                          judge a recorded snapshot
+
+\b
+Requirement keys: driver, cuda, gpus, memory (GiB/GB/MiB/MB), compute_capability, mig (on|off),
+iommu (on|off), runtime (nvidia|cdi|...); operators >= <= > < == != =.
+
+Exit codes: 0 nothing failed; 1 an error finding, or a requirement unmet or not judgeable (with
+--strict, warnings and unknowns too); 2 usage or bad input (bad flag, expression, snapshot or
+matrix).
+"""
+
+_FORMATS = ("text", "json", "junit", "github")
 
 
 def register(app: typer.Typer) -> None:
-    """Placeholder until the command lands."""
+    app.command("check", help=HELP, no_args_is_help=False)(check)
+
+
+def check(  # noqa: PLR0917 - typer maps each option to a parameter
+    ctx: typer.Context,
+    framework: Annotated[
+        str | None,
+        typer.Option(
+            "--framework", metavar="NAME[==VER]", help="Judge this framework: pytorch==2.5."
+        ),
+    ] = None,
+    cuda: Annotated[
+        str | None, typer.Option("--cuda", metavar="VER", help="Judge this CUDA version: 12.1.")
+    ] = None,
+    require: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--require", metavar="EXPR", help="A requirement, e.g. 'driver>=550' (repeatable)."
+        ),
+    ] = None,
+    from_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--from", metavar="FILE", help="Judge a snapshot written by `gpudoctor snapshot`."
+        ),
+    ] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", metavar="FORMAT", help="text, json, junit or github.")
+    ] = "text",
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Fail (exit 1) on warnings and unknowns too.")
+    ] = False,
+    only: Annotated[
+        str | None, typer.Option("--only", metavar="CODE,..", help="Report only these check codes.")
+    ] = None,
+    skip: Annotated[
+        str | None, typer.Option("--skip", metavar="CODE,..", help="Leave out these check codes.")
+    ] = None,
+    list_codes: Annotated[
+        bool, typer.Option("--list", help="List every check code and exit.")
+    ] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option("-o", "--output", metavar="FILE", help="Write the report to FILE."),
+    ] = None,
+    verbose: Annotated[
+        bool, typer.Option("-v", "--verbose", help="Show every finding with its evidence.")
+    ] = False,
+) -> int:
+    from gpudoctor.checks import run_checks, select_codes
+    from gpudoctor.checks.catalogue import listing
+
+    if list_codes:
+        write_output(listing(), output)
+        return 0
+    check_choice("--format", fmt, _FORMATS)
+    intent = build_intent(framework, cuda, require or [])
+    only_codes = select_codes("--only", (only or "").split(","))
+    skip_codes = select_codes("--skip", (skip or "").split(","))
+    facts = read_facts(from_file)
+    run = run_checks(
+        facts, load_matrix(ctx), intent, only=only_codes, skip=skip_codes, strict=strict
+    )
+    verbose = verbose or state(ctx).verbose
+    write_output(render(run, facts, intent, fmt, verbose=verbose, to_file=output), output)
+    return run.exit_code
+
+
+def build_intent(framework: str | None, cuda: str | None, require: list[str]) -> Intent:
+    from gpudoctor.checks import Intent
+    from gpudoctor.checks.intent import parse_cuda, parse_framework
+    from gpudoctor.checks.requirements import parse_requirement
+
+    name, version = parse_framework(framework) if framework else (None, None)
+    return Intent(
+        framework=name,
+        framework_version=version,
+        cuda=parse_cuda(cuda) if cuda else None,
+        requirements=tuple(parse_requirement(r) for r in require),
+    )
+
+
+def read_facts(path: Path | None) -> HostFacts:
+    if path is not None:
+        from gpudoctor.facts_json import load
+
+        return load(path)
+    from gpudoctor.probes import collect_facts
+
+    return collect_facts()
+
+
+def render(
+    run: CheckRun,
+    facts: HostFacts,
+    intent: Intent,
+    fmt: str,
+    *,
+    verbose: bool,
+    to_file: Path | None,
+) -> str:
+    if fmt == "json":
+        from gpudoctor.report.json_report import render_json
+
+        return render_json(run, facts, intent)
+    if fmt == "junit":
+        from gpudoctor.report.junit import render_junit
+
+        return render_junit(run)
+    if fmt == "github":
+        from gpudoctor.report.github import render_annotations, render_step_summary
+
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            with open(summary, "a", encoding="utf-8") as stream:
+                stream.write(render_step_summary(run))
+        return render_annotations(run)
+    from gpudoctor.report.text import render_text, use_colour
+
+    colour = to_file is None and use_colour(sys.stdout)
+    return render_text(run, verbose=verbose, colour=colour)

@@ -1,0 +1,122 @@
+"""Checks: pure functions (facts, matrix, intent) -> findings, and the runner over all of them.
+
+`run_checks` runs every registered check, isolating each one (a crashing check becomes an
+`unknown` finding, never a crashed report), and returns a CheckRun that the reporters present.
+Exit-code policy (documented in `gpudoctor check --help` and docs/findings.md):
+- 1 when any finding is `error`, or a `--require` requirement is unmet or cannot be judged;
+- with `--strict` also for `warn` and `unknown` findings;
+- 0 otherwise (`ok`, `info`, `n/a`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks import driver, gpu, intent, platform, requirements, runtime, software
+from gpudoctor.checks.base import Check, Intent
+from gpudoctor.checks.catalogue import AREAS, CATALOGUE
+from gpudoctor.checks.model import Finding, Severity
+from gpudoctor.checks.summary import headlines
+from gpudoctor.errors import UsageError
+from gpudoctor.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from gpudoctor.facts import HostFacts
+    from gpudoctor.matrix.model import Matrix
+
+__all__ = ["REGISTRY", "CheckRun", "Intent", "exit_code", "run_checks", "select_codes"]
+
+# (area, check) in report order; a check's findings carry codes of its area (catalogue.py).
+REGISTRY: tuple[tuple[str, Check], ...] = (
+    *(("driver", c) for c in driver.CHECKS),
+    *(("gpu", c) for c in gpu.CHECKS),
+    *(("platform", c) for c in platform.CHECKS),
+    *(("runtime", c) for c in runtime.CHECKS),
+    *(("software", c) for c in software.CHECKS),
+    *(("intent", c) for c in intent.CHECKS),
+    ("requirements", requirements.check_requirements),
+)
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """Everything a reporter presents: the findings in report order and one headline per area."""
+
+    findings: tuple[Finding, ...]
+    headlines: dict[str, str] = field(default_factory=dict)
+    strict: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        return exit_code(self.findings, strict=self.strict)
+
+    def counts(self) -> dict[str, int]:
+        out = {s.value: 0 for s in Severity}
+        for f in self.findings:
+            out[f.severity.value] += 1
+        return out
+
+    def areas(self) -> list[str]:
+        return [a for a in AREAS if any(f.area == a for f in self.findings)]
+
+
+def fails(f: Finding, *, strict: bool) -> bool:
+    """Does this finding make `gpudoctor check` exit 1?"""
+    if f.severity is Severity.ERROR:
+        return True
+    if f.area == "requirements" and f.severity is Severity.UNKNOWN:
+        return True  # a requirement nobody could verify is not met
+    return strict and f.severity in (Severity.WARN, Severity.UNKNOWN)
+
+
+def exit_code(findings: Iterable[Finding], *, strict: bool = False) -> int:
+    return int(ExitCode.FAILED if any(fails(f, strict=strict) for f in findings) else ExitCode.OK)
+
+
+def select_codes(option: str, codes: Iterable[str]) -> frozenset[str]:
+    """Validate --only/--skip codes against the catalogue; UsageError names the unknown one."""
+    wanted = frozenset(c.strip() for c in codes if c.strip())
+    unknown = sorted(wanted - CATALOGUE.keys())
+    if unknown:
+        raise UsageError(
+            f"{option}: unknown check code {unknown[0]!r}",
+            hint="`gpudoctor check --list` prints every code",
+        )
+    return wanted
+
+
+def run_checks(
+    facts: HostFacts,
+    matrix: Matrix,
+    intent: Intent | None = None,
+    *,
+    only: frozenset[str] = frozenset(),
+    skip: frozenset[str] = frozenset(),
+    strict: bool = False,
+) -> CheckRun:
+    intent = intent or Intent()
+    found: list[Finding] = []
+    for area, check in REGISTRY:
+        found += _run_one(area, check, facts, matrix, intent)
+    found = [f for f in found if (not only or f.code in only) and f.code not in skip]
+    return CheckRun(tuple(found), headlines(facts, intent), strict)
+
+
+def _run_one(
+    area: str, check: Check, facts: HostFacts, matrix: Matrix, intent: Intent
+) -> list[Finding]:
+    try:
+        return check(facts, matrix, intent)
+    except Exception as exc:  # a check bug must not hide every other finding (flutter's crash)
+        return [
+            Finding(
+                code="check-crashed",
+                severity=Severity.UNKNOWN,
+                area=area,
+                title=f"{check.__name__} crashed: {type(exc).__name__}: {exc}",
+                fix=CATALOGUE["check-crashed"].fix,
+                subject=check.__name__,
+            )
+        ]

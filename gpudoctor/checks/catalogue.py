@@ -1,0 +1,267 @@
+"""The catalogue of check codes: area, title, meaning, the severities a code can take and the fix.
+
+Every finding's code must be listed here (base.finding looks the area up here), and
+docs/findings.md is generated from this list, so docs and code cannot drift:
+
+    python -m gpudoctor.checks.docgen > docs/findings.md
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    code: str
+    area: str
+    title: str
+    severities: str  # the severities the check can report, as shown in the docs
+    meaning: str
+    fix: str
+
+
+AREAS = ("driver", "gpu", "platform", "runtime", "software", "intent", "requirements")
+AREA_TITLES = {
+    "driver": "NVIDIA driver",
+    "gpu": "GPUs",
+    "platform": "Platform",
+    "runtime": "Container runtime",
+    "software": "Frameworks and CUDA libraries",
+    "intent": "Will it run here",
+    "requirements": "Requirements",
+}
+
+_E = CatalogueEntry
+_ENTRIES = (
+    # --- driver -----------------------------------------------------------------------------
+    _E("no-nvidia-gpu", "driver", "No NVIDIA GPU found", "info",
+       "Neither the PCI bus nor NVML shows an NVIDIA GPU; every check that needs a GPU is n/a.",
+       "Nothing to fix on a CPU-only host. On a cloud VM, pick a GPU instance type."),
+    _E("gpu-without-driver", "driver", "NVIDIA GPU with no driver bound", "ok, error",
+       "An NVIDIA GPU sits on the PCI bus but no kernel driver is bound to it, so nothing can use "
+       "it.",
+       "Install the NVIDIA driver (`sudo ubuntu-drivers install` or your distribution's "
+       "nvidia-driver package), then `sudo modprobe nvidia` or reboot."),
+    _E("nouveau-loaded", "driver", "nouveau driver loaded", "ok, warn, error",
+       "The open-source nouveau driver is loaded (warn) or bound to a GPU (error); the NVIDIA "
+       "driver cannot bind while it holds the GPU.",
+       "Blacklist it: `printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
+       "/etc/modprobe.d/blacklist-nouveau.conf`, rebuild the initramfs (`sudo update-initramfs "
+       "-u` or `sudo dracut --force`) and reboot."),
+    _E("nvidia-module-not-loaded", "driver", "nvidia kernel module not loaded", "ok, error, n/a",
+       "A GPU is present but the nvidia kernel module is not loaded (NVML: driver not loaded).",
+       "`sudo modprobe nvidia`; if that fails, reinstall the driver for the running kernel "
+       "(DKMS) and check `dmesg` for NVRM lines."),
+    _E("nvml-library-missing", "driver", "NVML library missing", "ok, error, n/a",
+       "libnvidia-ml.so.1 (the driver's user-space part) cannot be loaded, so nvidia-smi, CUDA "
+       "and gpudoctor's GPU checks cannot work.",
+       "Install the driver's user-space libraries (the nvidia-utils / libnvidia-compute package "
+       "matching the kernel module); in a container, run it with `--gpus all`."),
+    _E("driver-library-mismatch", "driver", "Driver/library version mismatch", "ok, error, n/a",
+       "The loaded kernel module (/proc/driver/nvidia/version) and the user-space library "
+       "(libnvidia-ml.so.<version>) differ, typically after a driver upgrade without a reboot; "
+       "NVML fails with 'Driver/library version mismatch'.",
+       "Reboot, or reload the modules: `sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia "
+       "&& sudo modprobe nvidia`."),
+    _E("nvml-init-failed", "driver", "NVML could not initialise", "ok, unknown, error, n/a",
+       "NVML failed for another reason (no permission, unknown error); GPU facts are unknown.",
+       "Run as a user that can open /dev/nvidia*; see the NVML error in the detail."),
+    _E("driver-version", "driver", "Driver version and the CUDA it supports", "ok, unknown, n/a",
+       "The NVIDIA driver in use, its kernel module flavour and the newest CUDA it supports.",
+       "None."),
+    _E("device-nodes", "driver", "/dev/nvidia* device nodes", "ok, warn, error, n/a",
+       "/dev/nvidiactl, /dev/nvidiaN and /dev/nvidia-uvm must exist and be read/writable for "
+       "CUDA to work.",
+       "Missing nodes: `sudo nvidia-modprobe -u -c=0` (or load nvidia_uvm); permissions: add "
+       "the user to the group owning /dev/nvidia* (often `video`) or fix the udev rule."),
+    _E("gpu-count", "driver", "GPU count agreement (PCI, NVML, /dev)", "ok, info, warn, n/a",
+       "The number of NVIDIA GPUs on the PCI bus bound to nvidia, seen by NVML and with a "
+       "/dev/nvidiaN node should agree; a GPU missing from NVML has often fallen off the bus.",
+       "Check `dmesg` for Xid 79 / 'fallen off the bus'; reseat or RMA the GPU; reboot."),
+    _E("gpu-lost", "driver", "GPU lost", "ok, error, n/a",
+       "NVML reports a GPU as lost or unreadable (GPU_IS_LOST): it fell off the bus or hung.",
+       "Drain the node and reboot; check `dmesg` for Xid errors; RMA if it recurs."),
+    _E("nvml-bindings", "driver", "NVML Python bindings", "ok, warn, n/a",
+       "The unofficial `pynvml` package shadows NVIDIA's `nvidia-ml-py` bindings (the classic "
+       "\"module 'pynvml' has no attribute\" errors).",
+       "`pip uninstall pynvml && pip install --force-reinstall nvidia-ml-py`."),
+    # --- gpu --------------------------------------------------------------------------------
+    _E("gpu-identity", "gpu", "GPU model, memory and compute capability", "ok, unknown",
+       "What each GPU is; shown with -v.", "None."),
+    _E("mig-mode", "gpu", "MIG mode", "ok, info, warn, n/a, unknown",
+       "MIG is on: frameworks see MIG instances only, one per process (select one with "
+       "CUDA_VISIBLE_DEVICES=MIG-<uuid>); with no instances created CUDA sees no device (warn).",
+       "Create instances (`sudo nvidia-smi mig -cgi <profiles> -C`) or turn MIG off "
+       "(`sudo nvidia-smi -i N -mig 0`)."),
+    _E("mig-mode-pending", "gpu", "MIG mode change pending", "ok, warn, n/a, unknown",
+       "The pending MIG mode differs from the current one: the change takes effect after a GPU "
+       "reset. A loaded nvidia_drm module or nvidia-persistenced can block the reset.",
+       "`sudo nvidia-smi -i N -r` (stop GPU processes first; unload nvidia_drm if loaded) or "
+       "reboot."),
+    _E("ecc-mode-pending", "gpu", "ECC mode change pending", "ok, warn, n/a, unknown",
+       "The pending ECC mode differs from the current one; it applies at the next reset.",
+       "`sudo nvidia-smi -i N -r` or reboot."),
+    _E("ecc-errors", "gpu", "Uncorrected ECC errors", "ok, warn, n/a, unknown",
+       "Volatile uncorrected ECC errors since the last driver load.",
+       "Drain the GPU, reset it (`sudo nvidia-smi -i N -r`) and watch for recurrence; RMA if "
+       "they return."),
+    _E("memory-repair-pending", "gpu", "Retired pages / remapped rows pending",
+       "ok, warn, n/a, unknown",
+       "Memory pages were retired or rows remapped but only take effect after a GPU reset.",
+       "Drain the GPU and reset it: `sudo nvidia-smi -i N -r`, or reboot."),
+    _E("row-remap-failure", "gpu", "Row remapping failed", "ok, error, n/a, unknown",
+       "The GPU ran out of spare rows (remapping failure): memory errors can no longer be "
+       "repaired.",
+       "Take the GPU out of service and RMA it."),
+    _E("persistence-mode", "gpu", "Persistence mode", "ok, warn, n/a, unknown",
+       "Persistence mode off: the driver tears the GPU state down when no client is attached, "
+       "so each CUDA start is slower and settings can reset.",
+       "`sudo nvidia-smi -pm 1`, or better enable the nvidia-persistenced service."),
+    _E("pcie-link-width", "gpu", "PCIe link width", "ok, warn, n/a, unknown",
+       "The PCIe link runs narrower than the GPU's maximum (e.g. x8 of x16): a seating, riser "
+       "or slot problem that halves host-device bandwidth.",
+       "Reseat the GPU or riser, check the slot's wiring and BIOS lane settings."),
+    _E("pcie-link-gen", "gpu", "PCIe link generation", "ok, info, n/a, unknown",
+       "The PCIe link runs below its maximum generation; normal at idle (links down-train to "
+       "save power), a problem only if it stays low under load.",
+       "Re-check under load (`nvidia-smi -q -d PCIE`); if it stays low, check BIOS PCIe "
+       "settings and risers."),
+    _E("clock-throttling", "gpu", "Clock throttling", "ok, info, warn, n/a, unknown",
+       "Active clock-event reasons: hardware or thermal slowdown and power brake (warn), "
+       "software power cap (info); gpu_idle is benign.",
+       "Check cooling and airflow, power cables and PSU; `nvidia-smi -q -d PERFORMANCE`."),
+    _E("gpu-virtualization", "gpu", "GPU virtualization", "ok, info, n/a, unknown",
+       "Whether the GPU is bare metal, passed through to this VM, or a vGPU (shared, "
+       "host-managed: MIG and ECC changes go through the hypervisor; needs a vGPU licence).",
+       "For vGPU: make sure the licence client (nvidia-gridd) holds a licence."),
+    # --- platform ---------------------------------------------------------------------------
+    _E("virtualization", "platform", "Bare metal or VM", "ok, info, unknown",
+       "Whether this host is bare metal, a VM (and which hypervisor) or a container.", "None."),
+    _E("iommu", "platform", "IOMMU", "ok, info, warn, error, unknown, n/a",
+       "IOMMU off while a GPU is bound to vfio-pci (passthrough cannot work: error); translated "
+       "IOMMU on a bare-metal multi-GPU host (P2P/NCCL traffic may route through the root "
+       "complex: info).",
+       "Add `intel_iommu=on iommu=pt` (Intel) or `amd_iommu=on iommu=pt` (AMD) to "
+       "GRUB_CMDLINE_LINUX in /etc/default/grub, run `sudo update-grub` and reboot."),
+    _E("wsl", "platform", "WSL 2", "ok, info, n/a",
+       "Running under WSL 2: the Windows driver provides the GPU through /usr/lib/wsl/lib; "
+       "never install a Linux NVIDIA driver inside WSL; persistence, MIG and ECC controls are "
+       "unavailable.",
+       "Update the NVIDIA driver on Windows; keep /usr/lib/wsl/lib first on the library path."),
+    _E("container-gpus", "platform", "GPUs visible in this container", "ok, warn, error, n/a",
+       "Inside a container NVIDIA_VISIBLE_DEVICES unset, 'void' or 'none' gives the container "
+       "no GPUs.",
+       "Start the container with `--gpus all` (Docker) or "
+       "`--device nvidia.com/gpu=all` (CDI), or a GPU resource limit in Kubernetes."),
+    _E("cuda-visible-devices", "platform", "CUDA_VISIBLE_DEVICES", "ok, info, warn",
+       "CUDA_VISIBLE_DEVICES set to an empty value or -1 hides every GPU from CUDA.",
+       "`unset CUDA_VISIBLE_DEVICES` or set it to the GPU indices/UUIDs you want."),
+    # --- runtime ----------------------------------------------------------------------------
+    _E("docker-nvidia-runtime", "runtime", "Docker has the NVIDIA runtime or CDI",
+       "ok, error, n/a, unknown",
+       "Docker is installed but neither the nvidia runtime nor NVIDIA CDI specs are registered: "
+       "`docker run --gpus all` fails with 'could not select device driver \"\" with "
+       "capabilities: [[gpu]]'.",
+       "`sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker`."),
+    _E("container-toolkit", "runtime", "NVIDIA Container Toolkit installed", "ok, warn, n/a",
+       "Docker is present but nvidia-ctk / nvidia-container-runtime are not installed.",
+       "Install nvidia-container-toolkit (NVIDIA's apt/dnf repository), then `sudo nvidia-ctk "
+       "runtime configure --runtime=docker && sudo systemctl restart docker`."),
+    # --- software ---------------------------------------------------------------------------
+    _E("framework-driver-cuda", "software", "Driver runs the framework's CUDA",
+       "ok, info, error, n/a, unknown",
+       "The driver must support the CUDA an installed framework was built with: ok from the "
+       "release's minimum driver, info through minor-version compatibility within the major "
+       "(no PTX JIT of newer PTX), error below that ('CUDA driver version is insufficient').",
+       "Upgrade the driver to the minimum shown, or install the framework's build for an older "
+       "CUDA (the exact pip command is in the finding); data-center GPUs can use the "
+       "cuda-compat forward-compatibility package."),
+    _E("framework-arch", "software", "Framework has kernels for each GPU",
+       "ok, info, error, n/a, unknown",
+       "The framework's compiled architecture list must cover each GPU's compute capability "
+       "(cubin same major and lower-or-equal minor, or PTX JIT); else 'no kernel image is "
+       "available for execution on the device'.",
+       "Install a build whose arch list has the GPU (the finding names one), e.g. a cu128+ "
+       "torch for Blackwell."),
+    _E("framework-cpu-only", "software", "CPU-only framework build on a GPU host",
+       "ok, error, n/a, unknown",
+       "The installed framework is a CPU-only build (torch +cpu, tensorflow-cpu) but this host "
+       "has NVIDIA GPUs: it will never use them.",
+       "Reinstall the CUDA build (the pip command is in the finding)."),
+    _E("framework-cudnn", "software", "cuDNN accepted by the framework",
+       "ok, warn, error, n/a, unknown",
+       "The cuDNN the framework loads (its bundled nvidia-cudnn wheel, or for TensorFlow the "
+       "system cuDNN) differs from the one its build expects: another major fails to load "
+       "(error), an older minor may lack symbols (warn).",
+       "`pip install nvidia-cudnn-cu12==<version from the finding>` or reinstall the "
+       "framework so that pip picks its cuDNN."),
+    _E("nvcc-driver-cuda", "software", "CUDA toolkit (nvcc) vs driver", "ok, info, warn, n/a",
+       "A CUDA toolkit newer than the driver supports compiles fine but its programs fail at "
+       "run time ('CUDA driver version is insufficient for CUDA runtime version').",
+       "Upgrade the driver, or use a toolkit no newer than the CUDA the driver supports."),
+    # --- intent -----------------------------------------------------------------------------
+    _E("intent-verdict", "intent", "Will the requested framework/CUDA run here",
+       "ok, info, error, unknown",
+       "For `--framework`/`--cuda`: the matrix row asked for, judged against this driver "
+       "(CUDA minimum) and these GPUs (compiled architectures).",
+       "Use the newest row this host can run (intent-newest-row), or upgrade the driver."),
+    _E("intent-newest-row", "intent", "Newest matrix row this host can run", "info, warn, n/a",
+       "The newest framework build in the matrix whose CUDA this driver runs and whose "
+       "kernels cover these GPUs.",
+       "The pip command in the finding."),
+    # --- requirements -----------------------------------------------------------------------
+    *(
+        _E(f"requirement-{key}", "requirements", f"--require {key}...", "ok, error, unknown",
+           meaning, "Meet the requirement, or change the host you run on.")
+        for key, meaning in (
+            ("driver", "The driver version (`driver>=550`)."),
+            ("cuda", "The newest CUDA the driver supports (`cuda>=12.1`)."),
+            ("gpus", "The number of GPUs NVML sees (`gpus>=8`)."),
+            ("memory", "Each GPU's memory (`memory>=40GiB`; GiB, GB, MiB, MB)."),
+            ("compute-capability", "Each GPU's compute capability (`compute_capability>=8.0`)."),
+            ("mig", "MIG mode on every GPU (`mig=off`)."),
+            ("iommu", "IOMMU enabled (`iommu=on`)."),
+            ("runtime", "A Docker runtime registered (`runtime=nvidia`; `cdi` for CDI specs)."),
+        )
+    ),
+    _E("check-crashed", "driver", "A check crashed", "unknown",
+       "A check raised an exception on these facts; its result is unknown (a gpudoctor bug: "
+       "please report it with `gpudoctor snapshot`).",
+       "Report it at the gpudoctor issue tracker with the snapshot attached."),
+)  # fmt: skip
+
+CATALOGUE: dict[str, CatalogueEntry] = {e.code: e for e in _ENTRIES}
+
+
+def markdown() -> str:
+    """docs/findings.md: one section per area, one anchor per code."""
+    out = [
+        "# Findings",
+        "",
+        "<!-- GENERATED by `python -m gpudoctor.checks.docgen > docs/findings.md`; "
+        "do not edit. -->",
+        "",
+        "Every finding `gpudoctor check` reports has a stable code. Severities: `ok`, `info`, "
+        "`warn`, `error`, `n/a` (does not apply to this host), `unknown` (a fact could not be "
+        "read). `gpudoctor check --list` prints the same list.",
+        "",
+    ]
+    for area in AREAS:
+        out += [f"## {AREA_TITLES[area]}", ""]
+        for e in (e for e in _ENTRIES if e.area == area):
+            out += [
+                f'### <a id="{e.code}"></a>`{e.code}`: {e.title}',
+                "",
+                f"- severities: {e.severities}",
+                f"- meaning: {e.meaning}",
+                f"- fix: {e.fix}",
+                "",
+            ]
+    return "\n".join(out)
+
+
+def listing() -> str:
+    """`gpudoctor check --list`: code, area and title, one a line."""
+    width = max(len(e.code) for e in _ENTRIES)
+    return "".join(f"{e.code:<{width}}  {e.area:<12}  {e.title}\n" for e in _ENTRIES)

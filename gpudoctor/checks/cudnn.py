@@ -1,0 +1,102 @@
+"""cuDNN the framework loads vs the cuDNN its build expects (the matrix variant's / release's).
+
+torch loads the cuDNN of its nvidia-cudnn-cuXX wheel; TensorFlow 2.14+ its [and-cuda] wheel and
+older releases the system cuDNN. Another major cannot load (libcudnn.so.8 vs .so.9); an older
+minor than the build's may lack symbols.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks.base import finding, version_tuple
+from gpudoctor.checks.model import Finding, Severity
+
+if TYPE_CHECKING:
+    from gpudoctor.facts import FrameworkFacts, HostFacts
+    from gpudoctor.matrix.model import Matrix
+
+
+def _expected(matrix: Matrix, fw: FrameworkFacts) -> str | None:
+    from gpudoctor.checks.suggest import torch_variant
+    from gpudoctor.matrix.queries import tensorflow_release_for
+
+    if fw.name == "torch":
+        variant = torch_variant(matrix, fw)
+        return variant.cudnn if variant else None
+    if fw.name == "tensorflow":
+        release = tensorflow_release_for(matrix, fw.version)
+        return release.cudnn if release else None
+    return None
+
+
+def _loaded(facts: HostFacts, fw: FrameworkFacts) -> tuple[str | None, str]:
+    """The cuDNN version the framework will load, and where it comes from."""
+    if fw.cudnn:
+        return fw.cudnn, "its nvidia-cudnn wheel"
+    if fw.name == "tensorflow":
+        system = [lib.version for lib in facts.cuda_libs.cudnn if lib.version]
+        if system:
+            return max(system, key=lambda v: version_tuple(v) or ()), "the system"
+    return None, ""
+
+
+def judge_cudnn(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
+    code, subject = "framework-cudnn", fw.name
+    if fw.cpu_only or fw.hip or fw.name == "jax":
+        return finding(code, Severity.NA, f"{fw.name} {fw.version}: not judged", subject=subject)
+    expected = _expected(matrix, fw)
+    loaded, where = _loaded(facts, fw)
+    ev = [("expected_cudnn", expected), ("found_cudnn", loaded), ("from", where or None)]
+    if expected is None:
+        return finding(
+            code,
+            Severity.UNKNOWN,
+            f"{fw.name} {fw.version} not in the matrix: expected cuDNN unknown",
+            evidence=ev,
+            subject=subject,
+        )
+    if loaded is None:
+        return finding(
+            code,
+            Severity.NA,
+            f"no separate cuDNN found for {fw.name} (expects {expected})",
+            evidence=ev,
+            subject=subject,
+        )
+    want, have = version_tuple(expected) or (), version_tuple(loaded) or ()
+    pip_name = "nvidia-cudnn-cu" + (fw.cuda or "12").split(".")[0]
+    fix = (
+        f"pip install '{pip_name}=={expected}'"
+        if fw.name == "torch"
+        else (
+            f"install cuDNN {expected} for CUDA {fw.cuda or '?'} (or pip install "
+            f"'tensorflow[and-cuda]=={fw.version.partition('+')[0]}')"
+        )
+    )
+    if have[:1] != want[:1]:
+        return finding(
+            code,
+            Severity.ERROR,
+            f"{fw.name} {fw.version} expects cuDNN {expected}, {where} has {loaded}",
+            detail="a different cuDNN major cannot be loaded",
+            fix=fix,
+            evidence=ev,
+            subject=subject,
+        )
+    if have[:2] < want[:2]:
+        return finding(
+            code,
+            Severity.WARN,
+            f"{fw.name} {fw.version} expects cuDNN {expected}, {where} has older {loaded}",
+            fix=fix,
+            evidence=ev,
+            subject=subject,
+        )
+    return finding(
+        code,
+        Severity.OK,
+        f"cuDNN {loaded} from {where} (build expects {expected})",
+        evidence=ev,
+        subject=subject,
+    )

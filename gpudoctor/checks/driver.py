@@ -1,0 +1,469 @@
+"""Driver checks: is the NVIDIA driver bound, loaded, consistent and reachable for every GPU.
+
+The root-causing order follows what breaks first: no GPU, no driver bound, nouveau in the way,
+module not loaded, library missing, module/library mismatch, other NVML failures.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks.base import (
+    Intent,
+    driver_broken,
+    driver_version,
+    finding,
+    has_gpu,
+    live_gpus,
+    nvidia_pci_gpus,
+    nvml_ok,
+    passthrough_only,
+)
+from gpudoctor.checks.model import Finding, Severity
+
+if TYPE_CHECKING:
+    from gpudoctor.facts import HostFacts
+    from gpudoctor.matrix.model import Matrix
+
+OK, INFO, WARN, ERROR, NA, UNKNOWN = (
+    Severity.OK,
+    Severity.INFO,
+    Severity.WARN,
+    Severity.ERROR,
+    Severity.NA,
+    Severity.UNKNOWN,
+)
+
+
+def check_gpu_present(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    if has_gpu(facts):
+        return []  # the other driver checks speak for a GPU host
+    ev = [("pci_nvidia_gpus", 0), ("nvml_status", facts.nvml.status)]
+    return [
+        finding(
+            "no-nvidia-gpu",
+            INFO,
+            "no NVIDIA GPU found",
+            detail="neither the PCI bus nor NVML shows an NVIDIA GPU; GPU checks do not apply",
+            evidence=ev,
+        )
+    ]
+
+
+def check_pci_binding(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    pci = nvidia_pci_gpus(facts)
+    if not pci:
+        return [finding("gpu-without-driver", NA, "no NVIDIA GPU on the PCI bus")]
+    if passthrough_only(facts):
+        return [
+            finding(
+                "gpu-without-driver",
+                OK,
+                "every NVIDIA GPU is bound to vfio-pci for passthrough",
+                evidence=[("pci_drivers", ["vfio-pci"])],
+            )
+        ]
+    unbound = [d.address for d in pci if d.driver is None]
+    if not unbound:
+        drivers = sorted({d.driver or "" for d in pci})
+        return [
+            finding(
+                "gpu-without-driver",
+                OK,
+                f"every NVIDIA GPU has a driver bound ({', '.join(drivers)})",
+                evidence=[("pci_drivers", drivers)],
+            )
+        ]
+    return [
+        finding(
+            "gpu-without-driver",
+            ERROR,
+            f"{len(unbound)} of {len(pci)} NVIDIA GPU(s) have no kernel driver bound",
+            detail="the GPU is on the PCI bus but nothing drives it: no CUDA, no nvidia-smi",
+            fix="install the NVIDIA driver (`sudo ubuntu-drivers install` or the distribution's "
+            "nvidia-driver package), then `sudo modprobe nvidia` or reboot",
+            evidence=[("unbound_pci_devices", unbound)],
+        )
+    ]
+
+
+_NOUVEAU_FIX = (
+    "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
+    "/etc/modprobe.d/blacklist-nouveau.conf && sudo update-initramfs -u "
+    "(RHEL/Fedora: sudo dracut --force) && sudo reboot"
+)
+
+
+def check_nouveau(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    bound = [d.address for d in nvidia_pci_gpus(facts) if d.driver == "nouveau"]
+    loaded = "nouveau" in facts.kernel.modules_loaded
+    ev = [
+        ("nouveau_loaded", loaded),
+        ("nouveau_bound_to", bound),
+        ("nouveau_blacklisted", facts.kernel.nouveau_blacklisted),
+    ]
+    if bound:
+        return [
+            finding(
+                "nouveau-loaded",
+                ERROR,
+                f"nouveau drives {len(bound)} NVIDIA GPU(s); the NVIDIA driver cannot bind",
+                fix=_NOUVEAU_FIX,
+                evidence=ev,
+            )
+        ]
+    if loaded:
+        blacklisted = facts.kernel.nouveau_blacklisted
+        detail = "nouveau is loaded although not bound to a GPU" + (
+            "; it is blacklisted, so the initramfs still loads it: rebuild it"
+            if blacklisted
+            else ""
+        )
+        return [
+            finding(
+                "nouveau-loaded",
+                WARN,
+                "nouveau module loaded",
+                detail=detail,
+                fix=_NOUVEAU_FIX,
+                evidence=ev,
+            )
+        ]
+    return [finding("nouveau-loaded", OK, "nouveau not loaded", evidence=ev)]
+
+
+def check_module_loaded(  # noqa: PLR0911 - one return per verdict
+    facts: HostFacts, matrix: Matrix, intent: Intent
+) -> list[Finding]:
+    k = facts.kernel
+    loaded = "nvidia" in k.modules_loaded or k.nvidia_module_version is not None
+    ev = [("nvidia_module_version", k.nvidia_module_version), ("nvml_status", facts.nvml.status)]
+    if facts.platform.wsl:
+        return [finding("nvidia-module-not-loaded", NA, "WSL: the Windows driver provides the GPU")]
+    if loaded or nvml_ok(facts):
+        return [finding("nvidia-module-not-loaded", OK, "nvidia kernel module loaded", evidence=ev)]
+    pci = nvidia_pci_gpus(facts)
+    if not pci or passthrough_only(facts):
+        why = "GPUs are kept for passthrough (vfio-pci)" if pci else "no NVIDIA GPU on the PCI bus"
+        return [finding("nvidia-module-not-loaded", NA, why, evidence=ev)]
+    if facts.platform.container:
+        return [
+            finding(
+                "nvidia-module-not-loaded",
+                NA,
+                "the host's kernel modules are not visible from a container",
+                evidence=ev,
+            )
+        ]
+    if all(d.driver is None or d.driver == "nouveau" for d in pci) and not k.modules_loaded:
+        return [
+            finding(
+                "nvidia-module-not-loaded",
+                NA,
+                "no NVIDIA driver bound (see gpu-without-driver)",
+                evidence=ev,
+            )
+        ]
+    if facts.nvml.status == "driver_not_loaded" or k.modules_loaded:
+        return [
+            finding(
+                "nvidia-module-not-loaded",
+                ERROR,
+                "nvidia kernel module not loaded",
+                detail="a GPU is present but /proc/driver/nvidia/version does not exist",
+                fix="sudo modprobe nvidia; if it fails, reinstall the driver for kernel "
+                f"{k.release or '$(uname -r)'} (DKMS) and read `sudo dmesg | grep NVRM`",
+                evidence=ev,
+            )
+        ]
+    return [
+        finding(
+            "nvidia-module-not-loaded",
+            UNKNOWN,
+            "could not tell whether nvidia is loaded",
+            evidence=ev,
+        )
+    ]
+
+
+def check_nvml_library(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    n = facts.nvml
+    ev = [("nvml_status", n.status), ("nvml_library", n.library_path), ("nvml_error", n.error)]
+    if n.status != "library_not_found":
+        if n.status == "not_run":
+            return [finding("nvml-library-missing", UNKNOWN, "NVML was not probed", evidence=ev)]
+        return [finding("nvml-library-missing", OK, "NVML library found", evidence=ev)]
+    if not has_gpu(facts) or passthrough_only(facts):
+        return [
+            finding(
+                "nvml-library-missing",
+                NA,
+                "no NVML library, and no GPU for it to drive",
+                evidence=ev,
+            )
+        ]
+    in_container = facts.platform.container is not None
+    fix = (
+        "run the container with `--gpus all` (or `--device nvidia.com/gpu=all`) so the "
+        "toolkit mounts the driver libraries"
+        if in_container
+        else "install the driver's user-space libraries matching the kernel module "
+        "(Ubuntu: `sudo apt install nvidia-utils-<branch> libnvidia-compute-<branch>`)"
+    )
+    return [
+        finding(
+            "nvml-library-missing",
+            ERROR,
+            "libnvidia-ml.so.1 not found: the driver's user-space part is missing",
+            detail="nvidia-smi, CUDA and every NVML tool fail without it",
+            fix=fix,
+            evidence=ev,
+        )
+    ]
+
+
+_RELOAD_FIX = (
+    "reboot, or reload the modules: sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia "
+    "&& sudo modprobe nvidia (stop nvidia-persistenced and GPU processes first)"
+)
+
+
+def check_version_mismatch(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    module = facts.kernel.nvidia_module_version
+    library = facts.nvml.library_version
+    ev = [("kernel_module_version", module), ("nvml_library_version", library)]
+    said_mismatch = facts.nvml.status == "lib_rm_version_mismatch"
+    if module and library and module != library:
+        return [
+            finding(
+                "driver-library-mismatch",
+                ERROR,
+                f"kernel module {module} loaded, user-space library {library} installed",
+                detail="the driver was upgraded without reloading the kernel module; NVML and "
+                "CUDA fail with 'Driver/library version mismatch' until it is",
+                fix=_RELOAD_FIX,
+                evidence=ev,
+            )
+        ]
+    if said_mismatch:
+        return [
+            finding(
+                "driver-library-mismatch",
+                ERROR,
+                "NVML reports a driver/library version mismatch",
+                detail="the loaded kernel module and the installed library differ",
+                fix=_RELOAD_FIX,
+                evidence=ev,
+            )
+        ]
+    if module and library:
+        return [
+            finding(
+                "driver-library-mismatch", OK, f"module and library agree ({module})", evidence=ev
+            )
+        ]
+    if not has_gpu(facts) or facts.platform.wsl or driver_broken(facts):
+        return [
+            finding(
+                "driver-library-mismatch",
+                NA,
+                "no kernel module and library to compare",
+                evidence=ev,
+            )
+        ]
+    return [
+        finding(
+            "driver-library-mismatch",
+            OK if nvml_ok(facts) else UNKNOWN,
+            "NVML initialised, so module and library match"
+            if nvml_ok(facts)
+            else "could not compare kernel module and library versions",
+            evidence=ev,
+        )
+    ]
+
+
+def check_nvml_init(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    n = facts.nvml
+    ev = [("nvml_status", n.status), ("nvml_error", n.error)]
+    if n.status == "ok":
+        return [finding("nvml-init-failed", OK, "NVML initialised", evidence=ev)]
+    if n.status in ("library_not_found", "driver_not_loaded", "lib_rm_version_mismatch"):
+        return [finding("nvml-init-failed", NA, "covered by the checks above", evidence=ev)]
+    if not has_gpu(facts):
+        return [finding("nvml-init-failed", NA, "no GPU", evidence=ev)]
+    if n.status == "no_permission":
+        return [
+            finding(
+                "nvml-init-failed",
+                ERROR,
+                "no permission to open the GPU device nodes",
+                fix="add the user to the group owning /dev/nvidia* (often `video`): "
+                "sudo usermod -aG video $USER, then log in again",
+                evidence=ev,
+            )
+        ]
+    return [
+        finding("nvml-init-failed", UNKNOWN, f"NVML failed: {n.error or n.status}", evidence=ev)
+    ]
+
+
+def check_driver_version(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    version = driver_version(facts)
+    k = facts.kernel
+    ev = [
+        ("driver_version", version),
+        ("cuda_driver_version", facts.nvml.cuda_driver_version),
+        ("module_flavor", k.nvidia_module_flavor),
+    ]
+    if version is None:
+        sev = UNKNOWN if has_gpu(facts) and not driver_broken(facts) else NA
+        return [finding("driver-version", sev, "no NVIDIA driver version known", evidence=ev)]
+    cuda = facts.nvml.cuda_driver_version
+    flavor = f" ({k.nvidia_module_flavor} kernel module)" if k.nvidia_module_flavor else ""
+    title = f"driver {version}{flavor}" + (f", supports CUDA {cuda}" if cuda else "")
+    return [finding("driver-version", OK, title, evidence=ev)]
+
+
+def check_device_nodes(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    if not nvml_ok(facts) or facts.platform.wsl:
+        why = "WSL uses /dev/dxg" if facts.platform.wsl else "needs a working driver"
+        return [finding("device-nodes", NA, f"device nodes not checked: {why}")]
+    nodes = {n.path: n for n in facts.kernel.device_nodes}
+    wanted = ["/dev/nvidiactl"] + [
+        f"/dev/nvidia{g.minor_number}" for g in live_gpus(facts) if g.minor_number is not None
+    ]
+    missing = [p for p in wanted if p not in nodes]
+    denied = sorted(p for p, n in nodes.items() if n.readable is False or n.writable is False)
+    ev = [("device_nodes", sorted(nodes)), ("missing", missing), ("not_read_writable", denied)]
+    if missing or denied:
+        what = (f"missing {', '.join(missing)}" if missing else "") + (
+            ("; " if missing else "") + f"not read/writable: {', '.join(denied)}" if denied else ""
+        )
+        return [
+            finding(
+                "device-nodes",
+                ERROR,
+                f"GPU device nodes: {what}",
+                fix="create them with `sudo nvidia-modprobe -c=0 -u`; for permissions add the "
+                "user to the group owning /dev/nvidia* (`ls -l /dev/nvidia*`)",
+                evidence=ev,
+            )
+        ]
+    if "/dev/nvidia-uvm" not in nodes:
+        return [
+            finding(
+                "device-nodes",
+                WARN,
+                "/dev/nvidia-uvm missing: CUDA needs it",
+                detail="nvidia_uvm is loaded on first CUDA use by the setuid nvidia-modprobe; "
+                "inside containers or without it CUDA fails to initialise",
+                fix="sudo modprobe nvidia-uvm && sudo nvidia-modprobe -u -c=0",
+                evidence=ev,
+            )
+        ]
+    return [finding("device-nodes", OK, "device nodes present and usable", evidence=ev)]
+
+
+def check_gpu_count(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    if not nvml_ok(facts):
+        return [finding("gpu-count", NA, "GPU count needs a working NVML")]
+    pci = [d for d in nvidia_pci_gpus(facts) if d.driver == "nvidia"]
+    nvml = facts.nvml.device_count if facts.nvml.device_count is not None else len(facts.nvml.gpus)
+    nodes = [
+        n.path for n in facts.kernel.device_nodes if n.path.removeprefix("/dev/nvidia").isdigit()
+    ]
+    ev = [
+        ("pci_gpus_bound_to_nvidia", len(pci)),
+        ("nvml_device_count", nvml),
+        ("dev_nvidia_nodes", len(nodes)),
+    ]
+    # A source the probe did not record (no sysfs PCI view, no /dev listing) does not vote.
+    counts = {nvml}
+    counts |= {len(pci)} if facts.kernel.pci_devices else set()
+    counts |= {len(nodes)} if facts.kernel.device_nodes else set()
+    if len(counts) <= 1:
+        return [finding("gpu-count", OK, f"{nvml} GPU(s) on PCI, in NVML and in /dev", evidence=ev)]
+    in_container = facts.platform.container is not None or facts.platform.wsl
+    if in_container and nvml == len(nodes):
+        return [
+            finding(
+                "gpu-count",
+                INFO,
+                f"{nvml} of {len(pci)} GPUs visible in this container",
+                detail="containers see the host's PCI bus but only the GPUs passed to them",
+                evidence=ev,
+            )
+        ]
+    return [
+        finding(
+            "gpu-count",
+            WARN,
+            f"GPU counts disagree: PCI {len(pci)}, NVML {nvml}, /dev {len(nodes)}",
+            detail="a GPU bound to nvidia but missing from NVML has usually fallen off the bus",
+            fix="check `sudo dmesg | grep -i -e xid -e 'fallen off'`; drain and reboot; RMA if "
+            "it recurs",
+            evidence=ev,
+        )
+    ]
+
+
+def check_gpu_lost(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    if not nvml_ok(facts):
+        return [finding("gpu-lost", NA, "needs a working NVML")]
+    lost = [g for g in facts.nvml.gpus if g.lost]
+    if not lost:
+        return [finding("gpu-lost", OK, "no GPU lost")]
+    return [
+        finding(
+            "gpu-lost",
+            ERROR,
+            f"lost (bus {g.pci_bus_id or 'unknown'}): {g.error or 'no reply'}",
+            detail="the GPU fell off the bus or hung; CUDA cannot use it until a reset",
+            fix="drain the node and reboot; read `sudo dmesg | grep -i xid`; RMA if it recurs",
+            evidence=[("pci_bus_id", g.pci_bus_id), ("error", g.error)],
+            subject=f"GPU {g.index}",
+        )
+        for g in lost
+    ]
+
+
+def check_bindings(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    n = facts.nvml
+    ev = [("bindings_package", n.bindings_package), ("bindings_version", n.bindings_version)]
+    if n.bindings_shadowed:
+        return [
+            finding(
+                "nvml-bindings",
+                WARN,
+                "the unofficial `pynvml` package shadows nvidia-ml-py",
+                fix="pip uninstall -y pynvml && pip install --force-reinstall nvidia-ml-py",
+                evidence=ev,
+            )
+        ]
+    if n.bindings_package is None:
+        return [finding("nvml-bindings", NA, "bindings not recorded", evidence=ev)]
+    return [
+        finding(
+            "nvml-bindings",
+            OK,
+            f"{n.bindings_package} {n.bindings_version or ''}".strip(),
+            evidence=ev,
+        )
+    ]
+
+
+CHECKS = (
+    check_gpu_present,
+    check_pci_binding,
+    check_nouveau,
+    check_module_loaded,
+    check_nvml_library,
+    check_version_mismatch,
+    check_nvml_init,
+    check_driver_version,
+    check_device_nodes,
+    check_gpu_count,
+    check_gpu_lost,
+    check_bindings,
+)

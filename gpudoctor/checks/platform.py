@@ -1,0 +1,207 @@
+"""Platform checks: bare metal or VM, IOMMU for passthrough and P2P, WSL, containers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks.base import Intent, finding, has_gpu, live_gpus, nvidia_pci_gpus
+from gpudoctor.checks.model import Finding, Severity
+
+if TYPE_CHECKING:
+    from gpudoctor.facts import HostFacts
+    from gpudoctor.matrix.model import Matrix
+
+OK, INFO, WARN, ERROR, NA, UNKNOWN = (
+    Severity.OK,
+    Severity.INFO,
+    Severity.WARN,
+    Severity.ERROR,
+    Severity.NA,
+    Severity.UNKNOWN,
+)
+
+
+def where(facts: HostFacts) -> str:
+    """ "bare metal", "VM (kvm)", "WSL 2", plus " in a docker container"."""
+    p = facts.platform
+    if p.wsl:
+        place = "WSL 2"
+    elif p.virtualization in (None, "none"):
+        place = "bare metal" if p.virtualization == "none" else "unknown virtualization"
+    else:
+        place = f"VM ({p.virtualization})"
+    if p.container:
+        place += f", in a {p.container} container" + (" (Kubernetes)" if p.kubernetes else "")
+    return place
+
+
+def check_virtualization(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    p = facts.platform
+    ev = [
+        ("virtualization", p.virtualization),
+        ("hypervisor_flag", p.hypervisor_flag),
+        ("dmi_vendor", p.dmi_vendor),
+        ("dmi_product", p.dmi_product),
+        ("container", p.container),
+    ]
+    if p.virtualization is None and not p.wsl:
+        return [
+            finding("virtualization", UNKNOWN, "could not tell bare metal from VM", evidence=ev)
+        ]
+    sev = OK if p.virtualization == "none" and not p.container else INFO
+    return [finding("virtualization", sev, where(facts), evidence=ev)]
+
+
+_IOMMU_FIX = (
+    "add `intel_iommu=on iommu=pt` (Intel) or `amd_iommu=on iommu=pt` (AMD) to "
+    "GRUB_CMDLINE_LINUX in /etc/default/grub, then sudo update-grub (RHEL: sudo grub2-mkconfig "
+    "-o /boot/grub2/grub.cfg) and reboot"
+)
+
+
+def check_iommu(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    io = facts.platform.iommu
+    vfio = [d.address for d in nvidia_pci_gpus(facts) if d.driver == "vfio-pci"]
+    ev = [
+        ("iommu_enabled", io.enabled),
+        ("iommu_vendor", io.vendor),
+        ("iommu_groups", io.group_count),
+        ("default_domain", io.default_domain),
+        ("cmdline_flags", io.cmdline_flags),
+        ("vfio_bound_gpus", vfio),
+    ]
+    if facts.platform.wsl:
+        return [finding("iommu", NA, "not applicable under WSL", evidence=ev)]
+    if vfio and io.enabled is False:
+        return [
+            finding(
+                "iommu",
+                ERROR,
+                f"{len(vfio)} GPU(s) bound to vfio-pci but the IOMMU is off: passthrough fails",
+                fix=_IOMMU_FIX,
+                evidence=ev,
+            )
+        ]
+    if io.enabled is None:
+        sev = UNKNOWN if has_gpu(facts) and not facts.platform.container else NA
+        return [finding("iommu", sev, "IOMMU state unknown", evidence=ev)]
+    if not io.enabled:
+        return [finding("iommu", OK, "IOMMU off", evidence=ev)]
+    translated = io.default_domain in ("DMA", "DMA-FQ")
+    bare_multi = facts.platform.virtualization == "none" and len(live_gpus(facts)) > 1
+    if translated and bare_multi:
+        return [
+            finding(
+                "iommu",
+                INFO,
+                f"IOMMU on in translated mode ({io.default_domain}) with several GPUs",
+                detail="with PCIe ACS redirection, GPU peer-to-peer traffic goes through the root "
+                "complex: NCCL may hang or run slowly (NVIDIA/nccl#257); pass-through mode avoids "
+                "the translation",
+                fix="add iommu=pt to the kernel command line (or test with NCCL_P2P_DISABLE=1)",
+                evidence=ev,
+            )
+        ]
+    mode = f" ({io.default_domain})" if io.default_domain else ""
+    return [finding("iommu", OK, f"IOMMU on{mode}", evidence=ev)]
+
+
+def check_wsl(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    if not facts.platform.wsl:
+        return [finding("wsl", NA, "not WSL")]
+    module = facts.kernel.nvidia_module_version
+    if module or "nvidia" in facts.kernel.modules_loaded:
+        return [
+            finding(
+                "wsl",
+                WARN,
+                "a Linux NVIDIA kernel module is present inside WSL",
+                detail="installing a Linux driver inside WSL breaks the Windows driver's GPU "
+                "forwarding",
+                fix="remove the Linux driver packages inside WSL (keep only the CUDA toolkit) "
+                "and update the driver on Windows",
+                evidence=[("nvidia_module_version", module)],
+            )
+        ]
+    return [
+        finding(
+            "wsl",
+            INFO,
+            "WSL 2: the Windows NVIDIA driver provides the GPU",
+            detail="libraries come from /usr/lib/wsl/lib; never install a Linux driver inside "
+            "WSL; persistence mode, MIG and ECC controls are not available",
+            evidence=[("nvml_library", facts.nvml.library_path)],
+        )
+    ]
+
+
+def check_container_gpus(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    p = facts.platform
+    value = p.nvidia_visible_devices
+    ev = [
+        ("container", p.container),
+        ("NVIDIA_VISIBLE_DEVICES", value),
+        ("NVIDIA_DRIVER_CAPABILITIES", p.nvidia_driver_capabilities),
+    ]
+    if not p.container:
+        return [finding("container-gpus", NA, "not in a container", evidence=ev)]
+    fix = (
+        "start the container with `--gpus all` (Docker), `--device nvidia.com/gpu=all` (CDI) "
+        "or a nvidia.com/gpu resource limit (Kubernetes)"
+    )
+    if value in (None, "", "void", "none"):
+        if not has_gpu(facts):
+            return [
+                finding(
+                    "container-gpus",
+                    INFO,
+                    "no GPU passed to this container (and none on the host's PCI bus)",
+                    evidence=ev,
+                )
+            ]
+        got_gpus = bool(live_gpus(facts))
+        shown = "unset" if value is None else repr(value)
+        return [
+            finding(
+                "container-gpus",
+                WARN if got_gpus else ERROR,
+                f"NVIDIA_VISIBLE_DEVICES is {shown}: the NVIDIA runtime gives this container no "
+                "GPU"
+                + (" (yet NVML sees some: devices were passed another way)" if got_gpus else ""),
+                fix=fix,
+                evidence=ev,
+            )
+        ]
+    caps = p.nvidia_driver_capabilities
+    if caps is not None and not ({"compute", "all"} & set(caps.split(","))):
+        return [
+            finding(
+                "container-gpus",
+                WARN,
+                f"NVIDIA_DRIVER_CAPABILITIES={caps} lacks 'compute': CUDA libraries not mounted",
+                fix="set NVIDIA_DRIVER_CAPABILITIES=compute,utility (or all)",
+                evidence=ev,
+            )
+        ]
+    return [finding("container-gpus", OK, f"NVIDIA_VISIBLE_DEVICES={value}", evidence=ev)]
+
+
+def check_cuda_visible(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    value = facts.platform.cuda_visible_devices
+    ev = [("CUDA_VISIBLE_DEVICES", value)]
+    if value is None:
+        return [finding("cuda-visible-devices", OK, "CUDA_VISIBLE_DEVICES unset", evidence=ev)]
+    if value.strip() in ("", "-1") or value.strip().startswith("-1"):
+        return [
+            finding(
+                "cuda-visible-devices",
+                WARN if has_gpu(facts) else INFO,
+                f"CUDA_VISIBLE_DEVICES={value!r} hides every GPU from CUDA",
+                fix="unset CUDA_VISIBLE_DEVICES (or list the GPUs to use)",
+                evidence=ev,
+            )
+        ]
+    return [finding("cuda-visible-devices", INFO, f"CUDA_VISIBLE_DEVICES={value}", evidence=ev)]
+
+
+CHECKS = (check_virtualization, check_iommu, check_wsl, check_container_gpus, check_cuda_visible)

@@ -1,0 +1,245 @@
+"""`--require` expressions: parse (errors point at the bad part) and judge against the facts.
+
+Grammar: KEY OP VALUE, e.g. `driver>=550`, `cuda>=12.1`, `gpus>=2`, `memory>=40GiB`,
+`compute_capability>=8.0`, `mig=off`, `iommu=on`, `runtime=nvidia`. OP is one of >=, <=, >, <,
+==, !=, = (= is ==). Versions compare on the components the requirement gives: `driver>=550`
+holds for 550.90.07, `driver==550` too, `cuda>12` means 13 or newer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks.base import (
+    driver_version,
+    finding,
+    gib,
+    gpu_label,
+    has_gpu,
+    live_gpus,
+    nvml_ok,
+    version_tuple,
+)
+from gpudoctor.checks.model import Finding, Severity
+from gpudoctor.errors import UsageError
+
+if TYPE_CHECKING:
+    from gpudoctor.checks.base import Intent
+    from gpudoctor.facts import HostFacts
+    from gpudoctor.matrix.model import Matrix
+
+KEYS = ("driver", "cuda", "gpus", "memory", "compute_capability", "mig", "iommu", "runtime")
+_SWITCHES = {"mig": ("on", "off"), "iommu": ("on", "off")}
+_OPS = (">=", "<=", "==", "!=", ">", "<", "=")
+_EXPR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*(>=|<=|==|!=|>|<|=)\s*(\S.*?)\s*$")
+_MEMORY = re.compile(r"^(\d+(?:\.\d+)?)\s*(GiB|GB|MiB|MB|TiB|TB)$", re.IGNORECASE)
+_UNITS = {"gib": 2**30, "gb": 10**9, "mib": 2**20, "mb": 10**6, "tib": 2**40, "tb": 10**12}
+_HINT = "examples: --require 'driver>=550' --require 'gpus>=8' --require 'memory>=40GiB'"
+
+Value = tuple[int, ...] | float | str
+
+
+@dataclass(frozen=True)
+class Requirement:
+    text: str  # as the user wrote it
+    key: str
+    op: str  # normalised: "=" becomes "=="
+    value: Value
+
+
+def parse_requirement(text: str) -> Requirement:
+    """Parse one expression; UsageError names the bad part and the expression."""
+    match = _EXPR.match(text)
+    if match is None:
+        raise UsageError(
+            f"{text!r} is not a requirement: expected KEY OP VALUE with OP one of {' '.join(_OPS)}",
+            hint=_HINT,
+        )
+    key, op, raw = match.group(1).lower().replace("-", "_"), match.group(2), match.group(3)
+    op = "==" if op == "=" else op
+    if key not in KEYS:
+        raise UsageError(
+            f"unknown key {match.group(1)!r} in {text!r}; keys: {', '.join(KEYS)}", hint=_HINT
+        )
+    return Requirement(text=text, key=key, op=op, value=_parse_value(key, op, raw, text))
+
+
+def _parse_value(key: str, op: str, raw: str, text: str) -> Value:
+    if key in _SWITCHES or key == "runtime":
+        if op not in ("==", "!="):
+            raise UsageError(f"{key} takes = or != only, not {op!r} in {text!r}", hint=_HINT)
+        value = raw.lower()
+        if key in _SWITCHES and value not in _SWITCHES[key]:
+            raise UsageError(f"{raw!r} is not on or off in {text!r}", hint=_HINT)
+        return value
+    if key == "memory":
+        mem = _MEMORY.match(raw)
+        if mem is None:
+            raise UsageError(
+                f"{raw!r} is not a memory size in {text!r}; use a number and GiB, GB, MiB or MB "
+                "(40GiB)",
+                hint=_HINT,
+            )
+        return float(mem.group(1)) * _UNITS[mem.group(2).lower()]
+    if key == "gpus":
+        if not raw.isdigit():
+            raise UsageError(f"{raw!r} is not a whole number in {text!r}", hint=_HINT)
+        return (int(raw),)
+    if not re.fullmatch(r"\d+(\.\d+)*", raw):
+        raise UsageError(f"{raw!r} is not a version in {text!r}", hint=_HINT)
+    return tuple(int(p) for p in raw.split("."))
+
+
+def _compare(have: tuple[int, ...] | float, op: str, want: tuple[int, ...] | float) -> bool:
+    if isinstance(have, tuple) and isinstance(want, tuple):
+        have = have[: len(want)] + (0,) * (len(want) - len(have))
+    table: dict[str, Callable[[object, object], bool]] = {
+        ">=": lambda a, b: a >= b,  # type: ignore[operator]
+        "<=": lambda a, b: a <= b,  # type: ignore[operator]
+        ">": lambda a, b: a > b,  # type: ignore[operator]
+        "<": lambda a, b: a < b,  # type: ignore[operator]
+        "==": lambda a, b: a == b,
+        "!=": lambda a, b: a != b,
+    }
+    return table[op](have, want)
+
+
+def check_requirements(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    return [judge(facts, matrix, r) for r in intent.requirements]
+
+
+def judge(facts: HostFacts, matrix: Matrix, req: Requirement) -> Finding:
+    """One requirement: ok when met, error when not, unknown when the fact is unknown."""
+    code = f"requirement-{req.key.replace('_', '-')}"
+    actual, reason = _ACTUAL[req.key](facts, matrix)
+    ev = [("requirement", req.text), ("actual", reason)]
+    if actual is None:
+        return finding(
+            code,
+            Severity.UNKNOWN,
+            f"cannot tell ({reason})",
+            evidence=ev,
+            subject=req.text,
+        )
+    values = actual if isinstance(actual, list) else [actual]
+    if req.key == "runtime":  # a set of registered runtimes: membership, not equality
+        met = (req.value in values) == (req.op == "==")
+    elif isinstance(req.value, str):
+        met = bool(values) and all((v == req.value) == (req.op == "==") for v in values)
+    else:
+        met = bool(values) and all(
+            isinstance(v, tuple | float) and _compare(v, req.op, req.value) for v in values
+        )
+    sev = Severity.OK if met else Severity.ERROR
+    verdict = "met" if met else "not met"
+    return finding(code, sev, f"{verdict} ({reason})", evidence=ev, subject=req.text)
+
+
+Actual = tuple[object, str]
+
+
+def _driver(facts: HostFacts, matrix: Matrix) -> Actual:
+    version = driver_version(facts)
+    return version_tuple(version), f"driver {version}" if version else "no driver version"
+
+
+def _cuda(facts: HostFacts, matrix: Matrix) -> Actual:
+    if facts.nvml.cuda_driver_version:
+        return version_tuple(facts.nvml.cuda_driver_version), (
+            f"the driver supports CUDA {facts.nvml.cuda_driver_version}"
+        )
+    driver = driver_version(facts)
+    if driver is None:
+        return None, "no driver version"
+    from gpudoctor.matrix.queries import newest_cuda_for_driver
+
+    release = newest_cuda_for_driver(matrix, driver)
+    if release is None:
+        return None, f"driver {driver} is older than every CUDA in the matrix"
+    return version_tuple(release.version), f"driver {driver} supports CUDA {release.major_minor}"
+
+
+def _gpus(facts: HostFacts, matrix: Matrix) -> Actual:
+    if nvml_ok(facts):
+        n = len(live_gpus(facts))
+        return (n,), f"{n} GPU(s)"
+    if not has_gpu(facts):
+        return (0,), "no NVIDIA GPU"
+    return None, f"NVML unusable ({facts.nvml.status})"
+
+
+def _per_gpu(
+    attr: str, parse: Callable[[object], object], show: Callable[[object], str]
+) -> Callable[[HostFacts, Matrix], Actual]:
+    """A per-GPU fact: every GPU must meet the requirement; no GPU at all does not."""
+
+    def actual(facts: HostFacts, matrix: Matrix) -> Actual:
+        gpus = live_gpus(facts)
+        if not gpus:
+            return ([], "no GPU") if not has_gpu(facts) else (None, "no GPU visible to NVML")
+        raw = [getattr(g, attr) for g in gpus]
+        unknown = [g.index for g, v in zip(gpus, raw, strict=True) if v is None]
+        if unknown:
+            return None, f"{attr} of GPU {unknown[0]} unknown"
+        shown = _by_value([(g.index, show(v)) for g, v in zip(gpus, raw, strict=True)])
+        return [parse(v) for v in raw], shown
+
+    return actual
+
+
+def _mig(facts: HostFacts, matrix: Matrix) -> Actual:
+    from gpudoctor.matrix.queries import mig_gpu_for
+
+    gpus = live_gpus(facts)
+    if not gpus:
+        return ([], "no GPU") if not has_gpu(facts) else (None, "no GPU visible to NVML")
+    modes = []
+    for g in gpus:
+        if g.mig_mode_current is None and g.name and mig_gpu_for(matrix, g.name) is None:
+            modes.append("off")  # not MIG-capable: MIG is off by construction
+        elif g.mig_mode_current is None:
+            return None, f"MIG mode of GPU {g.index} unknown"
+        else:
+            modes.append("on" if g.mig_mode_current else "off")
+    return modes, _by_value([(g.index, f"MIG {m}") for g, m in zip(gpus, modes, strict=True)])
+
+
+def _by_value(values: list[tuple[int, str]]) -> str:
+    """ "GPU 0-7: 79.6 GiB" rather than eight times the same value."""
+    groups: dict[str, list[int]] = {}
+    for index, shown in values:
+        groups.setdefault(shown, []).append(index)
+    return "; ".join(f"{gpu_label(idx)}: {shown}" for shown, idx in groups.items())
+
+
+def _iommu(facts: HostFacts, matrix: Matrix) -> Actual:
+    enabled = facts.platform.iommu.enabled
+    if enabled is None:
+        return None, "IOMMU state unknown"
+    return ("on" if enabled else "off"), f"IOMMU {'on' if enabled else 'off'}"
+
+
+def _runtime(facts: HostFacts, matrix: Matrix) -> Actual:
+    r = facts.container_runtime
+    names = {*r.runtimes, *r.daemon_json_runtimes}
+    if r.cdi_nvidia_devices:
+        names.add("cdi")
+    if not names and r.docker_reachable is not True:
+        return None, "Docker runtimes unknown (Docker not reachable)"
+    shown = ", ".join(sorted(names)) or "none"
+    return sorted(names), f"runtimes: {shown}"
+
+
+_ACTUAL: dict[str, Callable[[HostFacts, Matrix], Actual]] = {
+    "driver": _driver,
+    "cuda": _cuda,
+    "gpus": _gpus,
+    "memory": _per_gpu("memory_total_bytes", float, gib),  # type: ignore[arg-type]
+    "compute_capability": _per_gpu("compute_capability", version_tuple, str),  # type: ignore[arg-type]
+    "mig": _mig,
+    "iommu": _iommu,
+    "runtime": _runtime,
+}

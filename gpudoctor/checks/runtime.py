@@ -1,0 +1,98 @@
+"""Container runtime checks: can Docker hand GPUs to containers (NVIDIA runtime or CDI)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks.base import Intent, finding, has_gpu
+from gpudoctor.checks.model import Finding, Severity
+
+if TYPE_CHECKING:
+    from gpudoctor.facts import HostFacts
+    from gpudoctor.matrix.model import Matrix
+
+OK, WARN, ERROR, NA, UNKNOWN = (
+    Severity.OK,
+    Severity.WARN,
+    Severity.ERROR,
+    Severity.NA,
+    Severity.UNKNOWN,
+)
+
+_CONFIGURE = "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"
+
+
+def docker_present(facts: HostFacts) -> bool:
+    r = facts.container_runtime
+    return bool(r.docker_reachable) or bool(r.daemon_json_runtimes) or r.docker_version is not None
+
+
+def nvidia_runtimes(facts: HostFacts) -> set[str]:
+    r = facts.container_runtime
+    return {n for n in (*r.runtimes, *r.daemon_json_runtimes) if n.startswith("nvidia")}
+
+
+def check_docker_runtime(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    r = facts.container_runtime
+    ev = [
+        ("docker_reachable", r.docker_reachable),
+        ("docker_version", r.docker_version),
+        ("runtimes", r.runtimes),
+        ("daemon_json_runtimes", r.daemon_json_runtimes),
+        ("default_runtime", r.default_runtime),
+        ("cdi_nvidia_devices", r.cdi_nvidia_devices),
+    ]
+    if facts.platform.container:
+        return [finding("docker-nvidia-runtime", NA, "inside a container", evidence=ev)]
+    if not docker_present(facts):
+        return [finding("docker-nvidia-runtime", NA, "Docker not found", evidence=ev)]
+    if not has_gpu(facts):
+        return [finding("docker-nvidia-runtime", NA, "no GPU to hand to containers", evidence=ev)]
+    nvidia = sorted(nvidia_runtimes(facts))
+    if nvidia or r.cdi_nvidia_devices:
+        how = [f"runtime {', '.join(nvidia)}"] if nvidia else []
+        how += [f"{len(r.cdi_nvidia_devices)} CDI device(s)"] if r.cdi_nvidia_devices else []
+        return [
+            finding("docker-nvidia-runtime", OK, f"Docker has {' and '.join(how)}", evidence=ev)
+        ]
+    if r.docker_reachable is None and not r.runtimes:
+        return [
+            finding(
+                "docker-nvidia-runtime", UNKNOWN, "Docker's runtimes could not be read", evidence=ev
+            )
+        ]
+    return [
+        finding(
+            "docker-nvidia-runtime",
+            ERROR,
+            "Docker has neither the NVIDIA runtime nor NVIDIA CDI devices",
+            detail='`docker run --gpus all` fails with \'could not select device driver "" '
+            "with capabilities: [[gpu]]'",
+            fix=_CONFIGURE
+            if r.toolkit_tools
+            else "install nvidia-container-toolkit, then " + _CONFIGURE,
+            evidence=ev,
+        )
+    ]
+
+
+def check_toolkit(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    r = facts.container_runtime
+    ev = [("toolkit_tools", r.toolkit_tools), ("toolkit_version", r.toolkit_version)]
+    if facts.platform.container or not docker_present(facts) or not has_gpu(facts):
+        return [finding("container-toolkit", NA, "no Docker GPU host", evidence=ev)]
+    if r.toolkit_tools:
+        version = f" {r.toolkit_version}" if r.toolkit_version else ""
+        return [finding("container-toolkit", OK, f"NVIDIA Container Toolkit{version}", evidence=ev)]
+    return [
+        finding(
+            "container-toolkit",
+            WARN,
+            "NVIDIA Container Toolkit not installed (no nvidia-ctk on PATH)",
+            fix="install nvidia-container-toolkit from NVIDIA's repository, then " + _CONFIGURE,
+            evidence=ev,
+        )
+    ]
+
+
+CHECKS = (check_docker_runtime, check_toolkit)

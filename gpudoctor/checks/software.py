@@ -1,0 +1,387 @@
+"""Software cross-checks against the matrix: framework build x driver x GPU arch x cuDNN, and the
+CUDA toolkit against the driver. This is the part peer doctors get wrong (reference 6.1): a
+framework CUDA newer than the driver's is fine within the major (minor-version compatibility),
+and "has kernels for this GPU" follows cubin/PTX rules, not a version comparison.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks.base import (
+    Intent,
+    driver_broken,
+    driver_version,
+    finding,
+    has_gpu,
+    live_gpus,
+    major_minor,
+)
+from gpudoctor.checks.model import Finding, Severity
+from gpudoctor.checks.suggest import (
+    driver_verdict,
+    public_version,
+    torch_install_for_host,
+    torch_variant,
+)
+
+if TYPE_CHECKING:
+    from gpudoctor.facts import FrameworkFacts, HostFacts
+    from gpudoctor.matrix.model import Matrix
+
+OK, INFO, WARN, ERROR, NA, UNKNOWN = (
+    Severity.OK,
+    Severity.INFO,
+    Severity.WARN,
+    Severity.ERROR,
+    Severity.NA,
+    Severity.UNKNOWN,
+)
+
+
+def _label(fw: FrameworkFacts) -> str:
+    return f"{fw.name} {fw.version}"
+
+
+def check_framework_driver(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    if not facts.frameworks:
+        return [finding("framework-driver-cuda", NA, "no torch, tensorflow or jax installed")]
+    return [_framework_driver(facts, matrix, fw) for fw in facts.frameworks]
+
+
+def _framework_driver(  # noqa: PLR0911 - one return per verdict
+    facts: HostFacts, matrix: Matrix, fw: FrameworkFacts
+) -> Finding:
+    code, subject = "framework-driver-cuda", fw.name
+    driver = driver_version(facts)
+    ev = [
+        ("framework", fw.version),
+        ("framework_cuda", fw.cuda),
+        ("driver", driver),
+        ("driver_cuda", facts.nvml.cuda_driver_version),
+    ]
+    if fw.cpu_only or fw.hip:
+        what = "a CPU-only build" if fw.cpu_only else f"a ROCm build (HIP {fw.hip})"
+        return finding(code, NA, f"{_label(fw)} is {what}", evidence=ev, subject=subject)
+    if fw.cuda is None:
+        return finding(
+            code,
+            UNKNOWN,
+            f"the CUDA {_label(fw)} was built with is unknown",
+            evidence=ev,
+            subject=subject,
+        )
+    if not has_gpu(facts):
+        return finding(
+            code,
+            NA,
+            f"{_label(fw)} (CUDA {fw.cuda}): no GPU to run on",
+            evidence=ev,
+            subject=subject,
+        )
+    if driver is None and driver_broken(facts):
+        return finding(
+            code,
+            NA,
+            f"no working driver to run CUDA {fw.cuda} (see the driver checks)",
+            evidence=ev,
+            subject=subject,
+        )
+    if driver is None:
+        return finding(
+            code,
+            UNKNOWN,
+            f"driver unknown: cannot judge CUDA {fw.cuda}",
+            evidence=ev,
+            subject=subject,
+        )
+    verdict = driver_verdict(facts, matrix, driver, fw.cuda)
+    if verdict.ok and verdict.via != "minor-compat":
+        return finding(
+            code,
+            OK,
+            f"driver {driver} runs {_label(fw)} (CUDA {fw.cuda})",
+            evidence=ev,
+            subject=subject,
+        )
+    if verdict.ok:
+        return finding(
+            code,
+            INFO,
+            f"driver {driver} runs {_label(fw)} (CUDA {fw.cuda}) by minor-version compatibility",
+            detail=verdict.reason
+            + (f"; full support from driver {verdict.required}" if verdict.required else ""),
+            fix=f"upgrade the driver to >= {verdict.required} for full CUDA {fw.cuda} support"
+            if verdict.required
+            else "",
+            evidence=ev,
+            subject=subject,
+        )
+    alternative = _older_build(facts, matrix, fw, driver)
+    need = verdict.floor or verdict.required
+    fix = f"upgrade the driver to >= {verdict.required or need}" if need else "upgrade the driver"
+    return finding(
+        code,
+        ERROR,
+        f"driver {driver} is too old for {_label(fw)} (built with CUDA {fw.cuda})",
+        detail=verdict.reason + "; expect 'CUDA driver version is insufficient for CUDA runtime "
+        "version' / torch.cuda.is_available() == False",
+        fix=fix + (f", or install a build this driver runs: {alternative}" if alternative else ""),
+        evidence=[
+            *ev,
+            ("required_driver", verdict.required),
+            ("minor_compat_floor", verdict.floor),
+        ],
+        subject=subject,
+    )
+
+
+def _older_build(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, driver: str) -> str | None:
+    if fw.name == "torch":
+        return torch_install_for_host(facts, matrix, fw.version, driver)
+    if fw.name == "tensorflow":
+        from gpudoctor.checks.suggest import tensorflow_install_for_driver
+
+        return tensorflow_install_for_driver(facts, matrix, driver)
+    return None
+
+
+def check_framework_arch(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    if not facts.frameworks:
+        return [finding("framework-arch", NA, "no torch, tensorflow or jax installed")]
+    out: list[Finding] = []
+    for fw in facts.frameworks:
+        out += _framework_arch(facts, matrix, fw)
+    return out
+
+
+def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> list[Finding]:
+    from gpudoctor.matrix.queries import arch_list_covers
+
+    code, subject = "framework-arch", fw.name
+    if fw.cpu_only or fw.hip or fw.name != "torch":
+        why = "a CPU-only build" if fw.cpu_only else "not judged (the matrix has arch lists for "
+        why = why if fw.cpu_only else (why + "torch CUDA builds only)")
+        return [finding(code, NA, f"{_label(fw)}: {why}", subject=subject)]
+    gpus = [g for g in live_gpus(facts) if g.compute_capability]
+    if not gpus:
+        sev = NA if not has_gpu(facts) or driver_broken(facts) else UNKNOWN
+        return [finding(code, sev, "no GPU compute capability known", subject=subject)]
+    variant = torch_variant(matrix, fw)
+    if variant is None:
+        return [
+            finding(
+                code,
+                UNKNOWN,
+                f"{_label(fw)} (CUDA {fw.cuda}) is not in the matrix: "
+                "its architecture list is unknown",
+                subject=subject,
+            )
+        ]
+    out = []
+    for g in gpus:
+        cc = g.compute_capability or ""
+        v = arch_list_covers(variant.arch_list, cc)
+        ev = [("arch_list", variant.arch_list), ("compute_capability", cc), ("gpu", g.name)]
+        subj = f"{fw.name} on GPU {g.index}"
+        if v.ok and v.how != "ptx-jit":
+            out.append(
+                finding(
+                    code,
+                    OK,
+                    f"{_label(fw)} has kernels for {cc}",
+                    detail=v.reason,
+                    evidence=ev,
+                    subject=subj,
+                )
+            )
+        elif v.ok:
+            out.append(
+                finding(
+                    code,
+                    INFO,
+                    f"{_label(fw)} runs on {cc} through PTX JIT",
+                    detail=v.reason,
+                    evidence=ev,
+                    subject=subj,
+                )
+            )
+        else:
+            alt = torch_install_for_host(facts, matrix, fw.version, driver_version(facts))
+            out.append(
+                finding(
+                    code,
+                    ERROR,
+                    f"{_label(fw)} has no kernels for compute capability {cc} ({g.name})",
+                    detail=v.reason + "; expect 'no kernel image is available for execution on "
+                    "the device'",
+                    fix=f"install a build with kernels for {cc}: {alt}"
+                    if alt
+                    else f"no torch build in the matrix has kernels for {cc} on this driver: "
+                    "upgrade "
+                    "the driver",
+                    evidence=ev,
+                    subject=subj,
+                )
+            )
+    return _merge_gpus(out)
+
+
+def _merge_gpus(found: list[Finding]) -> list[Finding]:
+    """One finding per verdict: "torch on GPU 0" ... "GPU 7" collapse to "torch on GPU 0-7"."""
+    from gpudoctor.checks.base import group_by_gpu
+
+    by_fw: dict[str, list[tuple[int, Finding]]] = {}
+    for f in found:
+        name, _, gpu = f.subject.partition(" on GPU ")
+        by_fw.setdefault(name, []).append((int(gpu), f))
+    merged = []
+    for name, items in by_fw.items():
+        for f in group_by_gpu("framework-arch", items):
+            merged.append(Finding(**{**f.__dict__, "subject": f"{name} on {f.subject}"}))
+    return merged
+
+
+def check_cpu_only(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    if not facts.frameworks:
+        return [finding("framework-cpu-only", NA, "no torch, tensorflow or jax installed")]
+    return [_cpu_only(facts, matrix, fw) for fw in facts.frameworks]
+
+
+def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
+    code, subject = "framework-cpu-only", fw.name
+    ev = [("framework", fw.version), ("cpu_only", fw.cpu_only), ("framework_cuda", fw.cuda)]
+    if fw.cpu_only is None:
+        return finding(
+            code,
+            UNKNOWN,
+            f"cannot tell whether {_label(fw)} is a CPU-only build",
+            evidence=ev,
+            subject=subject,
+        )
+    if not fw.cpu_only:
+        built = f"CUDA {fw.cuda}" if fw.cuda else f"HIP {fw.hip}" if fw.hip else "a GPU backend"
+        return finding(
+            code, OK, f"{_label(fw)} is built with {built}", evidence=ev, subject=subject
+        )
+    if not has_gpu(facts):
+        return finding(
+            code,
+            OK,
+            f"{_label(fw)} is a CPU-only build, and this host has no GPU",
+            evidence=ev,
+            subject=subject,
+        )
+    if fw.name == "torch":
+        alt = torch_install_for_host(facts, matrix, fw.version, driver_version(facts))
+        fix = (
+            (alt + " --force-reinstall")
+            if alt
+            else (
+                f"pip install --force-reinstall torch=={public_version(fw.version)} with a CUDA "
+                "index URL from https://pytorch.org/get-started/previous-versions/"
+            )
+        )
+    elif fw.name == "tensorflow":
+        pin = public_version(fw.version)
+        fix = f"pip uninstall -y tensorflow-cpu; pip install 'tensorflow[and-cuda]=={pin}'"
+    else:
+        fix = "pip install -U 'jax[cuda12]'"
+    return finding(
+        code,
+        ERROR,
+        f"{_label(fw)} is a CPU-only build on a host with NVIDIA GPUs",
+        detail="it will never use the GPUs (torch.cuda.is_available() is False)",
+        fix=fix,
+        evidence=ev,
+        subject=subject,
+    )
+
+
+CHECKS_A = (check_framework_driver, check_framework_arch, check_cpu_only)
+
+
+def check_nvcc(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    toolkits = facts.cuda_libs.toolkits
+    if not toolkits:
+        return [finding("nvcc-driver-cuda", NA, "no CUDA toolkit installed")]
+    driver = driver_version(facts)
+    out = []
+    for tk in toolkits:
+        version = major_minor(tk.nvcc_version or tk.version)
+        ev = [
+            ("toolkit", tk.path),
+            ("toolkit_version", tk.nvcc_version or tk.version),
+            ("driver", driver),
+        ]
+        if version is None:
+            out.append(
+                finding(
+                    "nvcc-driver-cuda", NA, "toolkit version unknown", evidence=ev, subject=tk.path
+                )
+            )
+        elif driver is None:
+            out.append(
+                finding(
+                    "nvcc-driver-cuda",
+                    NA,
+                    f"CUDA {version} toolkit, no driver to run what it builds",
+                    evidence=ev,
+                    subject=tk.path,
+                )
+            )
+        else:
+            out.append(_nvcc(facts, matrix, driver, version, ev, tk.path))
+    return out
+
+
+def _nvcc(  # noqa: PLR0917 - the facts and the toolkit being judged
+    facts: HostFacts,
+    matrix: Matrix,
+    driver: str,
+    version: str,
+    ev: Sequence[tuple[str, object]],
+    path: str,
+) -> Finding:
+    verdict = driver_verdict(facts, matrix, driver, version)
+    if verdict.ok and verdict.via != "minor-compat":
+        return finding(
+            "nvcc-driver-cuda",
+            OK,
+            f"CUDA {version} toolkit runs on driver {driver}",
+            evidence=ev,
+            subject=path,
+        )
+    if verdict.ok:
+        return finding(
+            "nvcc-driver-cuda",
+            INFO,
+            f"CUDA {version} toolkit: its programs run by minor-version compatibility",
+            detail=verdict.reason,
+            evidence=ev,
+            subject=path,
+        )
+    return finding(
+        "nvcc-driver-cuda",
+        WARN,
+        f"CUDA {version} toolkit is newer than driver {driver} supports",
+        detail="compiling works, running what it builds fails with 'CUDA driver version is "
+        "insufficient for CUDA runtime version'; frameworks bring their own CUDA runtime and are "
+        "judged separately",
+        fix=f"upgrade the driver to >= {verdict.required or verdict.floor}, or use a toolkit "
+        f"no newer than the driver's CUDA ({facts.nvml.cuda_driver_version or 'unknown'})",
+        evidence=ev,
+        subject=path,
+    )
+
+
+def check_cudnn(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    from gpudoctor.checks.cudnn import judge_cudnn
+
+    if not facts.frameworks:
+        return [finding("framework-cudnn", NA, "no torch, tensorflow or jax installed")]
+    return [judge_cudnn(facts, matrix, fw) for fw in facts.frameworks]
+
+
+CHECKS = (*CHECKS_A, check_cudnn, check_nvcc)

@@ -1,0 +1,100 @@
+"""Matrix look-ups shared by the software and intent checks: the driver verdict (with the WSL
+twist) and the exact pip command of a framework build this host can run."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks.base import live_gpus, version_tuple
+
+if TYPE_CHECKING:
+    from gpudoctor.facts import FrameworkFacts, HostFacts
+    from gpudoctor.matrix.model import Matrix, PytorchRelease, PytorchVariant
+    from gpudoctor.matrix.queries import DriverVerdict
+
+
+def public_version(version: str) -> str:
+    """ "2.5.1+cu124" -> "2.5.1" (the version pip pins)."""
+    return version.partition("+")[0]
+
+
+def driver_verdict(facts: HostFacts, matrix: Matrix, driver: str, cuda: str) -> DriverVerdict:
+    """queries.driver_supports_cuda, except where the driver's own CUDA version is the better
+    witness: under WSL the version is the Windows driver's (Linux minimums do not apply), and
+    for a CUDA the matrix does not list."""
+    from gpudoctor.matrix.queries import DriverVerdict, driver_supports_cuda
+
+    verdict = driver_supports_cuda(matrix, driver, cuda)
+    own = version_tuple(facts.nvml.cuda_driver_version)
+    wanted = version_tuple(cuda)
+    unknown_to_matrix = verdict.required is None and verdict.floor is None
+    if own is None or wanted is None or not (facts.platform.wsl or unknown_to_matrix):
+        return verdict
+    if wanted[:2] <= own[:2]:
+        reason = f"the driver supports CUDA {facts.nvml.cuda_driver_version} >= {cuda}"
+        return DriverVerdict(True, "release", verdict.required, verdict.floor, reason)
+    if wanted[0] == own[0]:
+        reason = (
+            f"the driver supports CUDA {facts.nvml.cuda_driver_version}; {cuda} runs by "
+            "minor-version compatibility (no PTX JIT of newer PTX)"
+        )
+        return DriverVerdict(True, "minor-compat", verdict.required, verdict.floor, reason)
+    reason = f"the driver supports CUDA {facts.nvml.cuda_driver_version}, older than {cuda}"
+    return DriverVerdict(False, None, verdict.required, verdict.floor, reason)
+
+
+def torch_variant(matrix: Matrix, fw: FrameworkFacts) -> PytorchVariant | None:
+    from gpudoctor.matrix.queries import pytorch_release_for, pytorch_variant_for
+
+    release = pytorch_release_for(matrix, fw.version)
+    if release is None or fw.cuda is None:
+        return None
+    return pytorch_variant_for(release, fw.cuda)
+
+
+def _runs_here(
+    facts: HostFacts, matrix: Matrix, variant: PytorchVariant, driver: str | None
+) -> bool:
+    from gpudoctor.matrix.queries import arch_list_covers
+
+    if driver is not None and not driver_verdict(facts, matrix, driver, variant.cuda).ok:
+        return False
+    ccs = [g.compute_capability for g in live_gpus(facts) if g.compute_capability]
+    return all(arch_list_covers(variant.arch_list, cc).ok for cc in ccs)
+
+
+def _best_variant(
+    facts: HostFacts, matrix: Matrix, release: PytorchRelease, driver: str | None
+) -> PytorchVariant | None:
+    fits = [v for v in release.variants if _runs_here(facts, matrix, v, driver)]
+    return max(fits, key=lambda v: version_tuple(v.cuda) or (), default=None)
+
+
+def torch_install_for_host(
+    facts: HostFacts, matrix: Matrix, installed: str, driver: str | None
+) -> str | None:
+    """`pip install torch==X --index-url URL` for the newest CUDA variant of the installed
+    release that this driver runs and that has kernels for every GPU; failing that, the newest
+    release that does. None when the matrix has nothing that fits."""
+    from gpudoctor.matrix.queries import pytorch_release_for
+
+    release = pytorch_release_for(matrix, installed)
+    if release is not None:
+        variant = _best_variant(facts, matrix, release, driver)
+        if variant is not None:
+            return f"pip install torch=={public_version(installed)} --index-url {variant.index_url}"
+    newest_first = sorted(
+        matrix.pytorch, key=lambda r: version_tuple(r.version) or (), reverse=True
+    )
+    for other in newest_first:
+        variant = _best_variant(facts, matrix, other, driver)
+        if variant is not None:
+            return f"pip install torch=={other.version} --index-url {variant.index_url}"
+    return None
+
+
+def tensorflow_install_for_driver(facts: HostFacts, matrix: Matrix, driver: str) -> str | None:
+    """`pip install 'tensorflow[and-cuda]==X'` for the newest release whose CUDA the driver runs."""
+    fits = [r for r in matrix.tensorflow if driver_verdict(facts, matrix, driver, r.cuda).ok]
+    best = max(fits, key=lambda r: version_tuple(r.version) or (), default=None)
+    return f"pip install '{best.pip}'" if best else None

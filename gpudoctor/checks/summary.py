@@ -1,0 +1,97 @@
+"""One headline per area for the doctor-style text report ("NVIDIA driver 550.90.07 ..."),
+computed from the facts so that reporters stay presentation only."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks.base import (
+    driver_version,
+    has_gpu,
+    live_gpus,
+    nvidia_pci_gpus,
+    passthrough_only,
+)
+
+if TYPE_CHECKING:
+    from gpudoctor.checks.base import Intent
+    from gpudoctor.facts import HostFacts
+
+
+def headlines(facts: HostFacts, intent: Intent) -> dict[str, str]:
+    return {
+        "driver": _driver(facts),
+        "gpu": _gpus(facts),
+        "platform": _platform(facts),
+        "runtime": _runtime(facts),
+        "software": _software(facts),
+        "intent": _intent(intent),
+        "requirements": f"{len(intent.requirements)} requirement(s)",
+    }
+
+
+def _driver(facts: HostFacts) -> str:
+    if not has_gpu(facts):
+        return "no NVIDIA GPU found"
+    if passthrough_only(facts):
+        return "none expected: the GPUs are bound to vfio-pci for passthrough"
+    version = driver_version(facts)
+    if version is None:
+        return f"not working (NVML: {facts.nvml.status})"
+    flavor = facts.kernel.nvidia_module_flavor
+    cuda = facts.nvml.cuda_driver_version
+    return (
+        f"{version}"
+        + (f" ({flavor} kernel module)" if flavor else "")
+        + (f", supports CUDA {cuda}" if cuda else "")
+    )
+
+
+def _gpus(facts: HostFacts) -> str:
+    gpus = live_gpus(facts)
+    if not gpus:
+        pci = len(nvidia_pci_gpus(facts))
+        return f"{pci} on the PCI bus, none usable" if pci else "none"
+    kinds = Counter((g.name or "unknown GPU", g.compute_capability) for g in gpus)
+    return "; ".join(
+        f"{n} × {name}"  # noqa: RUF001 - the multiplication sign is meant
+        + (f", compute capability {cc}" if cc else "")
+        for (name, cc), n in kinds.items()
+    )
+
+
+def _platform(facts: HostFacts) -> str:
+    from gpudoctor.checks.platform import where
+
+    p = facts.platform
+    os_name = p.os_pretty or " ".join(x for x in (p.os_id, p.os_version) if x) or "unknown OS"
+    kernel = f", kernel {facts.kernel.release}" if facts.kernel.release else ""
+    return f"{os_name}{kernel}, {where(facts)}"
+
+
+def _runtime(facts: HostFacts) -> str:
+    r = facts.container_runtime
+    if r.docker_reachable:
+        names = ", ".join(r.runtimes) or "none"
+        return f"Docker {r.docker_version or ''} (runtimes: {names})".replace("  ", " ")
+    if r.daemon_json_runtimes:
+        return "Docker not reachable; daemon.json runtimes: " + ", ".join(r.daemon_json_runtimes)
+    return "Docker not found"
+
+
+def _software(facts: HostFacts) -> str:
+    parts = [f"{fw.name} {fw.version}" for fw in facts.frameworks]
+    parts += [
+        f"CUDA toolkit {tk.nvcc_version or tk.version}"
+        for tk in facts.cuda_libs.toolkits
+        if tk.nvcc_version or tk.version
+    ][:1]
+    return ", ".join(parts) or "no framework or CUDA toolkit found"
+
+
+def _intent(intent: Intent) -> str:
+    if intent.framework is None:
+        return f"CUDA {intent.cuda}" if intent.cuda else ""
+    name = intent.framework + (f"=={intent.framework_version}" if intent.framework_version else "")
+    return name + (f" with CUDA {intent.cuda}" if intent.cuda else "")

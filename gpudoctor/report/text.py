@@ -1,0 +1,121 @@
+"""The doctor-style text report (flutter doctor's shape): one line per area with a mark, the
+problems indented under it with their fix, one summary line. Quiet on the happy path: passing
+checks fold into their area line; `-v` shows every finding with its evidence."""
+
+from __future__ import annotations
+
+import os
+from typing import IO, TYPE_CHECKING
+
+from gpudoctor.checks.catalogue import AREA_TITLES
+from gpudoctor.checks.model import Finding, Severity
+
+if TYPE_CHECKING:
+    from gpudoctor.checks import CheckRun
+
+MARKS = {
+    Severity.ERROR: "✗",
+    Severity.WARN: "!",
+    Severity.UNKNOWN: "?",
+    Severity.INFO: "•",
+    Severity.OK: "✓",
+    Severity.NA: "-",
+}
+_COLOURS = {"✗": "31", "!": "33", "?": "35", "✓": "32", "-": "2", "•": "36"}
+
+
+def use_colour(stream: IO[str], env: dict[str, str] | None = None) -> bool:
+    """Colour only on a terminal; NO_COLOR (any value) wins, FORCE_COLOR forces it on."""
+    env = dict(os.environ) if env is None else env
+    if env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _paint(mark: str, text: str, colour: bool) -> str:
+    return f"\033[{_COLOURS[mark]}m{text}\033[0m" if colour else text
+
+
+def area_mark(findings: list[Finding]) -> str:
+    """The area's status box: its worst finding; ✓ when only ok/info; - when all n/a."""
+    if all(f.severity is Severity.NA for f in findings):
+        return "-"
+    worst = max(findings, key=lambda f: f.severity.rank).severity
+    return MARKS[worst] if worst in (Severity.ERROR, Severity.WARN, Severity.UNKNOWN) else "✓"
+
+
+def _shown(f: Finding, verbose: bool) -> bool:
+    if verbose:
+        return True
+    if f.severity in (Severity.ERROR, Severity.WARN, Severity.UNKNOWN):
+        return True
+    if f.area in ("intent", "requirements"):
+        return True  # the answers the user asked for
+    return f.severity is Severity.INFO and f.code in _LOUD_INFO
+
+
+# Info findings worth a line without -v: they change what a framework sees or can do here
+# (the rest, e.g. "PCIe Gen1 at idle", is noise on the happy path).
+_LOUD_INFO = frozenset(
+    {
+        "mig-mode",
+        "framework-driver-cuda",
+        "framework-arch",
+        "gpu-virtualization",
+        "wsl",
+        "iommu",
+        "container-gpus",
+        "cuda-visible-devices",
+        "nvcc-driver-cuda",
+    }
+)
+
+
+def _finding_lines(f: Finding, verbose: bool, colour: bool) -> list[str]:
+    mark = MARKS[f.severity]
+    who = f"{f.subject}: " if f.subject else ""
+    lines = [f"    {_paint(mark, mark, colour)} {who}{f.title} ({f.code})"]
+    if f.detail and (verbose or f.severity is not Severity.OK):
+        lines.append(f"      {f.detail}")
+    if f.fix and f.severity not in (Severity.OK, Severity.NA):
+        lines.append(f"      → {f.fix}")
+    if verbose and f.evidence:
+        lines.append("      evidence: " + ", ".join(f"{k}={v}" for k, v in f.evidence))
+    return lines
+
+
+def render_text(run: CheckRun, *, verbose: bool = False, colour: bool = False) -> str:
+    out = [] if verbose else ["gpudoctor check (to see all details, run gpudoctor check -v):"]
+    for area in run.areas():
+        found = [f for f in run.findings if f.area == area]
+        mark = area_mark(found)
+        headline = run.headlines.get(area, "")
+        title = AREA_TITLES.get(area, area) + (f": {headline}" if headline else "")
+        out.append(f"[{_paint(mark, mark, colour)}] {title}")
+        for f in found:
+            if _shown(f, verbose):
+                out += _finding_lines(f, verbose, colour)
+    out.append(summary_line(run, colour))
+    return "\n".join(out) + "\n"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def summary_line(run: CheckRun, colour: bool = False) -> str:
+    c = run.counts()
+    parts = [
+        _plural(c["error"], "error") if c["error"] else "",
+        _plural(c["warn"], "warning") if c["warn"] else "",
+        f"{c['unknown']} unknown" if c["unknown"] else "",
+    ]
+    problems = ", ".join(p for p in parts if p)
+    if not problems:
+        return _paint("✓", "✓ No issues found.", colour) + f" (exit {run.exit_code})"
+    mark = "✗" if c["error"] else "!" if c["warn"] else "?"
+    verdict = "failed" if run.exit_code else "passed"
+    return _paint(mark, f"{mark} {problems}", colour) + f"; check {verdict} (exit {run.exit_code})"

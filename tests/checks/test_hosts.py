@@ -1,0 +1,110 @@
+"""Every recorded host: its JSON is what make_hosts.py builds, it is judged without a crash, the
+findings that define that kind of host are there, and the text and JSON reports match golden."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpudoctor.checks import Intent, run_checks
+from gpudoctor.checks.catalogue import CATALOGUE
+from gpudoctor.checks.model import Severity
+from gpudoctor.matrix.model import Matrix
+from gpudoctor.report.json_report import render_json
+from gpudoctor.report.text import render_text
+from tests.checks.conftest import GOLDEN_DIR, HOST_NAMES, HOSTS_DIR, host, make_hosts_module
+from tests.conftest import update_golden
+
+E, W, INF, OK_, NA = Severity.ERROR, Severity.WARN, Severity.INFO, Severity.OK, Severity.NA
+
+# The findings that make each host what it is: (code, severity, subject or "").
+EXPECTED: dict[str, set[tuple[str, Severity, str]]] = {
+    "h100-8x-healthy": {("driver-version", OK_, ""), ("framework-driver-cuda", OK_, "torch"),
+                        ("framework-arch", OK_, "torch on GPU 0-7")},
+    "h100-8x-driver-560": {("framework-driver-cuda", OK_, "torch")},
+    "a100-mig-pending": {("mig-mode", INF, "GPU 0"), ("mig-mode-pending", W, "GPU 1"),
+                         ("framework-cudnn", E, "tensorflow"), ("framework-cudnn", OK_, "torch")},
+    "driver-too-old": {("framework-driver-cuda", E, "torch"),
+                       ("nvcc-driver-cuda", W, "/usr/local/cuda-12.4")},
+    "minor-version-compat": {("framework-driver-cuda", INF, "torch")},
+    "b200-torch25-no-sm100": {("framework-arch", E, "torch on GPU 0-7")},
+    "rtx5090-torch26": {("framework-arch", E, "torch on GPU 0")},
+    "cpu-torch-on-gpu": {("framework-cpu-only", E, "torch")},
+    "pci-no-driver": {("gpu-without-driver", E, ""), ("nvml-library-missing", E, "")},
+    "nouveau-bound": {("nouveau-loaded", E, ""), ("nvidia-module-not-loaded", E, "")},
+    "driver-library-mismatch": {("driver-library-mismatch", E, "")},
+    "kvm-host-vfio-iommu-off": {("iommu", E, ""), ("nvml-library-missing", NA, "")},
+    "vm-passthrough-guest": {("gpu-virtualization", INF, "GPU 0"), ("virtualization", INF, "")},
+    "vgpu-guest": {("gpu-virtualization", INF, "GPU 0"), ("mig-mode", NA, "GPU 0")},
+    "pcie-degraded": {("pcie-link-width", W, "GPU 1"), ("pcie-link-width", OK_, "GPU 0"),
+                      ("pcie-link-gen", INF, "GPU 0-1")},
+    "memory-repair-pending": {("memory-repair-pending", W, "GPU 0"),
+                              ("row-remap-failure", E, "GPU 1"), ("ecc-errors", W, "GPU 0")},
+    "docker-without-nvidia-runtime": {("docker-nvidia-runtime", E, ""),
+                                      ("container-toolkit", W, "")},
+    "no-gpu-toolkit-only": {("no-nvidia-gpu", INF, ""), ("nvcc-driver-cuda", NA,
+                                                       "/usr/local/cuda-13.0")},
+    "wsl2": {("wsl", INF, ""), ("framework-driver-cuda", OK_, "torch"),
+             ("persistence-mode", NA, "GPU 0")},
+    "thermal-throttling": {("clock-throttling", W, "GPU 0"), ("clock-throttling", W, "GPU 1"),
+                           ("clock-throttling", OK_, "GPU 2-3"),
+                           ("persistence-mode", W, "GPU 0-3")},
+    "container-without-gpus": {("container-gpus", E, ""), ("nvml-library-missing", E, "")},
+    "gpu-lost": {("gpu-lost", E, "GPU 5")},
+}  # fmt: skip
+PASSING = ("h100-8x-healthy", "h100-8x-driver-560", "minor-version-compat",
+           "vm-passthrough-guest", "vgpu-guest", "pcie-degraded", "no-gpu-toolkit-only", "wsl2",
+           "thermal-throttling")  # fmt: skip
+EXIT = dict.fromkeys(EXPECTED, 1) | dict.fromkeys(PASSING, 0)
+
+
+def test_host_json_files_are_what_make_hosts_builds() -> None:
+    built = make_hosts_module().render_all()
+    on_disk = {p.name: p.read_text(encoding="utf-8") for p in HOSTS_DIR.glob("*.json")}
+    assert len(built) >= 15
+    assert built == on_disk, "stale fixtures: run `python tests/data/hosts/make_hosts.py`"
+
+
+def test_every_host_has_expectations() -> None:
+    assert set(HOST_NAMES) == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", HOST_NAMES)
+def test_host_findings(name: str, matrix: Matrix) -> None:
+    run = run_checks(host(name), matrix)
+    got = {(f.code, f.severity, f.subject) for f in run.findings}
+    assert EXPECTED[name] <= got, sorted(EXPECTED[name] - got)
+    assert all(f.code in CATALOGUE for f in run.findings)
+    assert not [f for f in run.findings if f.code == "check-crashed"]
+    assert run.exit_code == EXIT[name]
+
+
+@pytest.mark.parametrize("name", HOST_NAMES)
+def test_golden_reports(name: str, matrix: Matrix) -> None:
+    facts = host(name)
+    run = run_checks(facts, matrix)
+    text = render_text(run, verbose=False, colour=False)
+    verbose = render_text(run, verbose=True, colour=False)
+    envelope = json.loads(render_json(run, facts, Intent()))
+    envelope["tool_version"] = "<tool_version>"  # the only volatile value: fixtures fix the rest
+    rendered = {
+        f"{name}.txt": text,
+        f"{name}.verbose.txt": verbose,
+        f"{name}.json": json.dumps(envelope, indent=2, ensure_ascii=False) + "\n",
+    }
+    for file, content in rendered.items():
+        path = GOLDEN_DIR / file
+        if update_golden():
+            path.write_text(content, encoding="utf-8")
+        assert path.read_text(encoding="utf-8") == content, (
+            f"{file} differs; GPUDOCTOR_UPDATE_GOLDEN=1 rewrites it (review the diff)"
+        )
+
+
+def test_every_catalogued_code_is_reached_by_some_host_or_unit_test(matrix: Matrix) -> None:
+    """Codes no fixture produces must be exercised by name in a unit test module."""
+    seen = {f.code for name in HOST_NAMES for f in run_checks(host(name), matrix).findings}
+    unit_tests = "".join(p.read_text() for p in HOSTS_DIR.parents[1].glob("checks/test_*.py"))
+    missing = [c for c in CATALOGUE if c not in seen and f'"{c}"' not in unit_tests]
+    assert not missing

@@ -1,0 +1,671 @@
+"""Recorded HostFacts fixtures, one per kind of host, built from small Python builders.
+
+    python tests/data/hosts/make_hosts.py      # rewrites tests/data/hosts/*.json
+
+tests/checks/test_hosts.py fails when a JSON file differs from what this script builds. The values
+follow real hosts (NVML names and versions as drivers report them, sysfs PCI ids); identifying
+values (hostname, UUIDs, serials) are left out as in a redacted snapshot.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from gpudoctor.facts import (
+    BundledLib,
+    ContainerRuntimeFacts,
+    CudaLibFacts,
+    CudaToolkit,
+    DeviceNode,
+    FrameworkFacts,
+    GpuFacts,
+    HostFacts,
+    IommuFacts,
+    KernelFacts,
+    LibraryFact,
+    MigDevice,
+    NvmlFacts,
+    PciDevice,
+    PlatformFacts,
+    ProbeIssue,
+)
+from gpudoctor.facts_json import dumps
+
+HERE = Path(__file__).resolve().parent
+GiB = 2**30
+LOADED = ("nvidia", "nvidia_uvm", "nvidia_modeset", "nvidia_drm")
+
+# name, PCI device id, memory bytes, compute capability, architecture
+H100 = ("NVIDIA H100 80GB HBM3", "0x2330", 81559 * 2**20, "9.0", "hopper")
+A100 = ("NVIDIA A100-SXM4-80GB", "0x20b2", 81920 * 2**20, "8.0", "ampere")
+A100_PCIE = ("NVIDIA A100 80GB PCIe", "0x20b5", 81920 * 2**20, "8.0", "ampere")
+B200 = ("NVIDIA B200", "0x2901", 183359 * 2**20, "10.0", "blackwell")
+RTX3090 = ("NVIDIA GeForce RTX 3090", "0x2204", 24576 * 2**20, "8.6", "ampere")
+RTX4090 = ("NVIDIA GeForce RTX 4090", "0x2684", 24564 * 2**20, "8.9", "ada")
+RTX4070 = ("NVIDIA GeForce RTX 4070", "0x2786", 12282 * 2**20, "8.9", "ada")
+RTX5090 = ("NVIDIA GeForce RTX 5090", "0x2b85", 32607 * 2**20, "12.0", "blackwell")
+L4 = ("NVIDIA L4", "0x27b8", 23034 * 2**20, "8.9", "ada")
+L40S = ("NVIDIA L40S", "0x26b9", 46068 * 2**20, "8.9", "ada")
+A10G = ("NVIDIA A10G", "0x2237", 23028 * 2**20, "8.6", "ampere")
+A6000 = ("NVIDIA RTX A6000", "0x2230", 49140 * 2**20, "8.6", "ampere")
+GTX1080TI = ("NVIDIA GeForce GTX 1080 Ti", "0x1b06", 11264 * 2**20, "6.1", "pascal")
+A100_VGPU = ("GRID A100D-40C", "0x20b5", 40960 * 2**20, "8.0", "ampere")
+
+
+def bdf(i: int) -> str:
+    return f"0000:{0x18 + 0x10 * i:02x}:00.0"
+
+
+def pci(
+    model: tuple[str, str, int, str, str],
+    n: int,
+    driver: str | None = "nvidia",
+    width: int = 16,
+    gen: int = 5,
+) -> tuple[PciDevice, ...]:
+    klass = "0x030000" if "GeForce" in model[0] or "RTX" in model[0] else "0x030200"
+    return tuple(
+        PciDevice(
+            address=bdf(i),
+            vendor_id="0x10de",
+            device_id=model[1],
+            class_code=klass,
+            kind="gpu",
+            driver=driver,
+            iommu_group=20 + i,
+            numa_node=i // 4,
+            link_gen_current=gen,
+            link_gen_max=gen,
+            link_width_current=width,
+            link_width_max=width,
+        )
+        for i in range(n)
+    )
+
+
+def gpus(model: tuple[str, str, int, str, str], n: int, **kw: object) -> tuple[GpuFacts, ...]:
+    consumer = "GeForce" in model[0]
+    base = GpuFacts(
+        index=0,
+        name=model[0],
+        pci_device_id=model[1],
+        memory_total_bytes=model[2],
+        compute_capability=model[3],
+        architecture=model[4],
+        brand="geforce" if consumer else "nvidia",
+        mig_mode_current=None if consumer or model[3] < "8.0" else False,
+        mig_mode_pending=None if consumer or model[3] < "8.0" else False,
+        ecc_mode_current=None if consumer else True,
+        ecc_mode_pending=None if consumer else True,
+        ecc_uncorrected_volatile=None if consumer else 0,
+        retired_pages_pending=None if consumer or model[4] != "pascal" else False,
+        remapped_rows_pending=None if consumer else False,
+        remapped_rows_failure=None if consumer else False,
+        persistence_mode=True,
+        pcie_link_gen_current=5 if model[4] in ("hopper", "blackwell") else 4,
+        pcie_link_gen_max=5 if model[4] in ("hopper", "blackwell") else 4,
+        pcie_link_width_current=16,
+        pcie_link_width_max=16,
+        clock_event_reasons=("gpu_idle",),
+        virtualization_mode="none",
+        temperature_c=34,
+        power_usage_w=72.0,
+        power_limit_w=350.0,
+    )
+    return tuple(
+        replace(base, index=i, pci_bus_id=bdf(i), minor_number=i, **kw)  # type: ignore[arg-type]
+        for i in range(n)
+    )
+
+
+def nodes(n: int) -> tuple[DeviceNode, ...]:
+    paths = ["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset"]
+    paths += [f"/dev/nvidia{i}" for i in range(n)]
+    return tuple(DeviceNode(p, True, True) for p in sorted(paths))
+
+
+def nvml(driver: str, cuda: str, gpu_facts: tuple[GpuFacts, ...], **kw: object) -> NvmlFacts:
+    return replace(
+        NvmlFacts(
+            status="ok",
+            library_path=f"/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.{driver}",
+            library_version=driver,
+            bindings_package="nvidia-ml-py",
+            bindings_version="12.560.30",
+            bindings_shadowed=False,
+            driver_version=driver,
+            cuda_driver_version=cuda,
+            nvml_version=f"12.{driver}",
+            device_count=len(gpu_facts),
+            gpus=gpu_facts,
+        ),
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def platform(**kw: object) -> PlatformFacts:
+    base = PlatformFacts(
+        os_id="ubuntu",
+        os_version="22.04",
+        os_pretty="Ubuntu 22.04.4 LTS",
+        machine="x86_64",
+        python_version="3.11.9",
+        virtualization="none",
+        hypervisor_flag=False,
+        dmi_vendor="Supermicro",
+        dmi_product="SYS-821GE-TNHR",
+        wsl=False,
+        kubernetes=False,
+        iommu=IommuFacts(
+            enabled=True,
+            vendor="intel",
+            group_count=212,
+            default_domain="identity",
+            cmdline_flags=("intel_iommu=on", "iommu=pt"),
+        ),
+    )
+    return replace(base, **kw)  # type: ignore[arg-type]
+
+
+def kernel(
+    module: str | None,
+    pci_devices: tuple[PciDevice, ...],
+    n_nodes: int,
+    modules: tuple[str, ...] = LOADED,
+    **kw: object,
+) -> KernelFacts:
+    return replace(
+        KernelFacts(
+            release="5.15.0-119-generic",
+            cmdline="BOOT_IMAGE=/vmlinuz-5.15.0-119-generic root=/dev/sda1 ro intel_iommu=on "
+            "iommu=pt",
+            nvidia_module_version=module,
+            nvidia_module_flavor="open" if module else None,
+            modules_loaded=modules if module else tuple(m for m in modules if "nvidia" not in m),
+            nouveau_blacklisted=True,
+            device_nodes=nodes(n_nodes) if module else (),
+            pci_devices=pci_devices,
+        ),
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+DOCKER = ContainerRuntimeFacts(
+    docker_reachable=True,
+    docker_version="27.3.1",
+    runtimes=("io.containerd.runc.v2", "nvidia", "runc"),
+    default_runtime="runc",
+    daemon_json_runtimes=("nvidia",),
+    cdi_spec_files=("/etc/cdi/nvidia.yaml",),
+    cdi_nvidia_devices=("nvidia.com/gpu=all",),
+    toolkit_tools=("nvidia-container-cli", "nvidia-container-runtime", "nvidia-ctk"),
+    toolkit_version="1.16.2",
+)
+NO_DOCKER = ContainerRuntimeFacts(docker_reachable=False)
+
+
+def torch(version: str, cuda: str | None, cudnn: str | None = None) -> FrameworkFacts:
+    bundled = (BundledLib("nvidia-cudnn-cu12", cudnn),) if cudnn else ()
+    if cuda:
+        bundled += (BundledLib("nvidia-cuda-runtime-cu12", f"{cuda}.127"),)
+    return FrameworkFacts(
+        name="torch",
+        version=version,
+        location="/opt/venv/lib/python3.11/site-packages/torch",
+        cuda=cuda,
+        cpu_only=cuda is None,
+        cudnn=cudnn,
+        bundled=tuple(sorted(bundled, key=str)),
+    )
+
+
+def toolkit(version: str) -> CudaLibFacts:
+    mm = ".".join(version.split(".")[:2])
+    return CudaLibFacts(toolkits=(CudaToolkit(f"/usr/local/cuda-{mm}", version, version),))
+
+
+def host(**kw: object) -> HostFacts:
+    base = HostFacts(tool_version="0.1.0", collected_at="2025-06-02T09:30:00+00:00")
+    return replace(base, **kw)  # type: ignore[arg-type]
+
+
+def healthy(
+    model: tuple[str, str, int, str, str] = H100,
+    n: int = 8,
+    driver: str = "550.90.07",
+    cuda: str = "12.4",
+    **kw: object,
+) -> HostFacts:
+    gen = 5 if model[4] in ("hopper", "blackwell") else 4
+    values: dict[str, object] = {
+        "platform": platform(),
+        "kernel": kernel(driver, pci(model, n, gen=gen), n),
+        "nvml": nvml(driver, cuda, gpus(model, n)),
+        "container_runtime": DOCKER,
+        "cuda_libs": toolkit("12.4.131"),
+        "frameworks": (torch("2.5.1+cu124", "12.4", "9.1.0.70"),),
+    }
+    values.update(kw)
+    return host(**values)
+
+
+def h100_8x_healthy() -> HostFacts:
+    """Bare-metal 8x H100, driver 550, torch cu124, Docker with the NVIDIA runtime: all good."""
+    return healthy()
+
+
+def h100_8x_driver_560() -> HostFacts:
+    """The same host type on driver 560 and torch 2.6 cu126."""
+    return healthy(
+        driver="560.35.03",
+        cuda="12.6",
+        cuda_libs=toolkit("12.6.77"),
+        frameworks=(torch("2.6.0+cu126", "12.6", "9.5.1.17"),),
+    )
+
+
+def a100_mig_pending() -> HostFacts:
+    """4x A100: GPU 0 in MIG with instances, GPU 1 MIG change pending; nvidia_drm loaded.
+    torch and tensorflow share one env; torch's cuDNN 9 wheel broke tensorflow 2.15 (cuDNN 8.9)."""
+    base = gpus(A100, 4)
+    mig = tuple(
+        MigDevice(
+            i,
+            name="NVIDIA A100-SXM4-80GB MIG 3g.40gb",
+            gpu_instance_id=i + 1,
+            compute_instance_id=0,
+            memory_total_bytes=40 * GiB,
+            multiprocessor_count=42,
+        )
+        for i in range(2)
+    )
+    g = (
+        replace(base[0], mig_mode_current=True, mig_mode_pending=True, mig_devices=mig),
+        replace(base[1], mig_mode_pending=True),
+        *base[2:],
+    )
+    tf = FrameworkFacts(
+        name="tensorflow",
+        version="2.15.1",
+        cuda="12.2",
+        cpu_only=False,
+        cudnn="9.1.0.70",
+        bundled=(BundledLib("nvidia-cudnn-cu12", "9.1.0.70"),),
+    )
+    return healthy(
+        A100,
+        4,
+        "535.183.01",
+        "12.2",
+        nvml=nvml("535.183.01", "12.2", g),
+        frameworks=(torch("2.4.1+cu121", "12.1", "9.1.0.70"), tf),
+    )
+
+
+def driver_too_old() -> HostFacts:
+    """RTX 3090 workstation on driver 470 (CUDA 11.4) with torch 2.5.1+cu124 and CUDA 12.4 nvcc."""
+    return healthy(
+        RTX3090,
+        1,
+        "470.256.02",
+        "11.4",
+        platform=platform(
+            dmi_vendor="ASUS", dmi_product="System Product Name", iommu=IommuFacts(enabled=False)
+        ),
+        container_runtime=NO_DOCKER,
+    )
+
+
+def minor_version_compat() -> HostFacts:
+    """Cloud VM with an L4 on driver 535 (CUDA 12.2) running torch cu124 (fine by minor compat)."""
+    p = platform(
+        virtualization="kvm",
+        hypervisor_flag=True,
+        dmi_vendor="Google",
+        dmi_product="Google Compute Engine",
+        iommu=IommuFacts(enabled=False),
+    )
+    g = gpus(L4, 1, power_limit_w=72.0)
+    return healthy(
+        L4,
+        1,
+        "535.183.01",
+        "12.2",
+        platform=p,
+        nvml=nvml("535.183.01", "12.2", g),
+        cuda_libs=toolkit("12.6.77"),
+        container_runtime=NO_DOCKER,
+    )
+
+
+def b200_torch25_no_sm100() -> HostFacts:
+    """8x B200 (compute capability 10.0) with torch 2.5.1+cu124, which has no sm_100 kernels."""
+    return healthy(B200, 8, "570.124.06", "12.8", cuda_libs=toolkit("12.8.93"))
+
+
+def rtx5090_torch26() -> HostFacts:
+    """RTX 5090 (12.0) desktop with torch 2.6.0+cu126: no sm_120 kernels."""
+    return healthy(
+        RTX5090,
+        1,
+        "570.133.07",
+        "12.8",
+        container_runtime=NO_DOCKER,
+        platform=platform(dmi_vendor="Micro-Star International Co., Ltd.", dmi_product="MS-7E12"),
+        frameworks=(torch("2.6.0+cu126", "12.6", "9.5.1.17"),),
+    )
+
+
+def cpu_torch_on_gpu() -> HostFacts:
+    """RTX 4090 workstation where `pip install torch` picked the CPU-only build."""
+    return healthy(
+        RTX4090,
+        1,
+        "560.35.03",
+        "12.6",
+        container_runtime=NO_DOCKER,
+        frameworks=(torch("2.4.1+cpu", None),),
+    )
+
+
+def pci_no_driver() -> HostFacts:
+    """Fresh AWS g5 VM: an A10G on the PCI bus, no driver installed."""
+    issue = ProbeIssue(
+        "nvml",
+        "nvml",
+        "nvml-library-not-found",
+        "libnvidia-ml.so.1: cannot open shared object file",
+    )
+    return host(
+        platform=platform(
+            virtualization="amazon",
+            hypervisor_flag=True,
+            dmi_vendor="Amazon EC2",
+            dmi_product="g5.xlarge",
+            iommu=IommuFacts(enabled=False),
+        ),
+        kernel=kernel(None, pci(A10G, 1, driver=None, gen=4), 0),
+        nvml=NvmlFacts(status="library_not_found", error="NVML Shared Library Not Found"),
+        container_runtime=NO_DOCKER,
+        issues=(issue,),
+    )
+
+
+def nouveau_bound() -> HostFacts:
+    """Desktop with a GTX 1080 Ti driven by nouveau; the NVIDIA packages are installed."""
+    return host(
+        platform=platform(
+            dmi_vendor="Gigabyte Technology Co., Ltd.",
+            dmi_product="Z390 AORUS",
+            iommu=IommuFacts(enabled=False),
+        ),
+        kernel=kernel(
+            None,
+            pci(GTX1080TI, 1, driver="nouveau", gen=3),
+            0,
+            modules=("nouveau", "drm_kms_helper"),
+            nouveau_blacklisted=False,
+        ),
+        nvml=NvmlFacts(
+            status="driver_not_loaded",
+            error="Driver Not Loaded",
+            library_path="/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.120",
+            library_version="550.120",
+        ),
+        container_runtime=NO_DOCKER,
+        frameworks=(torch("2.5.1+cu124", "12.4", "9.1.0.70"),),
+    )
+
+
+def driver_library_mismatch() -> HostFacts:
+    """2x L40S after an unattended upgrade: module 550.90.07 loaded, library 550.127.05."""
+    return host(
+        platform=platform(),
+        kernel=kernel("550.90.07", pci(L40S, 2, gen=4), 2),
+        nvml=NvmlFacts(
+            status="lib_rm_version_mismatch",
+            error="Driver/library version mismatch",
+            library_path="/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.127.05",
+            library_version="550.127.05",
+            bindings_package="nvidia-ml-py",
+            bindings_version="12.560.30",
+            bindings_shadowed=False,
+        ),
+        container_runtime=DOCKER,
+        cuda_libs=toolkit("12.4.131"),
+        frameworks=(torch("2.5.1+cu124", "12.4", "9.1.0.70"),),
+    )
+
+
+def kvm_host_vfio_iommu_off() -> HostFacts:
+    """A KVM hypervisor with 2 A100 PCIe bound to vfio-pci for passthrough, IOMMU never enabled."""
+    return host(
+        platform=platform(iommu=IommuFacts(enabled=False, cmdline_flags=())),
+        kernel=kernel(
+            None,
+            pci(A100_PCIE, 2, driver="vfio-pci", gen=4),
+            0,
+            modules=("vfio_pci", "vfio_iommu_type1", "kvm_intel"),
+        ),
+        nvml=NvmlFacts(status="library_not_found", error="NVML Shared Library Not Found"),
+        container_runtime=NO_DOCKER,
+    )
+
+
+def vm_passthrough_guest() -> HostFacts:
+    """A KVM guest with one whole A100 passed through."""
+    p = platform(
+        virtualization="kvm",
+        hypervisor_flag=True,
+        dmi_vendor="QEMU",
+        dmi_product="Standard PC (Q35 + ICH9, 2009)",
+        iommu=IommuFacts(enabled=False),
+    )
+    g = gpus(A100_PCIE, 1, virtualization_mode="passthrough")
+    return healthy(
+        A100_PCIE,
+        1,
+        "550.90.07",
+        "12.4",
+        platform=p,
+        nvml=nvml("550.90.07", "12.4", g),
+        container_runtime=NO_DOCKER,
+    )
+
+
+def vgpu_guest() -> HostFacts:
+    """A VMware guest with an A100 vGPU profile (A100D-40C)."""
+    p = platform(
+        virtualization="vmware",
+        hypervisor_flag=True,
+        dmi_vendor="VMware, Inc.",
+        dmi_product="VMware7,1",
+        iommu=IommuFacts(enabled=False),
+    )
+    g = gpus(
+        A100_VGPU,
+        1,
+        virtualization_mode="vgpu",
+        mig_mode_current=None,
+        mig_mode_pending=None,
+        persistence_mode=True,
+        pcie_link_width_current=None,
+        pcie_link_width_max=None,
+        pcie_link_gen_current=None,
+        pcie_link_gen_max=None,
+    )
+    return healthy(
+        A100_VGPU,
+        1,
+        "550.90.07",
+        "12.4",
+        platform=p,
+        nvml=nvml("550.90.07", "12.4", g),
+        container_runtime=NO_DOCKER,
+    )
+
+
+def pcie_degraded() -> HostFacts:
+    """2x A100 PCIe; GPU 1 trained at x8 (a riser problem) and both idle at Gen1."""
+    base = gpus(A100_PCIE, 2, pcie_link_gen_current=1)
+    g = (base[0], replace(base[1], pcie_link_width_current=8))
+    return healthy(A100_PCIE, 2, nvml=nvml("550.90.07", "12.4", g))
+
+
+def memory_repair_pending() -> HostFacts:
+    """2x A100: GPU 0 has remapped rows waiting for a reset, GPU 1 ran out of spare rows."""
+    base = gpus(A100, 2, ecc_uncorrected_volatile=0)
+    g = (
+        replace(base[0], remapped_rows_pending=True, ecc_uncorrected_volatile=2),
+        replace(base[1], remapped_rows_failure=True),
+    )
+    return healthy(
+        A100,
+        2,
+        "535.183.01",
+        "12.2",
+        nvml=nvml("535.183.01", "12.2", g),
+        frameworks=(torch("2.3.1+cu121", "12.1", "8.9.2.26"),),
+    )
+
+
+def docker_without_nvidia_runtime() -> HostFacts:
+    """Driver fine, Docker installed from docker.com, no container toolkit."""
+    r = ContainerRuntimeFacts(
+        docker_reachable=True,
+        docker_version="27.3.1",
+        runtimes=("io.containerd.runc.v2", "runc"),
+        default_runtime="runc",
+    )
+    return healthy(L40S, 2, container_runtime=r, frameworks=())
+
+
+def no_gpu_toolkit_only() -> HostFacts:
+    """A CPU-only CI runner (this project's own kind): CUDA 13.0 toolkit, no GPU, no driver."""
+    issue = ProbeIssue(
+        "nvml",
+        "nvml",
+        "nvml-library-not-found",
+        "libnvidia-ml.so.1: cannot open shared object file",
+    )
+    return host(
+        platform=platform(
+            os_id="debian",
+            os_version="12",
+            os_pretty="Debian GNU/Linux 12 (bookworm)",
+            virtualization="kvm",
+            hypervisor_flag=True,
+            dmi_vendor="QEMU",
+            dmi_product="Standard PC (i440FX + PIIX, 1996)",
+            iommu=IommuFacts(enabled=False),
+        ),
+        kernel=KernelFacts(release="6.1.0-25-amd64", modules_loaded=()),
+        nvml=NvmlFacts(status="library_not_found", error="NVML Shared Library Not Found"),
+        container_runtime=NO_DOCKER,
+        cuda_libs=toolkit("13.0.88"),
+        issues=(issue,),
+    )
+
+
+def wsl2() -> HostFacts:
+    """WSL 2 on a Windows laptop with an RTX 4070 (Windows driver 560.94, CUDA 12.6)."""
+    p = platform(
+        virtualization="microsoft",
+        hypervisor_flag=True,
+        wsl=True,
+        dmi_vendor=None,
+        dmi_product=None,
+        iommu=IommuFacts(),
+    )
+    g = gpus(RTX4070, 1, persistence_mode=None)
+    return host(
+        platform=p,
+        kernel=KernelFacts(release="5.15.153.1-microsoft-standard-WSL2"),
+        nvml=nvml(
+            "560.94",
+            "12.6",
+            g,
+            library_path="/usr/lib/wsl/lib/libnvidia-ml.so.1",
+            library_version=None,
+        ),
+        container_runtime=NO_DOCKER,
+        cuda_libs=CudaLibFacts(libcuda=(LibraryFact("libcuda", "/usr/lib/wsl/lib/libcuda.so.1"),)),
+        frameworks=(torch("2.5.1+cu124", "12.4", "9.1.0.70"),),
+    )
+
+
+def thermal_throttling() -> HostFacts:
+    """4x RTX A6000 in a closed case: hardware and software thermal slowdown on two GPUs."""
+    base = gpus(A6000, 4, power_limit_w=300.0, persistence_mode=False)
+    hot = ("hw_thermal_slowdown", "sw_thermal_slowdown")
+    g = (
+        replace(base[0], clock_event_reasons=hot, temperature_c=93),
+        replace(base[1], clock_event_reasons=("sw_thermal_slowdown",), temperature_c=88),
+        *base[2:],
+    )
+    return healthy(A6000, 4, "550.90.07", "12.4", nvml=nvml("550.90.07", "12.4", g))
+
+
+def container_without_gpus() -> HostFacts:
+    """A Docker container started without --gpus on a GPU host (sysfs still shows the GPUs)."""
+    p = platform(container="docker", nvidia_visible_devices=None, iommu=IommuFacts())
+    return host(
+        platform=p,
+        kernel=KernelFacts(release="5.15.0-119-generic", pci_devices=pci(H100, 8)),
+        nvml=NvmlFacts(status="library_not_found", error="NVML Shared Library Not Found"),
+        frameworks=(torch("2.5.1+cu124", "12.4", "9.1.0.70"),),
+    )
+
+
+def gpu_lost() -> HostFacts:
+    """8x A100 where GPU 5 fell off the bus (NVML GPU_IS_LOST)."""
+    base = gpus(A100, 8)
+    lost = GpuFacts(index=5, pci_bus_id=bdf(5), lost=True, error="GPU is lost")
+    g = (*base[:5], lost, *base[6:])
+    return healthy(A100, 8, "550.90.07", "12.4", nvml=nvml("550.90.07", "12.4", g))
+
+
+HOSTS: dict[str, Callable[[], HostFacts]] = {
+    f.__name__.replace("_", "-"): f
+    for f in (
+        h100_8x_healthy,
+        h100_8x_driver_560,
+        a100_mig_pending,
+        driver_too_old,
+        minor_version_compat,
+        b200_torch25_no_sm100,
+        rtx5090_torch26,
+        cpu_torch_on_gpu,
+        pci_no_driver,
+        nouveau_bound,
+        driver_library_mismatch,
+        kvm_host_vfio_iommu_off,
+        vm_passthrough_guest,
+        vgpu_guest,
+        pcie_degraded,
+        memory_repair_pending,
+        docker_without_nvidia_runtime,
+        no_gpu_toolkit_only,
+        wsl2,
+        thermal_throttling,
+        container_without_gpus,
+        gpu_lost,
+    )
+}
+
+
+def render_all() -> dict[str, str]:
+    return {f"{name}.json": dumps(build()) for name, build in HOSTS.items()}
+
+
+def main() -> None:
+    for name, text in render_all().items():
+        (HERE / name).write_text(text, encoding="utf-8")
+    sys.stdout.write(f"wrote {len(HOSTS)} host snapshots to {HERE}\n")
+
+
+if __name__ == "__main__":
+    main()
