@@ -35,7 +35,8 @@ Exit codes: 0 nothing failed; 1 an error finding, or a requirement unmet or not 
 matrix).
 """
 
-_FORMATS = ("text", "json", "junit", "github")
+_FORMATS = ("text", "json", "junit", "github", "prometheus")
+_FLEET_FORMATS = ("text", "json")
 
 
 def register(app: typer.Typer) -> None:
@@ -59,14 +60,18 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
             "--require", metavar="EXPR", help="A requirement, e.g. 'driver>=550' (repeatable)."
         ),
     ] = None,
-    from_file: Annotated[
-        Path | None,
+    from_files: Annotated[
+        list[Path] | None,
         typer.Option(
-            "--from", metavar="FILE", help="Judge a snapshot written by `gpudoctor snapshot`."
+            "--from",
+            metavar="FILE",
+            help="Judge a snapshot written by `gpudoctor snapshot`; repeat it, or name a folder"
+            " of snapshots, for a fleet report.",
         ),
     ] = None,
     fmt: Annotated[
-        str, typer.Option("--format", metavar="FORMAT", help="text, json, junit or github.")
+        str,
+        typer.Option("--format", metavar="FORMAT", help="text, json, junit, github or prometheus."),
     ] = "text",
     strict: Annotated[
         bool, typer.Option("--strict", help="Fail (exit 1) on warnings and unknowns too.")
@@ -98,13 +103,49 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     intent = build_intent(framework, cuda, require or [])
     only_codes = select_codes("--only", (only or "").split(","))
     skip_codes = select_codes("--skip", (skip or "").split(","))
-    facts = read_facts(from_file)
+    from gpudoctor.fleet import is_fleet
+
+    paths = from_files or []
+    if is_fleet(paths):
+        return check_fleet(
+            ctx, paths, intent, fmt, only=only_codes, skip=skip_codes, strict=strict, output=output
+        )
+    facts = read_facts(paths[0] if paths else None)
     run = run_checks(
         facts, load_matrix(ctx), intent, only=only_codes, skip=skip_codes, strict=strict
     )
     verbose = verbose or state(ctx).verbose
     write_output(render(run, facts, intent, fmt, verbose=verbose, to_file=output), output)
     return run.exit_code
+
+
+def check_fleet(
+    ctx: typer.Context,
+    paths: list[Path],
+    intent: Intent,
+    fmt: str,
+    *,
+    only: frozenset[str],
+    skip: frozenset[str],
+    strict: bool,
+    output: Path | None,
+) -> int:
+    """Several snapshots: one report grouped by problem; exit 1 when any host fails."""
+    from gpudoctor.errors import UsageError
+    from gpudoctor.fleet import judge_fleet
+    from gpudoctor.report.fleet import render_fleet_json, render_fleet_text
+
+    if fmt not in _FLEET_FORMATS:
+        raise UsageError(
+            f"--format {fmt} reports one host, and --from names several",
+            hint="use --format text or --format json for a fleet, or one --from per run",
+        )
+    summary, exit_code = judge_fleet(
+        paths, load_matrix(ctx), intent, only=only, skip=skip, strict=strict
+    )
+    text = render_fleet_json(summary) if fmt == "json" else render_fleet_text(summary)
+    write_output(text, output)
+    return exit_code
 
 
 def build_intent(framework: str | None, cuda: str | None, require: list[str]) -> Intent:
@@ -144,6 +185,10 @@ def render(
         from gpudoctor.report.json_report import render_json
 
         return render_json(run, facts, intent)
+    if fmt == "prometheus":
+        from gpudoctor.report.prometheus import render_prometheus
+
+        return render_prometheus(facts, run.findings, exit_code=run.exit_code)
     if fmt == "junit":
         from gpudoctor.report.junit import render_junit
 

@@ -56,7 +56,7 @@ def write_output(text: str, output: Path | None) -> None:
             with output.open("w", encoding="utf-8") as stream:
                 stream.write(text)
             return
-        # Write then rename, so a reader (node-exporter's textfile collector) never sees half a file.
+        # Write then rename: a reader (node-exporter's textfile collector) never sees half a file.
         tmp = output.with_name(f".{output.name}.tmp")
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(output)
