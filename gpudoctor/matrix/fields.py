@@ -71,6 +71,9 @@ DRIVER = _pattern('a driver version like "525.60.13" (or a branch like "580")', 
 DOTTED = _pattern('a version like "9.1.0.70" or "9"', r"\d+(\.\d+)*")
 PYTHON = _pattern('a Python version like "3.11"', r"3\.\d+")
 YEAR_MONTH = _pattern('a date like "2024-10" (YYYY-MM)', r"\d{4}-(0[1-9]|1[0-2])")
+PACKAGE_MANAGER = Kind(
+    '"apt" (the package manager the Dockerfile template drives)', lambda v: v == "apt"
+)
 FLAVOR = Kind('one of "base", "runtime", "devel"', lambda v: v in ("base", "runtime", "devel"))
 DISTRO = _pattern('a distro like "ubuntu22.04" or "rockylinux9"', r"[a-z]+[0-9][0-9.]*")
 CUDA_TAG = _pattern('a CUDA wheel tag like "cu124"', r"cu\d+")

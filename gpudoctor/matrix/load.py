@@ -21,6 +21,7 @@ from gpudoctor.matrix.model import (
     BaseImage,
     CudaMajor,
     CudaRelease,
+    Distro,
     Matrix,
     MigGpu,
     PytorchRelease,
@@ -38,6 +39,7 @@ TABLES = {
     "tensorflow": "version",
     "base_image": "cuda",
     "mig_gpu": "name",
+    "distro": "name",
 }
 _MAX_SHOWN = 25
 _HINT = "fix the file (format: docs/matrix-format.md) and re-run `gpudoctor matrix validate FILE`"
@@ -97,6 +99,7 @@ def parse_matrix(text: str, path: Path) -> Matrix:
         tensorflow=_table(doc, "tensorflow", problems, _tensorflow),
         base_images=_table(doc, "base_image", problems, _base_image),
         mig_gpus=_table(doc, "mig_gpu", problems, _mig_gpu),
+        distros=_table(doc, "distro", problems, _distro),
     )
     if not problems.lines:  # cross-row rules only make sense on well-formed rows
         from gpudoctor.matrix.validate import cross_check
@@ -325,6 +328,17 @@ def _mig_gpu(problems: Problems, where: str, raw: dict[str, object]) -> MigGpu |
         compute_capability=r.get_str("compute_capability", f.COMPUTE_CAPABILITY),
         max_instances=r.get_int("max_instances", f.POSITIVE_INT),
         min_driver_linux=r.get_str("min_driver_linux", f.DRIVER),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _distro(problems: Problems, where: str, raw: dict[str, object]) -> Distro | None:
+    r = _reader(problems, where, raw, "name package_manager pythons")
+    row = Distro(
+        name=r.get_str("name", f.DISTRO),
+        package_manager=r.get_str("package_manager", f.PACKAGE_MANAGER),
+        pythons=r.get_list("pythons", f.PYTHON),
         **r.common(),
     )
     return row if r.ok else None

@@ -125,6 +125,22 @@ class MigGpu:
 
 
 @dataclass(frozen=True)
+class Distro:
+    """A base-image distribution and the Pythons its own package archive installs (with venv).
+
+    The Dockerfile template installs Python from the distribution, so a row may only promise a
+    Python its distro packages (nvidia/cuda images ship none)."""
+
+    name: str  # "ubuntu22.04", as in base image tags
+    package_manager: str  # "apt": the only one the template drives
+    pythons: tuple[str, ...]
+    source: str
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+
+
+@dataclass(frozen=True)
 class Matrix:
     path: Path
     schema_version: int
@@ -135,6 +151,7 @@ class Matrix:
     tensorflow: tuple[TensorflowRelease, ...]
     base_images: tuple[BaseImage, ...]
     mig_gpus: tuple[MigGpu, ...]
+    distros: tuple[Distro, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,10 @@
 A candidate is a framework build (candidates.py) on a base image whose CUDA major.minor equals
 the build's. Builds are tried newest first (framework version, then CUDA); the first that meets
 every constraint wins. Defaults (docs/matrix-format.md, "Queries and rules"):
-- python: the newest Python the release supports;
-- flavor: runtime; distro: the newest Ubuntu the base image offers (else its first distro);
+- distro: the newest Ubuntu the base image offers that packages a Python the release supports
+  (then other distros in file order); python: the newest Python both the release supports and
+  the distro packages ([[distro]] rows: the template installs Python from the distribution);
+- flavor: runtime;
 - base image: the newest CUDA patch release with a [[base_image]] row that meets the constraints;
 - driver: the per-release minimum of that base image's CUDA release must be met. Minor-version
   compatibility is not used: `nvidia/cuda` images declare NVIDIA_REQUIRE_CUDA, which the
@@ -25,6 +27,7 @@ from gpudoctor.matrix.candidates import (
     builds,
     check_request,
     contains,
+    span,
 )
 from gpudoctor.matrix.fields import numeric
 from gpudoctor.matrix.model import BaseImage, Matrix, Rejection, ResolvedRow, ResolveRequest
@@ -79,6 +82,7 @@ def row_id(build: Build, python: str, distro: str, flavor: str) -> str:
 class _Choice:
     image: BaseImage
     distro: str
+    python: str
     reasons: tuple[str, ...]
 
 
@@ -86,19 +90,19 @@ def _evaluate(
     matrix: Matrix, build: Build, request: ResolveRequest, specs: Specs
 ) -> ResolvedRow | Rejection:
     reasons = build_reasons(matrix, build, request, specs)
-    python = request.python or max(build.python, key=numeric)
     flavor = request.flavor or "runtime"
     images = _images_for(matrix, build.cuda)
     if not images:
         reasons.append(f"no [[base_image]] for CUDA {build.cuda}")
+        python = request.python or max(build.python, key=numeric)
         return Rejection(row_id(build, python, request.distro or "any", flavor), tuple(reasons))
     choices = [_choose(matrix, image, build, request, specs) for image in images]
     # The newest image without problems; else the one with the fewest (the nearest).
     best = min(choices, key=lambda c: len(c.reasons))
-    candidate = row_id(build, python, best.distro, flavor)
+    candidate = row_id(build, best.python, best.distro, flavor)
     if reasons or best.reasons:
         return Rejection(candidate, (*reasons, *best.reasons))
-    return _row(matrix, build, best, row_id=candidate, python=python, flavor=flavor)
+    return _row(matrix, build, best, row_id=candidate, python=best.python, flavor=flavor)
 
 
 def _images_for(matrix: Matrix, cuda: str) -> list[BaseImage]:
@@ -107,25 +111,50 @@ def _images_for(matrix: Matrix, cuda: str) -> list[BaseImage]:
     return sorted(images, key=lambda i: numeric(i.cuda), reverse=True)  # stable: file order ties
 
 
-def _default_distro(image: BaseImage) -> str:
+def _distro_order(image: BaseImage, request: ResolveRequest) -> list[str]:
+    if request.distro:
+        return [request.distro]
     ubuntu = [d for d in image.distros if d.startswith("ubuntu")]
-    if ubuntu:
-        return max(ubuntu, key=lambda d: numeric(d.removeprefix("ubuntu")))
-    return image.distros[0]
+    ubuntu.sort(key=lambda d: numeric(d.removeprefix("ubuntu")), reverse=True)
+    return ubuntu + [d for d in image.distros if d not in ubuntu]
+
+
+def _distro_python(
+    matrix: Matrix, image: BaseImage, distro: str, build: Build, request: ResolveRequest
+) -> tuple[str, list[str]]:
+    """The Python this distro gives the build, and what stands against it."""
+    reasons: list[str] = []
+    if distro not in image.distros:
+        reasons.append(f"no {distro} image for CUDA {image.cuda} (has {', '.join(image.distros)})")
+    fallback = request.python or max(build.python, key=numeric)
+    row = next((d for d in matrix.distros if d.name == distro), None)
+    if row is None:
+        reasons.append(f"no [[distro]] row for {distro}: which Pythons it packages is unknown")
+        return fallback, reasons
+    if not row.verified and not request.allow_unverified:
+        reasons.append(f"[[distro]] {distro} is marked verified = false")
+    if request.python is not None:
+        if request.python not in row.pythons:
+            reasons.append(f"{distro} packages Python {span(row.pythons)}, not {request.python}")
+        return request.python, reasons
+    usable = [p for p in build.python if p in row.pythons]
+    if not usable:
+        reasons.append(
+            f"{distro} packages Python {span(row.pythons)}, none of {span(build.python)}"
+        )
+        return fallback, reasons
+    return max(usable, key=numeric), reasons
 
 
 def _choose(
     matrix: Matrix, image: BaseImage, build: Build, request: ResolveRequest, specs: Specs
 ) -> _Choice:
     reasons: list[str] = []
-    distro = request.distro or _default_distro(image)
     flavor = request.flavor or "runtime"
     if specs.cuda is not None and specs.cuda_by_release and not contains(specs.cuda, image.cuda):
         reasons.append(f"base image CUDA {image.cuda} does not match --cuda {specs.cuda_text}")
     if flavor not in image.flavors:
         reasons.append(f"no {flavor} image for CUDA {image.cuda}")
-    if distro not in image.distros:
-        reasons.append(f"no {distro} image for CUDA {image.cuda} (has {', '.join(image.distros)})")
     release = cuda_release(matrix, image.cuda)
     if release is None or release.version != image.cuda:
         reasons.append(f"no [[cuda]] row for CUDA {image.cuda} (its minimum driver is unknown)")
@@ -140,7 +169,12 @@ def _choose(
             reasons.append(f"[[cuda]] {release.version} is marked verified = false")
     if build.system_cudnn:
         reasons.extend(_cudnn_reasons(image, build))
-    return _Choice(image, distro, tuple(reasons))
+    options = [
+        (distro, *_distro_python(matrix, image, distro, build, request))
+        for distro in _distro_order(image, request)
+    ]
+    distro, python, distro_reasons = min(options, key=lambda o: len(o[2]))  # first on ties
+    return _Choice(image, distro, python, (*reasons, *distro_reasons))
 
 
 def _cudnn_reasons(image: BaseImage, build: Build) -> list[str]:

@@ -37,6 +37,7 @@ def cross_check(matrix: Matrix, problems: Problems) -> None:
         "repository and cuda",
     )
     _duplicates(problems, "mig_gpu", matrix.mig_gpus, lambda r: r.name, "name")
+    _duplicates(problems, "distro", matrix.distros, lambda r: r.name, "name")
     _architectures(matrix, problems)
     for index, release in enumerate(matrix.pytorch):
         _pytorch(matrix, problems, index, release)

@@ -127,13 +127,13 @@ def test_show_release_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_show_row_id_rebuilds_the_row(capsys: pytest.CaptureFixture[str]) -> None:
-    row_id = "pytorch-2.5.1-cu121-py3.10-ubuntu20.04-devel"
+    row_id = "pytorch-2.5.1-cu121-py3.9-ubuntu20.04-devel"
     code, out, _ = cli(capsys, "matrix", "show", row_id)
     assert code == 0
     assert out.splitlines()[0] == row_id
     assert "  base image    nvidia/cuda:12.1.1-devel-ubuntu20.04" in out
     assert "  verified      yes" in out
-    code, out, _ = cli(capsys, "matrix", "show", "pytorch-2.6.0-cu124-py3.9-ubuntu22.04-runtime")
+    code, out, _ = cli(capsys, "matrix", "show", "pytorch-2.6.0-cu124-py3.10-ubuntu22.04-runtime")
     assert code == 0
     assert "  verified      no" in out
 
@@ -142,7 +142,7 @@ def test_resolve_text(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = cli(capsys, "matrix", "resolve", "--framework", "pytorch", "--version", "2.5")
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == "pytorch-2.5.1-cu124-py3.12-ubuntu22.04-runtime"
+    assert lines[0] == "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime"
     assert "  base image    nvidia/cuda:12.4.1-runtime-ubuntu22.04" in lines
     assert (
         "  install       pip install --index-url https://download.pytorch.org/whl/cu124 "
@@ -173,7 +173,7 @@ def test_resolve_no_match_lists_nearest_rows_exit_2(capsys: pytest.CaptureFixtur
     lines = err.splitlines()
     assert lines[0] == "error: no pytorch row matches --driver 470.57.02; nearest rows:"
     assert lines[1].startswith(
-        "  pytorch-2.7.1-cu128-py3.13-ubuntu24.04-runtime: CUDA 12.8.1 needs"
+        "  pytorch-2.7.1-cu128-py3.12-ubuntu24.04-runtime: CUDA 12.8.1 needs"
     )
     assert lines[-1].startswith("hint: relax a constraint")
 

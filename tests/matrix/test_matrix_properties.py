@@ -83,6 +83,27 @@ def build_ok(matrix: Matrix, c: Candidate, req: ResolveRequest) -> bool:
     )
 
 
+def distro_pythons(matrix: Matrix, distro: str, req: ResolveRequest) -> tuple[str, ...]:
+    """Pythons the distro packages (none when the matrix has no usable row for it)."""
+    row = next((d for d in matrix.distros if d.name == distro), None)
+    if row is None or not (row.verified or req.allow_unverified):
+        return ()
+    return row.pythons
+
+
+def distro_ok(matrix: Matrix, c: Candidate, image: BaseImage, req: ResolveRequest) -> bool:
+    """Some distro of the image (the asked one, if any) packages a Python the request can use."""
+    distros = [req.distro] if req.distro else list(image.distros)
+    return any(
+        d in image.distros
+        and any(
+            p in c.python and (req.python is None or p == req.python)
+            for p in distro_pythons(matrix, d, req)
+        )
+        for d in distros
+    )
+
+
 def image_ok(matrix: Matrix, c: Candidate, image: BaseImage, req: ResolveRequest) -> bool:
     release = next((r for r in matrix.cuda if r.version == image.cuda), None)
     if release is None or _n(image.cuda)[:2] != _n(c.cuda):
@@ -99,6 +120,7 @@ def image_ok(matrix: Matrix, c: Candidate, image: BaseImage, req: ResolveRequest
         and (req.driver is None or _n(release.min_driver_linux) <= _n(req.driver))
         and ((image.verified and release.verified) or req.allow_unverified)
         and cudnn_ok
+        and distro_ok(matrix, c, image, req)
     )
 
 
@@ -121,7 +143,9 @@ def assert_row_meets_request(matrix: Matrix, row: ResolvedRow, req: ResolveReque
     )
     assert image.cuda == row.cuda_release
     assert image_ok(matrix, c, image, req)
-    assert row.python == (req.python or max(c.python, key=_n))
+    packaged = distro_pythons(matrix, row.distro, req)
+    assert row.python in packaged
+    assert row.python == (req.python or max((p for p in c.python if p in packaged), key=_n))
     assert row.flavor == (req.flavor or "runtime")
     assert req.distro is None or row.distro == req.distro
     assert row.distro in image.distros

@@ -19,11 +19,11 @@ def _id(matrix: Matrix, **kwargs: object) -> str:
 
 def test_default_pytorch_row_is_the_newest_verified_build(small: Matrix) -> None:
     row = resolve(small, ResolveRequest(framework="pytorch"))
-    assert row.id == "pytorch-2.7.1-cu128-py3.13-ubuntu24.04-runtime"
+    assert row.id == "pytorch-2.7.1-cu128-py3.12-ubuntu24.04-runtime"
     assert row.version == "2.7.1"
     assert row.cuda == "12.8"
     assert row.cuda_release == "12.8.1"
-    assert row.python == "3.13"  # newest Python the release supports
+    assert row.python == "3.12"  # newest Python both the release and ubuntu24.04 have
     assert row.flavor == "runtime"
     assert row.distro == "ubuntu24.04"
     assert row.base_image == "nvidia/cuda:12.8.1-runtime-ubuntu24.04"
@@ -39,7 +39,7 @@ def test_default_pytorch_row_is_the_newest_verified_build(small: Matrix) -> None
 
 def test_bare_version_means_that_minor_and_digest_is_carried(small: Matrix) -> None:
     row = resolve(small, ResolveRequest(framework="pytorch", version="2.5"))
-    assert row.id == "pytorch-2.5.1-cu124-py3.12-ubuntu22.04-runtime"
+    assert row.id == "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime"
     assert row.base_image == "nvidia/cuda:12.4.1-runtime-ubuntu22.04"
     assert row.base_digest is not None
     assert row.base_digest.startswith("sha256:0f0a7b")
@@ -48,31 +48,31 @@ def test_bare_version_means_that_minor_and_digest_is_carried(small: Matrix) -> N
 @pytest.mark.parametrize(
     ("kwargs", "expected"),
     [
-        ({"version": "==2.5.1", "cuda": "12.1"}, "pytorch-2.5.1-cu121-py3.12-ubuntu22.04-runtime"),
+        ({"version": "==2.5.1", "cuda": "12.1"}, "pytorch-2.5.1-cu121-py3.11-ubuntu22.04-runtime"),
         (
             {"version": ">=2.4,<2.6", "python": "3.10"},
             "pytorch-2.5.1-cu124-py3.10-ubuntu22.04-runtime",
         ),
-        ({"cuda": "11.8"}, "pytorch-2.7.1-cu118-py3.13-ubuntu22.04-runtime"),
-        ({"cuda": "<12.5"}, "pytorch-2.7.1-cu118-py3.13-ubuntu22.04-runtime"),
+        ({"cuda": "11.8"}, "pytorch-2.7.1-cu118-py3.11-ubuntu22.04-runtime"),
+        ({"cuda": "<12.5"}, "pytorch-2.7.1-cu118-py3.11-ubuntu22.04-runtime"),
         # newest framework version wins over newest CUDA: 2.7.1 cu118 runs on a 535 driver
-        ({"driver": "535.104.05"}, "pytorch-2.7.1-cu118-py3.13-ubuntu22.04-runtime"),
+        ({"driver": "535.104.05"}, "pytorch-2.7.1-cu118-py3.11-ubuntu22.04-runtime"),
         (
             {"driver": "535.104.05", "version": "2.5"},
-            "pytorch-2.5.1-cu121-py3.12-ubuntu22.04-runtime",
+            "pytorch-2.5.1-cu121-py3.11-ubuntu22.04-runtime",
         ),
         (
             {"flavor": "devel", "distro": "ubuntu22.04"},
-            "pytorch-2.7.1-cu128-py3.13-ubuntu22.04-devel",
+            "pytorch-2.7.1-cu128-py3.11-ubuntu22.04-devel",
         ),
-        ({"compute_capabilities": ("12.0",)}, "pytorch-2.7.1-cu128-py3.13-ubuntu24.04-runtime"),
+        ({"compute_capabilities": ("12.0",)}, "pytorch-2.7.1-cu128-py3.12-ubuntu24.04-runtime"),
         (
             {"compute_capabilities": ("3.7", "8.6")},
-            "pytorch-2.7.1-cu118-py3.13-ubuntu22.04-runtime",
+            "pytorch-2.7.1-cu118-py3.11-ubuntu22.04-runtime",
         ),
         (
             {"version": "2.6", "allow_unverified": True},
-            "pytorch-2.6.0-cu124-py3.13-ubuntu22.04-runtime",
+            "pytorch-2.6.0-cu124-py3.11-ubuntu22.04-runtime",
         ),
     ],
 )
@@ -85,7 +85,7 @@ def test_constraints_choose_the_newest_matching_row(
 def test_driver_picks_the_newest_patch_image_it_runs(small: Matrix) -> None:
     # 560.28.03 meets 12.6.0 (560.28.03) but not 12.6.3 (560.35.05): the 12.6.0 image
     row = resolve(small, ResolveRequest(framework="pytorch", driver="560.28.03"))
-    assert row.id == "pytorch-2.7.1-cu126-py3.13-ubuntu24.04-runtime"
+    assert row.id == "pytorch-2.7.1-cu126-py3.12-ubuntu24.04-runtime"
     assert row.cuda_release == "12.6.0"
     assert row.min_driver_linux == "560.28.03"
     newer = resolve(small, ResolveRequest(framework="pytorch", driver="560.35.05", cuda="12.6"))
@@ -149,7 +149,7 @@ def test_no_match_lists_nearest_rows_with_reasons(small: Matrix) -> None:
     assert lines[0] == "no pytorch row matches --version 2.5 --driver 470.57.02; nearest rows:"
     # the three 2.5.1 builds fail only on the driver: they come first, newest CUDA first
     assert lines[1] == (
-        "  pytorch-2.5.1-cu124-py3.12-ubuntu22.04-runtime: "
+        "  pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime: "
         "CUDA 12.4.1 needs driver >= 550.54.15, not 470.57.02"
     )
     assert lines[3].startswith("  pytorch-2.5.1-cu118-")
@@ -164,7 +164,7 @@ def test_no_match_lists_nearest_rows_with_reasons(small: Matrix) -> None:
 def test_unverified_rows_are_near_and_say_how_to_allow_them(small: Matrix) -> None:
     with pytest.raises(NoMatchingRow) as caught:
         resolve(small, ResolveRequest(framework="pytorch", version="2.6"))
-    assert "pytorch-2.6.0-cu124-py3.13-ubuntu22.04-runtime: marked verified = false" in str(
+    assert "pytorch-2.6.0-cu124-py3.11-ubuntu22.04-runtime: marked verified = false" in str(
         caught.value
     )
     assert "--allow-unverified" in str(caught.value)
@@ -182,7 +182,7 @@ def test_python_and_gpu_reasons(small: Matrix) -> None:
 
 def test_missing_base_image_is_a_reason(small: Matrix) -> None:
     matrix = replace(small, base_images=tuple(i for i in small.base_images if i.cuda != "12.8.1"))
-    assert _id(matrix) == "pytorch-2.7.1-cu126-py3.13-ubuntu24.04-runtime"
+    assert _id(matrix) == "pytorch-2.7.1-cu126-py3.12-ubuntu24.04-runtime"
     with pytest.raises(NoMatchingRow, match=r"no \[\[base_image\]\] for CUDA 12\.8"):
         resolve(matrix, ResolveRequest(framework="pytorch", cuda="12.8"))
 
@@ -220,13 +220,30 @@ def test_all_rows_every_verified_build_in_both_flavors(small: Matrix) -> None:
     assert ids == [r.id for r in all_rows(small)]  # deterministic
     assert len(ids) == len(set(ids))
     assert ids[:4] == [
-        "pytorch-2.7.1-cu128-py3.13-ubuntu24.04-runtime",
-        "pytorch-2.7.1-cu128-py3.13-ubuntu24.04-devel",
-        "pytorch-2.7.1-cu126-py3.13-ubuntu24.04-runtime",
-        "pytorch-2.7.1-cu126-py3.13-ubuntu24.04-devel",
+        "pytorch-2.7.1-cu128-py3.12-ubuntu24.04-runtime",
+        "pytorch-2.7.1-cu128-py3.12-ubuntu24.04-devel",
+        "pytorch-2.7.1-cu126-py3.12-ubuntu24.04-runtime",
+        "pytorch-2.7.1-cu126-py3.12-ubuntu24.04-devel",
     ]
     assert ids[-1] == "tensorflow-2.12.0-cu118-py3.11-ubuntu22.04-devel"
     assert not any(i.startswith("pytorch-2.6.0") for i in ids)  # unverified
     # 6 verified PyTorch builds + 2 TensorFlow releases, runtime and devel each
     assert len(rows) == (6 + 2) * 2
     assert {r.flavor for r in rows} == {"runtime", "devel"}
+
+
+def test_python_must_be_packaged_by_the_distro(small: Matrix) -> None:
+    # ubuntu24.04 packages 3.12 only: asking for 3.11 moves the row to ubuntu22.04 ...
+    row = resolve(small, ResolveRequest(framework="pytorch", python="3.11"))
+    assert (row.python, row.distro) == ("3.11", "ubuntu22.04")
+    # ... and a Python no distro of any image packages is rejected with the reason.
+    with pytest.raises(NoMatchingRow, match=r"ubuntu24\.04 packages Python 3\.12, not 3\.13"):
+        resolve(small, ResolveRequest(framework="pytorch", python="3.13"))
+    with pytest.raises(NoMatchingRow, match=r"ubuntu22\.04 packages Python 3\.10-3\.11, not 3\.12"):
+        resolve(small, ResolveRequest(framework="pytorch", python="3.12", distro="ubuntu22.04"))
+
+
+def test_distro_without_a_row_is_a_reason(small: Matrix) -> None:
+    no_distros = replace(small, distros=())
+    with pytest.raises(NoMatchingRow, match=r"no \[\[distro\]\] row for ubuntu24\.04"):
+        resolve(no_distros, ResolveRequest(framework="pytorch"))
