@@ -1,9 +1,168 @@
-"""Scaffold: `gpudoctor build` is registered by the module that implements it."""
+"""`gpudoctor build`: resolve a known-good row, render, build with the Docker SDK, verify.
+
+Only typer here (the `--help` budget); the builder, jinja2 and docker are imported when it runs.
+"""
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+from gpudoctor.cli import build_options as opts
+
+if TYPE_CHECKING:
+    from gpudoctor.build.engine import BuildEvent
+    from gpudoctor.build.pipeline import BuildRequest
+    from gpudoctor.checks.model import Finding
+
+BUILD_HELP = """Build a known-good GPU framework image, then verify it against its matrix row.
+
+\b
+  gpudoctor build --framework pytorch --cuda 12.4
+  gpudoctor build --framework pytorch --for-host           newest CUDA this host's driver runs
+  gpudoctor build --framework pytorch --from host.json --tag registry.example/team/torch:1 --push
+  gpudoctor build --framework pytorch --dry-run            print the Dockerfile only
+  gpudoctor build --framework pytorch --cuda 12.4 --wheelhouse ./wheels \\
+      --base-image mirror.example/nvidia/cuda:12.4.1-runtime-ubuntu22.04      offline
+
+Steps: resolve the row (like `gpudoctor matrix resolve`), render templates/Dockerfile.j2, build
+through the Docker daemon (DOCKER_HOST) with live progress on stderr, run the in-image verify
+script and compare framework, CUDA, cuDNN, Python and labels with the row (with a GPU and the
+NVIDIA runtime, also cuda.is_available() and one small kernel), then push with --push.
+Exit codes: 2 bad input or no matching row; 3 Docker daemon unreachable; 4 a build step failed
+or the image does not hold what the row promises.
+"""
 
 
 def register(app: typer.Typer) -> None:
-    """Placeholder until the command lands."""
+    app.command("build", help=BUILD_HELP, short_help="Build and verify a known-good image.")(
+        build_cmd
+    )
+
+
+def build_cmd(
+    ctx: typer.Context,
+    *,
+    framework: opts.FrameworkOpt = None,
+    version: opts.VersionOpt = None,
+    cuda: opts.CudaOpt = None,
+    python: opts.PythonOpt = None,
+    flavor: opts.FlavorOpt = None,
+    distro: opts.DistroOpt = None,
+    driver: opts.DriverOpt = None,
+    for_host: opts.ForHostOpt = False,
+    from_file: opts.FromOpt = None,
+    allow_unverified: opts.AllowUnverifiedOpt = False,
+    pip: opts.PipOpt = None,
+    base_image: opts.BaseImageOpt = None,
+    index_url: opts.IndexUrlOpt = None,
+    wheelhouse: opts.WheelhouseOpt = None,
+    tag: opts.TagOpt = None,
+    build_arg: Annotated[
+        list[str] | None,
+        typer.Option("--build-arg", metavar="KEY=VALUE", help="Build argument (repeatable)."),
+    ] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Build every layer anew.")] = False,
+    push: Annotated[bool, typer.Option("--push", help="Push the tag after verifying.")] = False,
+    skip_verify: Annotated[
+        bool, typer.Option("--skip-verify", help="Do not run the image to verify it.")
+    ] = False,
+    gpus: Annotated[
+        bool | None,
+        typer.Option(
+            "--gpus/--no-gpus",
+            help="Verify with the GPUs (default: when the daemon has the nvidia runtime).",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the Dockerfile; build nothing.")
+    ] = False,
+    output: opts.OutputOpt = None,
+    fmt: Annotated[
+        str, typer.Option("--format", metavar="FORMAT", help="Report format: text or json.")
+    ] = "text",
+) -> int:
+    from gpudoctor.build.pipeline import BuildRequest
+    from gpudoctor.cli.common import check_choice
+
+    check_choice("--format", fmt, ("text", "json"))
+    request = BuildRequest(
+        resolve=opts.resolve_request(
+            framework=framework,
+            version=version,
+            cuda=cuda,
+            python=python,
+            flavor=flavor,
+            distro=distro,
+            driver=driver,
+            for_host=for_host,
+            from_file=from_file,
+            allow_unverified=allow_unverified,
+        ),
+        options=opts.build_options(
+            pip=pip,
+            base_image=base_image,
+            index_url=index_url,
+            wheelhouse=wheelhouse,
+            tag=tag,
+            build_args=build_arg,
+        ),
+        no_cache=no_cache,
+        push=push,
+        verify=not skip_verify,
+        gpu=gpus,
+    )
+    if dry_run or output is not None:
+        from gpudoctor.cli.render_cmd import render_one
+
+        return render_one(ctx, request.resolve, request.options, output)
+    return run_build(ctx, request, fmt)
+
+
+def run_build(ctx: typer.Context, request: BuildRequest, fmt: str) -> int:
+    from gpudoctor.build.docker_engine import DockerSdkEngine
+    from gpudoctor.build.pipeline import build_image
+    from gpudoctor.cli.common import load_matrix
+    from gpudoctor.errors import BuildFailed
+    from gpudoctor.resources import templates_dir
+
+    matrix = load_matrix(ctx)
+    engine = DockerSdkEngine.connect()
+    try:
+        report = build_image(request, matrix, engine, StderrProgress(), templates_dir())
+    except BuildFailed as exc:
+        # The log scrolled by live; repeat its tail next to the error the CLI prints.
+        sys.stderr.write(f"--- log tail of {exc.step or 'the build'}:\n")
+        sys.stderr.writelines(f"    {line}\n" for line in exc.log_tail)
+        raise
+    sys.stdout.write(report.to_json() if fmt == "json" else report.to_text())
+    return 0
+
+
+class StderrProgress:
+    """Live progress on stderr: each step, cache hits counted, verify results."""
+
+    def __init__(self) -> None:
+        self.cached = 0
+
+    def phase(self, message: str) -> None:
+        sys.stderr.write(f"==> {message}\n")
+
+    def build_event(self, event: BuildEvent) -> None:
+        if event.kind == "step":
+            sys.stderr.write(f"{event.text}\n")
+        elif event.kind == "cache":
+            self.cached += 1
+            sys.stderr.write(f"    using cache ({self.cached} so far)\n")
+        elif event.kind == "log":
+            sys.stderr.write(f"    {event.text}\n")
+        elif event.kind == "error":
+            sys.stderr.write(f"!!! {event.text}\n")
+        sys.stderr.flush()
+
+    def finding(self, finding: Finding) -> None:
+        mark = {"ok": "✓", "error": "✗", "n/a": "-"}.get(str(finding.severity), "!")
+        detail = f": {finding.detail}" if finding.detail and str(finding.severity) != "n/a" else ""
+        sys.stderr.write(f"    {mark} {finding.title}{detail}\n")

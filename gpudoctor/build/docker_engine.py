@@ -1,0 +1,171 @@
+"""DockerSdkEngine: the ImageEngine on the Docker SDK (docker-py), imported lazily.
+
+docker-py drives the classic builder only (no BuildKit: docker/docker-py#2230), which is why the
+template uses no BuildKit-only syntax. Every SDK or transport error becomes
+EnvironmentUnavailable (exit 3) with the fix; a failed build step is reported as an event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from gpudoctor.build.engine import BuildEvent, DaemonInfo, ImageInfo, RunResult, parse_build_output
+from gpudoctor.errors import EnvironmentUnavailable
+
+DAEMON_HINT = (
+    "start the Docker daemon (`sudo systemctl start docker`, or `dockerd &`), "
+    "or point DOCKER_HOST at a reachable one (now: {host})"
+)
+
+
+class DockerSdkEngine:
+    """ImageEngine over docker-py. `connect()` builds one from the environment (DOCKER_HOST...)."""
+
+    def __init__(self, client: Any, host: str) -> None:
+        self._client = client
+        self._host = host
+
+    @classmethod
+    def connect(cls, environment: Mapping[str, str] | None = None) -> DockerSdkEngine:
+        """Connect as `docker` would (DOCKER_HOST, DOCKER_TLS_VERIFY, DOCKER_CERT_PATH).
+
+        Raises:
+            EnvironmentUnavailable: docker-py cannot reach the daemon (it asks for the API
+                version on connect), or the docker package is missing.
+        """
+        import os
+
+        env = dict(os.environ if environment is None else environment)
+        host = env.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+        with _translate_errors(host):
+            import docker
+
+            return cls(docker.from_env(environment=env, timeout=600), host)
+
+    def ping(self) -> DaemonInfo:
+        with _translate_errors(self._host):
+            info = self._client.info()
+        return DaemonInfo(
+            version=str(info.get("ServerVersion", "")),
+            runtimes=tuple(sorted(info.get("Runtimes") or {})),
+            default_runtime=info.get("DefaultRuntime"),
+        )
+
+    def build(
+        self, context: Path, *, tag: str, nocache: bool, build_args: Mapping[str, str]
+    ) -> Iterator[BuildEvent]:
+        with _translate_errors(self._host), context.open("rb") as fileobj:
+            import docker.errors
+
+            try:
+                yield from parse_build_output(self._build_stream(fileobj, tag, nocache, build_args))
+            except docker.errors.APIError as exc:
+                if exc.response is None:
+                    raise
+                # A Dockerfile the daemon cannot parse is refused before streaming starts.
+                yield BuildEvent("error", f"the daemon refused the build: {exc.explanation or exc}")
+
+    def _build_stream(
+        self, fileobj: Any, tag: str, nocache: bool, build_args: Mapping[str, str]
+    ) -> Iterator[Mapping[str, Any]]:
+        stream: Iterator[Mapping[str, Any]] = self._client.api.build(
+            fileobj=fileobj,
+            custom_context=True,
+            tag=tag,
+            nocache=nocache,
+            buildargs=dict(build_args),
+            rm=True,
+            forcerm=True,  # remove intermediate containers of failed steps too
+            pull=False,  # bases may be local mirrors; never reach out unasked
+            decode=True,
+        )
+        return stream
+
+    def run(self, image: str, command: Sequence[str], *, gpus: bool, timeout: float) -> RunResult:
+        with _translate_errors(self._host):
+            import docker.errors
+            from docker.types import DeviceRequest
+
+            requests = [DeviceRequest(count=-1, capabilities=[["gpu"]])] if gpus else None
+            container = self._client.containers.create(
+                image, entrypoint=list(command), device_requests=requests, network_disabled=True
+            )
+            try:
+                try:
+                    container.start()
+                except docker.errors.APIError as exc:
+                    # The image's fault (no such executable), not the daemon's: report it as
+                    # the docker CLI does, exit 127 with the reason.
+                    return RunResult(127, "", str(exc.explanation or exc))
+                status = container.wait(timeout=timeout)
+                out = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
+                err = container.logs(stdout=False, stderr=True).decode("utf-8", "replace")
+            finally:
+                container.remove(force=True)
+        return RunResult(int(status.get("StatusCode", -1)), out, err)
+
+    def inspect(self, image: str) -> ImageInfo | None:
+        with _translate_errors(self._host):
+            import docker.errors
+
+            try:
+                data = self._client.api.inspect_image(image)
+            except docker.errors.ImageNotFound:
+                return None
+        config = data.get("Config") or {}
+        return ImageInfo(
+            id=str(data["Id"]),
+            tags=tuple(sorted(data.get("RepoTags") or ())),
+            size=int(data.get("Size") or 0),
+            labels=dict(config.get("Labels") or {}),
+            env=tuple(config.get("Env") or ()),
+            user=str(config.get("User") or ""),
+        )
+
+    def push(self, tag: str) -> Iterator[str]:
+        repository, _, name_tag = tag.rpartition(":")
+        if "/" in name_tag or not repository:  # "host:5000/name": the colon was a port
+            repository, name_tag = tag, "latest"
+        with _translate_errors(self._host):
+            for chunk in self._client.api.push(repository, name_tag, stream=True, decode=True):
+                if "error" in chunk:
+                    raise EnvironmentUnavailable(
+                        f"push of {tag} refused: {chunk['error']}",
+                        hint="log in to the registry (`docker login REGISTRY`) and retry",
+                    )
+                if chunk.get("status"):
+                    yield " ".join(str(chunk[k]) for k in ("id", "status") if chunk.get(k))
+
+
+@contextmanager
+def _translate_errors(host: str) -> Iterator[None]:
+    """SDK and transport errors -> EnvironmentUnavailable with the fix."""
+    try:
+        import docker.errors
+        import requests.exceptions
+    except ImportError:
+        raise EnvironmentUnavailable(
+            "the docker Python package is not installed", hint="pip install 'docker>=7.1'"
+        ) from None
+    try:
+        yield
+    except (docker.errors.APIError, docker.errors.DockerException) as exc:
+        if isinstance(exc, docker.errors.APIError) and exc.response is not None:
+            raise EnvironmentUnavailable(
+                f"the Docker daemon at {host} refused: {exc.explanation or exc}",
+                hint="check the daemon log and the request above",
+            ) from None
+        raise _unreachable(host, exc) from None
+    except (requests.exceptions.RequestException, ConnectionError, OSError) as exc:
+        raise _unreachable(host, exc) from None
+
+
+def _unreachable(host: str, exc: Exception) -> EnvironmentUnavailable:
+    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return EnvironmentUnavailable(
+        f"cannot reach the Docker daemon at {host}: {reason}",
+        hint=DAEMON_HINT.format(host=host),
+    )

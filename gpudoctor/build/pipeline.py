@@ -1,0 +1,149 @@
+"""build_image: resolve -> spec -> render -> context -> build -> verify -> push -> BuildReport.
+
+Each step is its own function in its own module; this one only chains them and tells `progress`
+what happens. The engine and the matrix are parameters: only the CLI wires the real ones.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from gpudoctor.build.engine import BuildEvent, BuildOutcome, ImageEngine, follow_build
+from gpudoctor.build.render import render_dockerfile
+from gpudoctor.build.report import BuildReport
+from gpudoctor.build.spec import BuildOptions, ImageSpec, make_spec
+from gpudoctor.checks.model import Finding
+from gpudoctor.matrix.model import Matrix, ResolvedRow, ResolveRequest
+
+if TYPE_CHECKING:
+    from gpudoctor.build.context import BuildContext
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    resolve: ResolveRequest
+    options: BuildOptions = field(default_factory=BuildOptions)
+    no_cache: bool = False
+    push: bool = False
+    verify: bool = True
+    gpu: bool | None = None  # verify with a GPU; None = when the daemon has the nvidia runtime
+
+
+class Progress(Protocol):
+    """Where the pipeline reports as it goes; the CLI prints to stderr, tests record."""
+
+    def phase(self, message: str) -> None:
+        """A new phase starts ("building gpudoctor/pytorch:..."), or a warning."""
+
+    def build_event(self, event: BuildEvent) -> None:
+        """One line of build output."""
+
+    def finding(self, finding: Finding) -> None:
+        """One verify result."""
+
+
+def resolve_row(matrix: Matrix, request: ResolveRequest) -> ResolvedRow:
+    """The newest row meeting every constraint (NoMatchingRow lists the nearest otherwise)."""
+    from gpudoctor.matrix.resolve import resolve
+
+    return resolve(matrix, request)
+
+
+def render_row(
+    row: ResolvedRow, options: BuildOptions, template_dir: Path
+) -> tuple[ImageSpec, str]:
+    """Spec and Dockerfile text; what `render` and `build --dry-run` print. No daemon."""
+    spec = make_spec(row, options)
+    return spec, render_dockerfile(spec, template_dir)
+
+
+def build_image(
+    request: BuildRequest,
+    matrix: Matrix,
+    engine: ImageEngine,
+    progress: Progress,
+    template_dir: Path,
+) -> BuildReport:
+    return build_row(resolve_row(matrix, request.resolve), request, engine, progress, template_dir)
+
+
+def build_row(
+    row: ResolvedRow,
+    request: BuildRequest,
+    engine: ImageEngine,
+    progress: Progress,
+    template_dir: Path,
+) -> BuildReport:
+    """Build, verify and (with push) push the image of one row.
+
+    Raises:
+        EnvironmentUnavailable: the engine cannot be reached (exit 3).
+        BuildFailed: a build step failed; names the step, carries the log tail (exit 4).
+        VerifyFailed: the image does not hold what the row promises (exit 4).
+    """
+    spec, dockerfile = render_row(row, request.options, template_dir)
+    for warning in spec.warnings:
+        progress.phase(f"warning: {warning}")
+    daemon = engine.ping()
+    outcome, context = _build(
+        spec, dockerfile, request, engine=engine, progress=progress, template_dir=template_dir
+    )
+    info = engine.inspect(spec.tag)
+    findings: list[Finding] = []
+    if request.verify:
+        gpu = daemon.has_nvidia_runtime if request.gpu is None else request.gpu
+        findings = _verify(spec, engine, progress, gpu=gpu)
+    if request.push:
+        progress.phase(f"pushing {spec.tag}")
+        for line in engine.push(spec.tag):
+            progress.phase(line)
+    return BuildReport(
+        spec=spec,
+        image_id=info.id if info else outcome.image_id,
+        tags=info.tags if info else (spec.tag,),
+        size=info.size if info else 0,
+        outcome=outcome,
+        context_files=context.files,
+        notes=(*spec.warnings, *context.notes),
+        findings=tuple(findings),
+        pushed=request.push,
+    )
+
+
+def _build(
+    spec: ImageSpec,
+    dockerfile: str,
+    request: BuildRequest,
+    *,
+    engine: ImageEngine,
+    progress: Progress,
+    template_dir: Path,
+) -> tuple[BuildOutcome, BuildContext]:
+    """Write the context into a temporary folder (gone afterwards) and build it."""
+    from gpudoctor.build.context import write_context
+
+    with tempfile.TemporaryDirectory(prefix="gpudoctor-context-") as tmp:
+        context = write_context(spec, dockerfile, template_dir, Path(tmp))
+        for note in context.notes:
+            progress.phase(f"note: {note}")
+        progress.phase(f"building {spec.tag} from {spec.base_image} (row {spec.row.id})")
+        events = engine.build(
+            context.path, tag=spec.tag, nocache=request.no_cache, build_args=dict(spec.build_args)
+        )
+        return follow_build(events, progress.build_event), context
+
+
+def _verify(
+    spec: ImageSpec, engine: ImageEngine, progress: Progress, *, gpu: bool
+) -> list[Finding]:
+    from gpudoctor.build.verify import raise_on_mismatch, verify_image
+
+    progress.phase(f"verifying {spec.tag} against row {spec.row.id}" + (" (GPU)" if gpu else ""))
+    findings = verify_image(engine, spec.tag, spec, gpu=gpu)
+    for finding in findings:
+        progress.finding(finding)
+    raise_on_mismatch(findings, spec.tag)
+    return findings

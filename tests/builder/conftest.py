@@ -1,0 +1,95 @@
+"""Fixtures of the builder tests: the stand-in base image, a real engine, and tag cleanup.
+
+The stand-in base (scripts/make-base-image.sh: Debian bookworm minbase + Python 3.11, made with
+debootstrap and `docker import`) is made once and kept across runs, cached by its tag; every
+image a test builds is tagged under gpudoctor-test/build and removed after the test, together
+with the dangling install-stage images its builds left.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import contextlib
+
+from buildtest_support import STANDIN_BASE, TEST_TAG_PREFIX, make_fake_torch, make_wheel
+
+from gpudoctor.build.docker_engine import DockerSdkEngine
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "tests" / "data" / "build"
+
+
+@pytest.fixture(scope="session")
+def standin_base() -> str:
+    """The stand-in base image's tag, made on first use (about a minute, once per machine)."""
+    done = subprocess.run(
+        ["bash", str(REPO / "scripts" / "make-base-image.sh"), STANDIN_BASE],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"could not make the stand-in base image:\n{done.stderr[-2000:]}")
+    return STANDIN_BASE
+
+
+@pytest.fixture(scope="session")
+def engine() -> DockerSdkEngine:
+    return DockerSdkEngine.connect()
+
+
+@pytest.fixture
+def test_tag(engine: DockerSdkEngine) -> Iterator[str]:
+    """A unique tag for this test's image; the image and stage leftovers go afterwards."""
+    import docker
+
+    tag = f"{TEST_TAG_PREFIX}:{uuid.uuid4().hex[:12]}"
+    yield tag
+    client = docker.from_env()
+    with contextlib.suppress(docker.errors.ImageNotFound):
+        client.images.remove(tag, force=True)
+    # The install stage of each build is an untagged image; keep nothing dangling.
+    client.images.prune(filters={"dangling": True, "label": "io.gpudoctor.stage=install"})
+    client.close()
+
+
+@pytest.fixture
+def wheelhouse(tmp_path: Path) -> Path:
+    """A wheelhouse with a fake CUDA torch 2.5.1+cu124 (cuDNN 9.1.0) and a fake torchvision."""
+    house = tmp_path / "wheels"
+    house.mkdir()
+    make_fake_torch(house)
+    make_wheel(
+        house,
+        "torchvision",
+        "0.20.1+cu124",
+        {"torchvision/__init__.py": "__version__ = '0.20.1+cu124'\n"},
+        requires=("torch==2.5.1",),
+    )
+    return house
+
+
+@pytest.fixture
+def cpu_wheelhouse(tmp_path: Path) -> Path:
+    """Like `wheelhouse` but torch is a CPU-only build (torch.version.cuda is None)."""
+    house = tmp_path / "cpu-wheels"
+    house.mkdir()
+    make_fake_torch(house, version="2.5.1+cpu", cuda=None)
+    make_wheel(
+        house,
+        "torchvision",
+        "0.20.1",
+        {"torchvision/__init__.py": "__version__ = '0.20.1'\n"},
+        requires=("torch==2.5.1",),
+    )
+    return house

@@ -1,0 +1,140 @@
+"""Real builds of the real template on a real Docker Engine (marker `docker`), offline.
+
+The base is the stand-in (Debian bookworm + Python 3.11, see conftest.py), the framework a fake
+torch wheel from a wheelhouse: no registry and no index is reached.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from buildtest_support import TORCH_ONLY_ROW, RecordingProgress
+
+from gpudoctor.build.docker_engine import DockerSdkEngine
+from gpudoctor.build.pipeline import BuildRequest, build_row
+from gpudoctor.build.spec import BuildOptions
+from gpudoctor.cli.app import run
+from gpudoctor.errors import VerifyFailed
+from gpudoctor.matrix.model import ResolveRequest
+from gpudoctor.resources import templates_dir
+
+pytestmark = pytest.mark.docker
+MATRIX = str(Path(__file__).resolve().parents[1] / "data" / "build" / "matrix.toml")
+
+
+def _cli_build(base: str, house: Path, tag: str, *extra: str) -> int:
+    return run(
+        [
+            "--matrix",
+            MATRIX,
+            "build",
+            "--framework",
+            "pytorch",
+            "--base-image",
+            base,
+            "--wheelhouse",
+            str(house),
+            "--tag",
+            tag,
+            *extra,
+        ]
+    )
+
+
+def test_build_verify_and_labels_read_back(
+    standin_base: str,
+    wheelhouse: Path,
+    test_tag: str,
+    engine: DockerSdkEngine,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert _cli_build(standin_base, wheelhouse, test_tag, "--format", "json") == 0
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert "Step 1/" in captured.err  # live progress went to stderr
+    assert report["image"]["tags"] == [test_tag]
+    assert report["row"]["id"] == "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime"
+    verdicts = {v["code"]: v["severity"] for v in report["verify"]}
+    assert verdicts == {
+        "verify-python": "ok",
+        "verify-framework-version": "ok",
+        "verify-built-cuda": "ok",
+        "verify-built-cudnn": "ok",
+        "verify-cuda-available": "n/a",
+        "verify-labels": "ok",
+    }
+    info = engine.inspect(test_tag)
+    assert info is not None
+    assert info.labels["io.gpudoctor.row-id"] == report["row"]["id"]
+    assert info.labels["io.gpudoctor.cudnn"] == "9.1.0.70"
+    assert info.labels["io.gpudoctor.base-image"] == standin_base
+    assert info.user == "10001:10001"
+    assert "NVIDIA_REQUIRE_CUDA=cuda>=12.4" in info.env
+    assert "NVIDIA_VISIBLE_DEVICES=all" in info.env
+    # Wheels and requirement files stayed in the install stage.
+    probe = engine.run(
+        test_tag, ["sh", "-c", "id -u; ls /tmp/gpudoctor || echo none"], gpus=False, timeout=60
+    )
+    assert probe.stdout.split() == ["10001", "none"]
+
+
+def test_a_cpu_only_wheel_fails_verification_with_exit_4(
+    standin_base: str,
+    cpu_wheelhouse: Path,
+    test_tag: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert _cli_build(standin_base, cpu_wheelhouse, test_tag) == 4
+    err = capsys.readouterr().err
+    assert "does not hold what its row promises" in err
+    assert "CPU-only pytorch build" in err
+    assert "CUDA 12.4" in err
+
+
+def test_a_failing_step_exits_4_with_the_step_and_log_tail(
+    standin_base: str, tmp_path: Path, test_tag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _cli_build(standin_base, empty, test_tag) == 4
+    err = capsys.readouterr().err
+    assert "error: image build failed at Step" in err
+    assert "pip install" in err.split("error: image build failed at ")[1].splitlines()[0]
+    tail = err.split("--- log tail of ")[1]
+    assert "No matching distribution found for torch==2.5.1" in tail
+    assert "note: wheelhouse" in err  # the missing wheels were announced before building
+
+
+def test_a_rebuild_takes_every_step_from_the_cache(
+    standin_base: str, wheelhouse: Path, test_tag: str, engine: DockerSdkEngine
+) -> None:
+    request = BuildRequest(
+        ResolveRequest("pytorch"),
+        BuildOptions(base_image=standin_base, wheelhouse=wheelhouse, tag=test_tag),
+        verify=False,
+    )
+    first = build_row(TORCH_ONLY_ROW, request, engine, RecordingProgress(), templates_dir())
+    progress = RecordingProgress()
+    second = build_row(TORCH_ONLY_ROW, request, engine, progress, templates_dir())
+    assert second.outcome.all_cached
+    assert second.outcome.cached == second.outcome.steps - second.outcome.from_steps > 8
+    assert second.image_id == first.image_id
+    assert sum(e.kind == "cache" for e in progress.events) == second.outcome.cached
+
+
+def test_verify_of_a_foreign_image_names_the_differences(
+    standin_base: str, engine: DockerSdkEngine
+) -> None:
+    """An image gpudoctor did not build (the bare base: no venv, no verify script) fails
+    verification with exit 4 and the reason, not as an unreachable daemon."""
+    from gpudoctor.build.spec import make_spec
+    from gpudoctor.build.verify import verify_image
+
+    spec = make_spec(TORCH_ONLY_ROW, BuildOptions(base_image=standin_base))
+    with pytest.raises(VerifyFailed, match="printed no report") as info:
+        verify_image(engine, standin_base, spec, gpu=False)
+    assert "exit 127" in info.value.message
+    assert "/opt/venv/bin/python" in info.value.message
+    assert info.value.exit_code == 4

@@ -1,0 +1,136 @@
+"""build_row / build_image chain the steps; the engine is a fake at the edge (no daemon)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from buildtest_support import ROW, FakeEngine, RecordingProgress
+
+from gpudoctor.build.engine import BuildEvent
+from gpudoctor.build.pipeline import BuildRequest, build_image, build_row
+from gpudoctor.build.spec import BuildOptions, make_spec
+from gpudoctor.build.verify import MARKER
+from gpudoctor.errors import BuildFailed, NoMatchingRow, VerifyFailed
+from gpudoctor.matrix.load import load_matrix
+from gpudoctor.matrix.model import ResolvedRow, ResolveRequest
+from gpudoctor.matrix.resolve import resolve
+from gpudoctor.resources import templates_dir
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "build"
+OK_EVENTS = (
+    BuildEvent("step", "Step 1/2 : FROM base AS python", 1, 2),
+    BuildEvent("step", "Step 2/2 : RUN true", 2, 2),
+    BuildEvent("cache", "---> Using cache"),
+    BuildEvent("image", "sha256:" + "ab" * 32),
+)
+PROBE = {
+    "python_version": "3.11.2",
+    "framework_version": "2.5.1+cu124",
+    "built_cuda": "12.4",
+    "built_cudnn": "9.1.0",
+    "cuda_available": False,
+    "errors": [],
+}
+
+
+def _engine(
+    probe: dict[str, object] | None = None, row: ResolvedRow = ROW, **kw: object
+) -> FakeEngine:
+    labels = dict(make_spec(row, BuildOptions(tag="t/x:1")).labels)
+    stdout = MARKER + json.dumps(probe or PROBE) + "\n"
+    return FakeEngine(build_events=OK_EVENTS, probe_stdout=stdout, labels=labels, **kw)  # type: ignore[arg-type]
+
+
+def _request(**kw: object) -> BuildRequest:
+    return BuildRequest(ResolveRequest("pytorch"), BuildOptions(tag="t/x:1"), **kw)  # type: ignore[arg-type]
+
+
+def test_build_row_builds_verifies_and_reports() -> None:
+    engine, progress = _engine(), RecordingProgress()
+    report = build_row(ROW, _request(), engine, progress, templates_dir())
+    assert [name for name, _ in engine.calls] == ["ping", "build", "inspect", "inspect", "run"]
+    assert engine.context_names == [
+        "Dockerfile",
+        "requirements.txt",
+        "verify_image.py",
+    ]
+    assert report.outcome.cached == 1
+    assert report.image_id == "sha256:" + "ab" * 32
+    assert [f.code for f in progress.findings][-1] == "verify-labels"
+    assert any("mutable" in p for p in progress.phases)
+    data = report.to_dict()
+    assert set(data) == {
+        "schema_version",
+        "image",
+        "row",
+        "base_image",
+        "extra_requirements",
+        "build",
+        "verify",
+        "pushed",
+        "notes",
+    }
+    assert data["row"]["id"] == ROW.id
+    assert data["build"]["steps"] == 2
+    assert "✓ built with CUDA 12.4" in report.to_text()
+
+
+def test_options_reach_the_engine_and_push_runs_after_verify() -> None:
+    gpu_probe = {**PROBE, "cuda_available": True, "device_count": 1}
+    gpu_probe |= {"kernel_result": 1047552.0, "kernel_expected": 1047552.0}
+    engine = _engine(gpu_probe, runtimes=("nvidia", "runc"))
+    request = BuildRequest(
+        ResolveRequest("pytorch"),
+        BuildOptions(tag="t/x:1", build_args=("HTTPS_PROXY=http://p:3128",)),
+        no_cache=True,
+        push=True,
+    )
+    build_row(ROW, request, engine, RecordingProgress(), templates_dir())
+    build = next(args for name, args in engine.calls if name == "build")
+    assert build == {"tag": "t/x:1", "nocache": True, "args": {"HTTPS_PROXY": "http://p:3128"}}
+    run = next(args for name, args in engine.calls if name == "run")
+    assert isinstance(run, dict)
+    assert run["gpus"] is True
+    assert engine.calls[-1] == ("push", "t/x:1")
+
+
+def test_a_failed_step_stops_before_verify() -> None:
+    engine = _engine()
+    engine.build_events = (OK_EVENTS[0], BuildEvent("error", "returned a non-zero code: 1"))
+    with pytest.raises(BuildFailed) as info:
+        build_row(ROW, _request(), engine, RecordingProgress(), templates_dir())
+    assert info.value.step == "Step 1/2 : FROM base AS python"
+    assert not [c for c in engine.calls if c[0] == "run"]
+
+
+def test_a_cpu_only_image_fails_verification_and_is_not_pushed() -> None:
+    engine = _engine({**PROBE, "built_cuda": None, "built_cudnn": None})
+    with pytest.raises(VerifyFailed, match="CPU-only"):
+        build_row(ROW, _request(push=True), engine, RecordingProgress(), templates_dir())
+    assert not [c for c in engine.calls if c[0] == "push"]
+
+
+def test_skip_verify_never_runs_the_image() -> None:
+    engine = _engine()
+    report = build_row(ROW, _request(verify=False), engine, RecordingProgress(), templates_dir())
+    assert not report.findings
+    assert not [c for c in engine.calls if c[0] == "run"]
+
+
+def test_build_image_resolves_from_the_matrix_first() -> None:
+    matrix = load_matrix(DATA / "matrix.toml")
+    engine = _engine(row=resolve(matrix, ResolveRequest("pytorch", cuda="12.4")))
+    request = BuildRequest(ResolveRequest("pytorch", cuda="12.4"), BuildOptions(tag="t/x:1"))
+    report = build_image(request, matrix, engine, RecordingProgress(), templates_dir())
+    assert report.spec.row.id == "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime"
+    assert report.spec.base_pinned  # the test matrix pins this base by digest
+    with pytest.raises(NoMatchingRow):
+        build_image(
+            BuildRequest(ResolveRequest("pytorch", cuda="11.8")),
+            matrix,
+            _engine(),
+            RecordingProgress(),
+            templates_dir(),
+        )

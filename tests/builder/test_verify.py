@@ -1,0 +1,161 @@
+"""Verify compares the in-image probe's report with the row, one Finding per promise."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from buildtest_support import ROW, TF_ROW, FakeEngine, make_fake_torch
+
+from gpudoctor.build.spec import BuildOptions, make_spec
+from gpudoctor.build.verify import (
+    MARKER,
+    compare_labels,
+    compare_report,
+    raise_on_mismatch,
+    verify_image,
+)
+from gpudoctor.checks.model import Severity
+from gpudoctor.errors import VerifyFailed
+from gpudoctor.resources import templates_dir
+
+SPEC = make_spec(ROW, BuildOptions())
+GOOD: dict[str, Any] = {
+    "python_version": "3.11.9",
+    "framework": "pytorch",
+    "framework_version": "2.5.1+cu124",
+    "built_cuda": "12.4",
+    "built_cudnn": "9.1.0",
+    "cuda_available": False,
+    "device_count": 0,
+    "errors": [],
+}
+
+
+def _severities(report: dict[str, Any], gpu: bool = False) -> dict[str, Severity]:
+    return {f.code: f.severity for f in compare_report(report, SPEC, gpu=gpu)}
+
+
+def test_a_matching_image_passes_and_cuda_at_run_time_is_na_without_gpu() -> None:
+    assert _severities(GOOD) == {
+        "verify-python": Severity.OK,
+        "verify-framework-version": Severity.OK,
+        "verify-built-cuda": Severity.OK,
+        "verify-built-cudnn": Severity.OK,
+        "verify-cuda-available": Severity.NA,
+    }
+
+
+def test_a_cpu_only_wheel_fails_naming_the_cuda_promise() -> None:
+    report = {**GOOD, "framework_version": "2.5.1+cpu", "built_cuda": None, "built_cudnn": None}
+    findings = compare_report(report, SPEC, gpu=False)
+    with pytest.raises(VerifyFailed) as info:
+        raise_on_mismatch(findings, "t:1")
+    assert "CPU-only" in info.value.message
+    assert "CUDA 12.4" in info.value.message
+    assert "cuDNN none" in info.value.message
+    assert info.value.exit_code == 4
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        ({"python_version": "3.10.12"}, "verify-python"),
+        ({"framework_version": "2.4.1+cu124"}, "verify-framework-version"),
+        (
+            {"framework_version": None, "errors": ["torch: cannot import"]},
+            "verify-framework-version",
+        ),
+        ({"built_cuda": "12.1"}, "verify-built-cuda"),
+        ({"built_cudnn": "8.9.2"}, "verify-built-cudnn"),
+        ({"built_cudnn": "9.0.0"}, "verify-built-cudnn"),
+    ],
+)
+def test_each_difference_is_an_error_on_its_own_finding(change: dict[str, Any], code: str) -> None:
+    severities = _severities({**GOOD, **change})
+    assert severities[code] == Severity.ERROR
+    assert [c for c, s in severities.items() if s == Severity.ERROR] == [code]
+
+
+def test_tensorflow_cudnn_major_only_is_compared_on_the_major() -> None:
+    spec = make_spec(TF_ROW, BuildOptions())
+    report = {**GOOD, "framework_version": "2.15.0", "built_cuda": "12.2", "built_cudnn": "8"}
+    assert all(f.severity != Severity.ERROR for f in compare_report(report, spec, gpu=False))
+    report["built_cudnn"] = "9"
+    bad = [f.code for f in compare_report(report, spec, gpu=False) if f.severity is Severity.ERROR]
+    assert bad == ["verify-built-cudnn"]
+
+
+def test_with_a_gpu_availability_and_the_kernel_are_checked() -> None:
+    ok = {**GOOD, "cuda_available": True, "device_count": 1}
+    ok |= {"kernel_result": 1047552.0, "kernel_expected": 1047552.0}
+    assert _severities(ok, gpu=True)["verify-kernel"] == Severity.OK
+    assert _severities(GOOD, gpu=True)["verify-cuda-available"] == Severity.ERROR
+    wrong = {**ok, "kernel_result": 0.0}
+    assert _severities(wrong, gpu=True)["verify-kernel"] == Severity.ERROR
+
+
+def test_labels_must_carry_the_row() -> None:
+    engine = FakeEngine(labels=dict(SPEC.labels))
+    info = engine.inspect("t:1")
+    assert info is not None
+    assert compare_labels(info, SPEC).severity is Severity.OK
+    engine.labels = {**dict(SPEC.labels), "io.gpudoctor.cuda": "11.8"}
+    info = engine.inspect("t:1")
+    assert info is not None
+    finding = compare_labels(info, SPEC)
+    assert finding.severity is Severity.ERROR
+    assert "io.gpudoctor.cuda" in finding.title
+
+
+def test_verify_image_runs_the_probe_with_the_framework_and_kernel_flag() -> None:
+    engine = FakeEngine(
+        probe_stdout="banner from an entrypoint\n" + MARKER + json.dumps(GOOD) + "\n",
+        labels=dict(SPEC.labels),
+    )
+    findings = verify_image(engine, "t:1", SPEC, gpu=True)
+    run = next(args for name, args in engine.calls if name == "run")
+    assert run == {
+        "image": "t:1",
+        "command": [
+            "/opt/venv/bin/python",
+            "/opt/gpudoctor/verify_image.py",
+            "pytorch",
+            "--kernel",
+        ],
+        "gpus": True,
+    }
+    assert {f.code for f in findings} >= {"verify-labels", "verify-kernel"}
+
+
+def test_a_probe_without_a_report_is_a_verify_failure() -> None:
+    engine = FakeEngine(probe_stdout="python: not found\n")
+    with pytest.raises(VerifyFailed, match="printed no report"):
+        verify_image(engine, "t:1", SPEC, gpu=False)
+
+
+def test_the_in_image_script_reports_a_fake_torch(tmp_path: Path) -> None:
+    """Run templates/verify_image.py for real against the fake torch the docker tests use."""
+    import zipfile
+
+    wheel = make_fake_torch(tmp_path)
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    done = subprocess.run(
+        [sys.executable, str(templates_dir() / "verify_image.py"), "pytorch"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(site)},
+        check=True,
+    )
+    report = json.loads(done.stdout.strip().removeprefix(MARKER))
+    assert report["built_cuda"] == "12.4"
+    assert report["built_cudnn"] == "9.1.0"
+    assert report["framework_version"] == "2.5.1+cu124"
+    assert report["cuda_available"] is False
+    errors = [f.code for f in compare_report(report, SPEC, gpu=False) if f.severity.rank == 5]
+    assert set(errors) <= {"verify-python"}  # this interpreter need not be 3.11
