@@ -14,7 +14,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks import driver, gpu, intent, platform, requirements, runtime, software
+from gpudoctor.checks import (
+    devices,
+    driver,
+    gpu,
+    intent,
+    platform,
+    requirements,
+    runtime,
+    software,
+)
 from gpudoctor.checks.base import Check, Intent
 from gpudoctor.checks.catalogue import AREAS, CATALOGUE
 from gpudoctor.checks.model import Finding, Severity
@@ -31,6 +40,7 @@ __all__ = ["REGISTRY", "CheckRun", "Intent", "exit_code", "run_checks", "select_
 # (area, check) in report order; a check's findings carry codes of its area (catalogue.py).
 REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("driver", c) for c in driver.CHECKS),
+    *(("driver", c) for c in devices.CHECKS),
     *(("gpu", c) for c in gpu.CHECKS),
     *(("platform", c) for c in platform.CHECKS),
     *(("runtime", c) for c in runtime.CHECKS),
