@@ -16,20 +16,11 @@ from gpudoctor.checks.base import (
     nvidia_pci_gpus,
     nvml_ok,
 )
-from gpudoctor.checks.model import Finding, Severity
+from gpudoctor.checks.model import ERROR, INFO, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
     from gpudoctor.matrix.model import Matrix
-
-OK, INFO, WARN, ERROR, NA, UNKNOWN = (
-    Severity.OK,
-    Severity.INFO,
-    Severity.WARN,
-    Severity.ERROR,
-    Severity.NA,
-    Severity.UNKNOWN,
-)
 
 
 def check_device_nodes(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:

@@ -18,20 +18,11 @@ from gpudoctor.checks.base import (
     nvml_ok,
     passthrough_only,
 )
-from gpudoctor.checks.model import Finding, Severity
+from gpudoctor.checks.model import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
     from gpudoctor.matrix.model import Matrix
-
-OK, INFO, WARN, ERROR, NA, UNKNOWN = (
-    Severity.OK,
-    Severity.INFO,
-    Severity.WARN,
-    Severity.ERROR,
-    Severity.NA,
-    Severity.UNKNOWN,
-)
 
 
 def check_gpu_present(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:

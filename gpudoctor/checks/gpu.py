@@ -18,20 +18,12 @@ from gpudoctor.checks.base import (
     live_gpus,
     unknown_or_na,
 )
-from gpudoctor.checks.model import Finding, Severity
+from gpudoctor.checks.model import ERROR, INFO, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import GpuFacts, HostFacts
     from gpudoctor.matrix.model import Matrix
 
-OK, INFO, WARN, ERROR, NA, UNKNOWN = (
-    Severity.OK,
-    Severity.INFO,
-    Severity.WARN,
-    Severity.ERROR,
-    Severity.NA,
-    Severity.UNKNOWN,
-)
 
 PerGpu = Callable[["HostFacts", "Matrix", "GpuFacts"], Finding]
 

@@ -30,6 +30,17 @@ _RANK = {
 }
 
 
+# Short names for the checks modules, where severities are on every other line.
+OK, INFO, WARN, ERROR, NA, UNKNOWN = (
+    Severity.OK,
+    Severity.INFO,
+    Severity.WARN,
+    Severity.ERROR,
+    Severity.NA,
+    Severity.UNKNOWN,
+)
+
+
 @dataclass(frozen=True)
 class Finding:
     """One conclusion of one check.

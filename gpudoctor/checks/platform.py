@@ -5,20 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding, has_gpu, live_gpus, nvidia_pci_gpus
-from gpudoctor.checks.model import Finding, Severity
+from gpudoctor.checks.model import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
     from gpudoctor.matrix.model import Matrix
-
-OK, INFO, WARN, ERROR, NA, UNKNOWN = (
-    Severity.OK,
-    Severity.INFO,
-    Severity.WARN,
-    Severity.ERROR,
-    Severity.NA,
-    Severity.UNKNOWN,
-)
 
 
 def where(facts: HostFacts) -> str:

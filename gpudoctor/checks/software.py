@@ -18,7 +18,7 @@ from gpudoctor.checks.base import (
     live_gpus,
     major_minor,
 )
-from gpudoctor.checks.model import Finding, Severity
+from gpudoctor.checks.model import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.checks.suggest import (
     driver_verdict,
     public_version,
@@ -29,15 +29,6 @@ from gpudoctor.checks.suggest import (
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts
     from gpudoctor.matrix.model import Matrix
-
-OK, INFO, WARN, ERROR, NA, UNKNOWN = (
-    Severity.OK,
-    Severity.INFO,
-    Severity.WARN,
-    Severity.ERROR,
-    Severity.NA,
-    Severity.UNKNOWN,
-)
 
 
 def _label(fw: FrameworkFacts) -> str:
