@@ -48,7 +48,7 @@ def _check_plain(option: str, value: str, fix: str) -> None:
 
 
 def python_version(value: str, option: str = "--python") -> str:
-    if not _PYTHON.match(value):
+    if not _PYTHON.fullmatch(value):
         raise _refuse(
             option, value, "is not a Python version of the form 3.X", f"use {option} 3.11"
         )
@@ -58,7 +58,7 @@ def python_version(value: str, option: str = "--python") -> str:
 def image_reference(value: str, option: str) -> str:
     """A docker image reference: name[:tag][@digest]; returns it unchanged."""
     _check_plain(option, value, f"use {option} registry.example.com/team/image:tag")
-    match = _REFERENCE.match(value)
+    match = _REFERENCE.fullmatch(value)
     if match is None or len(match.group("name")) > _NAME_MAX or _bad_first(match.group("name")):
         raise _refuse(
             option,
@@ -87,13 +87,13 @@ def image_tag(value: str, option: str = "--tag") -> str:
 
 
 def reference_is_pinned(reference: str) -> bool:
-    match = _REFERENCE.match(reference)
+    match = _REFERENCE.fullmatch(reference)
     return bool(match and match.group("digest"))
 
 
 def split_reference(reference: str) -> tuple[str, str | None]:
     """(repository, tag) of a validated reference without a digest; tag None when absent."""
-    match = _REFERENCE.match(reference)
+    match = _REFERENCE.fullmatch(reference)
     if match is None:
         raise ValueError(f"not a validated reference: {reference!r}")
     return match.group("name"), match.group("tag")
@@ -102,7 +102,7 @@ def split_reference(reference: str) -> tuple[str, str | None]:
 def build_arg(value: str) -> tuple[str, str]:
     """KEY=VALUE for --build-arg; the value may be empty but holds nothing shell-significant."""
     key, sep, arg = value.partition("=")
-    if not sep or not _BUILD_ARG_NAME.match(key):
+    if not sep or not _BUILD_ARG_NAME.fullmatch(key):
         raise _refuse(
             "--build-arg",
             value,
@@ -120,7 +120,7 @@ def index_url(value: str, option: str = "--index-url") -> str:
     if not sep or scheme not in ("https", "http", "file") or not rest:
         raise _refuse(option, value, "is not an http(s):// or file:// URL", fix)
     _check_plain(option, value, fix)
-    if not _URL_SAFE.match(value):
+    if not _URL_SAFE.fullmatch(value):
         raise _refuse(option, value, "holds characters a URL does not", fix)
     return value
 
@@ -136,7 +136,7 @@ def pip_requirement(value: str) -> str:
 
     fix = "use --pip 'name==1.2.3' (a PyPI project name with an optional version specifier)"
     head, sep, marker = value.partition(";")
-    if not _REQUIREMENT_HEAD.match(head.strip() if sep else head):
+    if not _REQUIREMENT_HEAD.fullmatch(head.strip() if sep else head):
         raise _refuse("--pip", value, "is not a plain requirement (name[extras]specifier)", fix)
     if sep and any(ch in marker for ch in "$`\\\n\r"):
         raise _refuse("--pip", value, "the marker holds shell-significant characters", fix)

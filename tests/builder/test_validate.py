@@ -168,3 +168,19 @@ def test_python_version_accepts_3x(value: str) -> None:
 def test_python_version_refuses_other_forms(value: str) -> None:
     with pytest.raises(UsageError, match="--python"):
         validate.python_version(value)
+
+
+@pytest.mark.parametrize(
+    ("check", "value"),
+    [
+        (validate.pip_requirement, "numpy\n"),
+        (validate.python_version, "3.11\n"),
+        (validate.image_tag, "team/torch:1\n"),
+        (validate.index_url, "https://mirror.example/simple\n"),
+        (validate.build_arg, "KEY\n=value"),
+    ],
+)
+def test_a_trailing_line_break_never_passes(check: object, value: str) -> None:
+    # `$` also matches before a final newline; the validators must match the whole value.
+    with pytest.raises(UsageError):
+        check(value)  # type: ignore[operator]
