@@ -7,13 +7,17 @@ environment arrive sorted, so equal specs render byte-identical Dockerfiles.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpudoctor import __version__
 from gpudoctor.build.spec import USER, USER_UID, VENV, VERIFY_PATH, VERIFY_SCRIPT, ImageSpec
 from gpudoctor.errors import RenderError
+
+if TYPE_CHECKING:
+    import jinja2
 
 TEMPLATE_NAME = "Dockerfile.j2"
 WHEELS_DIR = "/tmp/gpudoctor/wheels"
@@ -73,13 +77,10 @@ def _dq(value: object) -> str:
     return json.dumps(text)
 
 
-def render_dockerfile(spec: ImageSpec, template_dir: Path) -> str:
-    """The Dockerfile text for `spec`.
-
-    Raises:
-        RenderError: the template is missing or malformed, or it uses a value the spec does not
-            provide (StrictUndefined).
-    """
+@functools.lru_cache(maxsize=8)
+def _environment(template_dir: Path) -> jinja2.Environment:
+    """One environment per template folder: it keeps the compiled template (compiling costs
+    ~5 ms, 90% of `render --all`) and recompiles when the file changes (auto_reload)."""
     import jinja2
 
     env = jinja2.Environment(
@@ -89,10 +90,23 @@ def render_dockerfile(spec: ImageSpec, template_dir: Path) -> str:
         autoescape=False,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=True,
     )
     env.filters["dq"] = _dq
+    return env
+
+
+def render_dockerfile(spec: ImageSpec, template_dir: Path) -> str:
+    """The Dockerfile text for `spec`.
+
+    Raises:
+        RenderError: the template is missing or malformed, or it uses a value the spec does not
+            provide (StrictUndefined).
+    """
+    import jinja2
+
     try:
-        template = env.get_template(TEMPLATE_NAME)
+        template = _environment(template_dir).get_template(TEMPLATE_NAME)
         return template.render(**template_values(spec))
     except jinja2.TemplateNotFound:
         raise RenderError(

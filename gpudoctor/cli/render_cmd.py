@@ -1,33 +1,55 @@
-"""`gpudoctor render`: the Dockerfile of one resolved matrix row, without building anything.
+"""`gpudoctor render`: the Dockerfile of one resolved matrix row, or (`--all`) of every row.
 
-`render_one` is the single-row path; a `--all` mode (every row into images/ plus a bake file)
-plugs in next to it in `render_cmd`.
+`render_one` is the single-row path; `render_all` writes every supported row into images/ with
+its build context, an index (README.md) and a bake file (gpudoctor/build/images.py).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from gpudoctor.cli import build_options as opts
+from gpudoctor.errors import UsageError
 
 if TYPE_CHECKING:
     from gpudoctor.build.spec import BuildOptions
     from gpudoctor.matrix.model import ResolveRequest
 
-RENDER_HELP = """Render the Dockerfile of one known-good matrix row (no Docker needed).
+RENDER_HELP = """Render the Dockerfile of one known-good matrix row, or of all (no Docker needed).
 
 \b
   gpudoctor render --framework pytorch --cuda 12.4
   gpudoctor render --framework pytorch --version 2.5 --python 3.11 -o Dockerfile
   gpudoctor render --framework tensorflow --for-host        newest CUDA this host's driver runs
   gpudoctor render --framework pytorch --from host.json     for a recorded host
+  gpudoctor render --all --out images                       every supported row + bake file
 
 The row is resolved like `gpudoctor matrix resolve`. The Dockerfile COPYs requirements.txt and
 verify_image.py from its build context; `gpudoctor build` assembles that context and builds.
+`--all` writes each row's complete build context to DIR/FRAMEWORK/VERSION/CUDA-DISTRO-FLAVOR/,
+DIR/README.md (an index) and DIR/docker-bake.json (`docker buildx bake -f DIR/docker-bake.json
+pytorch`), and removes folders of rows no longer supported (only files it wrote itself).
 """
+
+AllOpt = Annotated[
+    bool, typer.Option("--all", help="Render every supported row into --out (and a bake file).")
+]
+OutOpt = Annotated[
+    Path | None,
+    typer.Option("--out", metavar="DIR", help="With --all: the output folder (default images)."),
+]
+RegistryOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--registry",
+        metavar="HOST/NS",
+        help="With --all: tag images REGISTRY/gpudoctor/FW:TAG in the bake file.",
+    ),
+]
+DEFAULT_OUT = Path("images")
 
 
 def register(app: typer.Typer) -> None:
@@ -52,7 +74,20 @@ def render_cmd(
     index_url: opts.IndexUrlOpt = None,
     wheelhouse: opts.WheelhouseOpt = None,
     output: opts.OutputOpt = None,
+    all_rows: AllOpt = False,
+    out: OutOpt = None,
+    registry: RegistryOpt = None,
 ) -> int:
+    single = {
+        "--framework": framework, "--version": version, "--cuda": cuda, "--python": python,
+        "--flavor": flavor, "--distro": distro, "--driver": driver, "--for-host": for_host,
+        "--from": from_file, "--allow-unverified": allow_unverified, "--pip": pip,
+        "--base-image": base_image, "--index-url": index_url, "--wheelhouse": wheelhouse,
+        "--output": output,
+    }  # fmt: skip
+    check_mode(all_rows, [name for name, value in single.items() if value], out, registry)
+    if all_rows:
+        return render_all(ctx, out or DEFAULT_OUT, registry)
     request = opts.resolve_request(
         framework=framework,
         version=version,
@@ -69,6 +104,22 @@ def render_cmd(
         pip=pip, base_image=base_image, index_url=index_url, wheelhouse=wheelhouse
     )
     return render_one(ctx, request, options, output)
+
+
+def check_mode(all_rows: bool, single: list[str], out: Path | None, registry: str | None) -> None:
+    """--all renders the matrix as it is: no single-row option goes with it, and its own
+    options (--out, --registry) go with nothing else."""
+    if all_rows and single:
+        raise UsageError(
+            f"--all and {', '.join(single)} cannot go together: --all renders every "
+            "supported row as the matrix has it",
+            hint="drop them for --all, or drop --all to render one row",
+        )
+    if not all_rows and (out is not None or registry is not None):
+        raise UsageError(
+            "--out and --registry only apply with --all",
+            hint="use -o FILE for one row, or add --all",
+        )
 
 
 def render_one(
@@ -89,3 +140,35 @@ def render_one(
     if output is not None:
         err(f"wrote {output} (row {row.id})")
     return 0
+
+
+def render_all(ctx: typer.Context, out: Path, registry: str | None) -> int:
+    """Render every supported row into `out`; one summary line (and warnings) on stderr."""
+    from gpudoctor.build.images import render_images
+    from gpudoctor.build.images_tree import write_tree
+    from gpudoctor.cli.common import err, load_matrix
+    from gpudoctor.resources import templates_dir
+
+    image_set = render_images(
+        load_matrix(ctx), templates_dir(), registry=registry, context_root=context_root(out)
+    )
+    opts.print_warnings(image_set.warnings)
+    result = write_tree(out, image_set.files)
+    for folder in result.kept:
+        err(f"kept {out / folder}: a stale image folder holding files gpudoctor did not write")
+    err(
+        f"{len(image_set.images)} images written to {out} ({len(result.changed)} files "
+        f"changed), {result.removed_images} stale removed"
+    )
+    return 0
+
+
+def context_root(out: Path) -> str:
+    """`out` as bake will see it from the working directory: relative when inside it."""
+    import os
+
+    absolute = Path(os.path.abspath(out))
+    try:
+        return absolute.relative_to(Path.cwd()).as_posix() or "."
+    except ValueError:
+        return absolute.as_posix()

@@ -1,0 +1,96 @@
+"""images/docker-bake.json: one buildx bake target per image, and groups a fleet can split on.
+
+Groups: `default` (every image), one per framework (`pytorch`), per CUDA major (`cuda12`), per
+flavor (`runtime`, `devel`) and per framework minor version (`pytorch-2-5`). The version groups
+partition the targets (each image in exactly one), so a CI matrix over them builds each image
+once. Groups stay small because buildx's docker driver loses jobs when one bake runs more than
+about 100 targets (docker/buildx#3810); every group but `default` is kept to MAX_GROUP_TARGETS.
+
+Two bake variables keep the file independent of where and for whom it was rendered:
+IMAGES_DIR (the folder the contexts live in, relative to where bake runs: bake resolves a
+target's context against its working directory, docker/buildx#1028) and TAG_PREFIX
+(`gpudoctor/`, or `REGISTRY/gpudoctor/`). Both can be overridden from the environment:
+`TAG_PREFIX=ghcr.io/acme/gpudoctor/ docker buildx bake -f images/docker-bake.json pytorch`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gpudoctor.build.images import Image
+
+MAX_GROUP_TARGETS = 64
+MAX_BAKE_BYTES = 256 * 1024  # buildx parses the whole file before building anything
+DEFAULT_GROUP = "default"
+# The pip wheels the matrix records are the linux x86_64 ones; an arm64 builder would find
+# none for most rows, so the platform is stated rather than left to the builder's own.
+PLATFORMS = ("linux/amd64",)
+GROUP_NAME = re.compile(r"^[A-Za-z0-9_-]+$")  # what buildx accepts for targets and groups
+
+
+def version_group(image: Image) -> str:
+    major, minor = image.row.version.split(".")[:2]
+    return f"{image.row.framework}-{major}-{minor}"
+
+
+def cuda_group(image: Image) -> str:
+    return f"cuda{image.row.cuda.split('.')[0]}"
+
+
+def groups_of(images: Sequence[Image]) -> dict[str, list[str]]:
+    """Group name -> targets, in a fixed order: default, frameworks, CUDA majors, flavors,
+    versions (each in first-seen order, which follows the matrix: newest first)."""
+    groups: dict[str, list[str]] = {DEFAULT_GROUP: [i.target for i in images]}
+    for key in (
+        lambda i: i.row.framework,
+        cuda_group,
+        lambda i: i.row.flavor,
+        version_group,
+    ):
+        for image in images:
+            groups.setdefault(key(image), []).append(image.target)
+    return groups
+
+
+def bake_document(images: Sequence[Image], prefix: str, context_root: str) -> dict[str, Any]:
+    targets = {
+        image.target: {
+            "context": f"${{IMAGES_DIR}}/{image.folder}",
+            "dockerfile": "Dockerfile",
+            "platforms": list(PLATFORMS),
+            "tags": [f"${{TAG_PREFIX}}{image.name}"],
+        }
+        for image in images
+    }
+    return {
+        "variable": {
+            "IMAGES_DIR": {"default": context_root},
+            "TAG_PREFIX": {"default": prefix},
+        },
+        "group": {name: {"targets": members} for name, members in groups_of(images).items()},
+        "target": targets,
+    }
+
+
+def bake_json(
+    images: Sequence[Image], prefix: str, context_root: str
+) -> tuple[str, tuple[str, ...]]:
+    """(the bake file's text, warnings about groups over MAX_GROUP_TARGETS)."""
+    document = bake_document(images, prefix, context_root)
+    text = json.dumps(document, indent=2) + "\n"
+    warnings = [
+        f"bake group {name} has {len(group['targets'])} targets (more than {MAX_GROUP_TARGETS}): "
+        "one bake of it may overload a builder; build its smaller groups instead"
+        for name, group in document["group"].items()
+        if name != DEFAULT_GROUP and len(group["targets"]) > MAX_GROUP_TARGETS
+    ]
+    if len(text.encode("utf-8")) > MAX_BAKE_BYTES:
+        warnings.append(
+            f"the bake file is {len(text.encode('utf-8')) // 1024} KiB (over "
+            f"{MAX_BAKE_BYTES // 1024} KiB): buildx parses it whole before each build"
+        )
+    return text, tuple(warnings)
