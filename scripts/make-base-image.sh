@@ -25,6 +25,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 if ! command -v debootstrap >/dev/null 2>&1; then
     log "installing debootstrap from Debian's packages"
+    # A fresh machine may have no package lists yet (`apt-get install` then finds nothing).
+    apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
 fi
 
