@@ -66,6 +66,7 @@ def list_text(matrix: Matrix, framework: str | None) -> str:
             _tensorflow(matrix),
             _base_images(matrix),
             _mig(matrix),
+            _distros(matrix),
         ]
     return "\n\n".join([*parts, LEGEND])
 
@@ -175,6 +176,15 @@ def _mig(matrix: Matrix) -> str:
     return f"MIG GPUs ({len(rows)})\n" + table(head, rows)
 
 
+def _distros(matrix: Matrix) -> str:
+    rows = [
+        (d.name + _mark(d.verified), d.package_manager, ", ".join(d.pythons))
+        for d in matrix.distros
+    ]
+    head = ("distro", "packages", "Pythons")
+    return f"Distributions ({len(rows)})\n" + table(head, rows)
+
+
 def _plain(obj: object) -> object:
     """A dataclass as JSON-ready data (tuples become lists; digests become an object)."""
     data = dataclasses.asdict(obj)  # type: ignore[call-overload]
@@ -207,6 +217,7 @@ def list_json(matrix: Matrix, framework: str | None) -> str:
     if framework is None:
         data["base_images"] = [_plain(r) for r in matrix.base_images]
         data["mig_gpus"] = [_plain(r) for r in matrix.mig_gpus]
+        data["distros"] = [_plain(r) for r in matrix.distros]
     return json.dumps(data, indent=2)
 
 
@@ -223,6 +234,7 @@ def validate_line(matrix: Matrix) -> str:
             matrix.tensorflow,
             matrix.base_images,
             matrix.mig_gpus,
+            matrix.distros,
         )
         for row in rows
     )
@@ -231,7 +243,8 @@ def validate_line(matrix: Matrix) -> str:
         f"{len(matrix.cuda)} CUDA releases, {len(matrix.cuda_majors)} CUDA majors, "
         f"{len(matrix.architectures)} architectures, {len(matrix.pytorch)} PyTorch releases "
         f"({variants} CUDA variants), {len(matrix.tensorflow)} TensorFlow releases, "
-        f"{len(matrix.base_images)} base images, {len(matrix.mig_gpus)} MIG GPUs; "
+        f"{len(matrix.base_images)} base images, {len(matrix.mig_gpus)} MIG GPUs, "
+        f"{len(matrix.distros)} distributions; "
         f"rows marked verified = false: {unverified}"
     )
 

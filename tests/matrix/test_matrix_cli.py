@@ -60,9 +60,11 @@ def test_list_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
         "tensorflow",
         "base_images",
         "mig_gpus",
+        "distros",
     ):
         assert isinstance(data[key], list)
         assert data[key]
+    assert {"name", "package_manager", "pythons", "source"} <= set(data["distros"][0])
     assert {"version", "min_driver_linux", "min_driver_windows"} <= set(data["cuda"][0])
     assert {"compute_capability", "name", "min_cuda", "max_cuda"} <= set(data["architectures"][0])
     pytorch = data["pytorch"][0]
