@@ -11,7 +11,15 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import Intent, driver_version, finding, has_gpu, live_gpus, version_tuple
+from gpudoctor.checks.base import (
+    Intent,
+    driver_version,
+    finding,
+    gpu_label,
+    has_gpu,
+    live_gpus,
+    version_tuple,
+)
 from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.checks.suggest import driver_verdict
 from gpudoctor.errors import NoMatchingRow, UsageError
@@ -118,11 +126,14 @@ def _problems(
 
     verdict = driver_verdict(facts, matrix, driver, build.cuda)
     problems = [] if verdict.ok else [verdict.reason]
+    # GPUs that fail for the same reason share one line ("GPU 0-7: ..."), as findings do.
+    by_reason: dict[str, list[int]] = {}
     for g in live_gpus(facts):
         if g.compute_capability and build.arch_list:
             arch = arch_list_covers(build.arch_list, g.compute_capability)
             if not arch.ok:
-                problems.append(f"GPU {g.index}: {arch.reason}")
+                by_reason.setdefault(arch.reason, []).append(g.index)
+    problems.extend(f"{gpu_label(indices)}: {reason}" for reason, indices in by_reason.items())
     return problems, verdict.via == "minor-compat"
 
 

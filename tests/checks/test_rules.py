@@ -253,3 +253,12 @@ def test_wsl_judges_the_driver_by_its_own_cuda_version(matrix: Matrix) -> None:
     nodes = (DeviceNode("/dev/dxg", True, True),)
     facts = replace(facts, kernel=replace(facts.kernel, device_nodes=nodes))
     assert findings(facts, matrix, "device-nodes") == [(NA, "")]
+
+
+def test_intent_verdict_names_gpus_failing_alike_once(matrix: Matrix) -> None:
+    intent = Intent(framework="pytorch", framework_version="2.5", cuda="12.4")
+    run = run_checks(host("b200-torch25-no-sm100"), matrix, intent)
+    (verdict,) = [f for f in run.findings if f.code == "intent-verdict"]
+    assert verdict.severity is Severity.ERROR
+    assert verdict.detail.startswith("GPU 0-7: no kernels for 10.0")
+    assert verdict.detail.count("no kernels for 10.0") == 1
