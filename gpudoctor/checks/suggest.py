@@ -64,37 +64,59 @@ def _runs_here(
 
 
 def _best_variant(
-    facts: HostFacts, matrix: Matrix, release: PytorchRelease, driver: str | None
+    facts: HostFacts,
+    matrix: Matrix,
+    release: PytorchRelease,
+    driver: str | None,
+    *,
+    verified_only: bool,
 ) -> PytorchVariant | None:
-    fits = [v for v in release.variants if _runs_here(facts, matrix, v, driver)]
+    fits = [
+        v
+        for v in release.variants
+        if (not verified_only or (release.verified and v.verified))
+        and _runs_here(facts, matrix, v, driver)
+    ]
     return max(fits, key=lambda v: version_tuple(v.cuda) or (), default=None)
+
+
+_UNVERIFIED_NOTE = " (its matrix row is marked verified = false)"
 
 
 def torch_install_for_host(
     facts: HostFacts, matrix: Matrix, installed: str, driver: str | None
 ) -> str | None:
-    """`pip install torch==X --index-url URL` for the newest CUDA variant of the installed
-    release that this driver runs and that has kernels for every GPU; failing that, the newest
-    release that does. None when the matrix has nothing that fits."""
+    """`pip install torch==X --index-url URL` for a build this driver runs with kernels for
+    every GPU, in this order: the installed release (a verified variant, then an unverified
+    one, which the command then says), else the newest other release (verified rows first, the
+    ones `resolve` would pick too). None when nothing in the matrix fits."""
     from gpudoctor.matrix.queries import pytorch_release_for
 
     release = pytorch_release_for(matrix, installed)
-    if release is not None:
-        variant = _best_variant(facts, matrix, release, driver)
-        if variant is not None:
-            return f"pip install torch=={public_version(installed)} --index-url {variant.index_url}"
     newest_first = sorted(
         matrix.pytorch, key=lambda r: version_tuple(r.version) or (), reverse=True
     )
-    for other in newest_first:
-        variant = _best_variant(facts, matrix, other, driver)
-        if variant is not None:
-            return f"pip install torch=={other.version} --index-url {variant.index_url}"
+    # Staying on the installed release is the smaller change, so it goes first.
+    candidates = [(release, True), (release, False)] if release is not None else []
+    candidates += [(other, True) for other in newest_first]
+    candidates += [(other, False) for other in newest_first]
+    for candidate, verified_only in candidates:
+        assert candidate is not None
+        variant = _best_variant(facts, matrix, candidate, driver, verified_only=verified_only)
+        if variant is None:
+            continue
+        version = public_version(installed) if candidate is release else candidate.version
+        verified = candidate.verified and variant.verified
+        note = "" if verified else _UNVERIFIED_NOTE
+        return f"pip install torch=={version} --index-url {variant.index_url}{note}"
     return None
 
 
 def tensorflow_install_for_driver(facts: HostFacts, matrix: Matrix, driver: str) -> str | None:
     """`pip install 'tensorflow[and-cuda]==X'` for the newest release whose CUDA the driver runs."""
     fits = [r for r in matrix.tensorflow if driver_verdict(facts, matrix, driver, r.cuda).ok]
-    best = max(fits, key=lambda r: version_tuple(r.version) or (), default=None)
-    return f"pip install '{best.pip}'" if best else None
+    verified = [r for r in fits if r.verified]
+    best = max(verified or fits, key=lambda r: version_tuple(r.version) or (), default=None)
+    if best is None:
+        return None
+    return f"pip install '{best.pip}'" + ("" if best.verified else _UNVERIFIED_NOTE)

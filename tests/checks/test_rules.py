@@ -262,3 +262,21 @@ def test_intent_verdict_names_gpus_failing_alike_once(matrix: Matrix) -> None:
     assert verdict.severity is Severity.ERROR
     assert verdict.detail.startswith("GPU 0-7: no kernels for 10.0")
     assert verdict.detail.count("no kernels for 10.0") == 1
+
+
+def test_fixes_prefer_verified_rows_and_flag_unverified_ones(matrix: Matrix) -> None:
+    # Another release: the newest *verified* build with sm_100 kernels the 570 driver runs,
+    # the same one intent-newest-row names (2.11's cu128 variant is unverified).
+    (arch,) = [
+        f for f in run_checks(host("b200-torch25-no-sm100"), matrix).findings
+        if f.code == "framework-arch"
+    ]  # fmt: skip
+    assert arch.fix.endswith(
+        "pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/cu128"
+    )
+    # The installed release first, even through an unverified variant, which the fix then says.
+    (drv,) = [
+        f for f in run_checks(host("driver-too-old"), matrix).findings
+        if f.code == "framework-driver-cuda"
+    ]  # fmt: skip
+    assert drv.fix.endswith("whl/cu118 (its matrix row is marked verified = false)")
