@@ -160,9 +160,17 @@ def follow_build(
 
 def _failed(step: BuildEvent | None, tail: deque[str], message: str) -> BuildFailed:
     where = step.text if step else "before the first step"
+    hint = "read the log tail above; fix the cause (or the matrix row) and build again"
+    if step is not None and " : FROM " in f" {step.text}":
+        # The classic builder pulls the base in its FROM step: a failure there is nearly always
+        # a registry that cannot be reached (air-gapped) or a tag NVIDIA has since deleted.
+        hint = (
+            "the base image could not be pulled: `docker pull` it where a registry is reachable, "
+            "or pass --base-image REF (a mirror or a locally loaded image)"
+        )
     return BuildFailed(
         f"image build failed at {where}: {message}",
-        hint="read the log tail above; fix the cause (or the matrix row) and build again",
+        hint=hint,
         step=step.text if step else None,
         log_tail=(*tail, message),
     )
