@@ -76,3 +76,11 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
 
 def redact_uuids(text: str) -> str:
     return _UUID.sub("<redacted>", text)
+
+
+def redact_cmdline(cmdline: str) -> str:
+    """The kernel command line for a shared snapshot: UUIDs (root=UUID=...) hidden, and what
+    follows a lone `--` dropped: those are the init program's arguments, not kernel parameters,
+    and can hold anything (addresses, tokens); no check reads them."""
+    kernel, sep, _ = f" {cmdline} ".partition(" -- ")
+    return redact_uuids(kernel.strip()) + (" -- <redacted>" if sep else "")

@@ -19,7 +19,7 @@ from gpudoctor.probes.files import (
     read_first_line,
     read_int,
     read_text,
-    redact_uuids,
+    redact_cmdline,
 )
 
 PROBE = "sysfs"
@@ -47,7 +47,7 @@ def probe_kernel(root: Path, *, redact: bool = True) -> tuple[KernelFacts, list[
     version, flavor = driver_version(root)
     facts = KernelFacts(
         release=kernel_release(root),
-        cmdline=redact_uuids(cmdline) if (cmdline and redact) else cmdline,
+        cmdline=redact_cmdline(cmdline) if (cmdline and redact) else cmdline,
         nvidia_module_version=version,
         nvidia_module_flavor=flavor,
         modules_loaded=loaded_modules(root),

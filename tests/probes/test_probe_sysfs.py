@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.facts import DeviceNode
+from gpudoctor.probes.files import redact_cmdline
 from gpudoctor.probes.sysfs import device_kind, link_gen, probe_kernel
 
 
@@ -62,6 +63,23 @@ def test_cmdline_uuids_are_redacted_by_default(scenario) -> None:
     assert redacted.cmdline is not None
     assert "root=UUID=<redacted>" in redacted.cmdline
     assert "3f1c2a9e-8d7b-4c1e-9a2f-5b6d7e8f9a0b" in (full.cmdline or "")
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "shared"),
+    [
+        ("ro quiet", "ro quiet"),
+        # what follows a lone `--` goes to init, not the kernel: dropped, and said so
+        (
+            "console=ttyS0 iommu=pt -- --addr 0.0.0.0:2024 --auth-required",
+            "console=ttyS0 iommu=pt -- <redacted>",
+        ),
+        ("root=UUID=3f1c2a9e-8d7b-4c1e-9a2f-5b6d7e8f9a0b --", "root=UUID=<redacted> -- <redacted>"),
+        ("a--b c", "a--b c"),  # not a lone `--`
+    ],
+)
+def test_cmdline_init_arguments_are_redacted(cmdline: str, shared: str) -> None:
+    assert redact_cmdline(cmdline) == shared
 
 
 def test_open_kernel_module_flavour(scenario) -> None:
