@@ -266,14 +266,27 @@ def test_intent_verdict_names_gpus_failing_alike_once(matrix: Matrix) -> None:
 
 def test_fixes_prefer_verified_rows_and_flag_unverified_ones(matrix: Matrix) -> None:
     # Another release: the newest *verified* build with sm_100 kernels the 570 driver runs,
-    # the same one intent-newest-row names (2.11's cu128 variant is unverified).
+    # the same one intent-newest-row names.
+    b200 = run_checks(host("b200-torch25-no-sm100"), matrix, Intent(framework="pytorch"))
+    (arch,) = [f for f in b200.findings if f.code == "framework-arch"]
+    (newest,) = [f for f in b200.findings if f.code == "intent-newest-row"]
+    assert arch.fix.endswith("torch==2.11.0 --index-url https://download.pytorch.org/whl/cu128")
+    assert "pytorch-2.11.0-cu128-" in newest.detail
+    # With 2.11 unverified, the fix falls back to the newest verified build, 2.10.
+    unverified = replace(
+        matrix,
+        pytorch=tuple(
+            replace(r, variants=tuple(replace(v, verified=False) for v in r.variants))
+            if r.version.startswith("2.11.")
+            else r
+            for r in matrix.pytorch
+        ),
+    )
     (arch,) = [
-        f for f in run_checks(host("b200-torch25-no-sm100"), matrix).findings
+        f for f in run_checks(host("b200-torch25-no-sm100"), unverified).findings
         if f.code == "framework-arch"
     ]  # fmt: skip
-    assert arch.fix.endswith(
-        "pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/cu128"
-    )
+    assert arch.fix.endswith("torch==2.10.0 --index-url https://download.pytorch.org/whl/cu128")
     # The installed release first, even through an unverified variant, which the fix then says.
     (drv,) = [
         f for f in run_checks(host("driver-too-old"), matrix).findings
