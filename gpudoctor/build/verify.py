@@ -157,7 +157,7 @@ def _gpu_findings(report: Mapping[str, Any], gpu: bool) -> list[Finding]:
             "verify-kernel",
             available and result is not None and result == expected,
             f"a small GPU kernel: {result} (expected {expected})",
-            "",
+            str(report.get("kernel_error") or ""),
             {"result": result, "expected": expected, "device": report.get("device_name")},
         ),
     ]
