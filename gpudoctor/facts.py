@@ -239,6 +239,43 @@ class FrameworkFacts:
     bundled: tuple[BundledLib, ...] = ()
 
 
+@dataclass(frozen=True)
+class DeepDevice:
+    """A CUDA device as the imported framework sees it (after CUDA_VISIBLE_DEVICES and MIG)."""
+
+    index: int
+    name: str | None = None
+    compute_capability: str | None = None  # "9.0"
+
+
+@dataclass(frozen=True)
+class DeepFrameworkFacts:
+    """What importing one framework in a subprocess showed (`--deep`: templates/verify_image.py
+    run with the interpreter gpudoctor runs under). `outcome`: ok, import_failed, probe_failed
+    (imported, then raised), timeout, crashed (no report: a signal or an exit code), no_report
+    (exit 0 without the report line). `error` holds an excerpt of what went wrong."""
+
+    name: str  # "torch", "tensorflow", "jax", as in FrameworkFacts
+    outcome: str = "not_run"
+    python: str | None = None  # the interpreter that ran the probe
+    seconds: float | None = None  # wall time of the subprocess
+    timeout_s: float | None = None
+    exit_code: int | None = None  # negative: killed by that signal; None: timed out, not started
+    import_ok: bool | None = None
+    import_seconds: float | None = None
+    version: str | None = None  # torch.__version__ at run time
+    cuda: str | None = None  # the CUDA it reports being built with; None for CPU builds
+    cudnn: str | None = None
+    cuda_available: bool | None = None
+    device_count: int | None = None
+    devices: tuple[DeepDevice, ...] = ()
+    arch_list: tuple[str, ...] = ()  # torch.cuda.get_arch_list() at run time
+    cuda_warnings: tuple[str, ...] = ()  # warnings raised while asking for CUDA
+    kernel_ok: bool | None = None  # None: no kernel ran (no CUDA, or the probe stopped before)
+    kernel_error: str | None = None
+    error: str | None = None
+
+
 # --- the snapshot -------------------------------------------------------------------------------
 
 
@@ -260,5 +297,6 @@ class HostFacts:
     container_runtime: ContainerRuntimeFacts = field(default_factory=ContainerRuntimeFacts)
     cuda_libs: CudaLibFacts = field(default_factory=CudaLibFacts)
     frameworks: tuple[FrameworkFacts, ...] = ()
+    deep: tuple[DeepFrameworkFacts, ...] = ()  # only with --deep: one per installed framework
     issues: tuple[ProbeIssue, ...] = ()
     timings: tuple[ProbeTiming, ...] = ()  # wall time per probe, for --verbose and bench/

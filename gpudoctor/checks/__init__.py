@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks import (
+    deep,
     devices,
     driver,
     gpu,
@@ -45,6 +46,7 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("platform", c) for c in platform.CHECKS),
     *(("runtime", c) for c in runtime.CHECKS),
     *(("software", c) for c in software.CHECKS),
+    *(("software", c) for c in deep.CHECKS),
     *(("intent", c) for c in intent.CHECKS),
     ("requirements", requirements.check_requirements),
 )

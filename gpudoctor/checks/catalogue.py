@@ -200,6 +200,35 @@ _ENTRIES = (
        "A CUDA toolkit newer than the driver supports compiles fine but its programs fail at "
        "run time ('CUDA driver version is insufficient for CUDA runtime version').",
        "Upgrade the driver, or use a toolkit no newer than the CUDA the driver supports."),
+    _E("framework-import", "software", "The framework imports (--deep)",
+       "ok, warn, error, n/a, unknown",
+       "With --deep each installed framework is imported in a subprocess (with the interpreter "
+       "gpudoctor runs under, bounded by --deep-timeout): an import that raises (a missing "
+       "libcudnn.so, NumPy 2 against a NumPy 1 build, an undefined symbol), hangs or crashes is "
+       "an error; another copy of the framework shadowing the installed one is a warning. "
+       "Without --deep: n/a.",
+       "The fix in the finding follows the error (reinstall the framework so that pip brings "
+       "its nvidia-* wheels, unset LD_LIBRARY_PATH, `pip install 'numpy<2'`); run "
+       "`python -c 'import torch'` to see the whole error."),
+    _E("framework-cuda-available", "software", "The framework sees the GPUs (--deep)",
+       "ok, error, n/a, unknown",
+       "With --deep: a CUDA build of the framework on a host with NVIDIA GPUs must see them "
+       "(torch.cuda.is_available(), tf.config.list_physical_devices('GPU'), jax.devices()). "
+       "When it does not, the finding names the likely cause from the host facts: a driver too "
+       "old for the framework's CUDA or not working, CUDA_VISIBLE_DEVICES empty, a container "
+       "started without GPUs, /dev/nvidia* not usable or nvidia-uvm missing, MIG without "
+       "instances. n/a for CPU-only builds, on hosts without a GPU and without --deep.",
+       "The first cause's fix (the finding has it); when no fact explains it, `python -c "
+       "'import torch; torch.cuda.init()'` shows CUDA's own error."),
+    _E("framework-kernel", "software", "A small kernel runs on the GPU (--deep)",
+       "ok, error, n/a, unknown",
+       "With --deep: one small computation on GPU 0 through the framework. 'no kernel image is "
+       "available for execution on the device' means the build has no kernels for this GPU's "
+       "compute capability (what framework-arch predicts from the matrix); out of memory, a "
+       "busy GPU in exclusive compute mode, a PTX toolchain newer than the driver or a "
+       "hardware fault are named as such.",
+       "For a missing kernel image, install a build whose architecture list covers the GPU "
+       "(the pip command is in the finding); otherwise the finding's fix."),
     # --- intent -----------------------------------------------------------------------------
     _E("intent-verdict", "intent", "Will the requested framework/CUDA run here",
        "ok, info, error, unknown",

@@ -25,6 +25,13 @@ against the compatibility matrix; every problem comes with its fix.
   gpudoctor check --framework pytorch==2.5 --cuda 12.4     will it run here?
   gpudoctor check --require 'driver>=550' --require 'gpus>=8' --format junit -o report.xml
   gpudoctor check --from host.json                          judge a recorded snapshot
+  gpudoctor check --deep                                    also import the frameworks
+
+\b
+--deep goes further: it imports each installed framework (torch, tensorflow, jax) in a
+subprocess with this Python, asks it for CUDA and runs one small kernel on GPU 0, so it
+creates a CUDA context (the default run never does). It costs the frameworks' import time
+(torch: seconds), each bounded by --deep-timeout (default 60 s). Not with --from.
 
 \b
 Requirement keys: driver, cuda, gpus, memory (GiB/GB/MiB/MB), compute_capability, mig (on|off),
@@ -35,6 +42,7 @@ Exit codes: 0 nothing failed; 1 an error finding, or a requirement unmet or not 
 matrix).
 """
 
+DEEP_TIMEOUT_S = 60.0  # probes/deep.py's default, here so that --help need not import it
 _FORMATS = ("text", "json", "junit", "github", "prometheus")
 _FLEET_FORMATS = ("text", "json")
 
@@ -92,6 +100,20 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     verbose: Annotated[
         bool, typer.Option("-v", "--verbose", help="Show every finding with its evidence.")
     ] = False,
+    deep: Annotated[
+        bool,
+        typer.Option(
+            "--deep",
+            help="Also import each framework in a subprocess, check CUDA and run one small "
+            "kernel (creates a CUDA context; takes seconds).",
+        ),
+    ] = False,
+    deep_timeout: Annotated[
+        float,
+        typer.Option(
+            "--deep-timeout", metavar="S", min=1.0, help="Time limit per framework for --deep."
+        ),
+    ] = DEEP_TIMEOUT_S,
 ) -> int:
     from gpudoctor.checks import run_checks, select_codes
     from gpudoctor.checks.catalogue import listing
@@ -106,11 +128,12 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     from gpudoctor.fleet import is_fleet
 
     paths = from_files or []
+    refuse_deep_with_from(deep, paths)
     if is_fleet(paths):
         return check_fleet(
             ctx, paths, intent, fmt, only=only_codes, skip=skip_codes, strict=strict, output=output
         )
-    facts = read_facts(paths[0] if paths else None)
+    facts = read_facts(paths[0] if paths else None, deep=deep, deep_timeout_s=deep_timeout)
     run = run_checks(
         facts, load_matrix(ctx), intent, only=only_codes, skip=skip_codes, strict=strict
     )
@@ -162,14 +185,29 @@ def build_intent(framework: str | None, cuda: str | None, require: list[str]) ->
     )
 
 
-def read_facts(path: Path | None) -> HostFacts:
+def refuse_deep_with_from(deep: bool, paths: list[Path]) -> None:
+    """--deep probes this host; with --from nothing is probed, so the two do not mix."""
+    if deep and paths:
+        from gpudoctor.errors import UsageError
+
+        raise UsageError(
+            "--deep imports the frameworks on this host, and --from judges a recorded "
+            "snapshot: drop one of them",
+            hint="record a deep snapshot where the frameworks are: `gpudoctor snapshot --deep "
+            "-o host.json`",
+        )
+
+
+def read_facts(
+    path: Path | None, *, deep: bool = False, deep_timeout_s: float = DEEP_TIMEOUT_S
+) -> HostFacts:
     if path is not None:
         from gpudoctor.facts_json import load
 
         return load(path)
     from gpudoctor.probes import collect_facts
 
-    return collect_facts()
+    return collect_facts(deep=deep, deep_timeout_s=deep_timeout_s)
 
 
 def render(

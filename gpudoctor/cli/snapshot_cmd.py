@@ -20,6 +20,10 @@ GPUs, MIG, ECC), platform (VM, WSL, container, IOMMU), Docker and the NVIDIA Con
 Toolkit, CUDA toolkits and libraries, and installed frameworks (read without importing them).
 Nothing is judged here; what could not be read is listed under "issues".
 
+--deep also imports each installed framework in a subprocess (this Python), asks it for CUDA
+and runs one small kernel (a CUDA context; seconds per framework, each bounded by
+--deep-timeout); what it saw goes under "deep".
+
 Identifying values (hostname, GPU UUIDs and serials, UUIDs on the kernel command line) are
 left out unless --no-redact is given.
 """
@@ -29,7 +33,7 @@ def register(app: typer.Typer) -> None:
     app.command("snapshot", help=HELP, short_help="Record this host's GPU facts as JSON.")(snapshot)
 
 
-def snapshot(
+def snapshot(  # noqa: PLR0917 - typer maps each option to a parameter
     output: Annotated[
         Path | None,
         typer.Option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout."),
@@ -44,6 +48,18 @@ def snapshot(
     no_docker: Annotated[
         bool, typer.Option("--no-docker", help="Do not ask the Docker daemon.")
     ] = False,
+    deep: Annotated[
+        bool,
+        typer.Option(
+            "--deep", help="Also import each framework, check CUDA and run one small kernel."
+        ),
+    ] = False,
+    deep_timeout: Annotated[
+        float,
+        typer.Option(
+            "--deep-timeout", metavar="S", min=1.0, help="Time limit per framework for --deep."
+        ),
+    ] = 60.0,
     root: Annotated[
         Path,
         typer.Option(
@@ -58,6 +74,12 @@ def snapshot(
     from gpudoctor.probes import collect_facts
 
     check_choice("--format", fmt, ("json",))
-    facts = collect_facts(root=root, redact=not no_redact, include_docker=not no_docker)
+    facts = collect_facts(
+        root=root,
+        redact=not no_redact,
+        include_docker=not no_docker,
+        deep=deep,
+        deep_timeout_s=deep_timeout,
+    )
     write_output(dumps(facts), output)
     return 0

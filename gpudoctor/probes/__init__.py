@@ -9,6 +9,7 @@ becomes a ProbeIssue so that the snapshot always completes.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +24,7 @@ from gpudoctor import __version__
 from gpudoctor.facts import (
     ContainerRuntimeFacts,
     CudaLibFacts,
+    DeepFrameworkFacts,
     FrameworkFacts,
     HostFacts,
     KernelFacts,
@@ -52,12 +54,17 @@ def collect_facts(
     redact: bool = True,
     include_docker: bool = True,
     include_nvml: bool = True,
+    deep: bool = False,
+    deep_timeout_s: float = 60.0,
+    python: str | None = None,
 ) -> HostFacts:
     """Run every probe and assemble the snapshot; never raises for what a host lacks.
 
     `nvml` is the NVML bindings module (None: the installed nvidia-ml-py); `docker_factory`
     gives a Docker client (None: the real daemon, found through DOCKER_HOST or its socket);
-    `distributions` / `site_paths` say where installed frameworks are (None: sys.path)."""
+    `distributions` / `site_paths` say where installed frameworks are (None: sys.path).
+    `deep` then imports each framework found, with `python` (None: this interpreter) in a
+    subprocess bounded by `deep_timeout_s`, and runs one small kernel (probes/deep.py)."""
     from gpudoctor.probes.cudalibs import probe_cuda_libs
     from gpudoctor.probes.frameworks import probe_frameworks
     from gpudoctor.probes.platform import probe_platform
@@ -79,8 +86,17 @@ def collect_facts(
     }
     started = time.perf_counter()
     results, issues, timings = _run_all(probes)
-    timings.append(ProbeTiming("total", round(time.perf_counter() - started, 4)))
     frameworks: tuple[FrameworkFacts, ...] = results["frameworks"]
+    deep_facts: tuple[DeepFrameworkFacts, ...] = ()
+    if deep:  # after the frameworks probe: it says what there is to import
+        value, found, seconds = _timed(
+            "deep",
+            lambda: _deep(frameworks, python, env, site_paths, deep_timeout_s),
+        )
+        deep_facts = value or ()
+        issues.extend(found)
+        timings.append(ProbeTiming("deep", round(seconds, 4)))
+    timings.append(ProbeTiming("total", round(time.perf_counter() - started, 4)))
     return HostFacts(
         tool_version=__version__,
         collected_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -91,6 +107,7 @@ def collect_facts(
         container_runtime=results["runtime"],
         cuda_libs=results["cudalibs"],
         frameworks=frameworks,
+        deep=deep_facts,
         issues=tuple(issues),
         timings=tuple(timings),
     )
@@ -131,6 +148,25 @@ def _timed(name: str, fn: Callable[[], ProbeResult[Any]]) -> tuple[Any, list[Pro
 
 def _issue(probe: str, code: str, reason: str) -> ProbeIssue:
     return ProbeIssue(probe=probe, field="*", code=code, reason=reason[:300])
+
+
+def _deep(
+    frameworks: tuple[FrameworkFacts, ...],
+    python: str | None,
+    env: Mapping[str, str],
+    site_paths: Sequence[str | Path] | None,
+    timeout_s: float,
+) -> ProbeResult[tuple[DeepFrameworkFacts, ...]]:
+    from gpudoctor.probes.deep import probe_deep
+
+    child_env = dict(env)
+    if site_paths is not None:  # frameworks were looked for there: the child must import them
+        paths = [str(p) for p in site_paths]
+        child_env["PYTHONPATH"] = os.pathsep.join([*paths, *filter(None, [env.get("PYTHONPATH")])])
+    found, issues = probe_deep(
+        frameworks, python=python or sys.executable, env=child_env, timeout_s=timeout_s
+    )
+    return found, list(issues)
 
 
 def _nvml(module: ModuleType | None, redact: bool, enabled: bool) -> ProbeResult[NvmlFacts]:

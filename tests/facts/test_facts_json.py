@@ -143,6 +143,7 @@ def test_snapshot_contract_top_level_keys() -> None:
         "container_runtime",
         "cuda_libs",
         "frameworks",
+        "deep",
         "issues",
         "timings",
     ]
