@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpudoctor.cli.common import check_choice, load_matrix, state, write_output
+from gpudoctor.cli.common import (
+    DEEP_TIMEOUT_S,
+    DeepOpt,
+    DeepTimeoutOpt,
+    check_choice,
+    load_matrix,
+    state,
+    write_output,
+)
 
 if TYPE_CHECKING:
     from gpudoctor.checks import CheckRun, Intent
@@ -42,7 +50,6 @@ Exit codes: 0 nothing failed; 1 an error finding, or a requirement unmet or not 
 matrix).
 """
 
-DEEP_TIMEOUT_S = 60.0  # probes/deep.py's default, here so that --help need not import it
 _FORMATS = ("text", "json", "junit", "github", "prometheus")
 _FLEET_FORMATS = ("text", "json")
 
@@ -100,20 +107,8 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     verbose: Annotated[
         bool, typer.Option("-v", "--verbose", help="Show every finding with its evidence.")
     ] = False,
-    deep: Annotated[
-        bool,
-        typer.Option(
-            "--deep",
-            help="Also import each framework in a subprocess, check CUDA and run one small "
-            "kernel (creates a CUDA context; takes seconds).",
-        ),
-    ] = False,
-    deep_timeout: Annotated[
-        float,
-        typer.Option(
-            "--deep-timeout", metavar="S", min=1.0, help="Time limit per framework for --deep."
-        ),
-    ] = DEEP_TIMEOUT_S,
+    deep: DeepOpt = False,
+    deep_timeout: DeepTimeoutOpt = DEEP_TIMEOUT_S,
 ) -> int:
     from gpudoctor.checks import run_checks, select_codes
     from gpudoctor.checks.catalogue import listing

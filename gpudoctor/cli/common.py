@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -13,6 +13,27 @@ from gpudoctor.errors import UsageError
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix
+
+
+# probes/deep.py's DEFAULT_TIMEOUT_S (a test pins the two equal), kept here so that building the
+# command line (and so `--help`) imports no probe.
+DEEP_TIMEOUT_S = 60.0
+
+# The `--deep` options of `check` and `snapshot`.
+DeepOpt = Annotated[
+    bool,
+    typer.Option(
+        "--deep",
+        help="Also import each framework in a subprocess, check CUDA and run one small "
+        "kernel (creates a CUDA context; takes seconds).",
+    ),
+]
+DeepTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--deep-timeout", metavar="S", min=1.0, help="Time limit per framework for --deep."
+    ),
+]
 
 
 @dataclass

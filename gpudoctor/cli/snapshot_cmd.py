@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from gpudoctor.cli.common import DEEP_TIMEOUT_S, DeepOpt, DeepTimeoutOpt
+
 HELP = """Record this host's GPU facts as JSON (stdout, or -o FILE).
 
 \b
@@ -48,18 +50,8 @@ def snapshot(  # noqa: PLR0917 - typer maps each option to a parameter
     no_docker: Annotated[
         bool, typer.Option("--no-docker", help="Do not ask the Docker daemon.")
     ] = False,
-    deep: Annotated[
-        bool,
-        typer.Option(
-            "--deep", help="Also import each framework, check CUDA and run one small kernel."
-        ),
-    ] = False,
-    deep_timeout: Annotated[
-        float,
-        typer.Option(
-            "--deep-timeout", metavar="S", min=1.0, help="Time limit per framework for --deep."
-        ),
-    ] = 60.0,
+    deep: DeepOpt = False,
+    deep_timeout: DeepTimeoutOpt = DEEP_TIMEOUT_S,
     root: Annotated[
         Path,
         typer.Option(

@@ -55,7 +55,7 @@ def collect_facts(
     include_docker: bool = True,
     include_nvml: bool = True,
     deep: bool = False,
-    deep_timeout_s: float = 60.0,
+    deep_timeout_s: float | None = None,
     python: str | None = None,
 ) -> HostFacts:
     """Run every probe and assemble the snapshot; never raises for what a host lacks.
@@ -64,7 +64,8 @@ def collect_facts(
     gives a Docker client (None: the real daemon, found through DOCKER_HOST or its socket);
     `distributions` / `site_paths` say where installed frameworks are (None: sys.path).
     `deep` then imports each framework found, with `python` (None: this interpreter) in a
-    subprocess bounded by `deep_timeout_s`, and runs one small kernel (probes/deep.py)."""
+    subprocess bounded by `deep_timeout_s` (None: the probe's default), and runs one small
+    kernel (probes/deep.py)."""
     from gpudoctor.probes.cudalibs import probe_cuda_libs
     from gpudoctor.probes.frameworks import probe_frameworks
     from gpudoctor.probes.platform import probe_platform
@@ -155,16 +156,19 @@ def _deep(
     python: str | None,
     env: Mapping[str, str],
     site_paths: Sequence[str | Path] | None,
-    timeout_s: float,
+    timeout_s: float | None,
 ) -> ProbeResult[tuple[DeepFrameworkFacts, ...]]:
-    from gpudoctor.probes.deep import probe_deep
+    from gpudoctor.probes.deep import DEFAULT_TIMEOUT_S, probe_deep
 
     child_env = dict(env)
     if site_paths is not None:  # frameworks were looked for there: the child must import them
         paths = [str(p) for p in site_paths]
         child_env["PYTHONPATH"] = os.pathsep.join([*paths, *filter(None, [env.get("PYTHONPATH")])])
     found, issues = probe_deep(
-        frameworks, python=python or sys.executable, env=child_env, timeout_s=timeout_s
+        frameworks,
+        python=python or sys.executable,
+        env=child_env,
+        timeout_s=DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s,
     )
     return found, list(issues)
 
