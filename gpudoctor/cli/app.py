@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Annotated
 
@@ -17,7 +18,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 
 from gpudoctor import __version__
 from gpudoctor.cli.common import CliState
-from gpudoctor.errors import GpuDoctorError
+from gpudoctor.errors import GpuDoctorError, UsageError
 from gpudoctor.exitcodes import EXIT_CODES_HELP, ExitCode
 
 HELP = f"""Make NVIDIA GPU hosts and GPU framework images work the first time.
@@ -88,6 +89,7 @@ def run(argv: list[str] | None = None) -> int:
     debug = "--debug" in args or bool(os.environ.get("GPUDOCTOR_DEBUG"))
     command = typer.main.get_command(app)
     try:
+        refuse_empty_values(args)
         result = command.main(args, prog_name="gpudoctor", standalone_mode=False)
     except typer.Exit as exc:
         return int(exc.exit_code)
@@ -97,17 +99,45 @@ def run(argv: list[str] | None = None) -> int:
     except typer.Abort:
         sys.stderr.write("aborted\n")
         return 130
-    except GpuDoctorError as exc:
-        if debug:
-            raise
-        sys.stderr.write(f"error: {exc.message}\n")
-        if exc.hint:
-            sys.stderr.write(f"hint: {exc.hint}\n")
-        return int(exc.exit_code)
+    except (GpuDoctorError, RecursionError) as exc:
+        # RecursionError is a safety net: every reader turns over-deep input into its own error
+        # naming the file; this catches any path that missed it, so no user sees a traceback.
+        nested = UsageError(
+            "the input is nested too deeply to read",
+            hint="pass a file written by gpudoctor, or flatten the input",
+        )
+        return _fail(exc if isinstance(exc, GpuDoctorError) else nested, debug=debug)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
     return int(result) if isinstance(result, int) else 0
+
+
+def _fail(exc: GpuDoctorError, *, debug: bool) -> int:
+    if debug:  # the traceback too, but the same exit code: scripts must not see a change
+        traceback.print_exc()
+    sys.stderr.write(f"error: {exc.message}\n")
+    if exc.hint:
+        sys.stderr.write(f"hint: {exc.hint}\n")
+    return int(exc.exit_code)
+
+
+def refuse_empty_values(args: list[str]) -> None:
+    """An empty value (`--cuda ''`, `-o ''`, `--from=`) is a mistake, never "the default" or
+    "the current folder": click would accept it silently."""
+    for index, arg in enumerate(args):
+        if arg == "--":
+            return
+        if arg.startswith("--") and arg.endswith("=") and len(arg) > 3:
+            option = arg[:-1]
+        elif arg == "" and index > 0 and args[index - 1].startswith("-"):
+            option = args[index - 1]
+        elif arg == "":
+            option = None
+        else:
+            continue
+        what = f"{option} has an empty value" if option else "an argument is empty"
+        raise UsageError(what, hint="give it a value, or leave the option out")
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ Only typer here (the `--help` budget); the builder, jinja2 and docker are import
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -79,15 +80,22 @@ def build_cmd(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the Dockerfile; build nothing.")
     ] = False,
-    output: opts.OutputOpt = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", metavar="FILE", help="With --dry-run: write the Dockerfile here."
+        ),
+    ] = None,
     fmt: Annotated[
         str, typer.Option("--format", metavar="FORMAT", help="Report format: text or json.")
     ] = "text",
 ) -> int:
     from gpudoctor.build.pipeline import BuildRequest
-    from gpudoctor.cli.common import check_choice
+    from gpudoctor.cli.common import check_choice, refuse_output_over_input, state
 
     check_choice("--format", fmt, ("text", "json"))
+    check_dry_run(dry_run=dry_run, output=output is not None, push=push)
+    refuse_output_over_input(output, [from_file, state(ctx).matrix_path])
     request = BuildRequest(
         resolve=opts.resolve_request(
             framework=framework,
@@ -114,11 +122,29 @@ def build_cmd(
         verify=not skip_verify,
         gpu=gpus,
     )
-    if dry_run or output is not None:
+    if dry_run:
         from gpudoctor.cli.render_cmd import render_one
 
         return render_one(ctx, request.resolve, request.options, output)
     return run_build(ctx, request, fmt)
+
+
+def check_dry_run(*, dry_run: bool, output: bool, push: bool) -> None:
+    """-o writes the Dockerfile and builds nothing, so it goes with --dry-run only (a build that
+    silently did not happen is worse than an error); --push needs a build."""
+    from gpudoctor.errors import UsageError
+
+    if output and not dry_run:
+        raise UsageError(
+            "build -o writes the Dockerfile only and builds nothing",
+            hint="add --dry-run to write the Dockerfile (or use `gpudoctor render -o FILE`), "
+            "or drop -o to build",
+        )
+    if dry_run and push:
+        raise UsageError(
+            "--dry-run builds nothing, so there is nothing to --push",
+            hint="drop --dry-run to build and push, or drop --push",
+        )
 
 
 def run_build(ctx: typer.Context, request: BuildRequest, fmt: str) -> int:

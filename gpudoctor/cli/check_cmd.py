@@ -17,6 +17,7 @@ from gpudoctor.cli.common import (
     DeepTimeoutOpt,
     check_choice,
     load_matrix,
+    refuse_output_over_input,
     state,
     write_output,
 )
@@ -113,6 +114,8 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     from gpudoctor.checks import run_checks, select_codes
     from gpudoctor.checks.catalogue import listing
 
+    paths = from_files or []
+    refuse_output_over_input(output, [*paths, state(ctx).matrix_path])
     if list_codes:
         write_output(listing(), output)
         return 0
@@ -122,7 +125,6 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     skip_codes = select_codes("--skip", (skip or "").split(","))
     from gpudoctor.fleet import is_fleet
 
-    paths = from_files or []
     refuse_deep_with_from(deep, paths)
     if is_fleet(paths):
         return check_fleet(

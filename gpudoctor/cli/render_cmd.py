@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gpudoctor.cli import build_options as opts
+from gpudoctor.cli.common import refuse_output_over_input, state
 from gpudoctor.errors import UsageError
 
 if TYPE_CHECKING:
@@ -86,6 +87,7 @@ def render_cmd(
         "--output": output,
     }  # fmt: skip
     check_mode(all_rows, [name for name, value in single.items() if value], out, registry)
+    refuse_output_over_input(output, [from_file, state(ctx).matrix_path])
     if all_rows:
         return render_all(ctx, out or DEFAULT_OUT, registry)
     request = opts.resolve_request(

@@ -73,5 +73,5 @@ def snapshot(  # noqa: PLR0917 - typer maps each option to a parameter
         deep=deep,
         deep_timeout_s=deep_timeout,
     )
-    write_output(dumps(facts), output)
+    write_output(dumps(facts), output, private=no_redact)
     return 0

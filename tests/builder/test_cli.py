@@ -61,12 +61,21 @@ def test_dry_run_never_contacts_the_daemon(
     assert "numpy" not in out
 
 
-def test_build_output_file_writes_the_dockerfile_only(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+def test_build_output_file_writes_the_dockerfile_only_with_dry_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("DOCKER_HOST", DEAD_DOCKER)
-    assert gd("build", "--framework", "pytorch", "-o", str(tmp_path / "D")) == 0
+    assert gd("build", "--framework", "pytorch", "--dry-run", "-o", str(tmp_path / "D")) == 0
     assert "FROM nvidia/cuda" in (tmp_path / "D").read_text()
+    # Without --dry-run, -o would silently build nothing: refused.
+    assert gd("build", "--framework", "pytorch", "-o", str(tmp_path / "E")) == 2
+    assert "build -o writes the Dockerfile only" in capsys.readouterr().err
+    assert not (tmp_path / "E").exists()
+
+
+def test_dry_run_with_push_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert gd("build", "--framework", "pytorch", "--dry-run", "--push") == 2
+    assert "nothing to --push" in capsys.readouterr().err
 
 
 def test_daemon_down_exits_3_with_the_fix(
