@@ -15,6 +15,13 @@ from typing import Any
 from gpudoctor.build.engine import BuildEvent, DaemonInfo, ImageInfo, RunResult, parse_build_output
 from gpudoctor.errors import EnvironmentUnavailable
 
+# An endpoint that accepts the connection but never answers must fail fast: the first call
+# (docker-py asks for the API version while connecting) gets a short timeout. Builds then read
+# with a long one: a silent `pip install` of a multi-GB wheel prints nothing for minutes.
+CONNECT_TIMEOUT_S = 10.0
+API_TIMEOUT_S = 600.0
+BUILD_READ_TIMEOUT_S = 3600.0
+
 DAEMON_HINT = (
     "start the Docker daemon (`sudo systemctl start docker`, or `dockerd &`), "
     "or point DOCKER_HOST at a reachable one (now: {host})"
@@ -43,7 +50,10 @@ class DockerSdkEngine:
         with _translate_errors(host):
             import docker
 
-            return cls(docker.from_env(environment=env, timeout=600), host)
+            client = docker.from_env(environment=env, timeout=CONNECT_TIMEOUT_S)
+            client.ping()
+            client.api.timeout = API_TIMEOUT_S
+            return cls(client, host)
 
     def ping(self) -> DaemonInfo:
         with _translate_errors(self._host):
@@ -81,6 +91,7 @@ class DockerSdkEngine:
             forcerm=True,  # remove intermediate containers of failed steps too
             pull=False,  # bases may be local mirrors; never reach out unasked
             decode=True,
+            timeout=BUILD_READ_TIMEOUT_S,  # docker-py's default, None, waits forever
         )
         return stream
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Iterable
@@ -30,10 +31,26 @@ DeepOpt = Annotated[
         "kernel (creates a CUDA context; takes seconds).",
     ),
 ]
+DEEP_TIMEOUT_MAX_S = 3600.0
+
+
+def _deep_timeout(value: float) -> float:
+    # click's range check lets nan through (every comparison with nan is false), and inf or
+    # 1e308 overflow the timeout arithmetic after the child started.
+    if not math.isfinite(value) or not 1.0 <= value <= DEEP_TIMEOUT_MAX_S:
+        raise typer.BadParameter(
+            f"{value} is not a number of seconds from 1 to {DEEP_TIMEOUT_MAX_S:.0f}"
+        )
+    return value
+
+
 DeepTimeoutOpt = Annotated[
     float,
     typer.Option(
-        "--deep-timeout", metavar="S", min=1.0, help="Time limit per framework for --deep."
+        "--deep-timeout",
+        metavar="S",
+        callback=_deep_timeout,
+        help=f"Time limit per framework for --deep (1 to {DEEP_TIMEOUT_MAX_S:.0f}).",
     ),
 ]
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -117,24 +116,36 @@ def collect_facts(
 def _run_all(
     probes: dict[str, tuple[Callable[[], ProbeResult[Any]], Any]],
 ) -> tuple[dict[str, Any], list[ProbeIssue], list[ProbeTiming]]:
+    """Run every probe in its own daemon thread, all within one deadline.
+
+    Daemon threads, not a ThreadPoolExecutor: the executor's workers are joined at interpreter
+    exit, so one probe stuck in a read (a FIFO or a hung NFS mount under the root) kept the
+    process alive after it had printed its report. A stuck daemon thread dies with the process."""
     results: dict[str, Any] = {}
     issues: list[ProbeIssue] = []
     timings: list[ProbeTiming] = []
-    pool = ThreadPoolExecutor(max_workers=len(probes), thread_name_prefix="gpudoctor-probe")
-    try:
-        futures = {name: pool.submit(_timed, name, fn) for name, (fn, _) in probes.items()}
-        for name, future in futures.items():
-            try:
-                value, found, seconds = future.result(timeout=PROBE_DEADLINE_S)
-            except FutureTimeout:
-                reason = f"did not finish within {PROBE_DEADLINE_S:.0f} s"
-                value, found, seconds = None, [_issue(name, "probe-timeout", reason)], None
-            results[name] = probes[name][1] if value is None else value
-            issues.extend(found)
-            if seconds is not None:
-                timings.append(ProbeTiming(name, round(seconds, 4)))
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+    done: dict[str, tuple[Any, list[ProbeIssue], float]] = {}
+    threads = {
+        name: threading.Thread(
+            target=lambda name=name, fn=fn: done.__setitem__(name, _timed(name, fn)),
+            name=f"gpudoctor-probe-{name}",
+            daemon=True,
+        )
+        for name, (fn, _) in probes.items()
+    }
+    for thread in threads.values():
+        thread.start()
+    deadline = time.monotonic() + PROBE_DEADLINE_S
+    for name, thread in threads.items():
+        thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        if name in done:
+            value, found, seconds = done[name]
+            timings.append(ProbeTiming(name, round(seconds, 4)))
+        else:
+            reason = f"did not finish within {PROBE_DEADLINE_S:.0f} s"
+            value, found = None, [_issue(name, "probe-timeout", reason)]
+        results[name] = probes[name][1] if value is None else value
+        issues.extend(found)
     return results, issues, timings
 
 
