@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import shutil
+import signal
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
