@@ -156,17 +156,55 @@ def snapshot_paths(paths: Sequence[Path]) -> list[Path]:
     return [p for p in found if unique[p.resolve()] is p]
 
 
-def load_fleet(paths: Sequence[Path]) -> list[tuple[str, HostFacts]]:
-    """Load every snapshot; each host is named by its hostname (when the snapshot kept it) or
-    its file name, and by its path where that name repeats."""
+def load_fleet(paths: Sequence[Path]) -> list[tuple[str, HostFacts | FactsError]]:
+    """Load every snapshot; a file that cannot be read is kept as its error (the rest of the
+    fleet is still judged). Each host is named by its hostname (when the snapshot kept it) or
+    its file name, by its path where that name repeats, and numbered if even that repeats."""
     from gpudoctor.facts_json import load
 
-    loaded = [(path, load(path)) for path in snapshot_paths(paths)]
-    names = [facts.platform.hostname or path.stem for path, facts in loaded]
-    return [
-        (str(path) if names.count(name) > 1 else name, facts)
-        for name, (path, facts) in zip(names, loaded, strict=True)
+    loaded: list[tuple[Path, HostFacts | FactsError]] = []
+    for path in snapshot_paths(paths):
+        try:
+            loaded.append((path, load(path)))
+        except FactsError as exc:
+            loaded.append((path, exc))
+    names = [
+        (facts.platform.hostname if not isinstance(facts, FactsError) else None) or path.stem
+        for path, facts in loaded
     ]
+    spelled = [
+        str(path) if names.count(name) > 1 else name
+        for name, (path, _) in zip(names, loaded, strict=True)
+    ]
+    return [(name, facts) for name, (_, facts) in zip(unique_names(spelled), loaded, strict=True)]
+
+
+def unique_names(names: Sequence[str]) -> list[str]:
+    """`names` with repeats numbered ("a", "a #2"): two snapshots may claim the same host."""
+    seen: dict[str, int] = {}
+    taken = set(names)
+    out = []
+    for name in names:
+        count = seen.get(name, 0) + 1
+        seen[name] = count
+        candidate = name
+        while count > 1 and candidate in taken:
+            candidate = f"{name} #{count}"
+            count += 1
+        taken.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def _unreadable(error: FactsError) -> Finding:
+    from gpudoctor.checks.base import finding
+
+    return finding(
+        "unreadable-snapshot",
+        Severity.ERROR,
+        f"cannot read the snapshot: {error.message}",
+        fix=error.hint or "record the host again with `gpudoctor snapshot -o FILE`",
+    )
 
 
 def is_fleet(paths: Sequence[Path]) -> bool:
@@ -185,10 +223,15 @@ def judge_fleet(
 ) -> tuple[FleetSummary, int]:
     """Load and check every snapshot; the exit code is the worst host's (1 if any host fails)."""
     from gpudoctor.checks import run_checks
+    from gpudoctor.facts import HostFacts
 
     hosts: list[tuple[str, HostFacts, Sequence[Finding]]] = []
     exit_code = 0
     for name, facts in load_fleet(paths):
+        if isinstance(facts, FactsError):
+            hosts.append((name, HostFacts(), [_unreadable(facts)]))
+            exit_code = max(exit_code, 1)
+            continue
         run = run_checks(facts, matrix, intent, only=only, skip=skip, strict=strict)
         hosts.append((name, facts, run.findings))
         exit_code = max(exit_code, run.exit_code)

@@ -21,6 +21,7 @@ from gpudoctor.checks import (
     gpu,
     intent,
     platform,
+    recorded,
     requirements,
     runtime,
     software,
@@ -42,6 +43,7 @@ __all__ = ["REGISTRY", "CheckRun", "Intent", "exit_code", "run_checks", "select_
 REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("driver", c) for c in driver.CHECKS),
     *(("driver", c) for c in devices.CHECKS),
+    *(("driver", c) for c in recorded.CHECKS),
     *(("gpu", c) for c in gpu.CHECKS),
     *(("platform", c) for c in platform.CHECKS),
     *(("runtime", c) for c in runtime.CHECKS),

@@ -254,6 +254,15 @@ _ENTRIES = (
             ("runtime", "A Docker runtime registered (`runtime=nvidia`; `cdi` for CDI specs)."),
         )
     ),
+    _E("unreadable-value", "driver", "A recorded value cannot be read", "unknown",
+       "A snapshot field holds a value without that field's syntax (a driver version that is "
+       "not a version, a number out of range); the checks that need it report it as unknown.",
+       "Record the host again with `gpudoctor snapshot -o FILE` (a snapshot is not edited by "
+       "hand)."),
+    _E("unreadable-snapshot", "driver", "A fleet snapshot cannot be read", "error",
+       "One file of a fleet (`check --from DIR`) is not a readable snapshot; the other hosts are "
+       "still judged.",
+       "Record that host again with `gpudoctor snapshot -o FILE`, or remove the file."),
     _E("check-crashed", "driver", "A check crashed", "unknown",
        "A check raised an exception on these facts; its result is unknown (a gpudoctor bug: "
        "please report it with `gpudoctor snapshot`).",
