@@ -76,7 +76,14 @@ def read_manifest(out: Path) -> set[str]:
     if not path.is_file() or path.is_symlink():
         return set()
     owned: set[str] = set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(
+            f"{path} is not UTF-8 text, so it cannot say which files gpudoctor wrote",
+            hint=f"restore {path} (git checkout) or delete it; without it nothing is removed",
+        ) from None
+    for number, line in enumerate(text.splitlines(), 1):
         if not line or line.startswith("#"):
             continue
         pure = PurePosixPath(line)

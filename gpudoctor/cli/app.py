@@ -89,7 +89,7 @@ def run(argv: list[str] | None = None) -> int:
     debug = "--debug" in args or bool(os.environ.get("GPUDOCTOR_DEBUG"))
     command = typer.main.get_command(app)
     try:
-        refuse_empty_values(args)
+        refuse_bad_arguments(args)
         result = command.main(args, prog_name="gpudoctor", standalone_mode=False)
     except typer.Exit as exc:
         return int(exc.exit_code)
@@ -122,10 +122,22 @@ def _fail(exc: GpuDoctorError, *, debug: bool) -> int:
     return int(exc.exit_code)
 
 
-def refuse_empty_values(args: list[str]) -> None:
+# Longer than any path (PATH_MAX), version or expression a user types; it also keeps every
+# number in an argument below Python's 4300-digit int conversion limit.
+MAX_ARGUMENT_CHARS = 4096
+
+
+def refuse_bad_arguments(args: list[str]) -> None:
     """An empty value (`--cuda ''`, `-o ''`, `--from=`) is a mistake, never "the default" or
-    "the current folder": click would accept it silently."""
+    "the current folder" (click would accept it silently); an absurdly long one is refused
+    before anything parses it."""
     for index, arg in enumerate(args):
+        if len(arg) > MAX_ARGUMENT_CHARS:
+            raise UsageError(
+                f"an argument of {len(arg)} characters is longer than gpudoctor accepts "
+                f"({MAX_ARGUMENT_CHARS}): {arg[:40]}...",
+                hint="check the command line",
+            )
         if arg == "--":
             return
         if arg.startswith("--") and arg.endswith("=") and len(arg) > 3:

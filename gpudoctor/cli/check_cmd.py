@@ -207,6 +207,18 @@ def read_facts(
     return collect_facts(deep=deep, deep_timeout_s=deep_timeout_s)
 
 
+def append_step_summary(path: str, markdown: str) -> None:
+    """The step summary is a bonus beside the annotations: a path that cannot be written is a
+    warning, and the report still goes out."""
+    from gpudoctor.cli.common import err
+
+    try:
+        with open(path, "a", encoding="utf-8") as stream:
+            stream.write(markdown)
+    except OSError as exc:
+        err(f"warning: cannot write the step summary to {path}: {exc.strerror or exc}")
+
+
 def render(
     run: CheckRun,
     facts: HostFacts,
@@ -233,8 +245,7 @@ def render(
 
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:
-            with open(summary, "a", encoding="utf-8") as stream:
-                stream.write(render_step_summary(run))
+            append_step_summary(summary, render_step_summary(run))
         return render_annotations(run)
     from gpudoctor.report.text import render_text, use_colour
 

@@ -166,9 +166,20 @@ def render_all(ctx: typer.Context, out: Path, registry: str | None) -> int:
 
 
 def context_root(out: Path) -> str:
-    """`out` as bake will see it from the working directory: relative when inside it."""
+    """`out` as bake will see it from the working directory: relative when inside it.
+
+    Raises:
+        UsageError: the path is not UTF-8; the bake file and the index, text files, name it.
+    """
     import os
 
+    try:
+        os.fsencode(os.path.abspath(out)).decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(
+            f"--out {out!r} is not a UTF-8 path: the bake file and README.md name it as text",
+            hint="choose an output folder whose path is UTF-8",
+        ) from None
     absolute = Path(os.path.abspath(out))
     try:
         return absolute.relative_to(Path.cwd()).as_posix() or "."

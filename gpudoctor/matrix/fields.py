@@ -24,13 +24,26 @@ class Kind:
     check: Callable[[object], bool]
 
 
-def _pattern(expected: str, regex: str) -> Kind:
+# No version part, driver, tag or year in the matrix has more digits than this; a longer run is
+# refused (it could reach Python's 4300-digit int conversion limit, or any absurd value).
+_LONG_NUMBER = re.compile(r"\d{13}")
+
+
+def bounded(value: object) -> bool:
+    """A string with no absurdly long number in it."""
+    return isinstance(value, str) and _LONG_NUMBER.search(value) is None
+
+
+def _pattern(expected: str, regex: str, *, numbers: bool = True) -> Kind:
+    """`numbers=False`: values never read as numbers (URLs, digests) may hold long digit runs."""
     compiled = re.compile(regex)
-    return Kind(expected, lambda v: isinstance(v, str) and compiled.fullmatch(v) is not None)
+    if not numbers:
+        return Kind(expected, lambda v: isinstance(v, str) and compiled.fullmatch(v) is not None)
+    return Kind(expected, lambda v: bounded(v) and compiled.fullmatch(str(v)) is not None)
 
 
 def _pep440(value: object) -> bool:
-    if not isinstance(value, str):
+    if not isinstance(value, str) or not bounded(value):
         return False
     from packaging.version import InvalidVersion, Version
 
@@ -42,7 +55,7 @@ def _pep440(value: object) -> bool:
 
 
 def _requirement(value: object) -> bool:
-    if not isinstance(value, str):
+    if not isinstance(value, str) or not bounded(value):
         return False
     from packaging.requirements import InvalidRequirement, Requirement
 
@@ -56,10 +69,13 @@ def _requirement(value: object) -> bool:
 TEXT = Kind("a non-empty string", lambda v: isinstance(v, str) and v.strip() != "")
 ANY_TEXT = Kind("a string", lambda v: isinstance(v, str))
 # A URL, optionally followed by a short note on what was read there ("... (wheel METADATA)").
-URL = _pattern('a URL like "https://docs.nvidia.com/..."', r"https?://[^\s/]+\S*(\s+\S.*)?")
+URL = _pattern(
+    'a URL like "https://docs.nvidia.com/..."', r"https?://[^\s/]+\S*(\s+\S.*)?", numbers=False
+)
 BOOL = Kind("true or false", lambda v: isinstance(v, bool))
 POSITIVE_INT = Kind(
-    "a positive integer", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0
+    "a positive integer below 10^9",
+    lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 < v < 10**9,
 )
 CUDA_RELEASE = _pattern('a full CUDA release like "12.1.1"', r"\d+\.\d+\.\d+")
 MAJOR_MINOR = _pattern('a MAJOR.MINOR version like "12.4"', r"\d+\.\d+")
@@ -78,7 +94,7 @@ FLAVOR = Kind('one of "base", "runtime", "devel"', lambda v: v in ("base", "runt
 DISTRO = _pattern('a distro like "ubuntu22.04" or "rockylinux9"', r"[a-z]+[0-9][0-9.]*")
 CUDA_TAG = _pattern('a CUDA wheel tag like "cu124"', r"cu\d+")
 CUDNN_TAG = _pattern('a cuDNN tag part like "cudnn" or "cudnn8"', r"cudnn\d*")
-DIGEST = _pattern('a digest like "sha256:<64 hex digits>"', r"sha256:[0-9a-f]{64}")
+DIGEST = _pattern('a digest like "sha256:<64 hex digits>"', r"sha256:[0-9a-f]{64}", numbers=False)
 PEP440 = Kind('a PEP 440 version like "2.5.1"', _pep440)
 REQUIREMENT = Kind('a PEP 508 requirement like "tensorflow[and-cuda]==2.15.0"', _requirement)
 

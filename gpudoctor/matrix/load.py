@@ -42,6 +42,9 @@ TABLES = {
     "distro": "name",
 }
 _MAX_SHOWN = 25
+# The shipped matrix is under 100 KiB; a user's extended one stays far below this. The cap keeps
+# a wrong or hostile file from costing seconds to parse before anything is said about it.
+MAX_MATRIX_BYTES = 4 << 20
 _HINT = "fix the file (format: docs/matrix-format.md) and re-run `gpudoctor matrix validate FILE`"
 
 T = TypeVar("T")
@@ -64,6 +67,13 @@ def load_matrix(path: Path | None = None) -> Matrix:
             f"cannot read matrix file {path}: {exc.strerror or exc}",
             hint="check the path given to --matrix (without it the shipped matrix is used)",
         ) from None
+    if stat.st_size > MAX_MATRIX_BYTES:
+        raise MatrixError(
+            f"matrix file {path} is {stat.st_size >> 20} MiB, larger than the "
+            f"{MAX_MATRIX_BYTES >> 20} MiB a matrix may be",
+            hint="check that --matrix names a compatibility matrix (matrices/compat.toml is "
+            "under 100 KiB)",
+        )
     return _load_cached(resolved, stat.st_mtime_ns, stat.st_size)
 
 
@@ -84,6 +94,10 @@ def parse_matrix(text: str, path: Path) -> Matrix:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
         raise MatrixError(f"{path}: not valid TOML: {exc}", hint=_HINT) from None
+    except RecursionError:
+        raise MatrixError(f"{path}: nested too deeply to be a matrix", hint=_HINT) from None
+    except ValueError as exc:  # tomllib: an integer past Python's 4300-digit conversion limit
+        raise MatrixError(f"{path}: not a valid matrix: {exc}", hint=_HINT) from None
     problems = Problems(str(path))
     schema = _schema_version(doc, problems)
     for key in doc:

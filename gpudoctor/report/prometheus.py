@@ -241,7 +241,7 @@ def _gpu_samples(samples: dict[str, list[Sample]], gpu: GpuFacts) -> None:
     }
     for name, value in values.items():
         if value is not None:
-            samples[name].append((labels, float(value)))
+            samples[name].append((labels, as_float(value)))
     if gpu.clock_event_reasons is not None:
         active = set(gpu.clock_event_reasons)
         for reason in sorted(active.union(CLOCK_EVENT_REASONS)):
@@ -285,6 +285,14 @@ def escape_label_value(value: str) -> str:
 
 def escape_help(text: str) -> str:
     return text.replace("\\", "\\\\").replace("\n", "\\n")
+
+
+def as_float(value: float) -> float:
+    """float(value), with integers too large for a float as +/-Inf instead of OverflowError."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def format_value(value: float) -> str:
