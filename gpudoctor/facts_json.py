@@ -33,11 +33,13 @@ def to_dict(obj: Any) -> Any:
         return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, tuple | list):
         return [to_dict(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None  # JSON has no NaN or Infinity; strict parsers refuse Python's bare NaN
     return obj
 
 
 def dumps(facts: HostFacts) -> str:
-    return json.dumps(to_dict(facts), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(to_dict(facts), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 # A snapshot of a real host is kilobytes (about 1 KiB per GPU); the cap keeps a hostile or
@@ -101,13 +103,10 @@ def _converter(tp: Any) -> Convert:
         return _sequence(_converter(item))
     if dataclasses.is_dataclass(tp):
         return _record(typing.cast(type, tp))
-    if tp is float:
-        return _float
-    if tp is int:
-        return _int
-    if tp in (str, bool):
-        return _exact(tp)
-    raise TypeError(f"unsupported field type {tp!r}")  # a bug in facts.py, not bad input
+    scalar = {float: _float, int: _int, str: _str, bool: _exact(bool)}.get(tp)
+    if scalar is None:
+        raise TypeError(f"unsupported field type {tp!r}")  # a bug in facts.py, not bad input
+    return scalar
 
 
 def _optional(inner: Convert) -> Convert:
@@ -188,6 +187,15 @@ def _exact(tp: type) -> Convert:
         raise _type_error(path, tp.__name__, value)
 
     return convert
+
+
+def _str(value: Any, path: Path_, issues: list[ProbeIssue]) -> str:
+    if not isinstance(value, str):
+        raise _type_error(path, "str", value)
+    if value.isascii():
+        return value
+    # JSON can spell lone surrogates ("\ud800"), which no UTF-8 writer accepts.
+    return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def _digits(value: int) -> str:

@@ -32,6 +32,7 @@ from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.checks.summary import headlines
 from gpudoctor.errors import UsageError
 from gpudoctor.exitcodes import ExitCode
+from gpudoctor.report.clean import clean_finding, printable
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -115,7 +116,9 @@ def run_checks(
     for area, check in REGISTRY:
         found += _run_one(area, check, facts, matrix, intent)
     found = [f for f in found if (not only or f.code in only) and f.code not in skip]
-    return CheckRun(tuple(found), headlines(facts, intent), strict)
+    # Findings quote host data (GPU names, error texts): cleaned once here, for every reporter.
+    lines = {area: printable(text) for area, text in headlines(facts, intent).items()}
+    return CheckRun(tuple(clean_finding(f) for f in found), lines, strict)
 
 
 def _run_one(

@@ -96,12 +96,12 @@ def write_output(text: str, output: Path | None, *, private: bool = False) -> No
         if _is_device(output):
             # A device or FIFO (-o /dev/stdout, /dev/null): write through it; renaming a temp
             # file over it would replace the device node with a regular file.
-            with output.open("w", encoding="utf-8") as stream:
+            with output.open("w", encoding="utf-8", errors="replace") as stream:
                 stream.write(text)
             return
         from gpudoctor.safe_write import write_atomic
 
-        write_atomic(output, text.encode("utf-8"), private=private)
+        write_atomic(output, text.encode("utf-8", "replace"), private=private)
     except OSError as exc:
         raise UsageError(
             f"cannot write {output}: {exc.strerror or exc}",

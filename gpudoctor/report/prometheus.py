@@ -21,6 +21,7 @@ from datetime import datetime
 
 from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.facts import GpuFacts, HostFacts
+from gpudoctor.report.clean import printable
 
 Labels = tuple[tuple[str, str], ...]
 Sample = tuple[Labels, float]
@@ -279,12 +280,14 @@ def _labels(labels: Labels) -> str:
 
 
 def escape_label_value(value: str) -> str:
-    """Backslash, double quote and line feed are the three escapes the format defines."""
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    """Backslash, double quote and line feed are the three escapes the format defines; every
+    other control character (a raw CR ends the line for some parsers) is shown as `?`."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return printable(escaped)
 
 
 def escape_help(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("\n", "\\n")
+    return printable(text.replace("\\", "\\\\").replace("\n", "\\n"))
 
 
 def as_float(value: float) -> float:

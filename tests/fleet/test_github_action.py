@@ -175,6 +175,18 @@ def test_from_judges_the_given_snapshot_without_taking_one(
     assert run.outputs["gpu-present"] == "true"
 
 
+def test_a_multi_line_input_cannot_inject_outputs_or_commands(
+    tmp_path: Path, gpu_snapshot: Path
+) -> None:
+    _, env = make_stub(tmp_path, gpu_snapshot)
+    evil = f"{gpu_snapshot}\nresult=passed\n::error::forged"
+    run = run_action(tmp_path, {**env, "INPUT_FROM": evil, "STUB_RC": "1"})
+    assert run.rc == 1
+    assert run.outputs["result"] == "failed"
+    assert run.outputs["snapshot"] == evil
+    assert "\n::error::forged" not in run.stdout
+
+
 def test_a_failed_snapshot_means_unknown_and_the_check_still_runs(tmp_path: Path) -> None:
     stub, env = make_stub(tmp_path, tmp_path / "missing.json")  # the stand-in's cp fails
     run = run_action(tmp_path, env)
