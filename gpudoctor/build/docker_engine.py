@@ -45,8 +45,11 @@ class DockerSdkEngine:
         """
         import os
 
+        from gpudoctor.probes.redact import url_without_credentials
+
         env = dict(os.environ if environment is None else environment)
-        host = env.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+        # Messages name the endpoint without the credentials a tcp:// or ssh:// URL may hold.
+        host = url_without_credentials(env.get("DOCKER_HOST") or "unix:///var/run/docker.sock")
         with _translate_errors(host):
             import docker
 
@@ -175,7 +178,9 @@ def _translate_errors(host: str) -> Iterator[None]:
 
 
 def _unreachable(host: str, exc: Exception) -> EnvironmentUnavailable:
-    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    from gpudoctor.probes.redact import url_without_credentials
+
+    reason = url_without_credentials(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     return EnvironmentUnavailable(
         f"cannot reach the Docker daemon at {host}: {reason}",
         hint=DAEMON_HINT.format(host=host),

@@ -8,6 +8,7 @@ becomes a ProbeIssue so that the snapshot always completes.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import threading
@@ -76,7 +77,9 @@ def collect_facts(
     probes: dict[str, tuple[Callable[[], ProbeResult[Any]], Any]] = {
         "platform": (lambda: probe_platform(root, env, redact=redact), PlatformFacts()),
         "sysfs": (lambda: probe_kernel(root, redact=redact), KernelFacts()),
-        "nvml": (lambda: _nvml(nvml, redact, include_nvml), NvmlFacts()),
+        # NVML reads UUIDs even when redacting, to map those in *_VISIBLE_DEVICES to indexes;
+        # redacted() drops them before anything is recorded.
+        "nvml": (lambda: _nvml(nvml, False, include_nvml), NvmlFacts()),
         "runtime": (
             lambda: probe_runtime(root, env, runner, factory, redact=redact),
             ContainerRuntimeFacts(),
@@ -97,7 +100,7 @@ def collect_facts(
         issues.extend(found)
         timings.append(ProbeTiming("deep", round(seconds, 4)))
     timings.append(ProbeTiming("total", round(time.perf_counter() - started, 4)))
-    return HostFacts(
+    facts = HostFacts(
         tool_version=__version__,
         collected_at=datetime.now(UTC).isoformat(timespec="seconds"),
         redacted=redact,
@@ -111,6 +114,34 @@ def collect_facts(
         issues=tuple(issues),
         timings=tuple(timings),
     )
+    return redacted(facts) if redact else facts
+
+
+def redacted(facts: HostFacts) -> HostFacts:
+    """The snapshot as shared: GPU UUIDs and serials dropped (those in *_VISIBLE_DEVICES
+    mapped to indexes first), and every string cleaned (probes/redact.py)."""
+    from gpudoctor.probes import redact
+
+    indexes: dict[str, str] = {}
+    gpus = []
+    for gpu in facts.nvml.gpus:
+        if gpu.uuid:
+            indexes[gpu.uuid] = str(gpu.index)
+        migs = []
+        for mig in gpu.mig_devices:
+            if mig.uuid:
+                indexes[mig.uuid] = f"{gpu.index}:{mig.index}"
+            migs.append(dataclasses.replace(mig, uuid=None))
+        gpus.append(dataclasses.replace(gpu, uuid=None, serial=None, mig_devices=tuple(migs)))
+    platform = dataclasses.replace(
+        facts.platform,
+        nvidia_visible_devices=redact.visible_devices(
+            facts.platform.nvidia_visible_devices, indexes
+        ),
+        cuda_visible_devices=redact.visible_devices(facts.platform.cuda_visible_devices, indexes),
+    )
+    nvml = dataclasses.replace(facts.nvml, gpus=tuple(gpus))
+    return redact.every_string(dataclasses.replace(facts, nvml=nvml, platform=platform))
 
 
 def _run_all(

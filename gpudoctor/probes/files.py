@@ -10,8 +10,6 @@ import re
 import stat
 from pathlib import Path
 
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-
 
 def under(root: Path, host_path: str) -> Path:
     """The file that stands for absolute host path `host_path` below `root`."""
@@ -83,15 +81,3 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
     return tuple(
         (0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", text)
     )
-
-
-def redact_uuids(text: str) -> str:
-    return _UUID.sub("<redacted>", text)
-
-
-def redact_cmdline(cmdline: str) -> str:
-    """The kernel command line for a shared snapshot: UUIDs (root=UUID=...) hidden, and what
-    follows a lone `--` dropped: those are the init program's arguments, not kernel parameters,
-    and can hold anything (addresses, tokens); no check reads them."""
-    kernel, sep, _ = f" {cmdline} ".partition(" -- ")
-    return redact_uuids(kernel.strip()) + (" -- <redacted>" if sep else "")
