@@ -35,8 +35,10 @@ AREA_TITLES = {
 _E = CatalogueEntry
 _ENTRIES = (
     # --- driver -----------------------------------------------------------------------------
-    _E("no-nvidia-gpu", "driver", "No NVIDIA GPU found", "info",
-       "Neither the PCI bus nor NVML shows an NVIDIA GPU; every check that needs a GPU is n/a.",
+    _E("no-nvidia-gpu", "driver", "No NVIDIA GPU found", "info, unknown",
+       "Neither the PCI bus nor NVML shows an NVIDIA GPU; every check that needs a GPU is n/a. "
+       "Unknown when NVML is installed but failed (permissions, a version mismatch): then "
+       "whether there is a GPU cannot be told.",
        "Nothing to fix on a CPU-only host. On a cloud VM, pick a GPU instance type."),
     _E("gpu-without-driver", "driver", "NVIDIA GPU with no driver bound", "ok, error",
        "An NVIDIA GPU sits on the PCI bus but no kernel driver is bound to it, so nothing can use "

@@ -136,7 +136,7 @@ def target_host(for_host: bool, from_file: Path | None) -> tuple[str | None, tup
     if from_file is not None:
         from gpudoctor.facts_json import load
 
-        return host_target(load(from_file), str(from_file))
+        return host_target(load(from_file), str(from_file), recorded=True)
     if for_host:
         from gpudoctor.probes import collect_facts
 
@@ -144,10 +144,15 @@ def target_host(for_host: bool, from_file: Path | None) -> tuple[str | None, tup
     return None, ()
 
 
-def host_target(facts: HostFacts, where: str) -> tuple[str, tuple[str, ...]]:
+def host_target(
+    facts: HostFacts, where: str, *, recorded: bool = False
+) -> tuple[str, tuple[str, ...]]:
+    """The target's driver and compute capabilities. No driver: on this host, a part of the
+    environment is missing (exit 3); in a recorded snapshot, the input cannot serve (exit 2)."""
     driver = facts.nvml.driver_version
     if driver is None:
-        raise EnvironmentUnavailable(
+        error = UsageError if recorded else EnvironmentUnavailable
+        raise error(
             f"{where}: no NVIDIA driver version (NVML status: {facts.nvml.status})",
             hint="run `gpudoctor check` there to see why, or give --driver VERSION",
         )
