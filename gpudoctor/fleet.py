@@ -8,6 +8,7 @@ Pure: the loader (`load_fleet`) is the only part that reads files.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,8 +159,7 @@ def snapshot_paths(paths: Sequence[Path]) -> list[Path]:
 
 def load_fleet(paths: Sequence[Path]) -> list[tuple[str, HostFacts | FactsError]]:
     """Load every snapshot; a file that cannot be read is kept as its error (the rest of the
-    fleet is still judged). Each host is named by its hostname (when the snapshot kept it) or
-    its file name, by its path where that name repeats, and numbered if even that repeats."""
+    fleet is still judged). Hosts are named as `host_names` says."""
     from gpudoctor.facts_json import load
 
     loaded: list[tuple[Path, HostFacts | FactsError]] = []
@@ -168,15 +168,20 @@ def load_fleet(paths: Sequence[Path]) -> list[tuple[str, HostFacts | FactsError]
             loaded.append((path, load(path)))
         except FactsError as exc:
             loaded.append((path, exc))
-    names = [
-        (facts.platform.hostname if not isinstance(facts, FactsError) else None) or path.stem
-        for path, facts in loaded
-    ]
+    hostnames = [None if isinstance(f, FactsError) else f.platform.hostname for _, f in loaded]
+    names = host_names([path for path, _ in loaded], hostnames)
+    return [(name, facts) for name, (_, facts) in zip(names, loaded, strict=True)]
+
+
+def host_names(paths: Sequence[Path], hostnames: Sequence[str | None]) -> list[str]:
+    """Each host by its hostname (when the snapshot kept it) or its file name, by its path
+    where that name repeats, and numbered if even that repeats."""
+    names = [hostname or path.stem for path, hostname in zip(paths, hostnames, strict=True)]
     spelled = [
         str(path) if names.count(name) > 1 else name
-        for name, (path, _) in zip(names, loaded, strict=True)
+        for name, path in zip(names, paths, strict=True)
     ]
-    return [(name, facts) for name, (_, facts) in zip(unique_names(spelled), loaded, strict=True)]
+    return unique_names(spelled)
 
 
 def unique_names(names: Sequence[str]) -> list[str]:
@@ -221,18 +226,66 @@ def judge_fleet(
     skip: frozenset[str] = frozenset(),
     strict: bool = False,
 ) -> tuple[FleetSummary, int]:
-    """Load and check every snapshot; the exit code is the worst host's (1 if any host fails)."""
-    from gpudoctor.checks import run_checks
+    """Load and check every snapshot; the exit code is the worst host's (1 if any host fails).
+
+    Large fleets are judged by worker processes (each host is independent), small ones here."""
     from gpudoctor.facts import HostFacts
 
-    hosts: list[tuple[str, HostFacts, Sequence[Finding]]] = []
-    exit_code = 0
-    for name, facts in load_fleet(paths):
-        if isinstance(facts, FactsError):
-            hosts.append((name, HostFacts(), [_unreadable(facts)]))
-            exit_code = max(exit_code, 1)
-            continue
-        run = run_checks(facts, matrix, intent, only=only, skip=skip, strict=strict)
-        hosts.append((name, facts, run.findings))
-        exit_code = max(exit_code, run.exit_code)
+    files = snapshot_paths(paths)
+    job = _Job(matrix, intent, only, skip, strict)
+    judged = _judge_all(files, job)
+    names = host_names(files, [hostname for hostname, _, _ in judged])
+    hosts: list[tuple[str, HostFacts, Sequence[Finding]]] = [
+        (name, HostFacts(), findings) for name, (_, findings, _) in zip(names, judged, strict=True)
+    ]
+    exit_code = max((code for _, _, code in judged), default=0)
     return summarize_fleet(hosts), exit_code
+
+
+@dataclass(frozen=True)
+class _Job:
+    matrix: Matrix
+    intent: Intent | None
+    only: frozenset[str]
+    skip: frozenset[str]
+    strict: bool
+
+
+Judged = tuple[str | None, tuple[Finding, ...], int]  # hostname, findings, exit code
+_WORKER_JOB: list[_Job] = []  # the job of a worker process, set by its initializer
+PARALLEL_FROM = 200  # hosts; below this, starting workers costs more than it saves
+
+
+def _judge_all(files: Sequence[Path], job: _Job) -> list[Judged]:
+    workers = min(os.cpu_count() or 1, 8)
+    if len(files) < PARALLEL_FROM or workers < 2:
+        return [_judge(path, job) for path in files]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        with ProcessPoolExecutor(
+            workers,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_WORKER_JOB.append,
+            initargs=(job,),
+        ) as pool:
+            return list(pool.map(_judge_in_worker, files, chunksize=32))
+    except (OSError, ImportError):  # no process support here (a sandbox): judge in-process
+        return [_judge(path, job) for path in files]
+
+
+def _judge_in_worker(path: Path) -> Judged:
+    return _judge(path, _WORKER_JOB[0])
+
+
+def _judge(path: Path, job: _Job) -> Judged:
+    from gpudoctor.checks import run_checks
+    from gpudoctor.facts_json import load
+
+    try:
+        facts = load(path)
+    except FactsError as exc:
+        return None, (_unreadable(exc),), 1
+    run = run_checks(facts, job.matrix, job.intent, only=job.only, skip=job.skip, strict=job.strict)
+    return facts.platform.hostname, run.findings, run.exit_code

@@ -8,6 +8,7 @@ once; a reader returns a placeholder for a bad value and the loader raises befor
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -114,6 +115,7 @@ def describe(value: object) -> str:
     return type(value).__name__
 
 
+@functools.lru_cache(maxsize=4096)  # called per check per host: a fleet asks the same few
 def numeric(version: str) -> tuple[int, ...]:
     """Dotted numeric version as a tuple: drivers, CUDA releases and compute capabilities."""
     if not _DOTTED.fullmatch(version) and not version.isdigit():
