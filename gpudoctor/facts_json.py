@@ -287,8 +287,10 @@ def read_capped(path: Path, limit: int, what: str) -> str:
     """UTF-8 text of a regular file of at most `limit` bytes; FactsError otherwise."""
     hint = "check the path; `gpudoctor snapshot -o FILE` writes one"
     try:
-        with path.open("rb") as stream:
-            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+        # Non-blocking open: a FIFO named as the snapshot must not hang the command.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise FactsError(f"{path}: not a regular file", hint=hint)
             data = stream.read(limit + 1)
     except OSError as exc:

@@ -77,3 +77,14 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"  # a zombie has exited; init reaps it
+
+
+def test_fifos_named_as_inputs_are_refused_without_blocking(tmp_path: Path) -> None:
+    snapshot, matrix = tmp_path / "host.json", tmp_path / "m.toml"
+    os.mkfifo(snapshot)
+    os.mkfifo(matrix)
+    for args in (["check", "--from", str(snapshot)], ["matrix", "validate", str(matrix)]):
+        done, seconds = _run([sys.executable, "-m", "gpudoctor", *args], dict(os.environ))
+        assert done.returncode == 2, done.stderr
+        assert "not a regular file" in done.stderr
+        assert seconds < BOUND_S
