@@ -8,10 +8,10 @@ together. Loads are cached per resolved path, size and modification time.
 from __future__ import annotations
 
 import functools
-from stat import S_ISREG
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
+from stat import S_ISREG
 from typing import TypeVar
 
 from gpudoctor.errors import MatrixError
@@ -69,7 +69,7 @@ def load_matrix(path: Path | None = None) -> Matrix:
             hint="check the path given to --matrix (without it the shipped matrix is used)",
         ) from None
     if not S_ISREG(stat.st_mode):  # a FIFO or device would block or never end
-        raise MatrixError(f"matrix file {path} is not a regular file", hint=_HINT)
+        raise MatrixError(f"cannot read matrix file {path}: not a regular file", hint=_HINT)
     if stat.st_size > MAX_MATRIX_BYTES:
         raise MatrixError(
             f"matrix file {path} is {stat.st_size >> 20} MiB, larger than the "
