@@ -9,6 +9,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from gpudoctor.probes.runner import run_command
 
 BOUND_S = 30.0
@@ -88,3 +90,37 @@ def test_fifos_named_as_inputs_are_refused_without_blocking(tmp_path: Path) -> N
         assert done.returncode == 2, done.stderr
         assert "not a regular file" in done.stderr
         assert seconds < BOUND_S
+
+
+def test_deep_timeout_must_be_a_finite_bounded_number() -> None:
+    from gpudoctor.cli.app import run
+
+    for value in ("nan", "inf", "1e308", "0.5", "-1"):
+        assert run(["check", "--deep", "--deep-timeout", value]) == 2
+
+
+def test_the_deep_child_is_reaped_even_when_waiting_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess as sp
+
+    from gpudoctor.probes import deep
+
+    pids = tmp_path / "pid"
+    script = tmp_path / "child.sh"
+    script.write_text(f"#!/bin/sh\nsleep 300 &\necho $! > {pids}\nsleep 300\n")
+    script.chmod(0o755)
+
+    def refuse(self: sp.Popen[bytes], timeout: float | None = None) -> None:
+        while not pids.exists():
+            time.sleep(0.02)
+        raise OverflowError("timeout value is too large")
+
+    monkeypatch.setattr(sp.Popen, "communicate", refuse)
+    with pytest.raises(OverflowError):
+        deep.run_child([str(script)], dict(os.environ), 1e308)
+    child = int(pids.read_text())
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)
