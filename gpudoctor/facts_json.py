@@ -83,7 +83,7 @@ def from_dict(cls: type[T], data: Any, path: str = "$") -> T:
     """Build dataclass `cls` from `data`, checking types; errors name the JSON path."""
     issues: list[ProbeIssue] = []
     try:
-        value = _converter(cls)(data, (path,), issues)
+        value = _converter(typing.cast(Any, cls))(data, (path,), issues)
     except _Unfit as exc:
         raise FactsError(str(exc)) from None
     if issues and isinstance(value, HostFacts):
@@ -208,7 +208,7 @@ def _show(path: Path_) -> str:
     while len(node) == 2:
         node, key = node
         parts.append(f"[{key}]" if isinstance(key, int) else f".{key}")
-    return node[0] + "".join(reversed(parts))
+    return str(node[0]) + "".join(reversed(parts))
 
 
 def _unreadable(path: Path_, reason: str) -> ProbeIssue:
