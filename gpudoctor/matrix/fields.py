@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypedDict
 
+from gpudoctor.report.clean import printable
+
 _DOTTED = re.compile(r"^\d+(\.\d+)+$")
 
 
@@ -105,7 +107,7 @@ def describe(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f'"{value}"'
+        return f'"{printable(value)}"'
     if isinstance(value, int | float):
         return f"the number {value}"
     if isinstance(value, list):
@@ -190,7 +192,7 @@ class RowReader:
             return ()
         good: list[str] = []
         for index, item in enumerate(value):
-            if kind.check(item) and isinstance(item, str):
+            if kind.check(item) and isinstance(item, str) and printable(item) == item:
                 good.append(item)
             else:
                 self.fail(
@@ -210,6 +212,10 @@ class RowReader:
         value = self.raw[key]
         if not kind.check(value):
             self.fail(f"key '{key}': expected {kind.expected}, found {describe(value)}")
+            return None
+        if isinstance(value, str) and printable(value) != value:
+            # Matrix text reaches terminals, labels and Dockerfiles: no escape sequences.
+            self.fail(f"key '{key}': holds a control character, found {describe(value)}")
             return None
         return value
 

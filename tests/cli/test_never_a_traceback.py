@@ -133,3 +133,15 @@ def test_prometheus_of_huge_values_does_not_overflow() -> None:
     text = render_prometheus(facts, (), exit_code=0)
     assert "+Inf" in text
     assert "-Inf" in text
+
+
+def test_a_matrix_value_with_an_escape_sequence_is_refused_and_not_echoed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (ROOT / "matrices" / "compat.toml").read_text()
+    path = tmp_path / "m.toml"
+    path.write_text(text.replace('label = "', 'label = "\\u001b]52;c;aGk=\\u0007', 1))
+    assert run(["matrix", "validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "control character" in err
+    assert "\x1b" not in err
