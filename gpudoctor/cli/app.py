@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import traceback
 from pathlib import Path
 from typing import Annotated
 
@@ -115,6 +114,8 @@ def run(argv: list[str] | None = None) -> int:
 
 def _fail(exc: GpuDoctorError, *, debug: bool) -> int:
     if debug:  # the traceback too, but the same exit code: scripts must not see a change
+        import traceback
+
         traceback.print_exc()
     sys.stderr.write(f"error: {exc.message}\n")
     if exc.hint:
