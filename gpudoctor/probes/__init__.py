@@ -79,7 +79,7 @@ def collect_facts(
         "sysfs": (lambda: probe_kernel(root, redact=redact), KernelFacts()),
         # NVML reads UUIDs even when redacting, to map those in *_VISIBLE_DEVICES to indexes;
         # redacted() drops them before anything is recorded.
-        "nvml": (lambda: _nvml(nvml, False, include_nvml), NvmlFacts()),
+        "nvml": (lambda: _nvml(nvml, redact, include_nvml), NvmlFacts()),
         "runtime": (
             lambda: probe_runtime(root, env, runner, factory, redact=redact),
             ContainerRuntimeFacts(),
@@ -220,5 +220,5 @@ def _nvml(module: ModuleType | None, redact: bool, enabled: bool) -> ProbeResult
         return NvmlFacts(status="not_run"), []
     from gpudoctor.probes.nvml import probe_nvml
 
-    facts, issues = probe_nvml(module, redact=redact)
+    facts, issues = probe_nvml(module, redact=redact, read_uuids=True)
     return facts, list(issues)
