@@ -57,6 +57,8 @@ def _active(g: GpuFacts) -> int:
 
 def nvlink_verdict(facts: HostFacts) -> tuple[str | None, str]:
     """("ok" | "degraded" | "none", why) for `--require nvlink=ok`; None when unknown."""
+    if not facts.multigpu.collected:
+        return None, NOT_RECORDED
     gpus = live_gpus(facts)
     if not gpus:
         return (None, "no GPU visible to NVML") if not nvml_ok(facts) else ("none", "no GPU")
@@ -187,6 +189,8 @@ def check_nvlink_errors(
 
 def fabric_verdict(facts: HostFacts) -> tuple[str | None, str]:
     """("ok" | state | "n/a", why) for `--require fabric=ok`; None when unknown."""
+    if not facts.multigpu.collected:
+        return None, NOT_RECORDED
     (f,) = check_fabric(facts)[:1]
     if f.severity is OK:
         return "ok", f.title
@@ -314,6 +318,8 @@ def _blocked(pair: GpuPairFacts) -> bool:
 
 
 def p2p_verdict(facts: HostFacts) -> tuple[str | None, str]:
+    if not facts.multigpu.collected:
+        return None, NOT_RECORDED
     (f,) = check_p2p(facts)[:1]
     if f.severity in (OK, INFO):
         return "ok", f.title
@@ -339,13 +345,15 @@ def check_p2p(
     ev = [("pairs", len(pairs)), ("blocked", len(blocked))]
     if blocked:
         names = ", ".join(f"{p.gpu_a}-{p.gpu_b}" for p in blocked[:8])
-        statuses = sorted({s for p in blocked for s in (p.p2p_read, p.p2p_write) if s != "ok"})
+        statuses = sorted(
+            {s or "unknown" for p in blocked for s in (p.p2p_read, p.p2p_write) if s != "ok"}
+        )
         return [
             finding(
                 "p2p-topology",
                 WARN,
                 f"P2P blocked between GPUs that should reach each other: {names} "
-                f"({', '.join(s or 'unknown' for s in statuses)})",
+                f"({', '.join(statuses)})",
                 detail=table + "\n" + _p2p_cause(facts),
                 fix="disable PCIe ACS P2P redirect on the bridges above the GPUs (pcie-acs) "
                 "or in the BIOS; set the IOMMU to passthrough (iommu=pt); in a VM, ask for "

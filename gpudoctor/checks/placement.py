@@ -89,7 +89,8 @@ def check_iommu_groups(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
             finding(
                 "gpu-iommu-groups",
                 WARN,
-                f"the IOMMU translates DMA of {len(translated)} GPU(s) (group type DMA): "
+                f"the IOMMU translates DMA of {len(translated)} GPU(s) (group type "
+                f"{'/'.join(sorted({types[b] or '' for b in translated}))}): "
                 "peer-to-peer traffic is remapped or blocked",
                 detail="GPUs: " + ", ".join(translated),
                 fix="add `iommu=pt` (and `intel_iommu=on` or `amd_iommu=on`) to the kernel "

@@ -48,9 +48,14 @@ def check_xid(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]
                 for e in events
             }
         )
-        due = "drain the node" if action.drain_due else ""
-        if action.reset_due:
-            due = (due + " and " if due else "") + "reset the GPU"
+        due = "; ".join(
+            text
+            for text, flag in (
+                ("node drain due", action.drain_due),
+                ("GPU reset due", action.reset_due),
+            )
+            if flag
+        )
         last = events[-1]
         found.append(
             finding(
@@ -59,7 +64,7 @@ def check_xid(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]
                 f"XID {xid} on {', '.join(where)} ({len(events)}x): "
                 f"{entry.description if entry else last.message}",
                 detail=f"NVIDIA's action: {action.name}"
-                + (f" ({due} due)" if due else "")
+                + (f" ({due})" if due else "")
                 + f"; last message: {last.message}",
                 fix=action.meaning,
                 evidence=[

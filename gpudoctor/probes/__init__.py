@@ -28,12 +28,12 @@ from gpudoctor.facts import (
     FrameworkFacts,
     HostFacts,
     KernelFacts,
-    MultiGpuFacts,
     NvmlFacts,
     PlatformFacts,
     ProbeIssue,
     ProbeTiming,
 )
+from gpudoctor.facts_multigpu import MultiGpuFacts
 from gpudoctor.probes.runner import Runner, run_command
 from gpudoctor.probes.runtime import DockerFactory
 

@@ -72,6 +72,7 @@ def probe_multigpu(
     gpus, switches = _nvidia_functions(root)
     acs, acs_reason = _acs(root, gpus)
     xid_ok, xid_reason, events = read_xid_events(root)
+    memlock = _memlock(root)
     if xid_reason and xid_ok is False:
         issues.append(ProbeIssue(PROBE, "xid_events", "kernel-log-unreadable", xid_reason))
     facts = MultiGpuFacts(
@@ -83,7 +84,8 @@ def probe_multigpu(
         ib_ports=ib_ports(root),
         net_interfaces=tuple(sorted(list_dir(root / "sys/class/net"), key=natural_key)),
         shm_bytes=shm_size(root),
-        **_memlock(root),
+        memlock_bytes=memlock[0],
+        memlock_unlimited=memlock[1],
         nccl_env=nccl_env(env, redact=redact),
         nccl_on_library_path=nccl_on_library_path(root, env, redact=redact),
         xid_readable=xid_ok,
@@ -244,16 +246,17 @@ def read_first_lines(path: Path) -> list[str] | None:
         return None
 
 
-def _memlock(root: Path) -> dict[str, int | bool | None]:
-    """RLIMIT_MEMLOCK (soft) from /proc/self/limits: RDMA registers (pins) memory within it."""
+def _memlock(root: Path) -> tuple[int | None, bool | None]:
+    """(bytes, unlimited) of RLIMIT_MEMLOCK (soft) from /proc/self/limits: RDMA registers
+    (pins) memory within it."""
     for line in read_first_lines(root / "proc/self/limits") or []:
         if line.startswith("Max locked memory"):
             soft = line[len("Max locked memory") :].split()[:1]
             if soft == ["unlimited"]:
-                return {"memlock_bytes": None, "memlock_unlimited": True}
+                return None, True
             if soft and soft[0].isdigit():
-                return {"memlock_bytes": int(soft[0]), "memlock_unlimited": False}
-    return {"memlock_bytes": None, "memlock_unlimited": None}
+                return int(soft[0]), False
+    return None, None
 
 
 def nccl_env(env: Mapping[str, str], *, redact: bool) -> tuple[EnvVar, ...]:
