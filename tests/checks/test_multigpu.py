@@ -61,6 +61,20 @@ def test_requirements_fail_on_broken_hosts(matrix: Matrix) -> None:
                     "ib>=8": E, "xid=none": UNK}  # fmt: skip
 
 
+def test_each_multigpu_key_has_its_own_code(matrix: Matrix) -> None:
+    intent = Intent(requirements=tuple(parse_requirement(t) for t in REQUIRE))
+    run = run_checks(host("hgx-h100-healthy"), matrix, intent)
+    codes = [f.code for f in run.findings if f.area == "requirements"]
+    assert codes == [
+        "requirement-nvlink",
+        "requirement-fabric",
+        "requirement-p2p",
+        "requirement-shm",
+        "requirement-ib",
+        "requirement-xid",
+    ]
+
+
 def test_requirements_on_an_old_snapshot_are_unknown(matrix: Matrix) -> None:
     old = _require("h100-8x-healthy", matrix, *REQUIRE)
     assert set(old.values()) == {UNK}, old
@@ -101,7 +115,9 @@ def test_fabric_completed_with_a_failed_status_is_an_error(matrix: Matrix) -> No
     gpus = tuple(replace(g, fabric=FabricFacts("completed", 999, 0)) for g in facts.nvml.gpus)
     facts = replace(facts, nvml=replace(facts.nvml, gpus=gpus))
     (f,) = [f for f in run_checks(facts, matrix).findings if f.code == "fabric-manager"]
-    assert f.severity is E and "802" in f.title and "nvidia-fabricmanager-550=550.90.07" in f.fix
+    assert f.severity is E
+    assert "802" in f.title
+    assert "nvidia-fabricmanager-550=550.90.07" in f.fix
 
 
 def test_nvswitches_without_fabric_state_are_unknown(matrix: Matrix) -> None:
@@ -109,7 +125,8 @@ def test_nvswitches_without_fabric_state_are_unknown(matrix: Matrix) -> None:
     gpus = tuple(replace(g, fabric=None) for g in facts.nvml.gpus)
     facts = replace(facts, nvml=replace(facts.nvml, gpus=gpus))
     (f,) = [f for f in run_checks(facts, matrix).findings if f.code == "fabric-manager"]
-    assert f.severity is UNK and "4 NVSwitch" in f.title
+    assert f.severity is UNK
+    assert "4 NVSwitch" in f.title
 
 
 def test_nccl_library_shadowed_by_ld_library_path(matrix: Matrix) -> None:
@@ -117,7 +134,9 @@ def test_nccl_library_shadowed_by_ld_library_path(matrix: Matrix) -> None:
     lib = NcclLibrary("/usr/lib/x86_64-linux-gnu/libnccl.so.2", "2.18.3")
     facts = replace(facts, multigpu=replace(facts.multigpu, nccl_on_library_path=(lib,)))
     (f,) = [f for f in run_checks(facts, matrix).findings if f.code == "nccl-library"]
-    assert f.severity is W and "2.21.5" in f.title and "2.18.3" in f.title
+    assert f.severity is W
+    assert "2.21.5" in f.title
+    assert "2.18.3" in f.title
 
 
 def test_nccl_ib_disable_with_active_ports_warns(matrix: Matrix) -> None:
@@ -135,7 +154,8 @@ def test_peermem_missing_warns_and_open_modules_get_info(matrix: Matrix) -> None
         kernel = replace(facts.kernel, modules_loaded=modules, nvidia_module_flavor=flavor)
         run = run_checks(replace(facts, kernel=kernel), matrix)
         (f,) = [f for f in run.findings if f.code == "gpudirect-rdma"]
-        assert f.severity is severity and "modprobe nvidia-peermem" in f.fix
+        assert f.severity is severity
+        assert "modprobe nvidia-peermem" in f.fix
 
 
 def test_memlock_limited_with_hcas_warns(matrix: Matrix) -> None:
@@ -143,7 +163,8 @@ def test_memlock_limited_with_hcas_warns(matrix: Matrix) -> None:
     m = replace(facts.multigpu, memlock_unlimited=False, memlock_bytes=64 * 2**10)
     (f,) = [f for f in run_checks(replace(facts, multigpu=m), matrix).findings
             if f.code == "memlock-limit"]  # fmt: skip
-    assert f.severity is W and "--ulimit memlock=-1:-1" in f.fix
+    assert f.severity is W
+    assert "--ulimit memlock=-1:-1" in f.fix
 
 
 def test_acs_unreadable_is_na_with_the_reason(matrix: Matrix) -> None:
@@ -161,14 +182,16 @@ def test_xid_outside_the_table_is_a_warning_that_says_so(matrix: Matrix) -> None
     m = replace(facts.multigpu, xid_events=(event,))
     (f,) = [f for f in run_checks(replace(facts, multigpu=m), matrix).findings
             if f.code == "xid-history"]  # fmt: skip
-    assert (f.severity, f.subject) == (W, "XID 157") and "NVIDIA's Xid catalog" in f.fix
+    assert (f.severity, f.subject) == (W, "XID 157")
+    assert "NVIDIA's Xid catalog" in f.fix
 
 
 def test_xid_catalogue_covers_the_codes_operators_see() -> None:
     catalogue = load_xid_catalogue()
     wanted = {13, 31, 43, 45, 48, 61, 62, 63, 64, 68, 74, 79, 92, 94, 95, 119, 120}
     assert wanted <= set(catalogue.entries)
-    assert catalogue.entries[79].action.drain_due and catalogue.entries[95].action.reset_due
+    assert catalogue.entries[79].action.drain_due
+    assert catalogue.entries[95].action.reset_due
     assert catalogue.entries[13].action.severity == "warn"
     assert all(e.source.startswith("https://docs.nvidia.com/") for e in catalogue.entries.values())
 
@@ -185,7 +208,8 @@ def test_verbose_text_shows_the_topology_matrix(matrix: Matrix) -> None:
     run = run_checks(host("hgx-h100-healthy"), matrix)
     text = render_text(run, verbose=True)
     assert "      GPU0        X   NV18   NV18" in text
-    assert "precision-modes" in text and "NUMA node 1, CPUs 56-111,168-223" in text
+    assert "precision-modes" in text
+    assert "NUMA node 1, CPUs 56-111,168-223" in text
     assert "P2P" not in render_text(run)  # quiet on the happy path
 
 
@@ -196,15 +220,19 @@ def test_prometheus_exports_links_fabric_xids_and_ports(matrix: Matrix) -> None:
     up = {
         (s.labels["gpu"], s.labels["link"]): s.value for s in fams["gpudoctor_gpu_nvlink_link_up"]
     }
-    assert up[("3", "7")] == 0 and up[("3", "6")] == 1 and len(up) == 8 * 18
+    assert up[("3", "7")] == 0
+    assert up[("3", "6")] == 1
+    assert len(up) == 8 * 18
     errors = {(s.labels["gpu"], s.labels["counter"]): s.value
               for s in fams["gpudoctor_gpu_nvlink_errors"]}  # fmt: skip
     assert errors[("5", "crc_flit")] == 4211
     states = {(s.labels["gpu"], s.labels["state"]): s.value
               for s in fams["gpudoctor_gpu_fabric_state"]}  # fmt: skip
-    assert states[("0", "completed")] == 1 and states[("0", "not_started")] == 0
+    assert states[("0", "completed")] == 1
+    assert states[("0", "not_started")] == 0
     ports = {s.labels["device"]: s.value for s in fams["gpudoctor_ib_port_active"]}
-    assert ports["mlx5_7"] == 0 and ports["mlx5_0"] == 1
+    assert ports["mlx5_7"] == 0
+    assert ports["mlx5_0"] == 1
     down = host("hgx-h100-fabric-manager-down")
     text = render_prometheus(down, run_checks(down, matrix).findings, exit_code=1, now=0)
     fams = {f.name: f.samples for f in text_string_to_metric_families(text)}

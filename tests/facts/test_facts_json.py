@@ -161,5 +161,6 @@ def test_snapshot_from_before_multigpu_facts_loads_with_defaults() -> None:
         del data["nvml"]["gpus"][0][key]
     facts = facts_json.loads(json.dumps(data))
     assert facts.multigpu.collected is False
-    assert facts.nvml.gpus[0].nvlinks == () and facts.nvml.gpus[0].fabric is None
+    assert facts.nvml.gpus[0].nvlinks == ()
+    assert facts.nvml.gpus[0].fabric is None
     assert facts.nvml.pairs == ()

@@ -62,7 +62,8 @@ def test_pcie_gpus_have_no_links_and_report_blocked_p2p(fake_nvml: FakeNvml) -> 
 def test_old_driver_without_fabric_calls_still_reads_links(fake_nvml: FakeNvml) -> None:
     run = fake_nvml.run("hgx_h100_nvswitch", variant="old")
     gpu = run.facts.gpus[0]
-    assert len(gpu.nvlinks) == 18 and gpu.fabric is None
+    assert len(gpu.nvlinks) == 18
+    assert gpu.fabric is None
     assert "nvmlDeviceGetGpuFabricInfoV" in run.facts.functions_not_found
 
 

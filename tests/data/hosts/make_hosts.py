@@ -684,14 +684,15 @@ def socket_level(a: int, b: int) -> str:
     return "node" if a // 4 == b // 4 else "system"
 
 
+SOCKET_CPUS = ("0-55,112-167", "56-111,168-223")
+
+
 def hgx_multigpu(**kw: object) -> MultiGpuFacts:
     base = MultiGpuFacts(
         collected=True,
         gpus=tuple(
-            GpuLocality(bdf(i), i // 4, "0-55,112-167" if i < 4 else "56-111,168-223", 20 + i,
-                        "identity")
-            for i in range(8)
-        ),  # fmt: skip
+            GpuLocality(bdf(i), i // 4, SOCKET_CPUS[i // 4], 20 + i, "identity") for i in range(8)
+        ),
         nvswitch_count=4,
         acs=tuple(
             PciBridgeAcs(f"0000:{0x17 + 0x10 * i:02x}:00.0", bdf(i), True, 0x11, False)
@@ -712,9 +713,7 @@ def hgx_multigpu(**kw: object) -> MultiGpuFacts:
 
 def hgx(gpu_facts: tuple[GpuFacts, ...] | None = None, **kw: object) -> HostFacts:
     """An HGX H100 8-GPU node: four NVSwitches, eight 400G NDR HCAs, torch with its NCCL."""
-    linked = gpu_facts or gpus(
-        H100, 8, nvlinks=nvlinks(), fabric=FabricFacts("completed", 0, 0)
-    )
+    linked = gpu_facts or gpus(H100, 8, nvlinks=nvlinks(), fabric=FabricFacts("completed", 0, 0))
     switches = tuple(
         PciDevice(address=a, vendor_id="0x10de", device_id="0x22a3", class_code="0x068000",
                   kind="nvswitch", driver="nvidia")

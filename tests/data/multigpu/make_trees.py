@@ -53,19 +53,19 @@ def bridge(root: Path, chain: list[str], acs: int | None) -> None:
     write(root / "sys/devices/pci0000:00" / Path(*chain) / "config", config(acs))
 
 
-def gpu(root: Path, chain: list[str], group: int, numa: int, cpus: str, kind: str) -> None:
+def gpu(root: Path, chain: list[str], *, group: int, numa: int, cpus: str, kind: str) -> None:
     device(root, chain, "0x030200", numa_node=str(numa), local_cpulist=cpus)
     link = root / "sys/devices/pci0000:00" / Path(*chain) / "iommu_group"
     link.symlink_to(f"../../../../../kernel/iommu_groups/{group}")
     write(root / f"sys/kernel/iommu_groups/{group}/type", kind)
 
 
-KMSG = """\
-6,1200,512000000,-;nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver
-4,1301,86400123456,-;NVRM: Xid (PCI:0000:5d:00): 13, pid=4242, name=python3, Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0): Out Of Range Address
-4,1302,86400123999,-;NVRM: Xid (PCI:0000:5d:00): 43, pid=4242, name=python3, Ch 00000010
-4,1420,90000000000,-;NVRM: Xid (PCI:0000:ab:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.
-"""
+KMSG = HERE / "kmsg-xid.txt"  # /dev/kmsg records: "prio,seq,usec,flags;text"
+
+
+LIMITS = "Max open files            1048576              1048576              files\n" + (
+    "Max locked memory         {0:<20} {0:<20} bytes"
+)
 
 
 def hgx(root: Path) -> None:
@@ -75,8 +75,9 @@ def hgx(root: Path) -> None:
         down = f"0000:{bus - 1:02x}:{i % 2:02x}.0"
         for part in ([port], [port, up], [port, up, down]):
             bridge(root, part, 0x0011)  # SV + UF: redirect off
-        gpu(root, [port, up, down, f"0000:{bus:02x}:00.0"], 20 + i, i // 4,
-            "0-55,112-167" if i < 4 else "56-111,168-223", "identity")
+        cpus = "0-55,112-167" if i < 4 else "56-111,168-223"
+        chain = [port, up, down, f"0000:{bus:02x}:00.0"]
+        gpu(root, chain, group=20 + i, numa=i // 4, cpus=cpus, kind="identity")
     for n in range(4):
         device(root, ["0000:00:0f.0", f"0000:0{5 + n}:00.0"], "0x068000")
     for n in range(4):
@@ -88,9 +89,9 @@ def hgx(root: Path) -> None:
         write(port / "link_layer", "InfiniBand")
     for name in ("lo", "eno1", "ib0", "ib1", "ib2", "ib3"):
         (root / "sys/class/net" / name).mkdir(parents=True, exist_ok=True)
-    write(root / "proc/self/limits", "Max locked memory         unlimited            unlimited            bytes")
-    write(root / "proc/self/mountinfo", "30 25 0:26 / /dev/shm rw,nosuid,nodev shared:4 - tmpfs tmpfs rw,inode64")
-    write(root / "dev/kmsg", KMSG.rstrip("\n"))
+    write(root / "proc/self/limits", LIMITS.format("unlimited"))
+    write(root / "proc/self/mountinfo", "30 25 0:26 / /dev/shm rw shared:4 - tmpfs tmpfs rw")
+    write(root / "dev/kmsg", KMSG.read_text(encoding="utf-8").rstrip("\n"))
 
 
 def pcie_acs(root: Path) -> None:
@@ -100,11 +101,13 @@ def pcie_acs(root: Path) -> None:
     for i in range(4):
         down = f"0000:02:{i + 8:02x}.0"
         bridge(root, [*upstream, down], 0x001D)
-        gpu(root, [*upstream, down, f"0000:{3 + i:02x}:00.0"], 30 + i, 0, "0-31", "DMA-FQ")
+        chain = [*upstream, down, f"0000:{3 + i:02x}:00.0"]
+        gpu(root, chain, group=30 + i, numa=0, cpus="0-31", kind="DMA-FQ")
     for name in ("lo", "eth0"):
         (root / "sys/class/net" / name).mkdir(parents=True, exist_ok=True)
-    write(root / "proc/self/limits", "Max locked memory         8388608              8388608              bytes")
-    write(root / "proc/self/mountinfo", "600 590 0:80 / /dev/shm rw,nosuid,nodev,noexec,relatime - tmpfs shm rw,size=65536k,inode64")
+    write(root / "proc/self/limits", LIMITS.format("8388608"))
+    shm = "600 590 0:80 / /dev/shm rw,nosuid,nodev - tmpfs shm rw,size=65536k,inode64"
+    write(root / "proc/self/mountinfo", shm)
 
 
 TREES = {"hgx-h100-ib": hgx, "pcie-4gpu-acs": pcie_acs}
