@@ -65,19 +65,28 @@ P2P_STATUSES = {
 
 def collect_links(q: DeviceQuery, fields: dict[str, Any]) -> None:
     """NVLinks and fabric registration of one GPU, written into `fields`."""
-    links = []
+    links: list[NvLinkFacts] = []
+    shared: dict[str, Any] = {}
     for link in range(MAX_LINKS):
         state = q("nvmlDeviceGetNvLinkState", link, field=f"nvlinks[{link}]", quiet=_NO_SUCH_LINK)
         if state is None:
-            continue  # no such link on this GPU, or NVLink not supported at all
-        links.append(_link(q, link, bool(state)))
+            # Links are numbered from 0 without gaps: the first one the GPU does not have ends
+            # the list (on a PCIe-only GPU that is link 0: one call, not 36).
+            break
+        links.append(_link(q, link, bool(state), shared))
     fields["nvlinks"] = tuple(links)
     fields["fabric"] = _fabric(q)
 
 
-def _link(q: DeviceQuery, link: int, active: bool) -> NvLinkFacts:
+def _link(q: DeviceQuery, link: int, active: bool, shared: dict[str, Any]) -> NvLinkFacts:
+    """One link. Version and remote device type are read on the GPU's first (active) link and
+    taken for the others: NVML reports them per link, but a GPU's links are of one generation
+    and all go to NVSwitches or all to peer GPUs, and each saved call counts on an 8-GPU host
+    (bench/README.md)."""
     where = f"nvlinks[{link}]"
-    version = q("nvmlDeviceGetNvLinkVersion", link, field=where, quiet=_NO_SUCH_LINK)
+    if "version" not in shared:
+        shared["version"] = q("nvmlDeviceGetNvLinkVersion", link, field=where, quiet=_NO_SUCH_LINK)
+    version = shared["version"]
     values: dict[str, Any] = {}
     if active:  # an inactive link has no remote end and no counters worth reading
         remote = q(
@@ -88,7 +97,9 @@ def _link(q: DeviceQuery, link: int, active: bool) -> NvLinkFacts:
         )
         bus_id = None if remote is None else text(getattr(remote, "busId", None))
         values["remote_pci_bus_id"] = normalize_bus_id(bus_id) if bus_id else None
-        kind = q("nvmlDeviceGetNvLinkRemoteDeviceType", link, field=where)
+        if "kind" not in shared:
+            shared["kind"] = q("nvmlDeviceGetNvLinkRemoteDeviceType", link, field=where)
+        kind = shared["kind"]
         values["remote_type"] = None if kind is None else REMOTE_TYPES.get(int(kind), "unknown")
         for counter, name in ERROR_COUNTERS:
             values[name] = q("nvmlDeviceGetNvLinkErrorCounter", link, counter, field=where)

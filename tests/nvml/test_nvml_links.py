@@ -68,7 +68,14 @@ def test_old_driver_without_fabric_calls_still_reads_links(fake_nvml: FakeNvml) 
 
 
 def test_link_calls_are_bounded_per_gpu(fake_nvml: FakeNvml) -> None:
-    """PCIe-only GPU: one NotSupported state call per possible link and no further link calls."""
+    """PCIe-only GPU: one NotSupported state call, no further link calls; an HGX GPU: one state
+    call past its 18 links, version and remote type once per GPU."""
     run = fake_nvml.run("healthy_8x_h100", extra="count = 1")
-    assert run.calls.count("nvmlDeviceGetNvLinkState") == 36
+    assert run.calls.count("nvmlDeviceGetNvLinkState") == 1
     assert "nvmlDeviceGetNvLinkErrorCounter" not in run.calls
+    hgx = fake_nvml.run("hgx_h100_nvswitch", extra="count = 1")
+    assert hgx.calls.count("nvmlDeviceGetNvLinkState") == 19
+    assert hgx.calls.count("nvmlDeviceGetNvLinkVersion") == 1
+    assert hgx.calls.count("nvmlDeviceGetNvLinkRemoteDeviceType") == 1
+    assert hgx.calls.count("nvmlDeviceGetNvLinkErrorCounter") == 18 * 4
+    assert {link.version for link in hgx.facts.gpus[0].nvlinks} == {"4.0"}
