@@ -42,6 +42,19 @@ def row(name: str, values: list[float]) -> str:
     return f"| {name} | {statistics.median(values):.3f} | {min(values):.3f} | {max(values):.3f} |"
 
 
+PROBE_LOOP = """
+import statistics, sys, time
+from gpudoctor.probes.nvml import probe_nvml
+walls = []
+for _ in range(int(sys.argv[1])):
+    started = time.perf_counter()
+    facts, issues = probe_nvml(timeout_s=30)
+    walls.append(time.perf_counter() - started)
+    assert facts.status == "ok" and not issues, (facts.status, issues)
+print(statistics.median(walls), min(walls), max(walls))
+"""
+
+
 def main() -> int:
     from nvml_rig import build
 
@@ -68,10 +81,21 @@ def main() -> int:
     facts = json.loads(snap.stdout)
     timings = {t["probe"]: t["seconds"] for t in facts["timings"]}
     calls = trace.read_text().split()
+    loop = subprocess.run(
+        [sys.executable, "-c", PROBE_LOOP, str(args.runs * 3)],
+        env=fake,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    median, low, high = (float(x) for x in loop.stdout.split())
     print("| command | median s | min s | max s |")
     print("| --- | --- | --- | --- |")
     print(row("`gpudoctor check`, 8-GPU HGX stand-in", with_gpus))
     print(row("`gpudoctor check`, no NVML library", without))
+    print(
+        f"| NVML probe in-process, {args.runs * 3} runs | {median:.3f} | {low:.3f} | {high:.3f} |"
+    )
     print()
     print(f"NVML probe: {timings.get('nvml', 0):.4f} s for {len(calls)} NVML calls "
           f"({facts['nvml']['device_count']} GPUs, {len(facts['nvml']['pairs'])} pairs); "
