@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from nvml_rig import FakeNvml
 
 from gpudoctor.facts_multigpu import FabricFacts, GpuPairFacts, NvLinkFacts
@@ -79,3 +81,37 @@ def test_link_calls_are_bounded_per_gpu(fake_nvml: FakeNvml) -> None:
     assert hgx.calls.count("nvmlDeviceGetNvLinkRemoteDeviceType") == 1
     assert hgx.calls.count("nvmlDeviceGetNvLinkErrorCounter") == 18 * 4
     assert {link.version for link in hgx.facts.gpus[0].nvlinks} == {"4.0"}
+
+
+def test_check_end_to_end_on_the_hgx_stand_in(fake_nvml: FakeNvml, tmp_path: Path) -> None:
+    """`gpudoctor check --format json` with the stand-in as this host's NVML: the NVLink, fabric
+    and P2P findings and the topology matrix come out of the real command."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from nvml_rig import SCENARIOS
+
+    scenario = tmp_path / "s.txt"
+    scenario.write_text(
+        (SCENARIOS / "hgx_h100_nvswitch.txt").read_text() + "\ngpu.*.fabric_state = 1\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FAKE_NVML_")}
+    env |= {"LD_LIBRARY_PATH": str(fake_nvml.libs["current"]), "FAKE_NVML_SCENARIO": str(scenario)}
+    done = subprocess.run(
+        [sys.executable, "-m", "gpudoctor", "check", "--format", "json", "--require", "nvlink=ok"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    found = {(f["code"], f["severity"]) for f in report["findings"]}
+    assert {("nvlink-state", "ok"), ("fabric-manager", "error"), ("p2p-topology", "ok"),
+            ("requirement-nvlink", "ok")} <= found  # fmt: skip
+    (p2p,) = [f for f in report["findings"] if f["code"] == "p2p-topology"]
+    assert "NV18" in p2p["detail"]
+    assert len(report["facts"]["nvml"]["pairs"]) == 28
