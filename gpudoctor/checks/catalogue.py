@@ -255,7 +255,8 @@ _ENTRIES = (
        "On NVSwitch systems (HGX/DGX Hopper and Blackwell) the fabric manager registers each GPU "
        "with the NVLink fabric (nvmlDeviceGetGpuFabricInfo state and status). Not started or "
        "failed: nvidia-smi shows healthy GPUs while every CUDA program fails with error 802, "
-       "'system not yet initialized' (cudaErrorSystemNotReady).",
+       "'system not yet initialized' (cudaErrorSystemNotReady). Registered but with a "
+       "fabric health problem (degraded bandwidth, unhealthy route): warn.",
        "Install nvidia-fabricmanager of exactly the driver's version and start it: `sudo "
        "systemctl enable --now nvidia-fabricmanager`; `nvidia-smi -q | grep -A3 Fabric` then "
        "shows State: Completed, Status: Success."),

@@ -247,6 +247,21 @@ def check_fabric(
                 subject=gpu_label([x.index for x in not_ready]),
             )
         ]
+    degraded = {g.index: _health_problems(g) for g in registered if _health_problems(g)}
+    if degraded:
+        shown = sorted({p for problems in degraded.values() for p in problems})
+        return [
+            finding(
+                "fabric-manager",
+                WARN,
+                f"NVLink fabric registered but unhealthy: {', '.join(shown)}",
+                detail="from the fabric health mask of nvmlDeviceGetGpuFabricInfoV",
+                fix="`nvidia-smi -q | grep -A8 Fabric` and `journalctl -u nvidia-fabricmanager` "
+                "name the failing links or switches; reset the GPUs or service the baseboard",
+                evidence=[*ev, ("health", shown)],
+                subject=gpu_label(list(degraded)),
+            )
+        ]
     if pending:
         return [
             finding(
@@ -268,6 +283,22 @@ def check_fabric(
             subject=gpu_label([g.index for g in registered]),
         )
     ]
+
+
+# NVML_GPU_FABRIC_HEALTH_MASK_*: (shift, value meaning "true", what it says); 2-bit fields.
+HEALTH_BITS = (
+    (0, 1, "degraded bandwidth"),
+    (2, 1, "route recovery in progress"),
+    (4, 1, "unhealthy route"),
+    (6, 1, "access timeout recovery"),
+)
+
+
+def _health_problems(g: GpuFacts) -> list[str]:
+    mask = g.fabric.health_mask if g.fabric else None
+    if not mask:
+        return []
+    return [what for shift, true, what in HEALTH_BITS if (mask >> shift) & 0x3 == true]
 
 
 def _fabric_bad(g: GpuFacts) -> bool:

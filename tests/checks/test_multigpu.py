@@ -120,6 +120,19 @@ def test_fabric_completed_with_a_failed_status_is_an_error(matrix: Matrix) -> No
     assert "nvidia-fabricmanager-550=550.90.07" in f.fix
 
 
+def test_fabric_health_mask_degraded_bandwidth_warns(matrix: Matrix) -> None:
+    facts = host("hgx-h100-healthy")
+    mask = 1 | (2 << 2) | (2 << 4)  # degraded bandwidth true; route recovery, unhealthy false
+    gpus = tuple(
+        replace(g, fabric=FabricFacts("completed", 0, mask if g.index == 6 else 0))
+        for g in facts.nvml.gpus
+    )
+    facts = replace(facts, nvml=replace(facts.nvml, gpus=gpus))
+    (f,) = [f for f in run_checks(facts, matrix).findings if f.code == "fabric-manager"]
+    assert (f.severity, f.subject) == (W, "GPU 6")
+    assert f.title.endswith("unhealthy: degraded bandwidth")
+
+
 def test_nvswitches_without_fabric_state_are_unknown(matrix: Matrix) -> None:
     facts = host("hgx-h100-healthy")
     gpus = tuple(replace(g, fabric=None) for g in facts.nvml.gpus)
