@@ -84,7 +84,16 @@ def check_iommu_groups(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
         return [finding("gpu-iommu-groups", NA, "no IOMMU groups (IOMMU off or not visible)")]
     translated = sorted(bus for bus, kind in types.items() if kind in TRANSLATED)
     ev = [("group_types", sorted({k for k in types.values() if k}))]
-    if translated and facts.platform.virtualization in (None, "none"):
+    if facts.platform.virtualization not in (None, "none"):
+        return [
+            finding(
+                "gpu-iommu-groups",
+                NA,
+                "in a VM the hypervisor's IOMMU settings decide P2P, not the guest's",
+                evidence=ev,
+            )
+        ]
+    if translated:
         return [
             finding(
                 "gpu-iommu-groups",
@@ -107,6 +116,8 @@ def check_locality(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Fin
         return [finding("gpu-locality", NA, "no GPU")]
     if (missing := _not_collected("gpu-locality", facts)) is not None:
         return missing
+    if not facts.multigpu.gpus:
+        return [finding("gpu-locality", NA, "no GPU visible in sysfs (/sys/bus/pci)")]
     index = {g.pci_bus_id: g.index for g in facts.nvml.gpus if g.pci_bus_id}
     per_gpu = []
     for pos, g in enumerate(facts.multigpu.gpus):

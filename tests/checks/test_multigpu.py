@@ -180,6 +180,16 @@ def test_memlock_limited_with_hcas_warns(matrix: Matrix) -> None:
     assert "--ulimit memlock=-1:-1" in f.fix
 
 
+def test_iommu_groups_in_a_vm_and_locality_without_sysfs_are_na(matrix: Matrix) -> None:
+    facts = host("pcie-4x-acs-on")
+    vm = replace(facts, platform=replace(facts.platform, virtualization="kvm"))
+    (f,) = [f for f in run_checks(vm, matrix).findings if f.code == "gpu-iommu-groups"]
+    assert f.severity is NA
+    bare = replace(facts, multigpu=replace(facts.multigpu, gpus=()))
+    (f,) = [f for f in run_checks(bare, matrix).findings if f.code == "gpu-locality"]
+    assert (f.severity, f.title) == (NA, "no GPU visible in sysfs (/sys/bus/pci)")
+
+
 def test_acs_unreadable_is_na_with_the_reason(matrix: Matrix) -> None:
     facts = host("pcie-4x-acs-on")
     acs = tuple(replace(b, has_acs=None, control=None, redirect=None) for b in facts.multigpu.acs)
