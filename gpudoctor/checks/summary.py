@@ -101,7 +101,7 @@ def _intent(intent: Intent) -> str:
 def _multigpu(facts: HostFacts) -> str:
     gpus = live_gpus(facts)
     links = max((sum(1 for link in g.nvlinks if link.active) for g in gpus), default=0)
-    parts = [f"{len(gpus)} GPU(s)"]
+    parts = [f"{len(gpus)} GPU(s)" if gpus else "no GPU visible to NVML"]
     if links:
         parts.append(f"NVLink ×{links}")  # noqa: RUF001 - the multiplication sign is meant
     if facts.multigpu.nvswitch_count:
