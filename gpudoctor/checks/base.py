@@ -28,6 +28,7 @@ class Intent:
     framework_version: str | None = None  # "2.5" from `pytorch==2.5`
     cuda: str | None = None
     requirements: tuple[Requirement, ...] = ()
+    native_only: bool = False  # `--native-only`: minor-version compatibility does not count
 
 
 Check = Callable[["HostFacts", "Matrix", Intent], list[Finding]]

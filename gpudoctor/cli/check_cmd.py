@@ -109,6 +109,14 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     ] = False,
     deep: DeepOpt = False,
     deep_timeout: DeepTimeoutOpt = DEEP_TIMEOUT_S,
+    native_only: Annotated[
+        bool,
+        typer.Option(
+            "--native-only",
+            help="With --framework/--cuda: only builds the driver runs natively count (not by "
+            "minor-version compatibility).",
+        ),
+    ] = False,
 ) -> int:
     from gpudoctor.checks import run_checks, select_codes
     from gpudoctor.checks.catalogue import listing
@@ -117,7 +125,7 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
         write_output(listing(), output)
         return 0
     check_choice("--format", fmt, _FORMATS)
-    intent = build_intent(framework, cuda, require or [])
+    intent = build_intent(framework, cuda, require or [], native_only=native_only)
     only_codes = select_codes("--only", (only or "").split(","))
     skip_codes = select_codes("--skip", (skip or "").split(","))
     from gpudoctor.fleet import is_fleet
@@ -166,7 +174,9 @@ def check_fleet(
     return exit_code
 
 
-def build_intent(framework: str | None, cuda: str | None, require: list[str]) -> Intent:
+def build_intent(
+    framework: str | None, cuda: str | None, require: list[str], *, native_only: bool = False
+) -> Intent:
     from gpudoctor.checks import Intent
     from gpudoctor.checks.intent import parse_cuda, parse_framework
     from gpudoctor.checks.requirements import parse_requirement
@@ -177,6 +187,7 @@ def build_intent(framework: str | None, cuda: str | None, require: list[str]) ->
         framework_version=version,
         cuda=parse_cuda(cuda) if cuda else None,
         requirements=tuple(parse_requirement(r) for r in require),
+        native_only=native_only,
     )
 
 
