@@ -137,7 +137,8 @@ def driver_tier(matrix: Matrix, host: Host, cuda: str) -> DriverTier:
             "supports, and the compat libcuda first on the loader path",
             way_out=f"{upgrade}, or install {package} and put its libcuda first",
         )
-    why = "" if host.all_datacenter else " (forward compatibility is for data-center GPUs only)"
+    consumer = any(g.datacenter is False for g in host.gpus)
+    why = " (forward compatibility is for data-center GPUs only)" if consumer else ""
     return DriverTier(
         Tier.NO,
         f"driver {host.driver} is older than {need}, the oldest that runs CUDA {cuda}{why}",
