@@ -69,14 +69,16 @@ def test_every_consumer_names_the_same_build(
     assert f"=={row.version}" in newest_fix
     # minor-version compatibility is said, with its limits, wherever it is the tier
     if row.tier == "minor-version":
-        assert "minor-version" in verdict and "minor-version" in newest
+        assert "minor-version" in verdict
+        assert "minor-version" in newest
         assert "PTX" in verdict
     # build --dry-run --from: the rendered Dockerfile names the same row
     capsys.readouterr()
     assert run(["build", "--framework", framework, "--from", str(path), "--dry-run"]) == 0
     dockerfile = capsys.readouterr().out
     rendered = re.search(r"from matrix row (\S+)\.", dockerfile)
-    assert rendered is not None and rendered[1] == row.id
+    assert rendered is not None
+    assert rendered[1] == row.id
 
 
 def test_fixtures_span_generations_branches_and_classes() -> None:
