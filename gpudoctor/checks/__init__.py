@@ -23,6 +23,7 @@ from gpudoctor.checks import (
     platform,
     requirements,
     runtime,
+    shadowing,
     software,
 )
 from gpudoctor.checks.base import Check, Intent
@@ -46,6 +47,7 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("platform", c) for c in platform.CHECKS),
     *(("runtime", c) for c in runtime.CHECKS),
     *(("software", c) for c in software.CHECKS),
+    *(("software", c) for c in shadowing.CHECKS),
     *(("software", c) for c in deep.CHECKS),
     *(("intent", c) for c in intent.CHECKS),
     ("requirements", requirements.check_requirements),

@@ -196,6 +196,14 @@ _ENTRIES = (
        "(error), an older minor may lack symbols (warn).",
        "`pip install nvidia-cudnn-cu12==<version from the finding>` or reinstall the "
        "framework so that pip picks its cuDNN."),
+    _E("library-shadowing", "software", "A system CUDA library shadows a framework's wheel",
+       "ok, warn, error, n/a",
+       "A cuDNN, cuBLAS or NCCL on LD_LIBRARY_PATH (error) or in the loader cache built from "
+       "ld.so.conf (warn) has the same soname as the copy the framework's nvidia-* wheel "
+       "brings but another version, and the loader finds it first: 'Could not load symbol "
+       "cudnnGetLibConfig', 'undefined symbol: ncclCommRegister'.",
+       "Take that folder off LD_LIBRARY_PATH (or remove the system package / its ld.so.conf.d "
+       "entry and run `sudo ldconfig`), so the framework loads its own wheels."),
     _E("nvcc-driver-cuda", "software", "CUDA toolkit (nvcc) vs driver", "ok, info, warn, n/a",
        "A CUDA toolkit newer than the driver supports compiles fine but its programs fail at "
        "run time ('CUDA driver version is insufficient for CUDA runtime version').",
