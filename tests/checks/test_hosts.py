@@ -59,6 +59,7 @@ EXPECTED: dict[str, set[tuple[str, Severity, str]]] = {
     "v100-r550": {("framework-arch", OK_, "torch on GPU 0-7")},
     "rtx5090-r570-86": {("framework-driver-cuda", NA, "")},
     "h100-r580": {("framework-driver-cuda", OK_, "torch")},
+    "cudnn-shadowed": {("library-shadowing", E, "torch")},
 }  # fmt: skip
 PASSING = ("h100-8x-healthy", "h100-8x-driver-560", "minor-version-compat",
            "vm-passthrough-guest", "vgpu-guest", "pcie-degraded", "no-gpu-toolkit-only", "wsl2",

@@ -694,6 +694,18 @@ def h100_r580() -> HostFacts:
     )
 
 
+def cudnn_shadowed() -> HostFacts:
+    """RTX 4090 workstation with an old cuDNN 9.0 folder on LD_LIBRARY_PATH ahead of torch's own
+    nvidia-cudnn-cu12 9.1.0.70 wheel ("Could not load symbol cudnnGetLibConfig")."""
+    libs = replace(
+        toolkit("12.4.131"),
+        ld_library_path_libs=(
+            LibraryFact("libcudnn", "/opt/cudnn-9.0/lib/libcudnn.so.9.0.0", "9.0.0"),
+        ),
+    )
+    return healthy(RTX4090, 1, "550.90.07", "12.4", container_runtime=NO_DOCKER, cuda_libs=libs)
+
+
 HOSTS: dict[str, Callable[[], HostFacts]] = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -725,6 +737,7 @@ HOSTS: dict[str, Callable[[], HostFacts]] = {
         v100_r550,
         rtx5090_r570_86,
         h100_r580,
+        cudnn_shadowed,
     )
 }
 
