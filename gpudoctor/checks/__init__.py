@@ -19,6 +19,7 @@ from gpudoctor.checks import (
     devices,
     driver,
     gpu,
+    image_verdict,
     intent,
     platform,
     requirements,
@@ -50,6 +51,7 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("software", c) for c in shadowing.CHECKS),
     *(("software", c) for c in deep.CHECKS),
     *(("intent", c) for c in intent.CHECKS),
+    *(("intent", c) for c in image_verdict.CHECKS),
     ("requirements", requirements.check_requirements),
 )
 

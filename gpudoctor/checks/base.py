@@ -14,6 +14,7 @@ from gpudoctor.checks.model import Finding, Severity
 
 if TYPE_CHECKING:
     from gpudoctor.checks.requirements import Requirement
+    from gpudoctor.compat.image import ImageFacts
     from gpudoctor.facts import GpuFacts, HostFacts, PciDevice
     from gpudoctor.matrix.model import Matrix
 
@@ -29,6 +30,7 @@ class Intent:
     cuda: str | None = None
     requirements: tuple[Requirement, ...] = ()
     native_only: bool = False  # `--native-only`: minor-version compatibility does not count
+    image: ImageFacts | None = None  # `--image REF`: will this built image run here
 
 
 Check = Callable[["HostFacts", "Matrix", Intent], list[Finding]]

@@ -243,6 +243,12 @@ _ENTRIES = (
        "For `--framework`/`--cuda`: the matrix row asked for, judged against this driver "
        "(CUDA minimum) and these GPUs (compiled architectures).",
        "Use the newest row this host can run (intent-newest-row), or upgrade the driver."),
+    _E("image-runs-here", "intent", "Will this image run here (check --image)",
+       "ok, info, warn, error, unknown",
+       "A built image (its io.gpudoctor.* labels, or its framework read by one bounded docker "
+       "run) judged against this host: the driver tier of its CUDA, kernels for every GPU, and "
+       "its NVIDIA_REQUIRE_CUDA as the NVIDIA Container Toolkit checks it at start.",
+       "Use the image the finding names (`gpudoctor build ...`), or upgrade the driver."),
     _E("intent-newest-row", "intent", "Newest matrix row this host can run", "info, warn, n/a",
        "The newest framework build in the matrix whose CUDA this driver runs and whose "
        "kernels cover these GPUs.",
