@@ -21,7 +21,7 @@ BUILD_HELP = """Build a known-good GPU framework image, then verify it against i
 
 \b
   gpudoctor build --framework pytorch --cuda 12.4
-  gpudoctor build --framework pytorch --for-host           newest CUDA this host's driver runs
+  gpudoctor build --framework pytorch --for-host           the newest build this host runs
   gpudoctor build --framework pytorch --from host.json --tag registry.example/team/torch:1 --push
   gpudoctor build --framework pytorch --dry-run            print the Dockerfile only
   gpudoctor build --framework pytorch --cuda 12.4 --wheelhouse ./wheels \\

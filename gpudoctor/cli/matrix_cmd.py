@@ -51,6 +51,7 @@ RESOLVE_HELP = """Pick the newest known-good image row that meets every constrai
   gpudoctor matrix resolve --framework pytorch
   gpudoctor matrix resolve --framework pytorch --version 2.5 --cuda 12.1
   gpudoctor matrix resolve --framework pytorch --driver 535.104.05 --compute-capability 9.0
+  gpudoctor matrix resolve --framework pytorch --from host.json     a recorded host
   gpudoctor matrix resolve --framework tensorflow --python 3.11 --format json
 
 --version and --cuda take a version ("2.5" means 2.5.*) or a PEP 440 specifier
@@ -176,13 +177,30 @@ def resolve_cmd(
             "--native-only", help="Only builds the driver runs natively (no minor-version compat)."
         ),
     ] = False,
+    from_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--from", metavar="HOST.JSON", help="Target a recorded host (gpudoctor snapshot)."
+        ),
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help=_FORMAT_HELP)] = "text",
 ) -> int:
+    from dataclasses import replace
+
     from gpudoctor.cli import matrix_views as views
+    from gpudoctor.cli.build_options import target_host
     from gpudoctor.cli.common import check_choice, load_matrix
     from gpudoctor.matrix.model import ResolveRequest
 
     check_choice("--format", fmt, ("text", "json"))
+    host = target_host(False, from_file) if from_file is not None else None
+    if host is not None and (driver or compute_capability):
+        from gpudoctor.errors import UsageError
+
+        raise UsageError(
+            "--from names the target host, and --driver/--compute-capability describe one",
+            hint="give either --from or --driver/--compute-capability",
+        )
     request = ResolveRequest(
         framework=framework,
         version=version,
@@ -195,6 +213,13 @@ def resolve_cmd(
         allow_unverified=allow_unverified,
         native_only=native_only,
     )
+    if host is not None:
+        request = replace(
+            request,
+            driver=host.driver,
+            compute_capabilities=host.compute_capabilities,
+            host=host,
+        )
     typer.echo(views.resolve(load_matrix(ctx), request, fmt))
     return 0
 

@@ -23,7 +23,7 @@ RENDER_HELP = """Render the Dockerfile of one known-good matrix row, or of all (
 \b
   gpudoctor render --framework pytorch --cuda 12.4
   gpudoctor render --framework pytorch --version 2.5 --python 3.11 -o Dockerfile
-  gpudoctor render --framework tensorflow --for-host        newest CUDA this host's driver runs
+  gpudoctor render --framework tensorflow --for-host        the newest build this host runs
   gpudoctor render --framework pytorch --from host.json     for a recorded host
   gpudoctor render --all --out images                       every supported row + bake file
 

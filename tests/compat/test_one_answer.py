@@ -54,6 +54,7 @@ def test_every_consumer_names_the_same_build(
         assert newest.startswith("no verified"), newest
         assert "will not run" in verdict or "verified = false" in fix, (verdict, fix)
         assert run(["build", "--framework", framework, "--from", str(path), "--dry-run"]) == 2
+        assert run(["matrix", "resolve", "--framework", framework, "--from", str(path)]) == 2
         return
     tag = "cu" + row.cuda.replace(".", "")
     # intent verdict: "pytorch runs here: pytorch 2.14.1 cu126 ..."
@@ -72,6 +73,10 @@ def test_every_consumer_names_the_same_build(
         assert "minor-version" in verdict
         assert "minor-version" in newest
         assert "PTX" in verdict
+    # matrix resolve --from: the same row
+    capsys.readouterr()
+    assert run(["matrix", "resolve", "--framework", framework, "--from", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == row.id
     # build --dry-run --from: the rendered Dockerfile names the same row
     capsys.readouterr()
     assert run(["build", "--framework", framework, "--from", str(path), "--dry-run"]) == 0
