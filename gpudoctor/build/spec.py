@@ -171,8 +171,8 @@ def _base_image(row: ResolvedRow, override: str | None) -> tuple[str, bool, tupl
         base,
         False,
         (
-            f"base image {base} is pinned by tag only: tags are mutable (NVIDIA re-publishes "
-            f"and deletes them), so a rebuild may get different bits; pin it with "
+            f"base image {base} is pinned by tag only: tags are mutable (registries re-publish "
+            f"and delete them), so a rebuild may get different bits; pin it with "
             f"--base-image {base}@sha256:<digest>",
         ),
     )
