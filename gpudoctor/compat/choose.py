@@ -37,26 +37,13 @@ def rank(
     rest = [v for v in judged if not counts(v, native_only=native_only)]
     good.sort(
         key=lambda v: (
-            v.build.framework,
-            -_index(Version(v.build.version)),
-            not v.native,
-            tuple(-p for p in _ints(v.build.cuda)),
-        )
+            Version(v.build.version),
+            v.native,
+            tuple(int(p) for p in v.build.cuda.split(".")),
+        ),
+        reverse=True,
     )
     return good + rest
-
-
-def _index(version: object) -> float:
-    # Sort keys must be numbers to negate; Version objects compare but do not negate.
-    from packaging.version import Version
-
-    assert isinstance(version, Version)
-    major, minor, micro = (*version.release, 0, 0, 0)[:3]
-    return major * 1e6 + minor * 1e3 + micro
-
-
-def _ints(text: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in text.split("."))
 
 
 def pick(
