@@ -112,7 +112,8 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
         )
     alternative = _older_build(facts, matrix, fw, driver)
     need = verdict.floor or verdict.required
-    fix = f"upgrade the driver to >= {verdict.required or need}" if need else "upgrade the driver"
+    # the nearest way out: the major's minor-version floor (the release's own for native)
+    fix = f"upgrade the driver to >= {need}" if need else "upgrade the driver"
     return finding(
         code,
         ERROR,
