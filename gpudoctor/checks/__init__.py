@@ -19,6 +19,7 @@ from gpudoctor.checks import (
     devices,
     driver,
     gpu,
+    image_verdict,
     intent,
     links,
     nccl,
@@ -26,6 +27,7 @@ from gpudoctor.checks import (
     platform,
     requirements,
     runtime,
+    shadowing,
     software,
     xid,
 )
@@ -50,9 +52,11 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("platform", c) for c in platform.CHECKS),
     *(("runtime", c) for c in runtime.CHECKS),
     *(("software", c) for c in software.CHECKS),
+    *(("software", c) for c in shadowing.CHECKS),
     *(("software", c) for c in deep.CHECKS),
     *(("multigpu", c) for c in (*links.CHECKS, *placement.CHECKS, *nccl.CHECKS, *xid.CHECKS)),
     *(("intent", c) for c in intent.CHECKS),
+    *(("intent", c) for c in image_verdict.CHECKS),
     ("requirements", requirements.check_requirements),
 )
 
