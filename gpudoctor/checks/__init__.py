@@ -19,12 +19,18 @@ from gpudoctor.checks import (
     devices,
     driver,
     gpu,
+    image_verdict,
     intent,
+    links,
+    nccl,
+    placement,
     platform,
     recorded,
     requirements,
     runtime,
+    shadowing,
     software,
+    xid,
 )
 from gpudoctor.checks.base import Check, Intent
 from gpudoctor.checks.catalogue import AREAS, CATALOGUE
@@ -49,8 +55,11 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("platform", c) for c in platform.CHECKS),
     *(("runtime", c) for c in runtime.CHECKS),
     *(("software", c) for c in software.CHECKS),
+    *(("software", c) for c in shadowing.CHECKS),
     *(("software", c) for c in deep.CHECKS),
+    *(("multigpu", c) for c in (*links.CHECKS, *placement.CHECKS, *nccl.CHECKS, *xid.CHECKS)),
     *(("intent", c) for c in intent.CHECKS),
+    *(("intent", c) for c in image_verdict.CHECKS),
     ("requirements", requirements.check_requirements),
 )
 
