@@ -31,16 +31,24 @@ def printable(text: str) -> str:
     return _UNSAFE.sub(lambda m: " " if m.group() == "\t" else "?", text)
 
 
+def printable_lines(text: str) -> str:
+    """`text` with its line feeds kept (a detail may be a table) and each line printable;
+    reporters indent every line, so a value cannot forge a line of its own."""
+    if text.isprintable():
+        return text
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
 def clean_finding(f: Finding) -> Finding:
     """The finding with every text field printable (codes and severities are ours already)."""
-    fields = (f.title, f.detail, f.fix, f.subject)
+    fields = (f.title, f.detail.replace("\n", " "), f.fix, f.subject)
     evidence = tuple((printable(k), printable(v)) for k, v in f.evidence)
     if all(map(str.isprintable, fields)) and evidence == f.evidence:
         return f
     return replace(
         f,
         title=printable(f.title),
-        detail=printable(f.detail),
+        detail=printable_lines(f.detail),
         fix=printable(f.fix),
         subject=printable(f.subject),
         evidence=evidence,

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 
 from gpudoctor.checks import Intent, run_checks
+from gpudoctor.checks.model import Severity
 from gpudoctor.facts import HostFacts
 from gpudoctor.facts_json import dumps, load, loads
 from gpudoctor.matrix.load import load_matrix
@@ -118,3 +119,18 @@ def test_escape_sequences_and_line_breaks_cannot_forge_report_lines() -> None:
     assert "\r" not in text
     assert not any(line.startswith("error: forged") for line in text.splitlines())
     assert "H100?[2J?]52;c;aGk=???error: forged?" in text
+
+
+def test_a_multi_line_detail_keeps_its_rows_indented_and_printable() -> None:
+    from gpudoctor.checks.model import Finding
+    from gpudoctor.report.clean import clean_finding
+
+    raw = Finding(
+        code="gpu-identity",
+        severity=Severity.WARN,
+        area="gpu",
+        title="t",
+        detail="GPU0  X\nGPU1\x1b[2J  NV18\r\n✓ No issues found.",
+    )
+    cleaned = clean_finding(raw)
+    assert cleaned.detail == "GPU0  X\nGPU1?[2J  NV18?\n✓ No issues found."
