@@ -9,6 +9,7 @@ Pure: the loader (`load_fleet`) is the only part that reads files.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,7 +91,7 @@ class FleetSummary:
 def summarize_fleet(hosts: Sequence[tuple[str, HostFacts, Sequence[Finding]]]) -> FleetSummary:
     """Group the findings of several hosts by problem; host names must be unique."""
     names = [name for name, _, _ in hosts]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    duplicates = sorted(n for n, count in Counter(names).items() if count > 1)
     if duplicates:
         raise ValueError(f"host names must be unique, repeated: {', '.join(duplicates)}")
     groups: dict[str, list[tuple[str, Finding]]] = {}
@@ -132,8 +133,8 @@ def _problem(code: str, hits: list[tuple[str, Finding]]) -> FleetProblem:
 
 
 def _counts(findings: Iterable[Finding]) -> Counts:
-    severities = [f.severity for f in findings]
-    return tuple((s, severities.count(s)) for s in SEVERITY_ORDER)
+    severities = Counter(f.severity for f in findings)
+    return tuple((s, severities[s]) for s in SEVERITY_ORDER)
 
 
 # --- loading ------------------------------------------------------------------------------------
@@ -177,9 +178,9 @@ def host_names(paths: Sequence[Path], hostnames: Sequence[str | None]) -> list[s
     """Each host by its hostname (when the snapshot kept it) or its file name, by its path
     where that name repeats, and numbered if even that repeats."""
     names = [hostname or path.stem for path, hostname in zip(paths, hostnames, strict=True)]
+    counts = Counter(names)  # not list.count: quadratic over a 3000-host folder
     spelled = [
-        str(path) if names.count(name) > 1 else name
-        for name, path in zip(names, paths, strict=True)
+        str(path) if counts[name] > 1 else name for name, path in zip(names, paths, strict=True)
     ]
     return unique_names(spelled)
 
