@@ -276,6 +276,31 @@ class DeepFrameworkFacts:
     error: str | None = None
 
 
+# --- a pasted text report ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReportError:
+    """A known error line found in a pasted report (`code` names its row in
+    checks/error_lines.py); `text` is the line as pasted, trimmed; `line` its 1-based number."""
+
+    code: str
+    text: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class ReportFacts:
+    """Where the facts came from when `check --from` read a text report (collect_env, nvidia-smi,
+    pip list, ...) instead of probing a host: every fact the report does not show stays unknown."""
+
+    source: str = ""  # the file name, or "<stdin>"
+    sections: tuple[str, ...] = ()  # the shapes recognised, in order: "collect_env", ...
+    notes: tuple[str, ...] = ()  # provenance: which of two reports was used, truncation, ...
+    unknown: tuple[str, ...] = ()  # what the report could not tell
+    errors: tuple[ReportError, ...] = ()
+
+
 # --- the snapshot -------------------------------------------------------------------------------
 
 
@@ -300,3 +325,4 @@ class HostFacts:
     deep: tuple[DeepFrameworkFacts, ...] = ()  # only with --deep: one per installed framework
     issues: tuple[ProbeIssue, ...] = ()
     timings: tuple[ProbeTiming, ...] = ()  # wall time per probe, for --verbose and bench/
+    report: ReportFacts | None = None  # only for facts read from a pasted text report

@@ -18,6 +18,7 @@ from gpudoctor.checks import (
     deep,
     devices,
     driver,
+    evidence,
     gpu,
     intent,
     platform,
@@ -40,6 +41,7 @@ __all__ = ["REGISTRY", "CheckRun", "Intent", "exit_code", "run_checks", "select_
 
 # (area, check) in report order; a check's findings carry codes of its area (catalogue.py).
 REGISTRY: tuple[tuple[str, Check], ...] = (
+    *(("report", c) for c in evidence.CHECKS),
     *(("driver", c) for c in driver.CHECKS),
     *(("driver", c) for c in devices.CHECKS),
     *(("gpu", c) for c in gpu.CHECKS),
@@ -112,6 +114,7 @@ def run_checks(
     found: list[Finding] = []
     for area, check in REGISTRY:
         found += _run_one(area, check, facts, matrix, intent)
+    found = evidence.link_evidence(found)  # before --only/--skip: a skipped finding still counts
     found = [f for f in found if (not only or f.code in only) and f.code not in skip]
     return CheckRun(tuple(found), headlines(facts, intent), strict)
 

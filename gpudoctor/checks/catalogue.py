@@ -21,8 +21,9 @@ class CatalogueEntry:
     fix: str
 
 
-AREAS = ("driver", "gpu", "platform", "runtime", "software", "intent", "requirements")
+AREAS = ("report", "driver", "gpu", "platform", "runtime", "software", "intent", "requirements")
 AREA_TITLES = {
+    "report": "Pasted report",
     "driver": "NVIDIA driver",
     "gpu": "GPUs",
     "platform": "Platform",
@@ -34,6 +35,21 @@ AREA_TITLES = {
 
 _E = CatalogueEntry
 _ENTRIES = (
+    # --- report (check --from a pasted text report) -----------------------------------------
+    _E("report-read", "report", "What the pasted report showed", "info",
+       "With `check --from` on a text report: the sections recognised (collect_env, "
+       "nvidia-smi, pip list, ...), which report was used when the paste holds two, and the "
+       "facts the report does not show (their checks answer unknown or n/a). Reported only for "
+       "a pasted report.",
+       "For a full verdict, run `gpudoctor check` on the host, or ask for the missing output "
+       "(`nvidia-smi`, `python -m torch.utils.collect_env`)."),
+    _E("report-error", "report", "A known error line in the report", "ok, info, error",
+       "The report holds a known error line (no kernel image, sm_XX not compatible, driver too "
+       "old, CUDA driver version insufficient, libcudnn not loaded, undefined symbol, "
+       "driver/library mismatch, error 802, could not select device driver, cannot dlopen GPU "
+       "libraries, ...). When a finding from the report's facts predicts it, both say so and "
+       "this one is info; an error line no fact explains stays an error with its usual cause.",
+       "The fix in the finding (the one of the matching finding when there is one)."),
     # --- driver -----------------------------------------------------------------------------
     _E("no-nvidia-gpu", "driver", "No NVIDIA GPU found", "info",
        "Neither the PCI bus nor NVML shows an NVIDIA GPU; every check that needs a GPU is n/a.",
@@ -70,7 +86,7 @@ _ENTRIES = (
     _E("driver-version", "driver", "Driver version and the CUDA it supports", "ok, unknown, n/a",
        "The NVIDIA driver in use, its kernel module flavour and the newest CUDA it supports.",
        "None."),
-    _E("device-nodes", "driver", "/dev/nvidia* device nodes", "ok, warn, error, n/a",
+    _E("device-nodes", "driver", "/dev/nvidia* device nodes", "ok, warn, error, n/a, unknown",
        "/dev/nvidiactl, /dev/nvidiaN and /dev/nvidia-uvm must exist and be read/writable for "
        "CUDA to work.",
        "Missing nodes: `sudo nvidia-modprobe -u -c=0` (or load nvidia_uvm); permissions: add "

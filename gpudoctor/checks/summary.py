@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 def headlines(facts: HostFacts, intent: Intent) -> dict[str, str]:
     return {
+        "report": _report(facts),
         "driver": _driver(facts),
         "gpu": _gpus(facts),
         "platform": _platform(facts),
@@ -29,6 +30,13 @@ def headlines(facts: HostFacts, intent: Intent) -> dict[str, str]:
         "intent": _intent(intent),
         "requirements": f"{len(intent.requirements)} requirement(s)",
     }
+
+
+def _report(facts: HostFacts) -> str:
+    report = facts.report
+    if report is None:
+        return ""
+    return f"{report.source} ({len(report.sections)} section(s) recognised)"
 
 
 def _driver(facts: HostFacts) -> str:

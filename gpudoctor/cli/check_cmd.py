@@ -22,8 +22,11 @@ from gpudoctor.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from gpudoctor.checks import CheckRun, Intent
     from gpudoctor.facts import HostFacts
+    from gpudoctor.matrix.model import Architecture
 
 HELP = """Check this host: driver, GPUs, platform, container runtime and the installed frameworks
 against the compatibility matrix; every problem comes with its fix.
@@ -33,6 +36,7 @@ against the compatibility matrix; every problem comes with its fix.
   gpudoctor check --framework pytorch==2.5 --cuda 12.4     will it run here?
   gpudoctor check --require 'driver>=550' --require 'gpus>=8' --format junit -o report.xml
   gpudoctor check --from host.json                          judge a recorded snapshot
+  gpudoctor check --from report.txt --format markdown       judge a pasted report
   gpudoctor check --deep                                    also import the frameworks
 
 \b
@@ -40,6 +44,13 @@ against the compatibility matrix; every problem comes with its fix.
 subprocess with this Python, asks it for CUDA and runs one small kernel on GPU 0, so it
 creates a CUDA context (the default run never does). It costs the frameworks' import time
 (torch: seconds), each bounded by --deep-timeout (default 60 s). Not with --from.
+
+\b
+A pasted report (--from report.txt, or --from - for standard input) may hold any mix of torch's
+collect_env, nvidia-smi (the table, -q, -q -x, -L), pip list / pip freeze,
+/proc/driver/nvidia/version, tf.sysconfig.get_build_info(), TensorFlow's GPU log lines and
+error lines; each is recognised by its shape, and what the report does not show stays unknown.
+--format markdown writes a reply for an issue thread.
 
 \b
 Requirement keys: driver, cuda, gpus, memory (GiB/GB/MiB/MB), compute_capability, mig (on|off),
@@ -50,7 +61,7 @@ Exit codes: 0 nothing failed; 1 an error finding, or a requirement unmet or not 
 matrix).
 """
 
-_FORMATS = ("text", "json", "junit", "github", "prometheus")
+_FORMATS = ("text", "json", "junit", "github", "prometheus", "markdown")
 _FLEET_FORMATS = ("text", "json")
 
 
@@ -80,13 +91,18 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
         typer.Option(
             "--from",
             metavar="FILE",
-            help="Judge a snapshot written by `gpudoctor snapshot`; repeat it, or name a folder"
-            " of snapshots, for a fleet report.",
+            help="Judge a snapshot written by `gpudoctor snapshot`, or a pasted text report"
+            " (collect_env, nvidia-smi, pip list, error lines; - reads standard input); repeat"
+            " it, or name a folder of snapshots, for a fleet report.",
         ),
     ] = None,
     fmt: Annotated[
         str,
-        typer.Option("--format", metavar="FORMAT", help="text, json, junit, github or prometheus."),
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="text, json, junit, github, prometheus or markdown.",
+        ),
     ] = "text",
     strict: Annotated[
         bool, typer.Option("--strict", help="Fail (exit 1) on warnings and unknowns too.")
@@ -128,10 +144,14 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
         return check_fleet(
             ctx, paths, intent, fmt, only=only_codes, skip=skip_codes, strict=strict, output=output
         )
-    facts = read_facts(paths[0] if paths else None, deep=deep, deep_timeout_s=deep_timeout)
-    run = run_checks(
-        facts, load_matrix(ctx), intent, only=only_codes, skip=skip_codes, strict=strict
+    matrix = load_matrix(ctx)
+    facts = read_facts(
+        paths[0] if paths else None,
+        deep=deep,
+        deep_timeout_s=deep_timeout,
+        architectures=matrix.architectures,
     )
+    run = run_checks(facts, matrix, intent, only=only_codes, skip=skip_codes, strict=strict)
     verbose = verbose or state(ctx).verbose
     write_output(render(run, facts, intent, fmt, verbose=verbose, to_file=output), output)
     return run.exit_code
@@ -194,12 +214,18 @@ def refuse_deep_with_from(deep: bool, paths: list[Path]) -> None:
 
 
 def read_facts(
-    path: Path | None, *, deep: bool = False, deep_timeout_s: float = DEEP_TIMEOUT_S
+    path: Path | None,
+    *,
+    deep: bool = False,
+    deep_timeout_s: float = DEEP_TIMEOUT_S,
+    architectures: Sequence[Architecture] = (),
 ) -> HostFacts:
+    """This host's facts, or those of a snapshot or a pasted text report (`-`: standard input);
+    `architectures` (the matrix's) name the compute capability of GPUs a report knows by name."""
     if path is not None:
-        from gpudoctor.facts_json import load
+        from gpudoctor.pasted.load import load_facts
 
-        return load(path)
+        return load_facts(path, architectures)
     from gpudoctor.probes import collect_facts
 
     return collect_facts(deep=deep, deep_timeout_s=deep_timeout_s)
@@ -222,6 +248,10 @@ def render(
         from gpudoctor.report.prometheus import render_prometheus
 
         return render_prometheus(facts, run.findings, exit_code=run.exit_code)
+    if fmt == "markdown":
+        from gpudoctor.report.markdown import render_markdown
+
+        return render_markdown(run, facts)
     if fmt == "junit":
         from gpudoctor.report.junit import render_junit
 

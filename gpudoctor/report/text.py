@@ -62,6 +62,8 @@ def _shown(f: Finding, verbose: bool) -> bool:
 _LOUD_INFO = frozenset(
     {
         "mig-mode",
+        "report-read",
+        "report-error",
         "framework-driver-cuda",
         "framework-arch",
         "gpu-virtualization",

@@ -1,0 +1,64 @@
+"""Shapes that are single lines, found anywhere in a paste: `nvidia-smi -L`,
+/proc/driver/nvidia/version and TensorFlow's "Created device ... compute capability" log line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.pasted.clean import bus_id, integer
+from gpudoctor.pasted.draft import Draft, put
+
+SMI_L = "nvidia-smi -L"
+SMI_L_DESCRIPTION = "`nvidia-smi -L`"
+_SMI_L = re.compile(r"^GPU (\d{1,3}): ([^\n(]{1,120}?) \(UUID: GPU-[0-9a-fA-F-]{8,40}\)", re.M)
+_MIG = re.compile(r"^[ \t]+MIG [^\n]{1,60}?Device[ \t]+(\d+): \(UUID: MIG-", re.M)
+
+PROC = "/proc/driver/nvidia/version"
+PROC_DESCRIPTION = "`cat /proc/driver/nvidia/version`"
+_PROC = re.compile(
+    r"^NVRM version: NVIDIA UNIX (Open Kernel Module for \S{1,20}|[^\n]{0,40}?Kernel Module)"
+    r"[ \t]+(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)",
+    re.M,
+)
+
+TF_LOG = "TensorFlow GPU log"
+TF_LOG_DESCRIPTION = "TensorFlow's `Created device ... compute capability` log lines"
+_TF_DEVICE = re.compile(
+    r"Created (?:TensorFlow )?device \S{0,80}GPU:(\d{1,3})[^\n]{0,80}?-> device: \d{1,3}, "
+    r"name: ([^,\n]{1,120}), pci bus id: ([0-9a-fA-F:.]{7,20}), compute capability: (\d{1,2}\.\d)"
+)
+
+
+def smi_list(text: str, draft: Draft) -> None:
+    for found in _SMI_L.finditer(text):
+        draft.section(SMI_L)
+        put(draft.gpu(int(found.group(1))), "name", found.group(2).strip())
+        put(draft.nvml, "status", "ok")
+    if SMI_L in draft.sections and _MIG.search(text):
+        draft.notes.append("nvidia-smi -L lists MIG devices: MIG is on for at least one GPU")
+
+
+def proc_version(text: str, draft: Draft) -> None:
+    found = _PROC.search(text)
+    if found is None:
+        return
+    draft.section(PROC)
+    put(draft.kernel, "nvidia_module_version", found.group(2))
+    flavor = "open" if found.group(1).startswith("Open") else "proprietary"
+    put(draft.kernel, "nvidia_module_flavor", flavor)
+    modules = draft.kernel.setdefault("modules_loaded", [])
+    if "nvidia" not in modules:
+        modules.append("nvidia")
+
+
+def tf_devices(text: str, draft: Draft) -> None:
+    for found in _TF_DEVICE.finditer(text):
+        draft.section(TF_LOG)
+        # TF numbers the GPUs it can see; with CUDA_VISIBLE_DEVICES they may not be nvidia-smi's.
+        index = integer(found.group(1)) or 0
+        gpu = draft.gpu(index)
+        put(gpu, "name", found.group(2).strip())
+        put(gpu, "pci_bus_id", bus_id(found.group(3)))
+        put(gpu, "compute_capability", found.group(4))
+        draft.tensorflow.setdefault("cuda_available", True)
