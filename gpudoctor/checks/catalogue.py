@@ -51,8 +51,9 @@ _ENTRIES = (
        "this one is info; an error line no fact explains stays an error with its usual cause.",
        "The fix in the finding (the one of the matching finding when there is one)."),
     # --- driver -----------------------------------------------------------------------------
-    _E("no-nvidia-gpu", "driver", "No NVIDIA GPU found", "info",
-       "Neither the PCI bus nor NVML shows an NVIDIA GPU; every check that needs a GPU is n/a.",
+    _E("no-nvidia-gpu", "driver", "No NVIDIA GPU found", "info, unknown",
+       "Neither the PCI bus nor NVML shows an NVIDIA GPU; every check that needs a GPU is n/a. "
+       "Unknown for a pasted report that lists no GPU.",
        "Nothing to fix on a CPU-only host. On a cloud VM, pick a GPU instance type."),
     _E("gpu-without-driver", "driver", "NVIDIA GPU with no driver bound", "ok, error",
        "An NVIDIA GPU sits on the PCI bus but no kernel driver is bound to it, so nothing can use "

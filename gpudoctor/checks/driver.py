@@ -29,6 +29,8 @@ def check_gpu_present(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[
     if has_gpu(facts):
         return []  # the other driver checks speak for a GPU host
     ev = [("pci_nvidia_gpus", 0), ("nvml_status", facts.nvml.status)]
+    if facts.report is not None:  # a report that lists no GPU says nothing about the host's GPUs
+        return [finding("no-nvidia-gpu", UNKNOWN, "the report lists no GPU", evidence=ev)]
     return [
         finding(
             "no-nvidia-gpu",

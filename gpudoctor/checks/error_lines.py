@@ -112,6 +112,15 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         ("docker-nvidia-runtime", "container-toolkit"),
     ),
     KnownError(
+        "container-cuda-requirement",
+        r"unsatisfied condition: cuda ?>= ?\d",
+        "the image asks for a newer CUDA (its NVIDIA_REQUIRE_CUDA) than the host's driver "
+        "supports, so the NVIDIA Container Toolkit refuses to start it",
+        "upgrade the host's NVIDIA driver, or use an image built for the CUDA the driver "
+        "supports (`nvidia-smi` shows it as 'CUDA Version')",
+        ("framework-driver-cuda",),
+    ),
+    KnownError(
         "tf-dlopen-failed",
         r"cannot dlopen some gpu libraries",
         "TensorFlow could not load the CUDA libraries it needs (the lines above it name them); "

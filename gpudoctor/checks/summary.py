@@ -41,7 +41,7 @@ def _report(facts: HostFacts) -> str:
 
 def _driver(facts: HostFacts) -> str:
     if not has_gpu(facts):
-        return "no NVIDIA GPU found"
+        return "no GPU in the report" if facts.report is not None else "no NVIDIA GPU found"
     if passthrough_only(facts):
         return "none expected: the GPUs are bound to vfio-pci for passthrough"
     version = driver_version(facts)

@@ -183,8 +183,8 @@ def _deep(draft: Draft, frameworks: tuple[FrameworkFacts, ...]) -> tuple[DeepFra
     torch = next((f for f in frameworks if f.name == "torch"), None)
     if torch is None or draft.torch_cuda_available is None or "version" not in draft.torch:
         return ()
-    # A "no kernel image" line is the kernel failing; without one, no kernel is known to have run.
-    no_image = next((e for e in draft.errors if e.code == "no-kernel-image"), None)
+    # No kernel is known to have run: a "no kernel image" line may come from any library's
+    # kernel (vLLM's, flash-attn's), so it is judged as an error line, not as torch's kernel.
     return (
         DeepFrameworkFacts(
             name="torch",
@@ -193,8 +193,6 @@ def _deep(draft: Draft, frameworks: tuple[FrameworkFacts, ...]) -> tuple[DeepFra
             version=torch.version,
             cuda=torch.cuda,
             cuda_available=draft.torch_cuda_available,
-            kernel_ok=False if no_image else None,
-            kernel_error=no_image.text if no_image else None,
-            error=None if no_image else "collect_env runs no kernel, and the report shows none",
+            error="collect_env runs no kernel",
         ),
     )

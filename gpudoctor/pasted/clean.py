@@ -22,6 +22,7 @@ def clean(text: str) -> str:
     text = _ANSI.sub("", text)
     text = _CONTROL.sub("", text)
     text = _QUOTE.sub("", text)
+    text = text.replace("\uff1a", ": ")  # a full-width colon, as CJK input methods type it
     return _FENCE.sub("", text)
 
 

@@ -14,7 +14,8 @@ from gpudoctor.pasted.draft import Draft, put, unknown_value
 
 NAME = "collect_env"
 DESCRIPTION = "`python -m torch.utils.collect_env`"
-START = re.compile(r"^PyTorch version:", re.MULTILINE)
+# torch 2.8+ (and vLLM's copy) align the keys: "PyTorch version              : 2.7.0+cu126".
+START = re.compile(r"^PyTorch version[ \t]{0,40}:", re.MULTILINE)
 
 _KEY = re.compile(r"^([A-Za-z][A-Za-z _/()-]{1,60}?):[ \t]*(.*)$")
 _GPU = re.compile(r"^GPU (\d+): (.+?)(?: \(UUID: [^)]*\))?$")

@@ -78,12 +78,14 @@ def read_report(raw: str, source: str, architectures: Sequence[Architecture] = (
     text = clean(raw)
     draft = Draft()
     text = _first_report(text, draft)
-    starts = sorted((pos, shape) for shape in BLOCKS for pos in shape.starts(text))
+    starts = sorted(
+        ((pos, i) for i, shape in enumerate(BLOCKS) for pos in shape.starts(text)),
+    )
     ends = [pos for pos, _ in starts[1:]] + [len(text)]
     done: set[str] = set()
-    for shape in BLOCKS:  # in priority order, each on its first block
-        for (pos, owner), end in zip(starts, ends, strict=True):
-            if owner is shape and shape.name not in done:
+    for index, shape in enumerate(BLOCKS):  # in priority order, each on its first block
+        for (pos, owner), end in zip(starts, ends[: len(starts)], strict=True):
+            if owner == index and shape.name not in done:
                 done.add(shape.name)
                 shape.parse(text[pos : min(end, pos + _BLOCK_CAP)], draft)
     for line_shape in LINES:

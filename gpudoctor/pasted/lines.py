@@ -22,6 +22,9 @@ _PROC = re.compile(
     re.M,
 )
 
+# nvidia-smi's second line after "Driver/library version mismatch" (major.minor only).
+_NVML_LIBRARY = re.compile(r"^NVML library version: (\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)[ \t]*$", re.M)
+
 TF_LOG = "TensorFlow GPU log"
 TF_LOG_DESCRIPTION = "TensorFlow's `Created device ... compute capability` log lines"
 _TF_DEVICE = re.compile(
@@ -41,6 +44,12 @@ def smi_list(text: str, draft: Draft) -> None:
 
 def proc_version(text: str, draft: Draft) -> None:
     found = _PROC.search(text)
+    library = _NVML_LIBRARY.search(text)
+    if library:
+        # nvidia-smi prints only major.minor: "570.124" says nothing against a 570.124.06 module
+        module = found.group(2) if found else ""
+        if not module.startswith(library.group(1) + "."):
+            put(draft.nvml, "library_version", library.group(1))
     if found is None:
         return
     draft.section(PROC)

@@ -146,5 +146,6 @@ def test_snapshot_contract_top_level_keys() -> None:
         "deep",
         "issues",
         "timings",
+        "report",
     ]
     assert data["schema_version"] == SCHEMA_VERSION == 1
