@@ -25,6 +25,7 @@ class KnownError:
     fix: str
     predicted_by: tuple[str, ...] = ()  # finding codes that explain it from the facts
     nvml_status: str | None = None  # what NVML's status is when this line is printed
+    example: str = ""  # a line as users paste it (a test checks that the pattern finds it)
 
 
 KNOWN_ERRORS: tuple[KnownError, ...] = (
@@ -36,6 +37,9 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "needs torch built with CUDA 12.8 or newer: `pip install torch --index-url "
         "https://download.pytorch.org/whl/cu128`)",
         ("framework-arch", "framework-kernel"),
+        example=(
+            "RuntimeError: CUDA error: no kernel image is available for execution on the device"
+        ),
     ),
     KnownError(
         "arch-not-compatible",
@@ -45,6 +49,10 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "install a torch build whose architecture list has the GPU (for sm_120: a cu128 or "
         "newer build, `pip install torch --index-url https://download.pytorch.org/whl/cu128`)",
         ("framework-arch",),
+        example=(
+            "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with "
+            "the current PyTorch installation."
+        ),
     ),
     KnownError(
         "driver-too-old",
@@ -54,6 +62,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "upgrade the NVIDIA driver, or install a framework build for the CUDA the driver "
         "supports (`nvidia-smi` shows it as 'CUDA Version')",
         ("framework-driver-cuda",),
+        example="RuntimeError: The NVIDIA driver on your system is too old (found version 11040).",
     ),
     KnownError(
         "driver-insufficient",
@@ -62,6 +71,10 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "upgrade the NVIDIA driver, or use a CUDA runtime (framework build or toolkit) no newer "
         "than the driver's CUDA",
         ("framework-driver-cuda", "nvcc-driver-cuda"),
+        example=(
+            "cudaGetDeviceCount returned 35 -> CUDA driver version is insufficient for "
+            "CUDA runtime version"
+        ),
     ),
     KnownError(
         "cudnn-load-failed",
@@ -71,6 +84,10 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "`unset LD_LIBRARY_PATH` (or drop the system CUDA/cuDNN paths from it) and retry; else "
         "reinstall the framework so that pip brings the cuDNN wheel it was built with",
         ("framework-cudnn", "framework-import"),
+        example=(
+            "Could not load library libcudnn_cnn_infer.so.8. Error: "
+            "libcudnn_cnn_infer.so.8: cannot open shared object file"
+        ),
     ),
     KnownError(
         "undefined-symbol",
@@ -80,6 +97,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "`unset LD_LIBRARY_PATH` and retry; if it persists, `pip install --force-reinstall` the "
         "framework so that its nvidia-* wheels match",
         ("framework-import", "framework-cudnn"),
+        example="ImportError: libtorch_cuda.so: undefined symbol: cudnnGetLibConfig",
     ),
     KnownError(
         "driver-library-mismatch",
@@ -90,6 +108,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "&& sudo modprobe nvidia`",
         ("driver-library-mismatch",),
         nvml_status="lib_rm_version_mismatch",
+        example="Failed to initialize NVML: Driver/library version mismatch",
     ),
     KnownError(
         "system-not-initialized",
@@ -101,6 +120,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "`sudo systemctl enable --now nvidia-fabricmanager` (package "
         "nvidia-fabricmanager-<driver branch>, exactly the driver's version); `nvidia-smi -q "
         "| grep -A2 Fabric` shows the fabric state",
+        example="RuntimeError: cuda runtime error (802) : system not yet initialized",
     ),
     KnownError(
         "docker-no-gpu-driver",
@@ -110,6 +130,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "install nvidia-container-toolkit, then `sudo nvidia-ctk runtime configure "
         "--runtime=docker && sudo systemctl restart docker`",
         ("docker-nvidia-runtime", "container-toolkit"),
+        example='docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
     ),
     KnownError(
         "container-cuda-requirement",
@@ -119,6 +140,10 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "upgrade the host's NVIDIA driver, or use an image built for the CUDA the driver "
         "supports (`nvidia-smi` shows it as 'CUDA Version')",
         ("framework-driver-cuda",),
+        example=(
+            "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, "
+            "please update your driver"
+        ),
     ),
     KnownError(
         "tf-dlopen-failed",
@@ -129,6 +154,10 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "and cuDNN wheels; on older releases install the CUDA and cuDNN versions of TensorFlow's "
         "tested build configurations",
         ("framework-cudnn", "framework-cpu-only"),
+        example=(
+            "W tensorflow/core/common_runtime/gpu/gpu_device.cc:2256] Cannot dlopen some "
+            "GPU libraries."
+        ),
     ),
     KnownError(
         "tf-no-cuda-drivers",
@@ -136,6 +165,10 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "TensorFlow found no libcuda.so (the NVIDIA driver's user-space library)",
         "install the NVIDIA driver; in a container start it with `--gpus all`",
         ("nvml-library-missing", "container-gpus"),
+        example=(
+            "I external/local_tsl/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers "
+            "on your machine, GPU will not be used."
+        ),
     ),
     KnownError(
         "nvidia-smi-no-driver",
@@ -146,6 +179,10 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "kernel (DKMS) or sign the module for Secure Boot; `sudo dmesg | grep -i nvrm`",
         ("nvidia-module-not-loaded", "nouveau-loaded", "gpu-without-driver"),
         nvml_status="driver_not_loaded",
+        example=(
+            "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+            "Make sure that the latest NVIDIA driver is installed and running."
+        ),
     ),
     KnownError(
         "no-cuda-device",
@@ -155,6 +192,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "check `nvidia-smi`; in a container start it with `--gpus all`; unset an empty "
         "CUDA_VISIBLE_DEVICES",
         ("container-gpus", "cuda-visible-devices", "nvidia-module-not-loaded"),
+        example="RuntimeError: CUDA error: no CUDA-capable device is detected",
     ),
 )
 
