@@ -130,7 +130,8 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "install nvidia-container-toolkit, then `sudo nvidia-ctk runtime configure "
         "--runtime=docker && sudo systemctl restart docker`",
         ("docker-nvidia-runtime", "container-toolkit"),
-        example='docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+        example='docker: Error response from daemon: could not select device driver "" with '
+        "capabilities: [[gpu]].",
     ),
     KnownError(
         "container-cuda-requirement",
