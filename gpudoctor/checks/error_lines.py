@@ -12,7 +12,6 @@ bounded character classes only, so that a 10 MB paste cannot make them backtrack
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -26,6 +25,9 @@ class KnownError:
     predicted_by: tuple[str, ...] = ()  # finding codes that explain it from the facts
     nvml_status: str | None = None  # what NVML's status is when this line is printed
     example: str = ""  # a line as users paste it (a test checks that the pattern finds it)
+    # Lower-case literals, one of which every matching line holds: a paste is searched for these
+    # first (str.find), and the pattern runs only on the lines that hold one.
+    keywords: tuple[str, ...] = ()
 
 
 KNOWN_ERRORS: tuple[KnownError, ...] = (
@@ -40,6 +42,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         example=(
             "RuntimeError: CUDA error: no kernel image is available for execution on the device"
         ),
+        keywords=("no kernel image",),
     ),
     KnownError(
         "arch-not-compatible",
@@ -53,6 +56,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
             "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with "
             "the current PyTorch installation."
         ),
+        keywords=("is not compatible with the current pytorch",),
     ),
     KnownError(
         "driver-too-old",
@@ -63,6 +67,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "supports (`nvidia-smi` shows it as 'CUDA Version')",
         ("framework-driver-cuda",),
         example="RuntimeError: The NVIDIA driver on your system is too old (found version 11040).",
+        keywords=("driver on your system is too old",),
     ),
     KnownError(
         "driver-insufficient",
@@ -75,6 +80,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
             "cudaGetDeviceCount returned 35 -> CUDA driver version is insufficient for "
             "CUDA runtime version"
         ),
+        keywords=("driver version is insufficient",),
     ),
     KnownError(
         "cudnn-load-failed",
@@ -88,6 +94,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
             "Could not load library libcudnn_cnn_infer.so.8. Error: "
             "libcudnn_cnn_infer.so.8: cannot open shared object file"
         ),
+        keywords=("libcudnn",),
     ),
     KnownError(
         "undefined-symbol",
@@ -98,6 +105,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "framework so that its nvidia-* wheels match",
         ("framework-import", "framework-cudnn"),
         example="ImportError: libtorch_cuda.so: undefined symbol: cudnnGetLibConfig",
+        keywords=("undefined symbol",),
     ),
     KnownError(
         "driver-library-mismatch",
@@ -109,6 +117,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         ("driver-library-mismatch",),
         nvml_status="lib_rm_version_mismatch",
         example="Failed to initialize NVML: Driver/library version mismatch",
+        keywords=("version mismatch",),
     ),
     KnownError(
         "system-not-initialized",
@@ -121,6 +130,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "nvidia-fabricmanager-<driver branch>, exactly the driver's version); `nvidia-smi -q "
         "| grep -A2 Fabric` shows the fabric state",
         example="RuntimeError: cuda runtime error (802) : system not yet initialized",
+        keywords=("not yet initialized", "systemnotready", "system_not_ready", "error 802"),
     ),
     KnownError(
         "docker-no-gpu-driver",
@@ -132,6 +142,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         ("docker-nvidia-runtime", "container-toolkit"),
         example='docker: Error response from daemon: could not select device driver "" with '
         "capabilities: [[gpu]].",
+        keywords=("could not select device driver",),
     ),
     KnownError(
         "container-cuda-requirement",
@@ -145,6 +156,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
             "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, "
             "please update your driver"
         ),
+        keywords=("unsatisfied condition",),
     ),
     KnownError(
         "tf-dlopen-failed",
@@ -159,6 +171,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
             "W tensorflow/core/common_runtime/gpu/gpu_device.cc:2256] Cannot dlopen some "
             "GPU libraries."
         ),
+        keywords=("cannot dlopen some gpu",),
     ),
     KnownError(
         "tf-no-cuda-drivers",
@@ -170,6 +183,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
             "I external/local_tsl/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers "
             "on your machine, GPU will not be used."
         ),
+        keywords=("could not find cuda drivers",),
     ),
     KnownError(
         "nvidia-smi-no-driver",
@@ -184,6 +198,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
             "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
             "Make sure that the latest NVIDIA driver is installed and running."
         ),
+        keywords=("communicate with the nvidia driver",),
     ),
     KnownError(
         "no-cuda-device",
@@ -194,6 +209,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "CUDA_VISIBLE_DEVICES",
         ("container-gpus", "cuda-visible-devices", "nvidia-module-not-loaded"),
         example="RuntimeError: CUDA error: no CUDA-capable device is detected",
+        keywords=("no cuda-capable device",),
     ),
 )
 
@@ -205,13 +221,6 @@ def _combined() -> re.Pattern[str]:
     """One alternation with a named group per row: a single pass over each line."""
     groups = "|".join(f"(?P<{e.code.replace('-', '_')}>{e.pattern})" for e in KNOWN_ERRORS)
     return re.compile(groups, re.IGNORECASE)
-
-
-def find_errors(text: str) -> Iterator[tuple[KnownError, int]]:
-    """Each known error in `text` with the offset where it starts (one regex pass, in C)."""
-    for found in _combined().finditer(text):
-        if found.lastgroup is not None:
-            yield BY_CODE[found.lastgroup.replace("_", "-")], found.start()
 
 
 def match_error(line: str) -> KnownError | None:

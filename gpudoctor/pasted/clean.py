@@ -12,6 +12,7 @@ import re
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b\n]{0,256}(?:\x07|\x1b\\)?")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _QUOTE = re.compile(r"^(?:[ \t]{0,3}>)+ ?", re.MULTILINE)
+_QUOTED_LINE = re.compile(r"\n[ \t]{0,3}>")  # led by a literal: a fast scan
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
 
 
@@ -19,11 +20,16 @@ def clean(text: str) -> str:
     """The report as its tool printed it, as far as a paste allows; line numbers are kept
     (a fence line becomes an empty line), so that notes can point at the original lines."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _ANSI.sub("", text)
+    # The line-anchored substitutions cost a scan of every line start: only run when needed.
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
     text = _CONTROL.sub("", text)
-    text = _QUOTE.sub("", text)
+    if text.lstrip(" \t").startswith(">") or _QUOTED_LINE.search(text):
+        text = _QUOTE.sub("", text)
     text = text.replace("\uff1a", ": ")  # a full-width colon, as CJK input methods type it
-    return _FENCE.sub("", text)
+    if "```" in text or "~~~" in text:
+        text = _FENCE.sub("", text)
+    return text
 
 
 _NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")

@@ -11,11 +11,17 @@ import re
 
 from gpudoctor.pasted.clean import version_text
 from gpudoctor.pasted.draft import Draft, put, unknown_value
+from gpudoctor.pasted.scan import line_starts_with
 
 NAME = "collect_env"
 DESCRIPTION = "`python -m torch.utils.collect_env`"
 # torch 2.8+ (and vLLM's copy) align the keys: "PyTorch version              : 2.7.0+cu126".
-START = re.compile(r"^PyTorch version[ \t]{0,40}:", re.MULTILINE)
+_START = re.compile(r"PyTorch version[ \t]{0,40}:")
+
+
+def starts(text: str) -> list[int]:
+    return [p for p in line_starts_with(text, "PyTorch version") if _START.match(text, p)]
+
 
 _KEY = re.compile(r"^([A-Za-z][A-Za-z _/()-]{1,60}?):[ \t]*(.*)$")
 _GPU = re.compile(r"^GPU (\d+): (.+?)(?: \(UUID: [^)]*\))?$")

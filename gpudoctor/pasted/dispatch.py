@@ -9,7 +9,6 @@ whole text once, in C, so a 10 MB paste parses in well under a second (bench/pas
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -42,19 +41,13 @@ class LineShape:
     parse: Parse
 
 
-def _starts(pattern: re.Pattern[str]) -> Callable[[str], list[int]]:
-    return lambda text: [m.start() for m in pattern.finditer(text)]
-
-
 # Most specific first: a fact the first shape gives is not overwritten by a later one.
 BLOCKS: tuple[BlockShape, ...] = (
     BlockShape(smi_xml.NAME, smi_xml.DESCRIPTION, smi_xml.starts, smi_xml.parse),
-    BlockShape(smi_query.NAME, smi_query.DESCRIPTION, _starts(smi_query.START), smi_query.parse),
-    BlockShape(smi_table.NAME, smi_table.DESCRIPTION, _starts(smi_table.START), smi_table.parse),
-    BlockShape(
-        collect_env.NAME, collect_env.DESCRIPTION, _starts(collect_env.START), collect_env.parse
-    ),
-    BlockShape(tf_info.NAME, tf_info.DESCRIPTION, _starts(tf_info.START), tf_info.parse),
+    BlockShape(smi_query.NAME, smi_query.DESCRIPTION, smi_query.starts, smi_query.parse),
+    BlockShape(smi_table.NAME, smi_table.DESCRIPTION, smi_table.starts, smi_table.parse),
+    BlockShape(collect_env.NAME, collect_env.DESCRIPTION, collect_env.starts, collect_env.parse),
+    BlockShape(tf_info.NAME, tf_info.DESCRIPTION, tf_info.starts, tf_info.parse),
 )
 LINES: tuple[LineShape, ...] = (
     LineShape(lines.SMI_L, lines.SMI_L_DESCRIPTION, lines.smi_list),
@@ -77,10 +70,9 @@ def read_report(raw: str, source: str, architectures: Sequence[Architecture] = (
 
     text = clean(raw)
     draft = Draft()
-    text = _first_report(text, draft)
-    starts = sorted(
-        ((pos, i) for i, shape in enumerate(BLOCKS) for pos in shape.starts(text)),
-    )
+    found = [shape.starts(text) for shape in BLOCKS]
+    text = _first_report(text, found, draft)
+    starts = sorted((pos, i) for i, at in enumerate(found) for pos in at if pos < len(text))
     ends = [pos for pos, _ in starts[1:]] + [len(text)]
     done: set[str] = set()
     for index, shape in enumerate(BLOCKS):  # in priority order, each on its first block
@@ -98,14 +90,13 @@ def read_report(raw: str, source: str, architectures: Sequence[Architecture] = (
     return build(draft, source, architectures)
 
 
-def _first_report(text: str, draft: Draft) -> str:
+def _first_report(text: str, found: list[list[int]], draft: Draft) -> str:
     """A paste with two reports of one shape (before and after, two hosts) is judged on the
     first: the text is cut where the second one starts, and a note says so."""
     cut: tuple[int, str] | None = None
-    for shape in BLOCKS:
-        found = shape.starts(text)
-        if len(found) > 1 and (cut is None or found[1] < cut[0]):
-            cut = (found[1], shape.name)
+    for shape, at in zip(BLOCKS, found, strict=True):
+        if len(at) > 1 and (cut is None or at[1] < cut[0]):
+            cut = (at[1], shape.name)
     if cut is None:
         return text
     line = text.count("\n", 0, cut[0]) + 1

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.checks.error_lines import find_errors
+from gpudoctor.checks.error_lines import KNOWN_ERRORS, KnownError
 from gpudoctor.facts import ReportError
 from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.scan import ascii_lower, iter_lines
 
 NAME = "error lines"
 DESCRIPTION = (
@@ -25,23 +26,30 @@ _FOUND_VERSION = re.compile(r"too old \(found version (\d{4,6})\)")
 
 
 def parse(text: str, draft: Draft) -> None:
-    seen: set[str] = set()
-    for known, offset in find_errors(text):
-        if known.code in seen:
-            continue  # the first occurrence of each; a log repeats its error
-        seen.add(known.code)
+    """The first line of each known error, in the order they appear in the paste."""
+    lower = ascii_lower(text)
+    found = sorted(
+        (hit for hit in (_first(text, lower, known) for known in KNOWN_ERRORS) if hit),
+        key=lambda hit: hit[1],
+    )
+    for known, offset, line in found:
         draft.section(NAME)
-        start = text.rfind("\n", 0, offset) + 1
-        end = text.find("\n", offset)
-        line = text[start : end if end != -1 else len(text)].strip()
-        draft.errors.append(
-            ReportError(
-                code=known.code, text=line[:_MAX_TEXT], line=text.count("\n", 0, offset) + 1
-            )
-        )
+        number = text.count("\n", 0, offset) + 1
+        draft.errors.append(ReportError(code=known.code, text=line[:_MAX_TEXT], line=number))
         if known.nvml_status:
             put(draft.nvml, "status", known.nvml_status)
         _facts(line, draft)
+
+
+def _first(text: str, lower: str, known: KnownError) -> tuple[KnownError, int, str] | None:
+    pattern = re.compile(known.pattern, re.IGNORECASE)
+    hits = []
+    for keyword in known.keywords:
+        for start, line in iter_lines(lower, text, keyword):
+            if pattern.search(line):
+                hits.append((known, start, line.strip()))
+                break
+    return min(hits, key=lambda hit: hit[1]) if hits else None
 
 
 def _facts(line: str, draft: Draft) -> None:

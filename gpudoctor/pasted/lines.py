@@ -8,22 +8,21 @@ import re
 
 from gpudoctor.pasted.clean import bus_id, integer
 from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.scan import iter_lines
 
 SMI_L = "nvidia-smi -L"
 SMI_L_DESCRIPTION = "`nvidia-smi -L`"
-_SMI_L = re.compile(r"^GPU (\d{1,3}): ([^\n(]{1,120}?) \(UUID: GPU-[0-9a-fA-F-]{8,40}\)", re.M)
-_MIG = re.compile(r"^[ \t]+MIG [^\n]{1,60}?Device[ \t]+(\d+): \(UUID: MIG-", re.M)
+_SMI_L = re.compile(r"GPU (\d{1,3}): ([^\n(]{1,120}?) \(UUID: GPU-[0-9a-fA-F-]{8,40}\)")
 
 PROC = "/proc/driver/nvidia/version"
 PROC_DESCRIPTION = "`cat /proc/driver/nvidia/version`"
 _PROC = re.compile(
-    r"^NVRM version: NVIDIA UNIX (Open Kernel Module for \S{1,20}|[^\n]{0,40}?Kernel Module)"
-    r"[ \t]+(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)",
-    re.M,
+    r"NVRM version: NVIDIA UNIX (Open Kernel Module for \S{1,20}|[^\n]{0,40}?Kernel Module)"
+    r"[ \t]+(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)"
 )
 
 # nvidia-smi's second line after "Driver/library version mismatch" (major.minor only).
-_NVML_LIBRARY = re.compile(r"^NVML library version: (\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)[ \t]*$", re.M)
+_NVML_LIBRARY = re.compile(r"NVML library version: (\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)[ \t]*$")
 
 TF_LOG = "TensorFlow GPU log"
 TF_LOG_DESCRIPTION = "TensorFlow's `Created device ... compute capability` log lines"
@@ -33,18 +32,29 @@ _TF_DEVICE = re.compile(
 )
 
 
+def _first(text: str, needle: str, pattern: re.Pattern[str]) -> re.Match[str] | None:
+    """The first line holding `needle` that `pattern` matches from its start."""
+    for _, line in iter_lines(text, text, needle):
+        found = pattern.match(line.strip())
+        if found:
+            return found
+    return None
+
+
 def smi_list(text: str, draft: Draft) -> None:
-    for found in _SMI_L.finditer(text):
-        draft.section(SMI_L)
-        put(draft.gpu(int(found.group(1))), "name", found.group(2).strip())
-        put(draft.nvml, "status", "ok")
-    if SMI_L in draft.sections and _MIG.search(text):
+    for _, line in iter_lines(text, text, "(UUID: GPU-"):
+        found = _SMI_L.match(line.strip())
+        if found:
+            draft.section(SMI_L)
+            put(draft.gpu(int(found.group(1))), "name", found.group(2).strip())
+            put(draft.nvml, "status", "ok")
+    if SMI_L in draft.sections and text.find("(UUID: MIG-") != -1:
         draft.notes.append("nvidia-smi -L lists MIG devices: MIG is on for at least one GPU")
 
 
 def proc_version(text: str, draft: Draft) -> None:
-    found = _PROC.search(text)
-    library = _NVML_LIBRARY.search(text)
+    found = _first(text, "NVRM version:", _PROC)
+    library = _first(text, "NVML library version:", _NVML_LIBRARY)
     if library:
         # nvidia-smi prints only major.minor: "570.124" says nothing against a 570.124.06 module
         module = found.group(2) if found else ""

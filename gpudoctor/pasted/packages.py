@@ -12,6 +12,7 @@ import re
 from packaging.version import InvalidVersion, Version
 
 from gpudoctor.pasted.draft import Draft
+from gpudoctor.pasted.scan import ascii_lower, lines_with
 
 NAME = "pip list"
 DESCRIPTION = "`pip list` / `pip freeze` (and collect_env's [pip3]/[conda] lines)"
@@ -22,19 +23,20 @@ _WANTED = (
     r"|cpuonly|pytorch-cuda"
 )
 _LINE = re.compile(
-    rf"^[ \t]*(?:\[(pip\d?|conda)\][ \t]+)?({_WANTED})(?:==|[ \t]+)([0-9][\w.+!-]{{0,60}})"
+    rf"[ \t]*(?:\[(pip\d?|conda)\][ \t]+)?({_WANTED})(?:==|[ \t]+)([0-9][\w.+!-]{{0,60}})"
     r"(?:[ \t]+(\S{1,80}))?[ \t]*(?:\S{1,40})?[ \t]*$",
-    re.MULTILINE | re.IGNORECASE,
+    re.IGNORECASE,
 )
+# The lines worth matching hold one of these (lower case); str.find spots them fast.
+_NEEDLES = ("torch", "tensorflow", "tf-nightly", "jax", "nvidia-", "nvidia_", "pynvml", "cpuonly")
 _CONDA_BUILD = re.compile(r"cuda(\d+\.\d+)(?:_cudnn(\d+\.\d+(?:\.\d+)?))?")
 
 
-def find(text: str) -> list[int]:
-    return [m.start() for m in _LINE.finditer(text)]
-
-
 def parse(text: str, draft: Draft) -> None:
-    for found in _LINE.finditer(text):
+    for _, line in lines_with(ascii_lower(text), text, _NEEDLES):
+        found = _LINE.match(line) if len(line) < 400 else None
+        if found is None:
+            continue
         manager, name, version, build = found.groups()
         name = re.sub(r"[-_.]+", "-", name).lower()
         try:

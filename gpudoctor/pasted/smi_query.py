@@ -13,10 +13,16 @@ from typing import Any
 
 from gpudoctor.pasted.clean import bus_id, integer, mib_bytes, number, on_off, version_text
 from gpudoctor.pasted.draft import Draft, put, unknown_value
+from gpudoctor.pasted.scan import line_starts_with
 
 NAME = "nvidia-smi -q"
 DESCRIPTION = "`nvidia-smi -q`"
-START = re.compile(r"^=+NVSMI LOG=+[ \t]*$", re.MULTILINE)
+
+
+def starts(text: str) -> list[int]:
+    """The `==============NVSMI LOG==============` line of each log."""
+    return line_starts_with(text, "NVSMI LOG", " \t=")
+
 
 _LINE = re.compile(r"^([ \t]*)([^:\n]{1,80}?)[ \t]*(?::[ \t]*(.*))?$")
 _GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)$")

@@ -10,10 +10,16 @@ import re
 
 from gpudoctor.pasted.clean import bus_id, integer, mib_bytes, number, on_off, version_text
 from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.scan import line_starts_with
 
 NAME = "nvidia-smi"
 DESCRIPTION = "`nvidia-smi` table"
-START = re.compile(r"^\|?[ \t]{0,8}NVIDIA-SMI[ \t]+\S", re.MULTILINE)
+
+
+def starts(text: str) -> list[int]:
+    """The header line `| NVIDIA-SMI 550.54.15   Driver Version: ...` of each table."""
+    return line_starts_with(text, "NVIDIA-SMI ", " \t|")
+
 
 _HEADER = re.compile(
     r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*([\w.,/]+))?"

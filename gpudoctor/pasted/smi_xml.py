@@ -76,6 +76,8 @@ GPU_FIELDS: dict[tuple[str, ...], tuple[str, Convert]] = {
     ("minor_number",): ("minor_number", integer),
 }
 
+_MAX_DEPTH = 16
+
 _VIRT = {"None": "none", "Pass-Through": "passthrough", "VGPU": "vgpu", "Host VGPU": "host_vgpu"}
 
 
@@ -102,6 +104,10 @@ def parse(block: str, draft: Draft) -> None:
                 break
             continue
         path.append(name)
+        if len(path) > _MAX_DEPTH:  # nvidia-smi nests 6 deep; deeper is not its log
+            draft.notes.append("the nvidia-smi XML nests too deep: read up to there")
+            closed = True
+            break
         if path[-2:] == ["nvidia_smi_log", "gpu"]:
             gpu, count = draft.gpu(count), count + 1
             put(gpu, "pci_bus_id", bus_id(_attribute(tag.group(3), "id")))

@@ -4,18 +4,21 @@ build_info.py (probes/frameworks.py)."""
 
 from __future__ import annotations
 
-import re
-
 from gpudoctor.pasted.clean import version_text
 from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.scan import lines_with
 from gpudoctor.probes.frameworks import tf_value
 
 NAME = "tf build info"
 DESCRIPTION = "`tf.sysconfig.get_build_info()`"
-START = re.compile(
-    r"""(?:OrderedDict\(\[|\{)[ \t]{0,4}\(?['"]"""
-    r"""(?:cpu_compiler|cuda_compute_capabilities|cuda_version|is_cuda_build)['"]"""
-)
+_NEEDLES = ("'is_cuda_build'", '"is_cuda_build"', "'cuda_version'", '"cuda_version"')
+
+
+def starts(text: str) -> list[int]:
+    """The line holding the build-info dict (one line, as Python prints it); a dict split over
+    lines starts at the first line naming one of its keys."""
+    lines = lines_with(text, text, _NEEDLES)
+    return [lines[0][0]] if lines else []
 
 
 def parse(block: str, draft: Draft) -> None:
