@@ -45,7 +45,12 @@ def load_facts(path: Path, architectures: Sequence[Architecture] = ()) -> HostFa
     text, name = read_source(path)
     if _is_snapshot(text):
         return facts_json.loads(text, name)
-    return read_report(text, name, architectures)
+    try:
+        return read_report(text, name, architectures)
+    except FactsError:
+        if text.lstrip().startswith("{"):  # meant as a snapshot: say what is wrong with the JSON
+            return facts_json.loads(text, name)
+        raise
 
 
 def _is_snapshot(text: str) -> bool:
