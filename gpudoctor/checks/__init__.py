@@ -21,10 +21,14 @@ from gpudoctor.checks import (
     evidence,
     gpu,
     intent,
+    links,
+    nccl,
+    placement,
     platform,
     requirements,
     runtime,
     software,
+    xid,
 )
 from gpudoctor.checks.base import Check, Intent
 from gpudoctor.checks.catalogue import AREAS, CATALOGUE
@@ -49,6 +53,7 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("runtime", c) for c in runtime.CHECKS),
     *(("software", c) for c in software.CHECKS),
     *(("software", c) for c in deep.CHECKS),
+    *(("multigpu", c) for c in (*links.CHECKS, *placement.CHECKS, *nccl.CHECKS, *xid.CHECKS)),
     *(("intent", c) for c in intent.CHECKS),
     ("requirements", requirements.check_requirements),
 )

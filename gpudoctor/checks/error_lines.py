@@ -129,6 +129,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "`sudo systemctl enable --now nvidia-fabricmanager` (package "
         "nvidia-fabricmanager-<driver branch>, exactly the driver's version); `nvidia-smi -q "
         "| grep -A2 Fabric` shows the fabric state",
+        predicted_by=("fabric-manager",),
         example="RuntimeError: cuda runtime error (802) : system not yet initialized",
         keywords=("not yet initialized", "systemnotready", "system_not_ready", "error 802"),
     ),
