@@ -25,6 +25,7 @@ from gpudoctor.facts import (
     PlatformFacts,
     ReportFacts,
 )
+from gpudoctor.facts_multigpu import FabricFacts
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.model import Architecture
@@ -65,6 +66,10 @@ def build(draft: Draft, source: str, architectures: Sequence[Architecture] = ())
 
 
 def _gpu(part: dict[str, Any], architectures: Sequence[Architecture]) -> GpuFacts:
+    part = dict(part)
+    state, status = part.pop("_fabric_state", None), part.pop("_fabric_status", None)
+    if state is not None:
+        part["fabric"] = FabricFacts(state=state, status=status)
     gpu = GpuFacts(**part)
     if gpu.compute_capability is None and gpu.name:
         cc = compute_capability_for(gpu.name, architectures)

@@ -51,6 +51,18 @@ _VIRT = {
 }
 
 
+def fabric_state(text: str) -> str | None:
+    """nvidia-smi's "Not Started" / "In Progress" / "Completed" as FabricFacts.state."""
+    value = text.strip().lower().replace(" ", "_")
+    return value if value in ("not_started", "in_progress", "completed", "not_supported") else None
+
+
+def fabric_status(text: str) -> int | None:
+    """ "Success" is NVML_SUCCESS (0); nvidia-smi prints other results as text whose number it
+    does not show, so those stay unknown."""
+    return 0 if text.strip().lower() == "success" else None
+
+
 Convert = Callable[[str], Any]
 
 # (path under the GPU heading, lower case) -> (GpuFacts field, converter)
@@ -83,6 +95,9 @@ GPU_FIELDS: dict[tuple[str, ...], tuple[str, Convert]] = {
     ("power readings", "power limit"): ("power_limit_w", number),
     ("gpu power readings", "current power limit"): ("power_limit_w", number),
     ("minor number",): ("minor_number", integer),
+    # Read into GpuFacts.fabric by build.py (the fabric manager's registration, R525+).
+    ("fabric", "state"): ("_fabric_state", fabric_state),
+    ("fabric", "status"): ("_fabric_status", fabric_status),
 }
 
 

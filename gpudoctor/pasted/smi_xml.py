@@ -10,7 +10,7 @@ from typing import Any
 
 from gpudoctor.pasted.clean import bus_id, integer, mib_bytes, number, on_off, version_text
 from gpudoctor.pasted.draft import Draft, put, unknown_value
-from gpudoctor.pasted.smi_query import Convert
+from gpudoctor.pasted.smi_query import Convert, fabric_state, fabric_status
 
 NAME = "nvidia-smi -q -x"
 DESCRIPTION = "`nvidia-smi -q -x` (XML)"
@@ -74,6 +74,8 @@ GPU_FIELDS: dict[tuple[str, ...], tuple[str, Convert]] = {
     ("power_readings", "power_limit"): ("power_limit_w", number),
     ("gpu_power_readings", "current_power_limit"): ("power_limit_w", number),
     ("minor_number",): ("minor_number", integer),
+    ("fabric", "state"): ("_fabric_state", fabric_state),
+    ("fabric", "status"): ("_fabric_status", fabric_status),
 }
 
 _MAX_DEPTH = 16

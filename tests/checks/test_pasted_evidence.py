@@ -93,3 +93,31 @@ def test_markdown_escapes_pasted_text(matrix: Matrix) -> None:
     assert "@maintainer" not in reply
     assert "](y)" not in reply
     assert escape("a_b *c* <d>") == "a\\_b \\*c\\* \\<d\\>"
+
+
+def test_fabric_state_in_nvidia_smi_q_explains_error_802(matrix: Matrix) -> None:
+    gpu = (
+        "GPU 00000000:{bus}:00.0\n"
+        "    Product Name                          : NVIDIA H100 80GB HBM3\n"
+        "    Fabric\n"
+        "        State                             : Not Started\n"
+        "        Status                            : N/A\n"
+    )
+    text = (
+        "RuntimeError: CUDA error: system not yet initialized\n"
+        "==============NVSMI LOG==============\n"
+        "Driver Version                            : 550.54.15\n"
+        "CUDA Version                              : 12.4\n"
+        "Attached GPUs                             : 2\n"
+        + gpu.format(bus="18")
+        + gpu.format(bus="2A")
+    )
+    facts = _read(text, matrix)
+    assert [g.fabric.state for g in facts.nvml.gpus if g.fabric] == ["not_started"] * 2
+    run = run_checks(facts, matrix)
+    (fabric,) = [f for f in run.findings if f.code == "fabric-manager"]
+    assert fabric.severity is Severity.ERROR
+    assert "the report's error line matches" in fabric.detail
+    (line,) = [f for f in run.findings if f.code == "report-error"]
+    assert (line.severity, line.subject) == (Severity.INFO, "system-not-initialized")
+    assert "explained by fabric-manager" in line.detail
