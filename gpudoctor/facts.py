@@ -227,6 +227,12 @@ class CudaLibFacts:
     cudnn: tuple[LibraryFact, ...] = ()
     nccl: tuple[LibraryFact, ...] = ()
     libcuda: tuple[LibraryFact, ...] = ()  # the driver's user-space library
+    # cuDNN, cuBLAS and NCCL the dynamic loader finds before a framework's own nvidia-* wheels:
+    # in LD_LIBRARY_PATH's folders (search order), and in its cache built from ld.so.conf
+    # (`ldconfig -p`). A wheel's libraries are found through the framework's RUNPATH, which
+    # LD_LIBRARY_PATH precedes.
+    ld_library_path_libs: tuple[LibraryFact, ...] = ()
+    loader_cache_libs: tuple[LibraryFact, ...] = ()
 
 
 @dataclass(frozen=True)

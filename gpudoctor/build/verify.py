@@ -1,8 +1,9 @@
 """Verify a built image against its matrix row: run the in-image probe, compare, report Findings.
 
 What is compared (each one Finding): Python version, framework version, the CUDA and cuDNN the
-framework was built with, the io.gpudoctor.* and OCI labels; with a GPU also
-`cuda.is_available()` and one small kernel. Without a GPU those two are `n/a`, not failures.
+framework was built with, each CUDA library present once, the io.gpudoctor.* and OCI labels;
+with a GPU also `cuda.is_available()` and one small kernel. Without a GPU those two are `n/a`,
+not failures.
 """
 
 from __future__ import annotations
@@ -90,8 +91,26 @@ def compare_report(report: Mapping[str, Any], spec: ImageSpec, *, gpu: bool) -> 
     )
     findings.append(_cuda_finding(report, spec))
     findings.append(_cudnn_finding(report, spec))
+    findings.append(_cuda_once_finding(report))
     findings.extend(_gpu_findings(report, gpu))
     return findings
+
+
+def _cuda_once_finding(report: Mapping[str, Any]) -> Finding:
+    """Each CUDA library once: the same library in two folders (an nvidia/cuda base's
+    /usr/local/cuda and the framework's nvidia-* wheels) wastes gigabytes, and which copy the
+    loader takes depends on the search order."""
+    duplicates = report.get("cuda_library_duplicates")
+    if duplicates is None:
+        return Finding("verify-cuda-once", Severity.NA, AREA, "CUDA libraries: not reported")
+    found = sorted(duplicates)
+    return _finding(
+        "verify-cuda-once",
+        not found,
+        "each CUDA library once" if not found else f"CUDA libraries twice: {', '.join(found)}",
+        "; ".join(f"{lib} in {' and '.join(duplicates[lib])}" for lib in found),
+        {"duplicates": ", ".join(found) or "none"},
+    )
 
 
 def _cuda_finding(report: Mapping[str, Any], spec: ImageSpec) -> Finding:

@@ -20,6 +20,7 @@ from gpudoctor.checks import (
     driver,
     evidence,
     gpu,
+    image_verdict,
     intent,
     links,
     nccl,
@@ -27,6 +28,7 @@ from gpudoctor.checks import (
     platform,
     requirements,
     runtime,
+    shadowing,
     software,
     xid,
 )
@@ -52,9 +54,11 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("platform", c) for c in platform.CHECKS),
     *(("runtime", c) for c in runtime.CHECKS),
     *(("software", c) for c in software.CHECKS),
+    *(("software", c) for c in shadowing.CHECKS),
     *(("software", c) for c in deep.CHECKS),
     *(("multigpu", c) for c in (*links.CHECKS, *placement.CHECKS, *nccl.CHECKS, *xid.CHECKS)),
     *(("intent", c) for c in intent.CHECKS),
+    *(("intent", c) for c in image_verdict.CHECKS),
     ("requirements", requirements.check_requirements),
 )
 

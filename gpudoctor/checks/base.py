@@ -14,6 +14,7 @@ from gpudoctor.checks.model import Finding, Severity
 
 if TYPE_CHECKING:
     from gpudoctor.checks.requirements import Requirement
+    from gpudoctor.compat.image import ImageFacts
     from gpudoctor.facts import GpuFacts, HostFacts, PciDevice
     from gpudoctor.matrix.model import Matrix
 
@@ -28,6 +29,8 @@ class Intent:
     framework_version: str | None = None  # "2.5" from `pytorch==2.5`
     cuda: str | None = None
     requirements: tuple[Requirement, ...] = ()
+    native_only: bool = False  # `--native-only`: minor-version compatibility does not count
+    image: ImageFacts | None = None  # `--image REF`: will this built image run here
 
 
 Check = Callable[["HostFacts", "Matrix", Intent], list[Finding]]

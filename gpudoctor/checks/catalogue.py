@@ -224,6 +224,14 @@ _ENTRIES = (
        "(error), an older minor may lack symbols (warn).",
        "`pip install nvidia-cudnn-cu12==<version from the finding>` or reinstall the "
        "framework so that pip picks its cuDNN."),
+    _E("library-shadowing", "software", "A system CUDA library shadows a framework's wheel",
+       "ok, warn, error, n/a",
+       "A cuDNN, cuBLAS or NCCL on LD_LIBRARY_PATH (error) or in the loader cache built from "
+       "ld.so.conf (warn) has the same soname as the copy the framework's nvidia-* wheel "
+       "brings but another version, and the loader finds it first: 'Could not load symbol "
+       "cudnnGetLibConfig', 'undefined symbol: ncclCommRegister'.",
+       "Take that folder off LD_LIBRARY_PATH (or remove the system package / its ld.so.conf.d "
+       "entry and run `sudo ldconfig`), so the framework loads its own wheels."),
     _E("nvcc-driver-cuda", "software", "CUDA toolkit (nvcc) vs driver", "ok, info, warn, n/a",
        "A CUDA toolkit newer than the driver supports compiles fine but its programs fail at "
        "run time ('CUDA driver version is insufficient for CUDA runtime version').",
@@ -350,6 +358,12 @@ _ENTRIES = (
        "For `--framework`/`--cuda`: the matrix row asked for, judged against this driver "
        "(CUDA minimum) and these GPUs (compiled architectures).",
        "Use the newest row this host can run (intent-newest-row), or upgrade the driver."),
+    _E("image-runs-here", "intent", "Will this image run here (check --image)",
+       "ok, info, warn, error, unknown",
+       "A built image (its io.gpudoctor.* labels, or its framework read by one bounded docker "
+       "run) judged against this host: the driver tier of its CUDA, kernels for every GPU, and "
+       "its NVIDIA_REQUIRE_CUDA as the NVIDIA Container Toolkit checks it at start.",
+       "Use the image the finding names (`gpudoctor build ...`), or upgrade the driver."),
     _E("intent-newest-row", "intent", "Newest matrix row this host can run", "info, warn, n/a",
        "The newest framework build in the matrix whose CUDA this driver runs and whose "
        "kernels cover these GPUs.",

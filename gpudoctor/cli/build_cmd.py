@@ -21,7 +21,7 @@ BUILD_HELP = """Build a known-good GPU framework image, then verify it against i
 
 \b
   gpudoctor build --framework pytorch --cuda 12.4
-  gpudoctor build --framework pytorch --for-host           newest CUDA this host's driver runs
+  gpudoctor build --framework pytorch --for-host           the newest build this host runs
   gpudoctor build --framework pytorch --from host.json --tag registry.example/team/torch:1 --push
   gpudoctor build --framework pytorch --dry-run            print the Dockerfile only
   gpudoctor build --framework pytorch --cuda 12.4 --wheelhouse ./wheels \\
@@ -55,6 +55,7 @@ def build_cmd(
     for_host: opts.ForHostOpt = False,
     from_file: opts.FromOpt = None,
     allow_unverified: opts.AllowUnverifiedOpt = False,
+    native_only: opts.NativeOnlyOpt = False,
     pip: opts.PipOpt = None,
     base_image: opts.BaseImageOpt = None,
     index_url: opts.IndexUrlOpt = None,
@@ -100,6 +101,7 @@ def build_cmd(
             for_host=for_host,
             from_file=from_file,
             allow_unverified=allow_unverified,
+            native_only=native_only,
         ),
         options=opts.build_options(
             pip=pip,

@@ -14,6 +14,7 @@ from gpudoctor.errors import EnvironmentUnavailable, UsageError
 
 if TYPE_CHECKING:
     from gpudoctor.build.spec import BuildOptions
+    from gpudoctor.compat.host import Host
     from gpudoctor.facts import HostFacts
     from gpudoctor.matrix.model import ResolveRequest
 
@@ -51,6 +52,13 @@ FromOpt = Annotated[
     Path | None,
     typer.Option(
         "--from", metavar="HOST.JSON", help="Target a recorded host (gpudoctor snapshot)."
+    ),
+]
+NativeOnlyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--native-only",
+        help="Target host: only builds its driver runs natively (no minor-version compat).",
     ),
 ]
 AllowUnverifiedOpt = Annotated[
@@ -97,6 +105,7 @@ def resolve_request(
     for_host: bool,
     from_file: Path | None,
     allow_unverified: bool,
+    native_only: bool = False,
 ) -> ResolveRequest:
     """The ResolveRequest the flags describe; a target host supplies driver and GPUs."""
     from gpudoctor.build.validate import python_version
@@ -110,7 +119,8 @@ def resolve_request(
         check_choice("--flavor", flavor, FLAVORS)
     if python is not None:
         python_version(python)
-    host_driver, capabilities = target_host(for_host, from_file)
+    host = target_host(for_host, from_file)
+    host_driver = host.driver if host else None
     if driver is not None and host_driver is not None and driver != host_driver:
         raise UsageError(
             f"--driver {driver} contradicts the target host's driver {host_driver}",
@@ -122,15 +132,17 @@ def resolve_request(
         cuda=cuda,
         python=python,
         driver=driver or host_driver,
-        compute_capabilities=capabilities,
+        compute_capabilities=host.compute_capabilities if host else (),
         flavor=flavor,
         distro=distro,
         allow_unverified=allow_unverified,
+        native_only=native_only,
+        host=host,
     )
 
 
-def target_host(for_host: bool, from_file: Path | None) -> tuple[str | None, tuple[str, ...]]:
-    """(driver, compute capabilities) of the target host; (None, ()) when none is named."""
+def target_host(for_host: bool, from_file: Path | None) -> Host | None:
+    """The target host as the compatibility model sees it; None when none is named."""
     if for_host and from_file is not None:
         raise UsageError("--for-host and --from both name a target host", hint="give one")
     if from_file is not None:
@@ -141,20 +153,18 @@ def target_host(for_host: bool, from_file: Path | None) -> tuple[str | None, tup
         from gpudoctor.probes import collect_facts
 
         return host_target(collect_facts(include_docker=False), "this host")
-    return None, ()
+    return None
 
 
-def host_target(facts: HostFacts, where: str) -> tuple[str, tuple[str, ...]]:
-    driver = facts.nvml.driver_version
-    if driver is None:
+def host_target(facts: HostFacts, where: str) -> Host:
+    from gpudoctor.compat.host import from_facts
+
+    if facts.nvml.driver_version is None:
         raise EnvironmentUnavailable(
             f"{where}: no NVIDIA driver version (NVML status: {facts.nvml.status})",
             hint="run `gpudoctor check` there to see why, or give --driver VERSION",
         )
-    capabilities = sorted(
-        {g.compute_capability for g in facts.nvml.gpus if g.compute_capability and not g.lost}
-    )
-    return driver, tuple(capabilities)
+    return from_facts(facts)
 
 
 def build_options(

@@ -38,6 +38,7 @@ against the compatibility matrix; every problem comes with its fix.
   gpudoctor check --from host.json                          judge a recorded snapshot
   gpudoctor check --from report.txt --format markdown       judge a pasted report
   gpudoctor check --deep                                    also import the frameworks
+  gpudoctor check --image registry.example/team/torch:1     will this image run here?
 
 \b
 --deep goes further: it imports each installed framework (torch, tensorflow, jax) in a
@@ -125,6 +126,23 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     ] = False,
     deep: DeepOpt = False,
     deep_timeout: DeepTimeoutOpt = DEEP_TIMEOUT_S,
+    image: Annotated[
+        str | None,
+        typer.Option(
+            "--image",
+            metavar="REF",
+            help="Will this built image run here (or on the --from host)? Reads its labels, "
+            "else its framework by one bounded `docker run --rm`.",
+        ),
+    ] = None,
+    native_only: Annotated[
+        bool,
+        typer.Option(
+            "--native-only",
+            help="With --framework/--cuda: only builds the driver runs natively count (not by "
+            "minor-version compatibility).",
+        ),
+    ] = False,
 ) -> int:
     from gpudoctor.checks import run_checks, select_codes
     from gpudoctor.checks.catalogue import listing
@@ -133,13 +151,15 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
         write_output(listing(), output)
         return 0
     check_choice("--format", fmt, _FORMATS)
-    intent = build_intent(framework, cuda, require or [])
+    intent = build_intent(framework, cuda, require or [], native_only=native_only)
     only_codes = select_codes("--only", (only or "").split(","))
     skip_codes = select_codes("--skip", (skip or "").split(","))
     from gpudoctor.fleet import is_fleet
 
     paths = from_files or []
     refuse_deep_with_from(deep, paths)
+    if image is not None:
+        intent = with_image(intent, image, fleet=is_fleet(paths))
     if is_fleet(paths):
         return check_fleet(
             ctx, paths, intent, fmt, only=only_codes, skip=skip_codes, strict=strict, output=output
@@ -186,7 +206,9 @@ def check_fleet(
     return exit_code
 
 
-def build_intent(framework: str | None, cuda: str | None, require: list[str]) -> Intent:
+def build_intent(
+    framework: str | None, cuda: str | None, require: list[str], *, native_only: bool = False
+) -> Intent:
     from gpudoctor.checks import Intent
     from gpudoctor.checks.intent import parse_cuda, parse_framework
     from gpudoctor.checks.requirements import parse_requirement
@@ -197,7 +219,27 @@ def build_intent(framework: str | None, cuda: str | None, require: list[str]) ->
         framework_version=version,
         cuda=parse_cuda(cuda) if cuda else None,
         requirements=tuple(parse_requirement(r) for r in require),
+        native_only=native_only,
     )
+
+
+def with_image(intent: Intent, reference: str, *, fleet: bool) -> Intent:
+    """The intent with the image's facts, read through the Docker daemon (exit 3 when it is
+    unreachable)."""
+    from dataclasses import replace
+
+    from gpudoctor.build.docker_engine import DockerSdkEngine
+    from gpudoctor.build.validate import image_reference
+    from gpudoctor.errors import UsageError
+    from gpudoctor.probes.image import probe_image
+
+    if fleet:
+        raise UsageError(
+            "--image judges one host, and --from names several",
+            hint="give one --from (or none, for this host) with --image",
+        )
+    engine = DockerSdkEngine.connect()
+    return replace(intent, image=probe_image(engine, image_reference(reference, "--image")))
 
 
 def refuse_deep_with_from(deep: bool, paths: list[Path]) -> None:

@@ -51,12 +51,15 @@ RESOLVE_HELP = """Pick the newest known-good image row that meets every constrai
   gpudoctor matrix resolve --framework pytorch
   gpudoctor matrix resolve --framework pytorch --version 2.5 --cuda 12.1
   gpudoctor matrix resolve --framework pytorch --driver 535.104.05 --compute-capability 9.0
+  gpudoctor matrix resolve --framework pytorch --from host.json     a recorded host
   gpudoctor matrix resolve --framework tensorflow --python 3.11 --format json
 
 --version and --cuda take a version ("2.5" means 2.5.*) or a PEP 440 specifier
-(">=2.4,<2.6"); a full CUDA release ("12.4.1") pins the base image. --driver keeps rows whose
-base image CUDA release runs on that driver (the per-release minimum, which nvidia/cuda images
-enforce). Defaults: the newest Python the release supports, the runtime flavor, the newest
+(">=2.4,<2.6"); a full CUDA release ("12.4.1") pins the nvidia/cuda base image. --driver and
+--compute-capability name a target host: the newest release with a build that runs there on
+every GPU wins, minor-version compatibility counting as running (cu12x builds on drivers >=
+525.60.13) and a natively supported build preferred within a release; --native-only counts
+native builds only. Defaults: the newest Python the release supports, the runtime flavor, the newest
 Ubuntu the base image offers. With no match, the nearest rows are listed with the reason each
 was rejected, and the exit code is 2.
 """
@@ -168,13 +171,36 @@ def resolve_cmd(
     allow_unverified: Annotated[
         bool, typer.Option("--allow-unverified", help="Consider rows marked verified = false.")
     ] = False,
+    native_only: Annotated[
+        bool,
+        typer.Option(
+            "--native-only", help="Only builds the driver runs natively (no minor-version compat)."
+        ),
+    ] = False,
+    from_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--from", metavar="HOST.JSON", help="Target a recorded host (gpudoctor snapshot)."
+        ),
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help=_FORMAT_HELP)] = "text",
 ) -> int:
+    from dataclasses import replace
+
     from gpudoctor.cli import matrix_views as views
+    from gpudoctor.cli.build_options import target_host
     from gpudoctor.cli.common import check_choice, load_matrix
     from gpudoctor.matrix.model import ResolveRequest
 
     check_choice("--format", fmt, ("text", "json"))
+    host = target_host(False, from_file) if from_file is not None else None
+    if host is not None and (driver or compute_capability):
+        from gpudoctor.errors import UsageError
+
+        raise UsageError(
+            "--from names the target host, and --driver/--compute-capability describe one",
+            hint="give either --from or --driver/--compute-capability",
+        )
     request = ResolveRequest(
         framework=framework,
         version=version,
@@ -185,7 +211,15 @@ def resolve_cmd(
         flavor=flavor,
         distro=distro,
         allow_unverified=allow_unverified,
+        native_only=native_only,
     )
+    if host is not None:
+        request = replace(
+            request,
+            driver=host.driver,
+            compute_capabilities=host.compute_capabilities,
+            host=host,
+        )
     typer.echo(views.resolve(load_matrix(ctx), request, fmt))
     return 0
 

@@ -269,14 +269,37 @@ def row_text(row: ResolvedRow, verified: bool = True) -> str:
         ("python", row.python),
         ("base image", row.base_image),
         ("digest", row.base_digest or "- (not pinned in the matrix)"),
-        ("CUDA release", row.cuda_release),
-        ("min driver", f"{row.min_driver_linux} (Linux)"),
+        ("CUDA libraries", _cuda_libraries(row)),
+        ("min driver", _min_driver(row)),
+        *(
+            (("on the target", f"{row.tier}: {row.tier_note}" if row.tier_note else row.tier),)
+            if row.tier
+            else ()
+        ),
+        ("starts with", f"NVIDIA_REQUIRE_CUDA {row.require_cuda}"),
         ("install", f"pip install {install}"),
         ("arch list", " ".join(row.arch_list) or "- (not in the matrix)"),
         ("verified", "yes" if verified else f"no ({LEGEND})"),
         *(("source" if i == 0 else "", s) for i, s in enumerate(row.sources)),
     ]
     return row.id + "\n" + fields(pairs)
+
+
+def _cuda_libraries(row: ResolvedRow) -> str:
+    if row.cuda_release is None:
+        return "from the framework's pip wheels (plain distribution base)"
+    where = "the base image" if row.cuda_from == "system" else "the pip wheels"
+    return f"from {where} (base CUDA {row.cuda_release})"
+
+
+def _min_driver(row: ResolvedRow) -> str:
+    native = row.native_driver_linux
+    if native and native != row.min_driver_linux:
+        return (
+            f"{row.min_driver_linux} (Linux; minor-version compatibility), {native} for "
+            f"native CUDA {row.cuda}"
+        )
+    return f"{row.min_driver_linux} (Linux)"
 
 
 def show(matrix: Matrix, target: str, fmt: str) -> str:

@@ -23,7 +23,7 @@ RENDER_HELP = """Render the Dockerfile of one known-good matrix row, or of all (
 \b
   gpudoctor render --framework pytorch --cuda 12.4
   gpudoctor render --framework pytorch --version 2.5 --python 3.11 -o Dockerfile
-  gpudoctor render --framework tensorflow --for-host        newest CUDA this host's driver runs
+  gpudoctor render --framework tensorflow --for-host        the newest build this host runs
   gpudoctor render --framework pytorch --from host.json     for a recorded host
   gpudoctor render --all --out images                       every supported row + bake file
 
@@ -69,6 +69,7 @@ def render_cmd(
     for_host: opts.ForHostOpt = False,
     from_file: opts.FromOpt = None,
     allow_unverified: opts.AllowUnverifiedOpt = False,
+    native_only: opts.NativeOnlyOpt = False,
     pip: opts.PipOpt = None,
     base_image: opts.BaseImageOpt = None,
     index_url: opts.IndexUrlOpt = None,
@@ -99,6 +100,7 @@ def render_cmd(
         for_host=for_host,
         from_file=from_file,
         allow_unverified=allow_unverified,
+        native_only=native_only,
     )
     options = opts.build_options(
         pip=pip, base_image=base_image, index_url=index_url, wheelhouse=wheelhouse

@@ -342,11 +342,12 @@ def _mig_gpu(problems: Problems, where: str, raw: dict[str, object]) -> MigGpu |
 
 
 def _distro(problems: Problems, where: str, raw: dict[str, object]) -> Distro | None:
-    r = _reader(problems, where, raw, "name package_manager pythons")
+    r = _reader(problems, where, raw, "name package_manager pythons image")
     row = Distro(
         name=r.get_str("name", f.DISTRO),
         package_manager=r.get_str("package_manager", f.PACKAGE_MANAGER),
         pythons=r.get_list("pythons", f.PYTHON),
+        image=r.get("image", f.TEXT, required=False),
         **r.common(),
     )
     return row if r.ok else None
