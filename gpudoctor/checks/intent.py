@@ -22,44 +22,11 @@ from gpudoctor.checks.base import (
 )
 from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.checks.suggest import driver_verdict
-from gpudoctor.errors import NoMatchingRow, UsageError
+from gpudoctor.errors import NoMatchingRow
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
     from gpudoctor.matrix.model import Matrix
-
-_ALIASES = {
-    "pytorch": "pytorch",
-    "torch": "pytorch",
-    "tensorflow": "tensorflow",
-    "tf": "tensorflow",
-}
-_SPEC = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]*)\s*(?:==?\s*(\d+(?:\.\d+)*))?\s*$")
-
-
-def parse_framework(text: str) -> tuple[str, str | None]:
-    """ "pytorch==2.5" -> ("pytorch", "2.5"); UsageError for an unknown name or a bad version."""
-    match = _SPEC.match(text)
-    if match is None:
-        raise UsageError(
-            f"--framework {text!r} is not NAME or NAME==VERSION",
-            hint="e.g. --framework pytorch==2.5 or --framework tensorflow",
-        )
-    name = _ALIASES.get(match.group(1).lower())
-    if name is None:
-        raise UsageError(
-            f"unknown framework {match.group(1)!r} in --framework {text!r}; known: pytorch, "
-            "tensorflow",
-            hint="e.g. --framework pytorch==2.5",
-        )
-    return name, match.group(2)
-
-
-def parse_cuda(text: str) -> str:
-    if not re.fullmatch(r"\s*\d+\.\d+(\.\d+)?\s*", text):
-        raise UsageError(f"--cuda {text!r} is not a CUDA version like 12.1", hint="--cuda 12.1")
-    return text.strip()
-
 
 @dataclass(frozen=True)
 class _Build:

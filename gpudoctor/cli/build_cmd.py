@@ -129,6 +129,7 @@ def run_build(ctx: typer.Context, request: BuildRequest, fmt: str) -> int:
     from gpudoctor.resources import templates_dir
 
     matrix = load_matrix(ctx)
+    opts.check_in_matrix(matrix, request.resolve)
     engine = DockerSdkEngine.connect()
     try:
         report = build_image(request, matrix, engine, StderrProgress(), templates_dir())

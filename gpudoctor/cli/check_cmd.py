@@ -124,6 +124,11 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
 
     paths = from_files or []
     refuse_deep_with_from(deep, paths)
+    if intent.framework or intent.cuda:
+        # A release or CUDA the matrix lacks is bad input: say so before probing anything.
+        from gpudoctor.matrix.inputs import check_asked
+
+        check_asked(load_matrix(ctx), intent.framework, intent.framework_version, intent.cuda)
     if is_fleet(paths):
         return check_fleet(
             ctx, paths, intent, fmt, only=only_codes, skip=skip_codes, strict=strict, output=output
@@ -168,7 +173,7 @@ def check_fleet(
 
 def build_intent(framework: str | None, cuda: str | None, require: list[str]) -> Intent:
     from gpudoctor.checks import Intent
-    from gpudoctor.checks.intent import parse_cuda, parse_framework
+    from gpudoctor.matrix.inputs import parse_cuda, parse_framework
     from gpudoctor.checks.requirements import parse_requirement
 
     name, version = parse_framework(framework) if framework else (None, None)

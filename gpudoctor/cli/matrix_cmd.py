@@ -108,7 +108,9 @@ def list_cmd(
 
     check_choice("--format", fmt, ("text", "json"))
     if framework is not None:
-        check_choice("--framework", framework, views.FRAMEWORKS)
+        from gpudoctor.matrix.inputs import framework_name
+
+        framework = framework_name(framework)
     matrix = load_matrix(ctx)
     typer.echo(
         views.list_json(matrix, framework) if fmt == "json" else views.list_text(matrix, framework)
@@ -135,7 +137,10 @@ def resolve_cmd(
     ctx: typer.Context,
     *,
     framework: Annotated[
-        str, typer.Option("--framework", metavar="NAME", help="pytorch or tensorflow.")
+        str,
+        typer.Option(
+            "--framework", metavar="NAME[==VER]", help="pytorch or tensorflow, e.g. pytorch==2.5."
+        ),
     ],
     version: Annotated[
         str | None,
@@ -171,12 +176,16 @@ def resolve_cmd(
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help=_FORMAT_HELP)] = "text",
 ) -> int:
     from gpudoctor.cli import matrix_views as views
+    from gpudoctor.cli.build_options import check_in_matrix
     from gpudoctor.cli.common import check_choice, load_matrix
+    from gpudoctor.matrix.inputs import framework_and_version
     from gpudoctor.matrix.model import ResolveRequest
 
     check_choice("--format", fmt, ("text", "json"))
+    name, version = framework_and_version(framework, version)
+    assert name is not None  # --framework is required
     request = ResolveRequest(
-        framework=framework,
+        framework=name,
         version=version,
         cuda=cuda,
         python=python,
@@ -186,7 +195,9 @@ def resolve_cmd(
         distro=distro,
         allow_unverified=allow_unverified,
     )
-    typer.echo(views.resolve(load_matrix(ctx), request, fmt))
+    matrix = load_matrix(ctx)
+    check_in_matrix(matrix, request)
+    typer.echo(views.resolve(matrix, request, fmt))
     return 0
 
 

@@ -133,7 +133,9 @@ def render_one(
     from gpudoctor.cli.common import err, load_matrix, write_output
     from gpudoctor.resources import templates_dir
 
-    row = resolve_row(load_matrix(ctx), request)
+    matrix = load_matrix(ctx)
+    opts.check_in_matrix(matrix, request)
+    row = resolve_row(matrix, request)
     spec, dockerfile = render_row(row, options, templates_dir())
     opts.print_warnings(spec.warnings)
     write_output(dockerfile, output)

@@ -48,10 +48,9 @@ def builds(matrix: Matrix, framework: str) -> list[Build]:
 
 
 def unknown_framework(name: str) -> UsageError:
-    return UsageError(
-        f"unknown framework {name!r}; valid: {', '.join(FRAMEWORKS)}",
-        hint="use --framework pytorch or --framework tensorflow",
-    )
+    from gpudoctor.matrix import inputs  # the one wording for this mistake
+
+    return inputs.unknown_framework(name)
 
 
 def _pytorch_builds(matrix: Matrix) -> list[Build]:
@@ -171,13 +170,13 @@ def contains(spec: SpecifierSet, version: str) -> bool:
 def build_reasons(matrix: Matrix, build: Build, request: ResolveRequest, specs: Specs) -> list[str]:
     reasons: list[str] = []
     if specs.version is not None and not contains(specs.version, build.version):
-        reasons.append(f"version {build.version} does not match --version {specs.version_text}")
+        reasons.append(_version_reason(build, specs))
     if (
         specs.cuda is not None
         and not specs.cuda_by_release
         and not contains(specs.cuda, build.cuda)
     ):
-        reasons.append(f"CUDA {build.cuda} does not match --cuda {specs.cuda_text}")
+        reasons.append(_cuda_reason(matrix, build, specs))
     if request.python is not None and request.python not in build.python:
         reasons.append(f"supports Python {span(build.python)}, not {request.python}")
     if not build.verified and not request.allow_unverified:
@@ -187,6 +186,28 @@ def build_reasons(matrix: Matrix, build: Build, request: ResolveRequest, specs: 
         if reason:
             reasons.append(reason)
     return reasons
+
+
+def _version_reason(build: Build, specs: Specs) -> str:
+    """Not just "does not match": which side of the asked version this release lies on."""
+    text = specs.version_text.strip()
+    if re.fullmatch(r"\d+(\.\d+)*", text):
+        want = numeric(text)
+        side = "newer" if numeric(build.version)[: len(want)] > want else "older"
+        return f"release {build.version} is {side} than the {text} asked for"
+    return f"release {build.version} is outside --version {text}"
+
+
+def _cuda_reason(matrix: Matrix, build: Build, specs: Specs) -> str:
+    """Name the CUDA builds this release does have, so the user sees what to ask for."""
+    have = sorted(
+        {b.cuda for b in builds(matrix, build.framework) if b.version == build.version},
+        key=numeric,
+    )
+    return (
+        f"built for CUDA {build.cuda}; {build.framework} {build.version} has no CUDA "
+        f"{specs.cuda_text} build (it has {', '.join(have)})"
+    )
 
 
 def _gpu_reason(matrix: Matrix, build: Build, cc: str) -> str | None:
