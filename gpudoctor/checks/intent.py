@@ -7,7 +7,6 @@ minor-version compatibility) and these GPUs (compiled architectures); the newest
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,6 +26,7 @@ from gpudoctor.errors import NoMatchingRow
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
     from gpudoctor.matrix.model import Matrix
+
 
 @dataclass(frozen=True)
 class _Build:

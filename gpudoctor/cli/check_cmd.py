@@ -173,8 +173,8 @@ def check_fleet(
 
 def build_intent(framework: str | None, cuda: str | None, require: list[str]) -> Intent:
     from gpudoctor.checks import Intent
-    from gpudoctor.matrix.inputs import parse_cuda, parse_framework
     from gpudoctor.checks.requirements import parse_requirement
+    from gpudoctor.matrix.inputs import parse_cuda, parse_framework
 
     name, version = parse_framework(framework) if framework else (None, None)
     return Intent(

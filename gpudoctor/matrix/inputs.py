@@ -22,7 +22,12 @@ if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix
 
 FRAMEWORKS = ("pytorch", "tensorflow")
-_ALIASES = {"pytorch": "pytorch", "torch": "pytorch", "tensorflow": "tensorflow", "tf": "tensorflow"}
+_ALIASES = {
+    "pytorch": "pytorch",
+    "torch": "pytorch",
+    "tensorflow": "tensorflow",
+    "tf": "tensorflow",
+}
 _SPEC = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]*)\s*(?:==?\s*(\S+?))?\s*$")
 _PLAIN_VERSION = re.compile(r"\d+(?:\.\d+)*")
 _CUDA = re.compile(r"\d+\.\d+(?:\.\d+)?")
@@ -169,9 +174,7 @@ def check_cuda(matrix: Matrix, framework: str | None, cuda: str | None) -> None:
     known = sorted(set(cuda_versions(matrix, framework)), key=_key)
     short = ".".join(cuda.strip().split(".")[:2])
     if not any(_matches(k, short) for k in known):
-        listing = (
-            f"gpudoctor matrix list --framework {framework}" if framework else "gpudoctor matrix list"
-        )
+        listing = "gpudoctor matrix list" + (f" --framework {framework}" if framework else "")
         raise not_in_matrix("CUDA", cuda.strip(), known, listing, scope=framework or "")
 
 
