@@ -10,15 +10,11 @@ from typing import Annotated
 
 import typer
 
-try:  # newer typer vendors its own copy of click; older ones use click itself
-    from typer._click.exceptions import ClickException
-except ImportError:  # pragma: no cover - depends on the installed typer
-    from click.exceptions import ClickException  # type: ignore[assignment]
-
 from gpudoctor import __version__
 from gpudoctor.cli.common import CliState
+from gpudoctor.cli.errors_out import ClickException, click_error, report, wants_json
 from gpudoctor.errors import GpuDoctorError
-from gpudoctor.exitcodes import EXIT_CODES_HELP, ExitCode
+from gpudoctor.exitcodes import EXIT_CODES_HELP
 
 HELP = f"""Make NVIDIA GPU hosts and GPU framework images work the first time.
 
@@ -87,23 +83,32 @@ def run(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or bool(os.environ.get("GPUDOCTOR_DEBUG"))
     command = typer.main.get_command(app)
+    as_json = wants_json(args)
     try:
         result = command.main(args, prog_name="gpudoctor", standalone_mode=False)
     except typer.Exit as exc:
         return int(exc.exit_code)
     except ClickException as exc:
-        exc.show()
-        return ExitCode.USAGE if exc.exit_code == 2 else int(exc.exit_code)
+        message, hint, code = click_error(exc)
+        return report(message, hint, exit_code=code, reference="bad-usage", as_json=as_json)
     except typer.Abort:
         sys.stderr.write("aborted\n")
         return 130
     except GpuDoctorError as exc:
         if debug:
             raise
-        sys.stderr.write(f"error: {exc.message}\n")
-        if exc.hint:
-            sys.stderr.write(f"hint: {exc.hint}\n")
-        return int(exc.exit_code)
+        extra: dict[str, object] = {}
+        rejections = getattr(exc, "rejections", None)
+        if rejections is not None:  # no matching row: the nearest, for machines too
+            extra["nearest"] = [{"row": r.candidate, "reasons": [*r.reasons]} for r in rejections]
+        return report(
+            exc.message,
+            exc.hint,
+            exit_code=int(exc.exit_code),
+            reference=exc.reference,
+            as_json=as_json,
+            extra=extra,
+        )
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130

@@ -205,8 +205,8 @@ def _cuda_reason(matrix: Matrix, build: Build, specs: Specs) -> str:
         key=numeric,
     )
     return (
-        f"built for CUDA {build.cuda}; {build.framework} {build.version} has no CUDA "
-        f"{specs.cuda_text} build (it has {', '.join(have)})"
+        f"built for CUDA {build.cuda}, not {specs.cuda_text}; {build.framework} {build.version} "
+        f"has builds for CUDA {', '.join(have)}"
     )
 
 
