@@ -113,7 +113,13 @@ def check_intent(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Findi
 def _verdict(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
     code, asked, driver = "intent-verdict", _asked(intent), driver_version(facts)
     if not has_gpu(facts):
-        return finding(code, Severity.ERROR, f"{asked} cannot use a GPU here: no NVIDIA GPU")
+        return finding(
+            code,
+            Severity.ERROR,
+            f"{asked} cannot use a GPU here: no NVIDIA GPU",
+            fix="Run it on a host with an NVIDIA GPU (in a container: `docker run --gpus all`); "
+            "in CI, `--require 'gpus>=1'` makes a GPU-less runner fail the job.",
+        )
     if driver is None:
         return finding(code, Severity.UNKNOWN, f"{asked}: driver version unknown")
     builds = (
@@ -191,6 +197,9 @@ def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
         Severity.WARN,
         f"no verified {framework} image row in the matrix runs on this host",
         detail="; ".join(line.strip(" :") for line in last.splitlines()[:2]),
+        fix="Upgrade the NVIDIA driver (newer rows need a newer one); "
+        f"`gpudoctor matrix resolve --framework {framework} --allow-unverified` also considers "
+        "rows not yet verified.",
         evidence=[("driver", driver)],
     )
 
