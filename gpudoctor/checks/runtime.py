@@ -39,7 +39,7 @@ def docker_absence(facts: HostFacts) -> str:
             f"Docker client installed ({r.docker_client}) but its daemon does not answer"
             f"{because}: start it with `sudo systemctl start docker`"
         )
-    return "Docker not installed (no docker client on PATH, no daemon answering)"
+    return "Docker not found (no daemon answering, no docker client on PATH)"
 
 
 def nvidia_runtimes(facts: HostFacts) -> set[str]:
