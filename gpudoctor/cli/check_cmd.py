@@ -19,6 +19,7 @@ from gpudoctor.cli.common import (
     load_matrix,
     state,
     write_output,
+    wrote,
 )
 
 if TYPE_CHECKING:
@@ -115,6 +116,7 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
 
     if list_codes:
         write_output(listing(), output)
+        wrote(output, "the list of check codes")
         return 0
     check_choice("--format", fmt, _FORMATS)
     intent = build_intent(framework, cuda, require or [])
@@ -139,6 +141,7 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     )
     verbose = verbose or state(ctx).verbose
     write_output(render(run, facts, intent, fmt, verbose=verbose, to_file=output), output)
+    wrote(output, f"the {fmt} report (exit {run.exit_code})")
     return run.exit_code
 
 
@@ -168,6 +171,7 @@ def check_fleet(
     )
     text = render_fleet_json(summary) if fmt == "json" else render_fleet_text(summary)
     write_output(text, output)
+    wrote(output, f"the {fmt} fleet report (exit {exit_code})")
     return exit_code
 
 

@@ -130,7 +130,7 @@ def render_one(
 ) -> int:
     """Resolve one row, render its Dockerfile to `output` (or stdout); warnings to stderr."""
     from gpudoctor.build.pipeline import render_row, resolve_row
-    from gpudoctor.cli.common import err, load_matrix, write_output
+    from gpudoctor.cli.common import load_matrix, write_output, wrote
     from gpudoctor.resources import templates_dir
 
     matrix = load_matrix(ctx)
@@ -139,8 +139,7 @@ def render_one(
     spec, dockerfile = render_row(row, options, templates_dir())
     opts.print_warnings(spec.warnings)
     write_output(dockerfile, output)
-    if output is not None:
-        err(f"wrote {output} (row {row.id})")
+    wrote(output, f"the Dockerfile of row {row.id}")
     return 0
 
 
