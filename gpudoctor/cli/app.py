@@ -19,9 +19,10 @@ from gpudoctor.exitcodes import EXIT_CODES_HELP
 HELP = f"""Make NVIDIA GPU hosts and GPU framework images work the first time.
 
 \b
-  gpudoctor check                      what is wrong with this host, and the fix
-  gpudoctor check --format json        the same, for machines
-  gpudoctor snapshot -o host.json      record this host; `check --from host.json` judges it anywhere
+  gpudoctor check                  what is wrong with this host, and the fix
+  gpudoctor check --format json    the same, for machines
+  gpudoctor snapshot -o host.json  record this host; `check --from host.json`
+                                   judges it anywhere
   gpudoctor matrix resolve --framework pytorch --cuda 12.1
   gpudoctor build --framework pytorch --cuda 12.1
 

@@ -26,25 +26,26 @@ if TYPE_CHECKING:
     from gpudoctor.checks import CheckRun, Intent
     from gpudoctor.facts import HostFacts
 
-HELP = """Check this host: driver, GPUs, platform, container runtime and the installed frameworks
-against the compatibility matrix; every problem comes with its fix.
+HELP = """Check this host: driver, GPUs, platform, container runtime and the installed
+frameworks against the compatibility matrix; every problem comes with its fix.
 
 \b
   gpudoctor check
-  gpudoctor check --framework pytorch==2.5 --cuda 12.4     will it run here?
-  gpudoctor check --require 'driver>=550' --require 'gpus>=8' --format junit -o report.xml
-  gpudoctor check --from host.json                          judge a recorded snapshot
-  gpudoctor check --deep                                    also import the frameworks
+  gpudoctor check --framework pytorch==2.5 --cuda 12.4   will it run here?
+  gpudoctor check --require 'driver>=550' --require 'gpus>=8' \\
+      --format junit -o report.xml
+  gpudoctor check --from host.json                      judge a recorded host
+  gpudoctor check --deep                                also import frameworks
 
-\b
---deep goes further: it imports each installed framework (torch, tensorflow, jax) in a
-subprocess with this Python, asks it for CUDA and runs one small kernel on GPU 0, so it
-creates a CUDA context (the default run never does). It costs the frameworks' import time
-(torch: seconds), each bounded by --deep-timeout (default 60 s). Not with --from.
+--deep goes further: it imports each installed framework (torch, tensorflow,
+jax) in a subprocess with this Python, asks it for CUDA and runs one small
+kernel on GPU 0, so it creates a CUDA context (the default run never does). It
+costs the frameworks' import time (torch: seconds), each bounded by
+--deep-timeout (default 60 s). Not with --from.
 
-\b
-Requirement keys: driver, cuda, gpus, memory (GiB/GB/MiB/MB), compute_capability, mig (on|off),
-iommu (on|off), runtime (nvidia|cdi|...); operators >= <= > < == != =.
+Requirement keys: driver, cuda, gpus, memory (GiB/GB/MiB/MB),
+compute_capability, mig (on|off), iommu (on|off), runtime (nvidia|cdi|...);
+operators >= <= > < == != =.
 
 Exit codes: 0 nothing failed; 1 an error finding, or a requirement unmet or not judgeable (with
 --strict, warnings and unknowns too); 2 usage or bad input (bad flag, expression, snapshot or

@@ -14,12 +14,12 @@ import typer
 MATRIX_HELP = """Read, query and validate the compatibility matrix (matrices/compat.toml).
 
 \b
-  gpudoctor matrix list                              every table, summarised
-  gpudoctor matrix list --framework pytorch          each PyTorch build (release x CUDA)
-  gpudoctor matrix show pytorch==2.5                 one release, with its CUDA variants
+  gpudoctor matrix list                       every table, summarised
+  gpudoctor matrix list --framework pytorch   each build (release x CUDA)
+  gpudoctor matrix show pytorch==2.5          one release, its CUDA variants
   gpudoctor matrix resolve --framework pytorch --cuda 12.4
-  gpudoctor matrix validate my-matrix.toml           check your own matrix
-  gpudoctor --matrix my-matrix.toml matrix list      any command on your own matrix
+  gpudoctor matrix validate my-matrix.toml    check your own matrix
+  gpudoctor --matrix my-matrix.toml matrix list   any command, your matrix
 """
 
 LIST_HELP = """List the matrix: CUDA releases and their minimum drivers, CUDA majors,
@@ -27,7 +27,7 @@ GPU architectures, PyTorch and TensorFlow releases, base images and MIG GPUs.
 
 \b
   gpudoctor matrix list
-  gpudoctor matrix list --framework pytorch          one line per release x CUDA variant
+  gpudoctor matrix list --framework pytorch   one line per release x CUDA
   gpudoctor matrix list --format json | jq '.pytorch[].version'
 
 --framework keeps only that framework: in text one line per build (release x CUDA variant,
@@ -38,7 +38,7 @@ with cuDNN and compiled architectures), in JSON only its array. Rows marked `?` 
 SHOW_HELP = """Show one release (FRAMEWORK==VERSION) or one image row (ROW-ID).
 
 \b
-  gpudoctor matrix show pytorch==2.5                 release, variants, sources, notes
+  gpudoctor matrix show pytorch==2.5       release, variants, sources, notes
   gpudoctor matrix show tensorflow==2.15
   gpudoctor matrix show pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime
 
@@ -50,7 +50,8 @@ RESOLVE_HELP = """Pick the newest known-good image row that meets every constrai
 \b
   gpudoctor matrix resolve --framework pytorch
   gpudoctor matrix resolve --framework pytorch --version 2.5 --cuda 12.1
-  gpudoctor matrix resolve --framework pytorch --driver 535.104.05 --compute-capability 9.0
+  gpudoctor matrix resolve --framework pytorch --driver 535.104.05 \\
+      --compute-capability 9.0
   gpudoctor matrix resolve --framework tensorflow --python 3.11 --format json
 
 --version and --cuda take a version ("2.5" means 2.5.*) or a PEP 440 specifier
@@ -66,7 +67,7 @@ and references between tables. Prints an ok line with counts, or every problem (
 
 \b
   gpudoctor matrix validate my-matrix.toml
-  gpudoctor matrix validate                          the --matrix file, or the shipped one
+  gpudoctor matrix validate          the --matrix file, or the shipped one
 
 The format is documented in docs/matrix-format.md.
 """

@@ -22,10 +22,11 @@ RENDER_HELP = """Render the Dockerfile of one known-good matrix row, or of all (
 
 \b
   gpudoctor render --framework pytorch --cuda 12.4
-  gpudoctor render --framework pytorch --version 2.5 --python 3.11 -o Dockerfile
-  gpudoctor render --framework tensorflow --for-host        newest CUDA this host's driver runs
-  gpudoctor render --framework pytorch --from host.json     for a recorded host
-  gpudoctor render --all --out images                       every supported row + bake file
+  gpudoctor render --framework pytorch==2.5 --python 3.11 -o Dockerfile
+  gpudoctor render --framework tensorflow --for-host
+      newest CUDA this host's driver runs
+  gpudoctor render --framework pytorch --from host.json   for a recorded host
+  gpudoctor render --all --out images     every supported row + bake file
 
 The row is resolved like `gpudoctor matrix resolve`. The Dockerfile COPYs requirements.txt and
 verify_image.py from its build context; `gpudoctor build` assembles that context and builds.

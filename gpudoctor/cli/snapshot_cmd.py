@@ -15,7 +15,7 @@ HELP = """Record this host's GPU facts as JSON (stdout, or -o FILE).
 \b
   gpudoctor snapshot                  print the snapshot
   gpudoctor snapshot -o host.json     write it (atomically) to host.json
-  gpudoctor check --from host.json    judge the recorded host, here or on another machine
+  gpudoctor check --from host.json    judge the recorded host anywhere
 
 Collects what `gpudoctor check` reads: NVIDIA PCI devices and kernel module, NVML (driver,
 GPUs, MIG, ECC), platform (VM, WSL, container, IOMMU), Docker and the NVIDIA Container

@@ -71,3 +71,11 @@ def test_check_rejects_unknown_cuda_before_judging(capsys: pytest.CaptureFixture
     err = capsys.readouterr().err
     assert code == 2
     assert "nearest: 12.9, 13.0" in err
+
+
+def test_matrix_show_lists_each_source_once(capsys: pytest.CaptureFixture[str]) -> None:
+    # pytorch 2.0.1 names the same page in `source` and again in `sources`
+    assert run(["matrix", "show", "pytorch==2.0.1"]) == 0
+    lines = [line.split()[-1] for line in capsys.readouterr().out.splitlines() if "http" in line]
+    assert lines
+    assert len(lines) == len(set(lines))
