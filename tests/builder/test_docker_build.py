@@ -7,6 +7,7 @@ torch wheel from a wheelhouse: no registry and no index is reached.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,16 @@ def test_verify_of_a_foreign_image_names_the_differences(
     assert "exit 127" in info.value.message
     assert "/opt/venv/bin/python" in info.value.message
     assert info.value.exit_code == 4
+
+
+def test_a_run_that_outlives_its_timeout_is_exit_124_not_an_unreachable_daemon(
+    standin_base: str, engine: DockerSdkEngine
+) -> None:
+    """container.wait's read timeout is the command's result (verify then fails, exit 4), not
+    "cannot reach the Docker daemon" (exit 3)."""
+    started = time.monotonic()
+    result = engine.run(standin_base, ["sh", "-c", "echo started; sleep 60"], gpus=False, timeout=2)
+    assert result.exit_code == 124
+    assert "timed out after 2 s" in result.stderr
+    assert "started" in result.stdout
+    assert time.monotonic() - started < 30
