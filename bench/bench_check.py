@@ -19,6 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTS = ROOT / "tests" / "data" / "hosts"
+BUDGET_RATIO = 10.0
 
 
 def time_command(argv: list[str], runs: int) -> list[float]:
@@ -92,6 +93,9 @@ def main() -> int:
         print(row("`python -m torch.utils.collect_env`", collect))
         ratio = statistics.median(collect) / statistics.median(check)
         print(f"\ncollect_env / check (medians): {ratio:.1f}x")
+        if ratio < BUDGET_RATIO:  # the budget: check costs at most 0.1x collect_env
+            print(f"over budget: check must take at most 1/{BUDGET_RATIO:g} of collect_env")
+            return 1
     return 0
 
 

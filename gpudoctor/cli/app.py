@@ -29,19 +29,48 @@ HELP = f"""Make NVIDIA GPU hosts and GPU framework images work the first time.
 {EXIT_CODES_HELP}
 """
 
-app = typer.Typer(
-    name="gpudoctor",
-    help=HELP,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,  # errors are ours to print; --debug shows a plain traceback
-    context_settings={"help_option_names": ["-h", "--help"]},
-    rich_markup_mode=None,
-)
+# command name -> the module whose `register(app)` adds it (commands import their work lazily).
+_COMMAND_MODULES = {
+    "check": "check_cmd",
+    "snapshot": "snapshot_cmd",
+    "matrix": "matrix_cmd",
+    "render": "render_cmd",
+    "build": "build_cmd",
+}
+_GLOBAL_WITH_VALUE = ("--matrix",)
 
-# Each module defines `register(app)`; listed here so `--help` shows every command without
-# importing anything heavy (commands import their work lazily).
-_COMMAND_MODULES = ("check_cmd", "snapshot_cmd", "matrix_cmd", "render_cmd", "build_cmd")
+
+def make_app(command: str | None = None) -> typer.Typer:
+    """The typer app with every command, or only `command` when the command line names one:
+    typer turns each command's signature into click options on every start, so building only
+    the one that runs saves start-up time (`--help`, typos and the bare program get them all)."""
+    app = typer.Typer(
+        name="gpudoctor",
+        help=HELP,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,  # errors are ours to print; --debug shows a traceback
+        context_settings={"help_option_names": ["-h", "--help"]},
+        rich_markup_mode=None,
+    )
+    app.callback()(_root)
+    names = [command] if command in _COMMAND_MODULES else list(_COMMAND_MODULES)
+    for name in names:
+        importlib.import_module(f"gpudoctor.cli.{_COMMAND_MODULES[name]}").register(app)
+    return app
+
+
+def command_named(args: list[str]) -> str | None:
+    """The command a command line runs: its first word after the global options."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in _GLOBAL_WITH_VALUE:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
 
 
 def _version(value: bool) -> None:
@@ -50,7 +79,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     ctx: typer.Context,
     version: Annotated[
@@ -75,15 +103,11 @@ def _root(
     ctx.obj = CliState(debug=debug, verbose=verbose, matrix_path=matrix)
 
 
-for _name in _COMMAND_MODULES:
-    importlib.import_module(f"gpudoctor.cli.{_name}").register(app)
-
-
 def run(argv: list[str] | None = None) -> int:
     """Run the command line and return its exit code (tests call this; `main` exits with it)."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or bool(os.environ.get("GPUDOCTOR_DEBUG"))
-    command = typer.main.get_command(app)
+    command = typer.main.get_command(make_app(command_named(args)))
     as_json = wants_json(args)
     try:
         result = command.main(args, prog_name="gpudoctor", standalone_mode=False)
