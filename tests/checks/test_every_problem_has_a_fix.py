@@ -51,3 +51,13 @@ def test_a_problem_without_a_fix_is_refused_where_it_is_made() -> None:
     with pytest.raises(ValueError, match="without a fix"):
         finding("intent-verdict", Severity.ERROR, "no GPU")
     assert finding("intent-verdict", Severity.INFO, "fine").fix == ""
+
+
+def test_list_names_every_code_a_run_can_emit() -> None:
+    from gpudoctor.checks.catalogue import CATALOGUE
+
+    listed = [line.split()[0] for line in listing().splitlines()]
+    assert sorted(listed) == sorted(CATALOGUE)
+    for code in ("check-crashed", "intent-newest-row", "intent-verdict", "requirement-gpus",
+                 "requirement-runtime", "no-nvidia-gpu"):  # fmt: skip
+        assert code in listed
