@@ -81,3 +81,29 @@ def test_json_error_lists_the_nearest_rows(capsys: pytest.CaptureFixture[str]) -
     nearest = json.loads(capsys.readouterr().out)["error"]["nearest"]
     assert nearest[0]["row"].startswith("pytorch-")
     assert any("needs driver" in r for r in nearest[0]["reasons"])
+
+
+def test_only_and_skip_suggest_the_nearest_code(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["check", "--from", HOST, "--only", "intent-verdct"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "error: --only: unknown check code 'intent-verdct'"
+    assert err[1].startswith("hint: did you mean intent-verdict?")
+
+
+def test_nearest_rows_are_nearest_by_version_with_reasons_that_inform(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run(["matrix", "resolve", "--framework", "pytorch==2.5", "--cuda", "13.0"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    # the asked release first (it lacks only the CUDA), then the nearest release that has it
+    assert lines[1].startswith("  pytorch-2.5.1-cu124-")
+    assert "pytorch 2.5.1 has builds for CUDA 11.8, 12.1, 12.4" in lines[1]
+    assert lines[2].startswith("  pytorch-2.9.1-cu130-")
+    assert "release 2.9.1 is newer than the 2.5 asked for" in lines[2]
+
+
+def test_version_option_is_checked_like_framework_version(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run(["build", "--framework", "pytorch", "--version", "9.9", "--dry-run"]) == 2
+    assert capsys.readouterr().err.startswith("error: pytorch 9.9 is not in the matrix; nearest: ")
