@@ -6,7 +6,6 @@ exit code never depends on the format."""
 from __future__ import annotations
 
 import importlib
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -43,6 +42,8 @@ def report(
     if hint:
         sys.stderr.write(f"hint: {hint}\n")
     if as_json:
+        import json
+
         error: dict[str, object] = {
             "message": message,
             "hint": hint or "",
