@@ -126,6 +126,9 @@ def run(argv: list[str] | None = None) -> int:
         rejections = getattr(exc, "rejections", None)
         if rejections is not None:  # no matching row: the nearest, for machines too
             extra["nearest"] = [{"row": r.candidate, "reasons": [*r.reasons]} for r in rejections]
+        if getattr(exc, "step", None):  # a failed build step, and the end of its log
+            extra["step"] = getattr(exc, "step", None)
+            extra["log_tail"] = [*getattr(exc, "log_tail", ())]
         return report(
             exc.message,
             exc.hint,

@@ -152,3 +152,16 @@ def test_a_run_that_outlives_its_timeout_is_exit_124_not_an_unreachable_daemon(
     assert "timed out after 2 s" in result.stderr
     assert "started" in result.stdout
     assert time.monotonic() - started < 30
+
+
+def test_a_failing_build_with_format_json_prints_a_json_error_exit_4(
+    standin_base: str, tmp_path: Path, test_tag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _cli_build(standin_base, empty, test_tag, "--format", "json") == 4
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["exit_code"] == 4
+    assert error["reference"] == "build-failed"
+    assert error["step"].startswith("Step ")
+    assert any("No matching distribution" in line for line in error["log_tail"])
