@@ -201,6 +201,7 @@ class ContainerRuntimeFacts:
         str, ...
     ] = ()  # nvidia-ctk, nvidia-container-cli, nvidia-container-runtime found on PATH
     toolkit_version: str | None = None
+    docker_client: str | None = None  # the `docker` CLI found on PATH (client without daemon)
 
 
 # --- CUDA libraries and frameworks --------------------------------------------------------------

@@ -103,9 +103,13 @@ def select_codes(option: str, codes: Iterable[str]) -> frozenset[str]:
     wanted = frozenset(c.strip() for c in codes if c.strip())
     unknown = sorted(wanted - CATALOGUE.keys())
     if unknown:
+        from gpudoctor.matrix.inputs import did_you_mean
+
+        guess = did_you_mean(unknown[0], CATALOGUE)
         raise UsageError(
             f"{option}: unknown check code {unknown[0]!r}",
-            hint="`gpudoctor check --list` prints every code",
+            hint=(f"did you mean {guess}? " if guess else "")
+            + "`gpudoctor check --list` prints every code",
         )
     return wanted
 

@@ -65,7 +65,8 @@ _ENTRIES = (
     _E("no-nvidia-gpu", "driver", "No NVIDIA GPU found", "info, unknown",
        "Neither the PCI bus nor NVML shows an NVIDIA GPU; every check that needs a GPU is n/a. "
        "Unknown for a pasted report that lists no GPU.",
-       "Nothing to fix on a CPU-only host. On a cloud VM, pick a GPU instance type."),
+       "Nothing to fix on a CPU-only host. On a cloud VM, pick a GPU instance type. In CI, "
+       "`gpudoctor check --require 'gpus>=1'` fails the job on a runner without a GPU."),
     _E("gpu-without-driver", "driver", "NVIDIA GPU with no driver bound", "ok, error",
        "An NVIDIA GPU sits on the PCI bus but no kernel driver is bound to it, so nothing can use "
        "it.",

@@ -35,8 +35,11 @@ def check_gpu_present(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[
         finding(
             "no-nvidia-gpu",
             INFO,
-            "no NVIDIA GPU found",
-            detail="neither the PCI bus nor NVML shows an NVIDIA GPU; GPU checks do not apply",
+            "no NVIDIA GPU on this host",
+            detail="neither the PCI bus nor NVML shows one, so every check that needs a GPU "
+            "(driver, GPUs, GPU container runtime, multi-GPU) is skipped",
+            fix="nothing to fix on a CPU-only host; to make CI fail on a runner without a GPU, "
+            "run `gpudoctor check --require 'gpus>=1'`",
             evidence=ev,
         )
     ]

@@ -42,7 +42,11 @@ def _report(facts: HostFacts) -> str:
 
 def _driver(facts: HostFacts) -> str:
     if not has_gpu(facts):
-        return "no GPU in the report" if facts.report is not None else "no NVIDIA GPU found"
+        return (
+            "no GPU in the report"
+            if facts.report is not None
+            else "not checked: no NVIDIA GPU on this host"
+        )
     if passthrough_only(facts):
         return "none expected: the GPUs are bound to vfio-pci for passthrough"
     version = driver_version(facts)
@@ -86,7 +90,9 @@ def _runtime(facts: HostFacts) -> str:
         return f"Docker {r.docker_version or ''} (runtimes: {names})".replace("  ", " ")
     if r.daemon_json_runtimes:
         return "Docker not reachable; daemon.json runtimes: " + ", ".join(r.daemon_json_runtimes)
-    return "Docker not found"
+    from gpudoctor.checks.runtime import docker_absence
+
+    return docker_absence(facts)
 
 
 def _software(facts: HostFacts) -> str:

@@ -85,5 +85,11 @@ def write_output(text: str, output: Path | None) -> None:
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
+def wrote(output: Path | None, what: str) -> None:
+    """The one line every command prints (on stderr) after `-o FILE`: what went where."""
+    if output is not None:
+        err(f"wrote {what} to {output}")
+
+
 def err(message: str) -> None:
     sys.stderr.write(message + "\n")
