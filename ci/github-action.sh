@@ -64,10 +64,18 @@ split_requirements() {
 
 # "true" when the snapshot shows an NVIDIA GPU (NVML or the PCI bus), "false" when it shows none.
 # A GPU on the PCI bus that NVML cannot see counts as present: that runner is broken, not CPU-only.
+# "unknown" for anything else `from` may name (a pasted text report): it describes no runner.
 gpu_in_snapshot() {
     "$PYTHON" -c '
 import json, sys
-facts = json.load(open(sys.argv[1], encoding="utf-8"))
+try:
+    facts = json.load(open(sys.argv[1], encoding="utf-8"))
+except (OSError, ValueError):
+    print("unknown")
+    sys.exit(0)
+if not isinstance(facts, dict):
+    print("unknown")
+    sys.exit(0)
 nvml = facts.get("nvml") or {}
 pci = (facts.get("kernel") or {}).get("pci_devices") or []
 present = (nvml.get("device_count") or 0) > 0 or bool(nvml.get("gpus")) or any(

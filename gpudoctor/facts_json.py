@@ -283,24 +283,39 @@ def load(path: Path) -> HostFacts:
 
 def read_capped(path: Path, limit: int, what: str) -> str:
     """UTF-8 text of a regular file of at most `limit` bytes; FactsError otherwise."""
-    hint = "check the path; `gpudoctor snapshot -o FILE` writes one"
-    try:
-        # Non-blocking open: a FIFO named as the snapshot must not hang the command.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        with os.fdopen(fd, "rb") as stream:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise FactsError(f"{path}: not a regular file", hint=hint)
-            data = stream.read(limit + 1)
-    except OSError as exc:
-        raise FactsError(f"cannot read {what} {path}: {exc.strerror or exc}", hint=hint) from None
-    if len(data) > limit:
-        raise FactsError(
-            f"{path}: larger than {limit >> 20} MiB, too large for a {what}",
-            hint=f"a {what} of a real host is far smaller: check that this is the right file",
-        )
+    data = read_bytes_capped(path, limit, what)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise FactsError(
             f"{path}: not a text file (not UTF-8)", hint=f"pass a JSON {what}"
         ) from None
+
+
+def read_bytes_capped(
+    path: Path,
+    limit: int,
+    what: str,
+    hint: str = "check the path; `gpudoctor snapshot -o FILE` writes one",
+) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; FactsError otherwise (opened
+    non-blocking: a FIFO named as the input must not hang the command)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise FactsError(f"{path}: not a regular file", hint=hint)
+            data = stream.read(limit + 1)
+    except OSError as exc:
+        shown = f"{what} {path}" if named else str(path)
+        raise FactsError(f"cannot read {shown}: {exc.strerror or exc}", hint=hint) from None
+    return refuse_oversized(data, limit, str(path), what)
+
+
+def refuse_oversized(data: bytes, limit: int, name: str, what: str) -> bytes:
+    if len(data) > limit:
+        raise FactsError(
+            f"{name}: larger than {limit >> 20} MiB, too large for a {what}",
+            hint=f"a {what} of a real host is far smaller: check that this is the right input",
+        )
+    return data

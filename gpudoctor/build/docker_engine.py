@@ -114,7 +114,15 @@ class DockerSdkEngine:
                     # The image's fault (no such executable), not the daemon's: report it as
                     # the docker CLI does, exit 127 with the reason.
                     return RunResult(127, "", str(exc.explanation or exc))
-                status = container.wait(timeout=timeout)
+                try:
+                    status = container.wait(timeout=timeout)
+                except Exception as exc:
+                    if not _timed_out(exc):
+                        raise
+                    # The command outran its limit: its result, not a daemon fault. Exit 124
+                    # as timeout(1) reports it; remove(force=True) below stops it.
+                    out = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
+                    return RunResult(124, out, f"timed out after {timeout:g} s")
                 out = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
                 err = container.logs(stdout=False, stderr=True).decode("utf-8", "replace")
             finally:
@@ -152,6 +160,18 @@ class DockerSdkEngine:
                     )
                 if chunk.get("status"):
                     yield " ".join(str(chunk[k]) for k in ("id", "status") if chunk.get(k))
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """A read timeout of the SDK's wait: requests raises ReadTimeout over TCP, but over the Unix
+    socket adapter a ConnectionError wrapping urllib3's ReadTimeoutError ("Read timed out")."""
+    import requests.exceptions
+
+    if isinstance(exc, requests.exceptions.ReadTimeout | TimeoutError):
+        return True
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        return "timed out" in str(exc).lower()
+    return False
 
 
 @contextmanager

@@ -28,16 +28,36 @@ def run_probe(engine: ImageEngine, image: str, spec: ImageSpec, *, gpu: bool) ->
     if gpu:
         command.append("--kernel")
     result = engine.run(image, command, gpus=gpu, timeout=RUN_TIMEOUT_S)
+    by_hand = f"run it by hand: docker run --rm --entrypoint {command[0]} {image} {VERIFY_PATH}"
     for line in reversed(result.stdout.splitlines()):
         if line.startswith(MARKER):
-            report: dict[str, Any] = json.loads(line[len(MARKER) :])
-            return report
+            return _parse_report(line[len(MARKER) :], image, by_hand)
     tail = (result.stderr or result.stdout).strip().splitlines()[-10:]
     raise VerifyFailed(
         f"the verify script in {image} printed no report (exit {result.exit_code}): "
         + " | ".join(tail),
-        hint=f"run it by hand: docker run --rm --entrypoint {command[0]} {image} {VERIFY_PATH}",
+        hint=by_hand,
     )
+
+
+def _parse_report(text: str, image: str, hint: str) -> dict[str, Any]:
+    """The report line's JSON object; a truncated or garbled one fails the verification."""
+    try:
+        report = json.loads(text)
+    except ValueError as exc:
+        raise VerifyFailed(
+            f"the verify report from {image} is not valid JSON ({exc.msg} at character "
+            f"{exc.pos} of {len(text)}: truncated or garbled)"
+            if isinstance(exc, json.JSONDecodeError)
+            else f"the verify report from {image} is not valid JSON",
+            hint=hint,
+        ) from None
+    if not isinstance(report, dict):
+        raise VerifyFailed(
+            f"the verify report from {image} is a JSON {type(report).__name__}, not an object",
+            hint=hint,
+        )
+    return report
 
 
 def _finding(
@@ -75,6 +95,7 @@ def compare_report(report: Mapping[str, Any], spec: ImageSpec, *, gpu: bool) -> 
         )
     )
     errors = report.get("errors") or []
+    errors = errors if isinstance(errors, list) else [errors]
     version = report.get("framework_version")
     try:
         same = version is not None and Version(str(version)).public == Version(row.version).public

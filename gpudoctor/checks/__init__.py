@@ -18,6 +18,7 @@ from gpudoctor.checks import (
     deep,
     devices,
     driver,
+    evidence,
     gpu,
     image_verdict,
     intent,
@@ -48,6 +49,7 @@ __all__ = ["REGISTRY", "CheckRun", "Intent", "exit_code", "run_checks", "select_
 
 # (area, check) in report order; a check's findings carry codes of its area (catalogue.py).
 REGISTRY: tuple[tuple[str, Check], ...] = (
+    *(("report", c) for c in evidence.CHECKS),
     *(("driver", c) for c in driver.CHECKS),
     *(("driver", c) for c in devices.CHECKS),
     *(("driver", c) for c in recorded.CHECKS),
@@ -104,9 +106,13 @@ def select_codes(option: str, codes: Iterable[str]) -> frozenset[str]:
     wanted = frozenset(c.strip() for c in codes if c.strip())
     unknown = sorted(wanted - CATALOGUE.keys())
     if unknown:
+        from gpudoctor.matrix.inputs import did_you_mean
+
+        guess = did_you_mean(unknown[0], CATALOGUE)
         raise UsageError(
             f"{option}: unknown check code {unknown[0]!r}",
-            hint="`gpudoctor check --list` prints every code",
+            hint=(f"did you mean {guess}? " if guess else "")
+            + "`gpudoctor check --list` prints every code",
         )
     return wanted
 
@@ -124,6 +130,7 @@ def run_checks(
     found: list[Finding] = []
     for area, check in REGISTRY:
         found += _run_one(area, check, facts, matrix, intent)
+    found = evidence.link_evidence(found)  # before --only/--skip: a skipped finding still counts
     found = [f for f in found if (not only or f.code in only) and f.code not in skip]
     # Findings quote host data (GPU names, error texts): cleaned once here, for every reporter.
     lines = {area: printable(text) for area, text in headlines(facts, intent).items()}

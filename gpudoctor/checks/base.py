@@ -47,6 +47,10 @@ def finding(
     subject: str = "",
 ) -> Finding:
     entry = CATALOGUE[code]  # KeyError = a code missing from catalogue.py: a bug, caught by tests
+    if severity in (Severity.ERROR, Severity.WARN) and not fix.strip():
+        # Every problem comes with its fix; a check that finds one without is a bug (tests run
+        # every check over every fixture host, and a user sees check-crashed, not a bare error).
+        raise ValueError(f"{code}: a {severity.value} finding without a fix ({title})")
     return Finding(
         code=code,
         severity=severity,

@@ -22,6 +22,7 @@ class CatalogueEntry:
 
 
 AREAS = (
+    "report",
     "driver",
     "gpu",
     "platform",
@@ -32,6 +33,7 @@ AREAS = (
     "requirements",
 )
 AREA_TITLES = {
+    "report": "Pasted report",
     "driver": "NVIDIA driver",
     "gpu": "GPUs",
     "platform": "Platform",
@@ -44,12 +46,29 @@ AREA_TITLES = {
 
 _E = CatalogueEntry
 _ENTRIES = (
+    # --- report (check --from a pasted text report) -----------------------------------------
+    _E("report-read", "report", "What the pasted report showed", "info",
+       "With `check --from` on a text report: the sections recognised (collect_env, "
+       "nvidia-smi, pip list, ...), which report was used when the paste holds two, and the "
+       "facts the report does not show (their checks answer unknown or n/a). Reported only for "
+       "a pasted report.",
+       "For a full verdict, run `gpudoctor check` on the host, or ask for the missing output "
+       "(`nvidia-smi`, `python -m torch.utils.collect_env`)."),
+    _E("report-error", "report", "A known error line in the report", "ok, info, error",
+       "The report holds a known error line (no kernel image, sm_XX not compatible, driver too "
+       "old, CUDA driver version insufficient, libcudnn not loaded, undefined symbol, "
+       "driver/library mismatch, error 802, could not select device driver, cannot dlopen GPU "
+       "libraries, ...). When a finding from the report's facts predicts it, both say so and "
+       "this one is info; an error line no fact explains stays an error with its usual cause.",
+       "The fix in the finding (the one of the matching finding when there is one)."),
     # --- driver -----------------------------------------------------------------------------
     _E("no-nvidia-gpu", "driver", "No NVIDIA GPU found", "info, unknown",
        "Neither the PCI bus nor NVML shows an NVIDIA GPU; every check that needs a GPU is n/a. "
        "Unknown when NVML is installed but failed (permissions, a version mismatch): then "
-       "whether there is a GPU cannot be told.",
-       "Nothing to fix on a CPU-only host. On a cloud VM, pick a GPU instance type."),
+       "whether there is a GPU cannot be told; unknown too for a pasted report that lists no "
+       "GPU.",
+       "Nothing to fix on a CPU-only host. On a cloud VM, pick a GPU instance type. In CI, "
+       "`gpudoctor check --require 'gpus>=1'` fails the job on a runner without a GPU."),
     _E("gpu-without-driver", "driver", "NVIDIA GPU with no driver bound", "ok, error",
        "An NVIDIA GPU sits on the PCI bus but no kernel driver is bound to it, so nothing can use "
        "it.",
@@ -82,7 +101,7 @@ _ENTRIES = (
     _E("driver-version", "driver", "Driver version and the CUDA it supports", "ok, unknown, n/a",
        "The NVIDIA driver in use, its kernel module flavour and the newest CUDA it supports.",
        "None."),
-    _E("device-nodes", "driver", "/dev/nvidia* device nodes", "ok, warn, error, n/a",
+    _E("device-nodes", "driver", "/dev/nvidia* device nodes", "ok, warn, error, n/a, unknown",
        "/dev/nvidiactl, /dev/nvidiaN and /dev/nvidia-uvm must exist and be read/writable for "
        "CUDA to work.",
        "Missing nodes: `sudo nvidia-modprobe -u -c=0` (or load nvidia_uvm); permissions: add "

@@ -29,6 +29,8 @@ def check_gpu_present(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[
     if has_gpu(facts):
         return []  # the other driver checks speak for a GPU host
     ev = [("pci_nvidia_gpus", 0), ("nvml_status", facts.nvml.status)]
+    if facts.report is not None:  # a report that lists no GPU says nothing about the host's GPUs
+        return [finding("no-nvidia-gpu", UNKNOWN, "the report lists no GPU", evidence=ev)]
     if facts.nvml.status in _NVML_FAILED:
         # NVML is there and failed: "no GPU" would be a guess (the PCI bus may be hidden, in a
         # container), so say what failed instead of reporting a healthy CPU-only host.
@@ -48,8 +50,11 @@ def check_gpu_present(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[
         finding(
             "no-nvidia-gpu",
             INFO,
-            "no NVIDIA GPU found",
-            detail="neither the PCI bus nor NVML shows an NVIDIA GPU; GPU checks do not apply",
+            "no NVIDIA GPU on this host",
+            detail="neither the PCI bus nor NVML shows one, so every check that needs a GPU "
+            "(driver, GPUs, GPU container runtime, multi-GPU) is skipped",
+            fix="nothing to fix on a CPU-only host; to make CI fail on a runner without a GPU, "
+            "run `gpudoctor check --require 'gpus>=1'`",
             evidence=ev,
         )
     ]

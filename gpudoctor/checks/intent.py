@@ -7,7 +7,6 @@ ranks builds the same way, so the two name the same build.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import (
@@ -18,44 +17,12 @@ from gpudoctor.checks.base import (
     live_gpus,
 )
 from gpudoctor.checks.model import Finding, Severity
-from gpudoctor.errors import NoMatchingRow, UsageError
+from gpudoctor.errors import NoMatchingRow
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
     from gpudoctor.facts import HostFacts
     from gpudoctor.matrix.model import Matrix
-
-_ALIASES = {
-    "pytorch": "pytorch",
-    "torch": "pytorch",
-    "tensorflow": "tensorflow",
-    "tf": "tensorflow",
-}
-_SPEC = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]*)\s*(?:==?\s*(\d+(?:\.\d+)*))?\s*$")
-
-
-def parse_framework(text: str) -> tuple[str, str | None]:
-    """ "pytorch==2.5" -> ("pytorch", "2.5"); UsageError for an unknown name or a bad version."""
-    match = _SPEC.match(text)
-    if match is None:
-        raise UsageError(
-            f"--framework {text!r} is not NAME or NAME==VERSION",
-            hint="e.g. --framework pytorch==2.5 or --framework tensorflow",
-        )
-    name = _ALIASES.get(match.group(1).lower())
-    if name is None:
-        raise UsageError(
-            f"unknown framework {match.group(1)!r} in --framework {text!r}; known: pytorch, "
-            "tensorflow",
-            hint="e.g. --framework pytorch==2.5",
-        )
-    return name, match.group(2)
-
-
-def parse_cuda(text: str) -> str:
-    if not re.fullmatch(r"\s*\d+\.\d+(\.\d+)?\s*", text):
-        raise UsageError(f"--cuda {text!r} is not a CUDA version like 12.1", hint="--cuda 12.1")
-    return text.strip()
 
 
 def _asked(intent: Intent) -> str:
@@ -92,7 +59,13 @@ def _asked_builds(matrix: Matrix, intent: Intent) -> list[Build]:
 def _verdict(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
     code, asked, driver = "intent-verdict", _asked(intent), driver_version(facts)
     if not has_gpu(facts):
-        return finding(code, Severity.ERROR, f"{asked} cannot use a GPU here: no NVIDIA GPU")
+        return finding(
+            code,
+            Severity.ERROR,
+            f"{asked} cannot use a GPU here: no NVIDIA GPU",
+            fix="Run it on a host with an NVIDIA GPU (in a container: `docker run --gpus all`); "
+            "in CI, `--require 'gpus>=1'` makes a GPU-less runner fail the job.",
+        )
     if driver is None:
         return finding(code, Severity.UNKNOWN, f"{asked}: driver version unknown")
     if intent.framework is None:
@@ -220,6 +193,9 @@ def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
         Severity.WARN,
         f"no verified {framework} image row in the matrix runs on this host",
         detail="; ".join(line.strip(" :") for line in last.splitlines()[:2]),
+        fix="Upgrade the NVIDIA driver (newer rows need a newer one); "
+        f"`gpudoctor matrix resolve --framework {framework} --allow-unverified` also considers "
+        "rows not yet verified.",
         evidence=[("driver", driver)],
     )
 

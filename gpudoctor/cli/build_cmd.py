@@ -22,11 +22,14 @@ BUILD_HELP = """Build a known-good GPU framework image, then verify it against i
 
 \b
   gpudoctor build --framework pytorch --cuda 12.4
-  gpudoctor build --framework pytorch --for-host           the newest build this host runs
-  gpudoctor build --framework pytorch --from host.json --tag registry.example/team/torch:1 --push
-  gpudoctor build --framework pytorch --dry-run            print the Dockerfile only
+  gpudoctor build --framework pytorch --for-host
+      the newest build this host runs
+  gpudoctor build --framework pytorch --from host.json \\
+      --tag registry.example/team/torch:1 --push
+  gpudoctor build --framework pytorch --dry-run     print the Dockerfile only
   gpudoctor build --framework pytorch --cuda 12.4 --wheelhouse ./wheels \\
-      --base-image mirror.example/nvidia/cuda:12.4.1-runtime-ubuntu22.04      offline
+      --base-image mirror.example/nvidia/cuda:12.4.1-runtime-ubuntu22.04
+      offline: no index, a mirrored base image
 
 Steps: resolve the row (like `gpudoctor matrix resolve`), render templates/Dockerfile.j2, build
 through the Docker daemon (DOCKER_HOST) with live progress on stderr, run the in-image verify
@@ -157,6 +160,7 @@ def run_build(ctx: typer.Context, request: BuildRequest, fmt: str) -> int:
     from gpudoctor.resources import templates_dir
 
     matrix = load_matrix(ctx)
+    opts.check_in_matrix(matrix, request.resolve)
     engine = DockerSdkEngine.connect()
     try:
         report = build_image(request, matrix, engine, StderrProgress(), templates_dir())

@@ -16,13 +16,15 @@ if TYPE_CHECKING:
     from gpudoctor.build.spec import BuildOptions
     from gpudoctor.compat.host import Host
     from gpudoctor.facts import HostFacts
-    from gpudoctor.matrix.model import ResolveRequest
+    from gpudoctor.matrix.model import Matrix, ResolveRequest
 
-FRAMEWORKS = ("pytorch", "tensorflow")
 FLAVORS = ("runtime", "devel")
 
 FrameworkOpt = Annotated[
-    str | None, typer.Option("--framework", metavar="NAME", help="pytorch or tensorflow.")
+    str | None,
+    typer.Option(
+        "--framework", metavar="NAME[==VER]", help="pytorch or tensorflow, e.g. pytorch==2.5."
+    ),
 ]
 VersionOpt = Annotated[
     str | None,
@@ -110,11 +112,12 @@ def resolve_request(
     """The ResolveRequest the flags describe; a target host supplies driver and GPUs."""
     from gpudoctor.build.validate import python_version
     from gpudoctor.cli.common import check_choice
+    from gpudoctor.matrix.inputs import framework_and_version
     from gpudoctor.matrix.model import ResolveRequest
 
-    if framework is None:
+    name, version = framework_and_version(framework, version)
+    if name is None:
         raise UsageError("--framework is required", hint="use --framework pytorch")
-    check_choice("--framework", framework, FRAMEWORKS)
     if flavor is not None:
         check_choice("--flavor", flavor, FLAVORS)
     if python is not None:
@@ -127,7 +130,7 @@ def resolve_request(
             hint="give either --driver or --for-host/--from",
         )
     return ResolveRequest(
-        framework=framework,
+        framework=name,
         version=version,
         cuda=cuda,
         python=python,
@@ -139,6 +142,14 @@ def resolve_request(
         native_only=native_only,
         host=host,
     )
+
+
+def check_in_matrix(matrix: Matrix, request: ResolveRequest) -> None:
+    """The framework release and CUDA the user named exist in the matrix (exit 2 otherwise),
+    before resolve looks for a row that meets them all."""
+    from gpudoctor.matrix.inputs import check_asked
+
+    check_asked(matrix, request.framework, request.version, request.cuda)
 
 
 def target_host(for_host: bool, from_file: Path | None) -> Host | None:

@@ -144,5 +144,11 @@ def _same_file(a: Path, b: Path) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
+def wrote(output: Path | None, what: str) -> None:
+    """The one line every command prints (on stderr) after `-o FILE`: what went where."""
+    if output is not None:
+        err(f"wrote {what} to {output}")
+
+
 def err(message: str) -> None:
     sys.stderr.write(message + "\n")

@@ -14,12 +14,12 @@ import typer
 MATRIX_HELP = """Read, query and validate the compatibility matrix (matrices/compat.toml).
 
 \b
-  gpudoctor matrix list                              every table, summarised
-  gpudoctor matrix list --framework pytorch          each PyTorch build (release x CUDA)
-  gpudoctor matrix show pytorch==2.5                 one release, with its CUDA variants
+  gpudoctor matrix list                       every table, summarised
+  gpudoctor matrix list --framework pytorch   each build (release x CUDA)
+  gpudoctor matrix show pytorch==2.5          one release, its CUDA variants
   gpudoctor matrix resolve --framework pytorch --cuda 12.4
-  gpudoctor matrix validate my-matrix.toml           check your own matrix
-  gpudoctor --matrix my-matrix.toml matrix list      any command on your own matrix
+  gpudoctor matrix validate my-matrix.toml    check your own matrix
+  gpudoctor --matrix my-matrix.toml matrix list   any command, your matrix
 """
 
 LIST_HELP = """List the matrix: CUDA releases and their minimum drivers, CUDA majors,
@@ -27,7 +27,7 @@ GPU architectures, PyTorch and TensorFlow releases, base images and MIG GPUs.
 
 \b
   gpudoctor matrix list
-  gpudoctor matrix list --framework pytorch          one line per release x CUDA variant
+  gpudoctor matrix list --framework pytorch   one line per release x CUDA
   gpudoctor matrix list --format json | jq '.pytorch[].version'
 
 --framework keeps only that framework: in text one line per build (release x CUDA variant,
@@ -38,7 +38,7 @@ with cuDNN and compiled architectures), in JSON only its array. Rows marked `?` 
 SHOW_HELP = """Show one release (FRAMEWORK==VERSION) or one image row (ROW-ID).
 
 \b
-  gpudoctor matrix show pytorch==2.5                 release, variants, sources, notes
+  gpudoctor matrix show pytorch==2.5       release, variants, sources, notes
   gpudoctor matrix show tensorflow==2.15
   gpudoctor matrix show pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime
 
@@ -50,8 +50,10 @@ RESOLVE_HELP = """Pick the newest known-good image row that meets every constrai
 \b
   gpudoctor matrix resolve --framework pytorch
   gpudoctor matrix resolve --framework pytorch --version 2.5 --cuda 12.1
-  gpudoctor matrix resolve --framework pytorch --driver 535.104.05 --compute-capability 9.0
-  gpudoctor matrix resolve --framework pytorch --from host.json     a recorded host
+  gpudoctor matrix resolve --framework pytorch --driver 535.104.05 \\
+      --compute-capability 9.0
+  gpudoctor matrix resolve --framework pytorch --from host.json
+      a recorded host
   gpudoctor matrix resolve --framework tensorflow --python 3.11 --format json
 
 --version and --cuda take a version ("2.5" means 2.5.*) or a PEP 440 specifier
@@ -69,7 +71,7 @@ and references between tables. Prints an ok line with counts, or every problem (
 
 \b
   gpudoctor matrix validate my-matrix.toml
-  gpudoctor matrix validate                          the --matrix file, or the shipped one
+  gpudoctor matrix validate          the --matrix file, or the shipped one
 
 The format is documented in docs/matrix-format.md.
 """
@@ -111,7 +113,9 @@ def list_cmd(
 
     check_choice("--format", fmt, ("text", "json"))
     if framework is not None:
-        check_choice("--framework", framework, views.FRAMEWORKS)
+        from gpudoctor.matrix.inputs import framework_name
+
+        framework = framework_name(framework)
     matrix = load_matrix(ctx)
     typer.echo(
         views.list_json(matrix, framework) if fmt == "json" else views.list_text(matrix, framework)
@@ -138,7 +142,10 @@ def resolve_cmd(
     ctx: typer.Context,
     *,
     framework: Annotated[
-        str, typer.Option("--framework", metavar="NAME", help="pytorch or tensorflow.")
+        str,
+        typer.Option(
+            "--framework", metavar="NAME[==VER]", help="pytorch or tensorflow, e.g. pytorch==2.5."
+        ),
     ],
     version: Annotated[
         str | None,
@@ -188,11 +195,14 @@ def resolve_cmd(
     from dataclasses import replace
 
     from gpudoctor.cli import matrix_views as views
-    from gpudoctor.cli.build_options import target_host
+    from gpudoctor.cli.build_options import check_in_matrix, target_host
     from gpudoctor.cli.common import check_choice, load_matrix
+    from gpudoctor.matrix.inputs import framework_and_version
     from gpudoctor.matrix.model import ResolveRequest
 
     check_choice("--format", fmt, ("text", "json"))
+    name, version = framework_and_version(framework, version)
+    assert name is not None  # --framework is required
     host = target_host(False, from_file) if from_file is not None else None
     if host is not None and (driver or compute_capability):
         from gpudoctor.errors import UsageError
@@ -202,7 +212,7 @@ def resolve_cmd(
             hint="give either --from or --driver/--compute-capability",
         )
     request = ResolveRequest(
-        framework=framework,
+        framework=name,
         version=version,
         cuda=cuda,
         python=python,
@@ -220,7 +230,9 @@ def resolve_cmd(
             compute_capabilities=host.compute_capabilities,
             host=host,
         )
-    typer.echo(views.resolve(load_matrix(ctx), request, fmt))
+    matrix = load_matrix(ctx)
+    check_in_matrix(matrix, request)
+    typer.echo(views.resolve(matrix, request, fmt))
     return 0
 
 

@@ -304,15 +304,17 @@ def _min_driver(row: ResolvedRow) -> str:
 
 def show(matrix: Matrix, target: str, fmt: str) -> str:
     from gpudoctor.cli.matrix_show import show_release, show_row
+    from gpudoctor.matrix import inputs
 
-    match = re.fullmatch(r"\s*(pytorch|tensorflow|torch)\s*==\s*(\S+)\s*", target)
-    if match:
-        framework = "pytorch" if match[1] == "torch" else match[1]
-        return show_release(matrix, framework, match[2], fmt)
-    if re.match(r"(pytorch|tensorflow)-", target):
+    if re.match(r"\s*(pytorch|tensorflow)-", target):
         return show_row(matrix, target, fmt)
-    raise UsageError(
-        f"{target!r} is neither FRAMEWORK==VERSION nor a row id",
-        hint="e.g. `gpudoctor matrix show pytorch==2.5` or "
-        "`gpudoctor matrix show pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime`",
-    )
+    # FRAMEWORK==VERSION: the shared parser words every mistake as the other commands do
+    framework, version = inputs.parse_framework(target, option="matrix show")
+    if version is None:
+        raise UsageError(
+            f"matrix show {target!r} names no version",
+            hint=f"e.g. `gpudoctor matrix show {framework}==2.5`, or a row id like "
+            "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime",
+        )
+    inputs.check_release(matrix, framework, version)
+    return show_release(matrix, framework, version, fmt)

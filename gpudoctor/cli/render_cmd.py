@@ -23,10 +23,11 @@ RENDER_HELP = """Render the Dockerfile of one known-good matrix row, or of all (
 
 \b
   gpudoctor render --framework pytorch --cuda 12.4
-  gpudoctor render --framework pytorch --version 2.5 --python 3.11 -o Dockerfile
-  gpudoctor render --framework tensorflow --for-host        the newest build this host runs
-  gpudoctor render --framework pytorch --from host.json     for a recorded host
-  gpudoctor render --all --out images                       every supported row + bake file
+  gpudoctor render --framework pytorch==2.5 --python 3.11 -o Dockerfile
+  gpudoctor render --framework tensorflow --for-host
+      the newest build this host runs
+  gpudoctor render --framework pytorch --from host.json   for a recorded host
+  gpudoctor render --all --out images     every supported row + bake file
 
 The row is resolved like `gpudoctor matrix resolve`. The Dockerfile COPYs requirements.txt and
 verify_image.py from its build context; `gpudoctor build` assembles that context and builds.
@@ -134,15 +135,16 @@ def render_one(
 ) -> int:
     """Resolve one row, render its Dockerfile to `output` (or stdout); warnings to stderr."""
     from gpudoctor.build.pipeline import render_row, resolve_row
-    from gpudoctor.cli.common import err, load_matrix, write_output
+    from gpudoctor.cli.common import load_matrix, write_output, wrote
     from gpudoctor.resources import templates_dir
 
-    row = resolve_row(load_matrix(ctx), request)
+    matrix = load_matrix(ctx)
+    opts.check_in_matrix(matrix, request)
+    row = resolve_row(matrix, request)
     spec, dockerfile = render_row(row, options, templates_dir())
     opts.print_warnings(spec.warnings)
     write_output(dockerfile, output)
-    if output is not None:
-        err(f"wrote {output} (row {row.id})")
+    wrote(output, f"the Dockerfile of row {row.id}")
     return 0
 
 

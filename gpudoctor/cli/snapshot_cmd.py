@@ -15,7 +15,7 @@ HELP = """Record this host's GPU facts as JSON (stdout, or -o FILE).
 \b
   gpudoctor snapshot                  print the snapshot
   gpudoctor snapshot -o host.json     write it (atomically) to host.json
-  gpudoctor check --from host.json    judge the recorded host, here or on another machine
+  gpudoctor check --from host.json    judge the recorded host anywhere
 
 Collects what `gpudoctor check` reads: NVIDIA PCI devices and kernel module, NVML (driver,
 GPUs, MIG, ECC), platform (VM, WSL, container, IOMMU), Docker and the NVIDIA Container
@@ -67,7 +67,7 @@ def snapshot(  # noqa: PLR0917 - typer maps each option to a parameter
         ),
     ] = Path("/"),
 ) -> int:
-    from gpudoctor.cli.common import check_choice, write_output
+    from gpudoctor.cli.common import check_choice, write_output, wrote
     from gpudoctor.facts_json import dumps
     from gpudoctor.probes import collect_facts
 
@@ -80,4 +80,5 @@ def snapshot(  # noqa: PLR0917 - typer maps each option to a parameter
         deep_timeout_s=deep_timeout,
     )
     write_output(dumps(facts), output, private=no_redact)
+    wrote(output, "the snapshot of this host" + ("" if no_redact else " (redacted)"))
     return 0

@@ -13,7 +13,6 @@ from gpudoctor.matrix.fields import numeric
 if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix, PytorchRelease, PytorchVariant, TensorflowRelease
 
-FRAMEWORKS = ("pytorch", "tensorflow")
 # Where a build's CUDA user-space libraries (cudart, cuBLAS, cuDNN, ...) come from: its own pip
 # wheels (nvidia-* packages), or the system (the host, or the image's nvidia/cuda base).
 CudaFrom = Literal["wheels", "system"]
@@ -69,10 +68,9 @@ def enumerate_builds(matrix: Matrix, framework: str) -> list[Build]:
 
 
 def unknown_framework(name: str) -> UsageError:
-    return UsageError(
-        f"unknown framework {name!r}; valid: {', '.join(FRAMEWORKS)}",
-        hint="use --framework pytorch or --framework tensorflow",
-    )
+    from gpudoctor.matrix import inputs  # the one wording for this mistake
+
+    return inputs.unknown_framework(name)
 
 
 def platforms_of(

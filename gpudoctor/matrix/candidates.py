@@ -9,9 +9,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpudoctor.compat.builds import FRAMEWORKS, Build, unknown_framework
+from gpudoctor.compat.builds import Build, enumerate_builds, unknown_framework
 from gpudoctor.errors import UsageError
 from gpudoctor.matrix.fields import numeric
+from gpudoctor.matrix.inputs import FRAMEWORKS
 from gpudoctor.matrix.model import Matrix, ResolveRequest
 from gpudoctor.matrix.queries import arch_list_covers, min_driver_for_cuda, minor_compat_floor
 
@@ -91,13 +92,13 @@ def build_reasons(matrix: Matrix, build: Build, request: ResolveRequest, specs: 
     """What stands against `build` besides the target host (which the model judges)."""
     reasons: list[str] = []
     if specs.version is not None and not contains(specs.version, build.version):
-        reasons.append(f"version {build.version} does not match --version {specs.version_text}")
+        reasons.append(_version_reason(build, specs))
     if (
         specs.cuda is not None
         and not specs.cuda_by_release
         and not contains(specs.cuda, build.cuda)
     ):
-        reasons.append(f"CUDA {build.cuda} does not match --cuda {specs.cuda_text}")
+        reasons.append(_cuda_reason(matrix, build, specs))
     if request.python is not None and request.python not in build.python:
         reasons.append(f"supports Python {span(build.python)}, not {request.python}")
     if not build.verified and not request.allow_unverified:
@@ -109,6 +110,28 @@ def build_reasons(matrix: Matrix, build: Build, request: ResolveRequest, specs: 
     ):
         reasons.append(f"CUDA {build.cuda} is not in the matrix: its minimum driver is unknown")
     return reasons
+
+
+def _version_reason(build: Build, specs: Specs) -> str:
+    """Not just "does not match": which side of the asked version this release lies on."""
+    text = specs.version_text.strip()
+    if re.fullmatch(r"\d+(\.\d+)*", text):
+        want = numeric(text)
+        side = "newer" if numeric(build.version)[: len(want)] > want else "older"
+        return f"release {build.version} is {side} than the {text} asked for"
+    return f"release {build.version} is outside --version {text}"
+
+
+def _cuda_reason(matrix: Matrix, build: Build, specs: Specs) -> str:
+    """Name the CUDA builds this release does have, so the user sees what to ask for."""
+    have = sorted(
+        {b.cuda for b in enumerate_builds(matrix, build.framework) if b.version == build.version},
+        key=numeric,
+    )
+    return (
+        f"built for CUDA {build.cuda}, not {specs.cuda_text}; {build.framework} {build.version} "
+        f"has builds for CUDA {', '.join(have)}"
+    )
 
 
 def span(pythons: Iterable[str]) -> str:

@@ -8,7 +8,6 @@ together. Loads are cached per resolved path, size and modification time.
 from __future__ import annotations
 
 import functools
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from stat import S_ISREG
@@ -83,16 +82,26 @@ def load_matrix(path: Path | None = None) -> Matrix:
 @functools.lru_cache(maxsize=16)
 def _load_cached(path: Path, mtime_ns: int, size: int) -> Matrix:
     del mtime_ns, size  # part of the cache key only: an edited file is read again
+    from gpudoctor.matrix import cache
+
     try:
-        text = path.read_text(encoding="utf-8")
+        content = path.read_bytes()
+        cached = cache.load(path, content)  # validated before, same content and code
+        if cached is not None:
+            return cached
+        text = content.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise MatrixError(f"cannot read matrix file {path}: {reason}", hint=_HINT) from None
-    return parse_matrix(text, path)
+    matrix = parse_matrix(text, path)
+    cache.store(path, content, matrix)
+    return matrix
 
 
 def parse_matrix(text: str, path: Path) -> Matrix:
     """Parse and validate matrix TOML text; `path` is what messages name (no I/O here)."""
+    import tomllib  # here, not at the top: a cached load (matrix/cache.py) needs no parser
+
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"

@@ -16,6 +16,7 @@ meets every constraint wins. Base images (docs/matrix-format.md, "Choosing a row
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from gpudoctor.compat.builds import Build, enumerate_builds
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from gpudoctor.compat.tiers import Verdict
 
 _NEAREST = 5
+_ROW_PARTS = re.compile(r"[a-z]+-(?P<version>[0-9.]+)-cu(?P<cuda>\d{2,4})-")
 
 
 class Unresolvable(NoMatchingRow):
@@ -206,6 +208,34 @@ def _distance(rejection: Rejection) -> tuple[int, int]:
     return len(rejection.reasons) - soft, soft
 
 
+def _rank_distance(wanted: str | None, values: list[str]) -> dict[str, int]:
+    """Each value's distance from `wanted` in version order (0: the neighbours on either side),
+    so "nearest" means nearest release, not newest. Specifiers rank nothing."""
+    if not wanted or not re.fullmatch(r"\d+(\.\d+)*", wanted.strip()):
+        return {}
+    want = numeric(wanted.strip())
+    ordered = sorted(set(values), key=numeric)
+    below = [v for v in ordered if numeric(v)[: len(want)] < want][::-1]
+    above = [v for v in ordered if numeric(v)[: len(want)] >= want]
+    return {**{v: i for i, v in enumerate(below)}, **{v: i for i, v in enumerate(above)}}
+
+
+def _by_closeness(request: ResolveRequest, rejections: list[Rejection]) -> list[Rejection]:
+    parts = [_ROW_PARTS.match(r.candidate) for r in rejections]
+    versions = [m["version"] if m else "" for m in parts]
+    cudas = [f"{m['cuda'][:-1]}.{m['cuda'][-1]}" if m else "" for m in parts]
+    by_version = _rank_distance(request.version, [v for v in versions if v])
+    by_cuda = _rank_distance(request.cuda, [c for c in cudas if c])
+    order = sorted(
+        range(len(rejections)),
+        key=lambda i: (
+            _distance(rejections[i]),
+            by_version.get(versions[i], 0) + by_cuda.get(cudas[i], 0),
+        ),
+    )  # stable: newest first on ties
+    return [rejections[i] for i in order]
+
+
 def _no_match(request: ResolveRequest, rejections: list[Rejection]) -> Unresolvable:
     framework = request.framework
     if not rejections:
@@ -214,7 +244,7 @@ def _no_match(request: ResolveRequest, rejections: list[Rejection]) -> Unresolva
             hint="use a matrix with [[" + framework + "]] rows (--matrix PATH)",
             rejections=(),
         )
-    nearest = sorted(rejections, key=_distance)  # stable: newest first on ties
+    nearest = _by_closeness(request, rejections)
     lines = [f"  {r.candidate}: {'; '.join(r.reasons)}" for r in nearest[:_NEAREST]]
     return Unresolvable(
         f"no {framework} row matches {describe_request(request)}; nearest rows:\n"

@@ -124,10 +124,18 @@ def test_framework_is_required(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_no_matching_row_exits_2_listing_the_nearest(capsys: pytest.CaptureFixture[str]) -> None:
-    assert gd("build", "--framework", "pytorch", "--cuda", "11.8", "--dry-run") == 2
+    assert gd("build", "--framework", "pytorch", "--driver", "470.57.02", "--dry-run") == 2
     err = capsys.readouterr().err
     assert "no pytorch row matches" in err
     assert "pytorch-2.5.1-cu124" in err
+
+
+def test_a_cuda_the_matrix_lacks_exits_2_naming_the_nearest(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert gd("build", "--framework", "pytorch", "--cuda", "11.8", "--dry-run") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: CUDA 11.8 is not in the matrix for pytorch; nearest: 12.4")
 
 
 def test_from_host_json_brings_the_target_driver(

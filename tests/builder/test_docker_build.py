@@ -7,6 +7,7 @@ torch wheel from a wheelhouse: no registry and no index is reached.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -196,3 +197,29 @@ def test_check_image_absent_is_bad_input(capsys: pytest.CaptureFixture[str]) -> 
     code = run(["check", "--image", "gpudoctor-test/absent:never"])
     assert code == 2
     assert "not on this Docker daemon" in capsys.readouterr().err
+
+
+def test_a_run_that_outlives_its_timeout_is_exit_124_not_an_unreachable_daemon(
+    standin_base: str, engine: DockerSdkEngine
+) -> None:
+    """container.wait's read timeout is the command's result (verify then fails, exit 4), not
+    "cannot reach the Docker daemon" (exit 3)."""
+    started = time.monotonic()
+    result = engine.run(standin_base, ["sh", "-c", "echo started; sleep 60"], gpus=False, timeout=2)
+    assert result.exit_code == 124
+    assert "timed out after 2 s" in result.stderr
+    assert "started" in result.stdout
+    assert time.monotonic() - started < 30
+
+
+def test_a_failing_build_with_format_json_prints_a_json_error_exit_4(
+    standin_base: str, tmp_path: Path, test_tag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _cli_build(standin_base, empty, test_tag, "--format", "json") == 4
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["exit_code"] == 4
+    assert error["reference"] == "build-failed"
+    assert error["step"].startswith("Step ")
+    assert any("No matching distribution" in line for line in error["log_tail"])

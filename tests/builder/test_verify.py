@@ -184,6 +184,29 @@ def test_a_probe_without_a_report_is_a_verify_failure() -> None:
         verify_image(engine, "t:1", SPEC, gpu=False)
 
 
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"python_version": "3.11.9", "framew', "not valid JSON"),
+        ("\x00\x1b[2Kgarbage", "not valid JSON"),
+        ("[1, 2, 3]", "a JSON list, not an object"),
+        ('"just a string"', "a JSON str, not an object"),
+    ],
+)
+def test_a_truncated_or_garbled_report_is_a_verify_failure(line: str, message: str) -> None:
+    engine = FakeEngine(probe_stdout=MARKER + line + "\n", labels=dict(SPEC.labels))
+    with pytest.raises(VerifyFailed, match=message) as caught:
+        verify_image(engine, "t:1", SPEC, gpu=False)
+    assert caught.value.exit_code == 4
+
+
+def test_odd_field_types_in_a_report_do_not_crash_the_comparison() -> None:
+    odd = {**GOOD, "errors": "ImportError: boom", "python_version": 3, "built_cuda": 12.4}
+    findings = compare_report(odd, SPEC, gpu=False)
+    by_code = {f.code: f for f in findings}
+    assert by_code["verify-python"].severity is Severity.ERROR
+
+
 def test_the_in_image_script_reports_a_fake_torch(tmp_path: Path) -> None:
     """Run templates/verify_image.py for real against the fake torch the docker tests use."""
     import zipfile

@@ -86,16 +86,22 @@ def test_list_json_for_one_framework(capsys: pytest.CaptureFixture[str]) -> None
     assert "cuda" not in data
 
 
+UNKNOWN_JAX = "unknown framework 'jax': gpudoctor knows pytorch, tensorflow"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["list", "--framework", "jax"], "--framework 'jax' is not one of: pytorch, tensorflow"),
+        (["list", "--framework", "jax"], UNKNOWN_JAX),
         (["list", "--format", "xml"], "--format 'xml' is not one of: text, json"),
-        (["show", "pytorch==1.0"], "no pytorch release 1.0 in the matrix"),
-        (["show", "numpy"], "'numpy' is neither FRAMEWORK==VERSION nor a row id"),
+        (["show", "pytorch==1.0"], "pytorch 1.0 is not in the matrix; nearest: 2.5.1"),
+        (["show", "numpy"], "unknown framework 'numpy'"),
+        (["show", "pytorh==2.5"], "unknown framework 'pytorh'"),
         (["show", "pytorch-2.5.1-cu128-py3.12-ubuntu22.04-runtime"], "no row pytorch-2.5.1-cu128"),
         (["show", "pytorch-2.5.1-cuda"], "is not a row id"),
-        (["resolve", "--framework", "jax"], "unknown framework 'jax'; valid: pytorch, tensorflow"),
+        (["resolve", "--framework", "jax"], UNKNOWN_JAX),
+        (["resolve", "--framework", "pytorch==9.9"], "pytorch 9.9 is not in the matrix"),
+        (["resolve", "--framework", "pytorch", "--cuda", "12.99"], "CUDA 12.99 is not in the"),
         (["resolve", "--framework", "pytorch", "--cuda", "twelve"], "--cuda 'twelve' is not"),
     ],
 )

@@ -207,7 +207,7 @@ def test_framework_without_rows(small: Matrix) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"framework": "jax"}, "unknown framework 'jax'; valid: pytorch, tensorflow"),
+        ({"framework": "jax"}, "unknown framework 'jax': gpudoctor knows pytorch, tensorflow"),
         ({"version": "two"}, "--version 'two' is not a version or a PEP 440 specifier"),
         ({"cuda": "12.x"}, "--cuda '12.x' is not a version"),
         ({"python": "3"}, "--python '3' is not like 3.11"),

@@ -140,7 +140,7 @@ def test_check_from_bad_snapshot_exits_2_with_one_line(
 
 def test_check_from_missing_file(tmp_path: Path, capsys) -> None:
     assert run(["check", "--from", str(tmp_path / "nope.json")]) == 2
-    assert capsys.readouterr().err.startswith(f"error: cannot read snapshot {tmp_path}/nope.json")
+    assert capsys.readouterr().err.startswith(f"error: cannot read {tmp_path}/nope.json")
 
 
 def test_snapshot_then_check_from(scenario, tmp_path: Path, capsys) -> None:
