@@ -297,6 +297,8 @@ def read_bytes_capped(
     limit: int,
     what: str,
     hint: str = "check the path; `gpudoctor snapshot -o FILE` writes one",
+    *,
+    named: bool = True,
 ) -> bytes:
     """The bytes of a regular file of at most `limit` bytes; FactsError otherwise (opened
     non-blocking: a FIFO named as the input must not hang the command)."""
