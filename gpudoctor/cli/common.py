@@ -145,8 +145,9 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def wrote(output: Path | None, what: str) -> None:
-    """The one line every command prints (on stderr) after `-o FILE`: what went where."""
-    if output is not None:
+    """The one line every command prints (on stderr) after `-o FILE`: what went where
+    (nothing for `-o -`: that is standard output)."""
+    if output is not None and str(output) != "-":
         err(f"wrote {what} to {output}")
 
 

@@ -116,10 +116,15 @@ def test_private_files_are_0600_whatever_was_there(tmp_path: Path) -> None:
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
 
-def test_dash_means_stdout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dash_means_stdout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert run(["check", "--from", str(HOSTS / "h100-8x-healthy.json"), "-o", "-"]) in (0, 1)
     assert not (tmp_path / "-").exists()
+    captured = capsys.readouterr()
+    assert "No issues found" in captured.out
+    assert "wrote" not in captured.err
 
 
 def test_output_equal_to_an_input_is_refused(
