@@ -20,6 +20,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from gpudoctor import versions
+
 if TYPE_CHECKING:
     from gpudoctor.build.images import Image
 
@@ -33,7 +35,7 @@ GROUP_NAME = re.compile(r"^[A-Za-z0-9_-]+$")  # what buildx accepts for targets 
 
 
 def version_group(image: Image) -> str:
-    major, minor = image.row.version.split(".")[:2]
+    major, minor = versions.release(image.row.version)[:2]  # type: ignore[index]
     return f"{image.row.framework}-{major}-{minor}"
 
 

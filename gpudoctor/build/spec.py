@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpudoctor import __version__
+from gpudoctor import __version__, versions
 from gpudoctor.build import validate
 from gpudoctor.errors import UsageError
 from gpudoctor.matrix.model import ResolvedRow
@@ -92,7 +92,7 @@ class ImageSpec:
 
 def cuda_tag(cuda: str) -> str:
     """ "12.4" -> "cu124", the wheel-index naming PyTorch uses."""
-    return "cu" + "".join(cuda.split(".")[:2])
+    return versions.cuda_tag(cuda)
 
 
 def default_tag(row: ResolvedRow) -> str:

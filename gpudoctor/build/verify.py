@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gpudoctor import versions
 from gpudoctor.build.engine import ImageEngine, ImageInfo
 from gpudoctor.build.spec import VENV, VERIFY_PATH, ImageSpec
 from gpudoctor.checks.model import Finding, Severity
@@ -74,23 +75,17 @@ def _finding(
     )
 
 
-def _parts(version: str | None, count: int) -> tuple[str, ...]:
-    return tuple((version or "").split(".")[:count])
-
-
 def compare_report(report: Mapping[str, Any], spec: ImageSpec, *, gpu: bool) -> list[Finding]:
     """Pure: the probe's report against the row, one Finding per promise."""
-    from packaging.version import InvalidVersion, Version
-
     row = spec.row
     findings = []
     py = str(report.get("python_version", ""))
     findings.append(
         _finding(
             "verify-python",
-            _parts(py, 2) == _parts(row.python, 2),
+            versions.same_prefix(py, row.python, 2),
             f"Python {py or 'missing'} (row: {row.python})",
-            "" if _parts(py, 2) == _parts(row.python, 2) else "the image runs another Python",
+            "" if versions.same_prefix(py, row.python, 2) else "the image runs another Python",
             {"image": py, "row": row.python},
         )
     )
@@ -98,8 +93,10 @@ def compare_report(report: Mapping[str, Any], spec: ImageSpec, *, gpu: bool) -> 
     errors = errors if isinstance(errors, list) else [errors]
     version = report.get("framework_version")
     try:
-        same = version is not None and Version(str(version)).public == Version(row.version).public
-    except InvalidVersion:
+        same = version is not None and (
+            versions.pep440(str(version)).public == versions.pep440(row.version).public
+        )
+    except ValueError:  # packaging's InvalidVersion
         same = False
     findings.append(
         _finding(
@@ -137,7 +134,7 @@ def _cuda_once_finding(report: Mapping[str, Any]) -> Finding:
 def _cuda_finding(report: Mapping[str, Any], spec: ImageSpec) -> Finding:
     built = report.get("built_cuda")
     row = spec.row
-    ok = built is not None and _parts(str(built), 2) == _parts(row.cuda, 2)
+    ok = built is not None and versions.same_prefix(str(built), row.cuda, 2)
     if built is None:
         detail = (
             f"a CPU-only {row.framework} build: it was built without CUDA, but the row promises "
@@ -159,8 +156,7 @@ def _cudnn_finding(report: Mapping[str, Any], spec: ImageSpec) -> Finding:
     if promised is None:
         return Finding("verify-built-cudnn", Severity.NA, AREA, "cuDNN: the row names none")
     # Compare as many components as both sides give: torch reports M.m.p, TF often only M.
-    count = min(len(str(built).split(".")), len(promised.split("."))) if built else 0
-    ok = built is not None and _parts(str(built), count) == _parts(promised, count)
+    ok = built is not None and versions.same_prefix(str(built), promised)
     return _finding(
         "verify-built-cudnn",
         ok,

@@ -4,7 +4,6 @@ fails loudly in tests instead of reaching users undocumented)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -71,26 +70,6 @@ def _show(value: object) -> str:
     if isinstance(value, tuple | list):
         return ", ".join(str(v) for v in value) or "none"
     return str(value)
-
-
-# --- versions -----------------------------------------------------------------------------------
-
-_VERSION = re.compile(r"^\s*v?(\d+(?:\.\d+)*)")
-
-
-def version_tuple(text: str | None) -> tuple[int, ...] | None:
-    """Leading dotted numbers: "550.90.07" -> (550, 90, 7), "2.5.1+cu124" -> (2, 5, 1)."""
-    if text is None:
-        return None
-    match = _VERSION.match(text)
-    return tuple(int(p) for p in match.group(1).split(".")) if match else None
-
-
-def major_minor(text: str | None) -> str | None:
-    parts = version_tuple(text)
-    if parts is None:
-        return None
-    return f"{parts[0]}.{parts[1] if len(parts) > 1 else 0}"
 
 
 def gib(n_bytes: int | None) -> str:

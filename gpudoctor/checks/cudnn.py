@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import finding, version_tuple
+from gpudoctor import versions
+from gpudoctor.checks.base import finding
 from gpudoctor.checks.model import Finding, Severity
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ def _loaded(facts: HostFacts, fw: FrameworkFacts) -> tuple[str | None, str]:
     if fw.name == "tensorflow":
         system = [lib.version for lib in facts.cuda_libs.cudnn if lib.version]
         if system:
-            return max(system, key=lambda v: version_tuple(v) or ()), "the system"
+            return max(system, key=lambda v: versions.release(v) or ()), "the system"
     return None, ""
 
 
@@ -64,8 +65,8 @@ def judge_cudnn(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding
             evidence=ev,
             subject=subject,
         )
-    want, have = version_tuple(expected) or (), version_tuple(loaded) or ()
-    pip_name = "nvidia-cudnn-cu" + (fw.cuda or "12").split(".")[0]
+    want, have = versions.release(expected) or (), versions.release(loaded) or ()
+    pip_name = f"nvidia-cudnn-cu{(versions.release(fw.cuda) or (12,))[0]}"
     fix = (
         f"pip install '{pip_name}=={expected}'"
         if fw.name == "torch"

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import Intent, finding, has_gpu, live_gpus, version_tuple
+from gpudoctor import versions
+from gpudoctor.checks.base import Intent, finding, has_gpu, live_gpus
 from gpudoctor.checks.deep_causes import (
     MODULES,
     import_cause,
@@ -121,8 +122,8 @@ def _imported(
 ) -> Finding:
     code, subject, module = "framework-import", fw.name, MODULES[fw.name]
     seconds = f" in {deep.import_seconds:.1f} s" if deep.import_seconds is not None else ""
-    runtime = version_tuple(deep.version)
-    if runtime is not None and runtime[:3] != (version_tuple(fw.version) or ())[:3]:
+    runtime = versions.release(deep.version)
+    if runtime is not None and runtime[:3] != (versions.release(fw.version) or ())[:3]:
         return finding(
             code,
             WARN,

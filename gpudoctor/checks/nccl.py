@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import Intent, finding, gib, has_gpu, version_tuple
+from gpudoctor import versions
+from gpudoctor.checks.base import Intent, finding, gib, has_gpu
 from gpudoctor.checks.model import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.checks.placement import NOT_RECORDED, gpu_count
 
@@ -226,7 +227,7 @@ def check_nccl_library(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
     shadows = [
         lib
         for lib in facts.multigpu.nccl_on_library_path
-        if lib.version is None or version_tuple(lib.version) != version_tuple(version)
+        if lib.version is None or versions.release(lib.version) != versions.release(version)
     ]
     ev = [("wheel", f"{package} {version}"), ("ld_library_path", [s.path for s in shadows])]
     if shadows:

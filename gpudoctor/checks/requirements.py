@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpudoctor import versions
 from gpudoctor.checks.base import (
     driver_version,
     finding,
@@ -23,7 +24,6 @@ from gpudoctor.checks.base import (
     has_gpu,
     live_gpus,
     nvml_ok,
-    version_tuple,
 )
 from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.errors import UsageError
@@ -113,9 +113,10 @@ def _parse_value(key: str, op: str, raw: str, text: str) -> Value:
         if not raw.isdigit():
             raise UsageError(f"{raw!r} is not a whole number in {text!r}", hint=_HINT)
         return (int(raw),)
-    if not re.fullmatch(r"\d+(\.\d+)*", raw):
-        raise UsageError(f"{raw!r} is not a version in {text!r}", hint=_HINT)
-    return tuple(int(p) for p in raw.split("."))
+    try:
+        return versions.numeric(raw)
+    except ValueError:
+        raise UsageError(f"{raw!r} is not a version in {text!r}", hint=_HINT) from None
 
 
 def _compare(have: tuple[int, ...] | float, op: str, want: tuple[int, ...] | float) -> bool:
@@ -201,12 +202,12 @@ Actual = tuple[object, str]
 
 def _driver(facts: HostFacts, matrix: Matrix) -> Actual:
     version = driver_version(facts)
-    return version_tuple(version), f"driver {version}" if version else "no driver version"
+    return versions.release(version), f"driver {version}" if version else "no driver version"
 
 
 def _cuda(facts: HostFacts, matrix: Matrix) -> Actual:
     if facts.nvml.cuda_driver_version:
-        return version_tuple(facts.nvml.cuda_driver_version), (
+        return versions.release(facts.nvml.cuda_driver_version), (
             f"the driver supports CUDA {facts.nvml.cuda_driver_version}"
         )
     driver = driver_version(facts)
@@ -217,7 +218,7 @@ def _cuda(facts: HostFacts, matrix: Matrix) -> Actual:
     release = newest_cuda_for_driver(matrix, driver)
     if release is None:
         return None, f"driver {driver} is older than every CUDA in the matrix"
-    return version_tuple(release.version), f"driver {driver} supports CUDA {release.major_minor}"
+    return versions.release(release.version), f"driver {driver} supports CUDA {release.major_minor}"
 
 
 def _gpus(facts: HostFacts, matrix: Matrix) -> Actual:
@@ -330,7 +331,7 @@ _ACTUAL: dict[str, Callable[[HostFacts, Matrix], Actual]] = {
     "cuda": _cuda,
     "gpus": _gpus,
     "memory": _per_gpu("memory_total_bytes", float, gib),  # type: ignore[arg-type]
-    "compute_capability": _per_gpu("compute_capability", version_tuple, str),  # type: ignore[arg-type]
+    "compute_capability": _per_gpu("compute_capability", versions.release, str),
     "mig": _mig,
     "iommu": _iommu,
     "runtime": _runtime,

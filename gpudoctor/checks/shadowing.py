@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import Intent, finding, version_tuple
+from gpudoctor import versions
+from gpudoctor.checks.base import Intent, finding
 from gpudoctor.checks.model import ERROR, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def _wheels(fw: FrameworkFacts) -> dict[str, str]:
 def _clash(lib: LibraryFact, wheel: str) -> str | None:
     """Why `lib` shadows the wheel's copy, or None when it does not (another soname, or the
     same version). "unknown" when the file name carries only the major."""
-    have, want = version_tuple(lib.version), version_tuple(wheel)
+    have, want = versions.release(lib.version), versions.release(wheel)
     if have is None or want is None or have[0] != want[0]:
         return None  # another major is another soname: the loader keeps them apart
     if len(have) < 2:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from gpudoctor import versions
 from gpudoctor.checks.base import (
     Intent,
     driver_broken,
@@ -16,13 +17,11 @@ from gpudoctor.checks.base import (
     finding,
     has_gpu,
     live_gpus,
-    major_minor,
 )
 from gpudoctor.checks.model import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.checks.suggest import (
     driver_verdict,
     installed_build,
-    public_version,
     torch_install_for_host,
     torch_variant,
 )
@@ -278,12 +277,12 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
             (alt + " --force-reinstall")
             if alt
             else (
-                f"pip install --force-reinstall torch=={public_version(fw.version)} with a CUDA "
+                f"pip install --force-reinstall torch=={versions.public(fw.version)} with a CUDA "
                 "index URL from https://pytorch.org/get-started/previous-versions/"
             )
         )
     elif fw.name == "tensorflow":
-        pin = public_version(fw.version)
+        pin = versions.public(fw.version)
         fix = f"pip uninstall -y tensorflow-cpu; pip install 'tensorflow[and-cuda]=={pin}'"
     else:
         fix = "pip install -U 'jax[cuda12]'"
@@ -308,7 +307,7 @@ def check_nvcc(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding
     driver = driver_version(facts)
     out = []
     for tk in toolkits:
-        version = major_minor(tk.nvcc_version or tk.version)
+        version = versions.major_minor(tk.nvcc_version or tk.version)
         ev = [
             ("toolkit", tk.path),
             ("toolkit_version", tk.nvcc_version or tk.version),

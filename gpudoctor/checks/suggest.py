@@ -7,17 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gpudoctor import versions
+
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
     from gpudoctor.compat.tiers import Verdict
     from gpudoctor.facts import FrameworkFacts, HostFacts
     from gpudoctor.matrix.model import Matrix, PytorchVariant
     from gpudoctor.matrix.queries import DriverVerdict
-
-
-def public_version(version: str) -> str:
-    """ "2.5.1+cu124" -> "2.5.1" (the version pip pins)."""
-    return version.partition("+")[0]
 
 
 def driver_verdict(facts: HostFacts, matrix: Matrix, driver: str, cuda: str) -> DriverVerdict:
@@ -51,13 +48,12 @@ def torch_variant(matrix: Matrix, fw: FrameworkFacts) -> PytorchVariant | None:
 
 def installed_build(matrix: Matrix, fw: FrameworkFacts) -> Build | None:
     """The enumerated build an installed framework is (torch: release x CUDA variant)."""
-    from gpudoctor.checks.base import major_minor
     from gpudoctor.compat.builds import enumerate_builds, matching
 
     framework = {"torch": "pytorch", "tensorflow": "tensorflow"}.get(fw.name)
     if framework is None or fw.cuda is None:
         return None
-    found = matching(enumerate_builds(matrix, framework), major_minor(fw.version), fw.cuda)
+    found = matching(enumerate_builds(matrix, framework), versions.major_minor(fw.version), fw.cuda)
     return found[0] if found else None
 
 
@@ -88,14 +84,13 @@ def torch_install_for_host(facts: HostFacts, matrix: Matrix, installed: str) -> 
     """`pip install torch==X --index-url URL` for a build that runs here on every GPU: a
     variant of the installed release (the smaller change), else the build this host should
     run. None when nothing in the matrix runs here."""
-    from gpudoctor.checks.base import major_minor
     from gpudoctor.compat.choose import pick
     from gpudoctor.compat.host import from_facts
 
     host = from_facts(facts)
-    same = pick(matrix, host, "pytorch", version=major_minor(installed))
+    same = pick(matrix, host, "pytorch", version=versions.major_minor(installed))
     if same is not None:
-        return install_line(same, public_version(installed))
+        return install_line(same, versions.public(installed))
     best = pick(matrix, host, "pytorch")
     return install_line(best) if best is not None else None
 

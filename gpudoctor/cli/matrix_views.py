@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Sequence
 
+from gpudoctor import versions
 from gpudoctor.errors import UsageError
 from gpudoctor.matrix.model import (
     Matrix,
@@ -48,7 +49,7 @@ def _span(values: Sequence[str]) -> str:
 
 
 def _vsort(values: Sequence[str]) -> list[str]:
-    return sorted(values, key=lambda v: tuple(int(p) for p in re.findall(r"\d+", v)))
+    return sorted(values, key=versions.sort_key)
 
 
 def list_text(matrix: Matrix, framework: str | None) -> str:

@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from gpudoctor import versions
 from gpudoctor.errors import UsageError
-from gpudoctor.matrix.fields import numeric
+from gpudoctor.versions import numeric
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix, PytorchRelease, PytorchVariant, TensorflowRelease
@@ -83,10 +84,8 @@ def platforms_of(
 
 
 def _pytorch_builds(matrix: Matrix) -> list[Build]:
-    from packaging.version import Version
-
     out: list[Build] = []
-    for release in sorted(matrix.pytorch, key=lambda r: Version(r.version), reverse=True):
+    for release in sorted(matrix.pytorch, key=lambda r: versions.pep440(r.version), reverse=True):
         pins = [f"torch=={release.version}", f"torchvision=={release.torchvision}"]
         if release.torchaudio:
             pins.append(f"torchaudio=={release.torchaudio}")
@@ -112,8 +111,6 @@ def _pytorch_builds(matrix: Matrix) -> list[Build]:
 
 
 def _tensorflow_builds(matrix: Matrix) -> list[Build]:
-    from packaging.version import Version
-
     return [
         Build(
             framework="tensorflow",
@@ -131,7 +128,7 @@ def _tensorflow_builds(matrix: Matrix) -> list[Build]:
             sources=(tf.source, *tf.sources),
             platforms=platforms_of(tf, None),
         )
-        for tf in sorted(matrix.tensorflow, key=lambda r: Version(r.version), reverse=True)
+        for tf in sorted(matrix.tensorflow, key=lambda r: versions.pep440(r.version), reverse=True)
     ]
 
 
@@ -144,5 +141,5 @@ def matching(builds: list[Build], version: str | None, cuda: str | None) -> list
         want = numeric(wanted)
         return numeric(text)[: len(want)] == want
 
-    cuda_mm = ".".join(cuda.split(".")[:2]) if cuda else None  # a build is judged by X.Y
+    cuda_mm = versions.major_minor(cuda, pad=False) if cuda else None  # a build is judged by X.Y
     return [b for b in builds if prefix(b.version, version) and prefix(b.cuda, cuda_mm)]

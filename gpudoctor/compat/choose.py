@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from gpudoctor import versions
 from gpudoctor.compat.builds import Build, enumerate_builds, matching
 from gpudoctor.compat.tiers import Verdict, judge
 
@@ -30,16 +31,14 @@ def rank(
     """Every build judged, in preference order: those that run first (newest release; within a
     release native before minor-version, then newest CUDA), then the rest in their given order
     (newest first)."""
-    from packaging.version import Version
-
     judged = [judge(matrix, host, b) for b in builds]
     good = [v for v in judged if counts(v, native_only=native_only)]
     rest = [v for v in judged if not counts(v, native_only=native_only)]
     good.sort(
         key=lambda v: (
-            Version(v.build.version),
+            versions.pep440(v.build.version),
             v.native,
-            tuple(int(p) for p in v.build.cuda.split(".")),
+            versions.numeric(v.build.cuda),
         ),
         reverse=True,
     )

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from gpudoctor import versions
+
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
     from gpudoctor.facts import HostFacts
@@ -30,7 +32,6 @@ class ImageFacts:
 
 def build_of(matrix: Matrix, image: ImageFacts) -> Build | None:
     """The enumerated build the image holds; its own arch list (a label) wins."""
-    from gpudoctor.checks.base import major_minor
     from gpudoctor.compat.builds import enumerate_builds, matching
 
     if image.framework not in ("pytorch", "tensorflow") or not image.version:
@@ -39,7 +40,7 @@ def build_of(matrix: Matrix, image: ImageFacts) -> Build | None:
         return None  # a CPU-only torch
     # TensorFlow read without importing it: its release's one CUDA, from the matrix
     found = matching(
-        enumerate_builds(matrix, image.framework), major_minor(image.version), image.cuda
+        enumerate_builds(matrix, image.framework), versions.major_minor(image.version), image.cuda
     )
     if not found:
         return None
@@ -56,7 +57,6 @@ def admits(
 ) -> bool | None:
     """Does NVIDIA_REQUIRE_CUDA admit this host? Space-separated clauses are ORed,
     comma-separated constraints ANDed (NVIDIA Container Toolkit). None: cannot tell."""
-    from gpudoctor.checks.base import version_tuple
 
     clauses = [c for c in require.split() if c]
     if not clauses:
@@ -73,8 +73,8 @@ def admits(
             if key == "brand":
                 results.append(value.lower() in brands if brands else None)
                 continue
-            have = version_tuple(driver_cuda if key == "cuda" else driver)
-            want = version_tuple(value)
+            have = versions.release(driver_cuda if key == "cuda" else driver)
+            want = versions.release(value)
             if have is None or want is None or key == "arch":
                 results.append(None)
                 continue

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpudoctor import versions
+
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
     from gpudoctor.matrix.model import Matrix
@@ -28,10 +30,10 @@ class StartRequirement:
 
 def start_requirement(matrix: Matrix, build: Build) -> StartRequirement | None:
     """None when the matrix knows neither the build's CUDA release nor its major."""
-    from gpudoctor.matrix.fields import numeric
     from gpudoctor.matrix.queries import min_driver_for_cuda, minor_compat_floor
+    from gpudoctor.versions import numeric
 
-    major = int(build.cuda.split(".")[0])
+    major = versions.major(build.cuda)
     native = min_driver_for_cuda(matrix, build.cuda)
     floor = minor_compat_floor(matrix, major)
     oldest = floor or native

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from gpudoctor import versions
 from gpudoctor.compat.builds import Build
 
 if TYPE_CHECKING:
@@ -149,10 +150,10 @@ def driver_tier(matrix: Matrix, host: Host, cuda: str) -> DriverTier:
 
 
 def _compat_package(matrix: Matrix, cuda: str) -> str:
-    parts = cuda.split(".")
-    row = next((m for m in matrix.cuda_majors if m.major == int(parts[0])), None)
+    parts = versions.numeric(cuda)
+    row = next((m for m in matrix.cuda_majors if m.major == parts[0]), None)
     name = row.forward_compat_package if row and row.forward_compat_package else None
-    minor = parts[1] if len(parts) > 1 else "x"
+    minor = str(parts[1]) if len(parts) > 1 else "x"
     if name is None:
         return f"cuda-compat-{parts[0]}-{minor}"
     return f"{name[:-2]}-{minor}" if name.endswith("-x") else name
@@ -163,9 +164,8 @@ def _by_driver_cuda(
 ) -> DriverTier:
     """Where the driver's own CUDA version is the better witness: under WSL the version is the
     Windows driver's (Linux minimums do not apply), and for a CUDA the matrix does not list."""
-    from gpudoctor.checks.base import version_tuple
 
-    own, wanted = version_tuple(host.driver_cuda), version_tuple(cuda)
+    own, wanted = versions.release(host.driver_cuda), versions.release(cuda)
     if own is None or wanted is None:
         return DriverTier(Tier.UNKNOWN, fallback, required, floor)
     if wanted[:2] <= own[:2]:
@@ -206,8 +206,8 @@ def coverage(matrix: Matrix, build: Build, gpu: Gpu, tier: Tier) -> Coverage:
 
 def _toolkit_reason(matrix: Matrix, build: Build, cc: str) -> str | None:
     """No arch list in the matrix: the toolkit the framework was built with must know the GPU."""
-    from gpudoctor.matrix.fields import numeric
     from gpudoctor.matrix.queries import architecture_for
+    from gpudoctor.versions import numeric
 
     arch = architecture_for(matrix, cc)
     if arch is None:

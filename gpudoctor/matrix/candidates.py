@@ -9,12 +9,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpudoctor import versions
 from gpudoctor.compat.builds import Build, enumerate_builds, unknown_framework
 from gpudoctor.errors import UsageError
-from gpudoctor.matrix.fields import numeric
 from gpudoctor.matrix.inputs import FRAMEWORKS
 from gpudoctor.matrix.model import Matrix, ResolveRequest
 from gpudoctor.matrix.queries import arch_list_covers, min_driver_for_cuda, minor_compat_floor
+from gpudoctor.versions import numeric
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
@@ -103,7 +104,7 @@ def build_reasons(matrix: Matrix, build: Build, request: ResolveRequest, specs: 
         reasons.append(f"supports Python {span(build.python)}, not {request.python}")
     if not build.verified and not request.allow_unverified:
         reasons.append("marked verified = false (use --allow-unverified to consider it)")
-    major = int(build.cuda.split(".")[0])
+    major = versions.major(build.cuda)
     if (
         min_driver_for_cuda(matrix, build.cuda) is None
         and minor_compat_floor(matrix, major) is None

@@ -8,12 +8,12 @@ once; a reader returns a placeholder for a bad value and the loader raises befor
 from __future__ import annotations
 
 import difflib
-import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypedDict
 
+from gpudoctor import versions
 from gpudoctor.report.clean import printable
 
 _DOTTED = re.compile(r"^\d+(\.\d+)+$")
@@ -46,15 +46,7 @@ def _pattern(expected: str, regex: str, *, numbers: bool = True) -> Kind:
 
 
 def _pep440(value: object) -> bool:
-    if not isinstance(value, str) or not bounded(value):
-        return False
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        Version(value)
-    except InvalidVersion:
-        return False
-    return True
+    return isinstance(value, str) and bounded(value) and versions.is_pep440(value)
 
 
 def _requirement(value: object) -> bool:
@@ -118,14 +110,6 @@ def describe(value: object) -> str:
     if isinstance(value, dict):
         return "a table"
     return type(value).__name__
-
-
-@functools.lru_cache(maxsize=4096)  # called per check per host: a fleet asks the same few
-def numeric(version: str) -> tuple[int, ...]:
-    """Dotted numeric version as a tuple: drivers, CUDA releases and compute capabilities."""
-    if not _DOTTED.fullmatch(version) and not version.isdigit():
-        raise ValueError(f"not a dotted version: {version!r}")
-    return tuple(int(part) for part in version.split("."))
 
 
 @dataclass

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from gpudoctor import versions
 from gpudoctor.errors import UsageError
 
 if TYPE_CHECKING:
@@ -104,21 +105,17 @@ def is_plain_version(text: str | None) -> bool:
 # --- against the matrix -----------------------------------------------------------------------
 
 
-def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version))
-
-
 def _matches(known: str, wanted: str) -> bool:
-    want = _key(wanted)
-    return _key(known)[: len(want)] == want
+    want = versions.sort_key(wanted)
+    return versions.sort_key(known)[: len(want)] == want
 
 
 def nearest(wanted: str, known: Iterable[str], count: int = _NEAREST) -> list[str]:
     """Known versions nearest to `wanted` in version order: the neighbours just below and just
     above first, then outwards (for 12.99 among CUDA versions: 12.9, 13.0, 12.8, ...)."""
-    ordered = sorted(set(known), key=_key)
-    keys = [_key(v) for v in ordered]
-    at = bisect.bisect_left(keys, _key(wanted))
+    ordered = sorted(set(known), key=versions.sort_key)
+    keys = [versions.sort_key(v) for v in ordered]
+    at = bisect.bisect_left(keys, versions.sort_key(wanted))
     below, above = ordered[:at][::-1], ordered[at:]
     out: list[str] = []
     for pair in zip(below, above, strict=False):
@@ -139,7 +136,7 @@ def cuda_versions(matrix: Matrix, framework: str | None) -> list[str]:
         return [v.cuda for r in matrix.pytorch for v in r.variants]
     if framework == "tensorflow":
         return [r.cuda for r in matrix.tensorflow]
-    return [".".join(c.version.split(".")[:2]) for c in matrix.cuda]
+    return [c.major_minor for c in matrix.cuda]
 
 
 def not_in_matrix(
@@ -171,8 +168,8 @@ def check_cuda(matrix: Matrix, framework: str | None, cuda: str | None) -> None:
     if not is_plain_version(cuda):
         return
     assert cuda is not None
-    known = sorted(set(cuda_versions(matrix, framework)), key=_key)
-    short = ".".join(cuda.strip().split(".")[:2])
+    known = sorted(set(cuda_versions(matrix, framework)), key=versions.sort_key)
+    short = versions.major_minor(cuda.strip(), pad=False) or cuda.strip()
     if not any(_matches(k, short) for k in known):
         listing = "gpudoctor matrix list" + (f" --framework {framework}" if framework else "")
         raise not_in_matrix("CUDA", cuda.strip(), known, listing, scope=framework or "")

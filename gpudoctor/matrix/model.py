@@ -1,7 +1,7 @@
 """Typed rows of the compatibility matrix (docs/matrix-format.md). Pure data, no I/O.
 
-Versions stay strings as written in the TOML (so JSON output shows them verbatim); compare them
-with `packaging.version.Version` (see queries.py).
+Versions stay strings as written in the TOML (so JSON output shows them verbatim); read and
+compare them through `gpudoctor.versions`.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ class CudaRelease:
 
     @property
     def major_minor(self) -> str:
-        major, minor = self.version.split(".")[:2]
-        return f"{major}.{minor}"
+        from gpudoctor.versions import major_minor
+
+        return major_minor(self.version, pad=False) or self.version
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from gpudoctor import versions
 from gpudoctor.errors import UsageError
-from gpudoctor.matrix.fields import numeric
 from gpudoctor.matrix.model import (
     Architecture,
     CudaMajor,
@@ -35,6 +35,7 @@ from gpudoctor.matrix.model import (
     PytorchVariant,
     TensorflowRelease,
 )
+from gpudoctor.versions import numeric
 
 
 @dataclass(frozen=True)
@@ -234,15 +235,12 @@ def arch_list_covers(arch_list: Sequence[str], compute_capability: str) -> ArchV
     )
 
 
-def _major_minor(version: str) -> str | None:
-    match = re.match(r"v?(\d+)\.(\d+)", version.strip())
-    return f"{int(match[1])}.{int(match[2])}" if match else None
-
-
 def pytorch_release_for(matrix: Matrix, version: str) -> PytorchRelease | None:
     """The row for an installed torch version ("2.5.1+cu124", "2.5.0a0+git..."), by major.minor."""
-    wanted = _major_minor(version)
-    return next((r for r in matrix.pytorch if _major_minor(r.version) == wanted), None)
+    wanted = versions.major_minor(version, pad=False)
+    return next(
+        (r for r in matrix.pytorch if versions.major_minor(r.version, pad=False) == wanted), None
+    )
 
 
 def pytorch_variant_for(release: PytorchRelease, cuda: str) -> PytorchVariant | None:
@@ -250,13 +248,15 @@ def pytorch_variant_for(release: PytorchRelease, cuda: str) -> PytorchVariant | 
     text = cuda.strip()
     if text.startswith("cu"):
         return next((v for v in release.variants if v.tag == text), None)
-    wanted = _major_minor(text)
+    wanted = versions.major_minor(text, pad=False)
     return next((v for v in release.variants if v.cuda == wanted), None)
 
 
 def tensorflow_release_for(matrix: Matrix, version: str) -> TensorflowRelease | None:
-    wanted = _major_minor(version)
-    return next((r for r in matrix.tensorflow if _major_minor(r.version) == wanted), None)
+    wanted = versions.major_minor(version, pad=False)
+    return next(
+        (r for r in matrix.tensorflow if versions.major_minor(r.version, pad=False) == wanted), None
+    )
 
 
 def _tokens(name: str) -> list[str]:

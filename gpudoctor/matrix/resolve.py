@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 from gpudoctor.compat.builds import Build, enumerate_builds
 from gpudoctor.errors import NoMatchingRow
 from gpudoctor.matrix.candidates import FLAVORS, FRAMEWORKS, Specs, build_reasons, check_request
-from gpudoctor.matrix.fields import numeric
 from gpudoctor.matrix.model import Matrix, Rejection, ResolvedRow, ResolveRequest
 from gpudoctor.matrix.resolve_base import Choice, choose_base
+from gpudoctor.versions import numeric
 
 if TYPE_CHECKING:
     from gpudoctor.compat.host import Host

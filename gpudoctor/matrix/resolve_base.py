@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpudoctor import versions
 from gpudoctor.compat.builds import Build
 from gpudoctor.matrix.candidates import Specs, contains, span
-from gpudoctor.matrix.fields import numeric
 from gpudoctor.matrix.model import BaseImage, Distro, Matrix, ResolveRequest
 from gpudoctor.matrix.queries import cuda_release
+from gpudoctor.versions import numeric
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,6 @@ def _choose(
 def _cudnn_reasons(image: BaseImage, build: Build) -> list[str]:
     if image.cudnn_tag is None:
         return [f"needs the system cuDNN {build.cudnn}; CUDA {image.cuda} has no cuDNN image"]
-    if image.cudnn and build.cudnn and image.cudnn.split(".")[0] != build.cudnn.split(".")[0]:
+    if image.cudnn and build.cudnn and not versions.same_prefix(image.cudnn, build.cudnn, 1):
         return [f"needs cuDNN {build.cudnn}; the CUDA {image.cuda} image has cuDNN {image.cudnn}"]
     return []

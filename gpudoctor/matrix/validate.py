@@ -9,37 +9,43 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from gpudoctor.matrix.fields import Problems, numeric
+from gpudoctor import versions
+from gpudoctor.matrix.fields import Problems
 from gpudoctor.matrix.model import Matrix, PytorchRelease, TensorflowRelease
+from gpudoctor.versions import numeric
 
 T = TypeVar("T")
 
 
 def cross_check(matrix: Matrix, problems: Problems) -> None:
-    _duplicates(problems, "cuda", matrix.cuda, lambda r: _canon(r.version), "version")
+    _duplicates(problems, "cuda", matrix.cuda, lambda r: versions.canonical(r.version), "version")
     _duplicates(problems, "cuda_major", matrix.cuda_majors, lambda r: str(r.major), "major")
     _duplicates(
         problems,
         "architecture",
         matrix.architectures,
-        lambda r: _canon(r.compute_capability),
+        lambda r: versions.canonical(r.compute_capability),
         "compute_capability",
     )
     _duplicates(
-        problems, "pytorch", matrix.pytorch, lambda r: _canon(_minor(r.version)), "minor release"
+        problems,
+        "pytorch",
+        matrix.pytorch,
+        lambda r: versions.major_minor(r.version) or r.version,
+        "minor release",
     )
     _duplicates(
         problems,
         "tensorflow",
         matrix.tensorflow,
-        lambda r: _canon(_minor(r.version)),
+        lambda r: versions.major_minor(r.version) or r.version,
         "minor release",
     )
     _duplicates(
         problems,
         "base_image",
         matrix.base_images,
-        lambda r: f"{r.repository}:{_canon(r.cuda)}",
+        lambda r: f"{r.repository}:{versions.canonical(r.cuda)}",
         "repository and cuda",
     )
     _driver_floors(matrix, problems)
@@ -60,26 +66,13 @@ def cross_check(matrix: Matrix, problems: Problems) -> None:
             )
 
 
-def _minor(version: str) -> str:
-    return ".".join(version.split(".")[:2])
-
-
-def _canon(version: str) -> str:
-    """A dotted number without leading zeros ("12.04.1" -> "12.4.1", "8.00" -> "8.0"), so that
-    one version spelled two ways is caught as a duplicate; anything else unchanged."""
-    parts = version.split(".")
-    if all(part.isdigit() for part in parts):
-        return ".".join(str(int(part)) for part in parts)
-    return version
-
-
 def _driver_floors(matrix: Matrix, problems: Problems) -> None:
     """A CUDA X.Y release (Y > 0) cannot need less driver than the X.x minor-version floor: that
     floor is the oldest driver any X.x release runs on beyond X.0. X.0 itself may be lower
     (NVIDIA's table: 11.0.2 needs 450.51.05, the 11.x floor is 450.80.02)."""
     floors = {m.major: m.minor_compat_min_driver_linux for m in matrix.cuda_majors}
     for index, release in enumerate(matrix.cuda):
-        major, minor = (int(part) for part in release.version.split(".")[:2])
+        major, minor = numeric(release.version)[:2]
         floor = floors.get(major)
         if floor is None or minor == 0:
             continue
@@ -163,14 +156,13 @@ def _missing_cuda(cuda: str) -> str:
 
 def _tensorflow(matrix: Matrix, problems: Problems, index: int, tf: TensorflowRelease) -> None:
     from packaging.requirements import Requirement
-    from packaging.version import Version
 
     where = _label("tensorflow", index, "version", tf.version)
     if tf.cuda not in _cuda_minors(matrix):
         problems.add(where, _missing_cuda(tf.cuda))
     requirement = Requirement(tf.pip)
     if not requirement.name.startswith("tensorflow") or not requirement.specifier.contains(
-        Version(tf.version), prereleases=True
+        versions.pep440(tf.version), prereleases=True
     ):
         problems.add(
             where, f"key 'pip': {tf.pip!r} does not pin tensorflow {tf.version} (use '==')"

@@ -9,8 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from packaging.version import InvalidVersion, Version
-
+from gpudoctor import versions
 from gpudoctor.facts import (
     BundledLib,
     CudaLibFacts,
@@ -103,8 +102,8 @@ def compute_capability_for(name: str, architectures: Sequence[Architecture]) -> 
 def _public(version: str) -> tuple[str, str]:
     """(public version, local tag) through packaging: "2.5.1+cu124" -> ("2.5.1", "cu124")."""
     try:
-        parsed = Version(version)
-    except InvalidVersion:
+        parsed = versions.pep440(version)
+    except ValueError:  # packaging InvalidVersion
         return version, ""
     return parsed.public, parsed.local or ""
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import re
 
-from packaging.version import InvalidVersion, Version
-
+from gpudoctor import versions
 from gpudoctor.pasted.draft import Draft
 from gpudoctor.pasted.scan import ascii_lower, lines_with
 
@@ -38,10 +37,10 @@ def parse(text: str, draft: Draft) -> None:
         if found is None:
             continue
         manager, name, version, build = found.groups()
-        name = re.sub(r"[-_.]+", "-", name).lower()
+        name = versions.canonical_name(name)
         try:
-            Version(version)
-        except InvalidVersion:
+            versions.pep440(version)
+        except ValueError:  # packaging InvalidVersion
             continue
         if (manager or "").lower() == "conda":
             _conda(name, version, build or "", draft)

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from gpudoctor import versions
 from gpudoctor.facts import CudaLibFacts, CudaToolkit, LibraryFact, ProbeIssue
 from gpudoctor.probes.files import host_path, list_dir, read_text, under
 from gpudoctor.probes.runner import Runner, command_issue
@@ -210,6 +211,8 @@ def _refine(fact: LibraryFact, header: str | None) -> LibraryFact:
     """Take the header's full version when the file name only told the major (libcudnn.so.9)."""
     if header is None:
         return fact
-    if fact.version is None or ("." not in fact.version and header.split(".")[0] == fact.version):
+    if fact.version is None or (
+        "." not in fact.version and versions.same_prefix(header, fact.version, 1)
+    ):
         return LibraryFact(name=fact.name, path=fact.path, version=header)
     return fact

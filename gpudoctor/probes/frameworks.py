@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
 
+from gpudoctor import versions
 from gpudoctor.facts import BundledLib, FrameworkFacts, ProbeIssue
 from gpudoctor.probes.files import list_dir, read_text
 
@@ -63,7 +64,7 @@ def _interesting(name: str) -> bool:
 
 
 def normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return versions.canonical_name(name)
 
 
 def index(distributions: Iterable[metadata.Distribution]) -> dict[str, metadata.Distribution]:
@@ -222,8 +223,8 @@ def _jax_cuda(
     for plugin in plugins:
         major = _JAX_PLUGIN.match(plugin).group(1)  # type: ignore[union-attr]
         runtime = dists.get(f"nvidia-cuda-runtime-cu{major}")
-        if runtime is not None and runtime.version.split(".")[0] == major:
-            return ".".join(runtime.version.split(".")[:2]), None
+        if runtime is not None and (versions.release(runtime.version) or ())[:1] == (int(major),):
+            return versions.major_minor(runtime.version), None
         return major, None
     jaxlib = dists.get("jaxlib")
     tag = (

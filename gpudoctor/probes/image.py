@@ -7,9 +7,9 @@ unreachable daemon (EnvironmentUnavailable, exit 3) and an image that is not the
 from __future__ import annotations
 
 import json
-import re
 from typing import TYPE_CHECKING
 
+from gpudoctor import versions
 from gpudoctor.build.spec import LABEL_PREFIX
 from gpudoctor.compat.image import ImageFacts
 from gpudoctor.errors import UsageError
@@ -80,5 +80,4 @@ def probe_image(engine: ImageEngine, reference: str) -> ImageFacts:
 
 
 def _major_minor(text: object) -> str | None:
-    match = re.match(r"(\d+)\.(\d+)", text) if isinstance(text, str) else None
-    return f"{match[1]}.{match[2]}" if match else None
+    return versions.major_minor(text, pad=False) if isinstance(text, str) else None

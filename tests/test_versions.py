@@ -1,0 +1,68 @@
+"""The one version reader (gpudoctor/versions.py): every kind of version text gpudoctor meets."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from gpudoctor import versions
+
+PACKAGE = Path(versions.__file__).parent
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("550.90.07", (550, 90, 7)),
+        ("2.5.1+cu124", (2, 5, 1)),
+        ("2.5.0a0+git1234", (2, 5, 0)),
+        ("v12.4", (12, 4)),
+        ("9.1.0 (build 7)", (9, 1, 0)),
+        ("12", (12,)),
+        ("unknown", None),
+        (None, None),
+    ],
+)
+def test_release_reads_host_versions(text: str | None, expected: tuple[int, ...] | None) -> None:
+    assert versions.release(text) == expected
+
+
+def test_numeric_is_strict() -> None:
+    assert versions.numeric("12.04.1") == (12, 4, 1)
+    for bad in ("12.4rc1", "v12.4", "12.4+cu", "", "12..4"):
+        with pytest.raises(ValueError, match="not a dotted version"):
+            versions.numeric(bad)
+
+
+def test_major_minor_pads_unless_told_not_to() -> None:
+    assert versions.major_minor("12.4.1") == "12.4"
+    assert versions.major_minor("12") == "12.0"
+    assert versions.major_minor("12", pad=False) is None
+    assert versions.major_minor("2.05.1", pad=False) == "2.5"
+
+
+def test_prefixes_canonical_spellings_and_names() -> None:
+    assert versions.same_prefix("9.1.0", "9")
+    assert not versions.same_prefix("90100", "9.1.0")
+    assert versions.same_prefix("3.11.7", "3.11", 2)
+    assert not versions.same_prefix("", "3.11", 2)
+    assert versions.canonical("8.00") == "8.0"
+    assert versions.canonical("2.5.0a0") == "2.5.0a0"
+    assert versions.cuda_tag("12.4.1") == "cu124"
+    assert versions.public("2.5.1+cu124") == "2.5.1"
+    assert versions.canonical_name("Nvidia_CUDNN.cu12") == "nvidia-cudnn-cu12"
+    assert versions.sort_key("12.10") > versions.sort_key("12.9")
+
+
+def test_only_versions_py_imports_packaging_version() -> None:
+    """One home: every other module asks gpudoctor.versions."""
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.name == "versions.py" and path.parent == PACKAGE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == "packaging.version":
+                offenders.append(str(path.relative_to(PACKAGE)))
+    assert offenders == []
