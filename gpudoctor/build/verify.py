@@ -8,17 +8,15 @@ not failures.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gpudoctor import versions
+from gpudoctor import verify_report, versions
 from gpudoctor.build.engine import ImageEngine, ImageInfo
 from gpudoctor.build.spec import VENV, VERIFY_PATH, ImageSpec
 from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.errors import VerifyFailed
 
-MARKER = "GPUDOCTOR-VERIFY "
 RUN_TIMEOUT_S = 300.0
 AREA = "image"
 
@@ -30,35 +28,17 @@ def run_probe(engine: ImageEngine, image: str, spec: ImageSpec, *, gpu: bool) ->
         command.append("--kernel")
     result = engine.run(image, command, gpus=gpu, timeout=RUN_TIMEOUT_S)
     by_hand = f"run it by hand: docker run --rm --entrypoint {command[0]} {image} {VERIFY_PATH}"
-    for line in reversed(result.stdout.splitlines()):
-        if line.startswith(MARKER):
-            return _parse_report(line[len(MARKER) :], image, by_hand)
+    report = verify_report.read(result.stdout)
+    if report.data is not None:
+        return report.data
+    if report.found:
+        raise VerifyFailed(f"the verify report from {image} is {report.problem}", hint=by_hand)
     tail = (result.stderr or result.stdout).strip().splitlines()[-10:]
     raise VerifyFailed(
         f"the verify script in {image} printed no report (exit {result.exit_code}): "
         + " | ".join(tail),
         hint=by_hand,
     )
-
-
-def _parse_report(text: str, image: str, hint: str) -> dict[str, Any]:
-    """The report line's JSON object; a truncated or garbled one fails the verification."""
-    try:
-        report = json.loads(text)
-    except ValueError as exc:
-        raise VerifyFailed(
-            f"the verify report from {image} is not valid JSON ({exc.msg} at character "
-            f"{exc.pos} of {len(text)}: truncated or garbled)"
-            if isinstance(exc, json.JSONDecodeError)
-            else f"the verify report from {image} is not valid JSON",
-            hint=hint,
-        ) from None
-    if not isinstance(report, dict):
-        raise VerifyFailed(
-            f"the verify report from {image} is a JSON {type(report).__name__}, not an object",
-            hint=hint,
-        )
-    return report
 
 
 def _finding(

@@ -11,7 +11,6 @@ module never raises for what the host does.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import subprocess
@@ -21,11 +20,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from gpudoctor import verify_report
 from gpudoctor.facts import DeepDevice, DeepFrameworkFacts, FrameworkFacts, ProbeIssue
 
 PROBE = "deep"
 DEFAULT_TIMEOUT_S = 60.0
-MARKER = "GPUDOCTOR-VERIFY "  # the report line's prefix, as in templates/verify_image.py
 # FrameworkFacts.name -> the name verify_image.py takes.
 SCRIPT_NAMES = {"torch": "pytorch", "tensorflow": "tensorflow", "jax": "jax"}
 # The child's environment on top of the host's: faulthandler prints the Python stack of a
@@ -126,18 +125,6 @@ def _text(data: bytes | None) -> str:
     return (data or b"").decode("utf-8", "replace")
 
 
-def read_report(stdout: str) -> dict[str, Any] | None:
-    """The last marker line's JSON object; None when there is none or it does not parse."""
-    for line in reversed(stdout.splitlines()):
-        if line.startswith(MARKER):
-            try:
-                report = json.loads(line[len(MARKER) :])
-            except json.JSONDecodeError:
-                return None
-            return report if isinstance(report, dict) else None
-    return None
-
-
 def interpret(
     name: str, child: ChildResult, *, python: str, timeout_s: float
 ) -> DeepFrameworkFacts:
@@ -153,7 +140,7 @@ def interpret(
         return _replace(base, outcome="crashed", error=child.start_error)
     if child.timed_out:
         return _replace(base, outcome="timeout", error=_excerpt(child.stderr))
-    report = read_report(child.stdout)
+    report = verify_report.read(child.stdout).data
     if report is None:
         outcome = "no_report" if child.rc == 0 else "crashed"
         return _replace(base, outcome=outcome, error=_excerpt(child.stderr or child.stdout))

@@ -11,12 +11,12 @@ from buildtest_support import ROW, FakeEngine, RecordingProgress
 from gpudoctor.build.engine import BuildEvent
 from gpudoctor.build.pipeline import BuildRequest, build_image, build_row
 from gpudoctor.build.spec import BuildOptions, make_spec
-from gpudoctor.build.verify import MARKER
 from gpudoctor.errors import BuildFailed, NoMatchingRow, VerifyFailed
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.model import ResolvedRow, ResolveRequest
 from gpudoctor.matrix.resolve import resolve
 from gpudoctor.resources import templates_dir
+from gpudoctor.verify_report import MARKER
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "build"
 OK_EVENTS = (

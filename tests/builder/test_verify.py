@@ -13,7 +13,6 @@ from buildtest_support import ROW, TF_ROW, FakeEngine, make_fake_torch
 
 from gpudoctor.build.spec import BuildOptions, make_spec
 from gpudoctor.build.verify import (
-    MARKER,
     compare_labels,
     compare_report,
     raise_on_mismatch,
@@ -22,6 +21,7 @@ from gpudoctor.build.verify import (
 from gpudoctor.checks.model import Severity
 from gpudoctor.errors import VerifyFailed
 from gpudoctor.resources import templates_dir
+from gpudoctor.verify_report import MARKER
 
 SPEC = make_spec(ROW, BuildOptions())
 GOOD: dict[str, Any] = {

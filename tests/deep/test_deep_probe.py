@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fake_torch import NO_KERNEL_IMAGE, make_fake_torch
 
-from gpudoctor import facts_json
+from gpudoctor import facts_json, verify_report
 from gpudoctor.facts import DeepDevice, DeepFrameworkFacts, FrameworkFacts
 from gpudoctor.probes import collect_facts
 from gpudoctor.probes.deep import (
@@ -19,7 +19,6 @@ from gpudoctor.probes.deep import (
     exit_text,
     interpret,
     probe_deep,
-    read_report,
 )
 from gpudoctor.probes.runner import CommandResult
 
@@ -187,12 +186,17 @@ def test_frameworks_are_probed_one_by_one_and_unknown_names_skipped(tmp_path: Pa
     [
         ('chatter\nGPUDOCTOR-VERIFY {"a": 1}\n', {"a": 1}),
         ("GPUDOCTOR-VERIFY {not json\n", None),
+        ('GPUDOCTOR-VERIFY {"python_version": "3.1', None),
         ("GPUDOCTOR-VERIFY [1]\n", None),
+        ("GPUDOCTOR-VERIFY " + "[" * 100_000 + "\n", None),
         ("nothing\n", None),
     ],
 )
 def test_read_report(stdout: str, expected: dict[str, int] | None) -> None:
-    assert read_report(stdout) == expected
+    """Never raises: a missing, truncated or garbled line is no data plus a reason."""
+    report = verify_report.read(stdout)
+    assert report.data == expected
+    assert (report.problem is None) == (expected is not None)
 
 
 def test_odd_report_values_read_as_unknown() -> None:

@@ -11,11 +11,12 @@ from pathlib import Path
 from fake_torch import NO_KERNEL_IMAGE, make_fake_torch
 
 from gpudoctor.build.spec import BuildOptions, make_spec
-from gpudoctor.build.verify import MARKER, compare_report
+from gpudoctor.build.verify import compare_report
 from gpudoctor.checks.model import Severity
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.resolve import all_rows
 from gpudoctor.resources import templates_dir
+from gpudoctor.verify_report import MARKER
 
 
 def _report(site: Path, *args: str) -> dict[str, object]:
