@@ -255,6 +255,11 @@ class FrameworkFacts:
     hip: str | None = None  # ROCm build
     bundled: tuple[BundledLib, ...] = ()
 
+    @property
+    def label(self) -> str:
+        """ "torch 2.5.1+cu124": how findings name it."""
+        return f"{self.name} {self.version}"
+
 
 @dataclass(frozen=True)
 class DeepDevice:

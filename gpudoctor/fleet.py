@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.errors import FactsError
+from gpudoctor.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from gpudoctor.checks.base import Intent

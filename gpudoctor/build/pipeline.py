@@ -15,7 +15,7 @@ from gpudoctor.build.engine import BuildEvent, BuildOutcome, ImageEngine, follow
 from gpudoctor.build.render import render_dockerfile
 from gpudoctor.build.report import BuildReport
 from gpudoctor.build.spec import BuildOptions, ImageSpec, make_spec
-from gpudoctor.checks.model import Finding
+from gpudoctor.findings import Finding
 from gpudoctor.matrix.model import Matrix, ResolvedRow, ResolveRequest
 
 if TYPE_CHECKING:

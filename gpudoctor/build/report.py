@@ -9,10 +9,9 @@ from typing import Any
 
 from gpudoctor.build.engine import BuildOutcome
 from gpudoctor.build.spec import ImageSpec
-from gpudoctor.checks.model import Finding, Severity
+from gpudoctor.findings import MARKS, Finding
 
 REPORT_SCHEMA_VERSION = 1
-_MARKS = {Severity.OK: "✓", Severity.ERROR: "✗", Severity.WARN: "!", Severity.NA: "-"}
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,7 @@ class BuildReport:
             f"  base {self.spec.base_image}" + ("" if self.spec.base_pinned else " (tag only)"),
             f"  {self.outcome.steps} steps, {self.outcome.cached} from cache",
         ]
-        lines += [f"  {_MARKS.get(f.severity, '?')} {f.title}" for f in self.findings]
+        lines += [f"  {MARKS[f.severity]} {f.title}" for f in self.findings]
         if self.pushed:
             lines.append(f"  pushed {self.spec.tag}")
         return "\n".join(lines) + "\n"

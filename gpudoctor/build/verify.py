@@ -14,8 +14,8 @@ from typing import Any
 from gpudoctor import verify_report, versions
 from gpudoctor.build.engine import ImageEngine, ImageInfo
 from gpudoctor.build.spec import VENV, VERIFY_PATH, ImageSpec
-from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.errors import VerifyFailed
+from gpudoctor.findings import Finding, Severity
 
 RUN_TIMEOUT_S = 300.0
 AREA = "image"

@@ -35,10 +35,10 @@ from gpudoctor.checks import (
 )
 from gpudoctor.checks.base import Check, Intent
 from gpudoctor.checks.catalogue import AREAS, CATALOGUE
-from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.checks.summary import headlines
 from gpudoctor.errors import UsageError
 from gpudoctor.exitcodes import ExitCode
+from gpudoctor.findings import Finding, Severity
 from gpudoctor.report.clean import clean_finding, printable
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.catalogue import CATALOGUE
-from gpudoctor.checks.model import Finding, Severity
+from gpudoctor.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from gpudoctor.checks.requirements import Requirement

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import finding
-from gpudoctor.checks.model import Finding, Severity
+from gpudoctor.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts

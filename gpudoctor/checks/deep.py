@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding, has_gpu, live_gpus
 from gpudoctor.checks.deep_causes import (
-    MODULES,
     import_cause,
     kernel_cause,
     probe_command,
     python_of,
     unavailable_causes,
 )
-from gpudoctor.checks.model import ERROR, NA, OK, UNKNOWN, WARN, Finding
+from gpudoctor.findings import ERROR, NA, OK, UNKNOWN, WARN, Finding
+from gpudoctor.wording import last_line
 
 if TYPE_CHECKING:
     from gpudoctor.facts import DeepFrameworkFacts, FrameworkFacts, HostFacts
@@ -26,10 +26,6 @@ if TYPE_CHECKING:
 
 Judge = Callable[["HostFacts", "Matrix", "FrameworkFacts", "DeepFrameworkFacts"], Finding]
 _NOT_FINISHED = ("timeout", "crashed", "no_report")
-
-
-def _label(fw: FrameworkFacts) -> str:
-    return f"{fw.name} {fw.version}"
 
 
 def _each(code: str, facts: HostFacts, matrix: Matrix, judge: Judge) -> list[Finding]:
@@ -41,7 +37,7 @@ def _each(code: str, facts: HostFacts, matrix: Matrix, judge: Judge) -> list[Fin
     for fw in facts.frameworks:
         found = deep.get(fw.name)
         if found is None:
-            title = f"{_label(fw)}: not imported (run `gpudoctor check --deep`)"
+            title = f"{fw.label}: not imported (run `gpudoctor check --deep`)"
             out.append(finding(code, NA, title, subject=fw.name))
         else:
             out.append(judge(facts, matrix, fw, found))
@@ -54,9 +50,8 @@ def _evidence(deep: DeepFrameworkFacts, *keys: str) -> list[tuple[str, object]]:
     ]
 
 
-def _last_line(text: str | None) -> str:
-    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
-    return lines[-1] if lines else "no error text"
+def _last(text: str | None) -> str:
+    return last_line(text, "no error text")
 
 
 # --- framework-import ---------------------------------------------------------------------------
@@ -69,12 +64,12 @@ def check_import(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Findi
 def _import(
     facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, deep: DeepFrameworkFacts
 ) -> Finding:
-    code, subject, module = "framework-import", fw.name, MODULES[fw.name]
+    code, subject, module = "framework-import", fw.name, fw.name  # the import name
     ev = _evidence(deep, "import_seconds", "version", "cuda", "cudnn", "seconds")
     python = python_of(deep)
     if deep.outcome == "import_failed":
         cause = import_cause(fw, deep)
-        title = f"import {module} fails: {_last_line(deep.error)}"
+        title = f"import {module} fails: {_last(deep.error)}"
         return finding(
             code, ERROR, title, detail=cause.what, fix=cause.fix, evidence=ev, subject=subject
         )
@@ -88,7 +83,7 @@ def _import(
             "make the import itself slow",
             fix="check `nvidia-smi` and `sudo dmesg | grep -i xid`; time "
             f"`{python} -c 'import {module}'`; give it longer with --deep-timeout",
-            evidence=[*ev, ("error", _last_line(deep.error))],
+            evidence=[*ev, ("error", _last(deep.error))],
             subject=subject,
         )
     if deep.outcome == "crashed":
@@ -98,7 +93,7 @@ def _import(
             code,
             ERROR,
             f"import {module} crashed: the probe {exit_text(deep.exit_code)}",
-            detail=f"last words: {_last_line(deep.error)}; a crash while loading usually means "
+            detail=f"last words: {_last(deep.error)}; a crash while loading usually means "
             "mismatched native libraries (LD_LIBRARY_PATH, a system CUDA or cuDNN)",
             fix=f"run `{python} -X faulthandler -c 'import {module}'` to see where it crashes; "
             "try with LD_LIBRARY_PATH unset",
@@ -110,7 +105,7 @@ def _import(
             code,
             UNKNOWN,
             f"the {module} probe exited without its report",
-            detail=f"output: {_last_line(deep.error)}",
+            detail=f"output: {_last(deep.error)}",
             evidence=ev,
             subject=subject,
         )
@@ -120,7 +115,7 @@ def _import(
 def _imported(
     fw: FrameworkFacts, deep: DeepFrameworkFacts, ev: list[tuple[str, object]]
 ) -> Finding:
-    code, subject, module = "framework-import", fw.name, MODULES[fw.name]
+    code, subject, module = "framework-import", fw.name, fw.name  # the import name
     seconds = f" in {deep.import_seconds:.1f} s" if deep.import_seconds is not None else ""
     runtime = versions.release(deep.version)
     if runtime is not None and runtime[:3] != (versions.release(fw.version) or ())[:3]:
@@ -150,7 +145,7 @@ def check_cuda_available(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
 def _not_reached(code: str, fw: FrameworkFacts, deep: DeepFrameworkFacts) -> Finding | None:
     """The finding of a later stage when the probe stopped before it: n/a after a failed import
     (framework-import has the error), unknown when it hung, crashed or failed on the way."""
-    module = MODULES[fw.name]
+    module = fw.name  # the import name
     if deep.outcome == "import_failed":
         title = f"{module} does not import (see framework-import)"
         return finding(code, NA, title, subject=fw.name)
@@ -158,7 +153,7 @@ def _not_reached(code: str, fw: FrameworkFacts, deep: DeepFrameworkFacts) -> Fin
         title = f"the {module} probe did not finish (see framework-import)"
         return finding(code, UNKNOWN, title, subject=fw.name)
     if deep.outcome == "probe_failed" and deep.cuda_available is None:
-        title = f"the {module} probe failed: {_last_line(deep.error)}"
+        title = f"the {module} probe failed: {_last(deep.error)}"
         return finding(code, UNKNOWN, title, evidence=_evidence(deep), subject=fw.name)
     return None
 
@@ -175,15 +170,15 @@ def _cuda_available(
     if deep.cuda_available:
         names = sorted({d.name for d in deep.devices if d.name})
         shown = f": {', '.join(names)}" if names else ""
-        title = f"{_label(fw)} sees {deep.device_count} CUDA device(s){shown}"
+        title = f"{fw.label} sees {deep.device_count} CUDA device(s){shown}"
         return finding(code, OK, title, evidence=ev, subject=subject)
     cuda_build = deep.cuda is not None or (fw.cpu_only is False and fw.hip is None)
     if not cuda_build:
         what = f"a ROCm build (HIP {fw.hip})" if fw.hip else "a CPU-only build"
-        title = f"{_label(fw)} is {what}: no CUDA (see framework-cpu-only)"
+        title = f"{fw.label} is {what}: no CUDA (see framework-cpu-only)"
         return finding(code, NA, title, evidence=ev, subject=subject)
     if not has_gpu(facts):
-        title = f"{_label(fw)}: CUDA not available, and this host has no NVIDIA GPU"
+        title = f"{fw.label}: CUDA not available, and this host has no NVIDIA GPU"
         return finding(code, NA, title, evidence=ev, subject=subject)
     return _unavailable(facts, matrix, fw, deep, ev)
 
@@ -207,7 +202,7 @@ def _unavailable(
     return finding(
         "framework-cuda-available",
         ERROR,
-        f"{_label(fw)} (CUDA {deep.cuda or fw.cuda}) sees no GPU, though this host has NVIDIA GPUs",
+        f"{fw.label} (CUDA {deep.cuda or fw.cuda}) sees no GPU, though this host has NVIDIA GPUs",
         detail=detail,
         fix=fix,
         evidence=ev,
@@ -232,7 +227,7 @@ def _kernel(  # noqa: PLR0911 - one return per verdict
     ev = _evidence(deep, "kernel_ok", "kernel_error")
     ev += [("devices", [f"{d.name} ({d.compute_capability})" for d in deep.devices])]
     if not deep.cuda_available:
-        title = f"{_label(fw)}: no kernel run, CUDA not available (see framework-cuda-available)"
+        title = f"{fw.label}: no kernel run, CUDA not available (see framework-cuda-available)"
         return finding(code, NA, title, evidence=ev, subject=subject)
     if deep.kernel_ok:
         first = deep.devices[0].name if deep.devices and deep.devices[0].name else "GPU 0"
@@ -240,7 +235,7 @@ def _kernel(  # noqa: PLR0911 - one return per verdict
             code, OK, f"a small {fw.name} kernel ran on {first}", evidence=ev, subject=subject
         )
     if deep.kernel_ok is None:
-        title = f"{_label(fw)}: the kernel did not run: {_last_line(deep.error)}"
+        title = f"{fw.label}: the kernel did not run: {_last(deep.error)}"
         return finding(code, UNKNOWN, title, evidence=ev, subject=subject)
     if deep.kernel_error and "no kernel image is available" in deep.kernel_error:
         return _no_kernel_image(facts, matrix, fw, deep, ev)
@@ -259,7 +254,7 @@ def _kernel(  # noqa: PLR0911 - one return per verdict
     return finding(
         code,
         ERROR,
-        f"a small {fw.name} kernel fails: {_last_line(deep.kernel_error)}",
+        f"a small {fw.name} kernel fails: {_last(deep.kernel_error)}",
         detail=cause.what,
         fix=cause.fix,
         evidence=ev,
@@ -287,7 +282,7 @@ def _no_kernel_image(
     return finding(
         "framework-kernel",
         ERROR,
-        f"{_label(fw)} has no kernel image for compute capability {', '.join(ccs) or 'unknown'}",
+        f"{fw.label} has no kernel image for compute capability {', '.join(ccs) or 'unknown'}",
         detail=f"'no kernel image is available for execution on the device': its compiled "
         f"architectures ({arch}) do not cover this GPU (framework-arch judges the same from "
         "the matrix)",

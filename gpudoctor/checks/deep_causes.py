@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     from gpudoctor.facts import DeepFrameworkFacts, FrameworkFacts, HostFacts
     from gpudoctor.matrix.model import Matrix
 
-MODULES = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jax"}
-
 
 @dataclass(frozen=True)
 class Cause:
@@ -46,7 +44,7 @@ def import_cause(  # noqa: PLR0911 - one return per known message
     fw: FrameworkFacts, deep: DeepFrameworkFacts
 ) -> Cause:
     """What an import error means, from its text."""
-    error, python, module = deep.error or "", python_of(deep), MODULES[fw.name]
+    error, python, module = deep.error or "", python_of(deep), fw.name  # its import name
     reinstall = f"pip install --force-reinstall '{pin(fw)}'"
     lib = _MISSING_LIB.search(error)
     if lib and lib.group(1).startswith("libcuda.so"):

@@ -16,7 +16,7 @@ from gpudoctor.checks.base import (
     nvidia_pci_gpus,
     nvml_ok,
 )
-from gpudoctor.checks.model import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
+from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts

@@ -18,7 +18,7 @@ from gpudoctor.checks.base import (
     nvml_ok,
     passthrough_only,
 )
-from gpudoctor.checks.model import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
+from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.checks.error_lines import BY_CODE
-from gpudoctor.checks.model import ERROR, INFO, OK, WARN, Finding
+from gpudoctor.findings import ERROR, INFO, OK, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts

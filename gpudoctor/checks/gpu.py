@@ -18,7 +18,7 @@ from gpudoctor.checks.base import (
     live_gpus,
     unknown_or_na,
 )
-from gpudoctor.checks.model import ERROR, INFO, NA, OK, WARN, Finding
+from gpudoctor.findings import ERROR, INFO, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import GpuFacts, HostFacts

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, driver_version, finding, has_gpu
-from gpudoctor.checks.model import ERROR, INFO, OK, UNKNOWN, WARN, Finding
+from gpudoctor.findings import ERROR, INFO, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.compat.image import ImageFacts

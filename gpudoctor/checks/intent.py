@@ -16,8 +16,8 @@ from gpudoctor.checks.base import (
     has_gpu,
     live_gpus,
 )
-from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.errors import NoMatchingRow
+from gpudoctor.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build

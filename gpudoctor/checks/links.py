@@ -22,8 +22,8 @@ from gpudoctor.checks.base import (
     live_gpus,
     nvml_ok,
 )
-from gpudoctor.checks.model import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.checks.placement import NOT_RECORDED
+from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import GpuFacts, HostFacts

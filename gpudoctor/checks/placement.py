@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding, group_by_gpu, live_gpus
-from gpudoctor.checks.model import INFO, NA, OK, UNKNOWN, WARN, Finding
+from gpudoctor.findings import INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding, has_gpu, live_gpus, nvidia_pci_gpus
-from gpudoctor.checks.model import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
+from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts

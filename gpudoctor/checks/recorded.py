@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.model import UNKNOWN, Finding
+from gpudoctor.findings import UNKNOWN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts

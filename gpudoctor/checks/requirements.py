@@ -25,8 +25,8 @@ from gpudoctor.checks.base import (
     live_gpus,
     nvml_ok,
 )
-from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.errors import UsageError
+from gpudoctor.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from gpudoctor.checks.base import Intent

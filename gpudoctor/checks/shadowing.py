@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.model import ERROR, NA, OK, WARN, Finding
+from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts, LibraryFact

@@ -18,21 +18,17 @@ from gpudoctor.checks.base import (
     has_gpu,
     live_gpus,
 )
-from gpudoctor.checks.model import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.checks.suggest import (
     driver_verdict,
     installed_build,
     torch_install_for_host,
     torch_variant,
 )
+from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts
     from gpudoctor.matrix.model import Matrix
-
-
-def _label(fw: FrameworkFacts) -> str:
-    return f"{fw.name} {fw.version}"
 
 
 def check_framework_driver(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
@@ -54,12 +50,12 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
     ]
     if fw.cpu_only or fw.hip:
         what = "a CPU-only build" if fw.cpu_only else f"a ROCm build (HIP {fw.hip})"
-        return finding(code, NA, f"{_label(fw)} is {what}", evidence=ev, subject=subject)
+        return finding(code, NA, f"{fw.label} is {what}", evidence=ev, subject=subject)
     if fw.cuda is None:
         return finding(
             code,
             UNKNOWN,
-            f"the CUDA {_label(fw)} was built with is unknown",
+            f"the CUDA {fw.label} was built with is unknown",
             evidence=ev,
             subject=subject,
         )
@@ -67,7 +63,7 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
         return finding(
             code,
             NA,
-            f"{_label(fw)} (CUDA {fw.cuda}): no GPU to run on",
+            f"{fw.label} (CUDA {fw.cuda}): no GPU to run on",
             evidence=ev,
             subject=subject,
         )
@@ -92,7 +88,7 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
         return finding(
             code,
             OK,
-            f"driver {driver} runs {_label(fw)} (CUDA {fw.cuda})",
+            f"driver {driver} runs {fw.label} (CUDA {fw.cuda})",
             evidence=ev,
             subject=subject,
         )
@@ -100,7 +96,7 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
         return finding(
             code,
             INFO,
-            f"driver {driver} runs {_label(fw)} (CUDA {fw.cuda}) by minor-version compatibility",
+            f"driver {driver} runs {fw.label} (CUDA {fw.cuda}) by minor-version compatibility",
             detail=verdict.reason
             + (f"; full support from driver {verdict.required}" if verdict.required else ""),
             fix=f"upgrade the driver to >= {verdict.required} for full CUDA {fw.cuda} support"
@@ -116,7 +112,7 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
     return finding(
         code,
         ERROR,
-        f"driver {driver} is too old for {_label(fw)} (built with CUDA {fw.cuda})",
+        f"driver {driver} is too old for {fw.label} (built with CUDA {fw.cuda})",
         detail=verdict.reason + "; expect 'CUDA driver version is insufficient for CUDA runtime "
         "version' / torch.cuda.is_available() == False",
         fix=fix + (f", or install a build this driver runs: {alternative}" if alternative else ""),
@@ -156,7 +152,7 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
     if fw.cpu_only or fw.hip or fw.name != "torch":
         why = "a CPU-only build" if fw.cpu_only else "not judged (the matrix has arch lists for "
         why = why if fw.cpu_only else (why + "torch CUDA builds only)")
-        return [finding(code, NA, f"{_label(fw)}: {why}", subject=subject)]
+        return [finding(code, NA, f"{fw.label}: {why}", subject=subject)]
     gpus = [g for g in live_gpus(facts) if g.compute_capability]
     if not gpus:
         sev = NA if not has_gpu(facts) or driver_broken(facts) else UNKNOWN
@@ -167,7 +163,7 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
             finding(
                 code,
                 UNKNOWN,
-                f"{_label(fw)} (CUDA {fw.cuda}) is not in the matrix: "
+                f"{fw.label} (CUDA {fw.cuda}) is not in the matrix: "
                 "its architecture list is unknown",
                 subject=subject,
             )
@@ -188,7 +184,7 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
                 finding(
                     code,
                     OK,
-                    f"{_label(fw)} has kernels for {cc}",
+                    f"{fw.label} has kernels for {cc}",
                     detail=v.reason,
                     evidence=ev,
                     subject=subj,
@@ -199,7 +195,7 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
                 finding(
                     code,
                     INFO,
-                    f"{_label(fw)} runs on {cc} through PTX JIT",
+                    f"{fw.label} runs on {cc} through PTX JIT",
                     detail=v.reason,
                     evidence=ev,
                     subject=subj,
@@ -211,7 +207,7 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
                 finding(
                     code,
                     ERROR,
-                    f"{_label(fw)} has no kernels for compute capability {cc} ({name})",
+                    f"{fw.label} has no kernels for compute capability {cc} ({name})",
                     detail=v.reason + "; expect 'no kernel image is available for execution on "
                     "the device'",
                     fix=f"install a build with kernels for {cc}: {alt}"
@@ -254,20 +250,18 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
         return finding(
             code,
             UNKNOWN,
-            f"cannot tell whether {_label(fw)} is a CPU-only build",
+            f"cannot tell whether {fw.label} is a CPU-only build",
             evidence=ev,
             subject=subject,
         )
     if not fw.cpu_only:
         built = f"CUDA {fw.cuda}" if fw.cuda else f"HIP {fw.hip}" if fw.hip else "a GPU backend"
-        return finding(
-            code, OK, f"{_label(fw)} is built with {built}", evidence=ev, subject=subject
-        )
+        return finding(code, OK, f"{fw.label} is built with {built}", evidence=ev, subject=subject)
     if not has_gpu(facts):
         return finding(
             code,
             OK,
-            f"{_label(fw)} is a CPU-only build, and this host has no GPU",
+            f"{fw.label} is a CPU-only build, and this host has no GPU",
             evidence=ev,
             subject=subject,
         )
@@ -289,7 +283,7 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
     return finding(
         code,
         ERROR,
-        f"{_label(fw)} is a CPU-only build on a host with NVIDIA GPUs",
+        f"{fw.label} is a CPU-only build on a host with NVIDIA GPUs",
         detail="it will never use the GPUs (torch.cuda.is_available() is False)",
         fix=fix,
         evidence=ev,

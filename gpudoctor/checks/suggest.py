@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor import versions
+from gpudoctor import framework_names, versions
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
@@ -50,7 +50,7 @@ def installed_build(matrix: Matrix, fw: FrameworkFacts) -> Build | None:
     """The enumerated build an installed framework is (torch: release x CUDA variant)."""
     from gpudoctor.compat.builds import enumerate_builds, matching
 
-    framework = {"torch": "pytorch", "tensorflow": "tensorflow"}.get(fw.name)
+    framework = framework_names.MATRIX_NAME.get(fw.name)
     if framework is None or fw.cuda is None:
         return None
     found = matching(enumerate_builds(matrix, framework), versions.major_minor(fw.version), fw.cuda)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.model import ERROR, INFO, NA, OK, WARN, Finding, Severity
 from gpudoctor.checks.placement import NOT_RECORDED
 from gpudoctor.checks.xid_catalog import load_xid_catalogue
+from gpudoctor.findings import ERROR, INFO, NA, OK, WARN, Finding, Severity
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts

@@ -16,7 +16,7 @@ from gpudoctor.cli import build_options as opts
 if TYPE_CHECKING:
     from gpudoctor.build.engine import BuildEvent
     from gpudoctor.build.pipeline import BuildRequest
-    from gpudoctor.checks.model import Finding
+    from gpudoctor.findings import Finding
 
 BUILD_HELP = """Build a known-good GPU framework image, then verify it against its matrix row.
 
@@ -195,6 +195,8 @@ class StderrProgress:
         sys.stderr.flush()
 
     def finding(self, finding: Finding) -> None:
-        mark = {"ok": "✓", "error": "✗", "n/a": "-"}.get(str(finding.severity), "!")
+        from gpudoctor.findings import MARKS
+
+        mark = MARKS[finding.severity]
         detail = f": {finding.detail}" if finding.detail and str(finding.severity) != "n/a" else ""
         sys.stderr.write(f"    {mark} {finding.title}{detail}\n")

@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from gpudoctor import versions
+from gpudoctor import framework_names, versions
 from gpudoctor.errors import UsageError
 from gpudoctor.matrix.model import (
     Matrix,
@@ -19,7 +19,7 @@ from gpudoctor.matrix.model import (
     ResolveRequest,
 )
 
-FRAMEWORKS = ("pytorch", "tensorflow")
+FRAMEWORKS = framework_names.MATRIX
 UNVERIFIED = "?"
 LEGEND = f"{UNVERIFIED} = verified = false: resolve skips it unless --allow-unverified"
 

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from gpudoctor import versions
+from gpudoctor import framework_names, versions
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
@@ -34,7 +34,7 @@ def build_of(matrix: Matrix, image: ImageFacts) -> Build | None:
     """The enumerated build the image holds; its own arch list (a label) wins."""
     from gpudoctor.compat.builds import enumerate_builds, matching
 
-    if image.framework not in ("pytorch", "tensorflow") or not image.version:
+    if image.framework not in framework_names.MATRIX or not image.version:
         return None
     if not image.cuda and image.framework == "pytorch":
         return None  # a CPU-only torch

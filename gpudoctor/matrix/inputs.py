@@ -16,19 +16,14 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from gpudoctor import versions
+from gpudoctor import framework_names, versions
 from gpudoctor.errors import UsageError
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix
 
-FRAMEWORKS = ("pytorch", "tensorflow")
-_ALIASES = {
-    "pytorch": "pytorch",
-    "torch": "pytorch",
-    "tensorflow": "tensorflow",
-    "tf": "tensorflow",
-}
+FRAMEWORKS = framework_names.MATRIX
+_ALIASES = framework_names.ALIASES
 _SPEC = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]*)\s*(?:==?\s*(\S+?))?\s*$")
 _PLAIN_VERSION = re.compile(r"\d+(?:\.\d+)*")
 _CUDA = re.compile(r"\d+\.\d+(?:\.\d+)?")

@@ -20,13 +20,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from gpudoctor import verify_report
+from gpudoctor import framework_names, verify_report
 from gpudoctor.facts import DeepDevice, DeepFrameworkFacts, FrameworkFacts, ProbeIssue
+from gpudoctor.wording import last_line
 
 PROBE = "deep"
 DEFAULT_TIMEOUT_S = 60.0
-# FrameworkFacts.name -> the name verify_image.py takes.
-SCRIPT_NAMES = {"torch": "pytorch", "tensorflow": "tensorflow", "jax": "jax"}
 # The child's environment on top of the host's: faulthandler prints the Python stack of a
 # segfault (so a crash says where it happened); TensorFlow and JAX would otherwise grab most of
 # the GPU memory for a 4 KiB test on what may be a busy node; TF's C++ logging stays quiet.
@@ -71,9 +70,9 @@ def probe_deep(
     found: list[DeepFrameworkFacts] = []
     issues: list[ProbeIssue] = []
     for fw in frameworks:
-        if fw.name not in SCRIPT_NAMES:
+        if fw.name not in framework_names.SCRIPT_NAME:
             continue
-        argv = [python, str(script), SCRIPT_NAMES[fw.name], "--kernel"]
+        argv = [python, str(script), framework_names.SCRIPT_NAME[fw.name], "--kernel"]
         child = run_child(argv, {**env, **CHILD_ENV}, timeout_s)
         facts = interpret(fw.name, child, python=python, timeout_s=timeout_s)
         found.append(facts)
@@ -149,7 +148,7 @@ def interpret(
 
 def from_report(base: DeepFrameworkFacts, report: Mapping[str, Any]) -> DeepFrameworkFacts:
     """The facts in verify_image.py's report; unexpected types read as unknown, not a crash."""
-    imported = report.get("imported") == SCRIPT_NAMES.get(base.name)
+    imported = report.get("imported") == framework_names.SCRIPT_NAME.get(base.name)
     errors = [str(e) for e in report.get("errors") or [] if e]
     if not imported:
         error = _str(report.get("import_error")) or "; ".join(errors) or "the import failed"
@@ -219,12 +218,6 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
-
-
-def last_line(text: str | None) -> str:
-    """The last non-blank line: a traceback's exception, a crash's final word."""
-    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
-    return lines[-1] if lines else ""
 
 
 def _excerpt(text: str) -> str | None:

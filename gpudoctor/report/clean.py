@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gpudoctor.checks.model import Finding
+    from gpudoctor.findings import Finding
 
 # C0 controls, DEL, C1 controls; bidirectional embeddings, overrides and isolates; lone
 # surrogates; the Unicode line and paragraph separators; the two XML 1.0 non-characters.

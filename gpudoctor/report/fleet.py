@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gpudoctor.checks.model import Severity
+from gpudoctor.findings import MARKS
 from gpudoctor.fleet import Counts, FleetProblem, FleetSummary
 from gpudoctor.report.clean import printable
+from gpudoctor.wording import plural
 
 FLEET_JSON_VERSION = 1
-MARKS = {Severity.ERROR: "✗", Severity.WARN: "!", Severity.UNKNOWN: "?"}
 
 
 def render_fleet_text(summary: FleetSummary, *, max_hosts: int = 20) -> str:
@@ -21,7 +21,7 @@ def render_fleet_text(summary: FleetSummary, *, max_hosts: int = 20) -> str:
     hosts = len(summary.hosts)
     attention = hosts - len(summary.healthy)
     lines = [
-        f"gpudoctor fleet: {_plural(hosts, 'host')}, {len(summary.healthy)} healthy, "
+        f"gpudoctor fleet: {plural(hosts, 'host')}, {len(summary.healthy)} healthy, "
         f"{attention} need attention",
         "",
     ]
@@ -39,14 +39,14 @@ def render_fleet_text(summary: FleetSummary, *, max_hosts: int = 20) -> str:
 
 
 def _problem_lines(problem: FleetProblem, max_hosts: int) -> list[str]:
-    mark = MARKS.get(problem.severity, "!")
+    mark = MARKS[problem.severity]
     hosts = problem.hosts
     where = []
     for host in hosts:
         subjects = [o.subject for o in problem.occurrences if o.host == host and o.subject]
         where.append(f"{host} ({', '.join(subjects)})" if subjects else host)
     lines = [
-        f"{mark} {problem.code} ({problem.severity}) on {_plural(len(hosts), 'host')}: "
+        f"{mark} {problem.code} ({problem.severity}) on {plural(len(hosts), 'host')}: "
         f"{_names(where, max_hosts)}",
         f"    {problem.title}",
     ]
@@ -59,10 +59,6 @@ def _names(names: list[str], limit: int) -> str:
     if len(names) <= limit:
         return ", ".join(names)
     return ", ".join(names[:limit]) + f", and {len(names) - limit} more"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _counts_text(counts: Counts) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.catalogue import AREA_TITLES
-from gpudoctor.checks.model import Severity
-from gpudoctor.report.text import MARKS, area_mark, summary_line
+from gpudoctor.findings import MARKS, Severity
+from gpudoctor.report.text import area_mark, summary_line
 
 if TYPE_CHECKING:
     from gpudoctor.checks import CheckRun

@@ -14,15 +14,14 @@ from typing import TYPE_CHECKING, Any
 from gpudoctor import __version__
 from gpudoctor.checks.catalogue import AREA_TITLES
 from gpudoctor.facts_json import to_dict
-from gpudoctor.report.text import area_mark
+from gpudoctor.findings import area_status
 
 if TYPE_CHECKING:
     from gpudoctor.checks import CheckRun, Intent
-    from gpudoctor.checks.model import Finding
     from gpudoctor.facts import HostFacts
+    from gpudoctor.findings import Finding
 
 SCHEMA = "gpudoctor.check/v1"
-_STATUS = {"✗": "error", "!": "warn", "?": "unknown", "✓": "ok", "-": "n/a"}
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
@@ -48,7 +47,7 @@ def envelope(run: CheckRun, facts: HostFacts, intent: Intent) -> dict[str, Any]:
                 "area": area,
                 "title": AREA_TITLES.get(area, area),
                 "headline": run.headlines.get(area, ""),
-                "status": _STATUS[area_mark(found)],
+                "status": area_status(f.severity for f in found).value,
             }
         )
     return {

@@ -10,11 +10,11 @@ import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks import fails
-from gpudoctor.checks.model import Severity
+from gpudoctor.findings import Severity
 
 if TYPE_CHECKING:
     from gpudoctor.checks import CheckRun
-    from gpudoctor.checks.model import Finding
+    from gpudoctor.findings import Finding
 
 
 def _body(f: Finding) -> str:

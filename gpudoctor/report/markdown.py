@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.model import Finding, Severity
-from gpudoctor.report.text import MARKS
+from gpudoctor.findings import MARKS, Finding, Severity
 
 if TYPE_CHECKING:
     from gpudoctor.checks import CheckRun

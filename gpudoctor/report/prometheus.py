@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.facts import GpuFacts, HostFacts
+from gpudoctor.findings import Finding, Severity
 from gpudoctor.report.clean import printable
 
 Labels = tuple[tuple[str, str], ...]

@@ -8,19 +8,12 @@ import os
 from typing import IO, TYPE_CHECKING
 
 from gpudoctor.checks.catalogue import AREA_TITLES
-from gpudoctor.checks.model import Finding, Severity
+from gpudoctor.findings import MARKS, Finding, Severity, area_status
+from gpudoctor.wording import plural
 
 if TYPE_CHECKING:
     from gpudoctor.checks import CheckRun
 
-MARKS = {
-    Severity.ERROR: "✗",
-    Severity.WARN: "!",
-    Severity.UNKNOWN: "?",
-    Severity.INFO: "•",
-    Severity.OK: "✓",
-    Severity.NA: "-",
-}
 _COLOURS = {"✗": "31", "!": "33", "?": "35", "✓": "32", "-": "2", "•": "36"}
 
 
@@ -41,10 +34,7 @@ def _paint(mark: str, text: str, colour: bool) -> str:
 
 def area_mark(findings: list[Finding]) -> str:
     """The area's status box: its worst finding; ✓ when only ok/info; - when all n/a."""
-    if all(f.severity is Severity.NA for f in findings):
-        return "-"
-    worst = max(findings, key=lambda f: f.severity.rank).severity
-    return MARKS[worst] if worst in (Severity.ERROR, Severity.WARN, Severity.UNKNOWN) else "✓"
+    return MARKS[area_status(f.severity for f in findings)]
 
 
 def _shown(f: Finding, verbose: bool) -> bool:
@@ -124,15 +114,11 @@ def _skipped_lines(run: CheckRun) -> list[str]:
 _GPU_AREAS = ("driver", "gpu", "runtime", "multigpu")
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def summary_line(run: CheckRun, colour: bool = False) -> str:
     c = run.counts()
     parts = [
-        _plural(c["error"], "error") if c["error"] else "",
-        _plural(c["warn"], "warning") if c["warn"] else "",
+        plural(c["error"], "error") if c["error"] else "",
+        plural(c["warn"], "warning") if c["warn"] else "",
         f"{c['unknown']} unknown" if c["unknown"] else "",
     ]
     problems = ", ".join(p for p in parts if p)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gpudoctor.build.engine import BuildEvent, DaemonInfo, ImageInfo, RunResult
 from gpudoctor.build.pipeline import Progress
-from gpudoctor.checks.model import Finding
+from gpudoctor.findings import Finding
 from gpudoctor.matrix.model import ResolvedRow
 
 STANDIN_BASE = "gpudoctor-test/base:bookworm-py3.11-v1"

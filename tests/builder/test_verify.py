@@ -18,8 +18,8 @@ from gpudoctor.build.verify import (
     raise_on_mismatch,
     verify_image,
 )
-from gpudoctor.checks.model import Severity
 from gpudoctor.errors import VerifyFailed
+from gpudoctor.findings import Severity
 from gpudoctor.resources import templates_dir
 from gpudoctor.verify_report import MARKER
 

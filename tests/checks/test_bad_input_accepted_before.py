@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.checks import run_checks
-from gpudoctor.checks.model import Severity
 from gpudoctor.cli.app import run
 from gpudoctor.facts import HostFacts, NvmlFacts
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.load import load_matrix
 
 HOSTS = Path(__file__).parents[1] / "data" / "hosts"

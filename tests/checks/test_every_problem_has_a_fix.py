@@ -10,9 +10,9 @@ import pytest
 from gpudoctor.checks import Intent, run_checks
 from gpudoctor.checks.base import finding
 from gpudoctor.checks.catalogue import listing
-from gpudoctor.checks.model import Severity
 from gpudoctor.checks.requirements import parse_requirement
 from gpudoctor.facts_json import load
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
 from tests.checks.conftest import HOSTS_DIR, ROOT
 

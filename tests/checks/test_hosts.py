@@ -9,7 +9,7 @@ import pytest
 
 from gpudoctor.checks import Intent, run_checks
 from gpudoctor.checks.catalogue import CATALOGUE
-from gpudoctor.checks.model import Severity
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.report.json_report import render_json
 from gpudoctor.report.text import render_text

@@ -9,12 +9,12 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from gpudoctor.checks import Intent, run_checks
-from gpudoctor.checks.model import Severity
 from gpudoctor.checks.nccl import missing_interfaces
 from gpudoctor.checks.requirements import parse_requirement
 from gpudoctor.checks.xid_catalog import load_xid_catalogue
 from gpudoctor.errors import UsageError
 from gpudoctor.facts_multigpu import EnvVar, FabricFacts, NcclLibrary
+from gpudoctor.findings import Severity
 from gpudoctor.fleet import summarize_fleet
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.report.prometheus import render_prometheus

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 
 from gpudoctor.checks import Intent, run_checks
-from gpudoctor.checks.model import Severity
 from gpudoctor.facts import HostFacts
 from gpudoctor.facts_json import dumps, load, loads
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.report.github import render_annotations, render_step_summary
 from gpudoctor.report.json_report import render_json
@@ -122,7 +122,7 @@ def test_escape_sequences_and_line_breaks_cannot_forge_report_lines() -> None:
 
 
 def test_a_multi_line_detail_keeps_its_rows_indented_and_printable() -> None:
-    from gpudoctor.checks.model import Finding
+    from gpudoctor.findings import Finding
     from gpudoctor.report.clean import clean_finding
 
     raw = Finding(

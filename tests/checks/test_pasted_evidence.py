@@ -5,8 +5,8 @@ from __future__ import annotations
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.catalogue import CATALOGUE
 from gpudoctor.checks.error_lines import KNOWN_ERRORS, match_error
-from gpudoctor.checks.model import Severity
 from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.pasted.dispatch import read_report
 from gpudoctor.report.markdown import escape, render_markdown

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.checks import Intent, run_checks
-from gpudoctor.checks.model import Severity
 from gpudoctor.cli.app import run
 from gpudoctor.facts_json import load
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real-hosts"

@@ -7,8 +7,8 @@ import json
 import xml.etree.ElementTree as ET
 
 from gpudoctor.checks import Intent, run_checks
-from gpudoctor.checks.model import Severity
 from gpudoctor.checks.requirements import parse_requirement
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.report.github import (
     escape_data,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.checks import Intent, run_checks
-from gpudoctor.checks.model import Severity
 from gpudoctor.checks.requirements import Requirement, parse_requirement
 from gpudoctor.errors import UsageError
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
 from tests.checks.conftest import host
 

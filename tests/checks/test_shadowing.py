@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from gpudoctor.checks import Intent
-from gpudoctor.checks.model import Severity
 from gpudoctor.checks.shadowing import check_library_shadowing
 from gpudoctor.facts import BundledLib, CudaLibFacts, FrameworkFacts, HostFacts, LibraryFact
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
 
 TORCH = FrameworkFacts(

@@ -8,7 +8,6 @@ import dataclasses
 import pytest
 
 from gpudoctor.checks import run_checks
-from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.facts import (
     DeepDevice,
     DeepFrameworkFacts,
@@ -16,6 +15,7 @@ from gpudoctor.facts import (
     FrameworkFacts,
     HostFacts,
 )
+from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.model import Matrix
 from tests.checks.conftest import host

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.checks import run_checks
-from gpudoctor.checks.model import Severity
 from gpudoctor.facts import GpuFacts
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.probes import collect_facts
 from gpudoctor.probes.runner import CommandResult

@@ -12,7 +12,7 @@ from fake_torch import NO_KERNEL_IMAGE, make_fake_torch
 
 from gpudoctor.build.spec import BuildOptions, make_spec
 from gpudoctor.build.verify import compare_report
-from gpudoctor.checks.model import Severity
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.resolve import all_rows
 from gpudoctor.resources import templates_dir

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.facts import (
     DeviceNode,
     GpuFacts,
@@ -16,6 +15,7 @@ from gpudoctor.facts import (
     PlatformFacts,
     ProbeIssue,
 )
+from gpudoctor.findings import Finding, Severity
 
 GIB = 1024**3
 

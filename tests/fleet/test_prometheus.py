@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 
-from gpudoctor.checks.model import Severity
+from gpudoctor.findings import Severity
 from gpudoctor.report.prometheus import (
     METRIC_NAMES,
     METRICS,

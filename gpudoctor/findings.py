@@ -1,7 +1,9 @@
-"""Finding and Severity: what a check concludes. Pure data, shared by checks, reporters, verify."""
+"""Finding and Severity: what a check or an image verification concludes, and how each severity
+is marked. Pure data, shared by checks, the builder's verify step and every reporter."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -28,6 +30,27 @@ _RANK = {
     Severity.OK: 1,
     Severity.NA: 0,
 }
+
+
+# The one mark per severity, in every text-like output (text, markdown, GitHub, fleet, build).
+MARKS = {
+    Severity.ERROR: "✗",
+    Severity.WARN: "!",
+    Severity.UNKNOWN: "?",
+    Severity.INFO: "•",
+    Severity.OK: "✓",
+    Severity.NA: "-",
+}
+
+
+def area_status(severities: Iterable[Severity]) -> Severity:
+    """An area's status: its worst finding's severity when that is a problem (error, warn,
+    unknown); ok when only ok/info; n/a when all n/a."""
+    found = list(severities)
+    if all(s is Severity.NA for s in found):
+        return Severity.NA
+    worst = max(found, key=lambda s: s.rank)
+    return worst if worst in (Severity.ERROR, Severity.WARN, Severity.UNKNOWN) else Severity.OK
 
 
 # Short names for the checks modules, where severities are on every other line.
