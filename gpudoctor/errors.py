@@ -33,6 +33,14 @@ class UsageError(GpuDoctorError):
     default_reference = "bad-usage"
 
 
+class BadValue(GpuDoctorError):
+    """A version, compute capability or arch-list entry that is not in a form gpudoctor reads,
+    raised by the matrix queries. Given on the command line it is bad input (exit 2); met in a
+    host's facts it makes the check's answer unknown (`value-not-understood`), not a crash."""
+
+    default_reference = "bad-value"
+
+
 class FactsError(GpuDoctorError):
     """A snapshot file is unreadable, malformed, or of an unknown schema version."""
 

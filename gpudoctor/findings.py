@@ -86,3 +86,79 @@ class Finding:
     @property
     def docs(self) -> str:
         return f"docs/findings.md#{self.code}"
+
+
+# The order severities are listed in (docs, `--list`): as a check moves from good to bad.
+SEVERITY_ORDER = (
+    Severity.OK,
+    Severity.INFO,
+    Severity.WARN,
+    Severity.ERROR,
+    Severity.NA,
+    Severity.UNKNOWN,
+)
+
+
+def severities(text: str) -> frozenset[Severity]:
+    """ "ok, warn, n/a" -> {OK, WARN, NA}; ValueError names a misspelt one."""
+    return frozenset(Severity(part.strip()) for part in text.split(","))
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    """One finding code as documented: its area, title, the severities it may take, what it
+    means and the fix. The checks' catalogue (checks/catalogue.py) and the builder's
+    (build/verify_codes.py) are lists of these."""
+
+    code: str
+    area: str
+    title: str
+    severities: frozenset[Severity]
+    meaning: str
+    fix: str
+
+    @property
+    def shown_severities(self) -> str:
+        return ", ".join(s.value for s in SEVERITY_ORDER if s in self.severities)
+
+
+def make_finding(
+    entry: CatalogueEntry,
+    severity: Severity,
+    title: str,
+    *,
+    detail: str = "",
+    fix: str = "",
+    evidence: Iterable[tuple[str, object]] = (),
+    subject: str = "",
+) -> Finding:
+    """A Finding of a catalogued code. ValueError when the code's entry does not allow
+    `severity`, or for an error or warning without a fix: both are bugs, and the tests run
+    every check over every fixture host, so they fail there instead of reaching users."""
+    if severity not in entry.severities:
+        raise ValueError(
+            f"{entry.code}: severity {severity.value} is not one the catalogue lists "
+            f"({entry.shown_severities})"
+        )
+    if severity in (Severity.ERROR, Severity.WARN) and not fix.strip():
+        raise ValueError(f"{entry.code}: a {severity.value} finding without a fix ({title})")
+    return Finding(
+        code=entry.code,
+        severity=severity,
+        area=entry.area,
+        title=title,
+        detail=detail,
+        fix=fix,
+        evidence=tuple(sorted((k, _show(v)) for k, v in evidence)),
+        subject=subject,
+    )
+
+
+def _show(value: object) -> str:
+    if value is None:
+        return "unknown"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, tuple | list):
+        return ", ".join(str(v) for v in value) or "none"
+    return str(value)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gpudoctor.build.images import Image
+    from gpudoctor.build.image_plan import Image
 
 _COLUMNS = (
     "framework",
@@ -28,7 +28,7 @@ _COLUMNS = (
 
 def index_markdown(images: Sequence[Image], prefix: str, context_root: str) -> str:
     from gpudoctor.build.bake import MAX_GROUP_TARGETS, groups_of
-    from gpudoctor.build.images import BAKE_FILE, REGENERATE
+    from gpudoctor.build.image_plan import BAKE_FILE, REGENERATE
 
     counts = ", ".join(
         f"{framework} {sum(i.row.framework == framework for i in images)}"

@@ -14,11 +14,11 @@ from typing import Any
 from gpudoctor import verify_report, versions
 from gpudoctor.build.engine import ImageEngine, ImageInfo
 from gpudoctor.build.spec import VENV, VERIFY_PATH, ImageSpec
+from gpudoctor.build.verify_codes import CATALOGUE
 from gpudoctor.errors import VerifyFailed
-from gpudoctor.findings import Finding, Severity
+from gpudoctor.findings import Finding, Severity, make_finding
 
 RUN_TIMEOUT_S = 300.0
-AREA = "image"
 
 
 def run_probe(engine: ImageEngine, image: str, spec: ImageSpec, *, gpu: bool) -> dict[str, Any]:
@@ -44,15 +44,27 @@ def run_probe(engine: ImageEngine, image: str, spec: ImageSpec, *, gpu: bool) ->
 def _finding(
     code: str, ok: bool, title: str, detail: str, evidence: Mapping[str, object]
 ) -> Finding:
-    return Finding(
-        code=code,
-        severity=Severity.OK if ok else Severity.ERROR,
-        area=AREA,
-        title=title,
+    return _make(
+        code,
+        Severity.OK if ok else Severity.ERROR,
+        title,
         detail=detail,
-        evidence=tuple(sorted((k, str(v)) for k, v in evidence.items())),
+        evidence=[(k, str(v)) for k, v in evidence.items()],
         fix="" if ok else "rebuild from the row's index (or fix the wheelhouse) and verify again",
     )
+
+
+def _make(
+    code: str,
+    severity: Severity,
+    title: str,
+    *,
+    detail: str = "",
+    fix: str = "",
+    evidence: Sequence[tuple[str, str]] = (),
+) -> Finding:
+    """A finding of a verify code, through the builder's catalogue (verify_codes.py)."""
+    return make_finding(CATALOGUE[code], severity, title, detail=detail, fix=fix, evidence=evidence)
 
 
 def compare_report(report: Mapping[str, Any], spec: ImageSpec, *, gpu: bool) -> list[Finding]:
@@ -100,7 +112,7 @@ def _cuda_once_finding(report: Mapping[str, Any]) -> Finding:
     loader takes depends on the search order."""
     duplicates = report.get("cuda_library_duplicates")
     if duplicates is None:
-        return Finding("verify-cuda-once", Severity.NA, AREA, "CUDA libraries: not reported")
+        return _make("verify-cuda-once", Severity.NA, "CUDA libraries: not reported")
     found = sorted(duplicates)
     return _finding(
         "verify-cuda-once",
@@ -134,7 +146,7 @@ def _cuda_finding(report: Mapping[str, Any], spec: ImageSpec) -> Finding:
 def _cudnn_finding(report: Mapping[str, Any], spec: ImageSpec) -> Finding:
     built, promised = report.get("built_cudnn"), spec.row.cudnn
     if promised is None:
-        return Finding("verify-built-cudnn", Severity.NA, AREA, "cuDNN: the row names none")
+        return _make("verify-built-cudnn", Severity.NA, "cuDNN: the row names none")
     # Compare as many components as both sides give: torch reports M.m.p, TF often only M.
     ok = built is not None and versions.same_prefix(str(built), promised)
     return _finding(
@@ -149,10 +161,9 @@ def _cudnn_finding(report: Mapping[str, Any], spec: ImageSpec) -> Finding:
 def _gpu_findings(report: Mapping[str, Any], gpu: bool) -> list[Finding]:
     if not gpu:
         return [
-            Finding(
+            _make(
                 "verify-cuda-available",
                 Severity.NA,
-                AREA,
                 "CUDA at run time: not checked (verify ran without a GPU)",
                 detail="on a host with a GPU and the NVIDIA runtime, build verifies with --gpus",
                 evidence=(("cuda_available", str(report.get("cuda_available"))),),

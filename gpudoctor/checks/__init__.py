@@ -36,7 +36,7 @@ from gpudoctor.checks import (
 from gpudoctor.checks.base import Check, Intent
 from gpudoctor.checks.catalogue import AREAS, CATALOGUE
 from gpudoctor.checks.summary import headlines
-from gpudoctor.errors import UsageError
+from gpudoctor.errors import BadValue, UsageError
 from gpudoctor.exitcodes import ExitCode
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.report.clean import clean_finding, printable
@@ -142,6 +142,16 @@ def _run_one(
 ) -> list[Finding]:
     try:
         return check(facts, matrix, intent)
+    except BadValue as exc:  # a recorded value the matrix queries cannot read: not a bug
+        return [
+            Finding(
+                code="unreadable-value",
+                severity=Severity.UNKNOWN,
+                area=area,
+                title=f"{check.__name__}: {exc.message}",
+                fix=CATALOGUE["unreadable-value"].fix,
+            )
+        ]
     except Exception as exc:  # a check bug must not hide every other finding (flutter's crash)
         return [
             Finding(

@@ -4,20 +4,31 @@ fails loudly in tests instead of reaching users undocumented)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.catalogue import CATALOGUE
-from gpudoctor.findings import Finding, Severity
+from gpudoctor.findings import Finding, Severity, make_finding
+from gpudoctor.wording import gpu_label
 
 if TYPE_CHECKING:
-    from gpudoctor.checks.requirements import Requirement
     from gpudoctor.compat.image import ImageFacts
-    from gpudoctor.facts import GpuFacts, HostFacts, PciDevice
+    from gpudoctor.facts import HostFacts
     from gpudoctor.matrix.model import Matrix
 
-NVIDIA_VENDOR = "0x10de"
+
+Value = tuple[int, ...] | float | str
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One `--require` expression, parsed (checks/requirements.py parses and judges it)."""
+
+    text: str  # as the user wrote it
+    key: str
+    op: str  # normalised: "=" becomes "=="
+    value: Value
 
 
 @dataclass(frozen=True)
@@ -45,84 +56,17 @@ def finding(
     evidence: Iterable[tuple[str, object]] = (),
     subject: str = "",
 ) -> Finding:
-    entry = CATALOGUE[code]  # KeyError = a code missing from catalogue.py: a bug, caught by tests
-    if severity in (Severity.ERROR, Severity.WARN) and not fix.strip():
-        # Every problem comes with its fix; a check that finds one without is a bug (tests run
-        # every check over every fixture host, and a user sees check-crashed, not a bare error).
-        raise ValueError(f"{code}: a {severity.value} finding without a fix ({title})")
-    return Finding(
-        code=code,
-        severity=severity,
-        area=entry.area,
-        title=title,
+    """A finding of a check code: area and allowed severities from the catalogue (KeyError for
+    a code missing from catalogue.py, ValueError for a severity it does not list)."""
+    return make_finding(
+        CATALOGUE[code],
+        severity,
+        title,
         detail=detail,
         fix=fix,
-        evidence=tuple(sorted((k, _show(v)) for k, v in evidence)),
+        evidence=evidence,
         subject=subject,
     )
-
-
-def _show(value: object) -> str:
-    if value is None:
-        return "unknown"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, tuple | list):
-        return ", ".join(str(v) for v in value) or "none"
-    return str(value)
-
-
-def gib(n_bytes: int | None) -> str:
-    if n_bytes is None:
-        return "unknown"
-    return f"{n_bytes / 2**30:.1f} GiB"
-
-
-# --- fact accessors -----------------------------------------------------------------------------
-
-
-def nvidia_pci_gpus(facts: HostFacts) -> list[PciDevice]:
-    """Physical NVIDIA GPUs on the PCI bus (not NVSwitches, audio functions or SR-IOV VFs)."""
-    return [
-        d
-        for d in facts.kernel.pci_devices
-        if d.vendor_id.lower() == NVIDIA_VENDOR and d.kind == "gpu" and not d.is_virtual_function
-    ]
-
-
-def nvml_ok(facts: HostFacts) -> bool:
-    return facts.nvml.status == "ok"
-
-
-def live_gpus(facts: HostFacts) -> list[GpuFacts]:
-    return [g for g in facts.nvml.gpus if not g.lost]
-
-
-def has_gpu(facts: HostFacts) -> bool:
-    """An NVIDIA GPU is here: NVML sees one, or the PCI bus has one (driver working or not)."""
-    return bool(facts.nvml.gpus) or bool(nvidia_pci_gpus(facts))
-
-
-def passthrough_only(facts: HostFacts) -> bool:
-    """Every NVIDIA GPU is bound to vfio-pci/pci-stub: a hypervisor keeping them for its VMs,
-    where no NVIDIA driver is expected."""
-    pci = nvidia_pci_gpus(facts)
-    return bool(pci) and not facts.nvml.gpus and all(d.driver in _STUBS for d in pci)
-
-
-_STUBS = ("vfio-pci", "pci-stub")
-_NO_DRIVER = ("library_not_found", "driver_not_loaded", "lib_rm_version_mismatch")
-
-
-def driver_broken(facts: HostFacts) -> bool:
-    """A GPU is here but the driver does not work: the driver area says why, so checks that need
-    a driver answer n/a ("see the driver checks") instead of piling up unknowns."""
-    return has_gpu(facts) and (facts.nvml.status in _NO_DRIVER or passthrough_only(facts))
-
-
-def driver_version(facts: HostFacts) -> str | None:
-    """The user-space driver NVML reports, else the loaded kernel module's version."""
-    return facts.nvml.driver_version or facts.kernel.nvidia_module_version
 
 
 def issue_about(facts: HostFacts, *names: str) -> str | None:
@@ -139,16 +83,6 @@ def unknown_or_na(facts: HostFacts, *names: str) -> tuple[Severity, str]:
     if reason:
         return Severity.UNKNOWN, f"could not be read ({reason})"
     return Severity.NA, "not reported by this GPU or driver"
-
-
-def gpu_label(indices: Sequence[int]) -> str:
-    """ "GPU 3", "GPU 0-7", "GPU 0, 2, 5": the subject of a finding grouped over GPUs."""
-    idx = sorted(indices)
-    if len(idx) == 1:
-        return f"GPU {idx[0]}"
-    if idx == list(range(idx[0], idx[-1] + 1)):
-        return f"GPU {idx[0]}-{idx[-1]}"
-    return "GPU " + ", ".join(str(i) for i in idx)
 
 
 def group_by_gpu(

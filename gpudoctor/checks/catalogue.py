@@ -8,18 +8,9 @@ docs/findings.md is generated from this list, so docs and code cannot drift:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-
-@dataclass(frozen=True)
-class CatalogueEntry:
-    code: str
-    area: str
-    title: str
-    severities: str  # the severities the check can report, as shown in the docs
-    meaning: str
-    fix: str
-
+from gpudoctor.findings import CatalogueEntry, severities
 
 AREAS = (
     "report",
@@ -44,7 +35,12 @@ AREA_TITLES = {
     "requirements": "Requirements",
 }
 
-_E = CatalogueEntry
+
+def _E(code: str, area: str, title: str, allowed: str, meaning: str, fix: str) -> CatalogueEntry:  # noqa: PLR0917 (the entry's fields, in order, one table row per call)
+    """An entry with its severities written as the docs show them ("ok, warn, n/a")."""
+    return CatalogueEntry(code, area, title, severities(allowed), meaning, fix)
+
+
 _ENTRIES = (
     # --- report (check --from a pasted text report) -----------------------------------------
     _E("report-read", "report", "What the pasted report showed", "info",
@@ -69,7 +65,7 @@ _ENTRIES = (
        "GPU.",
        "Nothing to fix on a CPU-only host. On a cloud VM, pick a GPU instance type. In CI, "
        "`gpudoctor check --require 'gpus>=1'` fails the job on a runner without a GPU."),
-    _E("gpu-without-driver", "driver", "NVIDIA GPU with no driver bound", "ok, error",
+    _E("gpu-without-driver", "driver", "NVIDIA GPU with no driver bound", "ok, error, n/a",
        "An NVIDIA GPU sits on the PCI bus but no kernel driver is bound to it, so nothing can use "
        "it.",
        "Install the NVIDIA driver (`sudo ubuntu-drivers install` or your distribution's "
@@ -84,7 +80,7 @@ _ENTRIES = (
        "A GPU is present but the nvidia kernel module is not loaded (NVML: driver not loaded).",
        "`sudo modprobe nvidia`; if that fails, reinstall the driver for the running kernel "
        "(DKMS) and check `dmesg` for NVRM lines."),
-    _E("nvml-library-missing", "driver", "NVML library missing", "ok, error, n/a",
+    _E("nvml-library-missing", "driver", "NVML library missing", "ok, error, n/a, unknown",
        "libnvidia-ml.so.1 (the driver's user-space part) cannot be loaded, so nvidia-smi, CUDA "
        "and gpudoctor's GPU checks cannot work.",
        "Install the driver's user-space libraries (the nvidia-utils / libnvidia-compute package "
@@ -118,7 +114,7 @@ _ENTRIES = (
        "\"module 'pynvml' has no attribute\" errors).",
        "`pip uninstall pynvml && pip install --force-reinstall nvidia-ml-py`."),
     # --- gpu --------------------------------------------------------------------------------
-    _E("gpu-identity", "gpu", "GPU model, memory and compute capability", "ok, unknown",
+    _E("gpu-identity", "gpu", "GPU model, memory and compute capability", "ok, n/a, unknown",
        "What each GPU is; shown with -v.", "None."),
     _E("mig-mode", "gpu", "MIG mode", "ok, info, warn, n/a, unknown",
        "MIG is on: frameworks see MIG instances only, one per process (select one with "
@@ -180,7 +176,7 @@ _ENTRIES = (
        "never install a Linux NVIDIA driver inside WSL; persistence, MIG and ECC controls are "
        "unavailable.",
        "Update the NVIDIA driver on Windows; keep /usr/lib/wsl/lib first on the library path."),
-    _E("container-gpus", "platform", "GPUs visible in this container", "ok, warn, error, n/a",
+    _E("container-gpus", "platform", "GPUs visible in this container", "ok, info, warn, error, n/a",
        "Inside a container NVIDIA_VISIBLE_DEVICES unset, 'void' or 'none' gives the container "
        "no GPUs.",
        "Start the container with `--gpus all` (Docker) or "
@@ -339,7 +335,7 @@ _ENTRIES = (
        "transport fail or fall back.",
        "Docker: `--ulimit memlock=-1:-1`; host: `* - memlock unlimited` in "
        "/etc/security/limits.conf (LimitMEMLOCK=infinity for systemd services)."),
-    _E("nccl-env", "multigpu", "NCCL environment pitfalls", "ok, warn, error, unknown",
+    _E("nccl-env", "multigpu", "NCCL environment pitfalls", "ok, warn, error, n/a, unknown",
        "NCCL_P2P_DISABLE on a multi-GPU host or NCCL_IB_DISABLE on a host with InfiniBand set "
        "globally (warn); NCCL_SOCKET_IFNAME naming an interface that does not exist (error: "
        "NCCL cannot bootstrap).",
@@ -410,8 +406,9 @@ _ENTRIES = (
 CATALOGUE: dict[str, CatalogueEntry] = {e.code: e for e in _ENTRIES}
 
 
-def markdown() -> str:
-    """docs/findings.md: one section per area, one anchor per code."""
+def markdown(extra: Sequence[tuple[str, Sequence[CatalogueEntry]]] = ()) -> str:
+    """docs/findings.md: one section per area, one anchor per code; `extra`: further sections
+    (title, entries), the builder's verify codes (docgen.py adds them)."""
     out = [
         "# Findings",
         "",
@@ -423,13 +420,14 @@ def markdown() -> str:
         "read). `gpudoctor check --list` prints the same list.",
         "",
     ]
-    for area in AREAS:
-        out += [f"## {AREA_TITLES[area]}", ""]
-        for e in (e for e in _ENTRIES if e.area == area):
+    sections = [(AREA_TITLES[area], [e for e in _ENTRIES if e.area == area]) for area in AREAS]
+    for title, entries in [*sections, *extra]:
+        out += [f"## {title}", ""]
+        for e in entries:
             out += [
                 f'### <a id="{e.code}"></a>`{e.code}`: {e.title}',
                 "",
-                f"- severities: {e.severities}",
+                f"- severities: {e.shown_severities}",
                 f"- meaning: {e.meaning}",
                 f"- fix: {e.fix}",
                 "",

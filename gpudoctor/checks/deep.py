@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
-from gpudoctor.checks.base import Intent, finding, has_gpu, live_gpus
+from gpudoctor.checks.base import Intent, finding
 from gpudoctor.checks.deep_causes import (
     import_cause,
     kernel_cause,
@@ -17,8 +17,9 @@ from gpudoctor.checks.deep_causes import (
     python_of,
     unavailable_causes,
 )
+from gpudoctor.facts_view import has_gpu, live_gpus
 from gpudoctor.findings import ERROR, NA, OK, UNKNOWN, WARN, Finding
-from gpudoctor.wording import last_line
+from gpudoctor.wording import exit_text, last_line
 
 if TYPE_CHECKING:
     from gpudoctor.facts import DeepFrameworkFacts, FrameworkFacts, HostFacts
@@ -87,8 +88,6 @@ def _import(
             subject=subject,
         )
     if deep.outcome == "crashed":
-        from gpudoctor.probes.deep import exit_text
-
         return finding(
             code,
             ERROR,

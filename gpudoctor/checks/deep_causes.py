@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import driver_version, has_gpu, live_gpus
+from gpudoctor.facts_view import driver_version, has_gpu, live_gpus
 
 if TYPE_CHECKING:
     from gpudoctor.facts import DeepFrameworkFacts, FrameworkFacts, HostFacts

@@ -9,13 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import (
-    Intent,
-    finding,
-    live_gpus,
-    nvidia_pci_gpus,
-    nvml_ok,
-)
+from gpudoctor.checks.base import Intent, finding
+from gpudoctor.facts_view import live_gpus, nvidia_pci_gpus, nvml_ok
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:

@@ -1,13 +1,21 @@
 """Print docs/findings.md: `python -m gpudoctor.checks.docgen > docs/findings.md`.
 
-A separate module so that running it does not re-import the catalogue the package already loaded.
+The check codes (checks/catalogue.py) and the builder's verify codes (build/verify_codes.py),
+so that every `docs` anchor a finding carries exists. A separate module so that running it does
+not re-import the catalogue the package already loaded.
 """
 
 from __future__ import annotations
 
 import sys
 
+from gpudoctor.build.verify_codes import AREA_TITLE, ENTRIES
 from gpudoctor.checks.catalogue import markdown
 
+
+def document() -> str:
+    return markdown(extra=[(AREA_TITLE, ENTRIES)])
+
+
 if __name__ == "__main__":
-    sys.stdout.write(markdown())
+    sys.stdout.write(document())

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import (
-    Intent,
+from gpudoctor.checks.base import Intent, finding
+from gpudoctor.facts_view import (
     driver_broken,
     driver_version,
-    finding,
     has_gpu,
     nvidia_pci_gpus,
     nvml_ok,

@@ -10,15 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import (
-    Intent,
-    finding,
-    gib,
-    group_by_gpu,
-    live_gpus,
-    unknown_or_na,
-)
+from gpudoctor.checks.base import Intent, finding, group_by_gpu, unknown_or_na
+from gpudoctor.facts_view import live_gpus
 from gpudoctor.findings import ERROR, INFO, NA, OK, WARN, Finding
+from gpudoctor.wording import gib
 
 if TYPE_CHECKING:
     from gpudoctor.facts import GpuFacts, HostFacts

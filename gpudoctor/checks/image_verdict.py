@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import Intent, driver_version, finding, has_gpu
+from gpudoctor.checks.base import Intent, finding
+from gpudoctor.facts_view import driver_version, has_gpu
 from gpudoctor.findings import ERROR, INFO, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:

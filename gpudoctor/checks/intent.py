@@ -9,14 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import (
-    Intent,
-    driver_version,
-    finding,
-    has_gpu,
-    live_gpus,
-)
+from gpudoctor.checks.base import Intent, finding
 from gpudoctor.errors import NoMatchingRow
+from gpudoctor.facts_view import driver_version, has_gpu, live_gpus
 from gpudoctor.findings import Finding, Severity
 
 if TYPE_CHECKING:

@@ -13,17 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import (
-    Intent,
-    driver_version,
-    finding,
-    gpu_label,
-    issue_about,
-    live_gpus,
-    nvml_ok,
-)
+from gpudoctor.checks.base import Intent, finding, issue_about
 from gpudoctor.checks.placement import NOT_RECORDED
+from gpudoctor.facts_view import driver_version, live_gpus, nvml_ok
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
+from gpudoctor.wording import gpu_label
 
 if TYPE_CHECKING:
     from gpudoctor.facts import GpuFacts, HostFacts

@@ -13,9 +13,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
-from gpudoctor.checks.base import Intent, finding, gib, has_gpu
+from gpudoctor.checks.base import Intent, finding
 from gpudoctor.checks.placement import NOT_RECORDED, gpu_count
+from gpudoctor.facts_view import has_gpu
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
+from gpudoctor.wording import gib
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import Intent, finding, group_by_gpu, live_gpus
+from gpudoctor.checks.base import Intent, finding, group_by_gpu
+from gpudoctor.facts_view import live_gpus
 from gpudoctor.findings import INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import Intent, finding, has_gpu, live_gpus, nvidia_pci_gpus
+from gpudoctor.checks.base import Intent, finding
+from gpudoctor.facts_view import has_gpu, live_gpus, nvidia_pci_gpus
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:

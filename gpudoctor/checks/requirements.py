@@ -12,21 +12,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
-from gpudoctor.checks.base import (
-    driver_version,
-    finding,
-    gib,
-    gpu_label,
-    has_gpu,
-    live_gpus,
-    nvml_ok,
-)
+from gpudoctor.checks.base import Requirement, Value, finding
 from gpudoctor.errors import UsageError
+from gpudoctor.facts_view import driver_version, has_gpu, live_gpus, nvml_ok
 from gpudoctor.findings import Finding, Severity
+from gpudoctor.wording import gib, gpu_label
 
 if TYPE_CHECKING:
     from gpudoctor.checks.base import Intent
@@ -62,16 +55,6 @@ _EXPR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*(>=|<=|==|!=|>|<|=)\s*(\S.
 _MEMORY = re.compile(r"^(\d+(?:\.\d+)?)\s*(GiB|GB|MiB|MB|TiB|TB)$", re.IGNORECASE)
 _UNITS = {"gib": 2**30, "gb": 10**9, "mib": 2**20, "mb": 10**6, "tib": 2**40, "tb": 10**12}
 _HINT = "examples: --require 'driver>=550' --require 'gpus>=8' --require 'memory>=40GiB'"
-
-Value = tuple[int, ...] | float | str
-
-
-@dataclass(frozen=True)
-class Requirement:
-    text: str  # as the user wrote it
-    key: str
-    op: str  # normalised: "=" becomes "=="
-    value: Value
 
 
 def parse_requirement(text: str) -> Requirement:

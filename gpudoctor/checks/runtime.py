@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import Intent, finding, has_gpu, issue_about
+from gpudoctor.checks.base import Intent, finding, issue_about
+from gpudoctor.facts_view import has_gpu
 from gpudoctor.findings import Finding, Severity
 
 if TYPE_CHECKING:

@@ -10,20 +10,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
-from gpudoctor.checks.base import (
-    Intent,
-    driver_broken,
-    driver_version,
-    finding,
-    has_gpu,
-    live_gpus,
-)
+from gpudoctor.checks.base import Intent, finding
 from gpudoctor.checks.suggest import (
     driver_verdict,
     installed_build,
     torch_install_for_host,
     torch_variant,
 )
+from gpudoctor.facts_view import driver_broken, driver_version, has_gpu, live_gpus
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:

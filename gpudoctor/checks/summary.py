@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import (
+from gpudoctor.facts_view import (
     driver_version,
     has_gpu,
     live_gpus,

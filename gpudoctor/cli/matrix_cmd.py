@@ -130,11 +130,11 @@ def show_cmd(
     ],
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help=_FORMAT_HELP)] = "text",
 ) -> int:
-    from gpudoctor.cli import matrix_views as views
     from gpudoctor.cli.common import check_choice, load_matrix
+    from gpudoctor.cli.matrix_show import show
 
     check_choice("--format", fmt, ("text", "json"))
-    typer.echo(views.show(load_matrix(ctx), target, fmt))
+    typer.echo(show(load_matrix(ctx), target, fmt))
     return 0
 
 

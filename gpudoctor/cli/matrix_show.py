@@ -128,3 +128,20 @@ def _is_verified(matrix: Matrix, request: ResolveRequest) -> bool:
     except NoMatchingRow:
         return False
     return True
+
+
+def show(matrix: Matrix, target: str, fmt: str) -> str:
+    from gpudoctor.matrix import inputs
+
+    if re.match(r"\s*(pytorch|tensorflow)-", target):
+        return show_row(matrix, target, fmt)
+    # FRAMEWORK==VERSION: the shared parser words every mistake as the other commands do
+    framework, version = inputs.parse_framework(target, option="matrix show")
+    if version is None:
+        raise UsageError(
+            f"matrix show {target!r} names no version",
+            hint=f"e.g. `gpudoctor matrix show {framework}==2.5`, or a row id like "
+            "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime",
+        )
+    inputs.check_release(matrix, framework, version)
+    return show_release(matrix, framework, version, fmt)

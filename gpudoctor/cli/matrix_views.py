@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Sequence
 
 from gpudoctor import framework_names, versions
-from gpudoctor.errors import UsageError
 from gpudoctor.matrix.model import (
     Matrix,
     PytorchRelease,
@@ -301,21 +299,3 @@ def _min_driver(row: ResolvedRow) -> str:
             f"native CUDA {row.cuda}"
         )
     return f"{row.min_driver_linux} (Linux)"
-
-
-def show(matrix: Matrix, target: str, fmt: str) -> str:
-    from gpudoctor.cli.matrix_show import show_release, show_row
-    from gpudoctor.matrix import inputs
-
-    if re.match(r"\s*(pytorch|tensorflow)-", target):
-        return show_row(matrix, target, fmt)
-    # FRAMEWORK==VERSION: the shared parser words every mistake as the other commands do
-    framework, version = inputs.parse_framework(target, option="matrix show")
-    if version is None:
-        raise UsageError(
-            f"matrix show {target!r} names no version",
-            hint=f"e.g. `gpudoctor matrix show {framework}==2.5`, or a row id like "
-            "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime",
-        )
-    inputs.check_release(matrix, framework, version)
-    return show_release(matrix, framework, version, fmt)

@@ -52,7 +52,7 @@ def datacenter_class(brand: str | None) -> bool | None:
 
 def from_facts(facts: HostFacts) -> Host:
     """The model's view of a snapshot: live GPUs with a known compute capability."""
-    from gpudoctor.checks.base import driver_version, live_gpus
+    from gpudoctor.facts_view import driver_version, live_gpus
 
     gpus = tuple(
         Gpu(g.index, g.compute_capability, datacenter_class(g.brand))

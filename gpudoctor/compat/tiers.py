@@ -86,7 +86,7 @@ class Verdict:
 
     def problems(self) -> list[str]:
         """Why it does not run here, GPUs failing alike grouped ("GPU 0-7: ...")."""
-        from gpudoctor.checks.base import gpu_label
+        from gpudoctor.wording import gpu_label
 
         out = [self.platform_problem] if self.platform_problem else []
         if self.tier not in RUNS:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.compat.builds import Build, enumerate_builds, unknown_framework
-from gpudoctor.errors import UsageError
+from gpudoctor.errors import BadValue, UsageError
 from gpudoctor.matrix.inputs import FRAMEWORKS
 from gpudoctor.matrix.model import Matrix, ResolveRequest
 from gpudoctor.matrix.queries import arch_list_covers, min_driver_for_cuda, minor_compat_floor
@@ -71,7 +71,10 @@ def check_request(request: ResolveRequest) -> Specs:
                 hint="give it as nvidia-smi shows it, e.g. --driver 550.54.15",
             ) from None
     for cc in request.compute_capabilities:
-        arch_list_covers(["8.0"], cc)  # raises UsageError for a malformed capability
+        try:
+            arch_list_covers(["8.0"], cc)
+        except BadValue as exc:  # typed by the user: bad input, worded as the query words it
+            raise UsageError(exc.message, hint=exc.hint) from None
     cuda = _spec(request.cuda, "--cuda")
     release_level = cuda is not None and all(
         len(s.version.removesuffix(".*").split(".")) >= 3 for s in cuda

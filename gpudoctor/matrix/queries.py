@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gpudoctor import versions
-from gpudoctor.errors import UsageError
+from gpudoctor.errors import BadValue
 from gpudoctor.matrix.model import (
     Architecture,
     CudaMajor,
@@ -58,7 +58,7 @@ def _version(text: str, what: str) -> tuple[int, ...]:
     try:
         return numeric(text.strip())
     except ValueError:
-        raise UsageError(
+        raise BadValue(
             f"{what} {text!r} is not a version", hint=f"give the {what} like 550.54.15 or 12.4"
         ) from None
 
@@ -163,7 +163,7 @@ def architecture_for(matrix: Matrix, compute_capability: str) -> Architecture | 
 def _cc(text: str) -> tuple[int, int]:
     match = re.fullmatch(r"(?:sm_)?(\d+)\.?(\d)", text.strip())
     if match is None:
-        raise UsageError(
+        raise BadValue(
             f"compute capability {text!r} is not like 8.6", hint="give it as MAJOR.MINOR, e.g. 8.6"
         )
     return int(match[1]), int(match[2])
@@ -185,7 +185,7 @@ _ARCH = re.compile(r"(?:(\d+)\.(\d+)([af]?)(\+PTX)?|(sm|compute)_(\d+)(\d)([af]?
 def _entry(text: str) -> _Entry:
     match = _ARCH.fullmatch(text.strip())
     if match is None:
-        raise UsageError(
+        raise BadValue(
             f"arch list entry {text!r} is not like 8.6, 9.0+PTX or sm_86",
             hint="use TORCH_CUDA_ARCH_LIST entries or torch.cuda.get_arch_list() names",
         )

@@ -22,7 +22,7 @@ from typing import Any
 
 from gpudoctor import framework_names, verify_report
 from gpudoctor.facts import DeepDevice, DeepFrameworkFacts, FrameworkFacts, ProbeIssue
-from gpudoctor.wording import last_line
+from gpudoctor.wording import exit_text, last_line
 
 PROBE = "deep"
 DEFAULT_TIMEOUT_S = 60.0
@@ -200,24 +200,6 @@ def describe(facts: DeepFrameworkFacts) -> str:
     else:
         head = f"the {facts.name} probe failed after the import"
     return f"{head}: {last}" if last else head
-
-
-def exit_text(rc: int | None) -> str:
-    """How the child ended: "was killed by SIGSEGV", "exited 139 (128 + SIGSEGV)"."""
-    if rc is None:
-        return "could not start"
-    if rc < 0:
-        return f"was killed by {_signal_name(-rc)}"
-    if rc > 128:  # the shell's (and some launchers') way to pass on a death by signal
-        return f"exited {rc} (128 + {_signal_name(rc - 128)})"
-    return f"exited {rc}"
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 def _excerpt(text: str) -> str | None:

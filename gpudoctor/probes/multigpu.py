@@ -26,6 +26,7 @@ from gpudoctor.facts_multigpu import (
     NcclLibrary,
     PciBridgeAcs,
 )
+from gpudoctor.facts_view import NVIDIA_VENDOR
 from gpudoctor.probes.files import (
     host_path,
     link_name,
@@ -38,7 +39,7 @@ from gpudoctor.probes.files import (
 from gpudoctor.probes.xid import read_xid_events
 
 PROBE = "multigpu"
-NVIDIA_VENDOR = "0x10de"
+
 _BDF = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 ACS_CAP_ID = 0x000D  # PCIe extended capability: Access Control Services
 ACS_P2P_REDIRECT = 0x4 | 0x8  # ACS Control: P2P Request Redirect, P2P Completion Redirect

@@ -22,6 +22,7 @@ from gpudoctor.probes.nvml_decode import (
 from gpudoctor.probes.nvml_links import collect_links
 from gpudoctor.probes.nvml_session import (
     NO_PERMISSION,
+    DeviceQuery,
     GpuUnusable,
     NvmlSession,
     describe,
@@ -35,37 +36,6 @@ RETIREMENT_CAUSE_MULTIPLE_SBE = 0
 RETIREMENT_CAUSE_DBE = 1
 TEMPERATURE_GPU = 0
 MEMORY_V2 = 0x02000028  # nvmlMemory_v2: (2 << 24) | sizeof(nvmlMemory_v2_t)
-
-
-class DeviceQuery:
-    """`session.query` bound to one device handle; `prefix` nests MIG device fields."""
-
-    def __init__(self, session: NvmlSession, index: int, handle: Any, prefix: str = "") -> None:
-        self.session = session
-        self.index = index
-        self.handle = handle
-        self.prefix = prefix
-
-    def __call__(
-        self,
-        name: str,
-        *args: Any,
-        field: str,
-        symbol: str | None = None,
-        fallback: str | None = None,
-        fallback_args: tuple[Any, ...] = (),
-        quiet: frozenset[int] = frozenset(),
-    ) -> Any:
-        return self.session.query(
-            name,
-            self.handle,
-            *args,
-            field=self.prefix + field,
-            gpu=self.index,
-            symbol=symbol,
-            fallback=None if fallback is None else (fallback, (self.handle, *fallback_args)),
-            quiet=quiet,
-        )
 
 
 def collect_gpu(session: NvmlSession, index: int) -> GpuFacts:

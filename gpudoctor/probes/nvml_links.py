@@ -18,8 +18,7 @@ from gpudoctor.facts_multigpu import FabricFacts, GpuPairFacts, NvLinkFacts
 from gpudoctor.probes.nvml_decode import normalize_bus_id, text
 
 if TYPE_CHECKING:
-    from gpudoctor.probes.nvml_device import DeviceQuery
-    from gpudoctor.probes.nvml_session import NvmlSession
+    from gpudoctor.probes.nvml_session import DeviceQuery, NvmlSession
 
 # NVML_NVLINK_MAX_LINKS: 36 in nvml.h since R570 (Blackwell); older drivers answer
 # InvalidArgument or NotSupported for link numbers they do not have, which reads as "no link".

@@ -161,3 +161,34 @@ class NvmlSession:
 
 class _NeverRaised(Exception):
     """Stands in for NVMLError when a binding has none, so that no exception matches it."""
+
+
+class DeviceQuery:
+    """`session.query` bound to one device handle; `prefix` nests MIG device fields."""
+
+    def __init__(self, session: NvmlSession, index: int, handle: Any, prefix: str = "") -> None:
+        self.session = session
+        self.index = index
+        self.handle = handle
+        self.prefix = prefix
+
+    def __call__(
+        self,
+        name: str,
+        *args: Any,
+        field: str,
+        symbol: str | None = None,
+        fallback: str | None = None,
+        fallback_args: tuple[Any, ...] = (),
+        quiet: frozenset[int] = frozenset(),
+    ) -> Any:
+        return self.session.query(
+            name,
+            self.handle,
+            *args,
+            field=self.prefix + field,
+            gpu=self.index,
+            symbol=symbol,
+            fallback=None if fallback is None else (fallback, (self.handle, *fallback_args)),
+            quiet=quiet,
+        )

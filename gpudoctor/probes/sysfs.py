@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from gpudoctor.facts import DeviceNode, KernelFacts, PciDevice, ProbeIssue
+from gpudoctor.facts_view import NVIDIA_VENDOR
 from gpudoctor.probes.files import (
     host_path,
     link_name,
@@ -23,7 +24,7 @@ from gpudoctor.probes.files import (
 from gpudoctor.probes.redact import kernel_cmdline
 
 PROBE = "sysfs"
-NVIDIA_VENDOR = "0x10de"
+
 MODULES_OF_INTEREST = (
     "nvidia",
     "nvidia_uvm",

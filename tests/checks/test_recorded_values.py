@@ -148,3 +148,35 @@ def test_a_large_fleet_is_judged_by_workers_with_the_same_result(
     assert (workers, workers_rc) == (alone, alone_rc)
     assert alone_rc == 1
     assert {p.code for p in alone.problems} >= {"unreadable-snapshot"}
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "message"),
+    [
+        ("driver_version", "abc", "driver version 'abc' is not a version"),
+        ("compute_capability", "eight", "compute capability 'eight' is not like 8.6"),
+    ],
+)
+def test_a_value_the_matrix_queries_cannot_read_is_unknown_not_a_crash(
+    where: str, value: str, message: str
+) -> None:
+    """Facts built in memory (a probe or a pasted report, not a validated snapshot) can hold a
+    value the queries refuse: the query raises BadValue, the check's answer is unknown."""
+    import dataclasses
+
+    from gpudoctor.checks import run_checks
+    from gpudoctor.facts_json import load
+    from gpudoctor.matrix.load import load_matrix
+
+    facts = load(HOSTS / "h100-8x-healthy.json")
+    if where == "driver_version":
+        nvml = dataclasses.replace(facts.nvml, driver_version=value)
+    else:
+        gpus = tuple(dataclasses.replace(g, compute_capability=value) for g in facts.nvml.gpus)
+        nvml = dataclasses.replace(facts.nvml, gpus=gpus)
+    run = run_checks(dataclasses.replace(facts, nvml=nvml), load_matrix())
+    codes = [f.code for f in run.findings]
+    assert "check-crashed" not in codes
+    unread = [f for f in run.findings if f.code == "unreadable-value"]
+    assert unread
+    assert all(f.severity.value == "unknown" and message in f.title for f in unread)

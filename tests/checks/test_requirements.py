@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.checks import Intent, run_checks
-from gpudoctor.checks.requirements import Requirement, parse_requirement
+from gpudoctor.checks.base import Requirement
+from gpudoctor.checks.requirements import parse_requirement
 from gpudoctor.errors import UsageError
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix

@@ -8,12 +8,12 @@ from dataclasses import replace
 import pytest
 
 from gpudoctor.checks import Intent, _run_one, run_checks, select_codes
-from gpudoctor.checks.base import gpu_label
 from gpudoctor.errors import UsageError
 from gpudoctor.facts import DeviceNode, FrameworkFacts, HostFacts, ProbeIssue
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.inputs import parse_cuda, parse_framework
 from gpudoctor.matrix.model import Matrix
+from gpudoctor.wording import gpu_label
 from tests.checks.conftest import host
 
 E, W, INF, OK_, NA, U = (Severity.ERROR, Severity.WARN, Severity.INFO, Severity.OK, Severity.NA,

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.checks import Intent, run_checks
-from gpudoctor.checks.base import has_gpu
 from gpudoctor.cli.app import run
 from gpudoctor.compat.host import from_facts
 from gpudoctor.errors import NoMatchingRow
 from gpudoctor.facts_json import load
+from gpudoctor.facts_view import has_gpu
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.model import Matrix, ResolveRequest
 from gpudoctor.matrix.resolve import resolve

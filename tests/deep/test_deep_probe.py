@@ -16,11 +16,11 @@ from gpudoctor.facts import DeepDevice, DeepFrameworkFacts, FrameworkFacts
 from gpudoctor.probes import collect_facts
 from gpudoctor.probes.deep import (
     ChildResult,
-    exit_text,
     interpret,
     probe_deep,
 )
 from gpudoctor.probes.runner import CommandResult
+from gpudoctor.wording import exit_text
 
 TORCH = FrameworkFacts(name="torch", version="2.5.1+cu124", cuda="12.4", cpu_only=False)
 

@@ -19,7 +19,7 @@ from gpudoctor.build.bake import (
     bake_json,
     groups_of,
 )
-from gpudoctor.build.images import image_name, plan_images, target_name
+from gpudoctor.build.image_plan import image_name, plan_images, target_name
 from gpudoctor.build.validate import image_tag
 from gpudoctor.errors import RenderError
 from gpudoctor.matrix.load import load_matrix

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.errors import UsageError
+from gpudoctor.errors import BadValue
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.queries import (
     arch_list_covers,
@@ -109,7 +109,7 @@ def test_cuda_unknown_to_the_matrix(small: Matrix) -> None:
 
 
 def test_bad_driver_string_is_a_usage_error(small: Matrix) -> None:
-    with pytest.raises(UsageError, match="driver version 'latest' is not a version"):
+    with pytest.raises(BadValue, match="driver version 'latest' is not a version"):
         driver_supports_cuda(small, "latest", "12.4")
 
 
@@ -179,9 +179,9 @@ def test_empty_arch_list_cannot_be_judged() -> None:
 
 
 def test_malformed_arch_entries_are_usage_errors() -> None:
-    with pytest.raises(UsageError, match="arch list entry 'ampere'"):
+    with pytest.raises(BadValue, match="arch list entry 'ampere'"):
         arch_list_covers(["ampere"], "8.6")
-    with pytest.raises(UsageError, match="compute capability 'eight'"):
+    with pytest.raises(BadValue, match="compute capability 'eight'"):
         arch_list_covers(["8.6"], "eight")
 
 
