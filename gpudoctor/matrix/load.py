@@ -24,6 +24,7 @@ from gpudoctor.matrix.model import (
     Distro,
     Matrix,
     MigGpu,
+    PlatformWheel,
     PytorchRelease,
     PytorchVariant,
     TensorflowRelease,
@@ -40,6 +41,7 @@ TABLES = {
     "base_image": "cuda",
     "mig_gpu": "name",
     "distro": "name",
+    "wheel": "version",
 }
 _MAX_SHOWN = 25
 _HINT = "fix the file (format: docs/matrix-format.md) and re-run `gpudoctor matrix validate FILE`"
@@ -100,6 +102,7 @@ def parse_matrix(text: str, path: Path) -> Matrix:
         base_images=_table(doc, "base_image", problems, _base_image),
         mig_gpus=_table(doc, "mig_gpu", problems, _mig_gpu),
         distros=_table(doc, "distro", problems, _distro),
+        wheels=_table(doc, "wheel", problems, _wheel),
     )
     if not problems.lines:  # cross-row rules only make sense on well-formed rows
         from gpudoctor.matrix.validate import cross_check
@@ -339,6 +342,20 @@ def _distro(problems: Problems, where: str, raw: dict[str, object]) -> Distro | 
         name=r.get_str("name", f.DISTRO),
         package_manager=r.get_str("package_manager", f.PACKAGE_MANAGER),
         pythons=r.get_list("pythons", f.PYTHON),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _wheel(problems: Problems, where: str, raw: dict[str, object]) -> PlatformWheel | None:
+    r = _reader(problems, where, raw, "framework version machine index cuda wheel")
+    row = PlatformWheel(
+        framework=r.get_str("framework", f.FRAMEWORK),
+        version=r.get_str("version", f.PEP440),
+        machine=r.get_str("machine", f.MACHINE),
+        index=r.get_str("index", f.WHEEL_INDEX),
+        cuda=r.get_str("cuda", f.WHEEL_CUDA),
+        wheel=r.get("wheel", f.TEXT, required=False),
         **r.common(),
     )
     return row if r.ok else None
