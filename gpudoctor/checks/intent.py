@@ -67,6 +67,7 @@ class _Build:
     cuda: str
     arch_list: tuple[str, ...]  # empty: the matrix does not say (tensorflow)
     install: str
+    missing: str = ""  # why the build is not published for this host's machine
 
 
 def _matches(version: str, wanted: str | None) -> bool:
@@ -76,32 +77,47 @@ def _matches(version: str, wanted: str | None) -> bool:
     return (version_tuple(version) or ())[: len(want)] == want
 
 
-def _candidates(matrix: Matrix, intent: Intent) -> list[_Build]:
-    """The builds the intent names, newest release first (only the newest matching release)."""
+def _candidates(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[_Build]:
+    """The builds the intent names, newest release first (only the newest matching release),
+    each as published for this host's machine (index, or why it is not)."""
+    from gpudoctor.matrix.platforms import available_on, pip_index_args
+
+    machine = facts.platform.machine
     cuda = version_tuple(intent.cuda)[:2] if intent.cuda else None  # type: ignore[index]
     if intent.framework == "tensorflow":
         rows = [r for r in matrix.tensorflow if _matches(r.version, intent.framework_version)]
         rows = [r for r in rows if cuda is None or (version_tuple(r.cuda) or ())[:2] == cuda]
         rows.sort(key=lambda r: version_tuple(r.version) or (), reverse=True)
-        return [
-            _Build(f"tensorflow {r.version}", r.cuda, (), f"pip install '{r.pip}'")
-            for r in rows[:1]
-        ]
+        out = []
+        for r in rows[:1]:
+            where = available_on(
+                matrix, "tensorflow", r.version, r.cuda, machine=machine, row_index_url=None
+            )
+            missing = "" if where.ok else where.reason
+            out.append(
+                _Build(f"tensorflow {r.version}", r.cuda, (), f"pip install '{r.pip}'", missing)
+            )
+        return out
     releases = [r for r in matrix.pytorch if _matches(r.version, intent.framework_version)]
     found: list[_Build] = []
     for release in sorted(releases, key=lambda r: version_tuple(r.version) or (), reverse=True):
         variants = [
             v for v in release.variants if cuda is None or (version_tuple(v.cuda) or ())[:2] == cuda
         ]
-        found += [
-            _Build(
-                f"pytorch {release.version} {v.tag}",
+        for v in sorted(variants, key=lambda v: version_tuple(v.cuda) or (), reverse=True):
+            where = available_on(
+                matrix,
+                "pytorch",
+                release.version,
                 v.cuda,
-                v.arch_list,
-                f"pip install torch=={release.version} --index-url {v.index_url}",
+                machine=machine,
+                row_index_url=v.index_url,
             )
-            for v in sorted(variants, key=lambda v: version_tuple(v.cuda) or (), reverse=True)
-        ]
+            install = f"pip install torch=={release.version}{pip_index_args(where.index_url)}"
+            missing = "" if where.ok else where.reason
+            found.append(
+                _Build(f"pytorch {release.version} {v.tag}", v.cuda, v.arch_list, install, missing)
+            )
     # "pytorch==2.5" asks about the newest 2.5.x; a bare "pytorch" about any release.
     newest = found[0].label.split()[1] if found else ""
     return [b for b in found if intent.framework_version is None or b.label.split()[1] == newest]
@@ -126,6 +142,8 @@ def _problems(
 
     verdict = driver_verdict(facts, matrix, driver, build.cuda)
     problems = [] if verdict.ok else [verdict.reason]
+    if build.missing:  # an x86-only build never "runs here" on an aarch64 host
+        problems.insert(0, build.missing)
     # GPUs that fail for the same reason share one line ("GPU 0-7: ..."), as findings do.
     by_reason: dict[str, list[int]] = {}
     for g in live_gpus(facts):
@@ -150,7 +168,7 @@ def _verdict(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
     if driver is None:
         return finding(code, Severity.UNKNOWN, f"{asked}: driver version unknown")
     builds = (
-        _candidates(matrix, intent)
+        _candidates(facts, matrix, intent)
         if intent.framework
         else [_Build(f"CUDA {intent.cuda}", intent.cuda or "", (), "")]
     )
@@ -197,7 +215,11 @@ def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
     ccs = tuple(sorted({g.compute_capability for g in live_gpus(facts) if g.compute_capability}))
     for version in dict.fromkeys((intent.framework_version, None)):
         request = ResolveRequest(
-            framework=framework, version=version, driver=driver, compute_capabilities=ccs
+            framework=framework,
+            version=version,
+            driver=driver,
+            compute_capabilities=ccs,
+            machine=facts.platform.machine,
         )
         try:
             row = resolve(matrix, request)

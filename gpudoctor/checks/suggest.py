@@ -6,10 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import live_gpus, version_tuple
+from gpudoctor.matrix.platforms import pip_index_args
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts
     from gpudoctor.matrix.model import Matrix, PytorchRelease, PytorchVariant
+    from gpudoctor.matrix.platforms import Availability
     from gpudoctor.matrix.queries import DriverVerdict
 
 
@@ -52,6 +54,21 @@ def torch_variant(matrix: Matrix, fw: FrameworkFacts) -> PytorchVariant | None:
     return pytorch_variant_for(release, fw.cuda)
 
 
+def _availability(
+    facts: HostFacts, matrix: Matrix, release: PytorchRelease, variant: PytorchVariant
+) -> Availability:
+    from gpudoctor.matrix.platforms import available_on
+
+    return available_on(
+        matrix,
+        "pytorch",
+        release.version,
+        variant.cuda,
+        machine=facts.platform.machine,
+        row_index_url=variant.index_url,
+    )
+
+
 def _runs_here(
     facts: HostFacts, matrix: Matrix, variant: PytorchVariant, driver: str | None
 ) -> bool:
@@ -70,14 +87,20 @@ def _best_variant(
     driver: str | None,
     *,
     verified_only: bool,
-) -> PytorchVariant | None:
-    fits = [
-        v
-        for v in release.variants
-        if (not verified_only or (release.verified and v.verified))
-        and _runs_here(facts, matrix, v, driver)
-    ]
-    return max(fits, key=lambda v: version_tuple(v.cuda) or (), default=None)
+) -> tuple[PytorchVariant, Availability] | None:
+    """The newest-CUDA variant of `release` this host runs, published for its machine."""
+    fits = []
+    for v in release.variants:
+        if verified_only and not (release.verified and v.verified):
+            continue
+        where = _availability(facts, matrix, release, v)
+        if (
+            where.ok
+            and (where.verified or not verified_only)
+            and _runs_here(facts, matrix, v, driver)
+        ):
+            fits.append((v, where))
+    return max(fits, key=lambda pair: version_tuple(pair[0].cuda) or (), default=None)
 
 
 _UNVERIFIED_NOTE = " (its matrix row is marked verified = false)"
@@ -102,19 +125,35 @@ def torch_install_for_host(
     candidates += [(other, False) for other in newest_first]
     for candidate, verified_only in candidates:
         assert candidate is not None
-        variant = _best_variant(facts, matrix, candidate, driver, verified_only=verified_only)
-        if variant is None:
+        best = _best_variant(facts, matrix, candidate, driver, verified_only=verified_only)
+        if best is None:
             continue
+        variant, where = best
         version = public_version(installed) if candidate is release else candidate.version
-        verified = candidate.verified and variant.verified
+        verified = candidate.verified and variant.verified and where.verified
         note = "" if verified else _UNVERIFIED_NOTE
-        return f"pip install torch=={version} --index-url {variant.index_url}{note}"
+        return f"pip install torch=={version}{pip_index_args(where.index_url)}{note}"
     return None
 
 
 def tensorflow_install_for_driver(facts: HostFacts, matrix: Matrix, driver: str) -> str | None:
-    """`pip install 'tensorflow[and-cuda]==X'` for the newest release whose CUDA the driver runs."""
-    fits = [r for r in matrix.tensorflow if driver_verdict(facts, matrix, driver, r.cuda).ok]
+    """`pip install 'tensorflow[and-cuda]==X'` for the newest release whose CUDA the driver runs,
+    published with CUDA for this host's machine (none is on aarch64)."""
+    from gpudoctor.matrix.platforms import available_on
+
+    fits = [
+        r
+        for r in matrix.tensorflow
+        if driver_verdict(facts, matrix, driver, r.cuda).ok
+        and available_on(
+            matrix,
+            "tensorflow",
+            r.version,
+            r.cuda,
+            machine=facts.platform.machine,
+            row_index_url=None,
+        ).ok
+    ]
     verified = [r for r in fits if r.verified]
     best = max(verified or fits, key=lambda r: version_tuple(r.version) or (), default=None)
     if best is None:

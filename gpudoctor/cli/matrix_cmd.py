@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from gpudoctor.errors import UsageError
+
 MATRIX_HELP = """Read, query and validate the compatibility matrix (matrices/compat.toml).
 
 \b
@@ -168,6 +170,14 @@ def resolve_cmd(
     allow_unverified: Annotated[
         bool, typer.Option("--allow-unverified", help="Consider rows marked verified = false.")
     ] = False,
+    machine: Annotated[
+        str | None,
+        typer.Option(
+            "--machine",
+            metavar="MACHINE",
+            help="Target host's machine: x86_64 (default) or aarch64 (builds published for it).",
+        ),
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help=_FORMAT_HELP)] = "text",
 ) -> int:
     from gpudoctor.cli import matrix_views as views
@@ -185,6 +195,7 @@ def resolve_cmd(
         flavor=flavor,
         distro=distro,
         allow_unverified=allow_unverified,
+        machine=_machine(machine),
     )
     typer.echo(views.resolve(load_matrix(ctx), request, fmt))
     return 0
@@ -206,3 +217,17 @@ def validate_cmd(
     matrix = load_matrix(file or state(ctx).matrix_path)
     typer.echo(views.validate_line(matrix))
     return 0
+
+
+def _machine(text: str | None) -> str | None:
+    from gpudoctor.matrix.platforms import MACHINES, machine_of
+
+    if text is None:
+        return None
+    machine = machine_of(text)
+    if machine is None:
+        raise UsageError(
+            f"--machine {text!r} is not one of: {', '.join(MACHINES)}",
+            hint="use --machine aarch64 (Grace, DGX Spark) or --machine x86_64",
+        )
+    return machine

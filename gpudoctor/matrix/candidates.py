@@ -17,6 +17,8 @@ from gpudoctor.matrix.queries import arch_list_covers, architecture_for
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
 
+    from gpudoctor.matrix.platforms import Availability
+
 FRAMEWORKS = ("pytorch", "tensorflow")
 FLAVORS = ("runtime", "devel")
 
@@ -182,11 +184,34 @@ def build_reasons(matrix: Matrix, build: Build, request: ResolveRequest, specs: 
         reasons.append(f"supports Python {span(build.python)}, not {request.python}")
     if not build.verified and not request.allow_unverified:
         reasons.append("marked verified = false (use --allow-unverified to consider it)")
+    if request.machine is not None:
+        where = availability(matrix, build, request.machine)
+        if not where.ok:
+            reasons.append(where.reason)
+        elif not where.verified and not request.allow_unverified:
+            reasons.append(
+                f"{where.reason} is not read from the wheels (verified = false; use "
+                "--allow-unverified to consider it)"
+            )
     for cc in request.compute_capabilities:
         reason = _gpu_reason(matrix, build, cc)
         if reason:
             reasons.append(reason)
     return reasons
+
+
+def availability(matrix: Matrix, build: Build, machine: str | None) -> Availability:
+    """Whether `build` is published for `machine`, and from which pip index."""
+    from gpudoctor.matrix.platforms import available_on
+
+    return available_on(
+        matrix,
+        build.framework,
+        build.version,
+        build.cuda,
+        machine=machine,
+        row_index_url=build.index_url,
+    )
 
 
 def _gpu_reason(matrix: Matrix, build: Build, cc: str) -> str | None:

@@ -23,6 +23,7 @@ from gpudoctor.matrix.candidates import (
     FRAMEWORKS,
     Build,
     Specs,
+    availability,
     build_reasons,
     builds,
     check_request,
@@ -102,7 +103,16 @@ def _evaluate(
     candidate = row_id(build, best.python, best.distro, flavor)
     if reasons or best.reasons:
         return Rejection(candidate, (*reasons, *best.reasons))
-    return _row(matrix, build, best, row_id=candidate, python=best.python, flavor=flavor)
+    index_url = availability(matrix, build, request.machine).index_url
+    return _row(
+        matrix,
+        build,
+        best,
+        row_id=candidate,
+        python=best.python,
+        flavor=flavor,
+        index_url=index_url,
+    )
 
 
 def _images_for(matrix: Matrix, cuda: str) -> list[BaseImage]:
@@ -186,7 +196,14 @@ def _cudnn_reasons(image: BaseImage, build: Build) -> list[str]:
 
 
 def _row(
-    matrix: Matrix, build: Build, choice: _Choice, *, row_id: str, python: str, flavor: str
+    matrix: Matrix,
+    build: Build,
+    choice: _Choice,
+    *,
+    row_id: str,
+    python: str,
+    flavor: str,
+    index_url: str | None,
 ) -> ResolvedRow:
     image = choice.image
     release = cuda_release(matrix, image.cuda)
@@ -208,7 +225,7 @@ def _row(
         flavor=flavor,
         distro=choice.distro,
         requirements=build.requirements,
-        index_url=build.index_url,
+        index_url=index_url,
         arch_list=build.arch_list or (),
         sources=tuple(dict.fromkeys(sources)),
     )
@@ -224,6 +241,7 @@ def describe_request(request: ResolveRequest) -> str:
             ("--driver", request.driver),
             ("--flavor", request.flavor),
             ("--distro", request.distro),
+            ("--machine", request.machine),
         )
         if value
     ]
