@@ -195,4 +195,43 @@ def check_cuda_visible(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
     return [finding("cuda-visible-devices", INFO, f"CUDA_VISIBLE_DEVICES={value}", evidence=ev)]
 
 
-CHECKS = (check_virtualization, check_iommu, check_wsl, check_container_gpus, check_cuda_visible)
+def check_cpu_memory(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    p, cpu = facts.platform, facts.platform.cpu
+    nodes = [f"node {n.node}: {n.cpus} CPUs, {_gib(n.memory_total_bytes)}" for n in cpu.numa_nodes]
+    ev = [
+        ("machine", p.machine),
+        ("cpu_model", cpu.model),
+        ("cpu_implementer", cpu.implementer),
+        ("cpu_parts", list(cpu.parts)),
+        ("numa_nodes", nodes),
+        ("gpu_memory_coherent", cpu.gpu_memory_coherent),
+    ]
+    if cpu.model is None and p.machine is None:
+        return [finding("cpu-memory", UNKNOWN, "CPU model and machine unknown", evidence=ev)]
+    title = f"{cpu.model or 'unknown CPU'} ({p.machine or 'unknown machine'})"
+    if cpu.numa_nodes:
+        title += f", {len(cpu.numa_nodes)} NUMA node" + ("s" if len(cpu.numa_nodes) > 1 else "")
+    gpu_nodes = [n.node for n in cpu.numa_nodes if n.cpus == 0 and n.memory_total_bytes]
+    detail = None
+    if cpu.gpu_memory_coherent:
+        title += "; GPU memory is coherent with the CPU"
+        listed = ", ".join(str(n) for n in gpu_nodes)
+        detail = (
+            f"NUMA node {listed} hold memory and no CPUs: GPU memory onlined to the OS over "
+            "NVLink-C2C, which the CPU addresses directly"
+        )
+    return [finding("cpu-memory", OK, title, detail=detail, evidence=ev)]
+
+
+def _gib(size: int | None) -> str:
+    return "memory unknown" if size is None else f"{size / 2**30:.0f} GiB"
+
+
+CHECKS = (
+    check_virtualization,
+    check_iommu,
+    check_wsl,
+    check_container_gpus,
+    check_cuda_visible,
+    check_cpu_memory,
+)
