@@ -310,7 +310,7 @@ def _aarch64_trap(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> str:
         return ""
     text = (
         f"PyPI's {machine} wheel of {fw.name} {public_version(fw.version)} carries no CUDA, so "
-        f"`pip install {fw.name}` on this host installs a CPU-only build ({row.notes})"
+        f"`pip install {fw.name}` on this host installs a CPU-only build ({row.notes.rstrip('.')})"
     )
     first = first_cuda_on_pypi(matrix, framework, row.machine)
     if first is not None:
