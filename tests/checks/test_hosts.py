@@ -52,10 +52,13 @@ EXPECTED: dict[str, set[tuple[str, Severity, str]]] = {
                            ("persistence-mode", W, "GPU 0-3")},
     "container-without-gpus": {("container-gpus", E, ""), ("nvml-library-missing", E, "")},
     "gpu-lost": {("gpu-lost", E, "GPU 5")},
+    "gh200-torch-cpu-wheel": {("framework-cpu-only", E, "torch"), ("cpu-memory", OK_, "")},
+    "dgx-spark": {("framework-cpu-only", OK_, "torch"), ("framework-driver-cuda", OK_, "torch"),
+                  ("framework-arch", OK_, "torch on GPU 0")},
 }  # fmt: skip
 PASSING = ("h100-8x-healthy", "h100-8x-driver-560", "minor-version-compat",
            "vm-passthrough-guest", "vgpu-guest", "pcie-degraded", "no-gpu-toolkit-only", "wsl2",
-           "thermal-throttling")  # fmt: skip
+           "thermal-throttling", "dgx-spark")  # fmt: skip
 EXIT = dict.fromkeys(EXPECTED, 1) | dict.fromkeys(PASSING, 0)
 
 
