@@ -138,7 +138,8 @@ def _collect(session: NvmlSession) -> None:
     system["driver_version"] = text(
         session.query("nvmlSystemGetDriverVersion", field="driver_version")
     )
-    # The v1 call: v2 asks libcuda and fails where libcuda.so.1 is absent (NVML cheat-sheet).
+    # The v1 call: nvmlSystemGetCudaDriverVersion_v2 asks libcuda and fails where libcuda.so.1
+    # is absent.
     cuda = session.query("nvmlSystemGetCudaDriverVersion", field="cuda_driver_version")
     system["cuda_driver_version"] = None if cuda is None else cuda_version_text(int(cuda))
     system["nvml_version"] = text(session.query("nvmlSystemGetNVMLVersion", field="nvml_version"))
