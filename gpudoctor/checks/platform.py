@@ -212,7 +212,7 @@ def check_cpu_memory(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
     if cpu.numa_nodes:
         title += f", {len(cpu.numa_nodes)} NUMA node" + ("s" if len(cpu.numa_nodes) > 1 else "")
     gpu_nodes = [n.node for n in cpu.numa_nodes if n.cpus == 0 and n.memory_total_bytes]
-    detail = None
+    detail = ""
     if cpu.gpu_memory_coherent:
         title += "; GPU memory is coherent with the CPU"
         listed = ", ".join(str(n) for n in gpu_nodes)
