@@ -24,6 +24,7 @@ BUILD_HELP = """Build a known-good GPU framework image, then verify it against i
   gpudoctor build --framework pytorch --for-host           newest CUDA this host's driver runs
   gpudoctor build --framework pytorch --from host.json --tag registry.example/team/torch:1 --push
   gpudoctor build --framework pytorch --dry-run            print the Dockerfile only
+  gpudoctor build --framework pytorch --from gh200.json    an arm64 image for a Grace host
   gpudoctor build --framework pytorch --cuda 12.4 --wheelhouse ./wheels \\
       --base-image mirror.example/nvidia/cuda:12.4.1-runtime-ubuntu22.04      offline
 
@@ -31,7 +32,11 @@ Steps: resolve the row (like `gpudoctor matrix resolve`), render templates/Docke
 through the Docker daemon (DOCKER_HOST) with live progress on stderr, run the in-image verify
 script and compare framework, CUDA, cuDNN, Python and labels with the row (with a GPU and the
 NVIDIA runtime, also cuda.is_available() and one small kernel), then push with --push.
-Exit codes: 2 bad input or no matching row; 3 Docker daemon unreachable; 4 a build step failed
+The image is for --platform (linux/amd64, linux/arm64), else the target host's, else the
+daemon's; a daemon that cannot build that platform (another architecture, no QEMU binfmt
+handler) is refused, never emulated behind your back.
+Exit codes: 2 bad input or no matching row; 3 Docker daemon unreachable or unable to build the
+platform; 4 a build step failed
 or the image does not hold what the row promises.
 """
 
@@ -55,6 +60,7 @@ def build_cmd(
     for_host: opts.ForHostOpt = False,
     from_file: opts.FromOpt = None,
     allow_unverified: opts.AllowUnverifiedOpt = False,
+    platform: opts.PlatformOpt = None,
     pip: opts.PipOpt = None,
     base_image: opts.BaseImageOpt = None,
     index_url: opts.IndexUrlOpt = None,
@@ -100,6 +106,7 @@ def build_cmd(
             for_host=for_host,
             from_file=from_file,
             allow_unverified=allow_unverified,
+            platform=platform,
         ),
         options=opts.build_options(
             pip=pip,
@@ -122,6 +129,10 @@ def build_cmd(
 
 
 def run_build(ctx: typer.Context, request: BuildRequest, fmt: str) -> int:
+    from dataclasses import replace
+    from pathlib import Path
+
+    from gpudoctor.build.binfmt import emulated_machines
     from gpudoctor.build.docker_engine import DockerSdkEngine
     from gpudoctor.build.pipeline import build_image
     from gpudoctor.cli.common import load_matrix
@@ -130,6 +141,7 @@ def run_build(ctx: typer.Context, request: BuildRequest, fmt: str) -> int:
 
     matrix = load_matrix(ctx)
     engine = DockerSdkEngine.connect()
+    request = replace(request, emulated=emulated_machines(Path("/")))
     try:
         report = build_image(request, matrix, engine, StderrProgress(), templates_dir())
     except BuildFailed as exc:

@@ -80,6 +80,14 @@ TagOpt = Annotated[
         "--tag", "-t", metavar="NAME:TAG", help="Image tag (default gpudoctor/FW:VER-cuXY-pyX.Y)."
     ),
 ]
+PlatformOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--platform",
+        metavar="OS/ARCH",
+        help="linux/amd64 or linux/arm64 (default: the target host's, else the daemon's).",
+    ),
+]
 OutputOpt = Annotated[
     Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the Dockerfile here.")
 ]
@@ -97,6 +105,7 @@ def resolve_request(
     for_host: bool,
     from_file: Path | None,
     allow_unverified: bool,
+    platform: str | None = None,
 ) -> ResolveRequest:
     """The ResolveRequest the flags describe; a target host supplies driver and GPUs."""
     from gpudoctor.build.validate import python_version
@@ -110,7 +119,13 @@ def resolve_request(
         check_choice("--flavor", flavor, FLAVORS)
     if python is not None:
         python_version(python)
-    host_driver, capabilities = target_host(for_host, from_file)
+    host_driver, capabilities, host_machine = target_host(for_host, from_file)
+    machine = platform_machine(platform)
+    if machine is not None and host_machine is not None and machine != host_machine:
+        raise UsageError(
+            f"--platform {platform} contradicts the target host's machine {host_machine}",
+            hint="drop --platform: the image is built for the target host's platform",
+        )
     if driver is not None and host_driver is not None and driver != host_driver:
         raise UsageError(
             f"--driver {driver} contradicts the target host's driver {host_driver}",
@@ -126,11 +141,30 @@ def resolve_request(
         flavor=flavor,
         distro=distro,
         allow_unverified=allow_unverified,
+        machine=machine or host_machine,
     )
 
 
-def target_host(for_host: bool, from_file: Path | None) -> tuple[str | None, tuple[str, ...]]:
-    """(driver, compute capabilities) of the target host; (None, ()) when none is named."""
+def platform_machine(platform: str | None) -> str | None:
+    """The machine of `--platform` ("linux/arm64" -> "aarch64"); UsageError for anything else."""
+    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
+
+    if platform is None:
+        return None
+    machine = machine_of(platform) if platform.startswith("linux/") else None
+    if machine is None:
+        raise UsageError(
+            f"--platform {platform!r} is not one of: {', '.join(DOCKER_PLATFORM.values())}",
+            hint="use --platform linux/arm64 (Grace, DGX Spark) or --platform linux/amd64",
+        )
+    return machine
+
+
+def target_host(
+    for_host: bool, from_file: Path | None
+) -> tuple[str | None, tuple[str, ...], str | None]:
+    """(driver, compute capabilities, machine) of the target host; (None, (), None) when none
+    is named."""
     if for_host and from_file is not None:
         raise UsageError("--for-host and --from both name a target host", hint="give one")
     if from_file is not None:
@@ -141,10 +175,10 @@ def target_host(for_host: bool, from_file: Path | None) -> tuple[str | None, tup
         from gpudoctor.probes import collect_facts
 
         return host_target(collect_facts(include_docker=False), "this host")
-    return None, ()
+    return None, (), None
 
 
-def host_target(facts: HostFacts, where: str) -> tuple[str, tuple[str, ...]]:
+def host_target(facts: HostFacts, where: str) -> tuple[str, tuple[str, ...], str | None]:
     driver = facts.nvml.driver_version
     if driver is None:
         raise EnvironmentUnavailable(
@@ -154,7 +188,9 @@ def host_target(facts: HostFacts, where: str) -> tuple[str, tuple[str, ...]]:
     capabilities = sorted(
         {g.compute_capability for g in facts.nvml.gpus if g.compute_capability and not g.lost}
     )
-    return driver, tuple(capabilities)
+    from gpudoctor.matrix.platforms import machine_of
+
+    return driver, tuple(capabilities), machine_of(facts.platform.machine)
 
 
 def build_options(

@@ -69,6 +69,7 @@ def render_cmd(
     for_host: opts.ForHostOpt = False,
     from_file: opts.FromOpt = None,
     allow_unverified: opts.AllowUnverifiedOpt = False,
+    platform: opts.PlatformOpt = None,
     pip: opts.PipOpt = None,
     base_image: opts.BaseImageOpt = None,
     index_url: opts.IndexUrlOpt = None,
@@ -83,7 +84,7 @@ def render_cmd(
         "--flavor": flavor, "--distro": distro, "--driver": driver, "--for-host": for_host,
         "--from": from_file, "--allow-unverified": allow_unverified, "--pip": pip,
         "--base-image": base_image, "--index-url": index_url, "--wheelhouse": wheelhouse,
-        "--output": output,
+        "--output": output, "--platform": platform,
     }  # fmt: skip
     check_mode(all_rows, [name for name, value in single.items() if value], out, registry)
     if all_rows:
@@ -99,6 +100,7 @@ def render_cmd(
         for_host=for_host,
         from_file=from_file,
         allow_unverified=allow_unverified,
+        platform=platform,
     )
     options = opts.build_options(
         pip=pip, base_image=base_image, index_url=index_url, wheelhouse=wheelhouse
@@ -133,6 +135,14 @@ def render_one(
     from gpudoctor.cli.common import err, load_matrix, write_output
     from gpudoctor.resources import templates_dir
 
+    if request.machine is None:
+        # Nothing names a platform and rendering asks no daemon: this machine's.
+        import platform as _platform
+        from dataclasses import replace
+
+        from gpudoctor.matrix.platforms import X86_64, machine_of
+
+        request = replace(request, machine=machine_of(_platform.machine()) or X86_64)
     row = resolve_row(load_matrix(ctx), request)
     spec, dockerfile = render_row(row, options, templates_dir())
     opts.print_warnings(spec.warnings)

@@ -217,6 +217,7 @@ class ResolvedRow:
     index_url: str | None  # pip --index-url for the framework, None = PyPI
     arch_list: tuple[str, ...]  # compiled architectures (empty when the matrix does not say)
     sources: tuple[str, ...]
+    platform: str = "linux/amd64"  # the OCI platform the row's wheels are for
 
 
 @dataclass(frozen=True)

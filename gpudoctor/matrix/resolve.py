@@ -32,6 +32,7 @@ from gpudoctor.matrix.candidates import (
 )
 from gpudoctor.matrix.fields import numeric
 from gpudoctor.matrix.model import BaseImage, Matrix, Rejection, ResolvedRow, ResolveRequest
+from gpudoctor.matrix.platforms import DOCKER_PLATFORM
 from gpudoctor.matrix.queries import cuda_release
 
 _NEAREST = 5
@@ -103,7 +104,7 @@ def _evaluate(
     candidate = row_id(build, best.python, best.distro, flavor)
     if reasons or best.reasons:
         return Rejection(candidate, (*reasons, *best.reasons))
-    index_url = availability(matrix, build, request.machine).index_url
+    where = availability(matrix, build, request.machine)
     return _row(
         matrix,
         build,
@@ -111,7 +112,8 @@ def _evaluate(
         row_id=candidate,
         python=best.python,
         flavor=flavor,
-        index_url=index_url,
+        index_url=where.index_url,
+        platform=DOCKER_PLATFORM[where.machine],
     )
 
 
@@ -204,6 +206,7 @@ def _row(
     python: str,
     flavor: str,
     index_url: str | None,
+    platform: str,
 ) -> ResolvedRow:
     image = choice.image
     release = cuda_release(matrix, image.cuda)
@@ -228,6 +231,7 @@ def _row(
         index_url=index_url,
         arch_list=build.arch_list or (),
         sources=tuple(dict.fromkeys(sources)),
+        platform=platform,
     )
 
 
