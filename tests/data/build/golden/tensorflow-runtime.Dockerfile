@@ -48,6 +48,7 @@ LABEL io.gpudoctor.arch-list="" \
       io.gpudoctor.framework="tensorflow" \
       io.gpudoctor.framework-version="2.15.0" \
       io.gpudoctor.min-driver="535.104.05" \
+      io.gpudoctor.platform="linux/amd64" \
       io.gpudoctor.python="3.11" \
       io.gpudoctor.row-id="tensorflow-2.15.0-cu122-py3.11-ubuntu22.04-runtime" \
       org.opencontainers.image.base.name="nvidia/cuda:12.2.2-cudnn8-runtime-ubuntu22.04" \
