@@ -268,6 +268,7 @@ def row_text(row: ResolvedRow, verified: bool = True) -> str:
         ("framework", f"{row.framework} {row.version} (CUDA {row.cuda}, cuDNN {row.cudnn or '-'})"),
         ("python", row.python),
         ("base image", row.base_image),
+        ("platform", row.platform),
         ("digest", row.base_digest or "- (not pinned in the matrix)"),
         ("CUDA release", row.cuda_release),
         ("min driver", f"{row.min_driver_linux} (Linux)"),

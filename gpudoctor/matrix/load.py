@@ -22,6 +22,7 @@ from gpudoctor.matrix.model import (
     CudaMajor,
     CudaRelease,
     Distro,
+    ImagePlatform,
     Matrix,
     MigGpu,
     PlatformWheel,
@@ -42,6 +43,7 @@ TABLES = {
     "mig_gpu": "name",
     "distro": "name",
     "wheel": "version",
+    "image_platform": "platform",
 }
 _MAX_SHOWN = 25
 _HINT = "fix the file (format: docs/matrix-format.md) and re-run `gpudoctor matrix validate FILE`"
@@ -103,6 +105,7 @@ def parse_matrix(text: str, path: Path) -> Matrix:
         mig_gpus=_table(doc, "mig_gpu", problems, _mig_gpu),
         distros=_table(doc, "distro", problems, _distro),
         wheels=_table(doc, "wheel", problems, _wheel),
+        image_platforms=_table(doc, "image_platform", problems, _image_platform),
     )
     if not problems.lines:  # cross-row rules only make sense on well-formed rows
         from gpudoctor.matrix.validate import cross_check
@@ -356,6 +359,17 @@ def _wheel(problems: Problems, where: str, raw: dict[str, object]) -> PlatformWh
         index=r.get_str("index", f.WHEEL_INDEX),
         cuda=r.get_str("cuda", f.WHEEL_CUDA),
         wheel=r.get("wheel", f.TEXT, required=False),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _image_platform(problems: Problems, where: str, raw: dict[str, object]) -> ImagePlatform | None:
+    r = _reader(problems, where, raw, "repository platform min_cuda")
+    row = ImagePlatform(
+        repository=r.get_str("repository", f.TEXT),
+        platform=r.get_str("platform", f.OCI_PLATFORM),
+        min_cuda=r.get_str("min_cuda", f.CUDA_RELEASE),
         **r.common(),
     )
     return row if r.ok else None

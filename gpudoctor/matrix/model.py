@@ -164,6 +164,20 @@ class PlatformWheel:
 
 
 @dataclass(frozen=True)
+class ImagePlatform:
+    """A platform other than linux/amd64 that a base image repository's tags carry, from a CUDA
+    release on: `[[image_platform]]` rows. Every `[[base_image]]` row is linux/amd64."""
+
+    repository: str  # "nvidia/cuda"
+    platform: str  # "linux/arm64"
+    min_cuda: str  # first CUDA release ("11.8.0") whose tags are multi-arch with it
+    source: str
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+
+
+@dataclass(frozen=True)
 class Matrix:
     path: Path
     schema_version: int
@@ -176,6 +190,7 @@ class Matrix:
     mig_gpus: tuple[MigGpu, ...]
     distros: tuple[Distro, ...] = ()
     wheels: tuple[PlatformWheel, ...] = ()
+    image_platforms: tuple[ImagePlatform, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -117,3 +117,23 @@ def first_cuda_on_pypi(matrix: Matrix, framework: str, machine: str) -> Platform
 def pip_index_args(index_url: str | None) -> str:
     """The index part of a pip command: "" for PyPI, " --index-url URL" otherwise."""
     return "" if index_url is None else f" --index-url {index_url}"
+
+
+def image_on_platform(
+    matrix: Matrix, repository: str, cuda_release: str, machine: str | None
+) -> tuple[bool, bool]:
+    """(published, verified) for the `repository` image of `cuda_release` on `machine`: every
+    `[[base_image]]` row is linux/amd64; another platform needs an `[[image_platform]]` row."""
+    from gpudoctor.matrix.fields import numeric
+
+    target = machine_of(machine) or X86_64
+    if target == X86_64:
+        return True, True
+    rows = [
+        row
+        for row in matrix.image_platforms
+        if row.repository == repository
+        and row.platform == DOCKER_PLATFORM[target]
+        and numeric(cuda_release) >= numeric(row.min_cuda)
+    ]
+    return bool(rows), any(row.verified for row in rows)

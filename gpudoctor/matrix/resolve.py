@@ -181,12 +181,26 @@ def _choose(
             reasons.append(f"[[cuda]] {release.version} is marked verified = false")
     if build.system_cudnn:
         reasons.extend(_cudnn_reasons(image, build))
+    reasons.extend(_platform_reasons(matrix, image, request))
     options = [
         (distro, *_distro_python(matrix, image, distro, build, request))
         for distro in _distro_order(image, request)
     ]
     distro, python, distro_reasons = min(options, key=lambda o: len(o[2]))  # first on ties
     return _Choice(image, distro, python, (*reasons, *distro_reasons))
+
+
+def _platform_reasons(matrix: Matrix, image: BaseImage, request: ResolveRequest) -> list[str]:
+    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, X86_64, image_on_platform, machine_of
+
+    machine = machine_of(request.machine) or X86_64
+    published, verified = image_on_platform(matrix, image.repository, image.cuda, machine)
+    where = f"{DOCKER_PLATFORM[machine]} image of {image.repository}:{image.cuda}"
+    if not published:
+        return [f"no {where} is known ([[image_platform]])"]
+    if not verified and not request.allow_unverified:
+        return [f"the {where} is marked verified = false ([[image_platform]])"]
+    return []
 
 
 def _cudnn_reasons(image: BaseImage, build: Build) -> list[str]:

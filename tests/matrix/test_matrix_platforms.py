@@ -135,3 +135,19 @@ def test_a_wheel_row_for_a_release_not_in_the_matrix_is_refused() -> None:
     with pytest.raises(MatrixError) as exc:
         parse_matrix(text, Path("m.toml"))
     assert "no [[pytorch]] row has version 9.9.9" in exc.value.message
+
+
+def test_arm64_rows_need_an_arm64_base_image(matrix: Matrix) -> None:
+    from dataclasses import replace
+
+    from gpudoctor.errors import NoMatchingRow
+    from gpudoctor.matrix.model import ResolveRequest
+    from gpudoctor.matrix.resolve import resolve
+
+    request = ResolveRequest("pytorch", machine="aarch64")
+    row = resolve(matrix, request)
+    assert row.platform == "linux/arm64"
+    # The same matrix without its [[image_platform]] row knows no arm64 nvidia/cuda image.
+    with pytest.raises(NoMatchingRow) as exc:
+        resolve(replace(matrix, image_platforms=()), request)
+    assert "no linux/arm64 image of nvidia/cuda:" in exc.value.message
