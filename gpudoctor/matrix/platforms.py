@@ -77,6 +77,16 @@ def available_on(
     return Availability(False, target, None, False, why)
 
 
+def machines_of(matrix: Matrix, framework: str, version: str, cuda: str) -> tuple[str, ...]:
+    """Every machine the build is published for (x86_64 always: the row itself): the field a
+    build record carries, so a consumer can test `machine in build.platforms`."""
+    return tuple(
+        m
+        for m in MACHINES
+        if available_on(matrix, framework, version, cuda, machine=m, row_index_url=None).ok
+    )
+
+
 def wheels_for(matrix: Matrix, framework: str, version: str, machine: str) -> list[PlatformWheel]:
     """The `[[wheel]]` rows of one release on one machine (the release's public version)."""
     public = version.partition("+")[0]

@@ -151,3 +151,11 @@ def test_arm64_rows_need_an_arm64_base_image(matrix: Matrix) -> None:
     with pytest.raises(NoMatchingRow) as exc:
         resolve(replace(matrix, image_platforms=()), request)
     assert "no linux/arm64 image of nvidia/cuda:" in exc.value.message
+
+
+def test_machines_of_lists_where_a_build_is_published(matrix: Matrix) -> None:
+    from gpudoctor.matrix.platforms import machines_of
+
+    assert machines_of(matrix, "pytorch", "2.2.2", "12.1") == ("x86_64",)
+    assert machines_of(matrix, "pytorch", "2.11.0", "13.0") == ("x86_64", "aarch64")
+    assert machines_of(matrix, "tensorflow", "2.21.0", "12.5") == ("x86_64",)
