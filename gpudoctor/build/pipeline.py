@@ -105,9 +105,15 @@ def build_row(
     for warning in spec.warnings:
         progress.phase(f"warning: {warning}")
     daemon = engine.ping()
-    check_platform(spec.platform, daemon, request.emulated, progress)
+    foreign = check_platform(spec.platform, daemon, request.emulated, progress)
     outcome, context = _build(
-        spec, dockerfile, request, engine=engine, progress=progress, template_dir=template_dir
+        spec,
+        dockerfile,
+        request,
+        engine=engine,
+        progress=progress,
+        template_dir=template_dir,
+        platform=spec.platform if foreign else None,
     )
     info = engine.inspect(spec.tag)
     findings: list[Finding] = []
@@ -133,9 +139,11 @@ def build_row(
 
 def check_platform(
     platform: str, daemon: DaemonInfo, emulated: tuple[str, ...], progress: Progress
-) -> None:
+) -> bool:
     """Refuse a platform the daemon cannot build: not its own architecture (/info) and no QEMU
-    binfmt handler registered for it. gpudoctor never sets up emulation itself.
+    binfmt handler registered for it. gpudoctor never sets up emulation itself. True when the
+    build is for a foreign platform (emulated): only then is the platform sent with the build,
+    so a native build asks the daemon exactly what it asked before platforms existed.
 
     Raises:
         EnvironmentUnavailable: the daemon cannot build `platform` (exit 3).
@@ -145,13 +153,13 @@ def check_platform(
 
     target, own = machine_of(platform), machine_of(daemon.architecture)
     if target is None or own is None or target == own:
-        return
+        return False
     if target in emulated:
         progress.phase(
             f"warning: building {platform} on a {daemon.architecture} daemon through QEMU "
             "emulation (binfmt): expect a much slower build"
         )
-        return
+        return True
     raise EnvironmentUnavailable(
         f"the Docker daemon runs on {daemon.architecture} ({DOCKER_PLATFORM[own]}) and cannot "
         f"build {platform} images: no emulation is registered for {target}",
@@ -170,6 +178,7 @@ def _build(
     engine: ImageEngine,
     progress: Progress,
     template_dir: Path,
+    platform: str | None,
 ) -> tuple[BuildOutcome, BuildContext]:
     """Write the context into a temporary folder (gone afterwards) and build it."""
     from gpudoctor.build.context import write_context
@@ -184,7 +193,7 @@ def _build(
             tag=spec.tag,
             nocache=request.no_cache,
             build_args=dict(spec.build_args),
-            platform=spec.platform,
+            platform=platform,
         )
         return follow_build(events, progress.build_event), context
 

@@ -93,7 +93,7 @@ def test_options_reach_the_engine_and_push_runs_after_verify() -> None:
         "tag": "t/x:1",
         "nocache": True,
         "args": {"HTTPS_PROXY": "http://p:3128"},
-        "platform": "linux/amd64",
+        "platform": None,  # the daemon's own platform: not sent
     }
     run = next(args for name, args in engine.calls if name == "run")
     assert isinstance(run, dict)
