@@ -216,9 +216,10 @@ def check_cpu_memory(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
     if cpu.gpu_memory_coherent:
         title += "; GPU memory is coherent with the CPU"
         listed = ", ".join(str(n) for n in gpu_nodes)
+        which = f"NUMA nodes {listed} hold" if len(gpu_nodes) > 1 else f"NUMA node {listed} holds"
         detail = (
-            f"NUMA node {listed} hold memory and no CPUs: GPU memory onlined to the OS over "
-            "NVLink-C2C, which the CPU addresses directly"
+            f"{which} memory and no CPUs: GPU memory onlined to the OS over NVLink-C2C, which "
+            "the CPU addresses directly"
         )
     return [finding("cpu-memory", OK, title, detail=detail, evidence=ev)]
 
