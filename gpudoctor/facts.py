@@ -76,6 +76,7 @@ class GpuFacts:
     temperature_c: int | None = None
     power_usage_w: float | None = None
     power_limit_w: float | None = None
+    addressing_mode: str | None = None  # "ats" (coherent NVLink-C2C), "hmm", "none"
     lost: bool = False
     error: str | None = None  # why the record is a placeholder, when lost
 

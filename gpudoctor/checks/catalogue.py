@@ -160,7 +160,8 @@ _ENTRIES = (
     _E("cpu-memory", "platform", "CPU, NUMA layout and GPU memory coherence", "ok, unknown",
        "The CPU model (Arm part from /proc/cpuinfo or MIDR_EL1: Grace is Neoverse-V2), the "
        "machine, each NUMA node's CPUs and memory, and whether GPU memory appears as CPU-less "
-       "NUMA nodes (coherent NVLink-C2C on GH200/GB200: the CPU addresses GPU memory).",
+       "NUMA nodes or NVML reports ATS addressing (coherent NVLink-C2C on GH200/GB200: the CPU "
+       "addresses GPU memory).",
        "None: informational (shown with -v)."),
     # --- runtime ----------------------------------------------------------------------------
     _E("docker-nvidia-runtime", "runtime", "Docker has the NVIDIA runtime or CDI",

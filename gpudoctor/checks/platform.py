@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import Intent, finding, has_gpu, live_gpus, nvidia_pci_gpus
+from gpudoctor.checks.base import (
+    Intent,
+    finding,
+    gpu_label,
+    has_gpu,
+    live_gpus,
+    nvidia_pci_gpus,
+)
 from gpudoctor.checks.model import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:
-    from gpudoctor.facts import HostFacts
+    from gpudoctor.facts import HostFacts, NumaNode
     from gpudoctor.matrix.model import Matrix
 
 
@@ -198,6 +205,7 @@ def check_cuda_visible(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
 def check_cpu_memory(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     p, cpu = facts.platform, facts.platform.cpu
     nodes = [f"node {n.node}: {n.cpus} CPUs, {_gib(n.memory_total_bytes)}" for n in cpu.numa_nodes]
+    ats = [g.index for g in live_gpus(facts) if g.addressing_mode == "ats"]
     ev = [
         ("machine", p.machine),
         ("cpu_model", cpu.model),
@@ -205,23 +213,34 @@ def check_cpu_memory(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
         ("cpu_parts", list(cpu.parts)),
         ("numa_nodes", nodes),
         ("gpu_memory_coherent", cpu.gpu_memory_coherent),
+        ("gpu_addressing_modes", [g.addressing_mode for g in live_gpus(facts)]),
     ]
     if cpu.model is None and p.machine is None:
         return [finding("cpu-memory", UNKNOWN, "CPU model and machine unknown", evidence=ev)]
     title = f"{cpu.model or 'unknown CPU'} ({p.machine or 'unknown machine'})"
     if cpu.numa_nodes:
         title += f", {len(cpu.numa_nodes)} NUMA node" + ("s" if len(cpu.numa_nodes) > 1 else "")
-    gpu_nodes = [n.node for n in cpu.numa_nodes if n.cpus == 0 and n.memory_total_bytes]
-    detail = ""
-    if cpu.gpu_memory_coherent:
+    why = _coherence_evidence(cpu.numa_nodes, ats)
+    if why:
         title += "; GPU memory is coherent with the CPU"
-        listed = ", ".join(str(n) for n in gpu_nodes)
-        which = f"NUMA nodes {listed} hold" if len(gpu_nodes) > 1 else f"NUMA node {listed} holds"
-        detail = (
-            f"{which} memory and no CPUs: GPU memory onlined to the OS over NVLink-C2C, which "
-            "the CPU addresses directly"
+    return [finding("cpu-memory", OK, title, detail="; ".join(why), evidence=ev)]
+
+
+def _coherence_evidence(numa_nodes: tuple[NumaNode, ...], ats: list[int]) -> list[str]:
+    """Why GPU and CPU memory are one coherent space: CPU-less NUMA nodes with memory (GPU
+    memory onlined to the OS), and NVML's ATS addressing mode (NVLink-C2C)."""
+    why = []
+    gpu_nodes = [str(n.node) for n in numa_nodes if n.cpus == 0 and n.memory_total_bytes]
+    if gpu_nodes:
+        which = "NUMA nodes " if len(gpu_nodes) > 1 else "NUMA node "
+        holds = " hold" if len(gpu_nodes) > 1 else " holds"
+        why.append(
+            which + ", ".join(gpu_nodes) + holds + " memory and no CPUs: GPU memory onlined to "
+            "the OS over NVLink-C2C, which the CPU addresses directly"
         )
-    return [finding("cpu-memory", OK, title, detail=detail, evidence=ev)]
+    if ats:
+        why.append(f"NVML reports ATS addressing for {gpu_label(ats)}")
+    return why
 
 
 def _gib(size: int | None) -> str:

@@ -91,7 +91,8 @@ def test_cpu_memory_shows_grace_and_coherent_gpu_memory(matrix: Matrix) -> None:
     assert gh.title.startswith("Neoverse-V2 (aarch64), 2 NUMA nodes")
     assert "GPU memory is coherent with the CPU" in gh.title
     assert gh.detail
-    assert "NUMA node 1" in gh.detail
+    assert "NUMA node 1 holds memory and no CPUs" in gh.detail
+    assert "NVML reports ATS addressing for GPU 0" in gh.detail
     spark = _find(_findings("dgx-spark", matrix), "cpu-memory")
     assert spark.title == "Cortex-X925 + Cortex-A725 (aarch64), 1 NUMA node"
     x86 = _find(_findings("h100-8x-healthy", matrix), "cpu-memory")

@@ -244,3 +244,17 @@ def test_lost_and_forbidden_gpus_become_placeholders(fake_nvml: FakeNvml) -> Non
         ("nvml.gpus[3]", "nvml-no-permission"),
     ]
     assert run.calls[-1] == "nvmlShutdown"
+
+
+def test_gh200_reports_ats_addressing(fake_nvml: FakeNvml) -> None:
+    run = fake_nvml.run("gh200")
+    (gpu,) = run.facts.gpus
+    assert (gpu.name, gpu.compute_capability) == ("NVIDIA GH200 480GB", "9.0")
+    assert gpu.addressing_mode == "ats"  # coherent with the CPU over NVLink-C2C
+    assert run.issues == []
+
+
+def test_addressing_mode_unsupported_is_none_not_an_issue(fake_nvml: FakeNvml) -> None:
+    run = fake_nvml.run("geforce")
+    assert run.facts.gpus[0].addressing_mode is None
+    assert run.issues == []

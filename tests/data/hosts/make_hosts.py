@@ -647,6 +647,7 @@ def gh200_torch_cpu_wheel() -> HostFacts:
         1,
         "550.54.15",
         "12.4",
+        nvml=nvml("550.54.15", "12.4", gpus(GH200, 1, addressing_mode="ats")),
         platform=platform(machine="aarch64", dmi_vendor=None, dmi_product=None, cpu=grace),
         cuda_libs=CudaLibFacts(),
         frameworks=(torch("2.2.2", None),),
