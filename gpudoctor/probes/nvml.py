@@ -30,6 +30,7 @@ from gpudoctor.probes.nvml_decode import (
     text,
 )
 from gpudoctor.probes.nvml_device import collect_gpu
+from gpudoctor.probes.nvml_links import collect_pairs
 from gpudoctor.probes.nvml_session import (
     PROBE,
     Cancelled,
@@ -149,6 +150,9 @@ def _collect(session: NvmlSession) -> None:
     system["device_count"] = count
     for index in range(int(count or 0)):
         session.gpus.append(collect_gpu(session, index))
+    lost = {g.index for g in session.gpus if g.lost}
+    if int(count or 0) > 1:  # nvidia-smi topo -m; topo -p2p rwna
+        system["pairs"] = collect_pairs(session, int(count or 0), lost)
 
 
 def _facts(
