@@ -52,6 +52,7 @@ class ImageInfo:
     labels: Mapping[str, str] = field(default_factory=dict)
     env: tuple[str, ...] = ()
     user: str = ""
+    architecture: str | None = None  # the image config's "Architecture": "amd64", "arm64"
 
 
 @dataclass(frozen=True)

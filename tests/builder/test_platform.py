@@ -129,3 +129,21 @@ def test_cli_renders_for_the_target_hosts_platform_and_checks_the_flag(
     clash = ["render", "--framework", "pytorch", "--from", spark, "--platform", "linux/amd64"]
     assert main(clash) == 2
     assert "contradicts the target host's machine aarch64" in capsys.readouterr().err
+
+
+def test_check_image_reads_the_platform_label_else_the_image_architecture() -> None:
+    from gpudoctor.build.engine import ImageInfo
+    from gpudoctor.probes.image import probe_image
+
+    labelled = FakeEngine(labels={"io.gpudoctor.framework": "pytorch", **PLATFORM_LABEL})
+    assert probe_image(labelled, "t/x:1").platform == "linux/arm64"
+
+    class Unlabelled(FakeEngine):  # an image config's "Architecture", no gpudoctor labels
+        def inspect(self, image: str) -> ImageInfo | None:
+            return ImageInfo(id="sha256:" + "cd" * 32, tags=(image,), size=1, architecture="arm64")
+
+    plain = Unlabelled(probe_stdout='GPUDOCTOR-IMAGE {"framework": "pytorch", "version": "2.11.0"}')
+    assert probe_image(plain, "t/y:1").platform == "linux/arm64"
+
+
+PLATFORM_LABEL = {"io.gpudoctor.platform": "linux/arm64"}

@@ -144,9 +144,12 @@ def test_arm64_rows_need_an_arm64_base_image(matrix: Matrix) -> None:
     from gpudoctor.matrix.model import ResolveRequest
     from gpudoctor.matrix.resolve import resolve
 
-    request = ResolveRequest("pytorch", machine="aarch64")
+    # devel takes an nvidia/cuda base (nvcc); runtime rows of wheel-CUDA builds take the plain
+    # distribution image, which is multi-arch.
+    request = ResolveRequest("pytorch", machine="aarch64", flavor="devel")
     row = resolve(matrix, request)
     assert row.platform == "linux/arm64"
+    assert row.base_image.startswith("nvidia/cuda:")
     # The same matrix without its [[image_platform]] row knows no arm64 nvidia/cuda image.
     with pytest.raises(NoMatchingRow) as exc:
         resolve(replace(matrix, image_platforms=()), request)
