@@ -274,9 +274,9 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
         )
     trap = _aarch64_trap(facts, matrix, fw)
     if fw.name == "torch":
-        alt = torch_install_for_host(facts, matrix, fw.version)
+        alt = torch_install_for_host(facts, matrix, fw.version, " --force-reinstall")
         fix = (
-            (alt + " --force-reinstall")
+            alt
             if alt
             else (
                 f"pip install --force-reinstall torch=={public_version(fw.version)} with a CUDA "

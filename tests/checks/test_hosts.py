@@ -141,3 +141,13 @@ def test_every_catalogued_code_is_reached_by_some_host_or_unit_test(matrix: Matr
     unit_tests = "".join(p.read_text() for p in HOSTS_DIR.parents[1].glob("checks/test_*.py"))
     missing = [c for c in CATALOGUE if c not in seen and f'"{c}"' not in unit_tests]
     assert not missing
+
+
+@pytest.mark.parametrize("name", HOST_NAMES)
+def test_a_fix_command_ends_before_any_note_about_its_row(name: str, matrix: Matrix) -> None:
+    """Flags (`--force-reinstall`) belong inside the pip command; a "(… verified = false)" note
+    about the matrix row comes last, so the command can be copied as it stands."""
+    note = "(its matrix row is marked verified = false)"
+    for f in run_checks(host(name), matrix).findings:
+        if note in f.fix:
+            assert f.fix.rstrip().endswith(note), f.fix
