@@ -152,6 +152,43 @@ class Distro:
 
 
 @dataclass(frozen=True)
+class PlatformWheel:
+    """Where one framework release exists for one machine other than x86_64, read from the
+    wheels an index serves: `[[wheel]]` rows. Every `[[pytorch.variants]]` and `[[tensorflow]]`
+    row describes an x86_64 Linux build; a release reaches another machine only through these
+    rows (see gpudoctor/matrix/platforms.py)."""
+
+    framework: str  # "pytorch", "tensorflow"
+    version: str  # the release row's version: "2.2.2"
+    machine: str  # "aarch64"
+    index: str  # "pypi" or an index URL: "https://download.pytorch.org/whl/cu128"
+    cuda: str  # the CUDA the wheel brings ("13.0"), or "none" for a CPU-only wheel
+    source: str
+    wheel: str | None = None  # the file whose METADATA was read
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+
+    @property
+    def cpu_only(self) -> bool:
+        return self.cuda == "none"
+
+
+@dataclass(frozen=True)
+class ImagePlatform:
+    """A platform other than linux/amd64 that a base image repository's tags carry, from a CUDA
+    release on: `[[image_platform]]` rows. Every `[[base_image]]` row is linux/amd64."""
+
+    repository: str  # "nvidia/cuda"
+    platform: str  # "linux/arm64"
+    min_cuda: str  # first CUDA release ("11.8.0") whose tags are multi-arch with it
+    source: str
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+
+
+@dataclass(frozen=True)
 class Matrix:
     path: Path
     schema_version: int
@@ -163,6 +200,8 @@ class Matrix:
     base_images: tuple[BaseImage, ...]
     mig_gpus: tuple[MigGpu, ...]
     distros: tuple[Distro, ...] = ()
+    wheels: tuple[PlatformWheel, ...] = ()
+    image_platforms: tuple[ImagePlatform, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -177,6 +216,7 @@ class ResolveRequest:
     driver: str | None = None  # the target host's driver: only CUDA it runs
     compute_capabilities: tuple[str, ...] = ()  # the target host's GPUs: wheels must have kernels
     flavor: str | None = None  # runtime | devel (base images)
+    machine: str | None = None  # the target host's machine ("aarch64"); None: x86_64
     distro: str | None = None  # "ubuntu22.04"
     allow_unverified: bool = False
     native_only: bool = False  # minor-version compatibility does not count as running
@@ -219,6 +259,7 @@ class ResolvedRow:
     # On a target host: "native" or "minor-version", and what that means; None without a host.
     tier: str | None = None
     tier_note: str = ""
+    platform: str = "linux/amd64"  # the OCI platform the row's wheels are for
 
 
 @dataclass(frozen=True)
