@@ -1,10 +1,11 @@
 """gpudoctor's in-image probe: what this image really holds, as one JSON line on stdout.
 
-Copied into every image gpudoctor builds (/opt/gpudoctor/verify_image.py) and run by
-`gpudoctor build` after the build; `gpudoctor check --deep` runs it on the host too, with the
-interpreter gpudoctor runs under. Anyone can run it by hand:
+Not part of any image: `gpudoctor build` passes it to the image's Python after the build
+(`python -c SCRIPT FRAMEWORK [--kernel]`); `gpudoctor check --deep` runs it on the host too,
+with the interpreter gpudoctor runs under. Anyone can run it by hand against an image:
 
-    docker run --rm --gpus all IMAGE python /opt/gpudoctor/verify_image.py [--kernel]
+    docker run --rm -i --gpus all --entrypoint /opt/venv/bin/python IMAGE - pytorch --kernel \
+        < verify_image.py
 
 Standard library only besides the framework itself; Python 3.8+ syntax. The JSON line starts
 with a marker so that banners or library chatter on stdout cannot be mistaken for it. `--kernel`

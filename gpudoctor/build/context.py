@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpudoctor.build.render import requirements_files
-from gpudoctor.build.spec import VERIFY_SCRIPT, ImageSpec
-from gpudoctor.errors import UsageError
+from gpudoctor.build.spec import ImageSpec
 
 
 @dataclass(frozen=True)
@@ -33,10 +32,6 @@ def context_members(
     members: dict[str, bytes | Path] = {"Dockerfile": dockerfile.encode("utf-8")}
     for name, text in requirements_files(spec).items():
         members[name] = text.encode("utf-8")
-    verify = template_dir / VERIFY_SCRIPT
-    if not verify.is_file():
-        raise UsageError(f"verify script {verify} not found", hint="reinstall gpudoctor")
-    members[VERIFY_SCRIPT] = verify
     notes: tuple[str, ...] = ()
     if spec.wheelhouse is not None:
         wheels, notes = _wheel_members(spec)

@@ -2,8 +2,9 @@
 
 `render_images` is pure (matrix and template in, {relative path: bytes} out); `images_tree.
 write_tree` puts the result on disk. Each image folder is a complete build context: the
-Dockerfile plus every file it COPYs (requirements.txt, verify_image.py), copied into each folder
-even where folders share them, so that `docker build images/<folder>` works on its own.
+Dockerfile plus the requirements file(s) it COPYs, so that `docker build images/<folder>` works on
+its own. The verify script is not among them: `gpudoctor build` passes it to the image at
+verify time (build/verify.py), so an image holds only what its row promises.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from collections import Counter
 from pathlib import Path
 
 from gpudoctor.build.image_plan import BAKE_FILE, README, Image, ImageSet, plan_images, tag_prefix
-from gpudoctor.build.spec import VERIFY_SCRIPT
-from gpudoctor.errors import RenderError
 from gpudoctor.matrix.model import Matrix
 
 
@@ -34,35 +33,23 @@ def render_images(
     from gpudoctor.matrix.resolve import all_rows
 
     prefix = tag_prefix(registry)
-    verify = _verify_script(template_dir)
     images = plan_images(all_rows(matrix), prefix)
     files: dict[str, bytes] = {}
     for image in images:
-        files.update(_image_files(image, template_dir, verify))
+        files.update(_image_files(image, template_dir))
     files[README] = index_markdown(images, prefix, context_root).encode("utf-8")
     bake, bake_warnings = bake_json(images, prefix, context_root)
     files[BAKE_FILE] = bake.encode("utf-8")
     return ImageSet(images=images, files=files, warnings=(*_warnings(images), *bake_warnings))
 
 
-def _image_files(image: Image, template_dir: Path, verify: bytes) -> dict[str, bytes]:
+def _image_files(image: Image, template_dir: Path) -> dict[str, bytes]:
     from gpudoctor.build.render import render_dockerfile, requirements_files
 
     files = {f"{image.folder}/Dockerfile": render_dockerfile(image.spec, template_dir).encode()}
     for name, text in requirements_files(image.spec).items():
         files[f"{image.folder}/{name}"] = text.encode("utf-8")
-    files[f"{image.folder}/{VERIFY_SCRIPT}"] = verify
     return files
-
-
-def _verify_script(template_dir: Path) -> bytes:
-    path = template_dir / VERIFY_SCRIPT
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise RenderError(
-            f"verify script {path} unreadable: {exc.strerror or exc}", hint="reinstall gpudoctor"
-        ) from None
 
 
 def _warnings(images: tuple[Image, ...]) -> tuple[str, ...]:

@@ -119,7 +119,7 @@ def build_row(
     findings: list[Finding] = []
     if request.verify:
         gpu = daemon.has_nvidia_runtime if request.gpu is None else request.gpu
-        findings = _verify(spec, engine, progress, gpu=gpu)
+        findings = _verify(spec, engine, progress, gpu=gpu, template_dir=template_dir)
     if request.push:
         progress.phase(f"pushing {spec.tag}")
         for line in engine.push(spec.tag):
@@ -199,12 +199,12 @@ def _build(
 
 
 def _verify(
-    spec: ImageSpec, engine: ImageEngine, progress: Progress, *, gpu: bool
+    spec: ImageSpec, engine: ImageEngine, progress: Progress, *, gpu: bool, template_dir: Path
 ) -> list[Finding]:
     from gpudoctor.build.verify import raise_on_mismatch, verify_image
 
     progress.phase(f"verifying {spec.tag} against row {spec.row.id}" + (" (GPU)" if gpu else ""))
-    findings = verify_image(engine, spec.tag, spec, gpu=gpu)
+    findings = verify_image(engine, spec.tag, spec, gpu=gpu, template_dir=template_dir)
     for finding in findings:
         progress.finding(finding)
     raise_on_mismatch(findings, spec.tag)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor import __version__
-from gpudoctor.build.spec import USER, USER_UID, VENV, VERIFY_PATH, VERIFY_SCRIPT, ImageSpec
+from gpudoctor.build.spec import USER, USER_UID, VENV, ImageSpec
 from gpudoctor.errors import RenderError
 
 if TYPE_CHECKING:
@@ -62,8 +62,6 @@ def template_values(spec: ImageSpec) -> dict[str, Any]:
         "framework_source": framework_source(spec),
         "extra_requirements": bool(spec.extra_requirements),
         "extra_source": extra_source(spec),
-        "verify_script": VERIFY_SCRIPT,
-        "verify_path": VERIFY_PATH,
         "labels": spec.labels,
         "runtime_env": spec.runtime_env,
     }

@@ -19,7 +19,6 @@ USER = "gpudoctor"
 # Not 1000: nvidia/cuda ubuntu24.04 images already have the `ubuntu` user at 1000.
 USER_UID = 10001
 VERIFY_SCRIPT = "verify_image.py"
-VERIFY_PATH = "/opt/gpudoctor/verify_image.py"
 LABEL_PREFIX = "io.gpudoctor."
 
 

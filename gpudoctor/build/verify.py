@@ -1,5 +1,9 @@
 """Verify a built image against its matrix row: run the in-image probe, compare, report Findings.
 
+The probe (templates/verify_image.py) is not part of the image: it is passed to the image's
+Python at verify time (`python -c SCRIPT FRAMEWORK [--kernel]`), so an image holds only what
+its row promises and the probe can change without rebuilding any image.
+
 What is compared (each one Finding): Python version, framework version, the CUDA and cuDNN the
 framework was built with, each CUDA library present once, the io.gpudoctor.* and OCI labels;
 with a GPU also `cuda.is_available()` and one small kernel. Without a GPU those two are `n/a`,
@@ -9,11 +13,12 @@ not failures.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from gpudoctor import verify_report, versions
 from gpudoctor.build.engine import ImageEngine, ImageInfo
-from gpudoctor.build.spec import VENV, VERIFY_PATH, ImageSpec
+from gpudoctor.build.spec import VENV, VERIFY_SCRIPT, ImageSpec
 from gpudoctor.build.verify_codes import CATALOGUE
 from gpudoctor.errors import VerifyFailed
 from gpudoctor.findings import Finding, Severity, make_finding
@@ -21,13 +26,41 @@ from gpudoctor.findings import Finding, Severity, make_finding
 RUN_TIMEOUT_S = 300.0
 
 
-def run_probe(engine: ImageEngine, image: str, spec: ImageSpec, *, gpu: bool) -> dict[str, Any]:
-    """Run verify_image.py in `image`; its JSON report, or VerifyFailed when there is none."""
-    command = [f"{VENV}/bin/python", VERIFY_PATH, spec.row.framework]
-    if gpu:
-        command.append("--kernel")
+def verify_script(template_dir: Path | None = None) -> tuple[Path, str]:
+    """(path, text) of the probe; VerifyFailed when it cannot be read (a broken install)."""
+    from gpudoctor.resources import templates_dir
+
+    path = (template_dir or templates_dir()) / VERIFY_SCRIPT
+    try:
+        return path, path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise VerifyFailed(
+            f"verify script {path} unreadable: {exc.strerror or exc}", hint="reinstall gpudoctor"
+        ) from None
+
+
+def probe_command(script: str, framework: str, *, gpu: bool) -> list[str]:
+    """The image's Python running the probe's source. Its working directory, the image user's
+    empty home, is first on sys.path, where a script path would have put its own folder."""
+    return [f"{VENV}/bin/python", "-c", script, framework, *(["--kernel"] if gpu else [])]
+
+
+def run_probe(
+    engine: ImageEngine,
+    image: str,
+    spec: ImageSpec,
+    *,
+    gpu: bool,
+    template_dir: Path | None = None,
+) -> dict[str, Any]:
+    """Run the probe in `image`; its JSON report, or VerifyFailed when there is none."""
+    path, script = verify_script(template_dir)
+    command = probe_command(script, spec.row.framework, gpu=gpu)
     result = engine.run(image, command, gpus=gpu, timeout=RUN_TIMEOUT_S)
-    by_hand = f"run it by hand: docker run --rm --entrypoint {command[0]} {image} {VERIFY_PATH}"
+    by_hand = (
+        f"run it by hand: docker run --rm -i --entrypoint {VENV}/bin/python {image} - "
+        f"{spec.row.framework} < {path}"
+    )
     report = verify_report.read(result.stdout)
     if report.data is not None:
         return report.data
@@ -201,7 +234,14 @@ def compare_labels(info: ImageInfo, spec: ImageSpec) -> Finding:
     )
 
 
-def verify_image(engine: ImageEngine, image: str, spec: ImageSpec, *, gpu: bool) -> list[Finding]:
+def verify_image(
+    engine: ImageEngine,
+    image: str,
+    spec: ImageSpec,
+    *,
+    gpu: bool,
+    template_dir: Path | None = None,
+) -> list[Finding]:
     """Run the probe in `image` and compare it and the image's labels with the row.
 
     Raises:
@@ -210,7 +250,7 @@ def verify_image(engine: ImageEngine, image: str, spec: ImageSpec, *, gpu: bool)
     info = engine.inspect(image)
     if info is None:
         raise VerifyFailed(f"image {image} not found", hint="build it first")
-    report = run_probe(engine, image, spec, gpu=gpu)
+    report = run_probe(engine, image, spec, gpu=gpu, template_dir=template_dir)
     return [*compare_report(report, spec, gpu=gpu), compare_labels(info, spec)]
 
 

@@ -29,8 +29,8 @@ RENDER_HELP = """Render the Dockerfile of one known-good matrix row, or of all (
   gpudoctor render --framework pytorch --from host.json   for a recorded host
   gpudoctor render --all --out images     every supported row + bake file
 
-The row is resolved like `gpudoctor matrix resolve`. The Dockerfile COPYs requirements.txt and
-verify_image.py from its build context; `gpudoctor build` assembles that context and builds.
+The row is resolved like `gpudoctor matrix resolve`. The Dockerfile COPYs requirements.txt from
+its build context; `gpudoctor build` assembles that context, builds and verifies the image.
 `--all` writes each row's complete build context to DIR/FRAMEWORK/VERSION/CUDA-DISTRO-FLAVOR/,
 DIR/README.md (an index) and DIR/docker-bake.json (`docker buildx bake -f DIR/docker-bake.json
 pytorch`), and removes folders of rows no longer supported (only files it wrote itself).

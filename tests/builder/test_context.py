@@ -24,14 +24,10 @@ def _context(tmp_path: Path, name: str, options: BuildOptions) -> tuple[Path, li
         return ctx.path, tar.getnames()
 
 
-def test_context_holds_dockerfile_requirements_and_verify_script(tmp_path: Path) -> None:
+def test_context_holds_dockerfile_and_requirements_only(tmp_path: Path) -> None:
+    """The verify script is passed to the image at verify time, never built into it."""
     path, names = _context(tmp_path, "a", BuildOptions(pip=("numpy",)))
-    assert names == [
-        "Dockerfile",
-        "extra-requirements.txt",
-        "requirements.txt",
-        "verify_image.py",
-    ]
+    assert names == ["Dockerfile", "extra-requirements.txt", "requirements.txt"]
     with tarfile.open(path) as tar:
         member = tar.extractfile("requirements.txt")
         assert member is not None

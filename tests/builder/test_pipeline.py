@@ -51,11 +51,7 @@ def test_build_row_builds_verifies_and_reports() -> None:
     engine, progress = _engine(), RecordingProgress()
     report = build_row(ROW, _request(), engine, progress, templates_dir())
     assert [name for name, _ in engine.calls] == ["ping", "build", "inspect", "inspect", "run"]
-    assert engine.context_names == [
-        "Dockerfile",
-        "requirements.txt",
-        "verify_image.py",
-    ]
+    assert engine.context_names == ["Dockerfile", "requirements.txt"]  # no verify script
     assert report.outcome.cached == 1
     assert report.image_id == "sha256:" + "ab" * 32
     assert [f.code for f in progress.findings][-1] == "verify-labels"

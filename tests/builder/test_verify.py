@@ -158,7 +158,8 @@ def test_labels_must_carry_the_row() -> None:
     assert "io.gpudoctor.cuda" in finding.title
 
 
-def test_verify_image_runs_the_probe_with_the_framework_and_kernel_flag() -> None:
+def test_verify_image_passes_the_probe_source_with_the_framework_and_kernel_flag() -> None:
+    """The probe is streamed in at verify time (python -c), not read from the image."""
     engine = FakeEngine(
         probe_stdout="banner from an entrypoint\n" + MARKER + json.dumps(GOOD) + "\n",
         labels=dict(SPEC.labels),
@@ -169,7 +170,8 @@ def test_verify_image_runs_the_probe_with_the_framework_and_kernel_flag() -> Non
         "image": "t:1",
         "command": [
             "/opt/venv/bin/python",
-            "/opt/gpudoctor/verify_image.py",
+            "-c",
+            (templates_dir() / "verify_image.py").read_text(encoding="utf-8"),
             "pytorch",
             "--kernel",
         ],
@@ -228,3 +230,9 @@ def test_the_in_image_script_reports_a_fake_torch(tmp_path: Path) -> None:
     assert report["cuda_available"] is False
     errors = [f.code for f in compare_report(report, SPEC, gpu=False) if f.severity.rank == 5]
     assert set(errors) <= {"verify-python"}  # this interpreter need not be 3.11
+
+
+def test_an_unreadable_verify_script_is_a_verify_failure(tmp_path: Path) -> None:
+    engine = FakeEngine(probe_stdout="", labels=dict(SPEC.labels))
+    with pytest.raises(VerifyFailed, match=r"verify script .* unreadable"):
+        verify_image(engine, "t:1", SPEC, gpu=False, template_dir=tmp_path)

@@ -34,10 +34,10 @@ def test_renders_each_row_into_its_folder(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.splitlines()[-1] == (
-        f"4 images written to {out} (14 files changed), 0 stale removed"
+        f"4 images written to {out} (10 files changed), 0 stale removed"
     )
-    # 4 folders x (Dockerfile, requirements.txt, verify_image.py) + README + bake + manifest
-    assert len(files(out)) == 15
+    # 4 folders x (Dockerfile, requirements.txt) + README + bake + manifest
+    assert len(files(out)) == 11
     dockerfile = (out / PT_RUNTIME / "Dockerfile").read_text()
     # the wheels bring CUDA: the runtime base is the plain distribution image
     assert "FROM ubuntu:22.04 AS python" in dockerfile
