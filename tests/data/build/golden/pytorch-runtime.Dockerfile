@@ -37,7 +37,6 @@ RUN /opt/venv/bin/pip install --no-cache-dir --index-url https://download.pytorc
 
 FROM python
 COPY --from=install /opt/venv /opt/venv
-COPY verify_image.py /opt/gpudoctor/verify_image.py
 
 LABEL io.gpudoctor.arch-list="5.0,6.0,7.0,7.5,8.0,8.6,9.0+PTX" \
       io.gpudoctor.base-image="nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04" \

@@ -37,7 +37,6 @@ RUN /opt/venv/bin/pip install --no-cache-dir --index-url https://pypi.org/simple
 
 FROM python
 COPY --from=install /opt/venv /opt/venv
-COPY verify_image.py /opt/gpudoctor/verify_image.py
 
 LABEL io.gpudoctor.arch-list="" \
       io.gpudoctor.base-image="nvidia/cuda:12.2.2-cudnn8-runtime-ubuntu22.04" \
