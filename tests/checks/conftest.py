@@ -35,6 +35,15 @@ def host(name: str) -> HostFacts:
     return load(HOSTS_DIR / f"{name}.json")
 
 
+GOLDEN_MATRIX = ROOT / "tests" / "data" / "matrix" / "golden-compat.toml"
+
+
 @pytest.fixture(scope="session")
 def matrix() -> Matrix:
     return load_matrix()
+
+
+@pytest.fixture(scope="session")
+def golden_matrix() -> Matrix:
+    """The frozen matrix the golden reports are judged against (not the shipped one)."""
+    return load_matrix(GOLDEN_MATRIX)
