@@ -44,10 +44,6 @@ def gpu_present() -> bool:
         return False
 
 
-def update_golden() -> bool:
-    return os.environ.get("GPUDOCTOR_UPDATE_GOLDEN") == "1"
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     markexpr = config.getoption("markexpr") or ""
     for item in items:

@@ -113,3 +113,26 @@ def test_no_layer_imports_one_it_must_not() -> None:
             if other in FORBIDDEN.get(layer, ()) and (module, target) not in ALLOWED:
                 wrong.append(f"{module} -> {target}")
     assert wrong == []
+
+
+def test_tests_import_helpers_only_from_tests_support() -> None:
+    """No test imports a conftest or another test module: shared helpers live in tests/support
+    (pytest runs with --import-mode=importlib, which does not put test folders on sys.path)."""
+    tests = PACKAGE.parent / "tests"
+    wrong = []
+    for path in tests.rglob("*.py"):
+        if "data" in path.relative_to(tests).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            for name in names:
+                last = name.rsplit(".", 1)[-1]
+                if last == "conftest" or last.startswith("test_"):
+                    wrong.append(f"{path.relative_to(tests)}: {name}")
+    assert wrong == []

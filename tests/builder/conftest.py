@@ -8,21 +8,16 @@ with the dangling install-stage images its builds left.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-import contextlib
-
-from buildtest_support import STANDIN_BASE, TEST_TAG_PREFIX, make_fake_torch, make_wheel
-
 from gpudoctor.build.docker_engine import DockerSdkEngine
+from tests.support.builder import STANDIN_BASE, TEST_TAG_PREFIX, make_fake_torch, make_wheel
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data" / "build"

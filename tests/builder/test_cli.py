@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_render import hadolint
 
 from gpudoctor.cli.app import run
 from gpudoctor.facts import GpuFacts, HostFacts, NvmlFacts
 from gpudoctor.facts_json import dumps
+from tests.support.builder import hadolint
 
 MATRIX = str(Path(__file__).resolve().parents[1] / "data" / "build" / "matrix.toml")
 DEAD_DOCKER = "unix:///nonexistent/gpudoctor-test.sock"

@@ -5,13 +5,12 @@ from __future__ import annotations
 import tarfile
 from pathlib import Path
 
-from buildtest_support import ROW, make_fake_torch, make_wheel
-
 from gpudoctor.build.context import write_context
 from gpudoctor.build.render import render_dockerfile
 from gpudoctor.build.spec import BuildOptions, make_spec
 from gpudoctor.build.wheelhouse import select_wheels
 from gpudoctor.resources import templates_dir
+from tests.support.builder import ROW, make_fake_torch, make_wheel
 
 
 def _context(tmp_path: Path, name: str, options: BuildOptions) -> tuple[Path, list[str]]:

@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-from buildtest_support import TORCH_ONLY_ROW, RecordingProgress
 
 from gpudoctor.build.docker_engine import DockerSdkEngine
 from gpudoctor.build.pipeline import BuildRequest, build_row
@@ -20,6 +19,7 @@ from gpudoctor.cli.app import run
 from gpudoctor.errors import VerifyFailed
 from gpudoctor.matrix.model import ResolveRequest
 from gpudoctor.resources import templates_dir
+from tests.support.builder import TORCH_ONLY_ROW, RecordingProgress
 
 pytestmark = pytest.mark.docker
 MATRIX = str(Path(__file__).resolve().parents[1] / "data" / "build" / "matrix.toml")

@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
-from buildtest_support import make_wheel
 
 from gpudoctor.build import docker_engine
 from gpudoctor.build.docker_engine import DockerSdkEngine
 from gpudoctor.build.wheelhouse import select_wheels
 from gpudoctor.errors import EnvironmentUnavailable, UsageError
+from tests.support.builder import make_wheel
 
 
 def _house(tmp_path: Path) -> Path:

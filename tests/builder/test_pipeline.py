@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from buildtest_support import ROW, FakeEngine, RecordingProgress
 
 from gpudoctor.build.engine import BuildEvent
 from gpudoctor.build.pipeline import BuildRequest, build_image, build_row
@@ -17,22 +16,9 @@ from gpudoctor.matrix.model import ResolvedRow, ResolveRequest
 from gpudoctor.matrix.resolve import resolve
 from gpudoctor.resources import templates_dir
 from gpudoctor.verify_report import MARKER
+from tests.support.builder import OK_EVENTS, PROBE, ROW, FakeEngine, RecordingProgress
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "build"
-OK_EVENTS = (
-    BuildEvent("step", "Step 1/2 : FROM base AS python", 1, 2),
-    BuildEvent("step", "Step 2/2 : RUN true", 2, 2),
-    BuildEvent("cache", "---> Using cache"),
-    BuildEvent("image", "sha256:" + "ab" * 32),
-)
-PROBE = {
-    "python_version": "3.11.2",
-    "framework_version": "2.5.1+cu124",
-    "built_cuda": "12.4",
-    "built_cudnn": "9.1.0",
-    "cuda_available": False,
-    "errors": [],
-}
 
 
 def _engine(

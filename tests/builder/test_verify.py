@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from buildtest_support import ROW, TF_ROW, FakeEngine, make_fake_torch
 
 from gpudoctor.build.spec import BuildOptions, make_spec
 from gpudoctor.build.verify import (
@@ -22,6 +21,7 @@ from gpudoctor.errors import VerifyFailed
 from gpudoctor.findings import Severity
 from gpudoctor.resources import templates_dir
 from gpudoctor.verify_report import MARKER
+from tests.support.builder import ROW, TF_ROW, FakeEngine, make_fake_torch
 
 SPEC = make_spec(ROW, BuildOptions())
 GOOD: dict[str, Any] = {

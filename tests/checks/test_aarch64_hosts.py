@@ -10,7 +10,7 @@ from gpudoctor.checks.base import Intent
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.platforms import available_on
-from tests.checks.conftest import host
+from tests.support.hosts import host
 
 _FIX = re.compile(r"pip install torch==(\S+)(?: --index-url (\S+))?")
 

@@ -12,7 +12,7 @@ import pytest
 
 from gpudoctor.checks.docgen import document
 from gpudoctor.cli.app import run
-from tests.checks.conftest import HOSTS_DIR, ROOT
+from tests.support.hosts import HOSTS_DIR, ROOT
 
 
 def snap(name: str) -> str:

@@ -14,7 +14,7 @@ from gpudoctor.checks.requirements import parse_requirement
 from gpudoctor.facts_json import load
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
-from tests.checks.conftest import HOSTS_DIR, ROOT
+from tests.support.hosts import HOSTS_DIR, ROOT
 
 FIXTURES = sorted([*HOSTS_DIR.glob("*.json"), *(ROOT / "tests/data/real-hosts").glob("*.json")])
 INTENTS = [

@@ -13,8 +13,8 @@ from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.report.json_report import render_json
 from gpudoctor.report.text import render_text
-from tests.checks.conftest import GOLDEN_DIR, HOST_NAMES, HOSTS_DIR, host, make_hosts_module
-from tests.conftest import update_golden
+from tests.support.golden import update_golden
+from tests.support.hosts import GOLDEN_DIR, HOST_NAMES, HOSTS_DIR, host, make_hosts_module
 
 E, W, INF, OK_, NA = Severity.ERROR, Severity.WARN, Severity.INFO, Severity.OK, Severity.NA
 

@@ -19,7 +19,7 @@ from gpudoctor.fleet import summarize_fleet
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.report.prometheus import render_prometheus
 from gpudoctor.report.text import render_text
-from tests.checks.conftest import host
+from tests.support.hosts import host
 
 E, W, INF, OK_, NA, UNK = (
     Severity.ERROR,

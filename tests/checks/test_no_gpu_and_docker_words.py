@@ -9,7 +9,7 @@ from gpudoctor.checks import run_checks
 from gpudoctor.facts import ProbeIssue
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.report.text import render_text
-from tests.checks.conftest import host
+from tests.support.hosts import host
 
 
 def test_no_gpu_is_said_plainly(matrix: Matrix) -> None:

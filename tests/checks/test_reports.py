@@ -19,7 +19,7 @@ from gpudoctor.report.github import (
 from gpudoctor.report.json_report import SCHEMA, envelope
 from gpudoctor.report.junit import render_junit
 from gpudoctor.report.text import render_text, use_colour
-from tests.checks.conftest import host
+from tests.support.hosts import host
 
 
 def test_json_envelope_shape_is_pinned(matrix: Matrix) -> None:

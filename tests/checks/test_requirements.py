@@ -10,7 +10,7 @@ from gpudoctor.checks.requirements import parse_requirement
 from gpudoctor.errors import UsageError
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
-from tests.checks.conftest import host
+from tests.support.hosts import host
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.inputs import parse_cuda, parse_framework
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.wording import gpu_label
-from tests.checks.conftest import host
+from tests.support.hosts import host
 
 E, W, INF, OK_, NA, U = (Severity.ERROR, Severity.WARN, Severity.INFO, Severity.OK, Severity.NA,
                      Severity.UNKNOWN)  # fmt: skip

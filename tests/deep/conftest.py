@@ -1,8 +1,3 @@
 """Deep-probe tests import the fake torch helper from this folder."""
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))

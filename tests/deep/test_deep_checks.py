@@ -18,7 +18,7 @@ from gpudoctor.facts import (
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.model import Matrix
-from tests.checks.conftest import host
+from tests.support.hosts import host
 
 CODES = ("framework-import", "framework-cuda-available", "framework-kernel")
 E, W, OK, NA, UNK = Severity.ERROR, Severity.WARN, Severity.OK, Severity.NA, Severity.UNKNOWN

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_torch import NO_KERNEL_IMAGE, make_fake_torch
 
 from gpudoctor.cli.app import run
+from tests.support.fake_torch import NO_KERNEL_IMAGE, make_fake_torch
 
 CODES = ("framework-import", "framework-cuda-available", "framework-kernel")
 SNAPSHOT = Path(__file__).resolve().parents[1] / "data" / "hosts" / "h100-8x-healthy.json"

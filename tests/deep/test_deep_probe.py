@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_torch import NO_KERNEL_IMAGE, make_fake_torch
 
 from gpudoctor import facts_json, verify_report
 from gpudoctor.facts import DeepDevice, DeepFrameworkFacts, FrameworkFacts
@@ -21,6 +20,7 @@ from gpudoctor.probes.deep import (
 )
 from gpudoctor.probes.runner import CommandResult
 from gpudoctor.wording import exit_text
+from tests.support.fake_torch import NO_KERNEL_IMAGE, make_fake_torch
 
 TORCH = FrameworkFacts(name="torch", version="2.5.1+cu124", cuda="12.4", cpu_only=False)
 

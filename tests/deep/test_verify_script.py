@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fake_torch import NO_KERNEL_IMAGE, make_fake_torch
-
 from gpudoctor.build.spec import BuildOptions, make_spec
 from gpudoctor.build.verify import compare_report
 from gpudoctor.findings import Severity
@@ -17,6 +15,7 @@ from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.resolve import all_rows
 from gpudoctor.resources import templates_dir
 from gpudoctor.verify_report import MARKER
+from tests.support.fake_torch import NO_KERNEL_IMAGE, make_fake_torch
 
 
 def _report(site: Path, *args: str) -> dict[str, object]:

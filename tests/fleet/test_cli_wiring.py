@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from fleet_hosts import degraded_host, healthy_host, no_driver_host
 from prometheus_client.parser import text_string_to_metric_families
 
 from gpudoctor.cli.app import run
 from gpudoctor.facts_json import dumps
+from tests.support.fleet_hosts import degraded_host, healthy_host, no_driver_host
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 import yaml
-from ci_helpers import REPO, gitlab_job
 
 from gpudoctor.report.prometheus import METRIC_NAMES, metric_reference_markdown
+from tests.support.ci import REPO, gitlab_job
 
 DOC_PATH = REPO / "docs" / "ci.md"
 DOC = DOC_PATH.read_text(encoding="utf-8")

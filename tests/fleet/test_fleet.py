@@ -7,7 +7,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from fleet_hosts import degraded_findings, degraded_host, finding, healthy_host, no_driver_host
 
 from gpudoctor.errors import FactsError
 from gpudoctor.facts import PlatformFacts
@@ -15,6 +14,13 @@ from gpudoctor.facts_json import dumps
 from gpudoctor.findings import Severity
 from gpudoctor.fleet import load_fleet, snapshot_paths, summarize_fleet
 from gpudoctor.report.fleet import render_fleet_json, render_fleet_text
+from tests.support.fleet_hosts import (
+    degraded_findings,
+    degraded_host,
+    finding,
+    healthy_host,
+    no_driver_host,
+)
 
 
 def fleet():

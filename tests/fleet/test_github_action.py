@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ci_helpers import ACTION_SCRIPT, REPO, make_stub, run_action, write_snapshot
-from fleet_hosts import degraded_host, no_driver_host
 
 from gpudoctor.facts import HostFacts
+from tests.support.ci import ACTION_SCRIPT, REPO, make_stub, run_action, write_snapshot
+from tests.support.fleet_hosts import degraded_host, no_driver_host
 
 ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
 

@@ -7,10 +7,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from ci_helpers import gitlab_job, make_stub, run_gitlab, write_snapshot
-from fleet_hosts import degraded_host
 
 from gpudoctor.facts import HostFacts
+from tests.support.ci import gitlab_job, make_stub, run_gitlab, write_snapshot
+from tests.support.fleet_hosts import degraded_host
 
 REPORTS = ("gpudoctor-snapshot.json", "gpudoctor-report.json", "gpudoctor-junit.xml")
 

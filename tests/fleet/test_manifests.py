@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ci_helpers import REPO
-from fleet_hosts import degraded_findings, degraded_host
 from prometheus_client.parser import text_string_to_metric_families
 
 from gpudoctor.report.prometheus import render_prometheus
+from tests.support.ci import REPO
+from tests.support.fleet_hosts import degraded_findings, degraded_host
 
 DEPLOY = REPO / "deploy"
 DAEMONSET_FILE = DEPLOY / "kubernetes" / "daemonset.yaml"

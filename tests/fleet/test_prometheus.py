@@ -7,14 +7,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from fleet_hosts import (
-    degraded_findings,
-    degraded_host,
-    finding,
-    healthy_host,
-    no_driver_host,
-    odd_names_host,
-)
 from hypothesis import given
 from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
@@ -26,6 +18,14 @@ from gpudoctor.report.prometheus import (
     escape_label_value,
     format_value,
     render_prometheus,
+)
+from tests.support.fleet_hosts import (
+    degraded_findings,
+    degraded_host,
+    finding,
+    healthy_host,
+    no_driver_host,
+    odd_names_host,
 )
 
 GOLDEN = Path(__file__).resolve().parent.parent / "data" / "fleet" / "degraded.prom"

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fleet_hosts import degraded_findings, degraded_host, healthy_host
 
 from gpudoctor.cli.common import write_output
 from gpudoctor.errors import UsageError
 from gpudoctor.report.prometheus import render_prometheus
+from tests.support.fleet_hosts import degraded_findings, degraded_host, healthy_host
 
 
 def test_write_replaces_the_file_by_rename(tmp_path: Path) -> None:

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.model import Matrix
-
-DATA = Path(__file__).resolve().parent.parent / "data" / "matrix"
-SMALL = DATA / "small.toml"
-INVALID = DATA / "invalid"
+from tests.support.matrices import SMALL
 
 
 @pytest.fixture(scope="session")

@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 import pytest
-from conftest import INVALID, SMALL
 
 from gpudoctor.cli.app import run
+from tests.support.matrices import INVALID, SMALL
 
 M = ["--matrix", str(SMALL)]
 

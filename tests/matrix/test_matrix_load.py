@@ -7,12 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import INVALID, SMALL
 
 from gpudoctor.errors import MatrixError
 from gpudoctor.exitcodes import ExitCode
 from gpudoctor.matrix.load import load_matrix, parse_matrix
 from gpudoctor.matrix.model import Matrix, PytorchVariant
+from tests.support.matrices import INVALID, SMALL
 
 
 def test_small_matrix_loads_into_typed_rows(small: Matrix) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from conftest import SMALL
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from packaging.specifiers import SpecifierSet
@@ -18,6 +17,7 @@ from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.model import BaseImage, Matrix, ResolvedRow, ResolveRequest
 from gpudoctor.matrix.queries import arch_list_covers, architecture_for
 from gpudoctor.matrix.resolve import resolve
+from tests.support.matrices import SMALL
 
 
 def _n(version: str) -> tuple[int, ...]:

@@ -1,11 +1,12 @@
-"""Fixtures of the NVML probe tests; the rig itself is nvml_rig.py."""
+"""Fixtures of the NVML probe tests; the rig itself is tests/support/nvml_rig.py."""
 
 from __future__ import annotations
 
 import shutil
 
 import pytest
-from nvml_rig import VARIANTS, FakeNvml, build
+
+from tests.support.nvml_rig import VARIANTS, FakeNvml, build
 
 
 @pytest.fixture(scope="session")

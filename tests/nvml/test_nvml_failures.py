@@ -6,7 +6,8 @@ import ctypes.util
 from pathlib import Path
 
 import pytest
-from nvml_rig import FakeNvml
+
+from tests.support.nvml_rig import FakeNvml
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,8 @@ import json
 from importlib import metadata
 from pathlib import Path
 
-from nvml_rig import FakeNvml
-
 from gpudoctor.facts import GpuFacts, MigDevice
+from tests.support.nvml_rig import FakeNvml
 
 H100_BUS_IDS = [
     "0000:18:00.0",
@@ -257,7 +256,7 @@ def test_a_snapshot_maps_visible_device_uuids_to_indexes(
     import subprocess
     import sys
 
-    from nvml_rig import SCENARIOS
+    from tests.support.nvml_rig import SCENARIOS
 
     scenario = tmp_path / "scenario.txt"
     scenario.write_text((SCENARIOS / "healthy_8x_h100.txt").read_text(encoding="utf-8"))

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nvml_rig import FakeNvml
-
 from gpudoctor.facts_multigpu import FabricFacts, GpuPairFacts, NvLinkFacts
+from tests.support.nvml_rig import FakeNvml
 
 
 def test_hgx_links_fabric_and_pairs(fake_nvml: FakeNvml) -> None:
@@ -91,7 +90,7 @@ def test_check_end_to_end_on_the_hgx_stand_in(fake_nvml: FakeNvml, tmp_path: Pat
     import subprocess
     import sys
 
-    from nvml_rig import SCENARIOS
+    from tests.support.nvml_rig import SCENARIOS
 
     scenario = tmp_path / "s.txt"
     scenario.write_text(

@@ -10,12 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from samples import COLLECT_ENV, SMI_TABLE
 
 from gpudoctor.cli.app import run
 from gpudoctor.errors import FactsError
 from gpudoctor.facts import HostFacts
 from gpudoctor.facts_json import dumps
+from tests.support.pasted_samples import COLLECT_ENV, SMI_TABLE
 
 Read = Callable[[str], HostFacts]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from samples import COLLECT_ENV, SMI_TABLE, SMI_TABLE_OLD, SMI_XML
 
 from gpudoctor.facts import HostFacts
+from tests.support.pasted_samples import COLLECT_ENV, SMI_TABLE, SMI_TABLE_OLD, SMI_XML
 
 Read = Callable[[str], HostFacts]
 

@@ -6,11 +6,10 @@ import types
 from datetime import datetime
 from pathlib import Path
 
-from probe_fakes import LDCONFIG_HEALTHY, NVCC_12_4, FakeDocker, FakeRunner
-
 from gpudoctor import __version__, facts_json
 from gpudoctor.probes import collect_facts
 from gpudoctor.probes.runner import CommandResult
+from tests.support.probe_fakes import LDCONFIG_HEALTHY, NVCC_12_4, FakeDocker, FakeRunner
 
 PROBES = ["platform", "sysfs", "nvml", "runtime", "cudalibs", "frameworks", "multigpu", "total"]
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from probe_fakes import LDCONFIG_HEALTHY, NVCC_12_4, FakeRunner
-
 from gpudoctor.facts import CudaToolkit, LibraryFact
 from gpudoctor.probes.cudalibs import probe_cuda_libs
 from gpudoctor.probes.runner import CommandResult
+from tests.support.probe_fakes import LDCONFIG_HEALTHY, NVCC_12_4, FakeRunner
 
 HEALTHY_ANSWERS = {"ldconfig -p": LDCONFIG_HEALTHY, "nvcc --version": NVCC_12_4}
 

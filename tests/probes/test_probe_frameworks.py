@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from probe_fakes import write_dist
-
 from gpudoctor.facts import BundledLib
 from gpudoctor.probes.frameworks import probe_frameworks
+from tests.support.probe_fakes import write_dist
 
 TORCH_CU124_VERSION_PY = """\
 from typing import Optional

@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import pytest
-from probe_fakes import FakeDocker, FakeRunner
 
 from gpudoctor.probes.runner import CommandResult
 from gpudoctor.probes.runtime import (
@@ -17,6 +16,7 @@ from gpudoctor.probes.runtime import (
     docker_from_env,
     probe_runtime,
 )
+from tests.support.probe_fakes import FakeDocker, FakeRunner
 
 INFO = {
     "Runtimes": {"runc": {"path": "runc"}, "nvidia": {"path": "nvidia-container-runtime"}},

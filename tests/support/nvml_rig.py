@@ -22,7 +22,7 @@ from pathlib import Path
 from gpudoctor.facts import NvmlFacts, ProbeIssue
 from gpudoctor.facts_json import from_dict
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1] / "nvml"  # the C stand-in and its scenarios
 SOURCE = HERE / "fake_nvml.c"
 SCENARIOS = HERE / "scenarios"
 # variant -> (driver version in the library's file name, extra gcc flags)

