@@ -1,7 +1,9 @@
-"""Where the shipped matrix and templates live: the one place that knows both layouts.
+"""Where the shipped matrix, templates and docs live: the one place that knows both layouts.
 
-In a source checkout they sit at the top level of the repository (`matrices/`, `templates/`);
-in an installed wheel the build copies them to `gpudoctor/_data/` (pyproject's force-include).
+In a source checkout they sit at the top level of the repository (`matrices/`, `templates/`,
+`docs/`); in an installed wheel the build copies them to `gpudoctor/_data/` (pyproject's
+force-include). A finding's `docs` field ("docs/findings.md#CODE") and the error hints that name
+docs/*.md are relative to the folder holding `docs/`: `data_root()`.
 """
 
 from __future__ import annotations
@@ -29,3 +31,12 @@ def default_matrix_path() -> Path:
 
 def templates_dir() -> Path:
     return _first_existing("templates")
+
+
+def docs_dir() -> Path:
+    return _first_existing("docs")
+
+
+def data_root() -> Path:
+    """The folder a `docs/...` reference is relative to (the checkout, or gpudoctor/_data)."""
+    return docs_dir().parent

@@ -50,3 +50,16 @@ def test_installed_wheel_lists_the_shipped_matrix(tmp_path: Path) -> None:
     assert str(venv) in validated
     assert "gpudoctor/_data/matrices/compat.toml" in validated
     assert f"{len(shipped.pytorch)} PyTorch releases" in validated
+
+    # The `docs` field of findings and the error hints point into docs/: shipped in the wheel,
+    # found through resources.data_root() from the installed package.
+    script = (
+        "from gpudoctor.resources import data_root; from gpudoctor.checks.catalogue import "
+        "CATALOGUE; root = data_root(); doc = (root / 'docs/findings.md').read_text(); "
+        "missing = [c for c in CATALOGUE if f'id=\"{c}\"' not in doc]; "
+        "print(root, (root / 'docs/matrix-format.md').is_file(), missing)"
+    )
+    shown = _run([str(venv / "bin" / "python"), "-c", script], elsewhere).stdout.split()
+    assert shown[0].startswith(str(venv))
+    assert shown[0].endswith("gpudoctor/_data")
+    assert shown[1:] == ["True", "[]"]

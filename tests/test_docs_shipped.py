@@ -1,0 +1,32 @@
+"""Every `docs/...` path the code points a user at exists where `resources.data_root()` says:
+the finding anchors in docs/findings.md and the files error hints and help texts name. The wheel
+ships docs/ as package data (tests/matrix/test_matrix_wheel.py checks the installed copy)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from gpudoctor.build.verify_codes import CATALOGUE as VERIFY
+from gpudoctor.checks.catalogue import CATALOGUE
+from gpudoctor.findings import Finding, Severity
+from gpudoctor.resources import data_root
+
+PACKAGE = Path(__file__).resolve().parents[1] / "gpudoctor"
+_DOC_PATH = re.compile(r"docs/[a-z0-9-]+\.md")
+
+
+def test_every_finding_docs_anchor_exists() -> None:
+    doc = (data_root() / "docs" / "findings.md").read_text(encoding="utf-8")
+    for code in [*CATALOGUE, *VERIFY]:
+        link = Finding(code, Severity.OK, "x", "t").docs
+        path, anchor = link.split("#")
+        assert (data_root() / path).is_file()
+        assert f'<a id="{anchor}"></a>' in doc, code
+
+
+def test_every_docs_file_the_code_names_exists() -> None:
+    named = {m for p in PACKAGE.rglob("*.py") for m in _DOC_PATH.findall(p.read_text())}
+    assert named, "the code names no docs/ file: the pattern is wrong"
+    missing = sorted(n for n in named if not (data_root() / n).is_file())
+    assert missing == []
