@@ -196,12 +196,13 @@ class RowReader:
         return value
 
     def common(self) -> Common:
-        """The keys every row may carry: source (required), sources, verified, notes."""
+        """The keys every row may carry: source (required), sources, verified, notes, evidence."""
         return Common(
             source=self.get_str("source", URL),
             sources=self.get_list("sources", URL, required=False),
             verified=self.get_bool("verified", True),
             notes=self.get("notes", ANY_TEXT, required=False) or "",
+            evidence=self.get("evidence", TEXT, required=False) or "",
         )
 
 
@@ -210,9 +211,10 @@ class Common(TypedDict):
     sources: tuple[str, ...]
     verified: bool
     notes: str
+    evidence: str
 
 
-COMMON_KEYS = ("source", "sources", "verified", "notes")
+COMMON_KEYS = ("source", "sources", "verified", "notes", "evidence")
 
 
 def row_label(table: str, index: int, raw: object, identity: str) -> str:

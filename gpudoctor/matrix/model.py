@@ -21,6 +21,7 @@ class CudaRelease:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
     @property
     def major_minor(self) -> str:
@@ -39,6 +40,7 @@ class CudaMajor:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ class Architecture:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,7 @@ class PytorchVariant:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,7 @@ class PytorchRelease:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,7 @@ class TensorflowRelease:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,7 @@ class BaseImage:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,7 @@ class MigGpu:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -138,6 +146,7 @@ class Distro:
     sources: tuple[str, ...] = ()
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
