@@ -274,6 +274,7 @@ def row_text(row: ResolvedRow, verified: bool = True) -> str:
         ("install", f"pip install {install}"),
         ("arch list", " ".join(row.arch_list) or "- (not in the matrix)"),
         ("verified", "yes" if verified else f"no ({LEGEND})"),
+        *(("warning", w) for w in row.warnings),
         *(("source" if i == 0 else "", s) for i, s in enumerate(row.sources)),
     ]
     return row.id + "\n" + fields(pairs)

@@ -292,7 +292,9 @@ def _tensorflow(problems: Problems, where: str, raw: dict[str, object]) -> Tenso
 
 
 def _base_image(problems: Problems, where: str, raw: dict[str, object]) -> BaseImage | None:
-    r = _reader(problems, where, raw, "cuda repository flavors distros cudnn_tag cudnn digests")
+    r = _reader(
+        problems, where, raw, "cuda repository flavors distros cudnn_tag cudnn digests end_of_life"
+    )
     row = BaseImage(
         cuda=r.get_str("cuda", f.CUDA_RELEASE),
         repository=r.get_str("repository", f.TEXT),
@@ -301,6 +303,7 @@ def _base_image(problems: Problems, where: str, raw: dict[str, object]) -> BaseI
         cudnn_tag=r.get("cudnn_tag", f.CUDNN_TAG, required=False),
         cudnn=r.get("cudnn", f.DOTTED, required=False),
         digests=_digests(r),
+        end_of_life=r.get_bool("end_of_life", False),
         **r.common(),
     )
     return row if r.ok else None

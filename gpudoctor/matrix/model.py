@@ -113,6 +113,8 @@ class BaseImage:
     cudnn_tag: str | None = None
     cudnn: str | None = None
     digests: tuple[tuple[str, str], ...] = ()  # (tag, "sha256:...")
+    # NVIDIA moved the tags to end-of-life: no more updates, deleted six months later.
+    end_of_life: bool = False
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
@@ -201,6 +203,7 @@ class ResolvedRow:
     index_url: str | None  # pip --index-url for the framework, None = PyPI
     arch_list: tuple[str, ...]  # compiled architectures (empty when the matrix does not say)
     sources: tuple[str, ...]
+    warnings: tuple[str, ...] = ()  # e.g. the base image's tags are end-of-life
 
 
 @dataclass(frozen=True)

@@ -108,7 +108,10 @@ def _evaluate(
 def _images_for(matrix: Matrix, cuda: str) -> list[BaseImage]:
     wanted = numeric(cuda)[:2]
     images = [i for i in matrix.base_images if numeric(i.cuda)[:2] == wanted]
-    return sorted(images, key=lambda i: numeric(i.cuda), reverse=True)  # stable: file order ties
+    # NVIDIA supports only the newest point release of a minor; end-of-life tags come last.
+    return sorted(
+        images, key=lambda i: (not i.end_of_life, numeric(i.cuda)), reverse=True
+    )  # stable: file order ties
 
 
 def _distro_order(image: BaseImage, request: ResolveRequest) -> list[str]:
@@ -211,6 +214,15 @@ def _row(
         index_url=build.index_url,
         arch_list=build.arch_list or (),
         sources=tuple(dict.fromkeys(sources)),
+        warnings=(_eol_warning(image),) if image.end_of_life else (),
+    )
+
+
+def _eol_warning(image: BaseImage) -> str:
+    return (
+        f"{image.repository} {image.cuda} tags are end-of-life: NVIDIA no longer updates them "
+        "and deletes end-of-life tags six months later; pin the digest, or choose a CUDA "
+        "release whose images are supported"
     )
 
 
