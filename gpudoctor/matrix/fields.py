@@ -79,6 +79,11 @@ DISTRO = _pattern('a distro like "ubuntu22.04" or "rockylinux9"', r"[a-z]+[0-9][
 CUDA_TAG = _pattern('a CUDA wheel tag like "cu124"', r"cu\d+")
 CUDNN_TAG = _pattern('a cuDNN tag part like "cudnn" or "cudnn8"', r"cudnn\d*")
 DIGEST = _pattern('a digest like "sha256:<64 hex digits>"', r"sha256:[0-9a-f]{64}")
+DESIGNATION = Kind(
+    '"long-term support", "production", "new feature" or "evaluation"',
+    lambda v: v in ("long-term support", "production", "new feature", "evaluation"),
+)
+BRANCH = _pattern('a driver branch number like "580"', r"\d{3}")
 PEP440 = Kind('a PEP 440 version like "2.5.1"', _pep440)
 REQUIREMENT = Kind('a PEP 508 requirement like "tensorflow[and-cuda]==2.15.0"', _requirement)
 

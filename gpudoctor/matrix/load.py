@@ -22,6 +22,7 @@ from gpudoctor.matrix.model import (
     CudaMajor,
     CudaRelease,
     Distro,
+    DriverBranch,
     Matrix,
     MigGpu,
     PytorchRelease,
@@ -40,6 +41,7 @@ TABLES = {
     "base_image": "cuda",
     "mig_gpu": "name",
     "distro": "name",
+    "driver_branch": "branch",
 }
 _MAX_SHOWN = 25
 _HINT = "fix the file (format: docs/matrix-format.md) and re-run `gpudoctor matrix validate FILE`"
@@ -100,6 +102,7 @@ def parse_matrix(text: str, path: Path) -> Matrix:
         base_images=_table(doc, "base_image", problems, _base_image),
         mig_gpus=_table(doc, "mig_gpu", problems, _mig_gpu),
         distros=_table(doc, "distro", problems, _distro),
+        driver_branches=_table(doc, "driver_branch", problems, _driver_branch),
     )
     if not problems.lines:  # cross-row rules only make sense on well-formed rows
         from gpudoctor.matrix.validate import cross_check
@@ -342,6 +345,20 @@ def _distro(problems: Problems, where: str, raw: dict[str, object]) -> Distro | 
         name=r.get_str("name", f.DISTRO),
         package_manager=r.get_str("package_manager", f.PACKAGE_MANAGER),
         pythons=r.get_list("pythons", f.PYTHON),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _driver_branch(problems: Problems, where: str, raw: dict[str, object]) -> DriverBranch | None:
+    r = _reader(problems, where, raw, "branch designation end_of_life max_cuda_major last_for")
+    max_major = r.get_int("max_cuda_major", f.POSITIVE_INT) if "max_cuda_major" in raw else None
+    row = DriverBranch(
+        branch=r.get_str("branch", f.BRANCH),
+        designation=r.get_str("designation", f.DESIGNATION),
+        end_of_life=r.get("end_of_life", f.YEAR_MONTH, required=False),
+        max_cuda_major=max_major,
+        last_for=r.get_list("last_for", f.TEXT, required=False),
         **r.common(),
     )
     return row if r.ok else None

@@ -152,6 +152,23 @@ class Distro:
 
 
 @dataclass(frozen=True)
+class DriverBranch:
+    """An NVIDIA driver branch (R580): its designation, end of life, and the GPU architectures
+    for which it is the last branch."""
+
+    branch: str  # "580"
+    designation: str  # "long-term support", "production", "new feature", ...
+    source: str
+    end_of_life: str | None = None  # "YYYY-MM"
+    max_cuda_major: int | None = None  # newest CUDA major without the forward-compat package
+    last_for: tuple[str, ...] = ()  # architecture names: ("Maxwell", "Pascal", "Volta")
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
+
+
+@dataclass(frozen=True)
 class Matrix:
     path: Path
     schema_version: int
@@ -163,6 +180,7 @@ class Matrix:
     base_images: tuple[BaseImage, ...]
     mig_gpus: tuple[MigGpu, ...]
     distros: tuple[Distro, ...] = ()
+    driver_branches: tuple[DriverBranch, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,15 @@ from gpudoctor.wheels.release import ReleaseWheels
 from gpudoctor.wheels.wheel import WheelFacts
 
 Edit = Callable[[list[str]], list[str]]
-_COMPANIONS_TRIED = 8  # newest companion releases whose pins are read per torch release
+_COMPANIONS_TRIED = 8
+_VERIFIED_TF = (
+    "Verified from the released wheel's METADATA ([and-cuda] pins) by `gpudoctor matrix update` "
+    "(see evidence)."
+)
+_VERIFIED_NOTE = (
+    "Verified from the released wheel by `gpudoctor matrix update` (see evidence); PyPI's "
+    "default-CUDA torch wheel is the download.pytorch.org wheel with only its version tag changed."
+)  # newest companion releases whose pins are read per torch release
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,7 @@ class Updater:
     arch_lists: bool = False  # also re-read arch lists of rows already at the index's version
     log: Callable[[str], None] = lambda _line: None
     _urls: dict[str, str] = field(default_factory=dict)  # wheel file name -> its URL
+    _cache: dict[str, dict[Version, ReleaseWheels]] = field(default_factory=dict)
 
     def proposals(self) -> list[Proposal]:
         out: list[Proposal] = []
@@ -128,14 +137,22 @@ class Updater:
             stale=stale,
         )
 
-    def _companions(self, torch_version: str) -> tuple[dict[str, str], list[str]]:
+    def _companions(
+        self, torch_version: str, known: dict[str, str | None] | None = None
+    ) -> tuple[dict[str, str], list[str]]:
+        """torchvision and torchaudio releases whose METADATA pins torch==`torch_version`: the
+        matrix's own companion first, then the newest few on the index."""
         found: dict[str, str] = {}
         evidence: list[str] = []
         for project in ("torchvision", "torchaudio"):
-            releases = self._releases(project)
-            for version in sorted(releases, reverse=True)[:_COMPANIONS_TRIED]:
-                if version.local:
-                    continue
+            if project not in self._cache:
+                self._cache[project] = self._releases(project)
+            releases = self._cache[project]
+            mine = (known or {}).get(project)
+            newest = [v for v in sorted(releases, reverse=True) if not v.local]
+            candidates = [Version(mine)] if mine and Version(mine) in releases else []
+            candidates += newest[:_COMPANIONS_TRIED]
+            for version in candidates:
                 facts, _fields = self._facts(releases[version], fatbins=False)
                 if companion_pin(facts, "torch") == torch_version:
                     found[project] = str(version)
@@ -215,8 +232,11 @@ class Updater:
     ) -> list[Proposal]:
         out: list[Proposal] = []
         key = row.version  # the row is found by its version as the file has it
+        companions, companion_evidence = self._companions(
+            version,
+            None if stale else {"torchvision": row.torchvision, "torchaudio": row.torchaudio},
+        )
         if stale:
-            companions, companion_evidence = self._companions(version)
             changes = [("version", f'"{version}"')]
             changes.append(("evidence", _quote("; ".join([evidence[0], *companion_evidence]))))
             for name in ("torchvision", "torchaudio"):
@@ -230,6 +250,25 @@ class Updater:
                 )
             )
             key = version  # the edits below apply after the row took the new version
+        else:
+            for name in ("torchvision", "torchaudio"):
+                if name in companions and companions[name] != getattr(row, name):
+                    out.append(
+                        Proposal(
+                            f"pytorch {key}: {name} {getattr(row, name)} -> {companions[name]}",
+                            tuple(companion_evidence),
+                            _set_row("pytorch", key, [(name, f'"{companions[name]}"')]),
+                        )
+                    )
+            if not row.evidence and row.verified:
+                text = "; ".join([evidence[0], *companion_evidence])
+                out.append(
+                    Proposal(
+                        f"pytorch {key}: record the evidence of its verified facts",
+                        (text,),
+                        _set_row("pytorch", key, [("evidence", _quote(text))]),
+                    )
+                )
         if python != row.python:
             out.append(
                 Proposal(
@@ -287,6 +326,8 @@ class Updater:
                 ("verified", "true"),
                 ("evidence", _quote(_variant_evidence(by_key))),
             ]
+            if not variant.verified:
+                changes.append(("notes", _quote(_VERIFIED_NOTE)))
             if not said:
                 said.append("verified from the wheel")
         if not changes:
@@ -359,8 +400,15 @@ class Updater:
             if read.value != current:
                 changes.append((name, read.toml()))
                 said.append(f"{name} {_show(current)} -> {read.toml()}")
-        if not changes:
+        complete = "cuda" in wanted and "cudnn" in wanted
+        if not row.verified and complete:
+            # Every fact of the row was just read from its wheel: it is verified now.
+            changes += [("verified", "true"), ("notes", _quote(_VERIFIED_TF))]
+            said.append("verified from the wheel")
+        if not changes and (row.evidence or not row.verified):
             return []
+        if not said:
+            said.append("record the evidence of its verified facts")
         changes.append(("evidence", _quote("; ".join(evidence))))
         return [
             Proposal(

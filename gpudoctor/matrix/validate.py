@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from gpudoctor.matrix.evidence import check_evidence
 from gpudoctor.matrix.fields import Problems, numeric
 from gpudoctor.matrix.model import Matrix, PytorchRelease, TensorflowRelease
 
@@ -38,12 +39,14 @@ def cross_check(matrix: Matrix, problems: Problems) -> None:
     )
     _duplicates(problems, "mig_gpu", matrix.mig_gpus, lambda r: r.name, "name")
     _duplicates(problems, "distro", matrix.distros, lambda r: r.name, "name")
+    _duplicates(problems, "driver_branch", matrix.driver_branches, lambda r: r.branch, "branch")
     _architectures(matrix, problems)
     for index, release in enumerate(matrix.pytorch):
         _pytorch(matrix, problems, index, release)
     for index, tf in enumerate(matrix.tensorflow):
         _tensorflow(matrix, problems, index, tf)
     _base_images(matrix, problems)
+    check_evidence(matrix, problems)
     arch_ccs = {a.compute_capability for a in matrix.architectures}
     for index, mig in enumerate(matrix.mig_gpus):
         if mig.compute_capability not in arch_ccs:

@@ -77,9 +77,9 @@ def read_section(stream: BinaryIO, name: str = _SECTION) -> bytes | None:
     return None
 
 
-def parse_fatbins(data: bytes) -> list[FatbinEntry]:
-    """Every entry of every fat binary in a `.nv_fatbin` section, in file order."""
-    entries: list[FatbinEntry] = []
+def parse_fatbins(data: bytes) -> list[frozenset[FatbinEntry]]:
+    """The targets of each fat binary in a `.nv_fatbin` section, in file order."""
+    fatbins: list[frozenset[FatbinEntry]] = []
     pos = 0
     while pos + _FATBIN_HEADER.size <= len(data):
         magic, _version, header_size, fat_size = _FATBIN_HEADER.unpack_from(data, pos)
@@ -89,41 +89,67 @@ def parse_fatbins(data: bytes) -> list[FatbinEntry]:
             continue
         entry = pos + header_size
         end = min(entry + fat_size, len(data))
+        targets: set[FatbinEntry] = set()
         while entry + _ENTRY_HEADER.size <= end:
             kind, _v, entry_header, size, *_rest, arch, _no, _nl, flags = _ENTRY_HEADER.unpack_from(
                 data, entry
             )
             if kind in (KIND_PTX, KIND_CUBIN):
                 suffix = "a" if flags & FLAG_ARCH_SPECIFIC else "f" if flags & FLAG_FAMILY else ""
-                entries.append(FatbinEntry(arch, suffix, "ptx" if kind == KIND_PTX else "sass"))
+                targets.add(FatbinEntry(arch, suffix, "ptx" if kind == KIND_PTX else "sass"))
             if entry_header == 0:
                 break
             entry += entry_header + size
+        fatbins.append(frozenset(targets))
         pos = max(end, pos + 8)
-    return entries
+    return fatbins
 
 
-def _targets(entries: list[FatbinEntry]) -> dict[tuple[int, str], set[str]]:
+def _census(fatbins: list[frozenset[FatbinEntry]]) -> dict[FatbinEntry, int]:
+    counts: dict[FatbinEntry, int] = {}
+    for targets in fatbins:
+        for target in targets:
+            counts[target] = counts.get(target, 0) + 1
+    return counts
+
+
+def build_targets(fatbins: list[frozenset[FatbinEntry]]) -> set[FatbinEntry]:
+    """The targets of the library's own build: those in at least half of its fat binaries.
+
+    Every translation unit is compiled for the build's architecture list, so its targets are in
+    (nearly) every fat binary; a few kernels compiled for extra targets (sm_90a GEMMs, an sm_89
+    kernel) appear in a handful only and say nothing about the other kernels."""
+    return {t for t, n in _census(fatbins).items() if 2 * n >= len(fatbins)}
+
+
+def occasional(fatbins: list[frozenset[FatbinEntry]]) -> list[tuple[str, int]]:
+    """Targets found in fewer than half of the fat binaries, with their counts."""
+    common = build_targets(fatbins)
+    counts = _census(fatbins)
+    return [(t.name, counts[t]) for t in sorted(counts) if t not in common]
+
+
+def _targets(entries: set[FatbinEntry]) -> dict[tuple[int, str], set[str]]:
     by_target: dict[tuple[int, str], set[str]] = {}
     for e in entries:
         by_target.setdefault((e.sm, e.suffix), set()).add(e.kind)
     return by_target
 
 
-def arch_list(entries: list[FatbinEntry]) -> list[str]:
-    """TORCH_CUDA_ARCH_LIST form of the SASS targets: "8.6", "9.0a", and "9.0+PTX" when PTX of
-    the same target is embedded too. PTX-only targets have no such form: see `ptx_only`."""
+def arch_list(fatbins: list[frozenset[FatbinEntry]]) -> list[str]:
+    """TORCH_CUDA_ARCH_LIST form of the build's SASS targets: "8.6", "9.0a", and "9.0+PTX" when
+    PTX of the same target is embedded too. PTX-only targets have no such form: see `ptx_only`."""
     out = []
-    for (sm, suffix), kinds in sorted(_targets(entries).items()):
+    for (sm, suffix), kinds in sorted(_targets(build_targets(fatbins)).items()):
         if "sass" in kinds:
             out.append(f"{sm // 10}.{sm % 10}{suffix}" + ("+PTX" if "ptx" in kinds else ""))
     return out
 
 
-def ptx_only(entries: list[FatbinEntry]) -> list[str]:
-    """Targets embedded as PTX with no SASS of their own, as "compute_90"."""
+def ptx_only(fatbins: list[frozenset[FatbinEntry]]) -> list[str]:
+    """Build targets embedded as PTX with no SASS of their own, as "compute_90"."""
     return [
         f"compute_{sm}{suffix}"
-        for (sm, suffix), kinds in sorted(_targets(entries).items())
+        for (sm, suffix), kinds in sorted(_targets(build_targets(fatbins)).items())
         if "sass" not in kinds
     ]

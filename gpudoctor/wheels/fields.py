@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpudoctor.wheels.fatbin import arch_list, ptx_only
+from gpudoctor.wheels.fatbin import arch_list, build_targets, occasional, ptx_only
 from gpudoctor.wheels.release import ReleaseWheels
 from gpudoctor.wheels.wheel import WheelFacts
 
@@ -42,65 +42,63 @@ def release_fields(release: ReleaseWheels, facts: WheelFacts) -> list[Field]:
     ]
     if facts.requires_python:
         out.append(Field("requires_python", facts.requires_python, f"{facts.filename} METADATA"))
+    out += _version_py(facts) + _pinned(facts)
+    if facts.fatbin_libraries:
+        out.append(_arch_list(facts))
+    return out
+
+
+def _version_py(facts: WheelFacts) -> list[Field]:
     version_py = facts.torch_version_py
+    out = []
     if "cuda" in version_py:
         cuda = version_py["cuda"]
-        out.append(
-            Field(
-                "cuda",
-                ".".join(cuda.split(".")[:2]) if cuda else "",
-                f"{facts.filename} torch/version.py: cuda = {cuda or None!r}",
-            )
-        )
+        major_minor = ".".join(cuda.split(".")[:2]) if cuda else ""
+        evidence = f"{facts.filename} torch/version.py: cuda = {cuda or None!r}"
+        out.append(Field("cuda", major_minor, evidence))
     if version_py.get("git_version"):
-        out.append(
-            Field(
-                "git_version",
-                version_py["git_version"],
-                f"{facts.filename} torch/version.py",
-            )
-        )
-    pins = facts.pins()
-    floors = facts.floors()
-    # TensorFlow's matrix rows name cuDNN as MAJOR.MINOR (its tested-configurations table does).
-    short = facts.name.lower() == "tensorflow"
-    for package, version in sorted(pins.items()):
-        if _CUDNN.match(package):
-            line = facts.pin_line(package)
-            value = ".".join(version.split(".")[:2]) if short else version
-            out.append(Field("cudnn", value, f"{facts.filename} METADATA Requires-Dist: {line}"))
-    if not any(f.key == "cudnn" for f in out):
-        # TensorFlow's [and-cuda] extra gives ranges; its floor is the version it was built with.
-        for package, version in sorted(floors.items()):
-            if _CUDNN.match(package):
-                line = facts.pin_line(package)
-                major_minor = ".".join(version.split(".")[:2])
-                out.append(
-                    Field("cudnn", major_minor, f"{facts.filename} METADATA Requires-Dist: {line}")
-                )
-    if "cuda" not in version_py:
-        for package, version in sorted({**floors, **pins}.items()):
-            if _CUDA_RUNTIME.match(package):
-                line = facts.pin_line(package)
-                major_minor = ".".join(version.split(".")[:2])
-                out.append(
-                    Field("cuda", major_minor, f"{facts.filename} METADATA Requires-Dist: {line}")
-                )
-    if facts.fatbin_libraries:
-        entries = list(facts.fatbin_entries)
-        sass = sorted({e.name for e in entries if e.kind == "sass"})
-        ptx = sorted({e.name for e in entries if e.kind == "ptx"})
-        where = ", ".join(facts.fatbin_libraries)
-        out.append(
-            Field(
-                "arch_list",
-                tuple(arch_list(entries)),
-                f"{facts.filename} .nv_fatbin of {where}: SASS {' '.join(sass) or 'none'}; "
-                f"PTX {' '.join(ptx) or 'none'}"
-                + (f" (PTX only: {' '.join(ptx_only(entries))})" if ptx_only(entries) else ""),
-            )
-        )
+        evidence = f"{facts.filename} torch/version.py"
+        out.append(Field("git_version", version_py["git_version"], evidence))
     return out
+
+
+def _pinned(facts: WheelFacts) -> list[Field]:
+    """cuDNN from the nvidia-cudnn pin; TensorFlow's CUDA from its runtime wheel's pin.
+
+    TensorFlow's [and-cuda] extra gives ranges whose floor is the version it was built with, and
+    its matrix rows name cuDNN as MAJOR.MINOR (as its tested-configurations table does)."""
+    short = facts.name.lower() == "tensorflow"
+    out: list[Field] = []
+    for exact, bounds in ((True, facts.pins()), (False, facts.floors())):
+        for package, version in sorted(bounds.items()):
+            line = facts.pin_line(package)
+            evidence = f"{facts.filename} METADATA Requires-Dist: {line}"
+            have = {f.key for f in out}
+            if _CUDNN.match(package) and "cudnn" not in have:
+                value = version if exact and not short else ".".join(version.split(".")[:2])
+                out.append(Field("cudnn", value, evidence))
+            runtime = _CUDA_RUNTIME.match(package) and "cuda" not in facts.torch_version_py
+            if runtime and "cuda" not in have:
+                out.append(Field("cuda", ".".join(version.split(".")[:2]), evidence))
+    return out
+
+
+def _arch_list(facts: WheelFacts) -> Field:
+    fatbins = list(facts.fatbins)
+    build = build_targets(fatbins)
+    sass = " ".join(e.name for e in sorted(build) if e.kind == "sass") or "none"
+    ptx = " ".join(e.name for e in sorted(build) if e.kind == "ptx") or "none"
+    extra = ", ".join(f"{name} ({n})" for name, n in occasional(fatbins))
+    where = ", ".join(facts.fatbin_libraries)
+    evidence = (
+        f"{facts.filename} .nv_fatbin of {where}: {len(fatbins)} fat binaries; "
+        f"SASS in at least half: {sass}; PTX: {ptx}"
+    )
+    if ptx_only(fatbins):
+        evidence += f" (PTX only: {' '.join(ptx_only(fatbins))})"
+    if extra:
+        evidence += f"; in a few kernels only: {extra}"
+    return Field("arch_list", tuple(arch_list(fatbins)), evidence)
 
 
 def companion_pin(facts: WheelFacts, project: str) -> str | None:

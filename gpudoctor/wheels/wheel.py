@@ -31,7 +31,7 @@ class WheelFacts:
     requires_python: str | None
     requires_dist: tuple[str, ...]
     torch_version_py: dict[str, str] = field(default_factory=dict)  # cuda, git_version, ...
-    fatbin_entries: tuple[FatbinEntry, ...] = ()
+    fatbins: tuple[frozenset[FatbinEntry], ...] = ()  # each fat binary's targets
     fatbin_libraries: tuple[str, ...] = ()  # members whose fatbins were read
 
     def _bounds(self, operator: str) -> dict[str, str]:
@@ -128,13 +128,13 @@ def read_wheel(stream: BinaryIO, filename: str, *, fatbins: bool = False) -> Whe
             version_py = parse_version_py(
                 archive.read("torch/version.py").decode("utf-8", "replace")
             )
-        entries: list[FatbinEntry] = []
+        found: list[frozenset[FatbinEntry]] = []
         libraries: list[str] = []
         if fatbins:
             for member in names:
                 if CUDA_LIBRARIES.search(member):
                     libraries.append(member)
-                    entries.extend(_member_fatbins(archive, member))
+                    found.extend(_member_fatbins(archive, member))
     return WheelFacts(
         filename=filename,
         name=name,
@@ -142,12 +142,12 @@ def read_wheel(stream: BinaryIO, filename: str, *, fatbins: bool = False) -> Whe
         requires_python=requires_python,
         requires_dist=requires_dist,
         torch_version_py=version_py,
-        fatbin_entries=tuple(entries),
+        fatbins=tuple(found),
         fatbin_libraries=tuple(libraries),
     )
 
 
-def _member_fatbins(archive: zipfile.ZipFile, member: str) -> list[FatbinEntry]:
+def _member_fatbins(archive: zipfile.ZipFile, member: str) -> list[frozenset[FatbinEntry]]:
     # The ELF needs random access; a deflated member has none, so it is unpacked to a temporary
     # file first (libtorch_cuda.so is over a gigabyte: never held in memory).
     with tempfile.TemporaryFile() as scratch:

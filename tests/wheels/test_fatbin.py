@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.wheels.fatbin import NotAnElf, arch_list, parse_fatbins, ptx_only, read_section
+from gpudoctor.wheels.fatbin import (
+    NotAnElf,
+    arch_list,
+    occasional,
+    parse_fatbins,
+    ptx_only,
+    read_section,
+)
 from tests.wheels.fixtures import elf, fatbin
 
 KERNEL = """
@@ -48,7 +55,7 @@ def _entries(library: Path) -> list[str]:
     with library.open("rb") as stream:
         section = read_section(stream)
     assert section is not None, "nvcc output has no .nv_fatbin section"
-    return sorted({e.name for e in parse_fatbins(section)})
+    return sorted({e.name for targets in parse_fatbins(section) for e in targets})
 
 
 def test_nvcc_sass_ptx_and_arch_specific(tmp_path: Path) -> None:
@@ -85,15 +92,28 @@ def test_synthetic_layout_reads_like_nvcc_output() -> None:
     data = elf(
         {
             ".text": b"\x90" * 8,
-            ".nv_fatbin": fatbin([("sass", 80, ""), ("sass", 90, "a")])
+            ".nv_fatbin": fatbin([("sass", 80, ""), ("sass", 120, ""), ("ptx", 120, "")])
             + b"\0" * 8
             + fatbin([("sass", 80, ""), ("ptx", 120, ""), ("sass", 120, "")]),
         }
     )
     section = read_section(io.BytesIO(data))
     assert section is not None
-    entries = parse_fatbins(section)
-    assert arch_list(entries) == ["8.0", "9.0a", "12.0+PTX"]
+    fatbins = parse_fatbins(section)
+    assert len(fatbins) == 2
+    assert arch_list(fatbins) == ["8.0", "12.0+PTX"]
+
+
+def test_targets_of_a_few_kernels_are_not_the_build_arch_list() -> None:
+    # 2.15.0's libtorch_cuda.so: sm_75..sm_120 in all 476 fat binaries, sm_90a in 4, sm_89 in 1.
+    common = [("sass", 80, ""), ("sass", 90, "")]
+    blobs = [fatbin(common) for _ in range(5)]
+    blobs[0] = fatbin([*common, ("sass", 90, "a")])
+    blobs[1] = fatbin([*common, ("sass", 89, "")])
+    section = read_section(io.BytesIO(elf({".nv_fatbin": b"".join(blobs)})))
+    fatbins = parse_fatbins(section or b"")
+    assert arch_list(fatbins) == ["8.0", "9.0"]
+    assert occasional(fatbins) == [("sm_89", 1), ("sm_90a", 1)]
 
 
 def test_an_elf_without_device_code_has_no_section() -> None:

@@ -36,6 +36,7 @@ python = ["3.11", "3.12", "3.13"]
 torchvision = "0.20.0"
 pypi_default_cuda = "12.4"
 source = "https://pypi.org/project/torch/2.5.0/"
+evidence = "an older patch the index has moved past"
 
 [[pytorch.variants]]
 cuda = "12.4"
@@ -44,6 +45,7 @@ index_url = "https://download.pytorch.org/whl/cu124"
 cudnn = "9.1.0.70"
 arch_list = ["5.0", "9.0"]
 source = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md"
+evidence = "RELEASE.md (a wrong arch list the index's wheel corrects)"
 
 # TensorFlow rows.
 
@@ -54,6 +56,7 @@ cuda = "12.2"
 cudnn = "8.9"
 pip = "tensorflow[and-cuda]==2.15.0"
 source = "https://www.tensorflow.org/install/source#gpu"
+evidence = "tested build configurations table"
 """
 
 ARCHES_124 = [("sass", 50, ""), ("sass", 80, ""), ("sass", 90, "")]
@@ -153,7 +156,7 @@ def test_write_applies_the_diff_then_check_is_clean(
     assert list(torch) == ["2.5.1", "2.6.0"]
     assert torch["2.5.1"].torchvision == "0.20.1"
     assert torch["2.5.1"].variants[0].arch_list == ("5.0", "8.0", "9.0")
-    assert "sm_50 sm_80 sm_90" in torch["2.5.1"].variants[0].evidence
+    assert "SASS in at least half: sm_50 sm_80 sm_90" in torch["2.5.1"].variants[0].evidence
     assert "torch==2.5.1" in torch["2.5.1"].evidence
     new = torch["2.6.0"]
     assert (new.torchvision, new.torchaudio, new.pypi_default_cuda) == ("0.21.0", "2.6.0", "12.6")
@@ -197,3 +200,23 @@ def test_check_and_write_together_is_a_usage_error(
 ) -> None:
     assert _update(matrix_file, "http://127.0.0.1:9/simple", "--check", "--write") == 2
     assert "exclude each other" in capsys.readouterr().err
+
+
+def test_an_unverified_row_the_wheel_confirms_becomes_verified(
+    matrix_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (
+        MATRIX.replace(
+            'evidence = "tested build configurations table"',
+            'verified = false\nnotes = "not in the tested-configurations table"',
+        )
+        .replace('version = "2.15.0"', 'version = "2.15.1"')
+        .replace("==2.15.0", "==2.15.1")
+    )
+    matrix_file.write_text(text.replace('python = ["3.9", "3.10", "3.11"]', 'python = ["3.11"]'))
+    with serve(_index()) as url:
+        assert _update(matrix_file, url, "--write") == 0
+    assert "tensorflow 2.15.1: verified from the wheel" in capsys.readouterr().out
+    tf = {r.version: r for r in load_matrix(matrix_file).tensorflow}["2.15.1"]
+    assert tf.verified
+    assert "nvidia-cudnn-cu12==8.9.4.25" in tf.evidence

@@ -35,7 +35,7 @@ def test_read_wheel_without_importing_it() -> None:
     assert by_key["cudnn"].value == "9.10.2.21"
     assert "nvidia-cudnn-cu12==9.10.2.21" in by_key["cudnn"].evidence
     assert by_key["arch_list"].value == ("7.5", "9.0", "9.0a", "12.0")
-    assert "PTX none" in by_key["arch_list"].evidence
+    assert "PTX: none" in by_key["arch_list"].evidence
 
 
 def test_version_py_is_parsed_not_executed() -> None:
@@ -75,7 +75,8 @@ def test_release_read_over_http(json_pages: bool, ranges: bool) -> None:
         assert wheels.pythons == ("3.11", "3.12")  # free-threaded and macOS wheels don't count
         facts = release.read(wheels.representative(), fatbins=True)
     assert facts.torch_version_py["cuda"] == "12.8"
-    assert len(facts.fatbin_entries) == 4
+    assert len(facts.fatbins) == 1
+    assert len(facts.fatbins[0]) == 4
 
 
 def test_range_requests_fetch_only_what_is_read() -> None:
@@ -87,7 +88,7 @@ def test_range_requests_fetch_only_what_is_read() -> None:
         wheels = release.releases("torch", index.project_files(url, "torch"))[Version("2.9.1")]
         facts = release.read(wheels.representative())
     assert facts.torch_version_py["cuda"] == "12.8"
-    assert not facts.fatbin_entries  # not asked for
+    assert not facts.fatbins  # not asked for
     assert served.bytes_sent < len(data) // 2
 
 
