@@ -5,7 +5,7 @@
 Prints markdown tables (median, min, max of N runs, seconds) for bench/README.md, section
 "Render". Commands write into a temporary folder: the first command run renders into an empty
 one (every file written), later runs find every file up to date (nothing written), which is the
-common case of a regeneration. Budget (DESIGN.md section 7): `render --all` < 1 s; the script
+common case of a regeneration. Budget: `render --all` < 1 s; the script
 exits 1 when the command's median is over.
 """
 

@@ -6,7 +6,7 @@ as commands, and matrix loading and resolving in-process.
 Prints markdown tables (median, min, max of N runs, seconds) for bench/README.md, section
 "Start-up". Commands run through the installed `gpudoctor` script (else `python -m gpudoctor`);
 the first run of each is a warm-up and is not counted (page cache, .pyc files).
-Budget (DESIGN.md section 7): `gpudoctor --help` < 0.25 s.
+Budget: `gpudoctor --help` < 0.25 s.
 """
 
 from __future__ import annotations

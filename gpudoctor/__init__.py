@@ -1,6 +1,7 @@
 """gpudoctor: make NVIDIA GPU hosts and GPU framework images work the first time.
 
-Nothing here touches NVML, Docker or the filesystem on import (STYLE habit 8).
+Nothing here touches NVML, Docker or the filesystem on import: importing the package must
+stay cheap and harmless.
 """
 
 from __future__ import annotations

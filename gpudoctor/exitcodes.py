@@ -1,4 +1,4 @@
-"""The named exit codes, documented in the README and in `gpudoctor --help` (DESIGN section 4)."""
+"""The named exit codes, documented in the README and in `gpudoctor --help`."""
 
 from __future__ import annotations
 

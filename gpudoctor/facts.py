@@ -10,6 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpudoctor.facts_multigpu import (
+    FabricFacts,
+    GpuPairFacts,
+    MultiGpuFacts,
+    NvLinkFacts,
+)
+
 SCHEMA_VERSION = 1
 
 
@@ -78,6 +85,8 @@ class GpuFacts:
     power_limit_w: float | None = None
     lost: bool = False
     error: str | None = None  # why the record is a placeholder, when lost
+    nvlinks: tuple[NvLinkFacts, ...] = ()  # links the GPU reports (none on PCIe-only GPUs)
+    fabric: FabricFacts | None = None  # None: the driver has no fabric call for this GPU
 
 
 @dataclass(frozen=True)
@@ -98,6 +107,7 @@ class NvmlFacts:
     device_count: int | None = None
     gpus: tuple[GpuFacts, ...] = ()
     functions_not_found: tuple[str, ...] = ()  # bindings newer than the driver
+    pairs: tuple[GpuPairFacts, ...] = ()  # every GPU pair: topology level and P2P status
 
 
 # --- kernel, PCI, platform ----------------------------------------------------------------------
@@ -298,5 +308,6 @@ class HostFacts:
     cuda_libs: CudaLibFacts = field(default_factory=CudaLibFacts)
     frameworks: tuple[FrameworkFacts, ...] = ()
     deep: tuple[DeepFrameworkFacts, ...] = ()  # only with --deep: one per installed framework
+    multigpu: MultiGpuFacts = field(default_factory=MultiGpuFacts)
     issues: tuple[ProbeIssue, ...] = ()
     timings: tuple[ProbeTiming, ...] = ()  # wall time per probe, for --verbose and bench/

@@ -1,4 +1,4 @@
 """The image builder: spec (row + options) -> Dockerfile -> context -> engine build -> verify.
 
-Each step is its own module and function (DESIGN section 6); `pipeline.build_row` chains them.
+Each step is its own module and function; `pipeline.build_row` chains them.
 """

@@ -98,7 +98,7 @@ def image_labels(spec: ImageSpec) -> dict[str, str]:
     """OCI labels plus io.gpudoctor.* labels holding the resolved row (what verify reads back).
 
     No `org.opencontainers.image.created`: a timestamp would change every build and defeat the
-    layer cache of a no-op rebuild (DESIGN section 7); `docker inspect` has Created anyway.
+    layer cache of a no-op rebuild; `docker inspect` has Created anyway.
     """
     row = spec.row
     name, _, digest = spec.base_image.partition("@")

@@ -20,10 +20,14 @@ from gpudoctor.checks import (
     driver,
     gpu,
     intent,
+    links,
+    nccl,
+    placement,
     platform,
     requirements,
     runtime,
     software,
+    xid,
 )
 from gpudoctor.checks.base import Check, Intent
 from gpudoctor.checks.catalogue import AREAS, CATALOGUE
@@ -47,6 +51,7 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("runtime", c) for c in runtime.CHECKS),
     *(("software", c) for c in software.CHECKS),
     *(("software", c) for c in deep.CHECKS),
+    *(("multigpu", c) for c in (*links.CHECKS, *placement.CHECKS, *nccl.CHECKS, *xid.CHECKS)),
     *(("intent", c) for c in intent.CHECKS),
     ("requirements", requirements.check_requirements),
 )

@@ -21,13 +21,23 @@ class CatalogueEntry:
     fix: str
 
 
-AREAS = ("driver", "gpu", "platform", "runtime", "software", "intent", "requirements")
+AREAS = (
+    "driver",
+    "gpu",
+    "platform",
+    "runtime",
+    "software",
+    "multigpu",
+    "intent",
+    "requirements",
+)
 AREA_TITLES = {
     "driver": "NVIDIA driver",
     "gpu": "GPUs",
     "platform": "Platform",
     "runtime": "Container runtime",
     "software": "Frameworks and CUDA libraries",
+    "multigpu": "Multi-GPU and multi-node",
     "intent": "Will it run here",
     "requirements": "Requirements",
 }
@@ -229,6 +239,93 @@ _ENTRIES = (
        "hardware fault are named as such.",
        "For a missing kernel image, install a build whose architecture list covers the GPU "
        "(the pip command is in the finding); otherwise the finding's fix."),
+    # --- multigpu ---------------------------------------------------------------------------
+    _E("nvlink-state", "multigpu", "NVLink links up", "ok, warn, n/a",
+       "Every NVLink of every GPU should be active and GPUs should have equal numbers of active "
+       "links: a link down lowers that GPU's NVLink bandwidth and every collective runs at the "
+       "speed of the slowest GPU, without an error. Names the GPU and the links.",
+       "`nvidia-smi nvlink -s -i N`; reset the GPU (`sudo nvidia-smi -i N -r`) or reboot; a link "
+       "that stays down needs hardware service."),
+    _E("nvlink-errors", "multigpu", "NVLink error counters", "ok, warn, n/a",
+       "NVLink replay, recovery and CRC error counters (totals since the driver loaded) above "
+       "100 on a link: a marginal link that resends traffic and stalls collectives.",
+       "Watch `nvidia-smi nvlink -e -i N`; if the counters keep growing after a GPU reset, the "
+       "link needs hardware service."),
+    _E("fabric-manager", "multigpu", "NVSwitch fabric manager", "ok, warn, error, n/a, unknown",
+       "On NVSwitch systems (HGX/DGX Hopper and Blackwell) the fabric manager registers each GPU "
+       "with the NVLink fabric (nvmlDeviceGetGpuFabricInfo state and status). Not started or "
+       "failed: nvidia-smi shows healthy GPUs while every CUDA program fails with error 802, "
+       "'system not yet initialized' (cudaErrorSystemNotReady). Registered but with a "
+       "fabric health problem (degraded bandwidth, unhealthy route): warn.",
+       "Install nvidia-fabricmanager of exactly the driver's version and start it: `sudo "
+       "systemctl enable --now nvidia-fabricmanager`; `nvidia-smi -q | grep -A3 Fabric` then "
+       "shows State: Completed, Status: Success."),
+    _E("p2p-topology", "multigpu", "P2P and topology between GPU pairs",
+       "ok, info, warn, n/a, unknown",
+       "The P2P status (read, write, NVLink, atomics) and topology level of every GPU pair, "
+       "shown as a matrix like `nvidia-smi topo -m` with -v. P2P blocked between GPUs joined "
+       "by NVLink or one PCIe switch is a warning; pairs across CPU sockets without P2P are "
+       "information (NCCL goes through host memory there).",
+       "Disable PCIe ACS P2P redirect (pcie-acs), set the IOMMU to passthrough (`iommu=pt`), or "
+       "in a VM ask for P2P-capable passthrough; check with `nvidia-smi topo -p2p rw`."),
+    _E("pcie-acs", "multigpu", "PCIe ACS on bridges above GPUs", "ok, warn, n/a, unknown",
+       "PCIe Access Control Services with P2P Request/Completion Redirect on a bridge above the "
+       "GPUs sends peer traffic up to the root complex: slow P2P, or NCCL hangs. Reading the "
+       "register needs root (n/a with the reason otherwise); GPUs bound to vfio-pci need ACS "
+       "for isolation (n/a).",
+       "Turn ACS off in the BIOS, or until the next boot `sudo setpci -s <bridge> "
+       "ECAP_ACS+0x6.w=0000` for each bridge the finding names (NCCL troubleshooting guide)."),
+    _E("gpu-iommu-groups", "multigpu", "IOMMU translation of the GPUs' groups",
+       "ok, warn, n/a, unknown",
+       "/sys/kernel/iommu_groups/N/type of each GPU's group: DMA or DMA-FQ (translated) on a "
+       "bare-metal multi-GPU host remaps or blocks peer-to-peer traffic; identity passes it "
+       "through.",
+       "Add `iommu=pt` (with `intel_iommu=on` or `amd_iommu=on`) to GRUB_CMDLINE_LINUX, run "
+       "`sudo update-grub` and reboot."),
+    _E("gpu-locality", "multigpu", "GPU NUMA node and CPU affinity", "ok, info, n/a, unknown",
+       "Each GPU's NUMA node and local CPUs (sysfs numa_node, local_cpulist), for pinning each "
+       "rank's threads next to its GPU.",
+       "Bind each rank to its GPU's node: `numactl --cpunodebind=<node> --membind=<node>`."),
+    _E("precision-modes", "multigpu", "Reduced-precision modes per GPU", "ok, n/a, unknown",
+       "The tensor-core modes of each GPU's architecture among TF32, BF16 (Ampere and newer), "
+       "FP8 (Ada, Hopper, Blackwell) and FP4 (Blackwell), from the matrix's architecture table, "
+       "so that a user knows which mixed-precision modes the hardware has.",
+       "None; pick the training precision the hardware has."),
+    _E("infiniband-ports", "multigpu", "InfiniBand/RoCE ports", "ok, warn, n/a, unknown",
+       "Ports of the RDMA adapters (/sys/class/infiniband): state, physical state, rate and "
+       "link layer; a port that is not ACTIVE leaves its rail unused.",
+       "Check the cable and switch port (`ibstat`); for RoCE bring the interface up."),
+    _E("gpudirect-rdma", "multigpu", "GPUDirect RDMA (nvidia_peermem)", "ok, info, warn, n/a",
+       "With RDMA adapters next to GPUs, nvidia_peermem lets the adapter read and write GPU "
+       "memory directly; without it NCCL stages through host memory. With the open kernel "
+       "modules DMA-BUF can take its place (info).",
+       "`sudo modprobe nvidia-peermem`, and list it in /etc/modules-load.d/ to load at boot."),
+    _E("shm-size", "multigpu", "/dev/shm size for NCCL", "ok, warn, n/a, unknown",
+       "On a multi-GPU host /dev/shm below 1 GiB (Docker's default is 64 MiB) makes NCCL fail "
+       "with 'Bus error' or 'unhandled system error'.",
+       "Docker: `--shm-size=16g` or `--ipc=host`; Kubernetes: an `emptyDir: {medium: Memory}` "
+       "volume mounted at /dev/shm."),
+    _E("memlock-limit", "multigpu", "RLIMIT_MEMLOCK for RDMA", "ok, warn, n/a, unknown",
+       "RDMA registers (pins) memory within RLIMIT_MEMLOCK; a small limit makes NCCL's IB "
+       "transport fail or fall back.",
+       "Docker: `--ulimit memlock=-1:-1`; host: `* - memlock unlimited` in "
+       "/etc/security/limits.conf (LimitMEMLOCK=infinity for systemd services)."),
+    _E("nccl-env", "multigpu", "NCCL environment pitfalls", "ok, warn, error, unknown",
+       "NCCL_P2P_DISABLE on a multi-GPU host or NCCL_IB_DISABLE on a host with InfiniBand set "
+       "globally (warn); NCCL_SOCKET_IFNAME naming an interface that does not exist (error: "
+       "NCCL cannot bootstrap).",
+       "Unset the variable, or point NCCL_SOCKET_IFNAME at an existing interface."),
+    _E("nccl-library", "multigpu", "NCCL the framework loads", "ok, warn, n/a",
+       "A framework's own NCCL wheel (nvidia-nccl-cu12) against a different libnccl in a "
+       "folder on LD_LIBRARY_PATH, which the loader may pick first.",
+       "Remove that folder from LD_LIBRARY_PATH for the job."),
+    _E("xid-history", "multigpu", "XID history of the kernel log",
+       "ok, info, warn, error, n/a, unknown",
+       "Recent `NVRM: Xid` lines of the kernel log (/dev/kmsg; readable by root or with "
+       "CAP_SYSLOG, n/a otherwise), each with its meaning, the action NVIDIA's XID catalog gives "
+       "(matrices/xid.toml) and whether a GPU reset or node drain is due.",
+       "The action in the finding: restart the application, reset the GPU (`sudo nvidia-smi -i "
+       "N -r`), or drain and reboot the node."),
     # --- intent -----------------------------------------------------------------------------
     _E("intent-verdict", "intent", "Will the requested framework/CUDA run here",
        "ok, info, error, unknown",
@@ -252,6 +349,12 @@ _ENTRIES = (
             ("mig", "MIG mode on every GPU (`mig=off`)."),
             ("iommu", "IOMMU enabled (`iommu=on`)."),
             ("runtime", "A Docker runtime registered (`runtime=nvidia`; `cdi` for CDI specs)."),
+            ("nvlink", "Every NVLink up, with error counters low (`nvlink=ok`)."),
+            ("fabric", "GPUs registered with the NVSwitch fabric (`fabric=ok`)."),
+            ("p2p", "P2P between the GPUs that should reach each other (`p2p=ok`)."),
+            ("shm", "The size of /dev/shm (`shm>=1GiB`)."),
+            ("ib", "Active InfiniBand/RoCE ports (`ib>=4`)."),
+            ("xid", "No XID in the kernel log (`xid=none`)."),
         )
     ),
     _E("check-crashed", "driver", "A check crashed", "unknown",

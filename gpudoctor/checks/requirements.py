@@ -1,9 +1,11 @@
 """`--require` expressions: parse (errors point at the bad part) and judge against the facts.
 
 Grammar: KEY OP VALUE, e.g. `driver>=550`, `cuda>=12.1`, `gpus>=2`, `memory>=40GiB`,
-`compute_capability>=8.0`, `mig=off`, `iommu=on`, `runtime=nvidia`. OP is one of >=, <=, >, <,
-==, !=, = (= is ==). Versions compare on the components the requirement gives: `driver>=550`
-holds for 550.90.07, `driver==550` too, `cuda>12` means 13 or newer.
+`compute_capability>=8.0`, `mig=off`, `iommu=on`, `runtime=nvidia`, and for multi-GPU nodes
+`nvlink=ok`, `fabric=ok`, `p2p=ok`, `shm>=1GiB`, `ib>=4` (active ports), `xid=none`.
+OP is one of >=, <=, >, <, ==, !=, = (= is ==). Versions compare on the components the
+requirement gives: `driver>=550` holds for 550.90.07, `driver==550` too, `cuda>12` means 13 or
+newer.
 """
 
 from __future__ import annotations
@@ -31,8 +33,30 @@ if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
     from gpudoctor.matrix.model import Matrix
 
-KEYS = ("driver", "cuda", "gpus", "memory", "compute_capability", "mig", "iommu", "runtime")
-_SWITCHES = {"mig": ("on", "off"), "iommu": ("on", "off")}
+KEYS = (
+    "driver",
+    "cuda",
+    "gpus",
+    "memory",
+    "compute_capability",
+    "mig",
+    "iommu",
+    "runtime",
+    "nvlink",
+    "fabric",
+    "p2p",
+    "shm",
+    "ib",
+    "xid",
+)
+_SWITCHES = {
+    "mig": ("on", "off"),
+    "iommu": ("on", "off"),
+    "nvlink": ("ok",),
+    "fabric": ("ok",),
+    "p2p": ("ok",),
+    "xid": ("none",),
+}
 _OPS = (">=", "<=", "==", "!=", ">", "<", "=")
 _EXPR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*(>=|<=|==|!=|>|<|=)\s*(\S.*?)\s*$")
 _MEMORY = re.compile(r"^(\d+(?:\.\d+)?)\s*(GiB|GB|MiB|MB|TiB|TB)$", re.IGNORECASE)
@@ -73,9 +97,10 @@ def _parse_value(key: str, op: str, raw: str, text: str) -> Value:
             raise UsageError(f"{key} takes = or != only, not {op!r} in {text!r}", hint=_HINT)
         value = raw.lower()
         if key in _SWITCHES and value not in _SWITCHES[key]:
-            raise UsageError(f"{raw!r} is not on or off in {text!r}", hint=_HINT)
+            allowed = " or ".join(_SWITCHES[key])
+            raise UsageError(f"{raw!r} is not {allowed} in {text!r}", hint=_HINT)
         return value
-    if key == "memory":
+    if key in ("memory", "shm"):
         mem = _MEMORY.match(raw)
         if mem is None:
             raise UsageError(
@@ -84,7 +109,7 @@ def _parse_value(key: str, op: str, raw: str, text: str) -> Value:
                 hint=_HINT,
             )
         return float(mem.group(1)) * _UNITS[mem.group(2).lower()]
-    if key == "gpus":
+    if key in ("gpus", "ib"):
         if not raw.isdigit():
             raise UsageError(f"{raw!r} is not a whole number in {text!r}", hint=_HINT)
         return (int(raw),)
@@ -233,6 +258,40 @@ def _runtime(facts: HostFacts, matrix: Matrix) -> Actual:
     return sorted(names), f"runtimes: {shown}"
 
 
+def _verdict(name: str) -> Callable[[HostFacts, Matrix], Actual]:
+    """A multi-GPU verdict ("ok", "degraded", ...) computed by the check that owns it."""
+
+    def actual(facts: HostFacts, matrix: Matrix) -> Actual:
+        from gpudoctor.checks import links, xid
+
+        verdicts = {
+            "nvlink": links.nvlink_verdict,
+            "fabric": links.fabric_verdict,
+            "p2p": links.p2p_verdict,
+            "xid": xid.xid_verdict,
+        }
+        value, reason = verdicts[name](facts)
+        return value, reason
+
+    return actual
+
+
+def _shm(facts: HostFacts, matrix: Matrix) -> Actual:
+    size = facts.multigpu.shm_bytes
+    if size is None:
+        return None, "size of /dev/shm unknown"
+    return float(size), f"/dev/shm {gib(size)}"
+
+
+def _ib(facts: HostFacts, matrix: Matrix) -> Actual:
+    from gpudoctor.checks.nccl import active_ports
+
+    if not facts.multigpu.collected:
+        return None, "HCA ports not recorded in this snapshot"
+    n = active_ports(facts)
+    return (n,), f"{n} active InfiniBand/RoCE port(s)"
+
+
 _ACTUAL: dict[str, Callable[[HostFacts, Matrix], Actual]] = {
     "driver": _driver,
     "cuda": _cuda,
@@ -242,4 +301,10 @@ _ACTUAL: dict[str, Callable[[HostFacts, Matrix], Actual]] = {
     "mig": _mig,
     "iommu": _iommu,
     "runtime": _runtime,
+    "nvlink": _verdict("nvlink"),
+    "fabric": _verdict("fabric"),
+    "p2p": _verdict("p2p"),
+    "shm": _shm,
+    "ib": _ib,
+    "xid": _verdict("xid"),
 }

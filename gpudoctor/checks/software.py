@@ -1,5 +1,5 @@
 """Software cross-checks against the matrix: framework build x driver x GPU arch x cuDNN, and the
-CUDA toolkit against the driver. This is the part peer doctors get wrong (reference 6.1): a
+CUDA toolkit against the driver. This is the part peer doctors get wrong: a
 framework CUDA newer than the driver's is fine within the major (minor-version compatibility),
 and "has kernels for this GPU" follows cubin/PTX rules, not a version comparison.
 """

@@ -26,6 +26,7 @@ def headlines(facts: HostFacts, intent: Intent) -> dict[str, str]:
         "platform": _platform(facts),
         "runtime": _runtime(facts),
         "software": _software(facts),
+        "multigpu": _multigpu(facts),
         "intent": _intent(intent),
         "requirements": f"{len(intent.requirements)} requirement(s)",
     }
@@ -95,3 +96,18 @@ def _intent(intent: Intent) -> str:
         return f"CUDA {intent.cuda}" if intent.cuda else ""
     name = intent.framework + (f"=={intent.framework_version}" if intent.framework_version else "")
     return name + (f" with CUDA {intent.cuda}" if intent.cuda else "")
+
+
+def _multigpu(facts: HostFacts) -> str:
+    gpus = live_gpus(facts)
+    links = max((sum(1 for link in g.nvlinks if link.active) for g in gpus), default=0)
+    parts = [f"{len(gpus)} GPU(s)" if gpus else "no GPU visible to NVML"]
+    if links:
+        parts.append(f"NVLink ×{links}")  # noqa: RUF001 - the multiplication sign is meant
+    if facts.multigpu.nvswitch_count:
+        parts.append(f"{facts.multigpu.nvswitch_count} NVSwitch(es)")
+    ports = facts.multigpu.ib_ports
+    if ports:
+        active = sum(1 for p in ports if p.state == "ACTIVE")
+        parts.append(f"{active}/{len(ports)} IB/RoCE port(s) active")
+    return ", ".join(parts)

@@ -13,7 +13,7 @@ import typer
 try:  # newer typer vendors its own copy of click; older ones use click itself
     from typer._click.exceptions import ClickException
 except ImportError:  # pragma: no cover - depends on the installed typer
-    from click.exceptions import ClickException  # type: ignore[assignment]
+    from click.exceptions import ClickException  # type: ignore[assignment,import-not-found,no-redef,unused-ignore]
 
 from gpudoctor import __version__
 from gpudoctor.cli.common import CliState

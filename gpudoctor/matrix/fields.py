@@ -78,6 +78,9 @@ FLAVOR = Kind('one of "base", "runtime", "devel"', lambda v: v in ("base", "runt
 DISTRO = _pattern('a distro like "ubuntu22.04" or "rockylinux9"', r"[a-z]+[0-9][0-9.]*")
 CUDA_TAG = _pattern('a CUDA wheel tag like "cu124"', r"cu\d+")
 CUDNN_TAG = _pattern('a cuDNN tag part like "cudnn" or "cudnn8"', r"cudnn\d*")
+PRECISION = Kind(
+    'one of "tf32", "bf16", "fp8", "fp4"', lambda v: v in ("tf32", "bf16", "fp8", "fp4")
+)
 DIGEST = _pattern('a digest like "sha256:<64 hex digits>"', r"sha256:[0-9a-f]{64}")
 DESIGNATION = Kind(
     '"long-term support", "production", "new feature" or "evaluation"',

@@ -216,8 +216,14 @@ def _architecture(problems: Problems, where: str, raw: dict[str, object]) -> Arc
         problems,
         where,
         raw,
-        "compute_capability name sm datacenter_gpus consumer_gpus min_cuda max_cuda",
+        "compute_capability name sm datacenter_gpus consumer_gpus min_cuda max_cuda precisions "
+        "precision_source",
     )
+    precisions = None
+    if "precisions" in raw:
+        precisions = r.get_list("precisions", f.PRECISION, required=False, non_empty=False)
+        if precisions and r.get("precision_source", f.URL, required=False) is None:
+            r.fail("precisions needs a precision_source naming the page they come from")
     row = Architecture(
         compute_capability=r.get_str("compute_capability", f.COMPUTE_CAPABILITY),
         name=r.get_str("name", f.TEXT),
@@ -226,6 +232,8 @@ def _architecture(problems: Problems, where: str, raw: dict[str, object]) -> Arc
         max_cuda=r.get("max_cuda", f.MAJOR_MINOR, required=False),
         datacenter_gpus=r.get_list("datacenter_gpus", f.TEXT, required=False, non_empty=False),
         consumer_gpus=r.get_list("consumer_gpus", f.TEXT, required=False, non_empty=False),
+        precisions=precisions,
+        precision_source=r.get("precision_source", f.URL, required=False),
         **r.common(),
     )
     return row if r.ok else None

@@ -53,6 +53,9 @@ class Architecture:
     max_cuda: str | None = None
     datacenter_gpus: tuple[str, ...] = ()
     consumer_gpus: tuple[str, ...] = ()
+    # Reduced-precision tensor-core modes among tf32, bf16, fp8, fp4; None = not recorded.
+    precisions: tuple[str, ...] | None = None
+    precision_source: str | None = None
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""

@@ -33,6 +33,7 @@ from gpudoctor.facts import (
     ProbeIssue,
     ProbeTiming,
 )
+from gpudoctor.facts_multigpu import MultiGpuFacts
 from gpudoctor.probes.runner import Runner, run_command
 from gpudoctor.probes.runtime import DockerFactory
 
@@ -68,6 +69,7 @@ def collect_facts(
     kernel (probes/deep.py)."""
     from gpudoctor.probes.cudalibs import probe_cuda_libs
     from gpudoctor.probes.frameworks import probe_frameworks
+    from gpudoctor.probes.multigpu import probe_multigpu
     from gpudoctor.probes.platform import probe_platform
     from gpudoctor.probes.runtime import docker_from_env, probe_runtime
     from gpudoctor.probes.sysfs import probe_kernel
@@ -84,6 +86,7 @@ def collect_facts(
         ),
         "cudalibs": (lambda: probe_cuda_libs(root, env, runner), CudaLibFacts()),
         "frameworks": (lambda: probe_frameworks(distributions, site_paths), ()),
+        "multigpu": (lambda: probe_multigpu(root, env, redact=redact), MultiGpuFacts()),
     }
     started = time.perf_counter()
     results, issues, timings = _run_all(probes)
@@ -109,6 +112,7 @@ def collect_facts(
         cuda_libs=results["cudalibs"],
         frameworks=frameworks,
         deep=deep_facts,
+        multigpu=results["multigpu"],
         issues=tuple(issues),
         timings=tuple(timings),
     )

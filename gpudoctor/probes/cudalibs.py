@@ -1,6 +1,5 @@
 """CUDA software on the host: toolkits (/usr/local/cuda*, CUDA_HOME, CUDA_PATH) and the
-libraries a process would load: cudart, cuDNN, NCCL, and the driver's libcuda
-(doctors-and-host-facts.md 3.8, 3.10, 3.11).
+libraries a process would load: cudart, cuDNN, NCCL, and the driver's libcuda.
 
 Libraries come from `ldconfig -p` plus each toolkit's lib directories; a version comes from the
 resolved file name (libcudart.so.13.0.96), refined from cudnn_version.h / nccl.h when the file name

@@ -1,9 +1,9 @@
 """Installed ML frameworks (torch, tensorflow, jax), read without importing them.
 
-Importing torch costs seconds and may initialise CUDA (doctors-and-host-facts.md 3.12), so the
-facts come from package metadata (importlib.metadata) and the frameworks' own generated version
-files: torch/version.py and tensorflow/python/platform/build_info.py. The edge is the list of
-distributions (tests pass a fake site-packages tree).
+Importing torch costs seconds and may initialise CUDA, so the facts come from package metadata
+(importlib.metadata) and the frameworks' own generated version files: torch/version.py and
+tensorflow/python/platform/build_info.py. The edge is the list of distributions (tests pass a
+fake site-packages tree).
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from gpudoctor.probes.nvml_decode import (
     text,
 )
 from gpudoctor.probes.nvml_device import collect_gpu
+from gpudoctor.probes.nvml_links import collect_pairs
 from gpudoctor.probes.nvml_session import (
     PROBE,
     Cancelled,
@@ -138,7 +139,8 @@ def _collect(session: NvmlSession) -> None:
     system["driver_version"] = text(
         session.query("nvmlSystemGetDriverVersion", field="driver_version")
     )
-    # The v1 call: v2 asks libcuda and fails where libcuda.so.1 is absent (NVML cheat-sheet).
+    # The v1 call: nvmlSystemGetCudaDriverVersion_v2 asks libcuda and fails where libcuda.so.1
+    # is absent.
     cuda = session.query("nvmlSystemGetCudaDriverVersion", field="cuda_driver_version")
     system["cuda_driver_version"] = None if cuda is None else cuda_version_text(int(cuda))
     system["nvml_version"] = text(session.query("nvmlSystemGetNVMLVersion", field="nvml_version"))
@@ -148,6 +150,9 @@ def _collect(session: NvmlSession) -> None:
     system["device_count"] = count
     for index in range(int(count or 0)):
         session.gpus.append(collect_gpu(session, index))
+    lost = {g.index for g in session.gpus if g.lost}
+    if int(count or 0) > 1:  # nvidia-smi topo -m; topo -p2p rwna
+        system["pairs"] = collect_pairs(session, int(count or 0), lost)
 
 
 def _facts(

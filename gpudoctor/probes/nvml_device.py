@@ -19,6 +19,7 @@ from gpudoctor.probes.nvml_decode import (
     text,
     virtualization_name,
 )
+from gpudoctor.probes.nvml_links import collect_links
 from gpudoctor.probes.nvml_session import (
     NO_PERMISSION,
     GpuUnusable,
@@ -53,6 +54,7 @@ class DeviceQuery:
         symbol: str | None = None,
         fallback: str | None = None,
         fallback_args: tuple[Any, ...] = (),
+        quiet: frozenset[int] = frozenset(),
     ) -> Any:
         return self.session.query(
             name,
@@ -62,6 +64,7 @@ class DeviceQuery:
             gpu=self.index,
             symbol=symbol,
             fallback=None if fallback is None else (fallback, (self.handle, *fallback_args)),
+            quiet=quiet,
         )
 
 
@@ -75,6 +78,7 @@ def collect_gpu(session: NvmlSession, index: int) -> GpuFacts:
         _mig(q, fields)
         _memory_health(q, fields)
         _state(q, fields)
+        collect_links(q, fields)
     except GpuUnusable as gone:
         session.issue(
             f"nvml.gpus[{index}]",

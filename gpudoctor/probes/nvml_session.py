@@ -122,12 +122,15 @@ class NvmlSession:
         gpu: int | None = None,
         symbol: str | None = None,
         fallback: tuple[str, tuple[Any, ...]] | None = None,
+        quiet: frozenset[int] = frozenset(),
     ) -> Any:
         """The value of `nvml.<name>(*args)`, or None with the error classified (module doc).
 
         `field` names the fact for a ProbeIssue (`nvml.gpus[2].serial`); `symbol` is the C entry
         point when it differs from the Python name (versioned calls); `fallback` is the older
-        call (name, args) to try when the driver lacks this one.
+        call (name, args) to try when the driver lacks this one; `quiet` lists further NVML
+        codes that mean "does not apply" for this call (InvalidArgument for a link number the
+        GPU does not have).
         """
         label = symbol or name
         value, exc = self.call(name, *args, step=label if gpu is None else f"{label} (GPU {gpu})")
@@ -135,7 +138,7 @@ class NvmlSession:
             return value
         where = f"nvml.{field}" if gpu is None else f"nvml.gpus[{gpu}].{field}"
         code = error_code(exc) if isinstance(exc, self.nvml_error) else None
-        if code in _NOT_APPLICABLE:
+        if code in _NOT_APPLICABLE or code in quiet:
             return None
         if code == FUNCTION_NOT_FOUND or isinstance(exc, BindingLacksFunction):
             self._missing(label, exc, where)

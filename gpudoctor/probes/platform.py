@@ -1,5 +1,5 @@
 """Platform facts: distribution, VM or bare metal, WSL, container and Kubernetes context,
-the NVIDIA_* / CUDA_* environment, and IOMMU state (doctors-and-host-facts.md 3.4, 3.5)."""
+the NVIDIA_* / CUDA_* environment, and IOMMU state."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Kernel-side facts from sysfs and procfs: NVIDIA PCI functions, the loaded driver and its flavour,
 kernel modules, nouveau blacklisting, /dev/nvidia* nodes and their permissions.
 
-All of it works without any NVIDIA driver (reference: doctors-and-host-facts.md sections 3.1-3.3).
+All of it works without any NVIDIA driver.
 """
 
 from __future__ import annotations

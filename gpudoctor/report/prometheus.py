@@ -137,7 +137,40 @@ METRICS: tuple[Metric, ...] = (
         "1 when a clock-event (throttle) reason is active.",
         (*GPU_LABELS, "reason"),
     ),
+    Metric(
+        "gpudoctor_gpu_nvlink_link_up",
+        "1 when the NVLink is active, 0 when it is down.",
+        (*GPU_LABELS, "link"),
+    ),
+    Metric("gpudoctor_gpu_nvlink_links_active", "Active NVLinks of the GPU.", GPU_LABELS),
+    Metric(
+        "gpudoctor_gpu_nvlink_errors",
+        "NVLink errors of the GPU since the driver loaded, summed over its links.",
+        (*GPU_LABELS, "counter"),
+    ),
+    Metric(
+        "gpudoctor_gpu_fabric_state",
+        "1 for the GPU's NVLink fabric registration state (fabric manager), 0 for the others.",
+        (*GPU_LABELS, "state"),
+    ),
+    Metric(
+        "gpudoctor_gpu_fabric_status",
+        "NVML return code of the fabric registration: 0 success.",
+        GPU_LABELS,
+    ),
+    Metric(
+        "gpudoctor_xid_events",
+        "XID lines in the kernel log since boot, per XID (absent when the log is unreadable).",
+        ("xid",),
+    ),
+    Metric(
+        "gpudoctor_ib_port_active",
+        "1 when the InfiniBand/RoCE port is ACTIVE.",
+        ("device", "port", "link_layer"),
+    ),
 )
+FABRIC_STATES = ("completed", "in_progress", "not_started", "not_supported")
+NVLINK_COUNTERS = ("crc_data", "crc_flit", "recovery", "replay")
 METRIC_NAMES = frozenset(m.name for m in METRICS)
 
 
@@ -155,6 +188,8 @@ def render_prometheus(
     _host_samples(samples, facts)
     for gpu in facts.nvml.gpus:
         _gpu_samples(samples, gpu)
+        _link_samples(samples, gpu)
+    _interconnect_samples(samples, facts)
     return "".join(_family(metric, samples[metric.name]) for metric in METRICS)
 
 
@@ -247,6 +282,47 @@ def _gpu_samples(samples: dict[str, list[Sample]], gpu: GpuFacts) -> None:
         for reason in sorted(active.union(CLOCK_EVENT_REASONS)):
             sample = ((*labels, ("reason", reason)), int(reason in active))
             samples["gpudoctor_gpu_clock_event_active"].append(sample)
+
+
+def _link_samples(samples: dict[str, list[Sample]], gpu: GpuFacts) -> None:
+    labels: Labels = (("gpu", str(gpu.index)), ("name", gpu.name or ""))
+    for link in gpu.nvlinks:
+        if link.active is not None:
+            sample = ((*labels, ("link", str(link.link))), int(link.active))
+            samples["gpudoctor_gpu_nvlink_link_up"].append(sample)
+    if gpu.nvlinks:
+        active = sum(1 for link in gpu.nvlinks if link.active)
+        samples["gpudoctor_gpu_nvlink_links_active"].append((labels, active))
+        for counter in NVLINK_COUNTERS:
+            values = [getattr(link, f"{counter}_errors") for link in gpu.nvlinks]
+            known = [v for v in values if v is not None]
+            if known:
+                sample = ((*labels, ("counter", counter)), sum(known))
+                samples["gpudoctor_gpu_nvlink_errors"].append(sample)
+    fabric = gpu.fabric
+    if fabric is not None and fabric.state is not None:
+        for state in sorted({fabric.state, *FABRIC_STATES}):
+            sample = ((*labels, ("state", state)), int(state == fabric.state))
+            samples["gpudoctor_gpu_fabric_state"].append(sample)
+        if fabric.status is not None:
+            samples["gpudoctor_gpu_fabric_status"].append((labels, fabric.status))
+
+
+def _interconnect_samples(samples: dict[str, list[Sample]], facts: HostFacts) -> None:
+    m = facts.multigpu
+    if m.xid_readable:
+        counts: dict[int, int] = {}
+        for event in m.xid_events:
+            counts[event.xid] = counts.get(event.xid, 0) + 1
+        for xid in sorted(counts):
+            samples["gpudoctor_xid_events"].append(((("xid", str(xid)),), counts[xid]))
+    for port in m.ib_ports:
+        labels = (
+            ("device", port.device),
+            ("port", str(port.port)),
+            ("link_layer", port.link_layer or ""),
+        )
+        samples["gpudoctor_ib_port_active"].append((labels, int(port.state == "ACTIVE")))
 
 
 def _ratio(current: int | None, maximum: int | None) -> float | None:

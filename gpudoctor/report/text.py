@@ -79,7 +79,7 @@ def _finding_lines(f: Finding, verbose: bool, colour: bool) -> list[str]:
     who = f"{f.subject}: " if f.subject else ""
     lines = [f"    {_paint(mark, mark, colour)} {who}{f.title} ({f.code})"]
     if f.detail and (verbose or f.severity is not Severity.OK):
-        lines.append(f"      {f.detail}")
+        lines += [f"      {line}" for line in f.detail.splitlines()]  # a table keeps its rows
     if f.fix and f.severity not in (Severity.OK, Severity.NA):
         lines.append(f"      → {f.fix}")
     if verbose and f.evidence:

@@ -52,10 +52,30 @@ EXPECTED: dict[str, set[tuple[str, Severity, str]]] = {
                            ("persistence-mode", W, "GPU 0-3")},
     "container-without-gpus": {("container-gpus", E, ""), ("nvml-library-missing", E, "")},
     "gpu-lost": {("gpu-lost", E, "GPU 5")},
+    "hgx-h100-healthy": {("nvlink-state", OK_, "GPU 0-7"), ("nvlink-errors", OK_, "GPU 0-7"),
+                         ("fabric-manager", OK_, "GPU 0-7"), ("p2p-topology", OK_, "GPU 0-7"),
+                         ("pcie-acs", OK_, ""), ("gpudirect-rdma", OK_, ""),
+                         ("infiniband-ports", OK_, ""), ("shm-size", OK_, ""),
+                         ("memlock-limit", OK_, ""), ("nccl-env", OK_, ""),
+                         ("nccl-library", OK_, ""), ("xid-history", OK_, ""),
+                         ("gpu-iommu-groups", OK_, ""), ("gpu-locality", OK_, "GPU 0-3"),
+                         ("gpu-locality", OK_, "GPU 4-7"), ("precision-modes", OK_, "GPU 0-7")},
+    "hgx-h100-fabric-manager-down": {("fabric-manager", E, "GPU 0-7"),
+                                     ("xid-history", E, "XID 79"), ("xid-history", W, "XID 13"),
+                                     ("nvlink-state", OK_, "GPU 0-7")},
+    "hgx-h100-link-degraded": {("nvlink-state", W, "GPU 3"), ("nvlink-state", W, "GPU 0-7"),
+                               ("nvlink-errors", W, "GPU 5"), ("infiniband-ports", W, ""),
+                               ("nccl-env", W, "NCCL_P2P_DISABLE"),
+                               ("nccl-env", E, "NCCL_SOCKET_IFNAME"),
+                               ("fabric-manager", OK_, "GPU 0-7")},
+    "pcie-4x-acs-on": {("pcie-acs", W, ""), ("p2p-topology", W, "GPU 0-3"),
+                       ("gpu-iommu-groups", W, ""), ("shm-size", W, ""),
+                       ("nvlink-state", NA, ""), ("fabric-manager", NA, ""),
+                       ("memlock-limit", NA, ""), ("xid-history", NA, "")},
 }  # fmt: skip
 PASSING = ("h100-8x-healthy", "h100-8x-driver-560", "minor-version-compat",
            "vm-passthrough-guest", "vgpu-guest", "pcie-degraded", "no-gpu-toolkit-only", "wsl2",
-           "thermal-throttling")  # fmt: skip
+           "thermal-throttling", "hgx-h100-healthy", "pcie-4x-acs-on")  # fmt: skip
 EXIT = dict.fromkeys(EXPECTED, 1) | dict.fromkeys(PASSING, 0)
 
 

@@ -144,7 +144,23 @@ def test_snapshot_contract_top_level_keys() -> None:
         "cuda_libs",
         "frameworks",
         "deep",
+        "multigpu",
         "issues",
         "timings",
     ]
     assert data["schema_version"] == SCHEMA_VERSION == 1
+
+
+def test_snapshot_from_before_multigpu_facts_loads_with_defaults() -> None:
+    """NVLink, fabric, pairs and the multigpu section were added without a schema bump: a
+    snapshot that lacks them loads, and `multigpu.collected` says they were never read."""
+    data = json.loads(facts_json.dumps(HostFacts(nvml=NvmlFacts(gpus=(GpuFacts(index=0),)))))
+    del data["multigpu"]
+    del data["nvml"]["pairs"]
+    for key in ("nvlinks", "fabric"):
+        del data["nvml"]["gpus"][0][key]
+    facts = facts_json.loads(json.dumps(data))
+    assert facts.multigpu.collected is False
+    assert facts.nvml.gpus[0].nvlinks == ()
+    assert facts.nvml.gpus[0].fabric is None
+    assert facts.nvml.pairs == ()

@@ -525,3 +525,171 @@ API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, unsigned int sensor, u
     if (sensor != 0) return NVML_ERROR_INVALID_ARGUMENT; /* NVML_TEMPERATURE_GPU only */
     return dev_uint(d, "temperature_c", temp);
 }
+
+/* --- NVLink, fabric, topology, P2P ------------------------------------------------------------
+ * Scenario keys (a GPU's own key beats "gpu.*"; a link's own key beats the GPU-wide one):
+ *     gpu.*.nvlink_count = 18                 links 0..17 exist; higher numbers: InvalidArgument
+ *     gpu.*.nvlink.state = 1                  every link of every GPU active
+ *     gpu.3.nvlink.7.state = 0                link 7 of GPU 3 down
+ *     gpu.*.nvlink.version = 6                NVML_NVLINK_VERSION_4_0
+ *     gpu.*.nvlink.remote_type = 2            NVSwitch
+ *     gpu.*.nvlink.remote_bus_id = 00000000:A{i}:00.0
+ *     gpu.*.nvlink.err.0 = 0                  counter N (nvmlNvLinkErrorCounter_t)
+ *     gpu.*.fabric_state = 3                  fabric_status, fabric_health likewise
+ *     topo.0.1 = 10                           level of the pair (either order); topo.* default
+ *     p2p.0.1.2 = 0                           P2P status of caps index 2; p2p.*.2, p2p.* defaults
+ * No nvlink_count key: every NVLink call answers NotSupported, as on a PCIe-only GPU.
+ */
+
+typedef struct {
+    unsigned char clusterUuid[16];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    unsigned int state;
+} nvmlGpuFabricInfo_t;
+typedef struct {
+    unsigned int version;
+    unsigned char clusterUuid[16];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    unsigned int state;
+    unsigned int healthMask;
+} nvmlGpuFabricInfo_v2_t;
+
+static nvmlReturn_t link_check(nvmlDevice_t d, unsigned int link) {
+    unsigned int count = 0;
+    nvmlReturn_t r = dev_uint(d, "nvlink_count", &count);
+    if (r != NVML_SUCCESS) return r;
+    return link < count ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+/* "nvlink.<link>.<field>" first, then "nvlink.<field>", each per GPU then for "gpu.*". */
+static const char *link_lookup(nvmlDevice_t d, unsigned int link, const char *field) {
+    char key[96];
+    const char *v;
+    snprintf(key, sizeof key, "nvlink.%u.%s", link, field);
+    if ((v = dev_lookup(d, key)) != NULL) return v;
+    snprintf(key, sizeof key, "nvlink.%s", field);
+    return dev_lookup(d, key);
+}
+
+static nvmlReturn_t link_ull(nvmlDevice_t d, unsigned int link, const char *field,
+                             unsigned long long *out) {
+    const char *v;
+    nvmlReturn_t r = link_check(d, link);
+    if (r != NVML_SUCCESS) return r;
+    v = link_lookup(d, link, field);
+    if ((r = status_of(v)) == NVML_SUCCESS) *out = strtoull(v, NULL, 0);
+    return r;
+}
+
+static nvmlReturn_t link_uint(nvmlDevice_t d, unsigned int link, const char *field,
+                              unsigned int *out) {
+    unsigned long long value = 0;
+    nvmlReturn_t r = link_ull(d, link, field, &value);
+    if (r == NVML_SUCCESS) *out = (unsigned int)value;
+    return r;
+}
+
+API nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned int link, unsigned int *active) {
+    GUARD_DEV("nvmlDeviceGetNvLinkState", d)
+    return link_uint(d, link, "state", active);
+}
+
+API nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t d, unsigned int link, unsigned int *v) {
+    GUARD_DEV("nvmlDeviceGetNvLinkVersion", d)
+    return link_uint(d, link, "version", v);
+}
+
+API nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t d, unsigned int link,
+                                                    unsigned int *type) {
+    GUARD_DEV("nvmlDeviceGetNvLinkRemoteDeviceType", d)
+    return link_uint(d, link, "remote_type", type);
+}
+
+API nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t d, unsigned int link,
+                                                unsigned int counter, unsigned long long *out) {
+    char field[16];
+    GUARD_DEV("nvmlDeviceGetNvLinkErrorCounter", d)
+    if (counter > 4) return NVML_ERROR_INVALID_ARGUMENT;
+    snprintf(field, sizeof field, "err.%u", counter);
+    return link_ull(d, link, field, out);
+}
+
+API nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t d, unsigned int link,
+                                                    nvmlPciInfo_t *pci) {
+    const char *v;
+    nvmlReturn_t r;
+    GUARD_DEV("nvmlDeviceGetNvLinkRemotePciInfo_v2", d)
+    memset(pci, 0, sizeof *pci);
+    if ((r = link_check(d, link)) != NVML_SUCCESS) return r;
+    v = link_lookup(d, link, "remote_bus_id");
+    if ((r = status_of(v)) != NVML_SUCCESS) return r;
+    expand(v, d->gpu, pci->busId, sizeof pci->busId);
+    sscanf(pci->busId, "%x:%x:%x", &pci->domain, &pci->bus, &pci->device);
+    return NVML_SUCCESS;
+}
+
+#ifndef FAKE_NVML_OLD_DRIVER
+static nvmlReturn_t fabric(nvmlDevice_t d, nvmlReturn_t *status, unsigned int *state,
+                           unsigned int *health) {
+    unsigned int value = 0;
+    nvmlReturn_t r = dev_uint(d, "fabric_state", state);
+    if (r != NVML_SUCCESS) return r;
+    if (dev_uint(d, "fabric_status", &value) == NVML_SUCCESS) *status = (nvmlReturn_t)value;
+    if (health != NULL) dev_uint(d, "fabric_health", health);
+    return NVML_SUCCESS;
+}
+
+API nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t d, nvmlGpuFabricInfo_t *info) {
+    GUARD_DEV("nvmlDeviceGetGpuFabricInfo", d)
+    memset(info, 0, sizeof *info);
+    return fabric(d, &info->status, &info->state, NULL);
+}
+
+API nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t d, nvmlGpuFabricInfo_v2_t *info) {
+    GUARD_DEV("nvmlDeviceGetGpuFabricInfoV", d)
+    if (info->version != ((2u << 24) | sizeof *info)) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    memset(info->clusterUuid, 0, sizeof info->clusterUuid);
+    info->status = NVML_SUCCESS;
+    info->cliqueId = 0;
+    info->healthMask = 0;
+    return fabric(d, &info->status, &info->state, &info->healthMask);
+}
+#endif
+
+/* "<prefix>.a.b<suffix>" for either order of the pair, then "<prefix>.*<suffix>". */
+static const char *pair_lookup(const char *prefix, int a, int b, const char *suffix) {
+    char key[96];
+    const char *v;
+    snprintf(key, sizeof key, "%s.%d.%d%s", prefix, a, b, suffix);
+    if ((v = lookup(key)) != NULL) return v;
+    snprintf(key, sizeof key, "%s.%d.%d%s", prefix, b, a, suffix);
+    if ((v = lookup(key)) != NULL) return v;
+    snprintf(key, sizeof key, "%s.*%s", prefix, suffix);
+    return lookup(key);
+}
+
+API nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b,
+                                                    unsigned int *level) {
+    const char *v;
+    nvmlReturn_t r;
+    GUARD_DEV("nvmlDeviceGetTopologyCommonAncestor", a)
+    if (b == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    v = pair_lookup("topo", a->gpu, b->gpu, "");
+    if ((r = status_of(v)) == NVML_SUCCESS) *level = (unsigned int)strtoul(v, NULL, 0);
+    return r;
+}
+
+API nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevice_t b, unsigned int caps,
+                                       unsigned int *status) {
+    char suffix[16];
+    const char *v;
+    nvmlReturn_t r;
+    GUARD_DEV("nvmlDeviceGetP2PStatus", a)
+    if (b == NULL || caps > 5) return NVML_ERROR_INVALID_ARGUMENT;
+    snprintf(suffix, sizeof suffix, ".%u", caps);
+    if ((v = pair_lookup("p2p", a->gpu, b->gpu, suffix)) == NULL) v = lookup("p2p.*");
+    if ((r = status_of(v)) == NVML_SUCCESS) *status = (unsigned int)strtoul(v, NULL, 0);
+    return r;
+}

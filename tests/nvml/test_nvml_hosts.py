@@ -202,6 +202,8 @@ def test_old_driver_missing_functions_fall_back_and_are_recorded(fake_nvml: Fake
     assert facts.functions_not_found == (
         "nvmlDeviceGetArchitecture",
         "nvmlDeviceGetCurrentClocksEventReasons",
+        "nvmlDeviceGetGpuFabricInfo",  # R470 has neither fabric call: fabric stays None
+        "nvmlDeviceGetGpuFabricInfoV",
         "nvmlDeviceGetMemoryInfo_v2",
     )
     # fallbacks: the old throttle-reasons call, memory info v1

@@ -12,7 +12,7 @@ from gpudoctor import __version__, facts_json
 from gpudoctor.probes import collect_facts
 from gpudoctor.probes.runner import CommandResult
 
-PROBES = ["platform", "sysfs", "nvml", "runtime", "cudalibs", "frameworks", "total"]
+PROBES = ["platform", "sysfs", "nvml", "runtime", "cudalibs", "frameworks", "multigpu", "total"]
 
 
 def test_healthy_scenario_end_to_end(scenario) -> None:

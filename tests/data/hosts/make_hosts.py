@@ -33,6 +33,17 @@ from gpudoctor.facts import (
     ProbeIssue,
 )
 from gpudoctor.facts_json import dumps
+from gpudoctor.facts_multigpu import (
+    EnvVar,
+    FabricFacts,
+    GpuLocality,
+    GpuPairFacts,
+    IbPort,
+    MultiGpuFacts,
+    NvLinkFacts,
+    PciBridgeAcs,
+    XidEvent,
+)
 
 HERE = Path(__file__).resolve().parent
 GiB = 2**30
@@ -628,6 +639,167 @@ def gpu_lost() -> HostFacts:
     return healthy(A100, 8, "550.90.07", "12.4", nvml=nvml("550.90.07", "12.4", g))
 
 
+# --- multi-GPU hosts ----------------------------------------------------------------------------
+
+NVSWITCHES = tuple(f"0000:0{5 + n}:00.0" for n in range(4))
+
+
+def nvlinks(n: int = 18, down: tuple[int, ...] = (), crc: dict[int, int] | None = None
+            ) -> tuple[NvLinkFacts, ...]:  # fmt: skip
+    """An HGX H100 GPU's 18 NVLink 4.0 links, each to one of the four NVSwitches."""
+    out = []
+    for link in range(n):
+        if link in down:
+            out.append(NvLinkFacts(link=link, active=False, version="4.0"))
+            continue
+        out.append(
+            NvLinkFacts(
+                link=link,
+                active=True,
+                version="4.0",
+                remote_type="switch",
+                remote_pci_bus_id=NVSWITCHES[link % 4],
+                replay_errors=0,
+                recovery_errors=0,
+                crc_flit_errors=(crc or {}).get(link, 0),
+                crc_data_errors=0,
+            )
+        )
+    return tuple(out)
+
+
+def pairs(n: int, topology: Callable[[int, int], str], nvlink: bool, p2p: str = "ok"
+          ) -> tuple[GpuPairFacts, ...]:  # fmt: skip
+    return tuple(
+        GpuPairFacts(
+            a, b, topology(a, b), p2p, p2p, "ok" if nvlink else "not_supported",
+            p2p if nvlink else "not_supported",
+        )
+        for a in range(n)
+        for b in range(a + 1, n)
+    )  # fmt: skip
+
+
+def socket_level(a: int, b: int) -> str:
+    return "node" if a // 4 == b // 4 else "system"
+
+
+SOCKET_CPUS = ("0-55,112-167", "56-111,168-223")
+
+
+def hgx_multigpu(**kw: object) -> MultiGpuFacts:
+    base = MultiGpuFacts(
+        collected=True,
+        gpus=tuple(
+            GpuLocality(bdf(i), i // 4, SOCKET_CPUS[i // 4], 20 + i, "identity") for i in range(8)
+        ),
+        nvswitch_count=4,
+        acs=tuple(
+            PciBridgeAcs(f"0000:{0x17 + 0x10 * i:02x}:00.0", bdf(i), True, 0x11, False)
+            for i in range(8)
+        ),
+        ib_ports=tuple(
+            IbPort(f"mlx5_{n}", 1, "ACTIVE", "LinkUp", "400 Gb/sec (4X NDR)", "InfiniBand")
+            for n in range(8)
+        ),
+        net_interfaces=("eno1", "ib0", "ib1", "ib2", "ib3", "ib4", "ib5", "ib6", "ib7", "lo"),
+        shm_bytes=1007 * GiB,
+        memlock_unlimited=True,
+        nccl_env=(EnvVar("NCCL_SOCKET_IFNAME", "eno1"),),
+        xid_readable=True,
+    )
+    return replace(base, **kw)  # type: ignore[arg-type]
+
+
+def hgx(gpu_facts: tuple[GpuFacts, ...] | None = None, **kw: object) -> HostFacts:
+    """An HGX H100 8-GPU node: four NVSwitches, eight 400G NDR HCAs, torch with its NCCL."""
+    linked = gpu_facts or gpus(H100, 8, nvlinks=nvlinks(), fabric=FabricFacts("completed", 0, 0))
+    switches = tuple(
+        PciDevice(address=a, vendor_id="0x10de", device_id="0x22a3", class_code="0x068000",
+                  kind="nvswitch", driver="nvidia")
+        for a in NVSWITCHES
+    )  # fmt: skip
+    fw = torch("2.5.1+cu124", "12.4", "9.1.0.70")
+    fw = replace(fw, bundled=(*fw.bundled, BundledLib("nvidia-nccl-cu12", "2.21.5")))
+    values: dict[str, object] = {
+        "kernel": kernel(
+            "550.90.07", pci(H100, 8) + switches, 8, modules=(*LOADED, "nvidia_peermem")
+        ),
+        "nvml": nvml("550.90.07", "12.4", linked, pairs=pairs(8, socket_level, nvlink=True)),
+        "frameworks": (fw,),
+        "multigpu": hgx_multigpu(),
+    }
+    values.update(kw)
+    return healthy(**values)
+
+
+def hgx_h100_healthy() -> HostFacts:
+    """HGX H100: every NVLink up, fabric manager done, P2P everywhere, 8 IB ports active."""
+    return hgx()
+
+
+def hgx_h100_fabric_manager_down() -> HostFacts:
+    """The same node after a driver upgrade without nvidia-fabricmanager: fabric not started
+    (CUDA error 802), and the kernel log shows the job's XID 13 and an XID 79 on GPU 5."""
+    g = gpus(H100, 8, nvlinks=nvlinks(), fabric=FabricFacts("not_started", 0, 0))
+    events = (
+        XidEvent(13, bdf(3), 86400.12, "Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0)"),
+        XidEvent(79, bdf(5), 90000.0, "GPU has fallen off the bus."),
+    )
+    return hgx(g, multigpu=hgx_multigpu(xid_events=events))
+
+
+def hgx_h100_link_degraded() -> HostFacts:
+    """HGX H100 with NVLink 7 of GPU 3 down and link 2 of GPU 5 counting CRC errors; the job
+    environment disables P2P; one HCA port is down."""
+    base = gpus(H100, 8, nvlinks=nvlinks(), fabric=FabricFacts("completed", 0, 0))
+    g = (
+        *base[:3],
+        replace(base[3], nvlinks=nvlinks(down=(7,))),
+        base[4],
+        replace(base[5], nvlinks=nvlinks(crc={2: 4211})),
+        *base[6:],
+    )
+    ports = hgx_multigpu().ib_ports
+    down = replace(ports[7], state="DOWN", phys_state="Polling", rate="10 Gb/sec (4X SDR)")
+    m = hgx_multigpu(
+        ib_ports=(*ports[:7], down),
+        nccl_env=(EnvVar("NCCL_P2P_DISABLE", "1"), EnvVar("NCCL_SOCKET_IFNAME", "eth0")),
+    )
+    return hgx(g, multigpu=m)
+
+
+def pcie_4x_acs_on() -> HostFacts:
+    """4x L40S behind one PCIe switch with ACS P2P redirect on, inside Docker with the default
+    64 MiB /dev/shm: NVML reports P2P blocked below the switch; the IOMMU translates DMA."""
+    g = gpus(L40S, 4)
+    m = MultiGpuFacts(
+        collected=True,
+        gpus=tuple(GpuLocality(bdf(i), 0, "0-31", 30 + i, "DMA-FQ") for i in range(4)),
+        nvswitch_count=0,
+        acs=(
+            PciBridgeAcs("0000:01:00.0", bdf(0), True, 0x1D, True),
+            *(PciBridgeAcs(f"0000:02:{8 + i:02x}.0", bdf(i), True, 0x1D, True) for i in range(4)),
+        ),
+        net_interfaces=("eth0", "lo"),
+        shm_bytes=64 * 2**20,
+        memlock_bytes=8 * 2**20,
+        memlock_unlimited=False,
+        xid_readable=False,
+        xid_unreadable_reason="reading /dev/kmsg needs root or CAP_SYSLOG "
+        "(kernel.dmesg_restrict=1); run as root, or look with `sudo dmesg | grep Xid`",
+    )
+    p = platform(container="docker", dmi_product="SYS-740GP-TNRT")
+    return healthy(
+        L40S,
+        4,
+        platform=p,
+        nvml=nvml("550.90.07", "12.4", g, pairs=pairs(4, lambda a, b: "multiple", False,
+                                                         "topology_not_supported")),
+        multigpu=m,
+    )  # fmt: skip
+
+
 HOSTS: dict[str, Callable[[], HostFacts]] = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -653,6 +825,10 @@ HOSTS: dict[str, Callable[[], HostFacts]] = {
         thermal_throttling,
         container_without_gpus,
         gpu_lost,
+        hgx_h100_healthy,
+        hgx_h100_fabric_manager_down,
+        hgx_h100_link_degraded,
+        pcie_4x_acs_on,
     )
 }
 
