@@ -326,7 +326,8 @@ class Updater:
                 ("verified", "true"),
                 ("evidence", _quote(_variant_evidence(by_key))),
             ]
-            if not variant.verified:
+            if not variant.verified or said:
+                # Old notes may describe the unverified or corrected facts.
                 changes.append(("notes", _quote(_VERIFIED_NOTE)))
             if not said:
                 said.append("verified from the wheel")
