@@ -13,9 +13,22 @@ set -euo pipefail
 
 say() { printf 'gpudoctor-action: %s\n' "$*"; }
 
-output() {  # name value: an action output, also echoed for local runs
-    say "output $1=$2"
-    if [ -n "${GITHUB_OUTPUT:-}" ]; then printf '%s=%s\n' "$1" "$2" >>"$GITHUB_OUTPUT"; fi
+# name value: an action output, also echoed for local runs. A value with a line break (an input
+# such as INPUT_FROM can hold one) goes in GitHub's delimiter form with a random delimiter it
+# cannot contain; as `name=value` its second line would set another output (result=passed).
+# The echo shows line breaks as \n, so a value cannot start a workflow command on stdout.
+output() {
+    local shown=${2//$'\r'/\\r} delimiter
+    say "output $1=${shown//$'\n'/\\n}"
+    if [ -z "${GITHUB_OUTPUT:-}" ]; then return; fi
+    case "$2" in
+        *$'\n'* | *$'\r'*)
+            delimiter="ghadelimiter_$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+            while [[ "$2" == *"$delimiter"* ]]; do delimiter="${delimiter}x"; done
+            printf '%s<<%s\n%s\n%s\n' "$1" "$delimiter" "$2" "$delimiter" >>"$GITHUB_OUTPUT"
+            ;;
+        *) printf '%s=%s\n' "$1" "$2" >>"$GITHUB_OUTPUT" ;;
+    esac
 }
 
 summary() {
@@ -51,10 +64,18 @@ split_requirements() {
 
 # "true" when the snapshot shows an NVIDIA GPU (NVML or the PCI bus), "false" when it shows none.
 # A GPU on the PCI bus that NVML cannot see counts as present: that runner is broken, not CPU-only.
+# "unknown" for anything else `from` may name (a pasted text report): it describes no runner.
 gpu_in_snapshot() {
     "$PYTHON" -c '
 import json, sys
-facts = json.load(open(sys.argv[1], encoding="utf-8"))
+try:
+    facts = json.load(open(sys.argv[1], encoding="utf-8"))
+except (OSError, ValueError):
+    print("unknown")
+    sys.exit(0)
+if not isinstance(facts, dict):
+    print("unknown")
+    sys.exit(0)
 nvml = facts.get("nvml") or {}
 pci = (facts.get("kernel") or {}).get("pci_devices") or []
 present = (nvml.get("device_count") or 0) > 0 or bool(nvml.get("gpus")) or any(

@@ -201,6 +201,7 @@ class ContainerRuntimeFacts:
         str, ...
     ] = ()  # nvidia-ctk, nvidia-container-cli, nvidia-container-runtime found on PATH
     toolkit_version: str | None = None
+    docker_client: str | None = None  # the `docker` CLI found on PATH (client without daemon)
 
 
 # --- CUDA libraries and frameworks --------------------------------------------------------------
@@ -227,6 +228,12 @@ class CudaLibFacts:
     cudnn: tuple[LibraryFact, ...] = ()
     nccl: tuple[LibraryFact, ...] = ()
     libcuda: tuple[LibraryFact, ...] = ()  # the driver's user-space library
+    # cuDNN, cuBLAS and NCCL the dynamic loader finds before a framework's own nvidia-* wheels:
+    # in LD_LIBRARY_PATH's folders (search order), and in its cache built from ld.so.conf
+    # (`ldconfig -p`). A wheel's libraries are found through the framework's RUNPATH, which
+    # LD_LIBRARY_PATH precedes.
+    ld_library_path_libs: tuple[LibraryFact, ...] = ()
+    loader_cache_libs: tuple[LibraryFact, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -286,6 +293,31 @@ class DeepFrameworkFacts:
     error: str | None = None
 
 
+# --- a pasted text report ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReportError:
+    """A known error line found in a pasted report (`code` names its row in
+    checks/error_lines.py); `text` is the line as pasted, trimmed; `line` its 1-based number."""
+
+    code: str
+    text: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class ReportFacts:
+    """Where the facts came from when `check --from` read a text report (collect_env, nvidia-smi,
+    pip list, ...) instead of probing a host: every fact the report does not show stays unknown."""
+
+    source: str = ""  # the file name, or "<stdin>"
+    sections: tuple[str, ...] = ()  # the shapes recognised, in order: "collect_env", ...
+    notes: tuple[str, ...] = ()  # provenance: which of two reports was used, truncation, ...
+    unknown: tuple[str, ...] = ()  # what the report could not tell
+    errors: tuple[ReportError, ...] = ()
+
+
 # --- the snapshot -------------------------------------------------------------------------------
 
 
@@ -311,3 +343,4 @@ class HostFacts:
     multigpu: MultiGpuFacts = field(default_factory=MultiGpuFacts)
     issues: tuple[ProbeIssue, ...] = ()
     timings: tuple[ProbeTiming, ...] = ()  # wall time per probe, for --verbose and bench/
+    report: ReportFacts | None = None  # only for facts read from a pasted text report

@@ -9,14 +9,20 @@ the same schema version are ignored, so that additive changes don't need a schem
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
+import math
+import os
+import re
+import stat
 import types
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from gpudoctor.errors import FactsError
-from gpudoctor.facts import SCHEMA_VERSION, HostFacts
+from gpudoctor.facts import SCHEMA_VERSION, HostFacts, ProbeIssue
 
 T = TypeVar("T")
 
@@ -27,74 +33,236 @@ def to_dict(obj: Any) -> Any:
         return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, tuple | list):
         return [to_dict(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None  # JSON has no NaN or Infinity; strict parsers refuse Python's bare NaN
     return obj
 
 
 def dumps(facts: HostFacts) -> str:
-    return json.dumps(to_dict(facts), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(to_dict(facts), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+# A snapshot of a real host is kilobytes (about 1 KiB per GPU); the cap keeps a hostile or
+# mistaken file from costing minutes and gigabytes before it is refused.
+MAX_SNAPSHOT_BYTES = 64 << 20
+# Every number a probe records fits a signed 64-bit integer (byte counts, indexes, counters).
+_INT_LIMIT = 1 << 63
+_FLOAT_LIMIT = 1e18
+
+# Recorded values the checks parse: a value that does not fit becomes None plus an issue
+# naming the field (reported as `unreadable-value`), not a crashed check.
+_VERSION = re.compile(r"\d{1,6}(\.\d{1,6}){0,3}")
+_CC = re.compile(r"\d{1,3}\.\d{1,3}")
+_SYNTAX: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
+    ("NvmlFacts", "driver_version"): (_VERSION, "a driver version"),
+    ("NvmlFacts", "library_version"): (_VERSION, "a driver version"),
+    ("NvmlFacts", "cuda_driver_version"): (_VERSION, "a CUDA version"),
+    ("KernelFacts", "nvidia_module_version"): (_VERSION, "a driver version"),
+    ("GpuFacts", "compute_capability"): (_CC, "a compute capability"),
+    ("FrameworkFacts", "cuda"): (_VERSION, "a CUDA version"),
+    ("FrameworkFacts", "cudnn"): (_VERSION, "a cuDNN version"),
+    ("DeepFrameworkFacts", "cuda"): (_VERSION, "a CUDA version"),
+    ("CudaToolkit", "version"): (_VERSION, "a CUDA version"),
+    ("CudaToolkit", "nvcc_version"): (_VERSION, "a CUDA version"),
+    ("ContainerRuntimeFacts", "toolkit_version"): (_VERSION, "a version"),
+}
+
+Path_ = tuple[Any, ...]  # (parent, key) chains, formatted only when a message needs them
+Convert = Callable[[Any, Path_, list[ProbeIssue]], Any]
+
+
+class _Unfit(Exception):
+    """A value of the right kind that no host can have (out of range, not finite)."""
+
+    def __init__(self, path: Path_, reason: str) -> None:
+        super().__init__(f"{_show(path)}: {reason}")
+        self.reason = reason
 
 
 def from_dict(cls: type[T], data: Any, path: str = "$") -> T:
     """Build dataclass `cls` from `data`, checking types; errors name the JSON path."""
-    return typing.cast(T, _convert(cls, data, path))
+    issues: list[ProbeIssue] = []
+    try:
+        value = _converter(typing.cast(Any, cls))(data, (path,), issues)
+    except _Unfit as exc:
+        raise FactsError(str(exc)) from None
+    if issues and isinstance(value, HostFacts):
+        value = dataclasses.replace(value, issues=(*value.issues, *issues))
+    return typing.cast(T, value)
 
 
-def _convert(tp: Any, value: Any, path: str) -> Any:  # noqa: PLR0912 - a branch per form
+@functools.cache
+def _converter(tp: Any) -> Convert:
+    """A converter for type `tp`, built once per type (type hints are costly to resolve)."""
     origin = get_origin(tp)
     if origin in (Union, types.UnionType):
-        args = get_args(tp)
-        if value is None and type(None) in args:
-            return None
-        inner = [a for a in args if a is not type(None)]
-        return _convert(inner[0], value, path)
+        inner = [a for a in get_args(tp) if a is not type(None)]
+        return _optional(_converter(inner[0]))
     if origin is tuple:
+        (item,) = [a for a in get_args(tp) if a is not Ellipsis]
+        return _sequence(_converter(item))
+    if dataclasses.is_dataclass(tp):
+        return _record(typing.cast(type, tp))
+    scalar = {float: _float, int: _int, str: _str, bool: _exact(bool)}.get(tp)
+    if scalar is None:
+        raise TypeError(f"unsupported field type {tp!r}")  # a bug in facts.py, not bad input
+    return scalar
+
+
+def _optional(inner: Convert) -> Convert:
+    def convert(value: Any, path: Path_, issues: list[ProbeIssue]) -> Any:
+        if value is None:
+            return None
+        try:
+            return inner(value, path, issues)
+        except _Unfit as exc:  # out of range where None is allowed: unknown, not a refusal
+            issues.append(_unreadable(path, exc.reason))
+            return None
+
+    return convert
+
+
+def _sequence(item: Convert) -> Convert:
+    def convert(value: Any, path: Path_, issues: list[ProbeIssue]) -> Any:
         if not isinstance(value, list):
             raise _type_error(path, "a list", value)
-        (item,) = [a for a in get_args(tp) if a is not Ellipsis]
-        return tuple(_convert(item, v, f"{path}[{i}]") for i, v in enumerate(value))
-    if dataclasses.is_dataclass(tp):
+        return tuple(item(v, (path, i), issues) for i, v in enumerate(value))
+
+    return convert
+
+
+def _record(cls: type) -> Convert:
+    hints = get_type_hints(cls)
+    fields = tuple(
+        (
+            f.name,
+            _converter(hints[f.name]),
+            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+            _SYNTAX.get((cls.__name__, f.name)),
+        )
+        for f in dataclasses.fields(cls)
+    )
+
+    def convert(value: Any, path: Path_, issues: list[ProbeIssue]) -> Any:
         if not isinstance(value, dict):
             raise _type_error(path, "an object", value)
-        hints = get_type_hints(tp)
         kwargs = {}
-        for f in dataclasses.fields(tp):
-            if f.name in value:
-                kwargs[f.name] = _convert(hints[f.name], value[f.name], f"{path}.{f.name}")
-            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise FactsError(f"{path}: required field {f.name!r} is missing")
-        return typing.cast(Any, tp)(**kwargs)
-    if tp is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-        raise _type_error(path, "a number", value)
-    if tp in (int, str, bool):
-        # bool is a subclass of int: refuse True where an int is expected.
-        if isinstance(value, tp) and not (tp is int and isinstance(value, bool)):
+        for name, conv, required, syntax in fields:
+            if name in value:
+                got = conv(value[name], (path, name), issues)
+                if syntax is not None and got is not None and not syntax[0].fullmatch(got):
+                    issues.append(_unreadable((path, name), f"{got!r:.60} is not {syntax[1]}"))
+                    got = None
+                kwargs[name] = got
+            elif required:
+                raise FactsError(f"{_show(path)}: required field {name!r} is missing")
+        return cls(**kwargs)
+
+    return convert
+
+
+def _float(value: Any, path: Path_, issues: list[ProbeIssue]) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if isinstance(value, int) and abs(value) >= _INT_LIMIT:
+            raise _Unfit(path, f"{_digits(value)} is out of range")
+        number = float(value)
+        if not math.isfinite(number) or abs(number) > _FLOAT_LIMIT:
+            raise _Unfit(path, f"{number!r} is out of range")
+        return number
+    raise _type_error(path, "a number", value)
+
+
+def _int(value: Any, path: Path_, issues: list[ProbeIssue]) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if abs(value) >= _INT_LIMIT:
+            raise _Unfit(path, f"{_digits(value)} is out of range")
+        return value
+    raise _type_error(path, "int", value)
+
+
+def _exact(tp: type) -> Convert:
+    def convert(value: Any, path: Path_, issues: list[ProbeIssue]) -> Any:
+        if isinstance(value, tp):
             return value
         raise _type_error(path, tp.__name__, value)
-    raise TypeError(f"unsupported field type {tp!r} at {path}")  # a bug in facts.py, not bad input
+
+    return convert
 
 
-def _type_error(path: str, expected: str, value: Any) -> FactsError:
-    return FactsError(f"{path}: expected {expected}, found {type(value).__name__} {value!r:.40}")
+def _str(value: Any, path: Path_, issues: list[ProbeIssue]) -> str:
+    if not isinstance(value, str):
+        raise _type_error(path, "str", value)
+    if value.isascii():
+        return value
+    # JSON can spell lone surrogates ("\ud800"), which no UTF-8 writer accepts.
+    return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
-def loads(text: str, source: str = "<snapshot>") -> HostFacts:
+def _digits(value: int) -> str:
+    return f"a {len(str(abs(value)))}-digit number" if abs(value) < 10**4000 else "a huge number"
+
+
+def _show(path: Path_) -> str:
+    parts: list[str] = []
+    node: Any = path
+    while len(node) == 2:
+        node, key = node
+        parts.append(f"[{key}]" if isinstance(key, int) else f".{key}")
+    return str(node[0]) + "".join(reversed(parts))
+
+
+def _unreadable(path: Path_, reason: str) -> ProbeIssue:
+    field = _show(path).removeprefix("$.")
+    return ProbeIssue(probe="snapshot", field=field, code="unreadable-value", reason=reason)
+
+
+def _type_error(path: Path_, expected: str, value: Any) -> FactsError:
+    shown = _digits(value) if isinstance(value, int) and abs(value) > 10**40 else repr(value)
+    return FactsError(
+        f"{_show(path)}: expected {expected}, found {type(value).__name__} {shown:.40}"
+    )
+
+
+def _reject_constant(name: str) -> Any:
+    raise FactsError(f"{name} is not a number a snapshot can hold")
+
+
+def parse_json(text: str, source: str, hint: str) -> Any:
+    """JSON from an untrusted file: NaN/Infinity, huge numbers and deep nesting are refused with
+    one line naming `source` (json would accept the first two and overflow on the last)."""
     try:
-        data = json.loads(text)
+        return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise FactsError(
             f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
-            hint="pass a file written by `gpudoctor snapshot -o FILE`",
+            hint=hint,
         ) from None
+    except FactsError as exc:
+        raise FactsError(f"{source}: {exc.message}", hint=hint) from None
+    except RecursionError:
+        raise FactsError(f"{source}: nested too deeply to be a snapshot", hint=hint) from None
+    except ValueError:  # an integer past Python's 4300-digit conversion limit
+        raise FactsError(
+            f"{source}: a number of over 4300 digits is out of range", hint=hint
+        ) from None
+
+
+_HINT = "pass a file written by `gpudoctor snapshot -o FILE`"
+
+
+def loads(text: str, source: str = "<snapshot>") -> HostFacts:
+    data = parse_json(text, source, _HINT)
     if not isinstance(data, dict) or "schema_version" not in data:
         raise FactsError(
             f"{source}: not a gpudoctor snapshot (no schema_version at the top level)",
-            hint="pass a file written by `gpudoctor snapshot -o FILE`",
+            hint=_HINT,
         )
     version = data["schema_version"]
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise FactsError(f"{source}: schema_version must be an integer, found {version!r}")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise FactsError(
+            f"{source}: schema_version must be an integer from 1 up, found {version!r:.40}",
+            hint=_HINT,
+        )
     if version > SCHEMA_VERSION:
         raise FactsError(
             f"{source}: snapshot schema version {version} is newer than this gpudoctor "
@@ -104,17 +272,52 @@ def loads(text: str, source: str = "<snapshot>") -> HostFacts:
     try:
         return from_dict(HostFacts, data)
     except FactsError as exc:
-        raise FactsError(f"{source}: {exc.message}", hint=exc.hint) from None
+        raise FactsError(f"{source}: {exc.message}", hint=exc.hint or _HINT) from None
+    except RecursionError:
+        raise FactsError(f"{source}: nested too deeply to be a snapshot", hint=_HINT) from None
 
 
 def load(path: Path) -> HostFacts:
+    return loads(read_capped(path, MAX_SNAPSHOT_BYTES, "snapshot"), str(path))
+
+
+def read_capped(path: Path, limit: int, what: str) -> str:
+    """UTF-8 text of a regular file of at most `limit` bytes; FactsError otherwise."""
+    data = read_bytes_capped(path, limit, what)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FactsError(
-            f"cannot read snapshot {path}: {exc.strerror or exc}",
-            hint="check the path; `gpudoctor snapshot -o FILE` writes one",
-        ) from None
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise FactsError(f"{path}: not a text file", hint="pass a JSON snapshot") from None
-    return loads(text, str(path))
+        raise FactsError(
+            f"{path}: not a text file (not UTF-8)", hint=f"pass a JSON {what}"
+        ) from None
+
+
+def read_bytes_capped(
+    path: Path,
+    limit: int,
+    what: str,
+    hint: str = "check the path; `gpudoctor snapshot -o FILE` writes one",
+    *,
+    named: bool = True,
+) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; FactsError otherwise (opened
+    non-blocking: a FIFO named as the input must not hang the command)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise FactsError(f"{path}: not a regular file", hint=hint)
+            data = stream.read(limit + 1)
+    except OSError as exc:
+        shown = f"{what} {path}" if named else str(path)
+        raise FactsError(f"cannot read {shown}: {exc.strerror or exc}", hint=hint) from None
+    return refuse_oversized(data, limit, str(path), what)
+
+
+def refuse_oversized(data: bytes, limit: int, name: str, what: str) -> bytes:
+    if len(data) > limit:
+        raise FactsError(
+            f"{name}: larger than {limit >> 20} MiB, too large for a {what}",
+            hint=f"a {what} of a real host is far smaller: check that this is the right input",
+        )
+    return data

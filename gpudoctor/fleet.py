@@ -8,6 +8,8 @@ Pure: the loader (`load_fleet`) is the only part that reads files.
 
 from __future__ import annotations
 
+import os
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,7 +91,7 @@ class FleetSummary:
 def summarize_fleet(hosts: Sequence[tuple[str, HostFacts, Sequence[Finding]]]) -> FleetSummary:
     """Group the findings of several hosts by problem; host names must be unique."""
     names = [name for name, _, _ in hosts]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    duplicates = sorted(n for n, count in Counter(names).items() if count > 1)
     if duplicates:
         raise ValueError(f"host names must be unique, repeated: {', '.join(duplicates)}")
     groups: dict[str, list[tuple[str, Finding]]] = {}
@@ -131,8 +133,8 @@ def _problem(code: str, hits: list[tuple[str, Finding]]) -> FleetProblem:
 
 
 def _counts(findings: Iterable[Finding]) -> Counts:
-    severities = [f.severity for f in findings]
-    return tuple((s, severities.count(s)) for s in SEVERITY_ORDER)
+    severities = Counter(f.severity for f in findings)
+    return tuple((s, severities[s]) for s in SEVERITY_ORDER)
 
 
 # --- loading ------------------------------------------------------------------------------------
@@ -156,17 +158,59 @@ def snapshot_paths(paths: Sequence[Path]) -> list[Path]:
     return [p for p in found if unique[p.resolve()] is p]
 
 
-def load_fleet(paths: Sequence[Path]) -> list[tuple[str, HostFacts]]:
-    """Load every snapshot; each host is named by its hostname (when the snapshot kept it) or
-    its file name, and by its path where that name repeats."""
+def load_fleet(paths: Sequence[Path]) -> list[tuple[str, HostFacts | FactsError]]:
+    """Load every snapshot; a file that cannot be read is kept as its error (the rest of the
+    fleet is still judged). Hosts are named as `host_names` says."""
     from gpudoctor.facts_json import load
 
-    loaded = [(path, load(path)) for path in snapshot_paths(paths)]
-    names = [facts.platform.hostname or path.stem for path, facts in loaded]
-    return [
-        (str(path) if names.count(name) > 1 else name, facts)
-        for name, (path, facts) in zip(names, loaded, strict=True)
+    loaded: list[tuple[Path, HostFacts | FactsError]] = []
+    for path in snapshot_paths(paths):
+        try:
+            loaded.append((path, load(path)))
+        except FactsError as exc:
+            loaded.append((path, exc))
+    hostnames = [None if isinstance(f, FactsError) else f.platform.hostname for _, f in loaded]
+    names = host_names([path for path, _ in loaded], hostnames)
+    return [(name, facts) for name, (_, facts) in zip(names, loaded, strict=True)]
+
+
+def host_names(paths: Sequence[Path], hostnames: Sequence[str | None]) -> list[str]:
+    """Each host by its hostname (when the snapshot kept it) or its file name, by its path
+    where that name repeats, and numbered if even that repeats."""
+    names = [hostname or path.stem for path, hostname in zip(paths, hostnames, strict=True)]
+    counts = Counter(names)  # not list.count: quadratic over a 3000-host folder
+    spelled = [
+        str(path) if counts[name] > 1 else name for name, path in zip(names, paths, strict=True)
     ]
+    return unique_names(spelled)
+
+
+def unique_names(names: Sequence[str]) -> list[str]:
+    """`names` with repeats numbered ("a", "a #2"): two snapshots may claim the same host."""
+    seen: dict[str, int] = {}
+    taken = set(names)
+    out = []
+    for name in names:
+        count = seen.get(name, 0) + 1
+        seen[name] = count
+        candidate = name
+        while count > 1 and candidate in taken:
+            candidate = f"{name} #{count}"
+            count += 1
+        taken.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def _unreadable(error: FactsError) -> Finding:
+    from gpudoctor.checks.base import finding
+
+    return finding(
+        "unreadable-snapshot",
+        Severity.ERROR,
+        f"cannot read the snapshot: {error.message}",
+        fix=error.hint or "record the host again with `gpudoctor snapshot -o FILE`",
+    )
 
 
 def is_fleet(paths: Sequence[Path]) -> bool:
@@ -183,13 +227,66 @@ def judge_fleet(
     skip: frozenset[str] = frozenset(),
     strict: bool = False,
 ) -> tuple[FleetSummary, int]:
-    """Load and check every snapshot; the exit code is the worst host's (1 if any host fails)."""
-    from gpudoctor.checks import run_checks
+    """Load and check every snapshot; the exit code is the worst host's (1 if any host fails).
 
-    hosts: list[tuple[str, HostFacts, Sequence[Finding]]] = []
-    exit_code = 0
-    for name, facts in load_fleet(paths):
-        run = run_checks(facts, matrix, intent, only=only, skip=skip, strict=strict)
-        hosts.append((name, facts, run.findings))
-        exit_code = max(exit_code, run.exit_code)
+    Large fleets are judged by worker processes (each host is independent), small ones here."""
+    from gpudoctor.facts import HostFacts
+
+    files = snapshot_paths(paths)
+    job = _Job(matrix, intent, only, skip, strict)
+    judged = _judge_all(files, job)
+    names = host_names(files, [hostname for hostname, _, _ in judged])
+    hosts: list[tuple[str, HostFacts, Sequence[Finding]]] = [
+        (name, HostFacts(), findings) for name, (_, findings, _) in zip(names, judged, strict=True)
+    ]
+    exit_code = max((code for _, _, code in judged), default=0)
     return summarize_fleet(hosts), exit_code
+
+
+@dataclass(frozen=True)
+class _Job:
+    matrix: Matrix
+    intent: Intent | None
+    only: frozenset[str]
+    skip: frozenset[str]
+    strict: bool
+
+
+Judged = tuple[str | None, tuple[Finding, ...], int]  # hostname, findings, exit code
+_WORKER_JOB: list[_Job] = []  # the job of a worker process, set by its initializer
+PARALLEL_FROM = 200  # hosts; below this, starting workers costs more than it saves
+
+
+def _judge_all(files: Sequence[Path], job: _Job) -> list[Judged]:
+    workers = min(os.cpu_count() or 1, 8)
+    if len(files) < PARALLEL_FROM or workers < 2:
+        return [_judge(path, job) for path in files]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        with ProcessPoolExecutor(
+            workers,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_WORKER_JOB.append,
+            initargs=(job,),
+        ) as pool:
+            return list(pool.map(_judge_in_worker, files, chunksize=32))
+    except (OSError, ImportError):  # no process support here (a sandbox): judge in-process
+        return [_judge(path, job) for path in files]
+
+
+def _judge_in_worker(path: Path) -> Judged:
+    return _judge(path, _WORKER_JOB[0])
+
+
+def _judge(path: Path, job: _Job) -> Judged:
+    from gpudoctor.checks import run_checks
+    from gpudoctor.facts_json import load
+
+    try:
+        facts = load(path)
+    except FactsError as exc:
+        return None, (_unreadable(exc),), 1
+    run = run_checks(facts, job.matrix, job.intent, only=job.only, skip=job.skip, strict=job.strict)
+    return facts.platform.hostname, run.findings, run.exit_code

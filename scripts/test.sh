@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh machine: installs gpudoctor with its test extras, makes a
-# Docker Engine reachable (docker tests build real images), then runs pytest.
+# The whole test suite, from a fresh machine, leaving the system Python alone:
+#   1. scripts/venv.sh: create .venv (installing python3-venv first when it is missing and this
+#      is root), `pip install -e '.[dev]'` into it, put .venv/bin first on PATH;
+#   2. scripts/ensure-docker.sh: make a Docker Engine reachable (docker tests build real images);
+#   3. pytest from .venv; exit 5 (no test collected) fails the run.
 # Extra arguments go to pytest, e.g. `bash scripts/test.sh -m slow` for the opt-in slow tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python3 -m pip install -q --disable-pip-version-check -e '.[dev]'
+# shellcheck source=scripts/venv.sh
+source scripts/venv.sh
 bash scripts/ensure-docker.sh || echo "test.sh: no Docker Engine; docker tests will be skipped" >&2
 
-# pytest exits 5 when no test ran: let that fail the run (it means the suite went missing).
-python3 -m pytest "$@"
+# pytest exits 5 when no test ran: that fails the run too (it means the suite went missing).
+exec python -m pytest "$@"

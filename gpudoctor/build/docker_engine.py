@@ -15,6 +15,13 @@ from typing import Any
 from gpudoctor.build.engine import BuildEvent, DaemonInfo, ImageInfo, RunResult, parse_build_output
 from gpudoctor.errors import EnvironmentUnavailable
 
+# An endpoint that accepts the connection but never answers must fail fast: the first call
+# (docker-py asks for the API version while connecting) gets a short timeout. Builds then read
+# with a long one: a silent `pip install` of a multi-GB wheel prints nothing for minutes.
+CONNECT_TIMEOUT_S = 10.0
+API_TIMEOUT_S = 600.0
+BUILD_READ_TIMEOUT_S = 3600.0
+
 DAEMON_HINT = (
     "start the Docker daemon (`sudo systemctl start docker`, or `dockerd &`), "
     "or point DOCKER_HOST at a reachable one (now: {host})"
@@ -38,12 +45,18 @@ class DockerSdkEngine:
         """
         import os
 
+        from gpudoctor.probes.redact import url_without_credentials
+
         env = dict(os.environ if environment is None else environment)
-        host = env.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+        # Messages name the endpoint without the credentials a tcp:// or ssh:// URL may hold.
+        host = url_without_credentials(env.get("DOCKER_HOST") or "unix:///var/run/docker.sock")
         with _translate_errors(host):
             import docker
 
-            return cls(docker.from_env(environment=env, timeout=600), host)
+            client = docker.from_env(environment=env, timeout=CONNECT_TIMEOUT_S)
+            client.ping()
+            client.api.timeout = API_TIMEOUT_S
+            return cls(client, host)
 
     def ping(self) -> DaemonInfo:
         with _translate_errors(self._host):
@@ -81,6 +94,7 @@ class DockerSdkEngine:
             forcerm=True,  # remove intermediate containers of failed steps too
             pull=False,  # bases may be local mirrors; never reach out unasked
             decode=True,
+            timeout=BUILD_READ_TIMEOUT_S,  # docker-py's default, None, waits forever
         )
         return stream
 
@@ -100,7 +114,15 @@ class DockerSdkEngine:
                     # The image's fault (no such executable), not the daemon's: report it as
                     # the docker CLI does, exit 127 with the reason.
                     return RunResult(127, "", str(exc.explanation or exc))
-                status = container.wait(timeout=timeout)
+                try:
+                    status = container.wait(timeout=timeout)
+                except Exception as exc:
+                    if not _timed_out(exc):
+                        raise
+                    # The command outran its limit: its result, not a daemon fault. Exit 124
+                    # as timeout(1) reports it; remove(force=True) below stops it.
+                    out = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
+                    return RunResult(124, out, f"timed out after {timeout:g} s")
                 out = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
                 err = container.logs(stdout=False, stderr=True).decode("utf-8", "replace")
             finally:
@@ -140,6 +162,18 @@ class DockerSdkEngine:
                     yield " ".join(str(chunk[k]) for k in ("id", "status") if chunk.get(k))
 
 
+def _timed_out(exc: BaseException) -> bool:
+    """A read timeout of the SDK's wait: requests raises ReadTimeout over TCP, but over the Unix
+    socket adapter a ConnectionError wrapping urllib3's ReadTimeoutError ("Read timed out")."""
+    import requests.exceptions
+
+    if isinstance(exc, requests.exceptions.ReadTimeout | TimeoutError):
+        return True
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        return "timed out" in str(exc).lower()
+    return False
+
+
 @contextmanager
 def _translate_errors(host: str) -> Iterator[None]:
     """SDK and transport errors -> EnvironmentUnavailable with the fix."""
@@ -164,7 +198,9 @@ def _translate_errors(host: str) -> Iterator[None]:
 
 
 def _unreachable(host: str, exc: Exception) -> EnvironmentUnavailable:
-    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    from gpudoctor.probes.redact import url_without_credentials
+
+    reason = url_without_credentials(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     return EnvironmentUnavailable(
         f"cannot reach the Docker daemon at {host}: {reason}",
         hint=DAEMON_HINT.format(host=host),

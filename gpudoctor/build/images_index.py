@@ -84,7 +84,7 @@ def _image_row(image: Image) -> str:
     cells = (
         row.framework,
         row.version,
-        f"{row.cuda} ({row.cuda_release})",
+        f"{row.cuda} ({row.cuda_release or 'wheels'})",
         row.cudnn or "none",
         row.python,
         row.flavor,

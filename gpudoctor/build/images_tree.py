@@ -9,11 +9,13 @@ exactly what would be written. Nothing outside the output folder is touched, sym
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from gpudoctor.errors import UsageError
+from gpudoctor.safe_write import SymlinkInTree, write_atomic
 
 MANIFEST = ".gpudoctor-manifest"
 _HEADER = (
@@ -45,10 +47,16 @@ def write_tree(out: Path, files: Mapping[str, bytes]) -> TreeResult:
         owned = read_manifest(out)
         _refuse_foreign(out, files, owned)
         # The union first: a run cut short still knows every file it may have written.
-        _write_if_changed(out / MANIFEST, manifest_text(owned | set(files)).encode("utf-8"))
-        changed = tuple(p for p in sorted(files) if _write_if_changed(out / p, files[p]))
+        _write_if_changed(out, MANIFEST, manifest_text(owned | set(files)).encode("utf-8"))
+        changed = tuple(p for p in sorted(files) if _write_if_changed(out, p, files[p]))
         removed, kept = _remove_stale(out, owned - set(files), files)
-        _write_if_changed(out / MANIFEST, manifest_text(files).encode("utf-8"))
+        _write_if_changed(out, MANIFEST, manifest_text(files).encode("utf-8"))
+    except SymlinkInTree as exc:
+        raise UsageError(
+            f"{exc.filename}: a folder on the way is a symlink, and render --all writes only "
+            f"inside {out}",
+            hint="replace the symlinked folder with a real one, or render into another --out",
+        ) from None
     except OSError as exc:
         where = exc.filename or out
         raise UsageError(
@@ -68,7 +76,14 @@ def read_manifest(out: Path) -> set[str]:
     if not path.is_file() or path.is_symlink():
         return set()
     owned: set[str] = set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(
+            f"{path} is not UTF-8 text, so it cannot say which files gpudoctor wrote",
+            hint=f"restore {path} (git checkout) or delete it; without it nothing is removed",
+        ) from None
+    for number, line in enumerate(text.splitlines(), 1):
         if not line or line.startswith("#"):
             continue
         pure = PurePosixPath(line)
@@ -103,14 +118,13 @@ def _occupied(path: Path, content: bytes) -> bool:
     return path.is_file() and path.read_bytes() != content
 
 
-def _write_if_changed(path: Path, content: bytes) -> bool:
-    """Write (atomically) unless the file already holds `content`; True when written."""
+def _write_if_changed(out: Path, rel: str, content: bytes) -> bool:
+    """Write (atomically, never through a symlink below `out`) unless the file already holds
+    `content`; True when written."""
+    path = out / rel
     if path.is_file() and not path.is_symlink() and path.read_bytes() == content:
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(content)
-    tmp.replace(path)
+    write_atomic(path, content, root=out)
     return True
 
 
@@ -124,7 +138,7 @@ def _remove_stale(
         # Only a regular file that really lies inside `out` (no symlinked folder on the way).
         if path.is_symlink() or not path.is_file() or not path.resolve().is_relative_to(root):
             continue
-        path.unlink()
+        path.unlink(missing_ok=True)  # a concurrent render may have removed it first
         removed.append(rel)
     live_folders = {p for rel in live for p in PurePosixPath(rel).parents}
     kept: set[str] = set()
@@ -134,7 +148,8 @@ def _remove_stale(
         if not path.is_dir() or path.is_symlink():
             continue
         if not any(path.iterdir()):
-            path.rmdir()
+            with contextlib.suppress(OSError):  # a concurrent render may be filling it again
+                path.rmdir()
         elif folder not in live_folders and not any(
             PurePosixPath(k).is_relative_to(folder) for k in kept
         ):

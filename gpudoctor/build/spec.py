@@ -56,9 +56,14 @@ class ImageSpec:
 
     @property
     def require_cuda(self) -> str:
-        """NVIDIA_REQUIRE_CUDA: the base image's CUDA major.minor, as nvidia/cuda sets it."""
-        major, minor = self.row.cuda_release.split(".")[:2]
-        return f"cuda>={major}.{minor}"
+        """NVIDIA_REQUIRE_CUDA: the compatibility model's rule for the build (`cuda>=12.0` for
+        any cu12x build: every driver at or above the 12.x minor-version floor), ORed with
+        whatever the base declares. nvidia/cuda bases declare `cuda>=12.4` plus NVIDIA's
+        `brand=...,driver>=...` clauses (forward compatibility through the cuda-compat
+        package they ship); replacing that value would drop those clauses, so the Dockerfile
+        keeps it after ours (space-separated constraints are ORed by the NVIDIA Container
+        Toolkit). A plain base declares nothing, and the value is the model's rule alone."""
+        return f"{self.row.require_cuda}${{NVIDIA_REQUIRE_CUDA:+ }}${{NVIDIA_REQUIRE_CUDA}}"
 
     @property
     def labels(self) -> tuple[tuple[str, str], ...]:
@@ -115,7 +120,10 @@ def image_labels(spec: ImageSpec) -> dict[str, str]:
         LABEL_PREFIX + "framework": row.framework,
         LABEL_PREFIX + "framework-version": row.version,
         LABEL_PREFIX + "cuda": row.cuda,
-        LABEL_PREFIX + "cuda-release": row.cuda_release,
+        LABEL_PREFIX + "cuda-release": row.cuda_release or "none",
+        LABEL_PREFIX + "cuda-from": row.cuda_from,
+        LABEL_PREFIX + "native-driver": row.native_driver_linux or "unknown",
+        LABEL_PREFIX + "require-cuda": row.require_cuda,
         LABEL_PREFIX + "cudnn": row.cudnn or "none",
         LABEL_PREFIX + "python": row.python,
         LABEL_PREFIX + "min-driver": row.min_driver_linux,
@@ -134,7 +142,7 @@ def make_spec(row: ResolvedRow, options: BuildOptions) -> ImageSpec:
     index = options.index_url or row.index_url
     if index is not None:
         validate.index_url(index, "--index-url" if options.index_url else "matrix index_url")
-    for value in (row.id, row.version, row.cuda, row.cuda_release, row.min_driver_linux):
+    for value in (row.id, row.version, row.cuda, row.cuda_release or "none", row.min_driver_linux):
         _check_row_value(row, value)
     return ImageSpec(
         row=row,
@@ -163,8 +171,8 @@ def _base_image(row: ResolvedRow, override: str | None) -> tuple[str, bool, tupl
         base,
         False,
         (
-            f"base image {base} is pinned by tag only: tags are mutable (NVIDIA re-publishes "
-            f"and deletes them), so a rebuild may get different bits; pin it with "
+            f"base image {base} is pinned by tag only: tags are mutable (registries re-publish "
+            f"and delete them), so a rebuild may get different bits; pin it with "
             f"--base-image {base}@sha256:<digest>",
         ),
     )

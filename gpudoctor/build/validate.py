@@ -122,6 +122,18 @@ def index_url(value: str, option: str = "--index-url") -> str:
     _check_plain(option, value, fix)
     if not _URL_SAFE.fullmatch(value):
         raise _refuse(option, value, "holds characters a URL does not", fix)
+    if "@" in rest.split("/", 1)[0]:
+        # The index reaches pip as a build argument and a label, so credentials would be kept in
+        # the image's history for anyone who pulls it. docker-py drives the classic builder,
+        # which has no build secrets (BuildKit's --secret), so the only safe answer is no.
+        raise UsageError(
+            f"{option} holds credentials (user:password@), which would be stored in the "
+            "image's history and labels for anyone who pulls it",
+            hint="download the wheels first (`pip download --index-url URL -d wheels ...`) and "
+            "build with --wheelhouse wheels, or use a mirror that needs no credentials in the "
+            "URL; for BuildKit secrets, `gpudoctor render` the Dockerfile and build with "
+            "`docker buildx build --secret`",
+        )
     return value
 
 

@@ -1,8 +1,9 @@
 """Verify a built image against its matrix row: run the in-image probe, compare, report Findings.
 
 What is compared (each one Finding): Python version, framework version, the CUDA and cuDNN the
-framework was built with, the io.gpudoctor.* and OCI labels; with a GPU also
-`cuda.is_available()` and one small kernel. Without a GPU those two are `n/a`, not failures.
+framework was built with, each CUDA library present once, the io.gpudoctor.* and OCI labels;
+with a GPU also `cuda.is_available()` and one small kernel. Without a GPU those two are `n/a`,
+not failures.
 """
 
 from __future__ import annotations
@@ -27,16 +28,36 @@ def run_probe(engine: ImageEngine, image: str, spec: ImageSpec, *, gpu: bool) ->
     if gpu:
         command.append("--kernel")
     result = engine.run(image, command, gpus=gpu, timeout=RUN_TIMEOUT_S)
+    by_hand = f"run it by hand: docker run --rm --entrypoint {command[0]} {image} {VERIFY_PATH}"
     for line in reversed(result.stdout.splitlines()):
         if line.startswith(MARKER):
-            report: dict[str, Any] = json.loads(line[len(MARKER) :])
-            return report
+            return _parse_report(line[len(MARKER) :], image, by_hand)
     tail = (result.stderr or result.stdout).strip().splitlines()[-10:]
     raise VerifyFailed(
         f"the verify script in {image} printed no report (exit {result.exit_code}): "
         + " | ".join(tail),
-        hint=f"run it by hand: docker run --rm --entrypoint {command[0]} {image} {VERIFY_PATH}",
+        hint=by_hand,
     )
+
+
+def _parse_report(text: str, image: str, hint: str) -> dict[str, Any]:
+    """The report line's JSON object; a truncated or garbled one fails the verification."""
+    try:
+        report = json.loads(text)
+    except ValueError as exc:
+        raise VerifyFailed(
+            f"the verify report from {image} is not valid JSON ({exc.msg} at character "
+            f"{exc.pos} of {len(text)}: truncated or garbled)"
+            if isinstance(exc, json.JSONDecodeError)
+            else f"the verify report from {image} is not valid JSON",
+            hint=hint,
+        ) from None
+    if not isinstance(report, dict):
+        raise VerifyFailed(
+            f"the verify report from {image} is a JSON {type(report).__name__}, not an object",
+            hint=hint,
+        )
+    return report
 
 
 def _finding(
@@ -74,6 +95,7 @@ def compare_report(report: Mapping[str, Any], spec: ImageSpec, *, gpu: bool) -> 
         )
     )
     errors = report.get("errors") or []
+    errors = errors if isinstance(errors, list) else [errors]
     version = report.get("framework_version")
     try:
         same = version is not None and Version(str(version)).public == Version(row.version).public
@@ -90,8 +112,26 @@ def compare_report(report: Mapping[str, Any], spec: ImageSpec, *, gpu: bool) -> 
     )
     findings.append(_cuda_finding(report, spec))
     findings.append(_cudnn_finding(report, spec))
+    findings.append(_cuda_once_finding(report))
     findings.extend(_gpu_findings(report, gpu))
     return findings
+
+
+def _cuda_once_finding(report: Mapping[str, Any]) -> Finding:
+    """Each CUDA library once: the same library in two folders (an nvidia/cuda base's
+    /usr/local/cuda and the framework's nvidia-* wheels) wastes gigabytes, and which copy the
+    loader takes depends on the search order."""
+    duplicates = report.get("cuda_library_duplicates")
+    if duplicates is None:
+        return Finding("verify-cuda-once", Severity.NA, AREA, "CUDA libraries: not reported")
+    found = sorted(duplicates)
+    return _finding(
+        "verify-cuda-once",
+        not found,
+        "each CUDA library once" if not found else f"CUDA libraries twice: {', '.join(found)}",
+        "; ".join(f"{lib} in {' and '.join(duplicates[lib])}" for lib in found),
+        {"duplicates": ", ".join(found) or "none"},
+    )
 
 
 def _cuda_finding(report: Mapping[str, Any], spec: ImageSpec) -> Finding:

@@ -8,6 +8,7 @@ read without building it, so then the whole wheelhouse goes into the context (an
 
 from __future__ import annotations
 
+import stat
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ from packaging.utils import (
     parse_wheel_filename,
 )
 
+from gpudoctor.errors import UsageError
+
 
 @dataclass(frozen=True)
 class WheelSelection:
@@ -35,11 +38,30 @@ class WheelSelection:
 
 def _index(wheelhouse: Path) -> dict[NormalizedName, list[Path]]:
     projects: dict[NormalizedName, list[Path]] = {}
+    root = wheelhouse.resolve()
     for path in sorted(wheelhouse.iterdir()):
         name = _project_name(path)
         if name is not None:
+            _refuse_odd_entry(path, root)
             projects.setdefault(name, []).append(path)
     return projects
+
+
+def _refuse_odd_entry(path: Path, root: Path) -> None:
+    """A package file must be a regular file inside the wheelhouse: reading a FIFO named
+    `x.whl` would block forever, a folder cannot be a wheel, and a symlink out of the folder
+    would copy a file from elsewhere on this host into the image."""
+    why = None
+    target = path.resolve()
+    if not target.is_relative_to(root):
+        why = f"a symlink to {target}, outside the wheelhouse"
+    elif not stat.S_ISREG(target.stat().st_mode):
+        why = "a folder" if target.is_dir() else "not a regular file"
+    if why is not None:
+        raise UsageError(
+            f"--wheelhouse {path.parent}: {path.name} is {why}",
+            hint="put only wheel and sdist files (from `pip download`) into the wheelhouse",
+        )
 
 
 def _project_name(path: Path) -> NormalizedName | None:
@@ -54,7 +76,21 @@ def _project_name(path: Path) -> NormalizedName | None:
 
 
 def wheel_requirements(wheel: Path) -> list[Requirement]:
-    """The Requires-Dist entries of a wheel (unparseable ones are skipped: pip will say)."""
+    """The Requires-Dist entries of a wheel (unparseable ones are skipped: pip will say).
+
+    Raises:
+        UsageError: the file is not a wheel (not a zip archive).
+    """
+    try:
+        return _requirements(wheel)
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise UsageError(
+            f"--wheelhouse {wheel.parent}: {wheel.name} is not a wheel ({exc})",
+            hint="remove it, or download it again with `pip download`",
+        ) from None
+
+
+def _requirements(wheel: Path) -> list[Requirement]:
     with zipfile.ZipFile(wheel) as archive:
         meta = next(
             (

@@ -18,14 +18,18 @@ from gpudoctor.checks import (
     deep,
     devices,
     driver,
+    evidence,
     gpu,
+    image_verdict,
     intent,
     links,
     nccl,
     placement,
     platform,
+    recorded,
     requirements,
     runtime,
+    shadowing,
     software,
     xid,
 )
@@ -35,6 +39,7 @@ from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.checks.summary import headlines
 from gpudoctor.errors import UsageError
 from gpudoctor.exitcodes import ExitCode
+from gpudoctor.report.clean import clean_finding, printable
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -44,15 +49,19 @@ __all__ = ["REGISTRY", "CheckRun", "Intent", "exit_code", "run_checks", "select_
 
 # (area, check) in report order; a check's findings carry codes of its area (catalogue.py).
 REGISTRY: tuple[tuple[str, Check], ...] = (
+    *(("report", c) for c in evidence.CHECKS),
     *(("driver", c) for c in driver.CHECKS),
     *(("driver", c) for c in devices.CHECKS),
+    *(("driver", c) for c in recorded.CHECKS),
     *(("gpu", c) for c in gpu.CHECKS),
     *(("platform", c) for c in platform.CHECKS),
     *(("runtime", c) for c in runtime.CHECKS),
     *(("software", c) for c in software.CHECKS),
+    *(("software", c) for c in shadowing.CHECKS),
     *(("software", c) for c in deep.CHECKS),
     *(("multigpu", c) for c in (*links.CHECKS, *placement.CHECKS, *nccl.CHECKS, *xid.CHECKS)),
     *(("intent", c) for c in intent.CHECKS),
+    *(("intent", c) for c in image_verdict.CHECKS),
     ("requirements", requirements.check_requirements),
 )
 
@@ -97,9 +106,13 @@ def select_codes(option: str, codes: Iterable[str]) -> frozenset[str]:
     wanted = frozenset(c.strip() for c in codes if c.strip())
     unknown = sorted(wanted - CATALOGUE.keys())
     if unknown:
+        from gpudoctor.matrix.inputs import did_you_mean
+
+        guess = did_you_mean(unknown[0], CATALOGUE)
         raise UsageError(
             f"{option}: unknown check code {unknown[0]!r}",
-            hint="`gpudoctor check --list` prints every code",
+            hint=(f"did you mean {guess}? " if guess else "")
+            + "`gpudoctor check --list` prints every code",
         )
     return wanted
 
@@ -117,8 +130,11 @@ def run_checks(
     found: list[Finding] = []
     for area, check in REGISTRY:
         found += _run_one(area, check, facts, matrix, intent)
+    found = evidence.link_evidence(found)  # before --only/--skip: a skipped finding still counts
     found = [f for f in found if (not only or f.code in only) and f.code not in skip]
-    return CheckRun(tuple(found), headlines(facts, intent), strict)
+    # Findings quote host data (GPU names, error texts): cleaned once here, for every reporter.
+    lines = {area: printable(text) for area, text in headlines(facts, intent).items()}
+    return CheckRun(tuple(clean_finding(f) for f in found), lines, strict)
 
 
 def _run_one(

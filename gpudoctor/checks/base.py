@@ -14,6 +14,7 @@ from gpudoctor.checks.model import Finding, Severity
 
 if TYPE_CHECKING:
     from gpudoctor.checks.requirements import Requirement
+    from gpudoctor.compat.image import ImageFacts
     from gpudoctor.facts import GpuFacts, HostFacts, PciDevice
     from gpudoctor.matrix.model import Matrix
 
@@ -28,6 +29,8 @@ class Intent:
     framework_version: str | None = None  # "2.5" from `pytorch==2.5`
     cuda: str | None = None
     requirements: tuple[Requirement, ...] = ()
+    native_only: bool = False  # `--native-only`: minor-version compatibility does not count
+    image: ImageFacts | None = None  # `--image REF`: will this built image run here
 
 
 Check = Callable[["HostFacts", "Matrix", Intent], list[Finding]]
@@ -44,6 +47,10 @@ def finding(
     subject: str = "",
 ) -> Finding:
     entry = CATALOGUE[code]  # KeyError = a code missing from catalogue.py: a bug, caught by tests
+    if severity in (Severity.ERROR, Severity.WARN) and not fix.strip():
+        # Every problem comes with its fix; a check that finds one without is a bug (tests run
+        # every check over every fixture host, and a user sees check-crashed, not a bare error).
+        raise ValueError(f"{code}: a {severity.value} finding without a fix ({title})")
     return Finding(
         code=code,
         severity=severity,

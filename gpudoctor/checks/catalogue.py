@@ -22,6 +22,7 @@ class CatalogueEntry:
 
 
 AREAS = (
+    "report",
     "driver",
     "gpu",
     "platform",
@@ -32,6 +33,7 @@ AREAS = (
     "requirements",
 )
 AREA_TITLES = {
+    "report": "Pasted report",
     "driver": "NVIDIA driver",
     "gpu": "GPUs",
     "platform": "Platform",
@@ -44,10 +46,29 @@ AREA_TITLES = {
 
 _E = CatalogueEntry
 _ENTRIES = (
+    # --- report (check --from a pasted text report) -----------------------------------------
+    _E("report-read", "report", "What the pasted report showed", "info",
+       "With `check --from` on a text report: the sections recognised (collect_env, "
+       "nvidia-smi, pip list, ...), which report was used when the paste holds two, and the "
+       "facts the report does not show (their checks answer unknown or n/a). Reported only for "
+       "a pasted report.",
+       "For a full verdict, run `gpudoctor check` on the host, or ask for the missing output "
+       "(`nvidia-smi`, `python -m torch.utils.collect_env`)."),
+    _E("report-error", "report", "A known error line in the report", "ok, info, error",
+       "The report holds a known error line (no kernel image, sm_XX not compatible, driver too "
+       "old, CUDA driver version insufficient, libcudnn not loaded, undefined symbol, "
+       "driver/library mismatch, error 802, could not select device driver, cannot dlopen GPU "
+       "libraries, ...). When a finding from the report's facts predicts it, both say so and "
+       "this one is info; an error line no fact explains stays an error with its usual cause.",
+       "The fix in the finding (the one of the matching finding when there is one)."),
     # --- driver -----------------------------------------------------------------------------
-    _E("no-nvidia-gpu", "driver", "No NVIDIA GPU found", "info",
-       "Neither the PCI bus nor NVML shows an NVIDIA GPU; every check that needs a GPU is n/a.",
-       "Nothing to fix on a CPU-only host. On a cloud VM, pick a GPU instance type."),
+    _E("no-nvidia-gpu", "driver", "No NVIDIA GPU found", "info, unknown",
+       "Neither the PCI bus nor NVML shows an NVIDIA GPU; every check that needs a GPU is n/a. "
+       "Unknown when NVML is installed but failed (permissions, a version mismatch): then "
+       "whether there is a GPU cannot be told; unknown too for a pasted report that lists no "
+       "GPU.",
+       "Nothing to fix on a CPU-only host. On a cloud VM, pick a GPU instance type. In CI, "
+       "`gpudoctor check --require 'gpus>=1'` fails the job on a runner without a GPU."),
     _E("gpu-without-driver", "driver", "NVIDIA GPU with no driver bound", "ok, error",
        "An NVIDIA GPU sits on the PCI bus but no kernel driver is bound to it, so nothing can use "
        "it.",
@@ -80,7 +101,7 @@ _ENTRIES = (
     _E("driver-version", "driver", "Driver version and the CUDA it supports", "ok, unknown, n/a",
        "The NVIDIA driver in use, its kernel module flavour and the newest CUDA it supports.",
        "None."),
-    _E("device-nodes", "driver", "/dev/nvidia* device nodes", "ok, warn, error, n/a",
+    _E("device-nodes", "driver", "/dev/nvidia* device nodes", "ok, warn, error, n/a, unknown",
        "/dev/nvidiactl, /dev/nvidiaN and /dev/nvidia-uvm must exist and be read/writable for "
        "CUDA to work.",
        "Missing nodes: `sudo nvidia-modprobe -u -c=0` (or load nvidia_uvm); permissions: add "
@@ -206,6 +227,14 @@ _ENTRIES = (
        "(error), an older minor may lack symbols (warn).",
        "`pip install nvidia-cudnn-cu12==<version from the finding>` or reinstall the "
        "framework so that pip picks its cuDNN."),
+    _E("library-shadowing", "software", "A system CUDA library shadows a framework's wheel",
+       "ok, warn, error, n/a",
+       "A cuDNN, cuBLAS or NCCL on LD_LIBRARY_PATH (error) or in the loader cache built from "
+       "ld.so.conf (warn) has the same soname as the copy the framework's nvidia-* wheel "
+       "brings but another version, and the loader finds it first: 'Could not load symbol "
+       "cudnnGetLibConfig', 'undefined symbol: ncclCommRegister'.",
+       "Take that folder off LD_LIBRARY_PATH (or remove the system package / its ld.so.conf.d "
+       "entry and run `sudo ldconfig`), so the framework loads its own wheels."),
     _E("nvcc-driver-cuda", "software", "CUDA toolkit (nvcc) vs driver", "ok, info, warn, n/a",
        "A CUDA toolkit newer than the driver supports compiles fine but its programs fail at "
        "run time ('CUDA driver version is insufficient for CUDA runtime version').",
@@ -332,6 +361,12 @@ _ENTRIES = (
        "For `--framework`/`--cuda`: the matrix row asked for, judged against this driver "
        "(CUDA minimum) and these GPUs (compiled architectures).",
        "Use the newest row this host can run (intent-newest-row), or upgrade the driver."),
+    _E("image-runs-here", "intent", "Will this image run here (check --image)",
+       "ok, info, warn, error, unknown",
+       "A built image (its io.gpudoctor.* labels, or its framework read by one bounded docker "
+       "run) judged against this host: the driver tier of its CUDA, kernels for every GPU, and "
+       "its NVIDIA_REQUIRE_CUDA as the NVIDIA Container Toolkit checks it at start.",
+       "Use the image the finding names (`gpudoctor build ...`), or upgrade the driver."),
     _E("intent-newest-row", "intent", "Newest matrix row this host can run", "info, warn, n/a",
        "The newest framework build in the matrix whose CUDA this driver runs and whose "
        "kernels cover these GPUs.",
@@ -357,6 +392,15 @@ _ENTRIES = (
             ("xid", "No XID in the kernel log (`xid=none`)."),
         )
     ),
+    _E("unreadable-value", "driver", "A recorded value cannot be read", "unknown",
+       "A snapshot field holds a value without that field's syntax (a driver version that is "
+       "not a version, a number out of range); the checks that need it report it as unknown.",
+       "Record the host again with `gpudoctor snapshot -o FILE` (a snapshot is not edited by "
+       "hand)."),
+    _E("unreadable-snapshot", "driver", "A fleet snapshot cannot be read", "error",
+       "One file of a fleet (`check --from DIR`) is not a readable snapshot; the other hosts are "
+       "still judged.",
+       "Record that host again with `gpudoctor snapshot -o FILE`, or remove the file."),
     _E("check-crashed", "driver", "A check crashed", "unknown",
        "A check raised an exception on these facts; its result is unknown (a gpudoctor bug: "
        "please report it with `gpudoctor snapshot`).",

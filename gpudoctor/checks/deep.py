@@ -275,7 +275,6 @@ def _no_kernel_image(
 ) -> Finding:
     """The build lacks kernels for this GPU: the run-time proof of what framework-arch predicts
     from the matrix, with the same fix."""
-    from gpudoctor.checks.base import driver_version
     from gpudoctor.checks.suggest import torch_install_for_host
 
     ccs = sorted(
@@ -283,11 +282,7 @@ def _no_kernel_image(
         or {g.compute_capability for g in live_gpus(facts) if g.compute_capability}
     )
     arch = ", ".join(deep.arch_list) or "unknown"
-    alt = (
-        torch_install_for_host(facts, matrix, fw.version, driver_version(facts))
-        if fw.name == "torch"
-        else None
-    )
+    alt = torch_install_for_host(facts, matrix, fw.version) if fw.name == "torch" else None
     return finding(
         "framework-kernel",
         ERROR,

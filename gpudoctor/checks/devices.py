@@ -16,7 +16,7 @@ from gpudoctor.checks.base import (
     nvidia_pci_gpus,
     nvml_ok,
 )
-from gpudoctor.checks.model import ERROR, INFO, NA, OK, WARN, Finding
+from gpudoctor.checks.model import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -27,6 +27,8 @@ def check_device_nodes(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
     if not nvml_ok(facts) or facts.platform.wsl:
         why = "WSL uses /dev/dxg" if facts.platform.wsl else "needs a working driver"
         return [finding("device-nodes", NA, f"device nodes not checked: {why}")]
+    if facts.report is not None and not facts.kernel.device_nodes:
+        return [finding("device-nodes", UNKNOWN, "the report does not show /dev/nvidia*")]
     nodes = {n.path: n for n in facts.kernel.device_nodes}
     wanted = ["/dev/nvidiactl"] + [
         f"/dev/nvidia{g.minor_number}" for g in live_gpus(facts) if g.minor_number is not None

@@ -29,15 +29,40 @@ def check_gpu_present(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[
     if has_gpu(facts):
         return []  # the other driver checks speak for a GPU host
     ev = [("pci_nvidia_gpus", 0), ("nvml_status", facts.nvml.status)]
+    if facts.report is not None:  # a report that lists no GPU says nothing about the host's GPUs
+        return [finding("no-nvidia-gpu", UNKNOWN, "the report lists no GPU", evidence=ev)]
+    if facts.nvml.status in _NVML_FAILED:
+        # NVML is there and failed: "no GPU" would be a guess (the PCI bus may be hidden, in a
+        # container), so say what failed instead of reporting a healthy CPU-only host.
+        why = facts.nvml.error or facts.nvml.status
+        return [
+            finding(
+                "no-nvidia-gpu",
+                UNKNOWN,
+                f"no NVIDIA GPU on the PCI bus, but NVML failed ({facts.nvml.status}): {why}",
+                detail="whether this host has a GPU cannot be told",
+                fix="run `nvidia-smi` to see NVML's error; on a CPU-only host, remove the "
+                "NVIDIA driver's user-space libraries",
+                evidence=[*ev, ("nvml_error", facts.nvml.error)],
+            )
+        ]
     return [
         finding(
             "no-nvidia-gpu",
             INFO,
-            "no NVIDIA GPU found",
-            detail="neither the PCI bus nor NVML shows an NVIDIA GPU; GPU checks do not apply",
+            "no NVIDIA GPU on this host",
+            detail="neither the PCI bus nor NVML shows one, so every check that needs a GPU "
+            "(driver, GPUs, GPU container runtime, multi-GPU) is skipped",
+            fix="nothing to fix on a CPU-only host; to make CI fail on a runner without a GPU, "
+            "run `gpudoctor check --require 'gpus>=1'`",
             evidence=ev,
         )
     ]
+
+
+# NVML statuses that are a failure, not the plain absence of a driver (library_not_found) or
+# of a loaded module (driver_not_loaded: a driver installed on a CPU-only machine image).
+_NVML_FAILED = frozenset({"unknown", "no_permission", "lib_rm_version_mismatch"})
 
 
 def check_pci_binding(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:

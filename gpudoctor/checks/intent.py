@@ -1,110 +1,28 @@
 """`--framework NAME[==VER]` / `--cuda VER`: will this run here, and the newest row that does.
 
-The verdict judges the matrix builds the user asked for against this driver (CUDA minimum, with
-minor-version compatibility) and these GPUs (compiled architectures); the newest row comes from
-`resolve` with the host's driver and compute capabilities as constraints.
+Both lines ask the compatibility model (gpudoctor.compat): the verdict ranks the builds the user
+asked for on this host, the newest row comes from `resolve` with this host as its target, which
+ranks builds the same way, so the two name the same build.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import (
     Intent,
     driver_version,
     finding,
-    gpu_label,
     has_gpu,
     live_gpus,
-    version_tuple,
 )
 from gpudoctor.checks.model import Finding, Severity
-from gpudoctor.checks.suggest import driver_verdict
-from gpudoctor.errors import NoMatchingRow, UsageError
+from gpudoctor.errors import NoMatchingRow
 
 if TYPE_CHECKING:
+    from gpudoctor.compat.builds import Build
     from gpudoctor.facts import HostFacts
     from gpudoctor.matrix.model import Matrix
-
-_ALIASES = {
-    "pytorch": "pytorch",
-    "torch": "pytorch",
-    "tensorflow": "tensorflow",
-    "tf": "tensorflow",
-}
-_SPEC = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]*)\s*(?:==?\s*(\d+(?:\.\d+)*))?\s*$")
-
-
-def parse_framework(text: str) -> tuple[str, str | None]:
-    """ "pytorch==2.5" -> ("pytorch", "2.5"); UsageError for an unknown name or a bad version."""
-    match = _SPEC.match(text)
-    if match is None:
-        raise UsageError(
-            f"--framework {text!r} is not NAME or NAME==VERSION",
-            hint="e.g. --framework pytorch==2.5 or --framework tensorflow",
-        )
-    name = _ALIASES.get(match.group(1).lower())
-    if name is None:
-        raise UsageError(
-            f"unknown framework {match.group(1)!r} in --framework {text!r}; known: pytorch, "
-            "tensorflow",
-            hint="e.g. --framework pytorch==2.5",
-        )
-    return name, match.group(2)
-
-
-def parse_cuda(text: str) -> str:
-    if not re.fullmatch(r"\s*\d+\.\d+(\.\d+)?\s*", text):
-        raise UsageError(f"--cuda {text!r} is not a CUDA version like 12.1", hint="--cuda 12.1")
-    return text.strip()
-
-
-@dataclass(frozen=True)
-class _Build:
-    label: str  # "pytorch 2.5.1 cu124"
-    cuda: str
-    arch_list: tuple[str, ...]  # empty: the matrix does not say (tensorflow)
-    install: str
-
-
-def _matches(version: str, wanted: str | None) -> bool:
-    if wanted is None:
-        return True
-    want = version_tuple(wanted) or ()
-    return (version_tuple(version) or ())[: len(want)] == want
-
-
-def _candidates(matrix: Matrix, intent: Intent) -> list[_Build]:
-    """The builds the intent names, newest release first (only the newest matching release)."""
-    cuda = version_tuple(intent.cuda)[:2] if intent.cuda else None  # type: ignore[index]
-    if intent.framework == "tensorflow":
-        rows = [r for r in matrix.tensorflow if _matches(r.version, intent.framework_version)]
-        rows = [r for r in rows if cuda is None or (version_tuple(r.cuda) or ())[:2] == cuda]
-        rows.sort(key=lambda r: version_tuple(r.version) or (), reverse=True)
-        return [
-            _Build(f"tensorflow {r.version}", r.cuda, (), f"pip install '{r.pip}'")
-            for r in rows[:1]
-        ]
-    releases = [r for r in matrix.pytorch if _matches(r.version, intent.framework_version)]
-    found: list[_Build] = []
-    for release in sorted(releases, key=lambda r: version_tuple(r.version) or (), reverse=True):
-        variants = [
-            v for v in release.variants if cuda is None or (version_tuple(v.cuda) or ())[:2] == cuda
-        ]
-        found += [
-            _Build(
-                f"pytorch {release.version} {v.tag}",
-                v.cuda,
-                v.arch_list,
-                f"pip install torch=={release.version} --index-url {v.index_url}",
-            )
-            for v in sorted(variants, key=lambda v: version_tuple(v.cuda) or (), reverse=True)
-        ]
-    # "pytorch==2.5" asks about the newest 2.5.x; a bare "pytorch" about any release.
-    newest = found[0].label.split()[1] if found else ""
-    return [b for b in found if intent.framework_version is None or b.label.split()[1] == newest]
 
 
 def _asked(intent: Intent) -> str:
@@ -118,42 +36,45 @@ def _asked(intent: Intent) -> str:
     return " ".join(parts)
 
 
-def _problems(
-    facts: HostFacts, matrix: Matrix, build: _Build, driver: str
-) -> tuple[list[str], bool]:
-    """Why `build` cannot run here (empty: it can), and whether it needs minor-version compat."""
-    from gpudoctor.matrix.queries import arch_list_covers
-
-    verdict = driver_verdict(facts, matrix, driver, build.cuda)
-    problems = [] if verdict.ok else [verdict.reason]
-    # GPUs that fail for the same reason share one line ("GPU 0-7: ..."), as findings do.
-    by_reason: dict[str, list[int]] = {}
-    for g in live_gpus(facts):
-        if g.compute_capability and build.arch_list:
-            arch = arch_list_covers(build.arch_list, g.compute_capability)
-            if not arch.ok:
-                by_reason.setdefault(arch.reason, []).append(g.index)
-    problems.extend(f"{gpu_label(indices)}: {reason}" for reason, indices in by_reason.items())
-    return problems, verdict.via == "minor-compat"
-
-
 def check_intent(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     if intent.framework is None and intent.cuda is None:
         return []
     return [_verdict(facts, matrix, intent), _newest_row(facts, matrix, intent)]
 
 
+def _asked_builds(matrix: Matrix, intent: Intent) -> list[Build]:
+    """The builds the intent names: `pytorch==2.5` asks about the newest 2.5.x release, a bare
+    `pytorch` about every release; `--cuda` keeps that CUDA's builds."""
+    from gpudoctor.compat.builds import enumerate_builds, matching
+
+    assert intent.framework is not None
+    found = matching(
+        enumerate_builds(matrix, intent.framework), intent.framework_version, intent.cuda
+    )
+    if intent.framework_version is None or not found:
+        return found
+    return [b for b in found if b.version == found[0].version]
+
+
 def _verdict(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
     code, asked, driver = "intent-verdict", _asked(intent), driver_version(facts)
     if not has_gpu(facts):
-        return finding(code, Severity.ERROR, f"{asked} cannot use a GPU here: no NVIDIA GPU")
+        return finding(
+            code,
+            Severity.ERROR,
+            f"{asked} cannot use a GPU here: no NVIDIA GPU",
+            fix="Run it on a host with an NVIDIA GPU (in a container: `docker run --gpus all`); "
+            "in CI, `--require 'gpus>=1'` makes a GPU-less runner fail the job.",
+        )
     if driver is None:
         return finding(code, Severity.UNKNOWN, f"{asked}: driver version unknown")
-    builds = (
-        _candidates(matrix, intent)
-        if intent.framework
-        else [_Build(f"CUDA {intent.cuda}", intent.cuda or "", (), "")]
-    )
+    if intent.framework is None:
+        return _cuda_verdict(facts, matrix, intent, driver)
+    from gpudoctor.checks.suggest import install_line
+    from gpudoctor.compat.choose import counts, rank
+    from gpudoctor.compat.host import from_facts
+
+    builds = _asked_builds(matrix, intent)
     if not builds:
         return finding(
             code,
@@ -161,32 +82,74 @@ def _verdict(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
             f"{asked} is not in the matrix",
             fix="`gpudoctor matrix list` shows the known builds",
         )
-    judged = [(b, *_problems(facts, matrix, b, driver)) for b in builds]
+    host = from_facts(facts)
     ev = [
         ("driver", driver),
         ("compute_capabilities", [g.compute_capability for g in live_gpus(facts)]),
         ("candidates", [b.label for b in builds]),
     ]
-    runs = [(b, compat) for b, problems, compat in judged if not problems]
-    if runs:
-        best, compat = next(((b, c) for b, c in runs if not c), runs[0])
-        sev = Severity.INFO if compat else Severity.OK
-        how = " (by minor-version compatibility)" if compat else ""
-        return finding(
-            code, sev, f"{asked} runs here: {best.label}{how}", fix=best.install, evidence=ev
-        )
-    b, problems, _ = judged[0]
+    native_only = intent.native_only
+    # Verified rows first (as resolve), then the unverified ones, which the fix then says.
+    for group in ([b for b in builds if b.verified], [b for b in builds if not b.verified]):
+        ranked = rank(matrix, host, group, native_only=native_only)
+        if ranked and counts(ranked[0], native_only=native_only):
+            best = ranked[0]
+            how = "" if best.native else f" (by minor-version compatibility: {best.driver.limits})"
+            sev = Severity.OK if best.native else Severity.INFO
+            return finding(
+                code,
+                sev,
+                f"{asked} runs here: {best.build.label}{how}",
+                detail=best.driver.reason,
+                fix=install_line(best),
+                evidence=[*ev, ("tier", best.tier.value)],
+            )
+    first = rank(matrix, host, builds[:1], native_only=native_only)[0]
+    problems = first.problems() or [
+        f"runs by minor-version compatibility only, and --native-only asks for native: "
+        f"{first.driver.reason}"
+    ]
     return finding(
         code,
         Severity.ERROR,
-        f"{asked} will not run here ({b.label})",
+        f"{asked} will not run here ({first.build.label})",
         detail="; ".join(problems),
-        fix="see intent-newest-row for one that does",
+        fix=first.driver.way_out or "see intent-newest-row for one that does",
+        evidence=[*ev, ("tier", first.tier.value)],
+    )
+
+
+def _cuda_verdict(facts: HostFacts, matrix: Matrix, intent: Intent, driver: str) -> Finding:
+    """`--cuda X` alone: does this driver run applications built with CUDA X?"""
+    from gpudoctor.compat.host import from_facts
+    from gpudoctor.compat.tiers import Tier, driver_tier
+
+    cuda = intent.cuda or ""
+    tier = driver_tier(matrix, from_facts(facts), cuda)
+    ev = [("driver", driver), ("tier", tier.tier.value)]
+    asked = _asked(intent)
+    if tier.tier is Tier.NATIVE or (tier.tier is Tier.MINOR_VERSION and not intent.native_only):
+        how = "" if tier.tier is Tier.NATIVE else " (by minor-version compatibility)"
+        sev = Severity.OK if tier.tier is Tier.NATIVE else Severity.INFO
+        return finding(
+            "intent-verdict",
+            sev,
+            f"{asked} runs here: CUDA {cuda}{how}",
+            detail=tier.reason,
+            evidence=ev,
+        )
+    return finding(
+        "intent-verdict",
+        Severity.ERROR,
+        f"{asked} will not run here (CUDA {cuda})",
+        detail=tier.reason,
+        fix=tier.way_out or "see intent-newest-row for one that does",
         evidence=ev,
     )
 
 
 def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
+    from gpudoctor.compat.host import from_facts
     from gpudoctor.matrix.model import ResolveRequest
     from gpudoctor.matrix.resolve import resolve
 
@@ -197,7 +160,12 @@ def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
     ccs = tuple(sorted({g.compute_capability for g in live_gpus(facts) if g.compute_capability}))
     for version in dict.fromkeys((intent.framework_version, None)):
         request = ResolveRequest(
-            framework=framework, version=version, driver=driver, compute_capabilities=ccs
+            framework=framework,
+            version=version,
+            driver=driver,
+            compute_capabilities=ccs,
+            host=from_facts(facts),
+            native_only=intent.native_only,
         )
         try:
             row = resolve(matrix, request)
@@ -211,10 +179,11 @@ def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
             if version == intent.framework_version
             else f" (no verified {framework}=={intent.framework_version} row fits this host)"
         )
+        how = " (by minor-version compatibility)" if row.tier == "minor-version" else ""
         return finding(
             code,
             Severity.INFO,
-            f"newest {framework} this host runs: {row.version} with CUDA {row.cuda}{note}",
+            f"newest {framework} this host runs: {row.version} with CUDA {row.cuda}{how}{note}",
             detail=f"matrix row {row.id}; image base {row.base_image}",
             fix=f"pip install {pins}{index}",
             evidence=[("row", row.id), ("driver", driver), ("compute_capabilities", ccs)],
@@ -224,6 +193,9 @@ def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
         Severity.WARN,
         f"no verified {framework} image row in the matrix runs on this host",
         detail="; ".join(line.strip(" :") for line in last.splitlines()[:2]),
+        fix="Upgrade the NVIDIA driver (newer rows need a newer one); "
+        f"`gpudoctor matrix resolve --framework {framework} --allow-unverified` also considers "
+        "rows not yet verified.",
         evidence=[("driver", driver)],
     )
 

@@ -160,7 +160,40 @@ def judge(facts: HostFacts, matrix: Matrix, req: Requirement) -> Finding:
         )
     sev = Severity.OK if met else Severity.ERROR
     verdict = "met" if met else "not met"
-    return finding(code, sev, f"{verdict} ({reason})", evidence=ev, subject=req.text)
+    fix = "" if met else _FIX[req.key]
+    return finding(code, sev, f"{verdict} ({reason})", fix=fix, evidence=ev, subject=req.text)
+
+
+# What to do about an unmet requirement, per key: change the host, or run where it holds.
+_FIX = {
+    "driver": "Install a newer NVIDIA driver (your distribution's nvidia-driver package or "
+    "NVIDIA's repository), or run on a host that has one.",
+    "cuda": "Install a driver new enough for that CUDA (`gpudoctor matrix list` shows each CUDA "
+    "release's minimum driver), or run on a host that has one.",
+    "gpus": "Run on a host with that many NVIDIA GPUs; `gpudoctor check` says why a GPU that is "
+    "present is not usable.",
+    "memory": "Run on GPUs with that much memory (or free it: another process may hold it).",
+    "compute_capability": "Run on newer GPUs (`gpudoctor matrix list` lists the architectures "
+    "and their compute capabilities).",
+    "mig": "Switch MIG mode: `sudo nvidia-smi -i GPU -mig 0` (off) or `-mig 1` (on), then reset "
+    "the GPU (`sudo nvidia-smi -i GPU -r`) or reboot.",
+    "iommu": "Enable VT-d / AMD-Vi in the firmware and add `intel_iommu=on iommu=pt` (or "
+    "`amd_iommu=on`) to the kernel command line, then reboot.",
+    "runtime": "Install the NVIDIA Container Toolkit and register its runtime: `sudo nvidia-ctk "
+    "runtime configure --runtime=docker && sudo systemctl restart docker`.",
+    "nvlink": "See nvlink-state and nvlink-errors: reset the GPU (`sudo nvidia-smi -i N -r`) or "
+    "reboot; a link that stays down needs hardware service.",
+    "fabric": "See fabric-manager: install nvidia-fabricmanager of the driver's version and start "
+    "it (`sudo systemctl enable --now nvidia-fabricmanager`).",
+    "p2p": "See p2p-topology: disable PCIe ACS P2P redirect, or set the IOMMU to passthrough "
+    "(`iommu=pt`).",
+    "shm": "Give /dev/shm more room: Docker `--shm-size=16g` or `--ipc=host`; Kubernetes an "
+    "`emptyDir: {medium: Memory}` volume at /dev/shm.",
+    "ib": "Bring the InfiniBand/RoCE ports up (`ibstat`; cable, subnet manager, driver), or run "
+    "on a node that has them.",
+    "xid": "See xid-history for the action each XID needs: restart the application, reset the "
+    "GPU, or drain and reboot the node.",
+}
 
 
 Actual = tuple[object, str]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import Intent, finding, has_gpu
+from gpudoctor.checks.base import Intent, finding, has_gpu, issue_about
 from gpudoctor.checks.model import Finding, Severity
 
 if TYPE_CHECKING:
@@ -27,6 +27,21 @@ def docker_present(facts: HostFacts) -> bool:
     return bool(r.docker_reachable) or bool(r.daemon_json_runtimes) or r.docker_version is not None
 
 
+def docker_absence(facts: HostFacts) -> str:
+    """Which part of Docker is missing, and how to start it, when no daemon answered."""
+    r = facts.container_runtime
+    if r.docker_reachable is None:
+        return "Docker not asked (--no-docker)"
+    if r.docker_client:
+        why = issue_about(facts, "docker_reachable")
+        because = f" ({why.removeprefix('runtime: ')})" if why else ""
+        return (
+            f"Docker client installed ({r.docker_client}) but its daemon does not answer"
+            f"{because}: start it with `sudo systemctl start docker`"
+        )
+    return "Docker not found (no daemon answering, no docker client on PATH)"
+
+
 def nvidia_runtimes(facts: HostFacts) -> set[str]:
     r = facts.container_runtime
     return {n for n in (*r.runtimes, *r.daemon_json_runtimes) if n.startswith("nvidia")}
@@ -45,7 +60,7 @@ def check_docker_runtime(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
     if facts.platform.container:
         return [finding("docker-nvidia-runtime", NA, "inside a container", evidence=ev)]
     if not docker_present(facts):
-        return [finding("docker-nvidia-runtime", NA, "Docker not found", evidence=ev)]
+        return [finding("docker-nvidia-runtime", NA, docker_absence(facts), evidence=ev)]
     if not has_gpu(facts):
         return [finding("docker-nvidia-runtime", NA, "no GPU to hand to containers", evidence=ev)]
     nvidia = sorted(nvidia_runtimes(facts))

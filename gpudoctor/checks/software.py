@@ -21,6 +21,7 @@ from gpudoctor.checks.base import (
 from gpudoctor.checks.model import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.checks.suggest import (
     driver_verdict,
+    installed_build,
     public_version,
     torch_install_for_host,
     torch_variant,
@@ -111,7 +112,8 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
         )
     alternative = _older_build(facts, matrix, fw, driver)
     need = verdict.floor or verdict.required
-    fix = f"upgrade the driver to >= {verdict.required or need}" if need else "upgrade the driver"
+    # the nearest way out: the major's minor-version floor (the release's own for native)
+    fix = f"upgrade the driver to >= {need}" if need else "upgrade the driver"
     return finding(
         code,
         ERROR,
@@ -130,11 +132,11 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
 
 def _older_build(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, driver: str) -> str | None:
     if fw.name == "torch":
-        return torch_install_for_host(facts, matrix, fw.version, driver)
+        return torch_install_for_host(facts, matrix, fw.version)
     if fw.name == "tensorflow":
-        from gpudoctor.checks.suggest import tensorflow_install_for_driver
+        from gpudoctor.checks.suggest import tensorflow_install_for_host
 
-        return tensorflow_install_for_driver(facts, matrix, driver)
+        return tensorflow_install_for_host(facts, matrix)
     return None
 
 
@@ -148,7 +150,8 @@ def check_framework_arch(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
 
 
 def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> list[Finding]:
-    from gpudoctor.matrix.queries import arch_list_covers
+    from gpudoctor.compat.host import from_facts
+    from gpudoctor.compat.tiers import coverage, driver_tier
 
     code, subject = "framework-arch", fw.name
     if fw.cpu_only or fw.hip or fw.name != "torch":
@@ -170,11 +173,16 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
                 subject=subject,
             )
         ]
+    build = installed_build(matrix, fw)
+    assert build is not None  # torch_variant found its variant
+    host = from_facts(facts)
+    tier = driver_tier(matrix, host, build.cuda).tier
     out = []
-    for g in gpus:
-        cc = g.compute_capability or ""
-        v = arch_list_covers(variant.arch_list, cc)
-        ev = [("arch_list", variant.arch_list), ("compute_capability", cc), ("gpu", g.name)]
+    for g in host.gpus:
+        cc = g.compute_capability
+        v = coverage(matrix, build, g, tier)
+        name = next(x.name for x in gpus if x.index == g.index)
+        ev = [("arch_list", variant.arch_list), ("compute_capability", cc), ("gpu", name)]
         subj = f"{fw.name} on GPU {g.index}"
         if v.ok and v.how != "ptx-jit":
             out.append(
@@ -199,12 +207,12 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
                 )
             )
         else:
-            alt = torch_install_for_host(facts, matrix, fw.version, driver_version(facts))
+            alt = torch_install_for_host(facts, matrix, fw.version)
             out.append(
                 finding(
                     code,
                     ERROR,
-                    f"{_label(fw)} has no kernels for compute capability {cc} ({g.name})",
+                    f"{_label(fw)} has no kernels for compute capability {cc} ({name})",
                     detail=v.reason + "; expect 'no kernel image is available for execution on "
                     "the device'",
                     fix=f"install a build with kernels for {cc}: {alt}"
@@ -265,7 +273,7 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
             subject=subject,
         )
     if fw.name == "torch":
-        alt = torch_install_for_host(facts, matrix, fw.version, driver_version(facts))
+        alt = torch_install_for_host(facts, matrix, fw.version)
         fix = (
             (alt + " --force-reinstall")
             if alt

@@ -1,15 +1,17 @@
-"""Matrix look-ups shared by the software and intent checks: the driver verdict (with the WSL
-twist) and the exact pip command of a framework build this host can run."""
+"""What the software and intent checks ask the compatibility model (gpudoctor.compat): the
+driver verdict for one CUDA version on this host, and the exact pip command of the build this
+host should run (the same build `matrix resolve --from`, `build --from` and the intent lines
+name)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import live_gpus, version_tuple
-
 if TYPE_CHECKING:
+    from gpudoctor.compat.builds import Build
+    from gpudoctor.compat.tiers import Verdict
     from gpudoctor.facts import FrameworkFacts, HostFacts
-    from gpudoctor.matrix.model import Matrix, PytorchRelease, PytorchVariant
+    from gpudoctor.matrix.model import Matrix, PytorchVariant
     from gpudoctor.matrix.queries import DriverVerdict
 
 
@@ -19,28 +21,23 @@ def public_version(version: str) -> str:
 
 
 def driver_verdict(facts: HostFacts, matrix: Matrix, driver: str, cuda: str) -> DriverVerdict:
-    """queries.driver_supports_cuda, except where the driver's own CUDA version is the better
-    witness: under WSL the version is the Windows driver's (Linux minimums do not apply), and
-    for a CUDA the matrix does not list."""
-    from gpudoctor.matrix.queries import DriverVerdict, driver_supports_cuda
+    """The model's driver tier for `cuda` on this host, as ok / via / reason: `native` is ok
+    "release", `minor-version` ok "minor-compat"; forward-compat and no are not ok, and the
+    reason carries the way out."""
+    from dataclasses import replace
 
-    verdict = driver_supports_cuda(matrix, driver, cuda)
-    own = version_tuple(facts.nvml.cuda_driver_version)
-    wanted = version_tuple(cuda)
-    unknown_to_matrix = verdict.required is None and verdict.floor is None
-    if own is None or wanted is None or not (facts.platform.wsl or unknown_to_matrix):
-        return verdict
-    if wanted[:2] <= own[:2]:
-        reason = f"the driver supports CUDA {facts.nvml.cuda_driver_version} >= {cuda}"
-        return DriverVerdict(True, "release", verdict.required, verdict.floor, reason)
-    if wanted[0] == own[0]:
-        reason = (
-            f"the driver supports CUDA {facts.nvml.cuda_driver_version}; {cuda} runs by "
-            "minor-version compatibility (no PTX JIT of newer PTX)"
-        )
-        return DriverVerdict(True, "minor-compat", verdict.required, verdict.floor, reason)
-    reason = f"the driver supports CUDA {facts.nvml.cuda_driver_version}, older than {cuda}"
-    return DriverVerdict(False, None, verdict.required, verdict.floor, reason)
+    from gpudoctor.compat.host import from_facts
+    from gpudoctor.compat.tiers import Tier, driver_tier
+    from gpudoctor.matrix.queries import DriverVerdict
+
+    host = replace(from_facts(facts), driver=driver)
+    tier = driver_tier(matrix, host, cuda)
+    if tier.tier is Tier.NATIVE:
+        return DriverVerdict(True, "release", tier.required, tier.floor, tier.reason)
+    if tier.tier is Tier.MINOR_VERSION:
+        return DriverVerdict(True, "minor-compat", tier.required, tier.floor, tier.reason)
+    reason = tier.reason + (f"; {tier.way_out}" if tier.way_out else "")
+    return DriverVerdict(False, None, tier.required, tier.floor, reason)
 
 
 def torch_variant(matrix: Matrix, fw: FrameworkFacts) -> PytorchVariant | None:
@@ -52,71 +49,58 @@ def torch_variant(matrix: Matrix, fw: FrameworkFacts) -> PytorchVariant | None:
     return pytorch_variant_for(release, fw.cuda)
 
 
-def _runs_here(
-    facts: HostFacts, matrix: Matrix, variant: PytorchVariant, driver: str | None
-) -> bool:
-    from gpudoctor.matrix.queries import arch_list_covers
+def installed_build(matrix: Matrix, fw: FrameworkFacts) -> Build | None:
+    """The enumerated build an installed framework is (torch: release x CUDA variant)."""
+    from gpudoctor.checks.base import major_minor
+    from gpudoctor.compat.builds import enumerate_builds, matching
 
-    if driver is not None and not driver_verdict(facts, matrix, driver, variant.cuda).ok:
-        return False
-    ccs = [g.compute_capability for g in live_gpus(facts) if g.compute_capability]
-    return all(arch_list_covers(variant.arch_list, cc).ok for cc in ccs)
-
-
-def _best_variant(
-    facts: HostFacts,
-    matrix: Matrix,
-    release: PytorchRelease,
-    driver: str | None,
-    *,
-    verified_only: bool,
-) -> PytorchVariant | None:
-    fits = [
-        v
-        for v in release.variants
-        if (not verified_only or (release.verified and v.verified))
-        and _runs_here(facts, matrix, v, driver)
-    ]
-    return max(fits, key=lambda v: version_tuple(v.cuda) or (), default=None)
+    framework = {"torch": "pytorch", "tensorflow": "tensorflow"}.get(fw.name)
+    if framework is None or fw.cuda is None:
+        return None
+    found = matching(enumerate_builds(matrix, framework), major_minor(fw.version), fw.cuda)
+    return found[0] if found else None
 
 
 _UNVERIFIED_NOTE = " (its matrix row is marked verified = false)"
 
 
-def torch_install_for_host(
-    facts: HostFacts, matrix: Matrix, installed: str, driver: str | None
-) -> str | None:
-    """`pip install torch==X --index-url URL` for a build this driver runs with kernels for
-    every GPU, in this order: the installed release (a verified variant, then an unverified
-    one, which the command then says), else the newest other release (verified rows first, the
-    ones `resolve` would pick too). None when nothing in the matrix fits."""
-    from gpudoctor.matrix.queries import pytorch_release_for
-
-    release = pytorch_release_for(matrix, installed)
-    newest_first = sorted(
-        matrix.pytorch, key=lambda r: version_tuple(r.version) or (), reverse=True
-    )
-    # Staying on the installed release is the smaller change, so it goes first.
-    candidates = [(release, True), (release, False)] if release is not None else []
-    candidates += [(other, True) for other in newest_first]
-    candidates += [(other, False) for other in newest_first]
-    for candidate, verified_only in candidates:
-        assert candidate is not None
-        variant = _best_variant(facts, matrix, candidate, driver, verified_only=verified_only)
-        if variant is None:
-            continue
-        version = public_version(installed) if candidate is release else candidate.version
-        verified = candidate.verified and variant.verified
-        note = "" if verified else _UNVERIFIED_NOTE
-        return f"pip install torch=={version} --index-url {variant.index_url}{note}"
-    return None
+def install_line(verdict: Verdict, version: str | None = None) -> str:
+    """The pip command of a judged build (`version` pins the installed patch instead)."""
+    build = verdict.build
+    note = "" if build.verified else _UNVERIFIED_NOTE
+    if build.framework == "pytorch":
+        pin = version or build.version
+        return f"pip install torch=={pin} --index-url {build.index_url}{note}"
+    return build.install + note
 
 
-def tensorflow_install_for_driver(facts: HostFacts, matrix: Matrix, driver: str) -> str | None:
-    """`pip install 'tensorflow[and-cuda]==X'` for the newest release whose CUDA the driver runs."""
-    fits = [r for r in matrix.tensorflow if driver_verdict(facts, matrix, driver, r.cuda).ok]
-    verified = [r for r in fits if r.verified]
-    best = max(verified or fits, key=lambda r: version_tuple(r.version) or (), default=None)
-    if best is None:
-        return None
-    return f"pip install '{best.pip}'" + ("" if best.verified else _UNVERIFIED_NOTE)
+def best_for_host(
+    facts: HostFacts, matrix: Matrix, framework: str, *, native_only: bool = False
+) -> Verdict | None:
+    """The build this host should run (compat.choose.pick): verified rows first."""
+    from gpudoctor.compat.choose import pick
+    from gpudoctor.compat.host import from_facts
+
+    return pick(matrix, from_facts(facts), framework, native_only=native_only)
+
+
+def torch_install_for_host(facts: HostFacts, matrix: Matrix, installed: str) -> str | None:
+    """`pip install torch==X --index-url URL` for a build that runs here on every GPU: a
+    variant of the installed release (the smaller change), else the build this host should
+    run. None when nothing in the matrix runs here."""
+    from gpudoctor.checks.base import major_minor
+    from gpudoctor.compat.choose import pick
+    from gpudoctor.compat.host import from_facts
+
+    host = from_facts(facts)
+    same = pick(matrix, host, "pytorch", version=major_minor(installed))
+    if same is not None:
+        return install_line(same, public_version(installed))
+    best = pick(matrix, host, "pytorch")
+    return install_line(best) if best is not None else None
+
+
+def tensorflow_install_for_host(facts: HostFacts, matrix: Matrix) -> str | None:
+    """`pip install 'tensorflow[and-cuda]==X'` for the release this host should run."""
+    best = best_for_host(facts, matrix, "tensorflow")
+    return install_line(best) if best is not None else None

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 def headlines(facts: HostFacts, intent: Intent) -> dict[str, str]:
     return {
+        "report": _report(facts),
         "driver": _driver(facts),
         "gpu": _gpus(facts),
         "platform": _platform(facts),
@@ -32,9 +33,20 @@ def headlines(facts: HostFacts, intent: Intent) -> dict[str, str]:
     }
 
 
+def _report(facts: HostFacts) -> str:
+    report = facts.report
+    if report is None:
+        return ""
+    return f"{report.source} ({len(report.sections)} section(s) recognised)"
+
+
 def _driver(facts: HostFacts) -> str:
     if not has_gpu(facts):
-        return "no NVIDIA GPU found"
+        return (
+            "no GPU in the report"
+            if facts.report is not None
+            else "not checked: no NVIDIA GPU on this host"
+        )
     if passthrough_only(facts):
         return "none expected: the GPUs are bound to vfio-pci for passthrough"
     version = driver_version(facts)
@@ -78,7 +90,9 @@ def _runtime(facts: HostFacts) -> str:
         return f"Docker {r.docker_version or ''} (runtimes: {names})".replace("  ", " ")
     if r.daemon_json_runtimes:
         return "Docker not reachable; daemon.json runtimes: " + ", ".join(r.daemon_json_runtimes)
-    return "Docker not found"
+    from gpudoctor.checks.runtime import docker_absence
+
+    return docker_absence(facts)
 
 
 def _software(facts: HostFacts) -> str:

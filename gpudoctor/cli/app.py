@@ -10,41 +10,67 @@ from typing import Annotated
 
 import typer
 
-try:  # newer typer vendors its own copy of click; older ones use click itself
-    from typer._click.exceptions import ClickException
-except ImportError:  # pragma: no cover - depends on the installed typer
-    from click.exceptions import ClickException  # type: ignore[assignment,import-not-found,no-redef,unused-ignore]
-
 from gpudoctor import __version__
 from gpudoctor.cli.common import CliState
-from gpudoctor.errors import GpuDoctorError
-from gpudoctor.exitcodes import EXIT_CODES_HELP, ExitCode
+from gpudoctor.cli.errors_out import ClickException, click_error, report, wants_json
+from gpudoctor.errors import GpuDoctorError, UsageError
+from gpudoctor.exitcodes import EXIT_CODES_HELP
 
 HELP = f"""Make NVIDIA GPU hosts and GPU framework images work the first time.
 
 \b
-  gpudoctor check                      what is wrong with this host, and the fix
-  gpudoctor check --format json        the same, for machines
-  gpudoctor snapshot -o host.json      record this host; `check --from host.json` judges it anywhere
+  gpudoctor check                  what is wrong with this host, and the fix
+  gpudoctor check --format json    the same, for machines
+  gpudoctor snapshot -o host.json  record this host; `check --from host.json`
+                                   judges it anywhere
   gpudoctor matrix resolve --framework pytorch --cuda 12.1
   gpudoctor build --framework pytorch --cuda 12.1
 
 {EXIT_CODES_HELP}
 """
 
-app = typer.Typer(
-    name="gpudoctor",
-    help=HELP,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,  # errors are ours to print; --debug shows a plain traceback
-    context_settings={"help_option_names": ["-h", "--help"]},
-    rich_markup_mode=None,
-)
+# command name -> the module whose `register(app)` adds it (commands import their work lazily).
+_COMMAND_MODULES = {
+    "check": "check_cmd",
+    "snapshot": "snapshot_cmd",
+    "matrix": "matrix_cmd",
+    "render": "render_cmd",
+    "build": "build_cmd",
+}
+_GLOBAL_WITH_VALUE = ("--matrix",)
 
-# Each module defines `register(app)`; listed here so `--help` shows every command without
-# importing anything heavy (commands import their work lazily).
-_COMMAND_MODULES = ("check_cmd", "snapshot_cmd", "matrix_cmd", "render_cmd", "build_cmd")
+
+def make_app(command: str | None = None) -> typer.Typer:
+    """The typer app with every command, or only `command` when the command line names one:
+    typer turns each command's signature into click options on every start, so building only
+    the one that runs saves start-up time (`--help`, typos and the bare program get them all)."""
+    app = typer.Typer(
+        name="gpudoctor",
+        help=HELP,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,  # errors are ours to print; --debug shows a traceback
+        context_settings={"help_option_names": ["-h", "--help"]},
+        rich_markup_mode=None,
+    )
+    app.callback()(_root)
+    names = [command] if command in _COMMAND_MODULES else list(_COMMAND_MODULES)
+    for name in names:
+        importlib.import_module(f"gpudoctor.cli.{_COMMAND_MODULES[name]}").register(app)
+    return app
+
+
+def command_named(args: list[str]) -> str | None:
+    """The command a command line runs: its first word after the global options."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in _GLOBAL_WITH_VALUE:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
 
 
 def _version(value: bool) -> None:
@@ -53,7 +79,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     ctx: typer.Context,
     version: Annotated[
@@ -78,36 +103,89 @@ def _root(
     ctx.obj = CliState(debug=debug, verbose=verbose, matrix_path=matrix)
 
 
-for _name in _COMMAND_MODULES:
-    importlib.import_module(f"gpudoctor.cli.{_name}").register(app)
-
-
 def run(argv: list[str] | None = None) -> int:
     """Run the command line and return its exit code (tests call this; `main` exits with it)."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or bool(os.environ.get("GPUDOCTOR_DEBUG"))
-    command = typer.main.get_command(app)
+    command = typer.main.get_command(make_app(command_named(args)))
+    as_json = wants_json(args)
     try:
+        refuse_bad_arguments(args)
         result = command.main(args, prog_name="gpudoctor", standalone_mode=False)
     except typer.Exit as exc:
         return int(exc.exit_code)
     except ClickException as exc:
-        exc.show()
-        return ExitCode.USAGE if exc.exit_code == 2 else int(exc.exit_code)
+        message, hint, code = click_error(exc)
+        return report(message, hint, exit_code=code, reference="bad-usage", as_json=as_json)
     except typer.Abort:
         sys.stderr.write("aborted\n")
         return 130
-    except GpuDoctorError as exc:
-        if debug:
-            raise
-        sys.stderr.write(f"error: {exc.message}\n")
-        if exc.hint:
-            sys.stderr.write(f"hint: {exc.hint}\n")
-        return int(exc.exit_code)
+    except (GpuDoctorError, RecursionError) as exc:
+        return _report_error(exc, as_json=as_json, debug=debug)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
     return int(result) if isinstance(result, int) else 0
+
+
+def _report_error(exc: GpuDoctorError | RecursionError, *, as_json: bool, debug: bool) -> int:
+    """One error line and a hint (and the JSON error object with --format json)."""
+    if debug:  # the traceback too, but the same exit code: scripts must not see a change
+        import traceback
+
+        traceback.print_exc()
+    if isinstance(exc, RecursionError):
+        # A safety net: every reader turns over-deep input into its own error naming the
+        # file; this catches any path that missed it, so no user sees a traceback.
+        exc = UsageError(
+            "the input is nested too deeply to read",
+            hint="pass a file written by gpudoctor, or flatten the input",
+        )
+    extra: dict[str, object] = {}
+    rejections = getattr(exc, "rejections", None)
+    if rejections is not None:  # no matching row: the nearest, for machines too
+        extra["nearest"] = [{"row": r.candidate, "reasons": [*r.reasons]} for r in rejections]
+    if getattr(exc, "step", None):  # a failed build step, and the end of its log
+        extra["step"] = getattr(exc, "step", None)
+        extra["log_tail"] = [*getattr(exc, "log_tail", ())]
+    return report(
+        exc.message,
+        exc.hint,
+        exit_code=int(exc.exit_code),
+        reference=exc.reference,
+        as_json=as_json,
+        extra=extra,
+    )
+
+
+# Longer than any path (PATH_MAX), version or expression a user types; it also keeps every
+# number in an argument below Python's 4300-digit int conversion limit.
+MAX_ARGUMENT_CHARS = 4096
+
+
+def refuse_bad_arguments(args: list[str]) -> None:
+    """An empty value (`--cuda ''`, `-o ''`, `--from=`) is a mistake, never "the default" or
+    "the current folder" (click would accept it silently); an absurdly long one is refused
+    before anything parses it."""
+    for index, arg in enumerate(args):
+        if len(arg) > MAX_ARGUMENT_CHARS:
+            raise UsageError(
+                f"an argument of {len(arg)} characters is longer than gpudoctor accepts "
+                f"({MAX_ARGUMENT_CHARS}): {arg[:40]}...",
+                hint="check the command line",
+            )
+        if arg == "--":
+            return
+        if arg.startswith("--") and arg.endswith("=") and len(arg) > 3:
+            option = arg[:-1]
+        elif arg == "" and index > 0 and args[index - 1].startswith("-"):
+            option = args[index - 1]
+        elif arg == "":
+            option = None
+        else:
+            continue
+        what = f"{option} has an empty value" if option else "an argument is empty"
+        raise UsageError(what, hint="give it a value, or leave the option out")
 
 
 def main() -> None:

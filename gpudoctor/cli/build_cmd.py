@@ -6,6 +6,7 @@ Only typer here (the `--help` budget); the builder, jinja2 and docker are import
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -21,11 +22,14 @@ BUILD_HELP = """Build a known-good GPU framework image, then verify it against i
 
 \b
   gpudoctor build --framework pytorch --cuda 12.4
-  gpudoctor build --framework pytorch --for-host           newest CUDA this host's driver runs
-  gpudoctor build --framework pytorch --from host.json --tag registry.example/team/torch:1 --push
-  gpudoctor build --framework pytorch --dry-run            print the Dockerfile only
+  gpudoctor build --framework pytorch --for-host
+      the newest build this host runs
+  gpudoctor build --framework pytorch --from host.json \\
+      --tag registry.example/team/torch:1 --push
+  gpudoctor build --framework pytorch --dry-run     print the Dockerfile only
   gpudoctor build --framework pytorch --cuda 12.4 --wheelhouse ./wheels \\
-      --base-image mirror.example/nvidia/cuda:12.4.1-runtime-ubuntu22.04      offline
+      --base-image mirror.example/nvidia/cuda:12.4.1-runtime-ubuntu22.04
+      offline: no index, a mirrored base image
 
 Steps: resolve the row (like `gpudoctor matrix resolve`), render templates/Dockerfile.j2, build
 through the Docker daemon (DOCKER_HOST) with live progress on stderr, run the in-image verify
@@ -55,6 +59,7 @@ def build_cmd(
     for_host: opts.ForHostOpt = False,
     from_file: opts.FromOpt = None,
     allow_unverified: opts.AllowUnverifiedOpt = False,
+    native_only: opts.NativeOnlyOpt = False,
     pip: opts.PipOpt = None,
     base_image: opts.BaseImageOpt = None,
     index_url: opts.IndexUrlOpt = None,
@@ -79,15 +84,22 @@ def build_cmd(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the Dockerfile; build nothing.")
     ] = False,
-    output: opts.OutputOpt = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", metavar="FILE", help="With --dry-run: write the Dockerfile here."
+        ),
+    ] = None,
     fmt: Annotated[
         str, typer.Option("--format", metavar="FORMAT", help="Report format: text or json.")
     ] = "text",
 ) -> int:
     from gpudoctor.build.pipeline import BuildRequest
-    from gpudoctor.cli.common import check_choice
+    from gpudoctor.cli.common import check_choice, refuse_output_over_input, state
 
     check_choice("--format", fmt, ("text", "json"))
+    check_dry_run(dry_run=dry_run, output=output is not None, push=push)
+    refuse_output_over_input(output, [from_file, state(ctx).matrix_path])
     request = BuildRequest(
         resolve=opts.resolve_request(
             framework=framework,
@@ -100,6 +112,7 @@ def build_cmd(
             for_host=for_host,
             from_file=from_file,
             allow_unverified=allow_unverified,
+            native_only=native_only,
         ),
         options=opts.build_options(
             pip=pip,
@@ -114,11 +127,29 @@ def build_cmd(
         verify=not skip_verify,
         gpu=gpus,
     )
-    if dry_run or output is not None:
+    if dry_run:
         from gpudoctor.cli.render_cmd import render_one
 
         return render_one(ctx, request.resolve, request.options, output)
     return run_build(ctx, request, fmt)
+
+
+def check_dry_run(*, dry_run: bool, output: bool, push: bool) -> None:
+    """-o writes the Dockerfile and builds nothing, so it goes with --dry-run only (a build that
+    silently did not happen is worse than an error); --push needs a build."""
+    from gpudoctor.errors import UsageError
+
+    if output and not dry_run:
+        raise UsageError(
+            "build -o writes the Dockerfile only and builds nothing",
+            hint="add --dry-run to write the Dockerfile (or use `gpudoctor render -o FILE`), "
+            "or drop -o to build",
+        )
+    if dry_run and push:
+        raise UsageError(
+            "--dry-run builds nothing, so there is nothing to --push",
+            hint="drop --dry-run to build and push, or drop --push",
+        )
 
 
 def run_build(ctx: typer.Context, request: BuildRequest, fmt: str) -> int:
@@ -129,6 +160,7 @@ def run_build(ctx: typer.Context, request: BuildRequest, fmt: str) -> int:
     from gpudoctor.resources import templates_dir
 
     matrix = load_matrix(ctx)
+    opts.check_in_matrix(matrix, request.resolve)
     engine = DockerSdkEngine.connect()
     try:
         report = build_image(request, matrix, engine, StderrProgress(), templates_dir())

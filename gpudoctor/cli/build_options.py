@@ -14,14 +14,17 @@ from gpudoctor.errors import EnvironmentUnavailable, UsageError
 
 if TYPE_CHECKING:
     from gpudoctor.build.spec import BuildOptions
+    from gpudoctor.compat.host import Host
     from gpudoctor.facts import HostFacts
-    from gpudoctor.matrix.model import ResolveRequest
+    from gpudoctor.matrix.model import Matrix, ResolveRequest
 
-FRAMEWORKS = ("pytorch", "tensorflow")
 FLAVORS = ("runtime", "devel")
 
 FrameworkOpt = Annotated[
-    str | None, typer.Option("--framework", metavar="NAME", help="pytorch or tensorflow.")
+    str | None,
+    typer.Option(
+        "--framework", metavar="NAME[==VER]", help="pytorch or tensorflow, e.g. pytorch==2.5."
+    ),
 ]
 VersionOpt = Annotated[
     str | None,
@@ -51,6 +54,13 @@ FromOpt = Annotated[
     Path | None,
     typer.Option(
         "--from", metavar="HOST.JSON", help="Target a recorded host (gpudoctor snapshot)."
+    ),
+]
+NativeOnlyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--native-only",
+        help="Target host: only builds its driver runs natively (no minor-version compat).",
     ),
 ]
 AllowUnverifiedOpt = Annotated[
@@ -97,64 +107,78 @@ def resolve_request(
     for_host: bool,
     from_file: Path | None,
     allow_unverified: bool,
+    native_only: bool = False,
 ) -> ResolveRequest:
     """The ResolveRequest the flags describe; a target host supplies driver and GPUs."""
     from gpudoctor.build.validate import python_version
     from gpudoctor.cli.common import check_choice
+    from gpudoctor.matrix.inputs import framework_and_version
     from gpudoctor.matrix.model import ResolveRequest
 
-    if framework is None:
+    name, version = framework_and_version(framework, version)
+    if name is None:
         raise UsageError("--framework is required", hint="use --framework pytorch")
-    check_choice("--framework", framework, FRAMEWORKS)
     if flavor is not None:
         check_choice("--flavor", flavor, FLAVORS)
     if python is not None:
         python_version(python)
-    host_driver, capabilities = target_host(for_host, from_file)
+    host = target_host(for_host, from_file)
+    host_driver = host.driver if host else None
     if driver is not None and host_driver is not None and driver != host_driver:
         raise UsageError(
             f"--driver {driver} contradicts the target host's driver {host_driver}",
             hint="give either --driver or --for-host/--from",
         )
     return ResolveRequest(
-        framework=framework,
+        framework=name,
         version=version,
         cuda=cuda,
         python=python,
         driver=driver or host_driver,
-        compute_capabilities=capabilities,
+        compute_capabilities=host.compute_capabilities if host else (),
         flavor=flavor,
         distro=distro,
         allow_unverified=allow_unverified,
+        native_only=native_only,
+        host=host,
     )
 
 
-def target_host(for_host: bool, from_file: Path | None) -> tuple[str | None, tuple[str, ...]]:
-    """(driver, compute capabilities) of the target host; (None, ()) when none is named."""
+def check_in_matrix(matrix: Matrix, request: ResolveRequest) -> None:
+    """The framework release and CUDA the user named exist in the matrix (exit 2 otherwise),
+    before resolve looks for a row that meets them all."""
+    from gpudoctor.matrix.inputs import check_asked
+
+    check_asked(matrix, request.framework, request.version, request.cuda)
+
+
+def target_host(for_host: bool, from_file: Path | None) -> Host | None:
+    """The target host as the compatibility model sees it; None when none is named."""
     if for_host and from_file is not None:
         raise UsageError("--for-host and --from both name a target host", hint="give one")
     if from_file is not None:
         from gpudoctor.facts_json import load
 
-        return host_target(load(from_file), str(from_file))
+        return host_target(load(from_file), str(from_file), recorded=True)
     if for_host:
         from gpudoctor.probes import collect_facts
 
         return host_target(collect_facts(include_docker=False), "this host")
-    return None, ()
+    return None
 
 
-def host_target(facts: HostFacts, where: str) -> tuple[str, tuple[str, ...]]:
-    driver = facts.nvml.driver_version
-    if driver is None:
-        raise EnvironmentUnavailable(
+def host_target(facts: HostFacts, where: str, *, recorded: bool = False) -> Host:
+    """The target host. No driver: on this host, a part of the environment is missing (exit 3);
+    in a recorded snapshot, the input cannot serve (exit 2)."""
+    from gpudoctor.compat.host import from_facts
+
+    if facts.nvml.driver_version is None:
+        error = UsageError if recorded else EnvironmentUnavailable
+        raise error(
             f"{where}: no NVIDIA driver version (NVML status: {facts.nvml.status})",
             hint="run `gpudoctor check` there to see why, or give --driver VERSION",
         )
-    capabilities = sorted(
-        {g.compute_capability for g in facts.nvml.gpus if g.compute_capability and not g.lost}
-    )
-    return driver, tuple(capabilities)
+    return from_facts(facts)
 
 
 def build_options(

@@ -17,40 +17,59 @@ from gpudoctor.cli.common import (
     DeepTimeoutOpt,
     check_choice,
     load_matrix,
+    refuse_output_over_input,
     state,
     write_output,
+    wrote,
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from gpudoctor.checks import CheckRun, Intent
     from gpudoctor.facts import HostFacts
+    from gpudoctor.matrix.model import Architecture
 
-HELP = """Check this host: driver, GPUs, platform, container runtime and the installed frameworks
-against the compatibility matrix; every problem comes with its fix.
+HELP = """Check this host: driver, GPUs, platform, container runtime and the installed
+frameworks against the compatibility matrix; every problem comes with its fix.
 
 \b
   gpudoctor check
-  gpudoctor check --framework pytorch==2.5 --cuda 12.4     will it run here?
-  gpudoctor check --require 'driver>=550' --require 'gpus>=8' --format junit -o report.xml
-  gpudoctor check --from host.json                          judge a recorded snapshot
-  gpudoctor check --deep                                    also import the frameworks
+  gpudoctor check --framework pytorch==2.5 --cuda 12.4   will it run here?
+  gpudoctor check --require 'driver>=550' --require 'gpus>=8' \\
+      --format junit -o report.xml
+  gpudoctor check --from host.json                      judge a recorded host
+  gpudoctor check --from report.txt --format markdown
+      judge a pasted report (collect_env, nvidia-smi, ...)
+  gpudoctor check --deep                                also import frameworks
+  gpudoctor check --image registry.example/team/torch:1
+      will this image run here?
+
+--deep goes further: it imports each installed framework (torch, tensorflow,
+jax) in a subprocess with this Python, asks it for CUDA and runs one small
+kernel on GPU 0, so it creates a CUDA context (the default run never does). It
+costs the frameworks' import time (torch: seconds), each bounded by
+--deep-timeout (default 60 s). Not with --from.
 
 \b
---deep goes further: it imports each installed framework (torch, tensorflow, jax) in a
-subprocess with this Python, asks it for CUDA and runs one small kernel on GPU 0, so it
-creates a CUDA context (the default run never does). It costs the frameworks' import time
-(torch: seconds), each bounded by --deep-timeout (default 60 s). Not with --from.
+A pasted report (--from report.txt, or --from - for standard
+input) may hold any mix of torch's collect_env, nvidia-smi (the
+table, -q, -q -x, -L), pip list / pip freeze,
+/proc/driver/nvidia/version, tf.sysconfig.get_build_info(),
+TensorFlow's GPU log lines and error lines; each is recognised by
+its shape, and what the report does not show stays unknown.
+--format markdown writes a reply for an issue thread.
 
-\b
-Requirement keys: driver, cuda, gpus, memory (GiB/GB/MiB/MB), compute_capability, mig (on|off),
-iommu (on|off), runtime (nvidia|cdi|...); operators >= <= > < == != =.
+Requirement keys: driver, cuda, gpus, memory (GiB/GB/MiB/MB),
+compute_capability, mig (on|off), iommu (on|off), runtime (nvidia|cdi|...);
+operators >= <= > < == != =.
 
 Exit codes: 0 nothing failed; 1 an error finding, or a requirement unmet or not judgeable (with
 --strict, warnings and unknowns too); 2 usage or bad input (bad flag, expression, snapshot or
 matrix).
 """
 
-_FORMATS = ("text", "json", "junit", "github", "prometheus")
+_FORMATS = ("text", "json", "junit", "github", "prometheus", "markdown")
 _FLEET_FORMATS = ("text", "json")
 
 
@@ -80,13 +99,18 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
         typer.Option(
             "--from",
             metavar="FILE",
-            help="Judge a snapshot written by `gpudoctor snapshot`; repeat it, or name a folder"
-            " of snapshots, for a fleet report.",
+            help="Judge a snapshot written by `gpudoctor snapshot`, or a pasted text report"
+            " (collect_env, nvidia-smi, pip list, error lines; - reads standard input); repeat"
+            " it, or name a folder of snapshots, for a fleet report.",
         ),
     ] = None,
     fmt: Annotated[
         str,
-        typer.Option("--format", metavar="FORMAT", help="text, json, junit, github or prometheus."),
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="text, json, junit, github, prometheus or markdown.",
+        ),
     ] = "text",
     strict: Annotated[
         bool, typer.Option("--strict", help="Fail (exit 1) on warnings and unknowns too.")
@@ -109,31 +133,62 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     ] = False,
     deep: DeepOpt = False,
     deep_timeout: DeepTimeoutOpt = DEEP_TIMEOUT_S,
+    image: Annotated[
+        str | None,
+        typer.Option(
+            "--image",
+            metavar="REF",
+            help="Will this built image run here (or on the --from host)? Reads its labels, "
+            "else its framework by one bounded `docker run --rm`.",
+        ),
+    ] = None,
+    native_only: Annotated[
+        bool,
+        typer.Option(
+            "--native-only",
+            help="With --framework/--cuda: only builds the driver runs natively count (not by "
+            "minor-version compatibility).",
+        ),
+    ] = False,
 ) -> int:
     from gpudoctor.checks import run_checks, select_codes
     from gpudoctor.checks.catalogue import listing
 
+    paths = from_files or []
+    refuse_output_over_input(output, [*paths, state(ctx).matrix_path])
     if list_codes:
         write_output(listing(), output)
+        wrote(output, "the list of check codes")
         return 0
     check_choice("--format", fmt, _FORMATS)
-    intent = build_intent(framework, cuda, require or [])
+    intent = build_intent(framework, cuda, require or [], native_only=native_only)
     only_codes = select_codes("--only", (only or "").split(","))
     skip_codes = select_codes("--skip", (skip or "").split(","))
     from gpudoctor.fleet import is_fleet
 
-    paths = from_files or []
     refuse_deep_with_from(deep, paths)
+    if intent.framework or intent.cuda:
+        # A release or CUDA the matrix lacks is bad input: say so before probing anything.
+        from gpudoctor.matrix.inputs import check_asked
+
+        check_asked(load_matrix(ctx), intent.framework, intent.framework_version, intent.cuda)
+    if image is not None:
+        intent = with_image(intent, image, fleet=is_fleet(paths))
     if is_fleet(paths):
         return check_fleet(
             ctx, paths, intent, fmt, only=only_codes, skip=skip_codes, strict=strict, output=output
         )
-    facts = read_facts(paths[0] if paths else None, deep=deep, deep_timeout_s=deep_timeout)
-    run = run_checks(
-        facts, load_matrix(ctx), intent, only=only_codes, skip=skip_codes, strict=strict
+    matrix = load_matrix(ctx)
+    facts = read_facts(
+        paths[0] if paths else None,
+        deep=deep,
+        deep_timeout_s=deep_timeout,
+        architectures=matrix.architectures,
     )
+    run = run_checks(facts, matrix, intent, only=only_codes, skip=skip_codes, strict=strict)
     verbose = verbose or state(ctx).verbose
     write_output(render(run, facts, intent, fmt, verbose=verbose, to_file=output), output)
+    wrote(output, f"the {fmt} report (exit {run.exit_code})")
     return run.exit_code
 
 
@@ -163,13 +218,16 @@ def check_fleet(
     )
     text = render_fleet_json(summary) if fmt == "json" else render_fleet_text(summary)
     write_output(text, output)
+    wrote(output, f"the {fmt} fleet report (exit {exit_code})")
     return exit_code
 
 
-def build_intent(framework: str | None, cuda: str | None, require: list[str]) -> Intent:
+def build_intent(
+    framework: str | None, cuda: str | None, require: list[str], *, native_only: bool = False
+) -> Intent:
     from gpudoctor.checks import Intent
-    from gpudoctor.checks.intent import parse_cuda, parse_framework
     from gpudoctor.checks.requirements import parse_requirement
+    from gpudoctor.matrix.inputs import parse_cuda, parse_framework
 
     name, version = parse_framework(framework) if framework else (None, None)
     return Intent(
@@ -177,7 +235,27 @@ def build_intent(framework: str | None, cuda: str | None, require: list[str]) ->
         framework_version=version,
         cuda=parse_cuda(cuda) if cuda else None,
         requirements=tuple(parse_requirement(r) for r in require),
+        native_only=native_only,
     )
+
+
+def with_image(intent: Intent, reference: str, *, fleet: bool) -> Intent:
+    """The intent with the image's facts, read through the Docker daemon (exit 3 when it is
+    unreachable)."""
+    from dataclasses import replace
+
+    from gpudoctor.build.docker_engine import DockerSdkEngine
+    from gpudoctor.build.validate import image_reference
+    from gpudoctor.errors import UsageError
+    from gpudoctor.probes.image import probe_image
+
+    if fleet:
+        raise UsageError(
+            "--image judges one host, and --from names several",
+            hint="give one --from (or none, for this host) with --image",
+        )
+    engine = DockerSdkEngine.connect()
+    return replace(intent, image=probe_image(engine, image_reference(reference, "--image")))
 
 
 def refuse_deep_with_from(deep: bool, paths: list[Path]) -> None:
@@ -194,15 +272,33 @@ def refuse_deep_with_from(deep: bool, paths: list[Path]) -> None:
 
 
 def read_facts(
-    path: Path | None, *, deep: bool = False, deep_timeout_s: float = DEEP_TIMEOUT_S
+    path: Path | None,
+    *,
+    deep: bool = False,
+    deep_timeout_s: float = DEEP_TIMEOUT_S,
+    architectures: Sequence[Architecture] = (),
 ) -> HostFacts:
+    """This host's facts, or those of a snapshot or a pasted text report (`-`: standard input);
+    `architectures` (the matrix's) name the compute capability of GPUs a report knows by name."""
     if path is not None:
-        from gpudoctor.facts_json import load
+        from gpudoctor.pasted.load import load_facts
 
-        return load(path)
+        return load_facts(path, architectures)
     from gpudoctor.probes import collect_facts
 
     return collect_facts(deep=deep, deep_timeout_s=deep_timeout_s)
+
+
+def append_step_summary(path: str, markdown: str) -> None:
+    """The step summary is a bonus beside the annotations: a path that cannot be written is a
+    warning, and the report still goes out."""
+    from gpudoctor.cli.common import err
+
+    try:
+        with open(path, "a", encoding="utf-8") as stream:
+            stream.write(markdown)
+    except OSError as exc:
+        err(f"warning: cannot write the step summary to {path}: {exc.strerror or exc}")
 
 
 def render(
@@ -222,6 +318,10 @@ def render(
         from gpudoctor.report.prometheus import render_prometheus
 
         return render_prometheus(facts, run.findings, exit_code=run.exit_code)
+    if fmt == "markdown":
+        from gpudoctor.report.markdown import render_markdown
+
+        return render_markdown(run, facts)
     if fmt == "junit":
         from gpudoctor.report.junit import render_junit
 
@@ -231,8 +331,7 @@ def render(
 
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:
-            with open(summary, "a", encoding="utf-8") as stream:
-                stream.write(render_step_summary(run))
+            append_step_summary(summary, render_step_summary(run))
         return render_annotations(run)
     from gpudoctor.report.text import render_text, use_colour
 

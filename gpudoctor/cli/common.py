@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -28,10 +31,26 @@ DeepOpt = Annotated[
         "kernel (creates a CUDA context; takes seconds).",
     ),
 ]
+DEEP_TIMEOUT_MAX_S = 3600.0
+
+
+def _deep_timeout(value: float) -> float:
+    # click's range check lets nan through (every comparison with nan is false), and inf or
+    # 1e308 overflow the timeout arithmetic after the child started.
+    if not math.isfinite(value) or not 1.0 <= value <= DEEP_TIMEOUT_MAX_S:
+        raise typer.BadParameter(
+            f"{value} is not a number of seconds from 1 to {DEEP_TIMEOUT_MAX_S:.0f}"
+        )
+    return value
+
+
 DeepTimeoutOpt = Annotated[
     float,
     typer.Option(
-        "--deep-timeout", metavar="S", min=1.0, help="Time limit per framework for --deep."
+        "--deep-timeout",
+        metavar="S",
+        callback=_deep_timeout,
+        help=f"Time limit per framework for --deep (1 to {DEEP_TIMEOUT_MAX_S:.0f}).",
     ),
 ]
 
@@ -65,24 +84,71 @@ def check_choice(option: str, value: str, choices: tuple[str, ...]) -> str:
     return value
 
 
-def write_output(text: str, output: Path | None) -> None:
-    """Write to FILE atomically (write then rename), or to stdout."""
-    if output is None:
-        sys.stdout.write(text)
+def write_output(text: str, output: Path | None, *, private: bool = False) -> None:
+    """Write `text` to FILE atomically (gpudoctor/safe_write.py), or to stdout (None or `-`).
+
+    `private` makes the file 0600 (an unredacted snapshot); otherwise a replaced file keeps its
+    mode."""
+    if output is None or str(output) == "-":
+        _write_stdout(text)
         return
     try:
-        if output.exists() and not output.is_file():
+        if _is_device(output):
             # A device or FIFO (-o /dev/stdout, /dev/null): write through it; renaming a temp
             # file over it would replace the device node with a regular file.
-            with output.open("w", encoding="utf-8") as stream:
+            with output.open("w", encoding="utf-8", errors="replace") as stream:
                 stream.write(text)
             return
-        # Write then rename: a reader (node-exporter's textfile collector) never sees half a file.
-        tmp = output.with_name(f".{output.name}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(output)
+        from gpudoctor.safe_write import write_atomic
+
+        write_atomic(output, text.encode("utf-8", "replace"), private=private)
     except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+        raise UsageError(
+            f"cannot write {output}: {exc.strerror or exc}",
+            hint="choose a writable path with -o, or -o - for stdout",
+        ) from None
+
+
+def _is_device(path: Path) -> bool:
+    if path.is_absolute() and path.parts[1:2] in (("dev",), ("proc",)):
+        return path.exists()  # /dev/stdout is a symlink to whatever stdout is: write through it
+    return path.exists() and not path.is_symlink() and not path.is_file()
+
+
+def _write_stdout(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:
+        # PYTHONIOENCODING=ascii or a C locale: replace what the terminal cannot show.
+        encoding = sys.stdout.encoding or "ascii"
+        sys.stdout.write(text.encode(encoding, "replace").decode(encoding))
+
+
+def refuse_output_over_input(output: Path | None, inputs: Iterable[Path | None]) -> None:
+    """-o naming a file the command reads (a snapshot, the matrix) would destroy that input."""
+    if output is None or str(output) == "-":
+        return
+    for source in inputs:
+        if source is not None and _same_file(output, source):
+            raise UsageError(
+                f"-o {output} is also an input of this command ({source}): writing it would "
+                "replace what is being read",
+                hint="write the output to another file",
+            )
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def wrote(output: Path | None, what: str) -> None:
+    """The one line every command prints (on stderr) after `-o FILE`: what went where
+    (nothing for `-o -`: that is standard output)."""
+    if output is not None and str(output) != "-":
+        err(f"wrote {what} to {output}")
 
 
 def err(message: str) -> None:

@@ -14,13 +14,13 @@ import typer
 MATRIX_HELP = """Read, query and validate the compatibility matrix (matrices/compat.toml).
 
 \b
-  gpudoctor matrix list                              every table, summarised
-  gpudoctor matrix list --framework pytorch          each PyTorch build (release x CUDA)
-  gpudoctor matrix show pytorch==2.5                 one release, with its CUDA variants
+  gpudoctor matrix list                       every table, summarised
+  gpudoctor matrix list --framework pytorch   each build (release x CUDA)
+  gpudoctor matrix show pytorch==2.5          one release, its CUDA variants
   gpudoctor matrix resolve --framework pytorch --cuda 12.4
-  gpudoctor matrix validate my-matrix.toml           check your own matrix
-  gpudoctor matrix update --check                    does the matrix lag the package index?
-  gpudoctor --matrix my-matrix.toml matrix list      any command on your own matrix
+  gpudoctor matrix validate my-matrix.toml    check your own matrix
+  gpudoctor matrix update --check             does the matrix lag the index?
+  gpudoctor --matrix my-matrix.toml matrix list   any command, your matrix
 """
 
 LIST_HELP = """List the matrix: CUDA releases and their minimum drivers, CUDA majors,
@@ -28,7 +28,7 @@ GPU architectures, PyTorch and TensorFlow releases, base images and MIG GPUs.
 
 \b
   gpudoctor matrix list
-  gpudoctor matrix list --framework pytorch          one line per release x CUDA variant
+  gpudoctor matrix list --framework pytorch   one line per release x CUDA
   gpudoctor matrix list --format json | jq '.pytorch[].version'
 
 --framework keeps only that framework: in text one line per build (release x CUDA variant,
@@ -39,7 +39,7 @@ with cuDNN and compiled architectures), in JSON only its array. Rows marked `?` 
 SHOW_HELP = """Show one release (FRAMEWORK==VERSION) or one image row (ROW-ID).
 
 \b
-  gpudoctor matrix show pytorch==2.5                 release, variants, sources, notes
+  gpudoctor matrix show pytorch==2.5       release, variants, sources, notes
   gpudoctor matrix show tensorflow==2.15
   gpudoctor matrix show pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime
 
@@ -51,13 +51,18 @@ RESOLVE_HELP = """Pick the newest known-good image row that meets every constrai
 \b
   gpudoctor matrix resolve --framework pytorch
   gpudoctor matrix resolve --framework pytorch --version 2.5 --cuda 12.1
-  gpudoctor matrix resolve --framework pytorch --driver 535.104.05 --compute-capability 9.0
+  gpudoctor matrix resolve --framework pytorch --driver 535.104.05 \\
+      --compute-capability 9.0
+  gpudoctor matrix resolve --framework pytorch --from host.json
+      a recorded host
   gpudoctor matrix resolve --framework tensorflow --python 3.11 --format json
 
 --version and --cuda take a version ("2.5" means 2.5.*) or a PEP 440 specifier
-(">=2.4,<2.6"); a full CUDA release ("12.4.1") pins the base image. --driver keeps rows whose
-base image CUDA release runs on that driver (the per-release minimum, which nvidia/cuda images
-enforce). Defaults: the newest Python the release supports, the runtime flavor, the newest
+(">=2.4,<2.6"); a full CUDA release ("12.4.1") pins the nvidia/cuda base image. --driver and
+--compute-capability name a target host: the newest release with a build that runs there on
+every GPU wins, minor-version compatibility counting as running (cu12x builds on drivers >=
+525.60.13) and a natively supported build preferred within a release; --native-only counts
+native builds only. Defaults: the newest Python the release supports, the runtime flavor, the newest
 Ubuntu the base image offers. With no match, the nearest rows are listed with the reason each
 was rejected, and the exit code is 2.
 """
@@ -67,7 +72,7 @@ and references between tables. Prints an ok line with counts, or every problem (
 
 \b
   gpudoctor matrix validate my-matrix.toml
-  gpudoctor matrix validate                          the --matrix file, or the shipped one
+  gpudoctor matrix validate          the --matrix file, or the shipped one
 
 The format is documented in docs/matrix-format.md.
 """
@@ -114,7 +119,9 @@ def list_cmd(
 
     check_choice("--format", fmt, ("text", "json"))
     if framework is not None:
-        check_choice("--framework", framework, views.FRAMEWORKS)
+        from gpudoctor.matrix.inputs import framework_name
+
+        framework = framework_name(framework)
     matrix = load_matrix(ctx)
     typer.echo(
         views.list_json(matrix, framework) if fmt == "json" else views.list_text(matrix, framework)
@@ -141,7 +148,10 @@ def resolve_cmd(
     ctx: typer.Context,
     *,
     framework: Annotated[
-        str, typer.Option("--framework", metavar="NAME", help="pytorch or tensorflow.")
+        str,
+        typer.Option(
+            "--framework", metavar="NAME[==VER]", help="pytorch or tensorflow, e.g. pytorch==2.5."
+        ),
     ],
     version: Annotated[
         str | None,
@@ -174,15 +184,41 @@ def resolve_cmd(
     allow_unverified: Annotated[
         bool, typer.Option("--allow-unverified", help="Consider rows marked verified = false.")
     ] = False,
+    native_only: Annotated[
+        bool,
+        typer.Option(
+            "--native-only", help="Only builds the driver runs natively (no minor-version compat)."
+        ),
+    ] = False,
+    from_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--from", metavar="HOST.JSON", help="Target a recorded host (gpudoctor snapshot)."
+        ),
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help=_FORMAT_HELP)] = "text",
 ) -> int:
+    from dataclasses import replace
+
     from gpudoctor.cli import matrix_views as views
+    from gpudoctor.cli.build_options import check_in_matrix, target_host
     from gpudoctor.cli.common import check_choice, load_matrix
+    from gpudoctor.matrix.inputs import framework_and_version
     from gpudoctor.matrix.model import ResolveRequest
 
     check_choice("--format", fmt, ("text", "json"))
+    name, version = framework_and_version(framework, version)
+    assert name is not None  # --framework is required
+    host = target_host(False, from_file) if from_file is not None else None
+    if host is not None and (driver or compute_capability):
+        from gpudoctor.errors import UsageError
+
+        raise UsageError(
+            "--from names the target host, and --driver/--compute-capability describe one",
+            hint="give either --from or --driver/--compute-capability",
+        )
     request = ResolveRequest(
-        framework=framework,
+        framework=name,
         version=version,
         cuda=cuda,
         python=python,
@@ -191,8 +227,18 @@ def resolve_cmd(
         flavor=flavor,
         distro=distro,
         allow_unverified=allow_unverified,
+        native_only=native_only,
     )
-    typer.echo(views.resolve(load_matrix(ctx), request, fmt))
+    if host is not None:
+        request = replace(
+            request,
+            driver=host.driver,
+            compute_capabilities=host.compute_capabilities,
+            host=host,
+        )
+    matrix = load_matrix(ctx)
+    check_in_matrix(matrix, request)
+    typer.echo(views.resolve(matrix, request, fmt))
     return 0
 
 

@@ -41,7 +41,8 @@ def _common(row: PytorchRelease | TensorflowRelease) -> list[tuple[str, str]]:
         pairs.append(("notes", row.notes))
     if row.evidence:
         pairs.append(("evidence", row.evidence))
-    pairs.extend(("source" if i == 0 else "", s) for i, s in enumerate((row.source, *row.sources)))
+    sources = dict.fromkeys((row.source, *row.sources))  # each page once, in file order
+    pairs.extend(("source" if i == 0 else "", s) for i, s in enumerate(sources))
     return pairs
 
 

@@ -287,8 +287,14 @@ def row_text(row: ResolvedRow, verified: bool = True) -> str:
         ("python", row.python),
         ("base image", row.base_image),
         ("digest", row.base_digest or "- (not pinned in the matrix)"),
-        ("CUDA release", row.cuda_release),
-        ("min driver", f"{row.min_driver_linux} (Linux)"),
+        ("CUDA libraries", _cuda_libraries(row)),
+        ("min driver", _min_driver(row)),
+        *(
+            (("on the target", f"{row.tier}: {row.tier_note}" if row.tier_note else row.tier),)
+            if row.tier
+            else ()
+        ),
+        ("starts with", f"NVIDIA_REQUIRE_CUDA {row.require_cuda}"),
         ("install", f"pip install {install}"),
         ("arch list", " ".join(row.arch_list) or "- (not in the matrix)"),
         ("verified", "yes" if verified else f"no ({LEGEND})"),
@@ -298,17 +304,36 @@ def row_text(row: ResolvedRow, verified: bool = True) -> str:
     return row.id + "\n" + fields(pairs)
 
 
+def _cuda_libraries(row: ResolvedRow) -> str:
+    if row.cuda_release is None:
+        return "from the framework's pip wheels (plain distribution base)"
+    where = "the base image" if row.cuda_from == "system" else "the pip wheels"
+    return f"from {where} (base CUDA {row.cuda_release})"
+
+
+def _min_driver(row: ResolvedRow) -> str:
+    native = row.native_driver_linux
+    if native and native != row.min_driver_linux:
+        return (
+            f"{row.min_driver_linux} (Linux; minor-version compatibility), {native} for "
+            f"native CUDA {row.cuda}"
+        )
+    return f"{row.min_driver_linux} (Linux)"
+
+
 def show(matrix: Matrix, target: str, fmt: str) -> str:
     from gpudoctor.cli.matrix_show import show_release, show_row
+    from gpudoctor.matrix import inputs
 
-    match = re.fullmatch(r"\s*(pytorch|tensorflow|torch)\s*==\s*(\S+)\s*", target)
-    if match:
-        framework = "pytorch" if match[1] == "torch" else match[1]
-        return show_release(matrix, framework, match[2], fmt)
-    if re.match(r"(pytorch|tensorflow)-", target):
+    if re.match(r"\s*(pytorch|tensorflow)-", target):
         return show_row(matrix, target, fmt)
-    raise UsageError(
-        f"{target!r} is neither FRAMEWORK==VERSION nor a row id",
-        hint="e.g. `gpudoctor matrix show pytorch==2.5` or "
-        "`gpudoctor matrix show pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime`",
-    )
+    # FRAMEWORK==VERSION: the shared parser words every mistake as the other commands do
+    framework, version = inputs.parse_framework(target, option="matrix show")
+    if version is None:
+        raise UsageError(
+            f"matrix show {target!r} names no version",
+            hint=f"e.g. `gpudoctor matrix show {framework}==2.5`, or a row id like "
+            "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime",
+        )
+    inputs.check_release(matrix, framework, version)
+    return show_release(matrix, framework, version, fmt)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gpudoctor.cli import build_options as opts
+from gpudoctor.cli.common import refuse_output_over_input, state
 from gpudoctor.errors import UsageError
 
 if TYPE_CHECKING:
@@ -22,10 +23,11 @@ RENDER_HELP = """Render the Dockerfile of one known-good matrix row, or of all (
 
 \b
   gpudoctor render --framework pytorch --cuda 12.4
-  gpudoctor render --framework pytorch --version 2.5 --python 3.11 -o Dockerfile
-  gpudoctor render --framework tensorflow --for-host        newest CUDA this host's driver runs
-  gpudoctor render --framework pytorch --from host.json     for a recorded host
-  gpudoctor render --all --out images                       every supported row + bake file
+  gpudoctor render --framework pytorch==2.5 --python 3.11 -o Dockerfile
+  gpudoctor render --framework tensorflow --for-host
+      the newest build this host runs
+  gpudoctor render --framework pytorch --from host.json   for a recorded host
+  gpudoctor render --all --out images     every supported row + bake file
 
 The row is resolved like `gpudoctor matrix resolve`. The Dockerfile COPYs requirements.txt and
 verify_image.py from its build context; `gpudoctor build` assembles that context and builds.
@@ -69,6 +71,7 @@ def render_cmd(
     for_host: opts.ForHostOpt = False,
     from_file: opts.FromOpt = None,
     allow_unverified: opts.AllowUnverifiedOpt = False,
+    native_only: opts.NativeOnlyOpt = False,
     pip: opts.PipOpt = None,
     base_image: opts.BaseImageOpt = None,
     index_url: opts.IndexUrlOpt = None,
@@ -86,6 +89,7 @@ def render_cmd(
         "--output": output,
     }  # fmt: skip
     check_mode(all_rows, [name for name, value in single.items() if value], out, registry)
+    refuse_output_over_input(output, [from_file, state(ctx).matrix_path])
     if all_rows:
         return render_all(ctx, out or DEFAULT_OUT, registry)
     request = opts.resolve_request(
@@ -99,6 +103,7 @@ def render_cmd(
         for_host=for_host,
         from_file=from_file,
         allow_unverified=allow_unverified,
+        native_only=native_only,
     )
     options = opts.build_options(
         pip=pip, base_image=base_image, index_url=index_url, wheelhouse=wheelhouse
@@ -130,15 +135,16 @@ def render_one(
 ) -> int:
     """Resolve one row, render its Dockerfile to `output` (or stdout); warnings to stderr."""
     from gpudoctor.build.pipeline import render_row, resolve_row
-    from gpudoctor.cli.common import err, load_matrix, write_output
+    from gpudoctor.cli.common import load_matrix, write_output, wrote
     from gpudoctor.resources import templates_dir
 
-    row = resolve_row(load_matrix(ctx), request)
+    matrix = load_matrix(ctx)
+    opts.check_in_matrix(matrix, request)
+    row = resolve_row(matrix, request)
     spec, dockerfile = render_row(row, options, templates_dir())
     opts.print_warnings(spec.warnings)
     write_output(dockerfile, output)
-    if output is not None:
-        err(f"wrote {output} (row {row.id})")
+    wrote(output, f"the Dockerfile of row {row.id}")
     return 0
 
 
@@ -164,9 +170,20 @@ def render_all(ctx: typer.Context, out: Path, registry: str | None) -> int:
 
 
 def context_root(out: Path) -> str:
-    """`out` as bake will see it from the working directory: relative when inside it."""
+    """`out` as bake will see it from the working directory: relative when inside it.
+
+    Raises:
+        UsageError: the path is not UTF-8; the bake file and the index, text files, name it.
+    """
     import os
 
+    try:
+        os.fsencode(os.path.abspath(out)).decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(
+            f"--out {out!r} is not a UTF-8 path: the bake file and README.md name it as text",
+            hint="choose an output folder whose path is UTF-8",
+        ) from None
     absolute = Path(os.path.abspath(out))
     try:
         return absolute.relative_to(Path.cwd()).as_posix() or "."

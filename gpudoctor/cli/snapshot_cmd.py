@@ -15,7 +15,7 @@ HELP = """Record this host's GPU facts as JSON (stdout, or -o FILE).
 \b
   gpudoctor snapshot                  print the snapshot
   gpudoctor snapshot -o host.json     write it (atomically) to host.json
-  gpudoctor check --from host.json    judge the recorded host, here or on another machine
+  gpudoctor check --from host.json    judge the recorded host anywhere
 
 Collects what `gpudoctor check` reads: NVIDIA PCI devices and kernel module, NVML (driver,
 GPUs, MIG, ECC), platform (VM, WSL, container, IOMMU), Docker and the NVIDIA Container
@@ -26,8 +26,11 @@ Nothing is judged here; what could not be read is listed under "issues".
 and runs one small kernel (a CUDA context; seconds per framework, each bounded by
 --deep-timeout); what it saw goes under "deep".
 
-Identifying values (hostname, GPU UUIDs and serials, UUIDs on the kernel command line) are
-left out unless --no-redact is given.
+By default the snapshot is redacted: no hostname, GPU UUIDs or serials (UUIDs in
+NVIDIA_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES become GPU indexes), only the kernel parameters
+the checks read (IOMMU, driver blacklists, nouveau/nvidia/vfio options, pci=), and no URL
+credentials or home-directory user names in any value. --no-redact keeps everything and writes
+-o FILE readable by its owner only (0600).
 """
 
 
@@ -42,7 +45,10 @@ def snapshot(  # noqa: PLR0917 - typer maps each option to a parameter
     ] = None,
     no_redact: Annotated[
         bool,
-        typer.Option("--no-redact", help="Keep hostname, GPU UUIDs and serials in the snapshot."),
+        typer.Option(
+            "--no-redact",
+            help="Keep hostname, GPU UUIDs, serials, the whole kernel command line and paths.",
+        ),
     ] = False,
     fmt: Annotated[
         str, typer.Option("--format", metavar="FORMAT", help="Output format: json.")
@@ -61,7 +67,7 @@ def snapshot(  # noqa: PLR0917 - typer maps each option to a parameter
         ),
     ] = Path("/"),
 ) -> int:
-    from gpudoctor.cli.common import check_choice, write_output
+    from gpudoctor.cli.common import check_choice, write_output, wrote
     from gpudoctor.facts_json import dumps
     from gpudoctor.probes import collect_facts
 
@@ -73,5 +79,6 @@ def snapshot(  # noqa: PLR0917 - typer maps each option to a parameter
         deep=deep,
         deep_timeout_s=deep_timeout,
     )
-    write_output(dumps(facts), output)
+    write_output(dumps(facts), output, private=no_redact)
+    wrote(output, "the snapshot of this host" + ("" if no_redact else " (redacted)"))
     return 0

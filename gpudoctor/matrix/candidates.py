@@ -1,5 +1,5 @@
-"""The candidates `resolve` tries: framework builds (a PyTorch release x one CUDA variant, or a
-TensorFlow release), the checked request, and the reasons a build fails a request.
+"""The checked request `resolve` works from, and the reasons a build (from the compatibility
+model's enumerator, gpudoctor.compat.builds) fails a request's own constraints.
 """
 
 from __future__ import annotations
@@ -9,99 +9,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpudoctor.compat.builds import Build, enumerate_builds, unknown_framework
 from gpudoctor.errors import UsageError
 from gpudoctor.matrix.fields import numeric
+from gpudoctor.matrix.inputs import FRAMEWORKS
 from gpudoctor.matrix.model import Matrix, ResolveRequest
-from gpudoctor.matrix.queries import arch_list_covers, architecture_for
+from gpudoctor.matrix.queries import arch_list_covers, min_driver_for_cuda, minor_compat_floor
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
 
-FRAMEWORKS = ("pytorch", "tensorflow")
+__all__ = ["FLAVORS", "FRAMEWORKS", "Build", "Specs", "build_reasons", "check_request"]
+
 FLAVORS = ("runtime", "devel")
-
-
-@dataclass(frozen=True)
-class Build:
-    """One framework build: what the row needs from a base image."""
-
-    framework: str
-    version: str
-    cuda: str  # "12.4"
-    python: tuple[str, ...]
-    cudnn: str | None
-    requirements: tuple[str, ...]
-    index_url: str | None
-    arch_list: tuple[str, ...] | None  # None: the matrix does not list them (TensorFlow)
-    system_cudnn: bool  # needs cuDNN from the base image (TensorFlow without [and-cuda])
-    verified: bool
-    sources: tuple[str, ...]
-
-
-def builds(matrix: Matrix, framework: str) -> list[Build]:
-    """Every build of `framework`, newest first (version, then CUDA)."""
-    if framework == "pytorch":
-        return _pytorch_builds(matrix)
-    if framework == "tensorflow":
-        return _tensorflow_builds(matrix)
-    raise unknown_framework(framework)
-
-
-def unknown_framework(name: str) -> UsageError:
-    return UsageError(
-        f"unknown framework {name!r}; valid: {', '.join(FRAMEWORKS)}",
-        hint="use --framework pytorch or --framework tensorflow",
-    )
-
-
-def _pytorch_builds(matrix: Matrix) -> list[Build]:
-    from packaging.version import Version
-
-    out: list[Build] = []
-    for release in sorted(matrix.pytorch, key=lambda r: Version(r.version), reverse=True):
-        pins = [f"torch=={release.version}", f"torchvision=={release.torchvision}"]
-        if release.torchaudio:
-            pins.append(f"torchaudio=={release.torchaudio}")
-        for variant in sorted(release.variants, key=lambda v: numeric(v.cuda), reverse=True):
-            out.append(
-                Build(
-                    framework="pytorch",
-                    version=release.version,
-                    cuda=variant.cuda,
-                    python=release.python,
-                    cudnn=variant.cudnn,
-                    requirements=tuple(pins),
-                    index_url=variant.index_url,
-                    arch_list=variant.arch_list,
-                    system_cudnn=False,  # the wheels bring their own cuDNN
-                    verified=release.verified and variant.verified,
-                    sources=(release.source, *release.sources, variant.source, *variant.sources),
-                )
-            )
-    return out
-
-
-def _tensorflow_builds(matrix: Matrix) -> list[Build]:
-    from packaging.version import Version
-
-    return [
-        Build(
-            framework="tensorflow",
-            version=tf.version,
-            cuda=tf.cuda,
-            python=tf.python,
-            cudnn=tf.cudnn,
-            requirements=(tf.pip,),
-            index_url=None,
-            arch_list=None,
-            # Since 2.14 `tensorflow[and-cuda]` installs CUDA and cuDNN from PyPI; older
-            # releases load them from the system, so they need a cuDNN base image.
-            system_cudnn="[and-cuda]" not in tf.pip.replace(" ", ""),
-            verified=tf.verified,
-            sources=(tf.source, *tf.sources),
-        )
-        for tf in sorted(matrix.tensorflow, key=lambda r: Version(r.version), reverse=True)
-    ]
 
 
 @dataclass(frozen=True)
@@ -169,40 +89,49 @@ def contains(spec: SpecifierSet, version: str) -> bool:
 
 
 def build_reasons(matrix: Matrix, build: Build, request: ResolveRequest, specs: Specs) -> list[str]:
+    """What stands against `build` besides the target host (which the model judges)."""
     reasons: list[str] = []
     if specs.version is not None and not contains(specs.version, build.version):
-        reasons.append(f"version {build.version} does not match --version {specs.version_text}")
+        reasons.append(_version_reason(build, specs))
     if (
         specs.cuda is not None
         and not specs.cuda_by_release
         and not contains(specs.cuda, build.cuda)
     ):
-        reasons.append(f"CUDA {build.cuda} does not match --cuda {specs.cuda_text}")
+        reasons.append(_cuda_reason(matrix, build, specs))
     if request.python is not None and request.python not in build.python:
         reasons.append(f"supports Python {span(build.python)}, not {request.python}")
     if not build.verified and not request.allow_unverified:
         reasons.append("marked verified = false (use --allow-unverified to consider it)")
-    for cc in request.compute_capabilities:
-        reason = _gpu_reason(matrix, build, cc)
-        if reason:
-            reasons.append(reason)
+    major = int(build.cuda.split(".")[0])
+    if (
+        min_driver_for_cuda(matrix, build.cuda) is None
+        and minor_compat_floor(matrix, major) is None
+    ):
+        reasons.append(f"CUDA {build.cuda} is not in the matrix: its minimum driver is unknown")
     return reasons
 
 
-def _gpu_reason(matrix: Matrix, build: Build, cc: str) -> str | None:
-    if build.arch_list is not None:
-        verdict = arch_list_covers(build.arch_list, cc)
-        return None if verdict.ok else f"wheel for CUDA {build.cuda}: {verdict.reason}"
-    # No arch list in the matrix: the toolkit the framework was built with must know the GPU.
-    arch = architecture_for(matrix, cc)
-    if arch is None:
-        return f"compute capability {cc} is not in the matrix's [[architecture]] table"
-    cuda = numeric(build.cuda)
-    if cuda < numeric(arch.min_cuda):
-        return f"CUDA {build.cuda} predates compute capability {cc} (needs >= {arch.min_cuda})"
-    if arch.max_cuda and cuda[:2] > numeric(arch.max_cuda):
-        return f"CUDA {build.cuda} no longer supports compute capability {cc} (<= {arch.max_cuda})"
-    return None
+def _version_reason(build: Build, specs: Specs) -> str:
+    """Not just "does not match": which side of the asked version this release lies on."""
+    text = specs.version_text.strip()
+    if re.fullmatch(r"\d+(\.\d+)*", text):
+        want = numeric(text)
+        side = "newer" if numeric(build.version)[: len(want)] > want else "older"
+        return f"release {build.version} is {side} than the {text} asked for"
+    return f"release {build.version} is outside --version {text}"
+
+
+def _cuda_reason(matrix: Matrix, build: Build, specs: Specs) -> str:
+    """Name the CUDA builds this release does have, so the user sees what to ask for."""
+    have = sorted(
+        {b.cuda for b in enumerate_builds(matrix, build.framework) if b.version == build.version},
+        key=numeric,
+    )
+    return (
+        f"built for CUDA {build.cuda}, not {specs.cuda_text}; {build.framework} {build.version} "
+        f"has builds for CUDA {', '.join(have)}"
+    )
 
 
 def span(pythons: Iterable[str]) -> str:

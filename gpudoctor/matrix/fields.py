@@ -8,10 +8,13 @@ once; a reader returns a placeholder for a bad value and the loader raises befor
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypedDict
+
+from gpudoctor.report.clean import printable
 
 _DOTTED = re.compile(r"^\d+(\.\d+)+$")
 
@@ -24,13 +27,26 @@ class Kind:
     check: Callable[[object], bool]
 
 
-def _pattern(expected: str, regex: str) -> Kind:
+# No version part, driver, tag or year in the matrix has more digits than this; a longer run is
+# refused (it could reach Python's 4300-digit int conversion limit, or any absurd value).
+_LONG_NUMBER = re.compile(r"\d{13}")
+
+
+def bounded(value: object) -> bool:
+    """A string with no absurdly long number in it."""
+    return isinstance(value, str) and _LONG_NUMBER.search(value) is None
+
+
+def _pattern(expected: str, regex: str, *, numbers: bool = True) -> Kind:
+    """`numbers=False`: values never read as numbers (URLs, digests) may hold long digit runs."""
     compiled = re.compile(regex)
-    return Kind(expected, lambda v: isinstance(v, str) and compiled.fullmatch(v) is not None)
+    if not numbers:
+        return Kind(expected, lambda v: isinstance(v, str) and compiled.fullmatch(v) is not None)
+    return Kind(expected, lambda v: bounded(v) and compiled.fullmatch(str(v)) is not None)
 
 
 def _pep440(value: object) -> bool:
-    if not isinstance(value, str):
+    if not isinstance(value, str) or not bounded(value):
         return False
     from packaging.version import InvalidVersion, Version
 
@@ -42,7 +58,7 @@ def _pep440(value: object) -> bool:
 
 
 def _requirement(value: object) -> bool:
-    if not isinstance(value, str):
+    if not isinstance(value, str) or not bounded(value):
         return False
     from packaging.requirements import InvalidRequirement, Requirement
 
@@ -56,10 +72,13 @@ def _requirement(value: object) -> bool:
 TEXT = Kind("a non-empty string", lambda v: isinstance(v, str) and v.strip() != "")
 ANY_TEXT = Kind("a string", lambda v: isinstance(v, str))
 # A URL, optionally followed by a short note on what was read there ("... (wheel METADATA)").
-URL = _pattern('a URL like "https://docs.nvidia.com/..."', r"https?://[^\s/]+\S*(\s+\S.*)?")
+URL = _pattern(
+    'a URL like "https://docs.nvidia.com/..."', r"https?://[^\s/]+\S*(\s+\S.*)?", numbers=False
+)
 BOOL = Kind("true or false", lambda v: isinstance(v, bool))
 POSITIVE_INT = Kind(
-    "a positive integer", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0
+    "a positive integer below 10^9",
+    lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 < v < 10**9,
 )
 CUDA_RELEASE = _pattern('a full CUDA release like "12.1.1"', r"\d+\.\d+\.\d+")
 MAJOR_MINOR = _pattern('a MAJOR.MINOR version like "12.4"', r"\d+\.\d+")
@@ -81,7 +100,7 @@ CUDNN_TAG = _pattern('a cuDNN tag part like "cudnn" or "cudnn8"', r"cudnn\d*")
 PRECISION = Kind(
     'one of "tf32", "bf16", "fp8", "fp4"', lambda v: v in ("tf32", "bf16", "fp8", "fp4")
 )
-DIGEST = _pattern('a digest like "sha256:<64 hex digits>"', r"sha256:[0-9a-f]{64}")
+DIGEST = _pattern('a digest like "sha256:<64 hex digits>"', r"sha256:[0-9a-f]{64}", numbers=False)
 DESIGNATION = Kind(
     '"long-term support", "production", "new feature" or "evaluation"',
     lambda v: v in ("long-term support", "production", "new feature", "evaluation"),
@@ -96,7 +115,7 @@ def describe(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f'"{value}"'
+        return f'"{printable(value)}"'
     if isinstance(value, int | float):
         return f"the number {value}"
     if isinstance(value, list):
@@ -106,6 +125,7 @@ def describe(value: object) -> str:
     return type(value).__name__
 
 
+@functools.lru_cache(maxsize=4096)  # called per check per host: a fleet asks the same few
 def numeric(version: str) -> tuple[int, ...]:
     """Dotted numeric version as a tuple: drivers, CUDA releases and compute capabilities."""
     if not _DOTTED.fullmatch(version) and not version.isdigit():
@@ -180,7 +200,7 @@ class RowReader:
             return ()
         good: list[str] = []
         for index, item in enumerate(value):
-            if kind.check(item) and isinstance(item, str):
+            if kind.check(item) and isinstance(item, str) and printable(item) == item:
                 good.append(item)
             else:
                 self.fail(
@@ -200,6 +220,10 @@ class RowReader:
         value = self.raw[key]
         if not kind.check(value):
             self.fail(f"key '{key}': expected {kind.expected}, found {describe(value)}")
+            return None
+        if isinstance(value, str) and printable(value) != value:
+            # Matrix text reaches terminals, labels and Dockerfiles: no escape sequences.
+            self.fail(f"key '{key}': holds a control character, found {describe(value)}")
             return None
         return value
 

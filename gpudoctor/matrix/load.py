@@ -8,9 +8,9 @@ together. Loads are cached per resolved path, size and modification time.
 from __future__ import annotations
 
 import functools
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
+from stat import S_ISREG
 from typing import TypeVar
 
 from gpudoctor.errors import MatrixError
@@ -44,6 +44,9 @@ TABLES = {
     "driver_branch": "branch",
 }
 _MAX_SHOWN = 25
+# The shipped matrix is under 100 KiB; a user's extended one stays far below this. The cap keeps
+# a wrong or hostile file from costing seconds to parse before anything is said about it.
+MAX_MATRIX_BYTES = 4 << 20
 _HINT = "fix the file (format: docs/matrix-format.md) and re-run `gpudoctor matrix validate FILE`"
 
 T = TypeVar("T")
@@ -66,26 +69,49 @@ def load_matrix(path: Path | None = None) -> Matrix:
             f"cannot read matrix file {path}: {exc.strerror or exc}",
             hint="check the path given to --matrix (without it the shipped matrix is used)",
         ) from None
+    if not S_ISREG(stat.st_mode):  # a FIFO or device would block or never end
+        raise MatrixError(f"cannot read matrix file {path}: not a regular file", hint=_HINT)
+    if stat.st_size > MAX_MATRIX_BYTES:
+        raise MatrixError(
+            f"matrix file {path} is {stat.st_size >> 20} MiB, larger than the "
+            f"{MAX_MATRIX_BYTES >> 20} MiB a matrix may be",
+            hint="check that --matrix names a compatibility matrix (matrices/compat.toml is "
+            "under 100 KiB)",
+        )
     return _load_cached(resolved, stat.st_mtime_ns, stat.st_size)
 
 
 @functools.lru_cache(maxsize=16)
 def _load_cached(path: Path, mtime_ns: int, size: int) -> Matrix:
     del mtime_ns, size  # part of the cache key only: an edited file is read again
+    from gpudoctor.matrix import cache
+
     try:
-        text = path.read_text(encoding="utf-8")
+        content = path.read_bytes()
+        cached = cache.load(path, content)  # validated before, same content and code
+        if cached is not None:
+            return cached
+        text = content.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise MatrixError(f"cannot read matrix file {path}: {reason}", hint=_HINT) from None
-    return parse_matrix(text, path)
+    matrix = parse_matrix(text, path)
+    cache.store(path, content, matrix)
+    return matrix
 
 
 def parse_matrix(text: str, path: Path) -> Matrix:
     """Parse and validate matrix TOML text; `path` is what messages name (no I/O here)."""
+    import tomllib  # here, not at the top: a cached load (matrix/cache.py) needs no parser
+
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
         raise MatrixError(f"{path}: not valid TOML: {exc}", hint=_HINT) from None
+    except RecursionError:
+        raise MatrixError(f"{path}: nested too deeply to be a matrix", hint=_HINT) from None
+    except ValueError as exc:  # tomllib: an integer past Python's 4300-digit conversion limit
+        raise MatrixError(f"{path}: not a valid matrix: {exc}", hint=_HINT) from None
     problems = Problems(str(path))
     schema = _schema_version(doc, problems)
     for key in doc:
@@ -348,11 +374,12 @@ def _mig_gpu(problems: Problems, where: str, raw: dict[str, object]) -> MigGpu |
 
 
 def _distro(problems: Problems, where: str, raw: dict[str, object]) -> Distro | None:
-    r = _reader(problems, where, raw, "name package_manager pythons")
+    r = _reader(problems, where, raw, "name package_manager pythons image")
     row = Distro(
         name=r.get_str("name", f.DISTRO),
         package_manager=r.get_str("package_manager", f.PACKAGE_MANAGER),
         pythons=r.get_list("pythons", f.PYTHON),
+        image=r.get("image", f.TEXT, required=False),
         **r.common(),
     )
     return row if r.ok else None

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpudoctor.compat.host import Host
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,9 @@ class Distro:
     package_manager: str  # "apt": the only one the template drives
     pythons: tuple[str, ...]
     source: str
+    # The plain distribution image ("ubuntu:22.04", no CUDA libraries): the runtime base of
+    # builds whose CUDA comes with their pip wheels. None: such builds get no runtime image.
+    image: str | None = None
     sources: tuple[str, ...] = ()
     verified: bool = True
     notes: str = ""
@@ -200,6 +207,10 @@ class ResolveRequest:
     flavor: str | None = None  # runtime | devel (base images)
     distro: str | None = None  # "ubuntu22.04"
     allow_unverified: bool = False
+    native_only: bool = False  # minor-version compatibility does not count as running
+    # The target host as the compatibility model sees it (`--for-host`, `--from`); when None,
+    # `driver` and `compute_capabilities` describe it.
+    host: Host | None = None
 
 
 @dataclass(frozen=True)
@@ -210,11 +221,15 @@ class ResolvedRow:
     framework: str
     version: str
     cuda: str  # "12.4", the framework build's CUDA
-    cuda_release: str  # "12.4.1", the base image's full CUDA release
+    # "12.4.1", the CUDA release of an nvidia/cuda base; None: a plain distribution base (the
+    # build's CUDA comes with its pip wheels)
+    cuda_release: str | None
     cudnn: str | None
     python: str
-    min_driver_linux: str  # minimum driver for cuda_release (per-release rule)
-    base_image: str  # "nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04"
+    # The oldest driver that runs the build (the compatibility model: its major's minor-version
+    # floor, 525.60.13 for 12.x)
+    min_driver_linux: str
+    base_image: str  # "ubuntu:22.04", "nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04"
     base_digest: str | None
     flavor: str
     distro: str
@@ -224,6 +239,14 @@ class ResolvedRow:
     index_url: str | None  # pip --index-url for the framework, None = PyPI
     arch_list: tuple[str, ...]  # compiled architectures (empty when the matrix does not say)
     sources: tuple[str, ...]
+    cuda_from: str = "wheels"  # where its CUDA libraries come from: "wheels" or "system"
+    native_driver_linux: str | None = None  # the build's CUDA release's own minimum driver
+    # The start-time requirement (NVIDIA_REQUIRE_CUDA's clause) the model gives the build:
+    # "cuda>=12.0" admits every driver of the minor-version floor and newer.
+    require_cuda: str = ""
+    # On a target host: "native" or "minor-version", and what that means; None without a host.
+    tier: str | None = None
+    tier_note: str = ""
     warnings: tuple[str, ...] = ()  # e.g. the base image's tags are end-of-life
 
 

@@ -1,39 +1,37 @@
 """Pick the newest known-good image row that meets every constraint of a ResolveRequest.
 
-A candidate is a framework build (candidates.py) on a base image whose CUDA major.minor equals
-the build's. Builds are tried newest first (framework version, then CUDA); the first that meets
-every constraint wins. Defaults (docs/matrix-format.md, "Queries and rules"):
-- distro: the newest Ubuntu the base image offers that packages a Python the release supports
-  (then other distros in file order); python: the newest Python both the release supports and
-  the distro packages ([[distro]] rows: the template installs Python from the distribution);
-- flavor: runtime;
-- base image: the newest CUDA patch release with a [[base_image]] row that meets the constraints;
-- driver: the per-release minimum of that base image's CUDA release must be met. Minor-version
-  compatibility is not used: `nvidia/cuda` images declare NVIDIA_REQUIRE_CUDA, which the
-  NVIDIA container toolkit enforces per release.
+A candidate is a framework build from the compatibility model's enumerator (gpudoctor.compat)
+on a base image. With a target host (`driver`, `compute_capabilities` or `host`), builds are
+tried in the model's preference order (`compat.choose.rank`): the newest release that runs on
+every GPU, minor-version compatibility counting as running unless `native_only`, native
+preferred within a release. Without one, newest first (version, then CUDA). The first build that
+meets every constraint wins. Base images (docs/matrix-format.md, "Choosing a row"):
+- runtime flavor of a build whose CUDA comes with its wheels: the distribution's plain image
+  ([[distro]].image), which holds no CUDA library, so each library is in the image once;
+- devel flavor, and builds that load CUDA from the system: `nvidia/cuda`, the newest patch
+  release of the build's CUDA major.minor with a [[base_image]] row;
+- distro: the newest Ubuntu that packages a Python the release supports (then other distros
+  in file order); python: the newest Python both the release supports and the distro packages.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from typing import TYPE_CHECKING
 
+from gpudoctor.compat.builds import Build, enumerate_builds
 from gpudoctor.errors import NoMatchingRow
-from gpudoctor.matrix.candidates import (
-    FLAVORS,
-    FRAMEWORKS,
-    Build,
-    Specs,
-    build_reasons,
-    builds,
-    check_request,
-    contains,
-    span,
-)
+from gpudoctor.matrix.candidates import FLAVORS, FRAMEWORKS, Specs, build_reasons, check_request
 from gpudoctor.matrix.fields import numeric
-from gpudoctor.matrix.model import BaseImage, Matrix, Rejection, ResolvedRow, ResolveRequest
-from gpudoctor.matrix.queries import cuda_release
+from gpudoctor.matrix.model import Matrix, Rejection, ResolvedRow, ResolveRequest
+from gpudoctor.matrix.resolve_base import Choice, choose_base
+
+if TYPE_CHECKING:
+    from gpudoctor.compat.host import Host
+    from gpudoctor.compat.tiers import Verdict
 
 _NEAREST = 5
+_ROW_PARTS = re.compile(r"[a-z]+-(?P<version>[0-9.]+)-cu(?P<cuda>\d{2,4})-")
 
 
 class Unresolvable(NoMatchingRow):
@@ -44,13 +42,35 @@ class Unresolvable(NoMatchingRow):
         self.rejections = rejections
 
 
+def target(request: ResolveRequest) -> Host | None:
+    """The host the request targets, as the compatibility model sees it."""
+    from gpudoctor.compat.host import from_flags
+
+    if request.host is not None:
+        return request.host
+    if request.driver or request.compute_capabilities:
+        return from_flags(request.driver, request.compute_capabilities)
+    return None
+
+
+def candidates(matrix: Matrix, request: ResolveRequest) -> list[tuple[Build, Verdict | None]]:
+    """Builds in the order resolve tries them, each with its verdict on the target host."""
+    from gpudoctor.compat.choose import rank
+
+    builds = enumerate_builds(matrix, request.framework)
+    host = target(request)
+    if host is None:
+        return [(b, None) for b in builds]
+    return [(v.build, v) for v in rank(matrix, host, builds, native_only=request.native_only)]
+
+
 def resolve(matrix: Matrix, request: ResolveRequest) -> ResolvedRow:
     """The newest row meeting every constraint; raises NoMatchingRow (Unresolvable) listing the
     nearest rejected rows and why, and UsageError for a malformed request."""
     specs = check_request(request)
     rejections: list[Rejection] = []
-    for build in builds(matrix, request.framework):
-        outcome = _evaluate(matrix, build, request, specs)
+    for build, verdict in candidates(matrix, request):
+        outcome = _evaluate(matrix, build, verdict, request, specs)
         if isinstance(outcome, ResolvedRow):
             return outcome
         rejections.append(outcome)
@@ -64,10 +84,10 @@ def all_rows(matrix: Matrix) -> list[ResolvedRow]:
     before devel."""
     rows: list[ResolvedRow] = []
     for framework in FRAMEWORKS:
-        for build in builds(matrix, framework):
+        for build in enumerate_builds(matrix, framework):
             for flavor in FLAVORS:
                 request = ResolveRequest(framework=framework, flavor=flavor)
-                outcome = _evaluate(matrix, build, request, check_request(request))
+                outcome = _evaluate(matrix, build, None, request, check_request(request))
                 if isinstance(outcome, ResolvedRow):
                     rows.append(outcome)
     return rows
@@ -78,151 +98,88 @@ def row_id(build: Build, python: str, distro: str, flavor: str) -> str:
     return f"{build.framework}-{build.version}-{tag}-py{python}-{distro}-{flavor}"
 
 
-@dataclass(frozen=True)
-class _Choice:
-    image: BaseImage
-    distro: str
-    python: str
-    reasons: tuple[str, ...]
+def _host_reasons(verdict: Verdict | None, request: ResolveRequest) -> list[str]:
+    from dataclasses import replace
+
+    from gpudoctor.compat.tiers import DriverTier, Tier
+
+    if verdict is None:
+        return []
+    host = target(request)
+    if host is not None and host.driver is None:
+        # Only GPUs named (--compute-capability): the driver is no constraint.
+        verdict = replace(verdict, driver=DriverTier(Tier.NATIVE, "no driver named"))
+    if verdict.native or (verdict.runs and not request.native_only):
+        return []
+    if verdict.runs:
+        return [
+            f"runs by minor-version compatibility only (--native-only): {verdict.driver.reason}"
+        ]
+    return [f"CUDA {verdict.build.cuda}: {p}" for p in verdict.problems()]
 
 
 def _evaluate(
-    matrix: Matrix, build: Build, request: ResolveRequest, specs: Specs
+    matrix: Matrix,
+    build: Build,
+    verdict: Verdict | None,
+    request: ResolveRequest,
+    specs: Specs,
 ) -> ResolvedRow | Rejection:
-    reasons = build_reasons(matrix, build, request, specs)
+    reasons = build_reasons(matrix, build, request, specs) + _host_reasons(verdict, request)
     flavor = request.flavor or "runtime"
-    images = _images_for(matrix, build.cuda)
-    if not images:
+    choices = choose_base(matrix, build, request, specs)
+    if not choices:
         reasons.append(f"no [[base_image]] for CUDA {build.cuda}")
         python = request.python or max(build.python, key=numeric)
         return Rejection(row_id(build, python, request.distro or "any", flavor), tuple(reasons))
-    choices = [_choose(matrix, image, build, request, specs) for image in images]
-    # The newest image without problems; else the one with the fewest (the nearest).
+    # The newest base without problems; else the one with the fewest (the nearest).
     best = min(choices, key=lambda c: len(c.reasons))
     candidate = row_id(build, best.python, best.distro, flavor)
     if reasons or best.reasons:
         return Rejection(candidate, (*reasons, *best.reasons))
-    return _row(matrix, build, best, row_id=candidate, python=best.python, flavor=flavor)
-
-
-def _images_for(matrix: Matrix, cuda: str) -> list[BaseImage]:
-    wanted = numeric(cuda)[:2]
-    images = [i for i in matrix.base_images if numeric(i.cuda)[:2] == wanted]
-    # NVIDIA supports only the newest point release of a minor; end-of-life tags come last.
-    return sorted(
-        images, key=lambda i: (not i.end_of_life, numeric(i.cuda)), reverse=True
-    )  # stable: file order ties
-
-
-def _distro_order(image: BaseImage, request: ResolveRequest) -> list[str]:
-    if request.distro:
-        return [request.distro]
-    ubuntu = [d for d in image.distros if d.startswith("ubuntu")]
-    ubuntu.sort(key=lambda d: numeric(d.removeprefix("ubuntu")), reverse=True)
-    return ubuntu + [d for d in image.distros if d not in ubuntu]
-
-
-def _distro_python(
-    matrix: Matrix, image: BaseImage, distro: str, build: Build, request: ResolveRequest
-) -> tuple[str, list[str]]:
-    """The Python this distro gives the build, and what stands against it."""
-    reasons: list[str] = []
-    if distro not in image.distros:
-        reasons.append(f"no {distro} image for CUDA {image.cuda} (has {', '.join(image.distros)})")
-    fallback = request.python or max(build.python, key=numeric)
-    row = next((d for d in matrix.distros if d.name == distro), None)
-    if row is None:
-        reasons.append(f"no [[distro]] row for {distro}: which Pythons it packages is unknown")
-        return fallback, reasons
-    if not row.verified and not request.allow_unverified:
-        reasons.append(f"[[distro]] {distro} is marked verified = false")
-    if request.python is not None:
-        if request.python not in row.pythons:
-            reasons.append(f"{distro} packages Python {span(row.pythons)}, not {request.python}")
-        return request.python, reasons
-    usable = [p for p in build.python if p in row.pythons]
-    if not usable:
-        reasons.append(
-            f"{distro} packages Python {span(row.pythons)}, none of {span(build.python)}"
-        )
-        return fallback, reasons
-    return max(usable, key=numeric), reasons
-
-
-def _choose(
-    matrix: Matrix, image: BaseImage, build: Build, request: ResolveRequest, specs: Specs
-) -> _Choice:
-    reasons: list[str] = []
-    flavor = request.flavor or "runtime"
-    if specs.cuda is not None and specs.cuda_by_release and not contains(specs.cuda, image.cuda):
-        reasons.append(f"base image CUDA {image.cuda} does not match --cuda {specs.cuda_text}")
-    if flavor not in image.flavors:
-        reasons.append(f"no {flavor} image for CUDA {image.cuda}")
-    release = cuda_release(matrix, image.cuda)
-    if release is None or release.version != image.cuda:
-        reasons.append(f"no [[cuda]] row for CUDA {image.cuda} (its minimum driver is unknown)")
-    elif request.driver and numeric(request.driver) < numeric(release.min_driver_linux):
-        reasons.append(
-            f"CUDA {image.cuda} needs driver >= {release.min_driver_linux}, not {request.driver}"
-        )
-    if not request.allow_unverified:
-        if not image.verified:
-            reasons.append(f"[[base_image]] {image.cuda} is marked verified = false")
-        if release is not None and not release.verified:
-            reasons.append(f"[[cuda]] {release.version} is marked verified = false")
-    if build.system_cudnn:
-        reasons.extend(_cudnn_reasons(image, build))
-    options = [
-        (distro, *_distro_python(matrix, image, distro, build, request))
-        for distro in _distro_order(image, request)
-    ]
-    distro, python, distro_reasons = min(options, key=lambda o: len(o[2]))  # first on ties
-    return _Choice(image, distro, python, (*reasons, *distro_reasons))
-
-
-def _cudnn_reasons(image: BaseImage, build: Build) -> list[str]:
-    if image.cudnn_tag is None:
-        return [f"needs the system cuDNN {build.cudnn}; CUDA {image.cuda} has no cuDNN image"]
-    if image.cudnn and build.cudnn and image.cudnn.split(".")[0] != build.cudnn.split(".")[0]:
-        return [f"needs cuDNN {build.cudnn}; the CUDA {image.cuda} image has cuDNN {image.cudnn}"]
-    return []
+    return _row(matrix, build, verdict, best, row_id=candidate, flavor=flavor)
 
 
 def _row(
-    matrix: Matrix, build: Build, choice: _Choice, *, row_id: str, python: str, flavor: str
+    matrix: Matrix,
+    build: Build,
+    verdict: Verdict | None,
+    choice: Choice,
+    *,
+    row_id: str,
+    flavor: str,
 ) -> ResolvedRow:
-    image = choice.image
-    release = cuda_release(matrix, image.cuda)
-    assert release is not None  # _choose rejected the image otherwise
-    cudnn_part = f"{image.cudnn_tag}-" if build.system_cudnn and image.cudnn_tag else ""
-    tag = f"{image.cuda}-{cudnn_part}{flavor}-{choice.distro}"
-    sources = (*build.sources, release.source, *release.sources, image.source, *image.sources)
+    from gpudoctor.compat.requirement import start_requirement
+
+    rule = start_requirement(matrix, build)
+    assert rule is not None  # build_reasons rejects a build whose CUDA the matrix lacks
+    tier = verdict.tier.value if verdict is not None else None
+    note = ""
+    if verdict is not None and not verdict.native:
+        note = verdict.driver.reason
     return ResolvedRow(
         id=row_id,
         framework=build.framework,
         version=build.version,
         cuda=build.cuda,
-        cuda_release=image.cuda,
+        cuda_release=choice.cuda_release,
         cudnn=build.cudnn,
-        python=python,
-        min_driver_linux=release.min_driver_linux,
-        base_image=f"{image.repository}:{tag}",
-        base_digest=dict(image.digests).get(tag),
+        python=choice.python,
+        min_driver_linux=rule.min_driver,
+        base_image=choice.reference,
+        base_digest=choice.digest,
         flavor=flavor,
         distro=choice.distro,
         requirements=build.requirements,
         index_url=build.index_url,
         arch_list=build.arch_list or (),
-        sources=tuple(dict.fromkeys(sources)),
-        warnings=(_eol_warning(image),) if image.end_of_life else (),
-    )
-
-
-def _eol_warning(image: BaseImage) -> str:
-    return (
-        f"{image.repository} {image.cuda} tags are end-of-life: NVIDIA no longer updates them "
-        "and deletes end-of-life tags six months later; pin the digest, or choose a CUDA "
-        "release whose images are supported"
+        sources=tuple(dict.fromkeys((*build.sources, *choice.sources))),
+        cuda_from=build.cuda_from,
+        native_driver_linux=rule.native_driver,
+        require_cuda=rule.require_cuda,
+        tier=tier,
+        tier_note=note,
+        warnings=choice.warnings,
     )
 
 
@@ -233,13 +190,16 @@ def describe_request(request: ResolveRequest) -> str:
             ("--version", request.version),
             ("--cuda", request.cuda),
             ("--python", request.python),
-            ("--driver", request.driver),
+            ("--driver", request.driver or (request.host.driver if request.host else None)),
             ("--flavor", request.flavor),
             ("--distro", request.distro),
         )
         if value
     ]
-    parts.extend(f"--compute-capability {cc}" for cc in request.compute_capabilities)
+    ccs = request.host.compute_capabilities if request.host else request.compute_capabilities
+    parts.extend(f"--compute-capability {cc}" for cc in ccs)
+    if request.native_only:
+        parts.append("--native-only")
     return " ".join(parts) or "no constraints"
 
 
@@ -247,6 +207,34 @@ def _distance(rejection: Rejection) -> tuple[int, int]:
     """Hard reasons first; "verified = false" is one flag away (--allow-unverified)."""
     soft = sum("verified = false" in reason for reason in rejection.reasons)
     return len(rejection.reasons) - soft, soft
+
+
+def _rank_distance(wanted: str | None, values: list[str]) -> dict[str, int]:
+    """Each value's distance from `wanted` in version order (0: the neighbours on either side),
+    so "nearest" means nearest release, not newest. Specifiers rank nothing."""
+    if not wanted or not re.fullmatch(r"\d+(\.\d+)*", wanted.strip()):
+        return {}
+    want = numeric(wanted.strip())
+    ordered = sorted(set(values), key=numeric)
+    below = [v for v in ordered if numeric(v)[: len(want)] < want][::-1]
+    above = [v for v in ordered if numeric(v)[: len(want)] >= want]
+    return {**{v: i for i, v in enumerate(below)}, **{v: i for i, v in enumerate(above)}}
+
+
+def _by_closeness(request: ResolveRequest, rejections: list[Rejection]) -> list[Rejection]:
+    parts = [_ROW_PARTS.match(r.candidate) for r in rejections]
+    versions = [m["version"] if m else "" for m in parts]
+    cudas = [f"{m['cuda'][:-1]}.{m['cuda'][-1]}" if m else "" for m in parts]
+    by_version = _rank_distance(request.version, [v for v in versions if v])
+    by_cuda = _rank_distance(request.cuda, [c for c in cudas if c])
+    order = sorted(
+        range(len(rejections)),
+        key=lambda i: (
+            _distance(rejections[i]),
+            by_version.get(versions[i], 0) + by_cuda.get(cudas[i], 0),
+        ),
+    )  # stable: newest first on ties
+    return [rejections[i] for i in order]
 
 
 def _no_match(request: ResolveRequest, rejections: list[Rejection]) -> Unresolvable:
@@ -257,7 +245,7 @@ def _no_match(request: ResolveRequest, rejections: list[Rejection]) -> Unresolva
             hint="use a matrix with [[" + framework + "]] rows (--matrix PATH)",
             rejections=(),
         )
-    nearest = sorted(rejections, key=_distance)  # stable: newest first on ties
+    nearest = _by_closeness(request, rejections)
     lines = [f"  {r.candidate}: {'; '.join(r.reasons)}" for r in nearest[:_NEAREST]]
     return Unresolvable(
         f"no {framework} row matches {describe_request(request)}; nearest rows:\n"

@@ -17,26 +17,33 @@ T = TypeVar("T")
 
 
 def cross_check(matrix: Matrix, problems: Problems) -> None:
-    _duplicates(problems, "cuda", matrix.cuda, lambda r: r.version, "version")
+    _duplicates(problems, "cuda", matrix.cuda, lambda r: _canon(r.version), "version")
     _duplicates(problems, "cuda_major", matrix.cuda_majors, lambda r: str(r.major), "major")
     _duplicates(
         problems,
         "architecture",
         matrix.architectures,
-        lambda r: r.compute_capability,
+        lambda r: _canon(r.compute_capability),
         "compute_capability",
     )
-    _duplicates(problems, "pytorch", matrix.pytorch, lambda r: _minor(r.version), "minor release")
     _duplicates(
-        problems, "tensorflow", matrix.tensorflow, lambda r: _minor(r.version), "minor release"
+        problems, "pytorch", matrix.pytorch, lambda r: _canon(_minor(r.version)), "minor release"
+    )
+    _duplicates(
+        problems,
+        "tensorflow",
+        matrix.tensorflow,
+        lambda r: _canon(_minor(r.version)),
+        "minor release",
     )
     _duplicates(
         problems,
         "base_image",
         matrix.base_images,
-        lambda r: f"{r.repository}:{r.cuda}",
+        lambda r: f"{r.repository}:{_canon(r.cuda)}",
         "repository and cuda",
     )
+    _driver_floors(matrix, problems)
     _duplicates(problems, "mig_gpu", matrix.mig_gpus, lambda r: r.name, "name")
     _duplicates(problems, "distro", matrix.distros, lambda r: r.name, "name")
     _duplicates(problems, "driver_branch", matrix.driver_branches, lambda r: r.branch, "branch")
@@ -60,6 +67,34 @@ def _minor(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
 
+def _canon(version: str) -> str:
+    """A dotted number without leading zeros ("12.04.1" -> "12.4.1", "8.00" -> "8.0"), so that
+    one version spelled two ways is caught as a duplicate; anything else unchanged."""
+    parts = version.split(".")
+    if all(part.isdigit() for part in parts):
+        return ".".join(str(int(part)) for part in parts)
+    return version
+
+
+def _driver_floors(matrix: Matrix, problems: Problems) -> None:
+    """A CUDA X.Y release (Y > 0) cannot need less driver than the X.x minor-version floor: that
+    floor is the oldest driver any X.x release runs on beyond X.0. X.0 itself may be lower
+    (NVIDIA's table: 11.0.2 needs 450.51.05, the 11.x floor is 450.80.02)."""
+    floors = {m.major: m.minor_compat_min_driver_linux for m in matrix.cuda_majors}
+    for index, release in enumerate(matrix.cuda):
+        major, minor = (int(part) for part in release.version.split(".")[:2])
+        floor = floors.get(major)
+        if floor is None or minor == 0:
+            continue
+        if numeric(release.min_driver_linux) < numeric(floor):
+            problems.add(
+                _label("cuda", index, "version", release.version),
+                f"key 'min_driver_linux': {release.min_driver_linux} is below CUDA {major}.x's "
+                f"minor-version floor {floor} ([[cuda_major]] minor_compat_min_driver_linux); "
+                "one of the two is wrong",
+            )
+
+
 def _label(table: str, index: int, key: str, value: str) -> str:
     return f'[[{table}]] row {index + 1} ({key} "{value}")'
 
@@ -78,7 +113,7 @@ def _duplicates(
             problems.add(
                 f"[[{table}]] row {index + 1}",
                 f"duplicate {what} {value!r}: row {first[value] + 1} has it already "
-                "(keep one row each)",
+                "(keep one row each; numbers are compared without leading zeros)",
             )
         else:
             first[value] = index

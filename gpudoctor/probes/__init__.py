@@ -8,12 +8,12 @@ becomes a ProbeIssue so that the snapshot always completes.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -79,6 +79,8 @@ def collect_facts(
     probes: dict[str, tuple[Callable[[], ProbeResult[Any]], Any]] = {
         "platform": (lambda: probe_platform(root, env, redact=redact), PlatformFacts()),
         "sysfs": (lambda: probe_kernel(root, redact=redact), KernelFacts()),
+        # NVML reads UUIDs even when redacting, to map those in *_VISIBLE_DEVICES to indexes;
+        # redacted() drops them before anything is recorded.
         "nvml": (lambda: _nvml(nvml, redact, include_nvml), NvmlFacts()),
         "runtime": (
             lambda: probe_runtime(root, env, runner, factory, redact=redact),
@@ -101,7 +103,7 @@ def collect_facts(
         issues.extend(found)
         timings.append(ProbeTiming("deep", round(seconds, 4)))
     timings.append(ProbeTiming("total", round(time.perf_counter() - started, 4)))
-    return HostFacts(
+    facts = HostFacts(
         tool_version=__version__,
         collected_at=datetime.now(UTC).isoformat(timespec="seconds"),
         redacted=redact,
@@ -116,29 +118,69 @@ def collect_facts(
         issues=tuple(issues),
         timings=tuple(timings),
     )
+    return redacted(facts) if redact else facts
+
+
+def redacted(facts: HostFacts) -> HostFacts:
+    """The snapshot as shared: GPU UUIDs and serials dropped (those in *_VISIBLE_DEVICES
+    mapped to indexes first), and every string cleaned (probes/redact.py)."""
+    from gpudoctor.probes import redact
+
+    indexes: dict[str, str] = {}
+    gpus = []
+    for gpu in facts.nvml.gpus:
+        if gpu.uuid:
+            indexes[gpu.uuid] = str(gpu.index)
+        migs = []
+        for mig in gpu.mig_devices:
+            if mig.uuid:
+                indexes[mig.uuid] = f"{gpu.index}:{mig.index}"
+            migs.append(dataclasses.replace(mig, uuid=None))
+        gpus.append(dataclasses.replace(gpu, uuid=None, serial=None, mig_devices=tuple(migs)))
+    platform = dataclasses.replace(
+        facts.platform,
+        nvidia_visible_devices=redact.visible_devices(
+            facts.platform.nvidia_visible_devices, indexes
+        ),
+        cuda_visible_devices=redact.visible_devices(facts.platform.cuda_visible_devices, indexes),
+    )
+    nvml = dataclasses.replace(facts.nvml, gpus=tuple(gpus))
+    return redact.every_string(dataclasses.replace(facts, nvml=nvml, platform=platform))
 
 
 def _run_all(
     probes: dict[str, tuple[Callable[[], ProbeResult[Any]], Any]],
 ) -> tuple[dict[str, Any], list[ProbeIssue], list[ProbeTiming]]:
+    """Run every probe in its own daemon thread, all within one deadline.
+
+    Daemon threads, not a ThreadPoolExecutor: the executor's workers are joined at interpreter
+    exit, so one probe stuck in a read (a FIFO or a hung NFS mount under the root) kept the
+    process alive after it had printed its report. A stuck daemon thread dies with the process."""
     results: dict[str, Any] = {}
     issues: list[ProbeIssue] = []
     timings: list[ProbeTiming] = []
-    pool = ThreadPoolExecutor(max_workers=len(probes), thread_name_prefix="gpudoctor-probe")
-    try:
-        futures = {name: pool.submit(_timed, name, fn) for name, (fn, _) in probes.items()}
-        for name, future in futures.items():
-            try:
-                value, found, seconds = future.result(timeout=PROBE_DEADLINE_S)
-            except FutureTimeout:
-                reason = f"did not finish within {PROBE_DEADLINE_S:.0f} s"
-                value, found, seconds = None, [_issue(name, "probe-timeout", reason)], None
-            results[name] = probes[name][1] if value is None else value
-            issues.extend(found)
-            if seconds is not None:
-                timings.append(ProbeTiming(name, round(seconds, 4)))
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+    done: dict[str, tuple[Any, list[ProbeIssue], float]] = {}
+    threads = {
+        name: threading.Thread(
+            target=lambda name=name, fn=fn: done.__setitem__(name, _timed(name, fn)),
+            name=f"gpudoctor-probe-{name}",
+            daemon=True,
+        )
+        for name, (fn, _) in probes.items()
+    }
+    for thread in threads.values():
+        thread.start()
+    deadline = time.monotonic() + PROBE_DEADLINE_S
+    for name, thread in threads.items():
+        thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        if name in done:
+            value, found, seconds = done[name]
+            timings.append(ProbeTiming(name, round(seconds, 4)))
+        else:
+            reason = f"did not finish within {PROBE_DEADLINE_S:.0f} s"
+            value, found = None, [_issue(name, "probe-timeout", reason)]
+        results[name] = probes[name][1] if value is None else value
+        issues.extend(found)
     return results, issues, timings
 
 
@@ -182,5 +224,5 @@ def _nvml(module: ModuleType | None, redact: bool, enabled: bool) -> ProbeResult
         return NvmlFacts(status="not_run"), []
     from gpudoctor.probes.nvml import probe_nvml
 
-    facts, issues = probe_nvml(module, redact=redact)
+    facts, issues = probe_nvml(module, redact=redact, read_uuids=True)
     return facts, list(issues)

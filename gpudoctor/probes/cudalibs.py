@@ -21,6 +21,9 @@ from gpudoctor.probes.runner import Runner, command_issue
 PROBE = "cudalibs"
 LIB_NAMES = ("libcudart", "libcudnn", "libnccl", "libcuda")
 _LIB_FILE = re.compile(r"^(libcudart|libcudnn|libnccl|libcuda)\.so(?:\.(\d[\w.]*))?$")
+# Libraries a framework's nvidia-* wheels bring, which a system copy can shadow.
+_SHADOW_FILE = re.compile(r"^(libcudnn|libcublas|libnccl)\.so(?:\.(\d[\w.]*))?$")
+_MAX_PATH_DIRS = 32  # LD_LIBRARY_PATH entries looked at (bounded)
 _LDCONFIG_LINE = re.compile(r"^\s*(\S+)\s+\(([^)]*)\)\s+=>\s+(\S+)\s*$")
 _NVCC_VERSION = re.compile(r"\bV(\d+\.\d+\.\d+)\b")
 _DEFINE = re.compile(r"^#\s*define\s+(\w+)\s+(\d+)\s*$", re.MULTILINE)
@@ -40,7 +43,8 @@ def probe_cuda_libs(
     issues: list[ProbeIssue] = []
     dirs = toolkit_dirs(root, env)
     toolkits = tuple(toolkit_facts(root, d, runner, issues) for d in dirs)
-    found = ldconfig_libraries(root, runner, issues)
+    cache = ldconfig_paths(root, runner, issues)
+    found = [p for p in cache if _LIB_FILE.match(p.name)]
     for directory in [*(d / sub for d in dirs for sub in ("lib64", "lib")), *_extra(root)]:
         found.extend(directory / n for n in list_dir(directory) if _LIB_FILE.match(n))
     libs = _dedupe(root, found)
@@ -55,8 +59,25 @@ def probe_cuda_libs(
         cudnn=by_name["libcudnn"],
         nccl=by_name["libnccl"],
         libcuda=by_name["libcuda"],
+        ld_library_path_libs=search_path_libs(root, env),
+        loader_cache_libs=tuple(_dedupe(root, [p for p in cache if _SHADOW_FILE.match(p.name)])),
     )
     return facts, issues
+
+
+def search_path_libs(root: Path, env: Mapping[str, str]) -> tuple[LibraryFact, ...]:
+    """cuDNN, cuBLAS and NCCL in LD_LIBRARY_PATH's folders, in the loader's search order."""
+    out: list[LibraryFact] = []
+    seen: set[str] = set()
+    entries = [e for e in env.get("LD_LIBRARY_PATH", "").split(":") if e.startswith("/")]
+    for entry in entries[:_MAX_PATH_DIRS]:
+        folder = under(root, entry)
+        names = sorted(n for n in list_dir(folder) if _SHADOW_FILE.match(n))
+        for fact in _dedupe(root, [folder / n for n in names]):
+            if fact.path not in seen:
+                seen.add(fact.path)
+                out.append(fact)
+    return tuple(out)
 
 
 def toolkit_dirs(root: Path, env: Mapping[str, str]) -> list[Path]:
@@ -119,7 +140,8 @@ def toolkit_version(path: Path) -> str | None:
     return None
 
 
-def ldconfig_libraries(root: Path, runner: Runner, issues: list[ProbeIssue]) -> list[Path]:
+def ldconfig_paths(root: Path, runner: Runner, issues: list[ProbeIssue]) -> list[Path]:
+    """The loader cache's CUDA library files (`ldconfig -p`, built from ld.so.conf)."""
     result = runner(["ldconfig", "-p"], timeout_s=5.0)
     if not result.ok:
         issues.append(command_issue(PROBE, "libraries", result))
@@ -127,7 +149,7 @@ def ldconfig_libraries(root: Path, runner: Runner, issues: list[ProbeIssue]) -> 
     found = []
     for line in result.stdout.splitlines():
         match = _LDCONFIG_LINE.match(line)
-        if match and _LIB_FILE.match(match.group(1)):
+        if match and (_LIB_FILE.match(match.group(1)) or _SHADOW_FILE.match(match.group(1))):
             found.append(under(root, match.group(3)))
     return found
 
@@ -141,11 +163,12 @@ def _dedupe(root: Path, paths: list[Path]) -> list[LibraryFact]:
     facts: dict[str, LibraryFact] = {}
     for path in paths:
         real = Path(os.path.realpath(path)) if os.path.lexists(path) else path
-        match = _LIB_FILE.match(real.name) or _LIB_FILE.match(path.name)
+        pattern = _LIB_FILE if _LIB_FILE.match(path.name) else _SHADOW_FILE
+        match = pattern.match(real.name) or pattern.match(path.name)
         if match is None:
             continue
         # Prefer the version in the resolved name; a dev link "libcudart.so" names none.
-        version = match.group(2) or (_LIB_FILE.match(path.name) or match).group(2)
+        version = match.group(2) or (pattern.match(path.name) or match).group(2)
         key = str(real)
         old = facts.get(key)
         if old is None or (old.version is None and version is not None):

@@ -110,6 +110,10 @@ def run_child(argv: Sequence[str], env: Mapping[str, str], timeout_s: float) -> 
         return ChildResult(
             None, _text(out), _text(err), time.perf_counter() - started, timed_out=True
         )
+    except BaseException:  # interrupted, or a timeout the platform refuses: never leave it
+        _kill_group(child.pid)
+        child.wait()
+        raise
     return ChildResult(child.returncode, _text(out), _text(err), time.perf_counter() - started)
 
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
-
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def under(root: Path, host_path: str) -> Path:
@@ -26,12 +25,22 @@ def host_path(root: Path, path: Path) -> str:
 
 
 def read_text(path: Path, limit: int = 1 << 20) -> str | None:
-    """File contents, or None when it is missing or unreadable (sysfs reads may fail with EIO)."""
+    """File contents, or None when it is missing, unreadable (sysfs reads may fail with EIO) or
+    not a regular file: a FIFO or device planted where a file should be would block the read
+    forever (opened non-blocking, so that even the open cannot hang)."""
     try:
-        with path.open("r", encoding="utf-8", errors="replace") as fh:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "r", encoding="utf-8", errors="replace", closefd=False) as fh:
             return fh.read(limit)
     except (OSError, ValueError):
         return None
+    finally:
+        os.close(fd)
 
 
 def read_first_line(path: Path) -> str | None:
@@ -72,15 +81,3 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
     return tuple(
         (0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", text)
     )
-
-
-def redact_uuids(text: str) -> str:
-    return _UUID.sub("<redacted>", text)
-
-
-def redact_cmdline(cmdline: str) -> str:
-    """The kernel command line for a shared snapshot: UUIDs (root=UUID=...) hidden, and what
-    follows a lone `--` dropped: those are the init program's arguments, not kernel parameters,
-    and can hold anything (addresses, tokens); no check reads them."""
-    kernel, sep, _ = f" {cmdline} ".partition(" -- ")
-    return redact_uuids(kernel.strip()) + (" -- <redacted>" if sep else "")

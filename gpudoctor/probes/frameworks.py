@@ -165,9 +165,9 @@ def tensorflow_facts(
         issues.append(
             ProbeIssue(PROBE, "frameworks.tensorflow", "tf-build-info-unreadable", str(info_file))
         )
-    cuda = _tf_value(text, "cuda_version")
-    is_cuda = _tf_value(text, "is_cuda_build")
-    is_rocm = _tf_value(text, "is_rocm_build")
+    cuda = tf_value(text, "cuda_version")
+    is_cuda = tf_value(text, "is_cuda_build")
+    is_rocm = tf_value(text, "is_rocm_build")
     cpu_only: bool | None = None
     if name == "tensorflow-cpu" or (is_cuda == "False" and is_rocm != "True"):
         cpu_only = True
@@ -180,12 +180,12 @@ def tensorflow_facts(
         location=str(dist.locate_file("tensorflow")),
         cuda=cuda or None,
         cpu_only=cpu_only,
-        cudnn=_cudnn(bundled) or _tf_value(text, "cudnn_version") or None,
+        cudnn=_cudnn(bundled) or tf_value(text, "cudnn_version") or None,
         bundled=bundled,
     )
 
 
-def _tf_value(text: str | None, key: str) -> str | None:
+def tf_value(text: str | None, key: str) -> str | None:
     """A value of build_info's dict or OrderedDict literal: ('cuda_version', '12.3') or
     'cuda_version': '12.3'; booleans come back as "True"/"False"."""
     match = re.search(rf"""['"]{key}['"]\s*[,:]\s*(?:['"]([^'"]*)['"]|(True|False))""", text or "")

@@ -70,9 +70,16 @@ _UNOFFICIAL = "pynvml"  # gpuopenanalytics/pynvml: older releases ship their own
 
 
 def probe_nvml(
-    nvml: ModuleType | None = None, *, redact: bool = True, timeout_s: float = 5.0
+    nvml: ModuleType | None = None,
+    *,
+    redact: bool = True,
+    timeout_s: float = 5.0,
+    read_uuids: bool | None = None,
 ) -> tuple[NvmlFacts, list[ProbeIssue]]:
     """Collect NvmlFacts. Never raises; problems come back as ProbeIssues.
+
+    `redact` leaves serials unread; UUIDs are read when `read_uuids` (default: not `redact`):
+    collect_facts reads them to map UUIDs in *_VISIBLE_DEVICES to indexes, then drops them.
 
     Statuses and their usual causes:
         library_not_found: NVMLError_LibraryNotFound, no driver installed or not mounted into
@@ -90,7 +97,7 @@ def probe_nvml(
             issue = ProbeIssue(PROBE, "nvml", "nvml-bindings-missing", reason)
             return NvmlFacts(status="not_run", error=reason), [issue]
         nvml = pynvml
-    session = NvmlSession(nvml, redact=redact)
+    session = NvmlSession(nvml, redact=redact, read_uuids=read_uuids)
     worker = threading.Thread(target=_work, args=(session,), name="gpudoctor-nvml", daemon=True)
     worker.start()
     worker.join(max(timeout_s, 0.0))

@@ -107,8 +107,9 @@ def _identity(q: DeviceQuery, f: dict[str, Any]) -> None:
     """nvidia-smi --query-gpu=name,uuid,serial,pci.bus_id,pci.device_id,memory.total,
     compute_cap"""
     f["name"] = text(q("nvmlDeviceGetName", field="name"))
-    if not q.session.redact:  # identifying values are not even read when redacting
+    if q.session.read_uuids:  # redacting: read only to map *_VISIBLE_DEVICES, then dropped
         f["uuid"] = text(q("nvmlDeviceGetUUID", field="uuid"))
+    if not q.session.redact:  # a serial is not even read when redacting
         f["serial"] = text(q("nvmlDeviceGetSerial", field="serial"))
     pci = q("nvmlDeviceGetPciInfo", field="pci_bus_id", symbol="nvmlDeviceGetPciInfo_v3")
     if pci is not None:
@@ -159,7 +160,7 @@ def _mig_device(q: DeviceQuery, slot: int, handle: Any) -> MigDevice:
     )
     return MigDevice(
         index=slot,
-        uuid=None if q.session.redact else text(m("nvmlDeviceGetUUID", field="uuid")),
+        uuid=text(m("nvmlDeviceGetUUID", field="uuid")) if q.session.read_uuids else None,
         name=text(m("nvmlDeviceGetName", field="name")),
         gpu_instance_id=m("nvmlDeviceGetGpuInstanceId", field="gpu_instance_id"),
         compute_instance_id=m("nvmlDeviceGetComputeInstanceId", field="compute_instance_id"),

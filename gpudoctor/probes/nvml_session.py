@@ -77,9 +77,10 @@ def describe(exc: BaseException) -> str:
 class NvmlSession:
     """State of one probe run: the binding, what was collected so far, and what went wrong."""
 
-    def __init__(self, nvml: ModuleType, *, redact: bool) -> None:
+    def __init__(self, nvml: ModuleType, *, redact: bool, read_uuids: bool | None = None) -> None:
         self.nvml = nvml
         self.redact = redact
+        self.read_uuids = not redact if read_uuids is None else read_uuids
         self.status = "unknown"
         self.error: str | None = None
         self.system: dict[str, Any] = {}

@@ -6,8 +6,10 @@ collect_env's `run_lambda`); only `collect_facts` wires the real `run_command`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -64,25 +66,44 @@ def run_command(argv: Sequence[str], *, timeout_s: float = DEFAULT_TIMEOUT_S) ->
     if exe is None:
         return CommandResult(args, None, error="not-found")
     try:
-        done = subprocess.run(
+        # Its own process group (session): on timeout the whole group is killed, so that a
+        # hung tool's children (a wrapper script's `sleep`, a daemon it forked) die with it.
+        child = subprocess.Popen(
             [exe, *args[1:]],
-            capture_output=True,
-            timeout=timeout_s,
-            check=False,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
+            start_new_session=True,
             # A fixed locale keeps tool output parseable (nvcc, ldconfig print localized text).
             env={**os.environ, "LC_ALL": "C"},
         )
-    except subprocess.TimeoutExpired:
-        return CommandResult(args, None, error="timeout")
     except OSError as exc:
         return CommandResult(args, None, stderr=str(exc), error="os-error")
+    try:
+        out, err = child.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        kill_group(child)
+        return CommandResult(args, None, error="timeout")
+    finally:
+        if child.returncode is None:  # an exception in communicate: never leave it running
+            kill_group(child)
     return CommandResult(
-        args,
-        done.returncode,
-        done.stdout.decode("utf-8", "replace"),
-        done.stderr.decode("utf-8", "replace"),
+        args, child.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
     )
+
+
+def kill_group(child: subprocess.Popen[bytes]) -> None:
+    """Kill `child`'s process group (it was started in its own session) and reap `child`."""
+    with contextlib.suppress(OSError):
+        os.killpg(child.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        child.kill()
+    # Pipes held open by a grandchild that escaped the group must not block the reap.
+    for stream in (child.stdout, child.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    child.wait()
 
 
 def _resolve(name: str) -> str | None:

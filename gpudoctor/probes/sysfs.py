@@ -19,8 +19,8 @@ from gpudoctor.probes.files import (
     read_first_line,
     read_int,
     read_text,
-    redact_cmdline,
 )
+from gpudoctor.probes.redact import kernel_cmdline
 
 PROBE = "sysfs"
 NVIDIA_VENDOR = "0x10de"
@@ -47,7 +47,7 @@ def probe_kernel(root: Path, *, redact: bool = True) -> tuple[KernelFacts, list[
     version, flavor = driver_version(root)
     facts = KernelFacts(
         release=kernel_release(root),
-        cmdline=redact_cmdline(cmdline) if (cmdline and redact) else cmdline,
+        cmdline=kernel_cmdline(cmdline) if (cmdline and redact) else cmdline,
         nvidia_module_version=version,
         nvidia_module_flavor=flavor,
         modules_loaded=loaded_modules(root),

@@ -10,6 +10,7 @@ from typing import Any
 
 from gpudoctor.checks.model import Severity
 from gpudoctor.fleet import Counts, FleetProblem, FleetSummary
+from gpudoctor.report.clean import printable
 
 FLEET_JSON_VERSION = 1
 MARKS = {Severity.ERROR: "✗", Severity.WARN: "!", Severity.UNKNOWN: "?"}
@@ -33,7 +34,8 @@ def render_fleet_text(summary: FleetSummary, *, max_hosts: int = 20) -> str:
     lines.append("")
     lines.append(f"hosts by worst finding: {_counts_text(summary.hosts_by_worst())}")
     lines.append(f"findings: {_counts_text(summary.counts)}")
-    return "\n".join(lines) + "\n"
+    # Host names come from the snapshots (their hostname, their file name): shown printable.
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def _problem_lines(problem: FleetProblem, max_hosts: int) -> list[str]:

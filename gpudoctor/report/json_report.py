@@ -70,4 +70,5 @@ def envelope(run: CheckRun, facts: HostFacts, intent: Intent) -> dict[str, Any]:
 
 
 def render_json(run: CheckRun, facts: HostFacts, intent: Intent) -> str:
-    return json.dumps(envelope(run, facts, intent), indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(envelope(run, facts, intent), indent=2, ensure_ascii=False, allow_nan=False)
+    return text + "\n"

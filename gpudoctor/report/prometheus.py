@@ -21,6 +21,7 @@ from datetime import datetime
 
 from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.facts import GpuFacts, HostFacts
+from gpudoctor.report.clean import printable
 
 Labels = tuple[tuple[str, str], ...]
 Sample = tuple[Labels, float]
@@ -276,7 +277,7 @@ def _gpu_samples(samples: dict[str, list[Sample]], gpu: GpuFacts) -> None:
     }
     for name, value in values.items():
         if value is not None:
-            samples[name].append((labels, float(value)))
+            samples[name].append((labels, as_float(value)))
     if gpu.clock_event_reasons is not None:
         active = set(gpu.clock_event_reasons)
         for reason in sorted(active.union(CLOCK_EVENT_REASONS)):
@@ -355,12 +356,22 @@ def _labels(labels: Labels) -> str:
 
 
 def escape_label_value(value: str) -> str:
-    """Backslash, double quote and line feed are the three escapes the format defines."""
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    """Backslash, double quote and line feed are the three escapes the format defines; every
+    other control character (a raw CR ends the line for some parsers) is shown as `?`."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return printable(escaped)
 
 
 def escape_help(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("\n", "\\n")
+    return printable(text.replace("\\", "\\\\").replace("\n", "\\n"))
+
+
+def as_float(value: float) -> float:
+    """float(value), with integers too large for a float as +/-Inf instead of OverflowError."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def format_value(value: float) -> str:

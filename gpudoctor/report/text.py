@@ -61,7 +61,10 @@ def _shown(f: Finding, verbose: bool) -> bool:
 # (the rest, e.g. "PCIe Gen1 at idle", is noise on the happy path).
 _LOUD_INFO = frozenset(
     {
+        "no-nvidia-gpu",
         "mig-mode",
+        "report-read",
+        "report-error",
         "framework-driver-cuda",
         "framework-arch",
         "gpu-virtualization",
@@ -91,15 +94,34 @@ def render_text(run: CheckRun, *, verbose: bool = False, colour: bool = False) -
     out = [] if verbose else ["gpudoctor check (to see all details, run gpudoctor check -v):"]
     for area in run.areas():
         found = [f for f in run.findings if f.area == area]
-        mark = area_mark(found)
+        # No GPU at all: the driver area has nothing to be green about.
+        mark = "-" if any(f.code == "no-nvidia-gpu" for f in found) else area_mark(found)
         headline = run.headlines.get(area, "")
         title = AREA_TITLES.get(area, area) + (f": {headline}" if headline else "")
         out.append(f"[{_paint(mark, mark, colour)}] {title}")
         for f in found:
             if _shown(f, verbose):
                 out += _finding_lines(f, verbose, colour)
+    if any(f.code == "no-nvidia-gpu" for f in run.findings) and not verbose:
+        out += _skipped_lines(run)
     out.append(summary_line(run, colour))
     return "\n".join(out) + "\n"
+
+
+def _skipped_lines(run: CheckRun) -> list[str]:
+    """Which checks a host without a GPU skipped (the n/a ones of the GPU areas)."""
+    import textwrap
+
+    codes = sorted(
+        {f.code for f in run.findings if f.severity is Severity.NA and f.area in _GPU_AREAS}
+    )
+    text = f"skipped without a GPU ({len(codes)} checks): {', '.join(codes)}"
+    return textwrap.wrap(
+        text, width=79, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False
+    )
+
+
+_GPU_AREAS = ("driver", "gpu", "runtime", "multigpu")
 
 
 def _plural(n: int, word: str) -> str:

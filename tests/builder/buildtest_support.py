@@ -25,7 +25,7 @@ ROW = ResolvedRow(
     cuda_release="12.4.1",
     cudnn="9.1.0.70",
     python="3.11",
-    min_driver_linux="550.54.15",
+    min_driver_linux="525.60.13",
     base_image="nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04",
     base_digest=None,
     flavor="runtime",
@@ -34,6 +34,8 @@ ROW = ResolvedRow(
     index_url="https://download.pytorch.org/whl/cu124",
     arch_list=("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0+PTX"),
     sources=("https://pytorch.org/get-started/previous-versions/",),
+    native_driver_linux="550.54.14",
+    require_cuda="cuda>=12.0",
 )
 
 TF_ROW = replace(
@@ -44,7 +46,7 @@ TF_ROW = replace(
     cuda="12.2",
     cuda_release="12.2.2",
     cudnn="8.9",
-    min_driver_linux="535.104.05",
+    native_driver_linux="535.104.05",
     base_image="nvidia/cuda:12.2.2-cudnn8-runtime-ubuntu22.04",
     requirements=("tensorflow[and-cuda]==2.15.0",),
     index_url=None,

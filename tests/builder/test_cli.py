@@ -34,14 +34,18 @@ def test_render_prints_a_clean_dockerfile(capsys: pytest.CaptureFixture[str]) ->
     assert gd("render", "--framework", "pytorch", "--cuda", "12.4") == 0
     out = capsys.readouterr().out
     assert "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime" in out
-    assert "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04@sha256:" in out
+    assert "FROM ubuntu:22.04 AS python" in out  # the wheels bring CUDA: a plain base
     hadolint(out)
+    assert gd("render", "--framework", "pytorch", "--cuda", "12.4", "--flavor", "devel") == 0
+    devel = capsys.readouterr().out
+    assert "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04 AS python" in devel
+    hadolint(devel)
 
 
 def test_render_warns_on_a_mutable_base_tag(capsys: pytest.CaptureFixture[str]) -> None:
     assert gd("render", "--framework", "tensorflow") == 0
     err = capsys.readouterr().err
-    assert "warning: base image nvidia/cuda:12.2.2-runtime-ubuntu22.04 is pinned by tag" in err
+    assert "warning: base image ubuntu:22.04 is pinned by tag" in err
 
 
 def test_render_writes_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,12 +65,21 @@ def test_dry_run_never_contacts_the_daemon(
     assert "numpy" not in out
 
 
-def test_build_output_file_writes_the_dockerfile_only(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+def test_build_output_file_writes_the_dockerfile_only_with_dry_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("DOCKER_HOST", DEAD_DOCKER)
-    assert gd("build", "--framework", "pytorch", "-o", str(tmp_path / "D")) == 0
-    assert "FROM nvidia/cuda" in (tmp_path / "D").read_text()
+    assert gd("build", "--framework", "pytorch", "--dry-run", "-o", str(tmp_path / "D")) == 0
+    assert "FROM ubuntu:22.04" in (tmp_path / "D").read_text()
+    # Without --dry-run, -o would silently build nothing: refused.
+    assert gd("build", "--framework", "pytorch", "-o", str(tmp_path / "E")) == 2
+    assert "build -o writes the Dockerfile only" in capsys.readouterr().err
+    assert not (tmp_path / "E").exists()
+
+
+def test_dry_run_with_push_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert gd("build", "--framework", "pytorch", "--dry-run", "--push") == 2
+    assert "nothing to --push" in capsys.readouterr().err
 
 
 def test_daemon_down_exits_3_with_the_fix(
@@ -111,10 +124,18 @@ def test_framework_is_required(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_no_matching_row_exits_2_listing_the_nearest(capsys: pytest.CaptureFixture[str]) -> None:
-    assert gd("build", "--framework", "pytorch", "--cuda", "11.8", "--dry-run") == 2
+    assert gd("build", "--framework", "pytorch", "--driver", "470.57.02", "--dry-run") == 2
     err = capsys.readouterr().err
     assert "no pytorch row matches" in err
     assert "pytorch-2.5.1-cu124" in err
+
+
+def test_a_cuda_the_matrix_lacks_exits_2_naming_the_nearest(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert gd("build", "--framework", "pytorch", "--cuda", "11.8", "--dry-run") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: CUDA 11.8 is not in the matrix for pytorch; nearest: 12.4")
 
 
 def test_from_host_json_brings_the_target_driver(
@@ -123,9 +144,9 @@ def test_from_host_json_brings_the_target_driver(
     new = _host(tmp_path, "560.35.03")
     assert gd("render", "--framework", "pytorch", "--from", str(new)) == 0
     assert "cu124" in capsys.readouterr().out
-    old = _host(tmp_path, "535.104.05")  # too old for CUDA 12.4.1's images
+    old = _host(tmp_path, "520.61.05")  # below the 12.x minor-version floor (525.60.13)
     assert gd("render", "--framework", "pytorch", "--from", str(old)) == 2
-    assert "535.104.05" in capsys.readouterr().err
+    assert "520.61.05" in capsys.readouterr().err
 
 
 def test_for_host_and_from_together_are_refused(
@@ -141,5 +162,6 @@ def test_a_host_without_a_driver_cannot_be_targeted(
 ) -> None:
     path = tmp_path / "nodriver.json"
     path.write_text(dumps(HostFacts(nvml=NvmlFacts(status="library_not_found"))))
-    assert gd("render", "--framework", "pytorch", "--from", str(path)) == 3
+    # a recorded snapshot without a driver is bad input (2), not an unreachable part (3)
+    assert gd("render", "--framework", "pytorch", "--from", str(path)) == 2
     assert "library_not_found" in capsys.readouterr().err

@@ -7,6 +7,7 @@ torch wheel from a wheelhouse: no registry and no index is reached.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,7 @@ def test_build_verify_and_labels_read_back(
         "verify-framework-version": "ok",
         "verify-built-cuda": "ok",
         "verify-built-cudnn": "ok",
+        "verify-cuda-once": "ok",
         "verify-cuda-available": "n/a",
         "verify-labels": "ok",
     }
@@ -71,13 +73,49 @@ def test_build_verify_and_labels_read_back(
     assert info.labels["io.gpudoctor.cudnn"] == "9.1.0.70"
     assert info.labels["io.gpudoctor.base-image"] == standin_base
     assert info.user == "10001:10001"
-    assert "NVIDIA_REQUIRE_CUDA=cuda>=12.4" in info.env
+    # the model's rule: every driver of the 12.x minor-version floor, as `cuda>=` the major's
+    # first release in this test matrix (12.2); the stand-in base sets none to keep
+    assert "NVIDIA_REQUIRE_CUDA=cuda>=12.2" in info.env
+    assert info.labels["io.gpudoctor.require-cuda"] == "cuda>=12.2"
     assert "NVIDIA_VISIBLE_DEVICES=all" in info.env
     # Wheels and requirement files stayed in the install stage.
     probe = engine.run(
         test_tag, ["sh", "-c", "id -u; ls /tmp/gpudoctor || echo none"], gpus=False, timeout=60
     )
     assert probe.stdout.split() == ["10001", "none"]
+    _check_image_against_recorded_hosts(test_tag, capsys)
+
+
+def _image_verdict(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> tuple[int, dict[str, str]]:
+    capsys.readouterr()
+    code = run(["check", *args, "--only", "image-runs-here", "--format", "json"])
+    (found,) = json.loads(capsys.readouterr().out)["findings"]
+    return code, found
+
+
+def _check_image_against_recorded_hosts(tag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """check --image reads the labels of the image just built and judges it by the model."""
+    hosts = Path(__file__).resolve().parents[1] / "data" / "hosts"
+    code, found = _image_verdict(
+        ["--image", tag, "--from", str(hosts / "h100-8x-healthy.json")], capsys
+    )
+    assert (code, found["severity"]) == (0, "ok")
+    assert found["title"] == f"{tag} runs here: pytorch 2.5.1 cu124"
+    # R535 runs cu124 by minor-version compatibility, and NVIDIA_REQUIRE_CUDA admits it
+    code, found = _image_verdict(
+        ["--image", tag, "--from", str(hosts / "a100-8x-r535.json")], capsys
+    )
+    assert (code, found["severity"]) == (0, "info")
+    assert "minor-version" in found["title"]
+    # R470 reports CUDA 11.4: the toolkit refuses to start it, and the driver is too old
+    code, found = _image_verdict(
+        ["--image", tag, "--from", str(hosts / "driver-too-old.json")], capsys
+    )
+    assert (code, found["severity"]) == (1, "error")
+    assert "refuses to start it" in found["detail"]
+    assert found["fix"].startswith("an image that runs here: gpudoctor build --framework pytorch")
 
 
 def test_a_cpu_only_wheel_fails_verification_with_exit_4(
@@ -138,3 +176,50 @@ def test_verify_of_a_foreign_image_names_the_differences(
     assert "exit 127" in info.value.message
     assert "/opt/venv/bin/python" in info.value.message
     assert info.value.exit_code == 4
+
+
+def test_check_image_without_labels_runs_it_once(
+    standin_base: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An image without io.gpudoctor.* labels is read by one bounded docker run: the bare base
+    holds no framework, which the verdict says instead of guessing."""
+    hosts = Path(__file__).resolve().parents[1] / "data" / "hosts"
+    code, found = _image_verdict(
+        ["--image", standin_base, "--from", str(hosts / "h100-8x-healthy.json")], capsys
+    )
+    assert found["severity"] == "unknown"
+    assert "its framework build is not known" in found["title"]
+    assert "PackageNotFoundError" in found["title"]
+    assert code == 0
+
+
+def test_check_image_absent_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    code = run(["check", "--image", "gpudoctor-test/absent:never"])
+    assert code == 2
+    assert "not on this Docker daemon" in capsys.readouterr().err
+
+
+def test_a_run_that_outlives_its_timeout_is_exit_124_not_an_unreachable_daemon(
+    standin_base: str, engine: DockerSdkEngine
+) -> None:
+    """container.wait's read timeout is the command's result (verify then fails, exit 4), not
+    "cannot reach the Docker daemon" (exit 3)."""
+    started = time.monotonic()
+    result = engine.run(standin_base, ["sh", "-c", "echo started; sleep 60"], gpus=False, timeout=2)
+    assert result.exit_code == 124
+    assert "timed out after 2 s" in result.stderr
+    assert "started" in result.stdout
+    assert time.monotonic() - started < 30
+
+
+def test_a_failing_build_with_format_json_prints_a_json_error_exit_4(
+    standin_base: str, tmp_path: Path, test_tag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _cli_build(standin_base, empty, test_tag, "--format", "json") == 4
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["exit_code"] == 4
+    assert error["reference"] == "build-failed"
+    assert error["step"].startswith("Step ")
+    assert any("No matching distribution" in line for line in error["log_tail"])

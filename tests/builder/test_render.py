@@ -100,11 +100,13 @@ def test_pins_and_promises_reach_the_dockerfile() -> None:
     text = render(dataclasses.replace(ROW, base_digest=DIGEST))
     assert f"FROM {ROW.base_image}@{DIGEST} AS python" in text
     assert "--index-url https://download.pytorch.org/whl/cu124" in text
-    assert 'NVIDIA_REQUIRE_CUDA="cuda>=12.4"' in text
+    # the model's rule, ORed with whatever the base declares (NVIDIA's brand clauses)
+    assert 'NVIDIA_REQUIRE_CUDA="cuda>=12.0${NVIDIA_REQUIRE_CUDA:+ }${NVIDIA_REQUIRE_CUDA}"' in text
     assert 'NVIDIA_VISIBLE_DEVICES="all"' in text
     assert 'NVIDIA_DRIVER_CAPABILITIES="compute,utility"' in text
     assert 'io.gpudoctor.cudnn="9.1.0.70"' in text
-    assert 'io.gpudoctor.min-driver="550.54.15"' in text
+    assert 'io.gpudoctor.min-driver="525.60.13"' in text
+    assert 'io.gpudoctor.native-driver="550.54.14"' in text
     assert f'org.opencontainers.image.base.digest="{DIGEST}"' in text
     assert "USER 10001:10001" in text.splitlines()[-2]
     assert "--no-cache-dir" in text

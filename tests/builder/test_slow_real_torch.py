@@ -66,4 +66,6 @@ def test_real_pytorch_cuda13_image_builds_offline_and_verifies(
     assert severity == "ok"
     assert evidence["image"].startswith("9.")
     assert verdicts["verify-framework-version"][0] == "ok"
+    # the nvidia-* wheels are the image's only CUDA libraries
+    assert verdicts["verify-cuda-once"] == ("ok", {"duplicates": "none"})
     sys.stderr.write(f"\nreal torch image: {report['image']['size'] / 1e9:.2f} GB\n")

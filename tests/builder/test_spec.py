@@ -20,7 +20,7 @@ def test_defaults_come_from_the_row() -> None:
     assert spec.base_image == ROW.base_image
     assert spec.index_url == ROW.index_url
     assert spec.requirements == ("torch==2.5.1", "torchvision==0.20.1")
-    assert spec.require_cuda == "cuda>=12.4"
+    assert spec.require_cuda == "cuda>=12.0${NVIDIA_REQUIRE_CUDA:+ }${NVIDIA_REQUIRE_CUDA}"
     labels = dict(spec.labels)
     assert labels["io.gpudoctor.row-id"] == ROW.id
     assert labels["io.gpudoctor.arch-list"] == "5.0,6.0,7.0,7.5,8.0,8.6,9.0+PTX"

@@ -33,6 +33,7 @@ GOOD: dict[str, Any] = {
     "cuda_available": False,
     "device_count": 0,
     "errors": [],
+    "cuda_library_duplicates": {},
 }
 
 
@@ -46,8 +47,53 @@ def test_a_matching_image_passes_and_cuda_at_run_time_is_na_without_gpu() -> Non
         "verify-framework-version": Severity.OK,
         "verify-built-cuda": Severity.OK,
         "verify-built-cudnn": Severity.OK,
+        "verify-cuda-once": Severity.OK,
         "verify-cuda-available": Severity.NA,
     }
+
+
+def test_a_cuda_library_present_twice_fails_naming_both_folders() -> None:
+    wheels = "/opt/venv/lib/python3.11/site-packages/nvidia/cublas/lib"
+    twice = {"libcublas": ["/usr/local/cuda-12.4/lib64", wheels]}
+    findings = compare_report({**GOOD, "cuda_library_duplicates": twice}, SPEC, gpu=False)
+    once = next(f for f in findings if f.code == "verify-cuda-once")
+    assert once.severity is Severity.ERROR
+    assert once.title == "CUDA libraries twice: libcublas"
+    assert "/usr/local/cuda-12.4/lib64 and " + wheels in once.detail
+    with pytest.raises(VerifyFailed, match="libcublas"):
+        raise_on_mismatch(findings, "t:1")
+    older = {k: v for k, v in GOOD.items() if k != "cuda_library_duplicates"}
+    assert _severities(older)["verify-cuda-once"] is Severity.NA
+
+
+def test_the_script_finds_a_library_in_the_system_and_in_the_wheels(tmp_path: Path) -> None:
+    """cuda_library_copies on a real folder tree: a symlinked folder counts once."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "verify_image", templates_dir() / "verify_image.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    system = tmp_path / "usr/local/cuda-12.4/lib64"
+    wheels = tmp_path / "site/nvidia/cublas/lib"
+    for folder, names in (
+        (system, ("libcublas.so.12", "libcudart.so.12")),
+        (wheels, ("libcublas.so.12", "libcublasLt.so.12")),
+    ):
+        folder.mkdir(parents=True)
+        for name in names:
+            (folder / name).write_bytes(b"")
+    (tmp_path / "cuda").symlink_to(system)
+    copies = script.cuda_library_copies([str(system), str(tmp_path / "cuda"), str(wheels)])
+    assert copies == {
+        "libcublas": sorted([str(system), str(wheels)]),
+        "libcublasLt": [str(wheels)],
+        "libcudart": [str(system)],
+    }
+    assert str(wheels) in script.library_folders([str(tmp_path / "site")])
 
 
 def test_a_cpu_only_wheel_fails_naming_the_cuda_promise() -> None:
@@ -136,6 +182,29 @@ def test_a_probe_without_a_report_is_a_verify_failure() -> None:
     engine = FakeEngine(probe_stdout="python: not found\n")
     with pytest.raises(VerifyFailed, match="printed no report"):
         verify_image(engine, "t:1", SPEC, gpu=False)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"python_version": "3.11.9", "framew', "not valid JSON"),
+        ("\x00\x1b[2Kgarbage", "not valid JSON"),
+        ("[1, 2, 3]", "a JSON list, not an object"),
+        ('"just a string"', "a JSON str, not an object"),
+    ],
+)
+def test_a_truncated_or_garbled_report_is_a_verify_failure(line: str, message: str) -> None:
+    engine = FakeEngine(probe_stdout=MARKER + line + "\n", labels=dict(SPEC.labels))
+    with pytest.raises(VerifyFailed, match=message) as caught:
+        verify_image(engine, "t:1", SPEC, gpu=False)
+    assert caught.value.exit_code == 4
+
+
+def test_odd_field_types_in_a_report_do_not_crash_the_comparison() -> None:
+    odd = {**GOOD, "errors": "ImportError: boom", "python_version": 3, "built_cuda": 12.4}
+    findings = compare_report(odd, SPEC, gpu=False)
+    by_code = {f.code: f for f in findings}
+    assert by_code["verify-python"].severity is Severity.ERROR
 
 
 def test_the_in_image_script_reports_a_fake_torch(tmp_path: Path) -> None:

@@ -83,7 +83,7 @@ def test_intent_flags(capsys: pytest.CaptureFixture[str]) -> None:
         (["--cuda", "x"], "--cuda 'x' is not a CUDA version"),
         (["--format", "xml"], "--format 'xml' is not one of: text, json, junit, github"),
         (["--only", "nope"], "--only: unknown check code 'nope'"),
-        (["--from", "/nonexistent.json"], "cannot read snapshot /nonexistent.json"),
+        (["--from", "/nonexistent.json"], "cannot read /nonexistent.json"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(

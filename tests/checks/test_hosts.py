@@ -72,10 +72,20 @@ EXPECTED: dict[str, set[tuple[str, Severity, str]]] = {
                        ("gpu-iommu-groups", W, ""), ("shm-size", W, ""),
                        ("nvlink-state", NA, ""), ("fabric-manager", NA, ""),
                        ("memlock-limit", NA, ""), ("xid-history", NA, "")},
+    "a100-8x-r535": {("framework-driver-cuda", OK_, "torch"),
+                     ("framework-arch", OK_, "torch on GPU 0-7")},
+    "pascal-geforce-r535": {("framework-arch", OK_, "torch on GPU 0")},
+    "p100-r470": {("framework-driver-cuda", INF, "torch")},  # cu117 on R470: minor-version
+    "v100-r550": {("framework-arch", OK_, "torch on GPU 0-7")},
+    "rtx5090-r570-86": {("framework-driver-cuda", NA, "")},
+    "h100-r580": {("framework-driver-cuda", OK_, "torch")},
+    "cudnn-shadowed": {("library-shadowing", E, "torch")},
 }  # fmt: skip
 PASSING = ("h100-8x-healthy", "h100-8x-driver-560", "minor-version-compat",
            "vm-passthrough-guest", "vgpu-guest", "pcie-degraded", "no-gpu-toolkit-only", "wsl2",
-           "thermal-throttling", "hgx-h100-healthy", "pcie-4x-acs-on")  # fmt: skip
+           "thermal-throttling", "hgx-h100-healthy", "pcie-4x-acs-on", "a100-8x-r535",
+           "pascal-geforce-r535", "p100-r470", "v100-r550", "rtx5090-r570-86",
+           "h100-r580")  # fmt: skip
 EXIT = dict.fromkeys(EXPECTED, 1) | dict.fromkeys(PASSING, 0)
 
 

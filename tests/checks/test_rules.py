@@ -9,10 +9,10 @@ import pytest
 
 from gpudoctor.checks import Intent, _run_one, run_checks, select_codes
 from gpudoctor.checks.base import gpu_label
-from gpudoctor.checks.intent import parse_cuda, parse_framework
 from gpudoctor.checks.model import Finding, Severity
 from gpudoctor.errors import UsageError
 from gpudoctor.facts import DeviceNode, FrameworkFacts, HostFacts, ProbeIssue
+from gpudoctor.matrix.inputs import parse_cuda, parse_framework
 from gpudoctor.matrix.model import Matrix
 from tests.checks.conftest import host
 
@@ -181,7 +181,8 @@ def test_toolkit_without_runtime_registration(matrix: Matrix) -> None:
 def test_driver_too_old_names_minimum_and_an_older_wheel(matrix: Matrix) -> None:
     (f,) = [f for f in run_checks(host("driver-too-old"), matrix).findings
             if f.code == "framework-driver-cuda"]  # fmt: skip
-    assert "550.54.14" in f.fix
+    assert "upgrade the driver to >= 525.60.13" in f.fix  # the 12.x minor-version floor
+    assert "550.54.14 for native CUDA 12.4" in f.detail
     assert "pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu118" in f.fix
     assert dict(f.evidence)["required_driver"] == "550.54.14"
 
@@ -232,7 +233,9 @@ def test_intent_verdicts(matrix: Matrix) -> None:
     assert findings(none, matrix, "intent-verdict", intent("pytorch")) == [(E, "")]
     assert findings(none, matrix, "intent-newest-row", intent("pytorch")) == [(NA, "")]
     old = host("driver-too-old")
-    assert findings(old, matrix, "intent-newest-row", intent("pytorch")) == [(W, "")]
+    assert findings(old, matrix, "intent-newest-row", intent("pytorch")) == [
+        (INF, "")
+    ]  # cu118 by minor-version
 
 
 def test_only_and_skip(matrix: Matrix) -> None:

@@ -147,6 +147,7 @@ def test_snapshot_contract_top_level_keys() -> None:
         "multigpu",
         "issues",
         "timings",
+        "report",
     ]
     assert data["schema_version"] == SCHEMA_VERSION == 1
 

@@ -104,12 +104,31 @@ def run_action(tmp: Path, env: dict[str, str], *args: str) -> ActionRun:
         timeout=120,
         check=False,
     )
-    outputs = dict(
-        line.split("=", 1) for line in out.read_text(encoding="utf-8").splitlines() if line
-    )
+    outputs = parse_github_output(out.read_text(encoding="utf-8"))
     return ActionRun(
         done.returncode, done.stdout, done.stderr, outputs, summary.read_text(encoding="utf-8")
     )
+
+
+def parse_github_output(text: str) -> dict[str, str]:
+    """$GITHUB_OUTPUT as the runner reads it: `name=value` lines and `name<<DELIM` blocks."""
+    outputs: dict[str, str] = {}
+    lines = iter(text.split("\n"))
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            body = []
+            for inner in lines:
+                if inner == delimiter:
+                    break
+                body.append(inner)
+            else:
+                raise AssertionError(f"unterminated {name}<<{delimiter}")
+            outputs[name] = "\n".join(body)
+        elif line:
+            name, value = line.split("=", 1)
+            outputs[name] = value
+    return outputs
 
 
 def gitlab_job() -> dict[str, object]:

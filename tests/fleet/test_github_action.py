@@ -175,6 +175,18 @@ def test_from_judges_the_given_snapshot_without_taking_one(
     assert run.outputs["gpu-present"] == "true"
 
 
+def test_a_multi_line_input_cannot_inject_outputs_or_commands(
+    tmp_path: Path, gpu_snapshot: Path
+) -> None:
+    _, env = make_stub(tmp_path, gpu_snapshot)
+    evil = f"{gpu_snapshot}\nresult=passed\n::error::forged"
+    run = run_action(tmp_path, {**env, "INPUT_FROM": evil, "STUB_RC": "1"})
+    assert run.rc == 1
+    assert run.outputs["result"] == "failed"
+    assert run.outputs["snapshot"] == evil
+    assert "\n::error::forged" not in run.stdout
+
+
 def test_a_failed_snapshot_means_unknown_and_the_check_still_runs(tmp_path: Path) -> None:
     stub, env = make_stub(tmp_path, tmp_path / "missing.json")  # the stand-in's cp fails
     run = run_action(tmp_path, env)
@@ -255,3 +267,23 @@ def test_install_then_check_as_the_action_does(tmp_path: Path) -> None:
     snapshot = write_snapshot(tmp_path / "gpu.json", degraded_host())
     run = run_action(tmp_path, {**exported, "INPUT_FROM": str(snapshot), "INPUT_FORMAT": "text"})
     assert (run.rc, run.outputs["result"]) == (0, "passed"), run.stdout + run.stderr
+
+
+@pytest.mark.usefixtures("check_command")
+def test_from_a_pasted_report_replies_in_markdown(tmp_path: Path) -> None:
+    """The issue-triage workflow of docs/ci.md: `from` a pasted report, `format: markdown`."""
+    issue = tmp_path / "issue.md"
+    issue.write_text(
+        "torch==2.5.1+cpu\n"
+        "| NVIDIA-SMI 570.86.16      Driver Version: 570.86.16      CUDA Version: 12.8     |\n"
+        "|   0  NVIDIA GeForce RTX 4090        Off |   00000000:01:00.0  On |     N/A |\n",
+        encoding="utf-8",
+    )
+    env = {"INPUT_FROM": str(issue), "INPUT_FORMAT": "markdown", "INPUT_OUTPUT": "reply.md"}
+    run = run_action(tmp_path, env)
+    assert run.rc == 1, run.stdout + run.stderr
+    assert (run.outputs["gpu-present"], run.outputs["result"]) == ("unknown", "failed")
+    assert "Traceback" not in run.stderr
+    reply = (tmp_path / "reply.md").read_text(encoding="utf-8")
+    assert reply.startswith("### gpudoctor\n")
+    assert "CPU-only build" in reply

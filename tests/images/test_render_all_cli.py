@@ -39,7 +39,9 @@ def test_renders_each_row_into_its_folder(
     # 4 folders x (Dockerfile, requirements.txt, verify_image.py) + README + bake + manifest
     assert len(files(out)) == 15
     dockerfile = (out / PT_RUNTIME / "Dockerfile").read_text()
-    assert "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04@sha256:" in dockerfile
+    # the wheels bring CUDA: the runtime base is the plain distribution image
+    assert "FROM ubuntu:22.04 AS python" in dockerfile
+    assert 'NVIDIA_REQUIRE_CUDA="cuda>=12.' in dockerfile
     assert (out / TF_RUNTIME / "requirements.txt").read_text() == ("tensorflow[and-cuda]==2.15.0\n")
 
 
@@ -48,9 +50,9 @@ def test_only_tag_pinned_bases_are_warned_about_in_one_line(
 ) -> None:
     assert render_all(TWO, tmp_path / "images") == 0
     warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
-    # The pytorch runtime base carries a digest; the other three are pinned by tag only.
+    # Both runtime images share the plain ubuntu:22.04 base; every base is pinned by tag only.
     assert len(warnings) == 1
-    assert "3 of 4 images use a base image pinned by tag only (3 distinct bases)" in warnings[0]
+    assert "4 of 4 images use a base image pinned by tag only (3 distinct bases)" in warnings[0]
 
 
 def test_a_second_render_is_byte_identical_and_writes_nothing(

@@ -86,16 +86,22 @@ def test_list_json_for_one_framework(capsys: pytest.CaptureFixture[str]) -> None
     assert "cuda" not in data
 
 
+UNKNOWN_JAX = "unknown framework 'jax': gpudoctor knows pytorch, tensorflow"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["list", "--framework", "jax"], "--framework 'jax' is not one of: pytorch, tensorflow"),
+        (["list", "--framework", "jax"], UNKNOWN_JAX),
         (["list", "--format", "xml"], "--format 'xml' is not one of: text, json"),
-        (["show", "pytorch==1.0"], "no pytorch release 1.0 in the matrix"),
-        (["show", "numpy"], "'numpy' is neither FRAMEWORK==VERSION nor a row id"),
+        (["show", "pytorch==1.0"], "pytorch 1.0 is not in the matrix; nearest: 2.5.1"),
+        (["show", "numpy"], "unknown framework 'numpy'"),
+        (["show", "pytorh==2.5"], "unknown framework 'pytorh'"),
         (["show", "pytorch-2.5.1-cu128-py3.12-ubuntu22.04-runtime"], "no row pytorch-2.5.1-cu128"),
         (["show", "pytorch-2.5.1-cuda"], "is not a row id"),
-        (["resolve", "--framework", "jax"], "unknown framework 'jax'; valid: pytorch, tensorflow"),
+        (["resolve", "--framework", "jax"], UNKNOWN_JAX),
+        (["resolve", "--framework", "pytorch==9.9"], "pytorch 9.9 is not in the matrix"),
+        (["resolve", "--framework", "pytorch", "--cuda", "12.99"], "CUDA 12.99 is not in the"),
         (["resolve", "--framework", "pytorch", "--cuda", "twelve"], "--cuda 'twelve' is not"),
     ],
 )
@@ -133,11 +139,11 @@ def test_show_row_id_rebuilds_the_row(capsys: pytest.CaptureFixture[str]) -> Non
     code, out, _ = cli(capsys, "matrix", "show", row_id)
     assert code == 0
     assert out.splitlines()[0] == row_id
-    assert "  base image    nvidia/cuda:12.1.1-devel-ubuntu20.04" in out
-    assert "  verified      yes" in out
+    assert "  base image      nvidia/cuda:12.1.1-devel-ubuntu20.04" in out
+    assert "  verified        yes" in out
     code, out, _ = cli(capsys, "matrix", "show", "pytorch-2.6.0-cu124-py3.10-ubuntu22.04-runtime")
     assert code == 0
-    assert "  verified      no" in out
+    assert "  verified        no" in out
 
 
 def test_resolve_text(capsys: pytest.CaptureFixture[str]) -> None:
@@ -145,9 +151,10 @@ def test_resolve_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime"
-    assert "  base image    nvidia/cuda:12.4.1-runtime-ubuntu22.04" in lines
+    assert "  base image      ubuntu:22.04" in lines
+    assert "  starts with     NVIDIA_REQUIRE_CUDA cuda>=12.1" in lines
     assert (
-        "  install       pip install --index-url https://download.pytorch.org/whl/cu124 "
+        "  install         pip install --index-url https://download.pytorch.org/whl/cu124 "
         "torch==2.5.1 torchvision==0.20.1 torchaudio==2.5.1"
     ) in lines
 
@@ -162,20 +169,21 @@ def test_resolve_json_with_every_option(capsys: pytest.CaptureFixture[str]) -> N
     assert code == 0
     row = json.loads(out)
     assert row["id"] == "pytorch-2.7.1-cu126-py3.11-ubuntu22.04-devel"
-    assert row["base_image"] == "nvidia/cuda:12.6.0-devel-ubuntu22.04"
+    assert row["base_image"] == "nvidia/cuda:12.6.3-devel-ubuntu22.04"
+    assert row["tier"] == "native"
     assert row["requirements"] == ["torch==2.7.1", "torchvision==0.22.1", "torchaudio==2.7.1"]
 
 
 def test_resolve_no_match_lists_nearest_rows_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli(
-        capsys, "matrix", "resolve", "--framework", "pytorch", "--driver", "470.57.02"
+        capsys, "matrix", "resolve", "--framework", "pytorch", "--driver", "440.33.01"
     )
     assert code == 2
     assert out == ""
     lines = err.splitlines()
-    assert lines[0] == "error: no pytorch row matches --driver 470.57.02; nearest rows:"
+    assert lines[0] == "error: no pytorch row matches --driver 440.33.01; nearest rows:"
     assert lines[1].startswith(
-        "  pytorch-2.7.1-cu128-py3.12-ubuntu24.04-runtime: CUDA 12.8.1 needs"
+        "  pytorch-2.7.1-cu128-py3.12-ubuntu24.04-runtime: CUDA 12.8: driver 440.33.01 is older"
     )
     assert lines[-1].startswith("hint: relax a constraint")
 

@@ -72,10 +72,32 @@ def gpu_ok(matrix: Matrix, c: Candidate, cc: str) -> bool:
     return arch.max_cuda is None or _n(c.cuda) <= _n(arch.max_cuda)
 
 
+def floor(matrix: Matrix, c: Candidate) -> tuple[int, ...]:
+    """The oldest driver that runs the build: its major's minor-version floor; before CUDA 11
+    (no [[cuda_major]] row: no minor-version compatibility) its release's own floor."""
+    major = int(c.cuda.split(".")[0])
+    row = next((m for m in matrix.cuda_majors if m.major == major), None)
+    if row is None:
+        ga = min((r for r in matrix.cuda if r.major_minor == c.cuda), key=lambda r: _n(r.version))
+        return _n(ga.min_driver_linux)
+    return _n(row.minor_compat_min_driver_linux)
+
+
+def native(matrix: Matrix, c: Candidate, driver: str) -> bool:
+    ga = min((r for r in matrix.cuda if r.major_minor == c.cuda), key=lambda r: _n(r.version))
+    return _n(ga.min_driver_linux) <= _n(driver)
+
+
+def plain(c: Candidate, req: ResolveRequest) -> bool:
+    return not c.system_cudnn and (req.flavor or "runtime") == "runtime"
+
+
 def build_ok(matrix: Matrix, c: Candidate, req: ResolveRequest) -> bool:
     release_level = req.cuda is not None and req.cuda[0].isdigit() and req.cuda.count(".") >= 2
     return (
-        (req.version is None or spec(req.version).contains(c.version, prereleases=True))
+        (req.driver is None or floor(matrix, c) <= _n(req.driver))
+        and (not (release_level and plain(c, req)))
+        and (req.version is None or spec(req.version).contains(c.version, prereleases=True))
         and (req.cuda is None or release_level or spec(req.cuda).contains(c.cuda))
         and (req.python is None or req.python in c.python)
         and (c.verified or req.allow_unverified)
@@ -117,17 +139,34 @@ def image_ok(matrix: Matrix, c: Candidate, image: BaseImage, req: ResolveRequest
         (not release_level or spec(req.cuda or "").contains(image.cuda))
         and (req.flavor or "runtime") in image.flavors
         and (req.distro is None or req.distro in image.distros)
-        and (req.driver is None or _n(release.min_driver_linux) <= _n(req.driver))
         and ((image.verified and release.verified) or req.allow_unverified)
         and cudnn_ok
         and distro_ok(matrix, c, image, req)
     )
 
 
-def satisfiable(matrix: Matrix, c: Candidate, req: ResolveRequest) -> bool:
-    return build_ok(matrix, c, req) and any(
-        image_ok(matrix, c, image, req) for image in matrix.base_images
+def plain_ok(matrix: Matrix, c: Candidate, req: ResolveRequest) -> bool:
+    """A plain distro base: the distros of the build's nvidia/cuda release when it has one."""
+    offered = {d for i in matrix.base_images if _n(i.cuda)[:2] == _n(c.cuda) for d in i.distros}
+    rows = [d for d in matrix.distros if d.image]
+    names = [d.name for d in rows if d.name in offered] or [d.name for d in rows]
+    if req.distro:  # an asked distro needs only a plain image
+        names = [d.name for d in rows if d.name == req.distro]
+    return any(
+        any(
+            p in c.python and (req.python is None or p == req.python)
+            for p in distro_pythons(matrix, d, req)
+        )
+        for d in names
     )
+
+
+def satisfiable(matrix: Matrix, c: Candidate, req: ResolveRequest) -> bool:
+    if not build_ok(matrix, c, req):
+        return False
+    if plain(c, req):
+        return plain_ok(matrix, c, req)
+    return any(image_ok(matrix, c, image, req) for image in matrix.base_images)
 
 
 def assert_row_meets_request(matrix: Matrix, row: ResolvedRow, req: ResolveRequest) -> None:
@@ -138,12 +177,20 @@ def assert_row_meets_request(matrix: Matrix, row: ResolvedRow, req: ResolveReque
         if (c.version, c.cuda) == (row.version, row.cuda)
     )
     assert build_ok(matrix, c, req)
+    packaged = distro_pythons(matrix, row.distro, req)
+    assert row.python in packaged
+    assert row.flavor == (req.flavor or "runtime")
+    assert req.distro is None or row.distro == req.distro
+    assert req.driver is None or _n(row.min_driver_linux) <= _n(req.driver)
+    if plain(c, req):
+        assert row.cuda_release is None
+        assert row.base_image == next(d.image for d in matrix.distros if d.name == row.distro)
+        return
     image = next(
         i for i in matrix.base_images if row.base_image.startswith(f"{i.repository}:{i.cuda}-")
     )
     assert image.cuda == row.cuda_release
     assert image_ok(matrix, c, image, req)
-    packaged = distro_pythons(matrix, row.distro, req)
     assert row.python in packaged
     assert row.python == (req.python or max((p for p in c.python if p in packaged), key=_n))
     assert row.flavor == (req.flavor or "runtime")
@@ -161,9 +208,17 @@ def check(matrix: Matrix, req: ResolveRequest) -> None:
         assert not any(satisfiable(matrix, c, req) for c in all_candidates)
         return
     assert_row_meets_request(matrix, row, req)
-    key = (Version(row.version), _n(row.cuda))
-    newer = [c for c in all_candidates if (Version(c.version), _n(c.cuda)) > key]
-    assert not [c for c in newer if satisfiable(matrix, c, req)]
+    # The newest release that has a satisfiable build wins; within it, a build the driver runs
+    # natively before one it runs by minor-version compatibility, then the newest CUDA.
+    good = [c for c in all_candidates if satisfiable(matrix, c, req)]
+    assert not [c for c in good if Version(c.version) > Version(row.version)]
+    same = [c for c in good if c.version == row.version]
+
+    def key(c: Candidate) -> tuple[bool, tuple[int, ...]]:
+        return (req.driver is None or native(matrix, c, req.driver), _n(c.cuda))
+
+    chosen = next(c for c in same if c.cuda == row.cuda)
+    assert key(chosen) == max(key(c) for c in same)
 
 
 DRIVERS = [

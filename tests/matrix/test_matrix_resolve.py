@@ -22,27 +22,28 @@ def test_default_pytorch_row_is_the_newest_verified_build(small: Matrix) -> None
     assert row.id == "pytorch-2.7.1-cu128-py3.12-ubuntu24.04-runtime"
     assert row.version == "2.7.1"
     assert row.cuda == "12.8"
-    assert row.cuda_release == "12.8.1"
+    assert row.cuda_release is None  # the wheels bring CUDA: a plain distribution base
+    assert row.cuda_from == "wheels"
     assert row.python == "3.12"  # newest Python both the release and ubuntu24.04 have
     assert row.flavor == "runtime"
     assert row.distro == "ubuntu24.04"
-    assert row.base_image == "nvidia/cuda:12.8.1-runtime-ubuntu24.04"
+    assert row.base_image == "ubuntu:24.04"
     assert row.base_digest is None
-    assert row.min_driver_linux == "570.124.06"
+    assert row.min_driver_linux == "525.60.13"  # the 12.x minor-version floor
+    assert row.native_driver_linux == "570.124.06"
+    assert row.require_cuda == "cuda>=12.1"  # the small matrix's first 12.x release
     assert row.requirements == ("torch==2.7.1", "torchvision==0.22.1", "torchaudio==2.7.1")
     assert row.index_url == "https://download.pytorch.org/whl/cu128"
     assert row.cudnn == "9.7.1.26"
     assert row.arch_list == ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0+PTX")
     assert row.sources[0] == "https://pytorch.org/get-started/previous-versions/"
-    assert len(row.sources) == len(set(row.sources)) == 4
+    assert len(row.sources) == len(set(row.sources))
 
 
 def test_bare_version_means_that_minor_and_digest_is_carried(small: Matrix) -> None:
-    row = resolve(small, ResolveRequest(framework="pytorch", version="2.5"))
-    assert row.id == "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime"
-    assert row.base_image == "nvidia/cuda:12.4.1-runtime-ubuntu22.04"
-    assert row.base_digest is not None
-    assert row.base_digest.startswith("sha256:0f0a7b")
+    row = resolve(small, ResolveRequest(framework="pytorch", version="2.5", flavor="devel"))
+    assert row.id == "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-devel"
+    assert row.base_image == "nvidia/cuda:12.4.1-devel-ubuntu22.04"
 
 
 @pytest.mark.parametrize(
@@ -82,33 +83,42 @@ def test_constraints_choose_the_newest_matching_row(
     assert _id(small, **kwargs) == expected
 
 
-def test_driver_picks_the_newest_patch_image_it_runs(small: Matrix) -> None:
-    # 560.28.03 meets 12.6.0 (560.28.03) but not 12.6.3 (560.35.05): the 12.6.0 image
+def test_driver_prefers_native_within_the_newest_release_that_runs(small: Matrix) -> None:
+    # 560.28.03 runs 12.6 natively and 12.8 by minor-version compatibility: native wins
     row = resolve(small, ResolveRequest(framework="pytorch", driver="560.28.03"))
     assert row.id == "pytorch-2.7.1-cu126-py3.12-ubuntu24.04-runtime"
-    assert row.cuda_release == "12.6.0"
-    assert row.min_driver_linux == "560.28.03"
-    newer = resolve(small, ResolveRequest(framework="pytorch", driver="560.35.05", cuda="12.6"))
-    assert newer.cuda_release == "12.6.3"
+    assert row.tier == "native"
+    # 525.60.13 runs no 12.x natively: the newest CUDA by minor-version compatibility
+    minor = resolve(small, ResolveRequest(framework="pytorch", driver="525.60.13", cuda="12.4"))
+    assert minor.id == "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime"
+    assert minor.tier == "minor-version"
+    assert "PTX" in minor.tier_note
+    native = ResolveRequest(framework="pytorch", driver="525.60.13", native_only=True)
+    assert resolve(small, native).cuda == "11.8"
+    # the devel base is the newest patch: NVIDIA_REQUIRE_CUDA is relaxed to the model's rule
+    devel = resolve(small, ResolveRequest(framework="pytorch", driver="560.28.03", flavor="devel"))
+    assert devel.cuda_release == "12.6.3"
 
 
 def test_full_cuda_release_pins_the_base_image(small: Matrix) -> None:
-    row = resolve(small, ResolveRequest(framework="pytorch", cuda="12.6.0"))
-    assert row.base_image == "nvidia/cuda:12.6.0-runtime-ubuntu24.04"
-    assert (
-        resolve(small, ResolveRequest(framework="pytorch", cuda="12.6.3")).cuda_release == "12.6.3"
-    )
+    row = resolve(small, ResolveRequest(framework="pytorch", cuda="12.6.0", flavor="devel"))
+    assert row.base_image == "nvidia/cuda:12.6.0-devel-ubuntu24.04"
+    request = ResolveRequest(framework="pytorch", cuda="12.6.3", flavor="devel")
+    assert resolve(small, request).cuda_release == "12.6.3"
+    # a runtime image of a wheel build has no nvidia/cuda base to pin
+    with pytest.raises(NoMatchingRow, match="names an nvidia/cuda release"):
+        resolve(small, ResolveRequest(framework="pytorch", cuda="12.6.0"))
 
 
 def test_distro_falls_back_to_an_older_patch_image_that_has_it(small: Matrix) -> None:
-    row = resolve(small, ResolveRequest(framework="pytorch", cuda="12.6", distro="ubuntu20.04"))
-    assert row.base_image == "nvidia/cuda:12.6.0-runtime-ubuntu20.04"
+    request = ResolveRequest(framework="pytorch", cuda="12.6", distro="ubuntu20.04", flavor="devel")
+    assert resolve(small, request).base_image == "nvidia/cuda:12.6.0-devel-ubuntu20.04"
 
 
 def test_tensorflow_with_pip_cuda_uses_the_plain_image(small: Matrix) -> None:
     row = resolve(small, ResolveRequest(framework="tensorflow"))
     assert row.id == "tensorflow-2.15.0-cu122-py3.11-ubuntu22.04-runtime"
-    assert row.base_image == "nvidia/cuda:12.2.2-runtime-ubuntu22.04"
+    assert row.base_image == "ubuntu:22.04"
     assert row.requirements == ("tensorflow[and-cuda]==2.15.0",)
     assert row.index_url is None
     assert row.arch_list == ()
@@ -140,17 +150,17 @@ def test_tensorflow_gpu_check_uses_the_architecture_table(small: Matrix) -> None
 
 
 def test_no_match_lists_nearest_rows_with_reasons(small: Matrix) -> None:
-    request = ResolveRequest(framework="pytorch", version="2.5", driver="470.57.02")
+    request = ResolveRequest(framework="pytorch", version="2.5", driver="440.33.01")
     with pytest.raises(Unresolvable) as caught:
         resolve(small, request)
     error = caught.value
     assert error.exit_code == ExitCode.USAGE
     lines = error.message.splitlines()
-    assert lines[0] == "no pytorch row matches --version 2.5 --driver 470.57.02; nearest rows:"
+    assert lines[0] == "no pytorch row matches --version 2.5 --driver 440.33.01; nearest rows:"
     # the three 2.5.1 builds fail only on the driver: they come first, newest CUDA first
     assert lines[1] == (
-        "  pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime: "
-        "CUDA 12.4.1 needs driver >= 550.54.15, not 470.57.02"
+        "  pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime: CUDA 12.4: driver 440.33.01 is "
+        "older than 525.60.13, the oldest that runs CUDA 12.4"
     )
     assert lines[3].startswith("  pytorch-2.5.1-cu118-")
     assert len(lines) == 1 + 5
@@ -182,9 +192,11 @@ def test_python_and_gpu_reasons(small: Matrix) -> None:
 
 def test_missing_base_image_is_a_reason(small: Matrix) -> None:
     matrix = replace(small, base_images=tuple(i for i in small.base_images if i.cuda != "12.8.1"))
-    assert _id(matrix) == "pytorch-2.7.1-cu126-py3.12-ubuntu24.04-runtime"
+    assert _id(matrix, flavor="devel") == "pytorch-2.7.1-cu126-py3.12-ubuntu24.04-devel"
     with pytest.raises(NoMatchingRow, match=r"no \[\[base_image\]\] for CUDA 12\.8"):
-        resolve(matrix, ResolveRequest(framework="pytorch", cuda="12.8"))
+        resolve(matrix, ResolveRequest(framework="pytorch", cuda="12.8", flavor="devel"))
+    # the runtime image of a wheel build needs no nvidia/cuda base
+    assert _id(matrix) == "pytorch-2.7.1-cu128-py3.12-ubuntu24.04-runtime"
 
 
 def test_framework_without_rows(small: Matrix) -> None:
@@ -195,7 +207,7 @@ def test_framework_without_rows(small: Matrix) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"framework": "jax"}, "unknown framework 'jax'; valid: pytorch, tensorflow"),
+        ({"framework": "jax"}, "unknown framework 'jax': gpudoctor knows pytorch, tensorflow"),
         ({"version": "two"}, "--version 'two' is not a version or a PEP 440 specifier"),
         ({"cuda": "12.x"}, "--cuda '12.x' is not a version"),
         ({"python": "3"}, "--python '3' is not like 3.11"),
@@ -246,6 +258,8 @@ def test_python_must_be_packaged_by_the_distro(small: Matrix) -> None:
 def test_distro_without_a_row_is_a_reason(small: Matrix) -> None:
     no_distros = replace(small, distros=())
     with pytest.raises(NoMatchingRow, match=r"no \[\[distro\]\] row for ubuntu24\.04"):
+        resolve(no_distros, ResolveRequest(framework="pytorch", flavor="devel"))
+    with pytest.raises(NoMatchingRow, match=r"no \[\[distro\]\] has an image"):
         resolve(no_distros, ResolveRequest(framework="pytorch"))
 
 
@@ -257,16 +271,18 @@ def _end_of_life(matrix: Matrix, *releases: str) -> Matrix:
 
 
 def test_a_supported_point_release_is_preferred_over_an_end_of_life_one(small: Matrix) -> None:
-    row = resolve(_end_of_life(small, "12.6.3"), ResolveRequest(framework="pytorch", cuda="12.6"))
+    devel = ResolveRequest(framework="pytorch", cuda="12.6", flavor="devel")
+    row = resolve(_end_of_life(small, "12.6.3"), devel)
     assert row.cuda_release == "12.6.0"
     assert row.warnings == ()
-    newest = resolve(small, ResolveRequest(framework="pytorch", cuda="12.6"))
+    newest = resolve(small, devel)
     assert newest.cuda_release == "12.6.3"  # with both supported, the newest point release
 
 
 def test_a_chosen_end_of_life_image_carries_a_warning(small: Matrix) -> None:
     row = resolve(
-        _end_of_life(small, "12.6.0", "12.6.3"), ResolveRequest(framework="pytorch", cuda="12.6")
+        _end_of_life(small, "12.6.0", "12.6.3"),
+        ResolveRequest(framework="pytorch", cuda="12.6", flavor="devel"),
     )
     assert row.cuda_release == "12.6.3"
     (warning,) = row.warnings

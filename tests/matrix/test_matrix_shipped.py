@@ -72,7 +72,9 @@ def test_shipped_matrix_covers_both_frameworks_and_resolves(shipped: Matrix) -> 
     assert {m.major for m in shipped.cuda_majors} >= {11, 12}
     for framework in ("pytorch", "tensorflow"):
         row = resolve(shipped, ResolveRequest(framework=framework))
-        assert row.base_image.startswith("nvidia/cuda:")
+        assert row.base_image.startswith("ubuntu:")  # wheel CUDA: a plain runtime base
+        devel = resolve(shipped, ResolveRequest(framework=framework, flavor="devel"))
+        assert devel.base_image.startswith("nvidia/cuda:")
 
 
 def _cuda_minor_verified(shipped: Matrix, cuda: str) -> bool:

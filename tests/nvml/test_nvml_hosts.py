@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from importlib import metadata
+from pathlib import Path
 
 from nvml_rig import FakeNvml
 
@@ -246,3 +248,38 @@ def test_lost_and_forbidden_gpus_become_placeholders(fake_nvml: FakeNvml) -> Non
         ("nvml.gpus[3]", "nvml-no-permission"),
     ]
     assert run.calls[-1] == "nvmlShutdown"
+
+
+def test_a_snapshot_maps_visible_device_uuids_to_indexes(
+    fake_nvml: FakeNvml, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from nvml_rig import SCENARIOS
+
+    scenario = tmp_path / "scenario.txt"
+    scenario.write_text((SCENARIOS / "healthy_8x_h100.txt").read_text(encoding="utf-8"))
+    uuid = "GPU-5f2b6d1e-8a3c-4e9f-b7d2-000000000002"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FAKE_NVML_")}
+    env.update(
+        LD_LIBRARY_PATH=str(fake_nvml.libs["current"]),
+        FAKE_NVML_SCENARIO=str(scenario),
+        NVIDIA_VISIBLE_DEVICES=f"{uuid},GPU-deadbeef-0000-0000-0000-000000000000",
+        CUDA_VISIBLE_DEVICES=uuid[:-2] + "02",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "gpudoctor", "snapshot", "--no-docker", "--root", str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    snap = json.loads(done.stdout)
+    assert snap["platform"]["nvidia_visible_devices"] == "2,GPU-<redacted>"
+    assert snap["platform"]["cuda_visible_devices"] == "2"
+    assert "5f2b6d1e" not in done.stdout
+    assert all(g["uuid"] is None for g in snap["nvml"]["gpus"])

@@ -110,3 +110,32 @@ def test_wsl_libcuda(scenario) -> None:
     facts, _ = probe_cuda_libs(scenario("wsl"), {}, FakeRunner({"ldconfig -p": ""}))
     assert facts.libcuda == (LibraryFact("libcuda", "/usr/lib/wsl/lib/libcuda.so.1.1", "1.1"),)
     assert facts.toolkits == ()
+
+
+def test_cudnn_cublas_nccl_on_ld_library_path_and_in_the_loader_cache(tmp_path: Path) -> None:
+    """Library shadowing facts: LD_LIBRARY_PATH folders in search order, and the loader cache."""
+    first = tmp_path / "opt/cudnn-8.9/lib"
+    second = tmp_path / "usr/local/nccl/lib"
+    for folder, names in (
+        (first, ("libcudnn.so.8.9.7", "libcublas.so.12.1.3.1", "libcudart.so.12")),
+        (second, ("libnccl.so.2.18.3",)),
+    ):
+        folder.mkdir(parents=True)
+        for name in names:
+            (folder / name).write_text("")
+    (first / "libcudnn.so.8").symlink_to("libcudnn.so.8.9.7")
+    cache = tmp_path / "usr/lib/x86_64-linux-gnu"
+    cache.mkdir(parents=True)
+    (cache / "libnccl.so.2.19.3").write_text("")
+    (cache / "libnccl.so.2").symlink_to("libnccl.so.2.19.3")
+    ldconfig = "\tlibnccl.so.2 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libnccl.so.2\n"
+    env = {"LD_LIBRARY_PATH": "/opt/cudnn-8.9/lib:relative:/usr/local/nccl/lib:/missing"}
+    facts, _ = probe_cuda_libs(tmp_path, env, FakeRunner({"ldconfig -p": ldconfig}))
+    assert facts.ld_library_path_libs == (
+        LibraryFact("libcublas", "/opt/cudnn-8.9/lib/libcublas.so.12.1.3.1", "12.1.3.1"),
+        LibraryFact("libcudnn", "/opt/cudnn-8.9/lib/libcudnn.so.8.9.7", "8.9.7"),
+        LibraryFact("libnccl", "/usr/local/nccl/lib/libnccl.so.2.18.3", "2.18.3"),
+    )
+    assert facts.loader_cache_libs == (
+        LibraryFact("libnccl", "/usr/lib/x86_64-linux-gnu/libnccl.so.2.19.3", "2.19.3"),
+    )

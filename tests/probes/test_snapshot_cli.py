@@ -76,11 +76,12 @@ def test_unknown_format_is_a_usage_error(capsys) -> None:
     ]
 
 
-def test_unwritable_output_is_one_line(tmp_path: Path, capsys) -> None:
+def test_unwritable_output_is_one_line_and_a_hint(tmp_path: Path, capsys) -> None:
     target = tmp_path / "missing-dir" / "host.json"
     assert run(["snapshot", "--root", str(tmp_path), "--no-docker", "-o", str(target)]) == 2
-    (line,) = capsys.readouterr().err.splitlines()
+    line, hint = capsys.readouterr().err.splitlines()
     assert line.startswith(f"error: cannot write {target}")
+    assert hint.startswith("hint: ")
 
 
 def test_help_teaches_the_round_trip() -> None:
@@ -139,7 +140,7 @@ def test_check_from_bad_snapshot_exits_2_with_one_line(
 
 def test_check_from_missing_file(tmp_path: Path, capsys) -> None:
     assert run(["check", "--from", str(tmp_path / "nope.json")]) == 2
-    assert capsys.readouterr().err.startswith(f"error: cannot read snapshot {tmp_path}/nope.json")
+    assert capsys.readouterr().err.startswith(f"error: cannot read {tmp_path}/nope.json")
 
 
 def test_snapshot_then_check_from(scenario, tmp_path: Path, capsys) -> None:

@@ -64,6 +64,8 @@ A10G = ("NVIDIA A10G", "0x2237", 23028 * 2**20, "8.6", "ampere")
 A6000 = ("NVIDIA RTX A6000", "0x2230", 49140 * 2**20, "8.6", "ampere")
 GTX1080TI = ("NVIDIA GeForce GTX 1080 Ti", "0x1b06", 11264 * 2**20, "6.1", "pascal")
 A100_VGPU = ("GRID A100D-40C", "0x20b5", 40960 * 2**20, "8.0", "ampere")
+P100 = ("Tesla P100-PCIE-16GB", "0x15f8", 16280 * 2**20, "6.0", "pascal")
+V100 = ("Tesla V100-SXM2-32GB", "0x1db5", 32510 * 2**20, "7.0", "volta")
 
 
 def bdf(i: int) -> str:
@@ -800,6 +802,82 @@ def pcie_4x_acs_on() -> HostFacts:
     )  # fmt: skip
 
 
+def a100_8x_r535() -> HostFacts:
+    """8x A100 on the R535 LTS driver with torch 2.4.1 cu121: the most common fleet there is."""
+    return healthy(
+        A100,
+        8,
+        "535.104.05",
+        "12.2",
+        cuda_libs=toolkit("12.2.140"),
+        frameworks=(torch("2.4.1+cu121", "12.1", "9.1.0.70"),),
+    )
+
+
+def pascal_geforce_r535() -> HostFacts:
+    """GeForce GTX 1080 Ti (Pascal, 6.1) desktop on R535 with torch 2.1.2 cu121."""
+    return healthy(
+        GTX1080TI,
+        1,
+        "535.183.01",
+        "12.2",
+        container_runtime=NO_DOCKER,
+        platform=platform(dmi_vendor="ASUS", dmi_product="PRIME Z370-A"),
+        frameworks=(torch("2.1.2+cu121", "12.1", "8.9.2.26"),),
+    )
+
+
+def p100_r470() -> HostFacts:
+    """4x Tesla P100 on the R470 LTS driver (CUDA 11.4), torch 1.13.1 cu117."""
+    return healthy(
+        P100,
+        4,
+        "470.256.02",
+        "11.4",
+        cuda_libs=toolkit("11.4.152"),
+        frameworks=(torch("1.13.1+cu117", "11.7", "8.5.0.96"),),
+    )
+
+
+def v100_r550() -> HostFacts:
+    """8x V100 (Volta, 7.0) on R550: CUDA 13 wheels dropped Volta."""
+    return healthy(V100, 8, "550.127.05", "12.4")
+
+
+def rtx5090_r570_86() -> HostFacts:
+    """RTX 5090 on the first Blackwell driver 570.86.16, no framework yet."""
+    return healthy(
+        RTX5090,
+        1,
+        "570.86.16",
+        "12.8",
+        container_runtime=NO_DOCKER,
+        frameworks=(),
+    )
+
+
+def h100_r580() -> HostFacts:
+    """8x H100 on R580 (CUDA 13.0) with torch 2.14.1 cu130."""
+    return healthy(
+        driver="580.65.06",
+        cuda="13.0",
+        cuda_libs=toolkit("13.0.48"),
+        frameworks=(torch("2.14.1+cu130", "13.0", "9.24.0.43"),),
+    )
+
+
+def cudnn_shadowed() -> HostFacts:
+    """RTX 4090 workstation with an old cuDNN 9.0 folder on LD_LIBRARY_PATH ahead of torch's own
+    nvidia-cudnn-cu12 9.1.0.70 wheel ("Could not load symbol cudnnGetLibConfig")."""
+    libs = replace(
+        toolkit("12.4.131"),
+        ld_library_path_libs=(
+            LibraryFact("libcudnn", "/opt/cudnn-9.0/lib/libcudnn.so.9.0.0", "9.0.0"),
+        ),
+    )
+    return healthy(RTX4090, 1, "550.90.07", "12.4", container_runtime=NO_DOCKER, cuda_libs=libs)
+
+
 HOSTS: dict[str, Callable[[], HostFacts]] = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -829,6 +907,13 @@ HOSTS: dict[str, Callable[[], HostFacts]] = {
         hgx_h100_fabric_manager_down,
         hgx_h100_link_degraded,
         pcie_4x_acs_on,
+        a100_8x_r535,
+        pascal_geforce_r535,
+        p100_r470,
+        v100_r550,
+        rtx5090_r570_86,
+        h100_r580,
+        cudnn_shadowed,
     )
 }
 

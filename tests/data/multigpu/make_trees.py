@@ -88,7 +88,8 @@ def hgx(root: Path) -> None:
         write(port / "rate", "10 Gb/sec (4X SDR)" if down else "400 Gb/sec (4X NDR)")
         write(port / "link_layer", "InfiniBand")
     for name in ("lo", "eno1", "ib0", "ib1", "ib2", "ib3"):
-        (root / "sys/class/net" / name).mkdir(parents=True, exist_ok=True)
+        # A file in each folder: git keeps no empty folder, and a clone must hold the tree.
+        write(root / "sys/class/net" / name / "operstate", "unknown" if name == "lo" else "up")
     write(root / "proc/self/limits", LIMITS.format("unlimited"))
     write(root / "proc/self/mountinfo", "30 25 0:26 / /dev/shm rw shared:4 - tmpfs tmpfs rw")
     write(root / "dev/kmsg", KMSG.read_text(encoding="utf-8").rstrip("\n"))
@@ -104,7 +105,8 @@ def pcie_acs(root: Path) -> None:
         chain = [*upstream, down, f"0000:{3 + i:02x}:00.0"]
         gpu(root, chain, group=30 + i, numa=0, cpus="0-31", kind="DMA-FQ")
     for name in ("lo", "eth0"):
-        (root / "sys/class/net" / name).mkdir(parents=True, exist_ok=True)
+        # A file in each folder: git keeps no empty folder, and a clone must hold the tree.
+        write(root / "sys/class/net" / name / "operstate", "unknown" if name == "lo" else "up")
     write(root / "proc/self/limits", LIMITS.format("8388608"))
     shm = "600 590 0:80 / /dev/shm rw,nosuid,nodev - tmpfs shm rw,size=65536k,inode64"
     write(root / "proc/self/mountinfo", shm)

@@ -43,12 +43,15 @@ LABEL io.gpudoctor.arch-list="5.0,6.0,7.0,7.5,8.0,8.6,9.0+PTX" \
       io.gpudoctor.base-image="nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04" \
       io.gpudoctor.builder-version="0.1.0" \
       io.gpudoctor.cuda="12.4" \
+      io.gpudoctor.cuda-from="wheels" \
       io.gpudoctor.cuda-release="12.4.1" \
       io.gpudoctor.cudnn="9.1.0.70" \
       io.gpudoctor.framework="pytorch" \
       io.gpudoctor.framework-version="2.5.1" \
-      io.gpudoctor.min-driver="550.54.15" \
+      io.gpudoctor.min-driver="525.60.13" \
+      io.gpudoctor.native-driver="550.54.14" \
       io.gpudoctor.python="3.11" \
+      io.gpudoctor.require-cuda="cuda>=12.0" \
       io.gpudoctor.row-id="pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime" \
       org.opencontainers.image.base.name="nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04" \
       org.opencontainers.image.description="pytorch 2.5.1 built for CUDA 12.4, Python 3.11, by gpudoctor from a known-good matrix row" \
@@ -56,7 +59,7 @@ LABEL io.gpudoctor.arch-list="5.0,6.0,7.0,7.5,8.0,8.6,9.0+PTX" \
       org.opencontainers.image.version="2.5.1"
 
 ENV NVIDIA_DRIVER_CAPABILITIES="compute,utility" \
-    NVIDIA_REQUIRE_CUDA="cuda>=12.4" \
+    NVIDIA_REQUIRE_CUDA="cuda>=12.0${NVIDIA_REQUIRE_CUDA:+ }${NVIDIA_REQUIRE_CUDA}" \
     NVIDIA_VISIBLE_DEVICES="all"
 
 # A numeric user: Kubernetes' runAsNonRoot can only prove non-root from a number.

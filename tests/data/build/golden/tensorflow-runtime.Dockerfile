@@ -43,12 +43,15 @@ LABEL io.gpudoctor.arch-list="" \
       io.gpudoctor.base-image="nvidia/cuda:12.2.2-cudnn8-runtime-ubuntu22.04" \
       io.gpudoctor.builder-version="0.1.0" \
       io.gpudoctor.cuda="12.2" \
+      io.gpudoctor.cuda-from="wheels" \
       io.gpudoctor.cuda-release="12.2.2" \
       io.gpudoctor.cudnn="8.9" \
       io.gpudoctor.framework="tensorflow" \
       io.gpudoctor.framework-version="2.15.0" \
-      io.gpudoctor.min-driver="535.104.05" \
+      io.gpudoctor.min-driver="525.60.13" \
+      io.gpudoctor.native-driver="535.104.05" \
       io.gpudoctor.python="3.11" \
+      io.gpudoctor.require-cuda="cuda>=12.0" \
       io.gpudoctor.row-id="tensorflow-2.15.0-cu122-py3.11-ubuntu22.04-runtime" \
       org.opencontainers.image.base.name="nvidia/cuda:12.2.2-cudnn8-runtime-ubuntu22.04" \
       org.opencontainers.image.description="tensorflow 2.15.0 built for CUDA 12.2, Python 3.11, by gpudoctor from a known-good matrix row" \
@@ -56,7 +59,7 @@ LABEL io.gpudoctor.arch-list="" \
       org.opencontainers.image.version="2.15.0"
 
 ENV NVIDIA_DRIVER_CAPABILITIES="compute,utility" \
-    NVIDIA_REQUIRE_CUDA="cuda>=12.2" \
+    NVIDIA_REQUIRE_CUDA="cuda>=12.0${NVIDIA_REQUIRE_CUDA:+ }${NVIDIA_REQUIRE_CUDA}" \
     NVIDIA_VISIBLE_DEVICES="all"
 
 # A numeric user: Kubernetes' runAsNonRoot can only prove non-root from a number.

@@ -1,0 +1,100 @@
+"""`check --image REF`: will this built image start and run on this host, and if not, why and
+which image would. The image's framework build is judged by the compatibility model (driver
+tier, kernels per GPU), and its NVIDIA_REQUIRE_CUDA against the host as the NVIDIA Container
+Toolkit checks it at container start."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks.base import Intent, driver_version, finding, has_gpu
+from gpudoctor.checks.model import ERROR, INFO, OK, UNKNOWN, WARN, Finding
+
+if TYPE_CHECKING:
+    from gpudoctor.compat.image import ImageFacts
+    from gpudoctor.facts import HostFacts
+    from gpudoctor.matrix.model import Matrix
+
+CODE = "image-runs-here"
+
+
+def check_image(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    image = intent.image
+    if image is None:
+        return []
+    return [_judge(facts, matrix, image)]
+
+
+def _judge(facts: HostFacts, matrix: Matrix, image: ImageFacts) -> Finding:
+    from gpudoctor.compat.host import from_facts
+    from gpudoctor.compat.image import admits, build_of, host_brands
+    from gpudoctor.compat.tiers import judge
+
+    ref = image.reference
+    ev = [
+        ("image", ref),
+        ("read_from", image.source),
+        ("framework", f"{image.framework} {image.version} CUDA {image.cuda}"),
+        ("nvidia_require_cuda", image.require_cuda),
+        ("driver", driver_version(facts)),
+    ]
+    if not has_gpu(facts):
+        return finding(CODE, ERROR, f"{ref} cannot use a GPU here: no NVIDIA GPU", evidence=ev)
+    build = build_of(matrix, image)
+    if build is None:
+        what = image.error or f"{image.framework} {image.version} (CUDA {image.cuda})"
+        return finding(
+            CODE, UNKNOWN, f"{ref}: its framework build is not known ({what})", evidence=ev
+        )
+    start = None
+    if image.require_cuda is not None:
+        start = admits(
+            image.require_cuda,
+            driver_version(facts),
+            facts.nvml.cuda_driver_version,
+            host_brands(facts),
+        )
+    verdict = judge(matrix, from_facts(facts), build)
+    problems = verdict.problems()
+    if start is False:
+        problems.insert(
+            0,
+            f"the NVIDIA Container Toolkit refuses to start it: NVIDIA_REQUIRE_CUDA "
+            f"'{image.require_cuda}' does not admit this driver",
+        )
+    if problems:
+        return finding(
+            CODE,
+            ERROR,
+            f"{ref} will not run here ({build.label})",
+            detail="; ".join(problems),
+            fix=_alternative(facts, matrix, build.framework),
+            evidence=ev,
+        )
+    how = "" if verdict.native else f" (by minor-version compatibility: {verdict.driver.limits})"
+    severity = OK if verdict.native else INFO
+    if start is None and image.require_cuda is not None:
+        severity, how = WARN, how + "; whether NVIDIA_REQUIRE_CUDA admits this host is unknown"
+    return finding(
+        CODE,
+        severity,
+        f"{ref} runs here: {build.label}{how}",
+        detail=verdict.driver.reason,
+        evidence=ev,
+    )
+
+
+def _alternative(facts: HostFacts, matrix: Matrix, framework: str) -> str:
+    from gpudoctor.checks.suggest import best_for_host
+
+    best = best_for_host(facts, matrix, framework)
+    if best is None:
+        return "no build in the matrix runs here: see the driver checks"
+    b = best.build
+    return (
+        f"an image that runs here: gpudoctor build --framework {b.framework} --version "
+        f"{b.version} --cuda {b.cuda}"
+    )
+
+
+CHECKS = (check_image,)

@@ -1,0 +1,233 @@
+"""Judge one build on one host: the driver tier and, per GPU, whether the build has kernels.
+
+Tiers (NVIDIA CUDA Compatibility guide, docs.nvidia.com/deploy/cuda-compatibility):
+- `native`: the driver meets this CUDA release's own minimum ([[cuda]].min_driver_linux);
+- `minor-version`: same major, driver >= the major's floor ([[cuda_major]]
+  .minor_compat_min_driver_linux); it runs, with limits: PTX newer than the driver cannot be
+  JIT-compiled, and features that need a newer driver are missing;
+- `forward-compat`: below the floor, but Linux with data-center GPUs only, where NVIDIA's
+  cuda-compat package lets a newer CUDA run on an older driver; never GeForce;
+- `no`: none of these; the verdict names the nearest way out;
+- `unknown`: the driver version, or the CUDA release, is not known.
+
+Kernels (CUDA C++ Programming Guide, "Binary Compatibility"): matrix/queries.arch_list_covers
+(cubin of the same major with an equal or lower minor, PTX JIT at or above its version, `a`
+targets on that exact GPU, `f` within the family). PTX JIT under minor-version compatibility is
+not counted: the driver cannot JIT PTX of a newer CUDA than its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from gpudoctor.compat.builds import Build
+
+if TYPE_CHECKING:
+    from gpudoctor.compat.host import Gpu, Host
+    from gpudoctor.matrix.model import Matrix
+
+
+class Tier(StrEnum):
+    NATIVE = "native"
+    MINOR_VERSION = "minor-version"
+    FORWARD_COMPAT = "forward-compat"
+    NO = "no"
+    UNKNOWN = "unknown"
+
+
+RUNS = (Tier.NATIVE, Tier.MINOR_VERSION)
+MINOR_LIMITS = (
+    "PTX newer than the driver cannot be JIT-compiled, and features that need a newer driver "
+    "are unavailable"
+)
+
+
+@dataclass(frozen=True)
+class DriverTier:
+    tier: Tier
+    reason: str
+    required: str | None = None  # the CUDA release's own minimum driver
+    floor: str | None = None  # the major's minor-version floor
+    limits: str = ""
+    way_out: str = ""
+
+
+@dataclass(frozen=True)
+class Coverage:
+    gpu: int
+    compute_capability: str
+    ok: bool
+    how: str | None  # native, binary-compatible, ptx-jit, toolkit (no arch list: CUDA knows it)
+    reason: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    build: Build
+    driver: DriverTier
+    coverage: tuple[Coverage, ...]
+    platform_problem: str = ""
+
+    @property
+    def tier(self) -> Tier:
+        return self.driver.tier
+
+    @property
+    def runs(self) -> bool:
+        """Runs on every GPU of the host (minor-version compatibility counts as running)."""
+        return self.tier in RUNS and all(c.ok for c in self.coverage) and not self.platform_problem
+
+    @property
+    def native(self) -> bool:
+        return self.runs and self.tier is Tier.NATIVE
+
+    def problems(self) -> list[str]:
+        """Why it does not run here, GPUs failing alike grouped ("GPU 0-7: ...")."""
+        from gpudoctor.checks.base import gpu_label
+
+        out = [self.platform_problem] if self.platform_problem else []
+        if self.tier not in RUNS:
+            out.append(self.driver.reason)
+        by_reason: dict[str, list[int]] = {}
+        for c in self.coverage:
+            if not c.ok:
+                by_reason.setdefault(c.reason, []).append(c.gpu)
+        out += [f"{gpu_label(gpus)}: {reason}" for reason, gpus in by_reason.items()]
+        return out
+
+
+def driver_tier(matrix: Matrix, host: Host, cuda: str) -> DriverTier:
+    """The tier at which `host`'s driver runs applications built with `cuda` ("12.4")."""
+    from gpudoctor.matrix.queries import driver_supports_cuda
+
+    if host.driver is None:
+        return DriverTier(Tier.UNKNOWN, "the driver version is unknown")
+    verdict = driver_supports_cuda(matrix, host.driver, cuda)
+    required, floor = verdict.required, verdict.floor
+    if host.wsl or (required is None and floor is None):
+        return _by_driver_cuda(host, cuda, required, floor, verdict.reason)
+    if verdict.via == "release":
+        return DriverTier(Tier.NATIVE, verdict.reason, required, floor)
+    if verdict.via == "minor-compat":
+        return DriverTier(
+            Tier.MINOR_VERSION,
+            verdict.reason,
+            required,
+            floor,
+            limits=MINOR_LIMITS,
+            way_out=f"upgrade the driver to >= {required} for native CUDA {cuda}"
+            if required
+            else "",
+        )
+    need = floor or required
+    upgrade = f"upgrade the driver to >= {need}"
+    major = int(cuda.split(".", maxsplit=1)[0])
+    package = _compat_package(matrix, cuda)
+    if host.all_datacenter:  # Linux (WSL was handled above), data-center GPUs only
+        installed = "installed" if host.forward_compat_libs else "not installed"
+        return DriverTier(
+            Tier.FORWARD_COMPAT,
+            f"driver {host.driver} is below {need}, the {major}.x floor; these data-center GPUs "
+            f"can run CUDA {cuda} through forward compatibility ({package}, {installed})",
+            required,
+            floor,
+            limits="forward compatibility needs a driver branch that the cuda-compat package "
+            "supports, and the compat libcuda first on the loader path",
+            way_out=f"{upgrade}, or install {package} and put its libcuda first",
+        )
+    consumer = any(g.datacenter is False for g in host.gpus)
+    why = " (forward compatibility is for data-center GPUs only)" if consumer else ""
+    return DriverTier(
+        Tier.NO,
+        f"driver {host.driver} is older than {need}, the oldest that runs CUDA {cuda}{why}",
+        required,
+        floor,
+        way_out=upgrade + (f" ({required} for native CUDA {cuda})" if required != need else ""),
+    )
+
+
+def _compat_package(matrix: Matrix, cuda: str) -> str:
+    parts = cuda.split(".")
+    row = next((m for m in matrix.cuda_majors if m.major == int(parts[0])), None)
+    name = row.forward_compat_package if row and row.forward_compat_package else None
+    minor = parts[1] if len(parts) > 1 else "x"
+    if name is None:
+        return f"cuda-compat-{parts[0]}-{minor}"
+    return f"{name[:-2]}-{minor}" if name.endswith("-x") else name
+
+
+def _by_driver_cuda(
+    host: Host, cuda: str, required: str | None, floor: str | None, fallback: str
+) -> DriverTier:
+    """Where the driver's own CUDA version is the better witness: under WSL the version is the
+    Windows driver's (Linux minimums do not apply), and for a CUDA the matrix does not list."""
+    from gpudoctor.checks.base import version_tuple
+
+    own, wanted = version_tuple(host.driver_cuda), version_tuple(cuda)
+    if own is None or wanted is None:
+        return DriverTier(Tier.UNKNOWN, fallback, required, floor)
+    if wanted[:2] <= own[:2]:
+        reason = f"the driver supports CUDA {host.driver_cuda} >= {cuda}"
+        return DriverTier(Tier.NATIVE, reason, required, floor)
+    if wanted[0] == own[0]:
+        reason = (
+            f"the driver supports CUDA {host.driver_cuda}; {cuda} runs by minor-version "
+            f"compatibility ({MINOR_LIMITS})"
+        )
+        return DriverTier(Tier.MINOR_VERSION, reason, required, floor, limits=MINOR_LIMITS)
+    reason = f"the driver supports CUDA {host.driver_cuda}, older than {cuda}"
+    return DriverTier(Tier.NO, reason, required, floor, way_out="upgrade the driver")
+
+
+def coverage(matrix: Matrix, build: Build, gpu: Gpu, tier: Tier) -> Coverage:
+    """Does `build` have kernels `gpu` can run (at this driver tier)?"""
+    from gpudoctor.matrix.queries import arch_list_covers
+
+    cc = gpu.compute_capability
+    if build.arch_list is None:
+        reason = _toolkit_reason(matrix, build, cc)
+        return Coverage(
+            gpu.index, cc, reason is None, "toolkit", reason or f"CUDA {build.cuda} targets {cc}"
+        )
+    verdict = arch_list_covers(build.arch_list, cc)
+    if verdict.ok and verdict.how == "ptx-jit" and tier is Tier.MINOR_VERSION:
+        return Coverage(
+            gpu.index,
+            cc,
+            False,
+            None,
+            f"only PTX for {cc}, and a driver below CUDA {build.cuda}'s own minimum cannot "
+            "JIT-compile it (minor-version compatibility)",
+        )
+    return Coverage(gpu.index, cc, verdict.ok, verdict.how, verdict.reason)
+
+
+def _toolkit_reason(matrix: Matrix, build: Build, cc: str) -> str | None:
+    """No arch list in the matrix: the toolkit the framework was built with must know the GPU."""
+    from gpudoctor.matrix.fields import numeric
+    from gpudoctor.matrix.queries import architecture_for
+
+    arch = architecture_for(matrix, cc)
+    if arch is None:
+        return f"compute capability {cc} is not in the matrix's [[architecture]] table"
+    cuda = numeric(build.cuda)
+    if cuda < numeric(arch.min_cuda):
+        return f"CUDA {build.cuda} predates compute capability {cc} (needs >= {arch.min_cuda})"
+    if arch.max_cuda and cuda[:2] > numeric(arch.max_cuda):
+        return f"CUDA {build.cuda} no longer supports compute capability {cc} (<= {arch.max_cuda})"
+    return None
+
+
+def judge(matrix: Matrix, host: Host, build: Build) -> Verdict:
+    """`build` on `host`: driver tier, kernels per GPU, and platform."""
+    tier = driver_tier(matrix, host, build.cuda)
+    machine = host.machine or "x86_64"
+    platform = (
+        ""
+        if machine in build.platforms
+        else f"{build.label} is published for {', '.join(build.platforms)}, not {machine}"
+    )
+    kernels = tuple(coverage(matrix, build, g, tier.tier) for g in host.gpus)
+    return Verdict(build, tier, kernels, platform)

@@ -1,0 +1,203 @@
+"""Draft -> HostFacts. Frameworks come from what the report shows about them (collect_env's
+torch lines, the build info, package versions); a value no section shows stays None. The
+compute capability of a GPU known only by name comes from the matrix's architecture table (its
+example GPUs), never from a guess: a name the table does not hold stays unknown."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import InvalidVersion, Version
+
+from gpudoctor.facts import (
+    BundledLib,
+    CudaLibFacts,
+    CudaToolkit,
+    DeepFrameworkFacts,
+    FrameworkFacts,
+    GpuFacts,
+    HostFacts,
+    KernelFacts,
+    LibraryFact,
+    NvmlFacts,
+    PlatformFacts,
+    ReportFacts,
+)
+from gpudoctor.facts_multigpu import FabricFacts
+
+if TYPE_CHECKING:
+    from gpudoctor.matrix.model import Architecture
+    from gpudoctor.pasted.draft import Draft
+
+_CU_TAG = re.compile(r"^cu(\d+)(\d)$")  # torch's local version tag: "cu124" -> CUDA 12.4
+_TF_NAMES = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly")
+_CUDNN_SO = re.compile(r"libcudnn(?:_\w+)?\.so\.(\d+(?:\.\d+){0,2})$")
+
+
+def build(draft: Draft, source: str, architectures: Sequence[Architecture] = ()) -> HostFacts:
+    from gpudoctor import __version__
+
+    gpus = tuple(_gpu(g, architectures) for _, g in sorted(draft.gpus.items()))
+    nvml = NvmlFacts(**{**draft.nvml, "gpus": gpus})
+    frameworks = tuple(f for f in (_torch(draft), _tensorflow(draft)) if f is not None)
+    facts = HostFacts(
+        tool_version=__version__,
+        platform=PlatformFacts(**draft.platform),
+        kernel=KernelFacts(
+            **{**draft.kernel, "modules_loaded": tuple(draft.kernel.get("modules_loaded", ()))}
+        ),
+        nvml=nvml,
+        cuda_libs=_cuda_libs(draft),
+        frameworks=frameworks,
+        deep=_deep(draft, frameworks),
+    )
+    from gpudoctor.pasted.unknowns import unknowns
+
+    report = ReportFacts(
+        source=source,
+        sections=tuple(draft.sections),
+        notes=tuple(draft.notes),
+        unknown=tuple(unknowns(facts)),
+        errors=tuple(draft.errors),
+    )
+    return HostFacts(**{**facts.__dict__, "report": report})
+
+
+def _gpu(part: dict[str, Any], architectures: Sequence[Architecture]) -> GpuFacts:
+    part = dict(part)
+    state, status = part.pop("_fabric_state", None), part.pop("_fabric_status", None)
+    if state is not None:
+        part["fabric"] = FabricFacts(state=state, status=status)
+    gpu = GpuFacts(**part)
+    if gpu.compute_capability is None and gpu.name:
+        cc = compute_capability_for(gpu.name, architectures)
+        if cc:
+            return GpuFacts(**{**part, "compute_capability": cc})
+    return gpu
+
+
+def _tokens(name: str) -> list[str]:
+    return [t for t in re.split(r"[\s\-_/()]+", name.upper()) if t]
+
+
+def compute_capability_for(name: str, architectures: Sequence[Architecture]) -> str | None:
+    """The compute capability of the architecture whose example GPU names appear in `name` as
+    whole words ("NVIDIA GeForce RTX 5090" holds "GeForce RTX 5090"); the longest match wins, and
+    a name that matches two architectures equally is left unknown."""
+    tokens = _tokens(name)
+    best: dict[int, set[str]] = {}
+    for arch in architectures:
+        for example in (*arch.datacenter_gpus, *arch.consumer_gpus):
+            want = _tokens(example)
+            n = len(want)
+            if n and any(tokens[i : i + n] == want for i in range(len(tokens) - n + 1)):
+                best.setdefault(n, set()).add(arch.compute_capability)
+    if not best:
+        return None
+    found = best[max(best)]
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def _public(version: str) -> tuple[str, str]:
+    """(public version, local tag) through packaging: "2.5.1+cu124" -> ("2.5.1", "cu124")."""
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        return version, ""
+    return parsed.public, parsed.local or ""
+
+
+def _torch(draft: Draft) -> FrameworkFacts | None:
+    seen = dict(draft.torch)
+    version = seen.pop("version", None) or draft.packages.get("torch")
+    if version is None:
+        return None
+    _, local = _public(version)
+    tag = _CU_TAG.match(local)
+    cuda = seen.get("cuda") or (f"{tag.group(1)}.{tag.group(2)}" if tag else None)
+    hip = seen.get("hip") or (local if local.startswith("rocm") else None)
+    cpu_only = seen.get("cpu_only")
+    if cpu_only is None:
+        if local == "cpu":
+            cpu_only = True
+        elif cuda or hip:
+            cpu_only = False
+        elif seen.get("cuda_none"):
+            cpu_only = True  # collect_env printed the build's CUDA as None, and no ROCm
+    cudnn_wheel = next(
+        (v for k, v in sorted(draft.packages.items()) if re.fullmatch(r"nvidia-cudnn-cu\d+", k)),
+        None,
+    )
+    return FrameworkFacts(
+        name="torch",
+        version=version,
+        cuda=cuda,
+        cpu_only=cpu_only,
+        cudnn=cudnn_wheel,
+        hip=hip,
+        bundled=_bundled(draft),
+    )
+
+
+def _bundled(draft: Draft) -> tuple[BundledLib, ...]:
+    return tuple(
+        BundledLib(package=k, version=v)
+        for k, v in sorted(draft.packages.items())
+        if k.startswith("nvidia-") and k != "nvidia-ml-py"
+    )
+
+
+def _tensorflow(draft: Draft) -> FrameworkFacts | None:
+    name = next((n for n in _TF_NAMES if n in draft.packages), None)
+    if name is None:
+        return None
+    tf = draft.tensorflow
+    cpu_only = tf.get("cpu_only")
+    if name == "tensorflow-cpu":
+        cpu_only = True
+    return FrameworkFacts(
+        name="tensorflow",
+        version=draft.packages[name],
+        cuda=tf.get("cuda"),
+        cpu_only=cpu_only,
+        cudnn=tf.get("cudnn"),
+        bundled=_bundled(draft),
+    )
+
+
+def _cuda_libs(draft: Draft) -> CudaLibFacts:
+    cudnn = []
+    for path in draft.cudnn_files:
+        found = _CUDNN_SO.search(path)
+        cudnn.append(
+            LibraryFact(name="libcudnn", path=path, version=found.group(1) if found else None)
+        )
+    toolkits: tuple[CudaToolkit, ...] = ()
+    if draft.nvcc_version:
+        toolkits = (
+            CudaToolkit(path="nvcc on PATH (collect_env)", nvcc_version=draft.nvcc_version),
+        )
+    return CudaLibFacts(toolkits=toolkits, cudnn=tuple(cudnn))
+
+
+def _deep(draft: Draft, frameworks: tuple[FrameworkFacts, ...]) -> tuple[DeepFrameworkFacts, ...]:
+    """collect_env imported torch and asked it for CUDA: that is what --deep's probe records
+    (no kernel was run, so kernel_ok stays unknown)."""
+    torch = next((f for f in frameworks if f.name == "torch"), None)
+    if torch is None or draft.torch_cuda_available is None or "version" not in draft.torch:
+        return ()
+    # No kernel is known to have run: a "no kernel image" line may come from any library's
+    # kernel (vLLM's, flash-attn's), so it is judged as an error line, not as torch's kernel.
+    return (
+        DeepFrameworkFacts(
+            name="torch",
+            outcome="ok",
+            import_ok=True,
+            version=torch.version,
+            cuda=torch.cuda,
+            cuda_available=draft.torch_cuda_available,
+            error="collect_env runs no kernel",
+        ),
+    )

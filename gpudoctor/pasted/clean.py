@@ -1,0 +1,86 @@
+"""Undo what pasting does to a report: Windows line endings, ANSI colours, Markdown quotes (`> `)
+and code fences, control characters; and small value readers shared by the shapes (numbers with
+localised decimal commas, nvidia-smi bus ids, MiB).
+
+Every regex here is anchored or made of bounded classes: linear time on any input.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b\n]{0,256}(?:\x07|\x1b\\)?")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_QUOTE = re.compile(r"^(?:[ \t]{0,3}>)+ ?", re.MULTILINE)
+_QUOTED_LINE = re.compile(r"\n[ \t]{0,3}>")  # led by a literal: a fast scan
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
+
+
+def clean(text: str) -> str:
+    """The report as its tool printed it, as far as a paste allows; line numbers are kept
+    (a fence line becomes an empty line), so that notes can point at the original lines."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # The line-anchored substitutions cost a scan of every line start: only run when needed.
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    text = _CONTROL.sub("", text)
+    if text.lstrip(" \t").startswith(">") or _QUOTED_LINE.search(text):
+        text = _QUOTE.sub("", text)
+    text = text.replace("\uff1a", ": ")  # a full-width colon, as CJK input methods type it
+    if "```" in text or "~~~" in text:
+        text = _FENCE.sub("", text)
+    return text
+
+
+_NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")
+
+
+def number(text: str | None) -> float | None:
+    """The first number in `text`; a decimal comma (nvidia-smi under a German locale) reads as a
+    point. None when there is none."""
+    if text is None:
+        return None
+    found = _NUMBER.search(text)
+    return float(found.group(0).replace(",", ".")) if found else None
+
+
+def integer(text: str | None) -> int | None:
+    value = number(text)
+    return int(value) if value is not None else None
+
+
+def mib_bytes(text: str | None) -> int | None:
+    """ "24564 MiB" -> bytes; only MiB, the unit nvidia-smi prints."""
+    if text is None or "mib" not in text.lower():
+        return None
+    value = number(text)
+    return int(value * 2**20) if value is not None else None
+
+
+_BUS_ID = re.compile(
+    r"^(?:[0-9A-Fa-f]{4})?([0-9A-Fa-f]{4}):([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})\.(\d)$"
+)
+
+
+def bus_id(text: str | None) -> str | None:
+    """nvidia-smi's "00000000:3B:00.0" in sysfs form, "0000:3b:00.0" (as GpuFacts keeps it)."""
+    found = _BUS_ID.match((text or "").strip())
+    if not found:
+        return None
+    domain, bus, dev, fn = found.groups()
+    return f"{domain}:{bus}:{dev}.{fn}".lower()
+
+
+def version_text(text: str | None) -> str | None:
+    """A dotted version as printed ("12,4" under a decimal-comma locale reads "12.4")."""
+    found = re.match(r"\s*(\d+(?:[.,]\d+){0,3})", text or "")
+    return found.group(1).replace(",", ".") if found else None
+
+
+def on_off(text: str | None) -> bool | None:
+    value = (text or "").strip().lower()
+    if value in ("on", "enabled", "enable", "yes", "true"):
+        return True
+    if value in ("off", "disabled", "disable", "no", "false"):
+        return False
+    return None

@@ -1,0 +1,102 @@
+"""`python -m torch.utils.collect_env` (torch 1.13 and later): `Key: value` lines from
+`PyTorch version:` on. The GPU list and the driver version come from nvidia-smi on the reporting
+host; "CUDA runtime version" is the nvcc on its PATH (not torch's own CUDA); "cuDNN version"
+lists system cuDNN files. The "Versions of relevant libraries" pip/conda lines are read by
+packages.py, like any pip list.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.pasted.clean import version_text
+from gpudoctor.pasted.draft import Draft, put, unknown_value
+from gpudoctor.pasted.scan import line_starts_with
+
+NAME = "collect_env"
+DESCRIPTION = "`python -m torch.utils.collect_env`"
+# torch 2.8+ (and vLLM's copy) align the keys: "PyTorch version              : 2.7.0+cu126".
+_START = re.compile(r"PyTorch version[ \t]{0,40}:")
+
+
+def starts(text: str) -> list[int]:
+    return [p for p in line_starts_with(text, "PyTorch version") if _START.match(text, p)]
+
+
+_KEY = re.compile(r"^([A-Za-z][A-Za-z _/()-]{1,60}?):[ \t]*(.*)$")
+_GPU = re.compile(r"^GPU (\d+): (.+?)(?: \(UUID: [^)]*\))?$")
+_PLATFORM = re.compile(r"^Linux-(\S+?)-(x86_64|aarch64|ppc64le|s390x)-with")
+_CUDNN_FILE = re.compile(r"^(?:[A-Za-z]:\\|/)\S*cudnn\S*$")
+_MAX_LINES = 600  # the longest real output (lscpu flags, many libraries) is under 300 lines
+
+
+def parse(block: str, draft: Draft) -> None:
+    draft.section(NAME)
+    lines = block.splitlines()[:_MAX_LINES]
+    key = ""
+    for raw in lines:
+        line = raw.strip()
+        found = _KEY.match(line) if len(line) < 2000 else None
+        if found and not _GPU.match(line) and not _CUDNN_FILE.match(line):
+            key, value = found.group(1).strip().lower(), found.group(2).strip()
+            _value(key, value, draft)
+        elif key == "gpu models and configuration":
+            _gpu(line, draft)
+        elif key == "cudnn version" and _CUDNN_FILE.match(line):
+            draft.cudnn_files.append(line)
+        elif line.startswith("Versions of relevant libraries"):
+            key = ""
+
+
+def _gpu(line: str, draft: Draft) -> None:
+    found = _GPU.match(line)
+    if found:
+        put(draft.gpu(int(found.group(1))), "name", found.group(2).strip())
+
+
+def _value(key: str, value: str, draft: Draft) -> None:  # noqa: PLR0912 - one branch per key
+    if key == "gpu models and configuration":
+        if unknown_value(value):
+            return
+        _gpu(value, draft)
+        if not value.startswith("GPU"):  # a single GPU is printed as its bare name
+            put(draft.gpu(0), "name", value)
+        put(draft.nvml, "status", "ok")  # the list comes from nvidia-smi, which worked
+        return
+    if key == "cuda used to build pytorch" and value == "None":
+        draft.torch["cuda_none"] = True  # a CPU-only (or ROCm) build; "Could not collect" is not
+    if unknown_value(value):
+        return
+    if key == "pytorch version":
+        put(draft.torch, "version", value)
+    elif key == "cuda used to build pytorch":
+        put(draft.torch, "cuda", version_text(value))
+    elif key == "rocm used to build pytorch":
+        put(draft.torch, "hip", value)
+    elif key == "is cuda available":
+        draft.torch_cuda_available = value.lower() in ("true", "yes")
+    elif key == "cuda runtime version":
+        draft.nvcc_version = version_text(value)
+    elif key == "nvidia driver version":
+        put(draft.nvml, "driver_version", value)
+        put(draft.nvml, "status", "ok")
+    elif key == "cudnn version" and _CUDNN_FILE.match(value):
+        draft.cudnn_files.append(value)
+    elif key == "os":
+        put(draft.platform, "os_pretty", value)
+    elif key == "python version":
+        put(draft.platform, "python_version", version_text(value))
+    elif key == "python platform":
+        _python_platform(value, draft)
+    elif key == "hypervisor vendor":
+        put(draft.platform, "virtualization", value.lower())
+        put(draft.platform, "hypervisor_flag", True)
+
+
+def _python_platform(value: str, draft: Draft) -> None:
+    found = _PLATFORM.match(value)
+    if found:
+        release = found.group(1)
+        put(draft.kernel, "release", release)
+        put(draft.platform, "machine", found.group(2))
+        put(draft.platform, "wsl", "microsoft-standard-wsl" in release.lower())

@@ -1,0 +1,59 @@
+"""The facts a pasted report shows, gathered by the shape parsers before they become HostFacts.
+
+Each part is a dict keyed by the field names of its facts.py dataclass, so that building the
+HostFacts is a plain `Dataclass(**part)`. The first value written wins: shapes run in a fixed
+order (most specific first), and a later shape never overwrites what an earlier one read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpudoctor.facts import ReportError
+
+
+@dataclass
+class Draft:
+    sections: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    nvml: dict[str, Any] = field(default_factory=dict)
+    gpus: dict[int, dict[str, Any]] = field(default_factory=dict)
+    kernel: dict[str, Any] = field(default_factory=dict)
+    platform: dict[str, Any] = field(default_factory=dict)
+    packages: dict[str, str] = field(default_factory=dict)  # normalised name -> version
+    torch: dict[str, Any] = field(default_factory=dict)  # collect_env's view of torch
+    tensorflow: dict[str, Any] = field(default_factory=dict)  # build info / log lines
+    torch_cuda_available: bool | None = None
+    nvcc_version: str | None = None
+    cudnn_files: list[str] = field(default_factory=list)
+    errors: list[ReportError] = field(default_factory=list)
+
+    def section(self, name: str) -> None:
+        if name not in self.sections:
+            self.sections.append(name)
+
+    def gpu(self, index: int) -> dict[str, Any]:
+        return self.gpus.setdefault(index, {"index": index})
+
+
+def put(part: dict[str, Any], key: str, value: Any) -> None:
+    """Record a fact unless the value is unknown or an earlier shape already gave one."""
+    if value is not None and value != "" and key not in part:
+        part[key] = value
+
+
+def unknown_value(text: str | None) -> bool:
+    """The ways reports say "don't know": collect_env's 'Could not collect', nvidia-smi's N/A."""
+    return text is None or text.strip().lower() in (
+        "",
+        "n/a",
+        "na",
+        "none",
+        "could not collect",
+        "[not supported]",
+        "not supported",
+        "unknown error",
+        "[unknown error]",
+        "[n/a]",
+    )

@@ -1,0 +1,83 @@
+"""Shapes that are single lines, found anywhere in a paste: `nvidia-smi -L`,
+/proc/driver/nvidia/version and TensorFlow's "Created device ... compute capability" log line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.pasted.clean import bus_id, integer
+from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.scan import iter_lines
+
+SMI_L = "nvidia-smi -L"
+SMI_L_DESCRIPTION = "`nvidia-smi -L`"
+_SMI_L = re.compile(r"GPU (\d{1,3}): ([^\n(]{1,120}?) \(UUID: GPU-[0-9a-fA-F-]{8,40}\)")
+
+PROC = "/proc/driver/nvidia/version"
+PROC_DESCRIPTION = "`cat /proc/driver/nvidia/version`"
+_PROC = re.compile(
+    r"NVRM version: NVIDIA UNIX (Open Kernel Module for \S{1,20}|[^\n]{0,40}?Kernel Module)"
+    r"[ \t]+(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)"
+)
+
+# nvidia-smi's second line after "Driver/library version mismatch" (major.minor only).
+_NVML_LIBRARY = re.compile(r"NVML library version: (\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)[ \t]*$")
+
+TF_LOG = "TensorFlow GPU log"
+TF_LOG_DESCRIPTION = "TensorFlow's `Created device ... compute capability` log lines"
+_TF_DEVICE = re.compile(
+    r"Created (?:TensorFlow )?device \S{0,80}GPU:(\d{1,3})[^\n]{0,80}?-> device: \d{1,3}, "
+    r"name: ([^,\n]{1,120}), pci bus id: ([0-9a-fA-F:.]{7,20}), compute capability: (\d{1,2}\.\d)"
+)
+
+
+def _first(text: str, needle: str, pattern: re.Pattern[str]) -> re.Match[str] | None:
+    """The first line holding `needle` that `pattern` matches from its start."""
+    for _, line in iter_lines(text, text, needle):
+        found = pattern.match(line.strip())
+        if found:
+            return found
+    return None
+
+
+def smi_list(text: str, draft: Draft) -> None:
+    for _, line in iter_lines(text, text, "(UUID: GPU-"):
+        found = _SMI_L.match(line.strip())
+        if found:
+            draft.section(SMI_L)
+            put(draft.gpu(int(found.group(1))), "name", found.group(2).strip())
+            put(draft.nvml, "status", "ok")
+    if SMI_L in draft.sections and text.find("(UUID: MIG-") != -1:
+        draft.notes.append("nvidia-smi -L lists MIG devices: MIG is on for at least one GPU")
+
+
+def proc_version(text: str, draft: Draft) -> None:
+    found = _first(text, "NVRM version:", _PROC)
+    library = _first(text, "NVML library version:", _NVML_LIBRARY)
+    if library:
+        # nvidia-smi prints only major.minor: "570.124" says nothing against a 570.124.06 module
+        module = found.group(2) if found else ""
+        if not module.startswith(library.group(1) + "."):
+            put(draft.nvml, "library_version", library.group(1))
+    if found is None:
+        return
+    draft.section(PROC)
+    put(draft.kernel, "nvidia_module_version", found.group(2))
+    flavor = "open" if found.group(1).startswith("Open") else "proprietary"
+    put(draft.kernel, "nvidia_module_flavor", flavor)
+    modules = draft.kernel.setdefault("modules_loaded", [])
+    if "nvidia" not in modules:
+        modules.append("nvidia")
+
+
+def tf_devices(text: str, draft: Draft) -> None:
+    for found in _TF_DEVICE.finditer(text):
+        draft.section(TF_LOG)
+        # TF numbers the GPUs it can see; with CUDA_VISIBLE_DEVICES they may not be nvidia-smi's.
+        index = integer(found.group(1)) or 0
+        gpu = draft.gpu(index)
+        put(gpu, "name", found.group(2).strip())
+        put(gpu, "pci_bus_id", bus_id(found.group(3)))
+        put(gpu, "compute_capability", found.group(4))
+        draft.tensorflow.setdefault("cuda_available", True)

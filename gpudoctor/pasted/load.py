@@ -1,0 +1,70 @@
+"""`check --from FILE` (or `-` for standard input): a gpudoctor snapshot (JSON) or a pasted text
+report, told apart by content, not by name."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gpudoctor.errors import FactsError
+
+if TYPE_CHECKING:
+    from gpudoctor.facts import HostFacts
+    from gpudoctor.matrix.model import Architecture
+
+STDIN = "-"
+
+
+def read_source(path: Path) -> tuple[str, str]:
+    """(text, name shown in messages) of a file, or of standard input for `-`."""
+    from gpudoctor.facts_json import MAX_SNAPSHOT_BYTES, read_bytes_capped, refuse_oversized
+
+    what = "snapshot or report"
+    if str(path) == STDIN:
+        name = "<stdin>"
+        data = refuse_oversized(
+            sys.stdin.buffer.read(MAX_SNAPSHOT_BYTES + 1), MAX_SNAPSHOT_BYTES, name, what
+        )
+    else:
+        hint = (
+            "check the path; `gpudoctor snapshot -o FILE` writes a snapshot, or save the pasted "
+            "report to a file"
+        )
+        data = read_bytes_capped(path, MAX_SNAPSHOT_BYTES, what, hint, named=False)
+        name = str(path)
+    # Pastes come in every encoding a browser or terminal produces; an undecodable byte must not
+    # stop the report (it only ever sits in text no shape reads).
+    return data.decode("utf-8", errors="replace").removeprefix("\ufeff"), name
+
+
+def load_facts(path: Path, architectures: Sequence[Architecture] = ()) -> HostFacts:
+    from gpudoctor import facts_json
+    from gpudoctor.pasted.dispatch import read_report
+
+    text, name = read_source(path)
+    if _is_snapshot(text):
+        return facts_json.loads(text, name)
+    try:
+        return read_report(text, name, architectures)
+    except FactsError:
+        if text.lstrip().startswith("{"):  # meant as a snapshot: say what is wrong with the JSON
+            return facts_json.loads(text, name)
+        raise
+
+
+def _is_snapshot(text: str) -> bool:
+    """JSON with a top-level schema_version; a TF build-info dict also starts with `{` but is
+    not JSON (single quotes); a truncated snapshot is still a snapshot (its error is clearer)."""
+    head = text.lstrip()
+    if not head.startswith("{"):
+        return False
+    if '"schema_version"' in head[:4096] or '"nvml"' in head[:4096]:
+        return True
+    try:
+        data = json.loads(head)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict)

@@ -1,0 +1,152 @@
+"""`nvidia-smi -q`: indented `Key : Value` lines under `==============NVSMI LOG==============`,
+one `GPU 00000000:3B:00.0` heading per GPU. Each value is found by its path of headings (so
+"Current" under "MIG Mode" differs from "Current" under "Ecc Mode"); the table below maps the
+paths the checks use to GpuFacts fields. Values nvidia-smi cannot read (N/A, [Not Supported])
+stay unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from gpudoctor.pasted.clean import bus_id, integer, mib_bytes, number, on_off, version_text
+from gpudoctor.pasted.draft import Draft, put, unknown_value
+from gpudoctor.pasted.scan import line_starts_with
+
+NAME = "nvidia-smi -q"
+DESCRIPTION = "`nvidia-smi -q`"
+
+
+def starts(text: str) -> list[int]:
+    """The `==============NVSMI LOG==============` line of each log."""
+    return line_starts_with(text, "NVSMI LOG", " \t=")
+
+
+_LINE = re.compile(r"^([ \t]*)([^:\n]{1,80}?)[ \t]*(?::[ \t]*(.*))?$")
+_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)$")
+
+
+def _gen(text: str) -> int | None:
+    return integer(text)
+
+
+def _width(text: str) -> int | None:
+    return integer(text)  # "16x"
+
+
+def _virt(text: str) -> str | None:
+    value = text.strip().lower().replace(" ", "_")
+    return _VIRT.get(value)
+
+
+_VIRT = {
+    "none": "none",
+    "pass-through": "passthrough",
+    "passthrough": "passthrough",
+    "vgpu": "vgpu",
+    "host_vgpu": "host_vgpu",
+    "host_vsga": "host_vsga",
+}
+
+
+def fabric_state(text: str) -> str | None:
+    """nvidia-smi's "Not Started" / "In Progress" / "Completed" as FabricFacts.state."""
+    value = text.strip().lower().replace(" ", "_")
+    return value if value in ("not_started", "in_progress", "completed", "not_supported") else None
+
+
+def fabric_status(text: str) -> int | None:
+    """ "Success" is NVML_SUCCESS (0); nvidia-smi prints other results as text whose number it
+    does not show, so those stay unknown."""
+    return 0 if text.strip().lower() == "success" else None
+
+
+Convert = Callable[[str], Any]
+
+# (path under the GPU heading, lower case) -> (GpuFacts field, converter)
+GPU_FIELDS: dict[tuple[str, ...], tuple[str, Convert]] = {
+    ("product name",): ("name", str.strip),
+    ("product brand",): ("brand", str.strip),
+    ("product architecture",): ("architecture", lambda v: v.strip().lower()),
+    ("persistence mode",): ("persistence_mode", on_off),
+    ("mig mode", "current"): ("mig_mode_current", on_off),
+    ("mig mode", "pending"): ("mig_mode_pending", on_off),
+    ("fb memory usage", "total"): ("memory_total_bytes", mib_bytes),
+    ("ecc mode", "current"): ("ecc_mode_current", on_off),
+    ("ecc mode", "pending"): ("ecc_mode_pending", on_off),
+    ("ecc errors", "volatile", "dram uncorrectable"): ("ecc_uncorrected_volatile", integer),
+    ("ecc errors", "volatile", "double bit", "total"): ("ecc_uncorrected_volatile", integer),
+    ("remapped rows", "pending"): ("remapped_rows_pending", on_off),
+    ("remapped rows", "remapping failure occurred"): ("remapped_rows_failure", on_off),
+    ("retired pages", "pending page blacklist"): ("retired_pages_pending", on_off),
+    ("retired pages", "pending page retirement"): ("retired_pages_pending", on_off),
+    ("pci", "bus id"): ("pci_bus_id", bus_id),
+    ("pci", "gpu link info", "pcie generation", "max"): ("pcie_link_gen_max", _gen),
+    ("pci", "gpu link info", "pcie generation", "current"): ("pcie_link_gen_current", _gen),
+    ("pci", "gpu link info", "link width", "max"): ("pcie_link_width_max", _width),
+    ("pci", "gpu link info", "link width", "current"): ("pcie_link_width_current", _width),
+    ("gpu virtualization mode", "virtualization mode"): ("virtualization_mode", _virt),
+    ("temperature", "gpu current temp"): ("temperature_c", integer),
+    ("power readings", "power draw"): ("power_usage_w", number),
+    ("gpu power readings", "power draw"): ("power_usage_w", number),
+    ("gpu power readings", "average power draw"): ("power_usage_w", number),
+    ("power readings", "power limit"): ("power_limit_w", number),
+    ("gpu power readings", "current power limit"): ("power_limit_w", number),
+    ("minor number",): ("minor_number", integer),
+    # Read into GpuFacts.fabric by build.py (the fabric manager's registration, R525+).
+    ("fabric", "state"): ("_fabric_state", fabric_state),
+    ("fabric", "status"): ("_fabric_status", fabric_status),
+}
+
+
+def parse(block: str, draft: Draft) -> None:
+    draft.section(NAME)
+    put(draft.nvml, "status", "ok")  # nvidia-smi printed its log, so NVML initialised
+    stack: list[tuple[int, str]] = []  # (indent, heading)
+    gpu: dict[str, Any] | None = None
+    gpu_indent = 0
+    for raw in block.splitlines()[1:4000]:
+        heading = _GPU.match(raw.strip())  # before _LINE: the bus id holds colons
+        if heading:
+            gpu = draft.gpu(len([g for g in draft.gpus.values() if "_q" in g]))
+            gpu["_q"] = True
+            put(gpu, "pci_bus_id", bus_id(heading.group(1)))
+            stack, gpu_indent = [], len(raw) - len(raw.lstrip())
+            continue
+        found = _LINE.match(raw) if len(raw) < 300 else None
+        if not found or not found.group(2).strip():
+            continue
+        indent, key, value = (
+            len(found.group(1).expandtabs()),
+            found.group(2).strip(),
+            found.group(3),
+        )
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        if value is None:
+            stack.append((indent, key.lower()))
+            continue
+        if gpu is None or indent <= gpu_indent:
+            _top_level(key, value, draft)
+            continue
+        path = (*(h for _, h in stack), key.lower())
+        target = GPU_FIELDS.get(path)
+        if target and not unknown_value(value):
+            put(gpu, target[0], target[1](value))
+    for g in draft.gpus.values():
+        g.pop("_q", None)
+    put(draft.nvml, "device_count", len(draft.gpus) or None)
+
+
+def _top_level(key: str, value: str, draft: Draft) -> None:
+    key = key.lower()
+    if unknown_value(value):
+        return
+    if key == "driver version":
+        put(draft.nvml, "driver_version", value.strip())
+    elif key == "cuda version":
+        put(draft.nvml, "cuda_driver_version", version_text(value))
+    elif key == "attached gpus":
+        put(draft.nvml, "device_count", integer(value))

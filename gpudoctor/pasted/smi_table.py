@@ -1,0 +1,96 @@
+"""`nvidia-smi` (the table): the header's driver and CUDA versions, and per GPU its name,
+persistence mode, bus id, temperature, power, memory and MIG mode. Both layouts are read: up to
+R470 (`|   0  GeForce RTX 3090    Off  | 00000000:01:00.0 Off |`) and from R525 on (wider
+columns, `NVIDIA ` in the name). Cells are split on `|`, so column widths do not matter.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.pasted.clean import bus_id, integer, mib_bytes, number, on_off, version_text
+from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.scan import line_starts_with
+
+NAME = "nvidia-smi"
+DESCRIPTION = "`nvidia-smi` table"
+
+
+def starts(text: str) -> list[int]:
+    """The header line `| NVIDIA-SMI 550.54.15   Driver Version: ...` of each table."""
+    return line_starts_with(text, "NVIDIA-SMI ", " \t|")
+
+
+_HEADER = re.compile(
+    r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*([\w.,/]+))?"
+)
+_GPU_ROW = re.compile(r"^\s*(\d+)\s+(.*?)\s+(On|Off)?\s*$")
+_TEMP = re.compile(r"(-?\d+)C\b")
+_POWER = re.compile(r"([\d.,]+|N/A)\s*W?\s*/\s*([\d.,]+|N/A)\s*W")
+_MEMORY = re.compile(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
+_NO_DEVICES = re.compile(r"^No devices were found", re.MULTILINE)
+
+
+def parse(block: str, draft: Draft) -> None:
+    header = _HEADER.search(block)
+    if header is None:
+        return
+    draft.section(NAME)
+    put(draft.nvml, "driver_version", header.group(2))
+    if header.group(3) and version_text(header.group(3)):
+        put(draft.nvml, "cuda_driver_version", version_text(header.group(3)))
+    put(draft.nvml, "status", "ok")  # nvidia-smi printed its table, so NVML initialised
+    if _NO_DEVICES.search(block):
+        put(draft.nvml, "device_count", 0)
+    # Table rows only, and of table width: a stray megabyte-long line is not a row.
+    rows = [_cells(line) for line in block.splitlines() if line.startswith("|") and len(line) < 400]
+    current: int | None = None
+    for i, cells in enumerate(rows):
+        if len(cells) >= 3 and bus_id(cells[1].split()[0] if cells[1].split() else ""):
+            current = _gpu_row(cells, draft)
+            if current is not None and i + 1 < len(rows):
+                _second_row(rows[i + 1], draft.gpu(current))
+            third = rows[i + 2] if i + 2 < len(rows) else []
+            if current is not None and len(third) >= 3 and not third[0] and not third[1]:
+                put(draft.gpu(current), "mig_mode_current", on_off(third[2]))  # "MIG M." row
+        elif cells and cells[0].startswith("Processes"):
+            break  # the process list below the GPUs holds nothing the checks read
+    if draft.gpus:
+        put(draft.nvml, "device_count", len(draft.gpus))
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _gpu_row(cells: list[str], draft: Draft) -> int | None:
+    found = _GPU_ROW.match(cells[0])
+    if not found:
+        return None
+    index = int(found.group(1))
+    gpu = draft.gpu(index)
+    name = found.group(2).rstrip(".").strip()  # long names are cut with "..."
+    put(gpu, "name", name or None)
+    put(gpu, "persistence_mode", on_off(found.group(3)))
+    put(gpu, "pci_bus_id", bus_id(cells[1].split()[0]))
+    ecc = cells[2].strip()
+    if ecc.isdigit():
+        put(gpu, "ecc_uncorrected_volatile", int(ecc))
+        put(gpu, "ecc_mode_current", True)
+    elif ecc == "Off":
+        put(gpu, "ecc_mode_current", False)
+    return index
+
+
+def _second_row(cells: list[str], gpu: dict[str, object]) -> None:
+    line = " | ".join(cells)
+    temp = _TEMP.search(line)
+    if temp:
+        put(gpu, "temperature_c", integer(temp.group(1)))
+    power = _POWER.search(line)
+    if power:
+        put(gpu, "power_usage_w", number(power.group(1)))
+        put(gpu, "power_limit_w", number(power.group(2)))
+    memory = _MEMORY.search(line)
+    if memory:
+        put(gpu, "memory_total_bytes", mib_bytes(memory.group(2) + " MiB"))

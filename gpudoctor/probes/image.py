@@ -1,0 +1,84 @@
+"""Read what a built image holds, for `check --image`: its io.gpudoctor.* labels, else its
+framework read by one bounded `docker run --rm` (without importing it: torch/version.py and the
+installed distributions' metadata). Failures are recorded in the facts, never raised, except an
+unreachable daemon (EnvironmentUnavailable, exit 3) and an image that is not there (UsageError).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING
+
+from gpudoctor.build.spec import LABEL_PREFIX
+from gpudoctor.compat.image import ImageFacts
+from gpudoctor.errors import UsageError
+
+if TYPE_CHECKING:
+    from gpudoctor.build.engine import ImageEngine
+
+RUN_TIMEOUT_S = 60.0
+MARKER = "GPUDOCTOR-IMAGE "
+# Runs inside the image with its own python3: standard library only, Python 3.8+ syntax.
+_SNIPPET = r"""
+import importlib.metadata as m, importlib.util as u, json, os, re
+out = {}
+try:
+    spec = u.find_spec("torch")
+    if spec and spec.origin:
+        text = open(os.path.join(os.path.dirname(spec.origin), "version.py")).read()
+        v = re.search(r"__version__\s*=\s*['\"]([^'\"]+)", text)
+        c = re.search(r"^cuda\s*(?::\s*\S+\s*)?=\s*['\"]([^'\"]+)", text, re.M)
+        out = {"framework": "pytorch", "version": v and v.group(1), "cuda": c and c.group(1)}
+    else:
+        out = {"framework": "tensorflow", "version": m.version("tensorflow")}
+except Exception as exc:
+    out = {"error": "%s: %s" % (type(exc).__name__, exc)}
+print("GPUDOCTOR-IMAGE " + json.dumps(out))
+"""
+
+
+def probe_image(engine: ImageEngine, reference: str) -> ImageFacts:
+    info = engine.inspect(reference)
+    if info is None:
+        raise UsageError(
+            f"image {reference} is not on this Docker daemon",
+            hint=f"pull it first (`docker pull {reference}`), or build it with gpudoctor build",
+        )
+    env = dict(e.partition("=")[::2] for e in info.env)
+    require = env.get("NVIDIA_REQUIRE_CUDA")
+    labels = info.labels
+    if LABEL_PREFIX + "framework" in labels:
+        arch = labels.get(LABEL_PREFIX + "arch-list", "")
+        return ImageFacts(
+            reference=reference,
+            source="labels",
+            framework=labels.get(LABEL_PREFIX + "framework"),
+            version=labels.get(LABEL_PREFIX + "framework-version"),
+            cuda=labels.get(LABEL_PREFIX + "cuda"),
+            arch_list=tuple(a for a in arch.split(",") if a) or None,
+            require_cuda=require,
+        )
+    result = engine.run(reference, ["python3", "-c", _SNIPPET], gpus=False, timeout=RUN_TIMEOUT_S)
+    line = next((x for x in result.stdout.splitlines() if x.startswith(MARKER)), None)
+    if line is None:
+        tail = (result.stderr or result.stdout).strip()[-300:]
+        return ImageFacts(reference, "run", require_cuda=require, error=tail or "no report")
+    data = json.loads(line[len(MARKER) :])
+    version = data.get("version")
+    cuda = data.get("cuda")
+    public = version.partition("+")[0] if isinstance(version, str) else None
+    return ImageFacts(
+        reference=reference,
+        source="run",
+        framework=data.get("framework"),
+        version=public,
+        cuda=_major_minor(cuda),
+        require_cuda=require,
+        error=data.get("error"),
+    )
+
+
+def _major_minor(text: object) -> str | None:
+    match = re.match(r"(\d+)\.(\d+)", text) if isinstance(text, str) else None
+    return f"{match[1]}.{match[2]}" if match else None

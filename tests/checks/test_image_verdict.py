@@ -1,0 +1,78 @@
+"""check --image without a daemon: NVIDIA_REQUIRE_CUDA as the toolkit reads it, the verdict on
+recorded hosts from image facts, and exit 3 when the daemon is unreachable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.checks import Intent, run_checks
+from gpudoctor.cli.app import run
+from gpudoctor.compat.image import ImageFacts, admits
+from gpudoctor.facts_json import load
+from gpudoctor.matrix.load import load_matrix
+from gpudoctor.resources import default_matrix_path
+
+HOSTS = Path(__file__).resolve().parents[1] / "data" / "hosts"
+# nvidia/cuda:12.4.1 sets this (shortened); the brand clauses admit R470/R535 data-center GPUs
+NVIDIA_12_4 = (
+    "cuda>=12.4 brand=tesla,driver>=470,driver<471 brand=nvidia,driver>=535,driver<536 "
+    "brand=geforce,driver>=535,driver<536"
+)
+
+
+@pytest.mark.parametrize(
+    ("require", "driver", "cuda", "brands", "expected"),
+    [
+        ("cuda>=12.0", "535.104.05", "12.2", {"nvidia"}, True),
+        ("cuda>=12.4", "535.104.05", "12.2", {"nvidia"}, False),
+        (NVIDIA_12_4, "535.104.05", "12.2", {"nvidia"}, True),  # a brand clause admits it
+        (NVIDIA_12_4, "550.90.07", "12.4", {"geforce"}, True),
+        (NVIDIA_12_4, "470.256.02", "11.4", {"geforce"}, False),
+        ("cuda>=12.0 " + NVIDIA_12_4, "525.60.13", "12.0", {"quadro"}, True),
+        ("cuda>=13.0", None, None, set(), None),  # nothing known: cannot tell
+        ("", "470.256.02", "11.4", set(), True),
+    ],
+)
+def test_nvidia_require_cuda_ors_clauses_and_ands_constraints(
+    require: str, driver: str | None, cuda: str | None, brands: set[str], expected: bool | None
+) -> None:
+    assert admits(require, driver, cuda, brands) is expected
+
+
+def _verdict(host: str, image: ImageFacts) -> tuple[str, str, str]:
+    facts = load(HOSTS / f"{host}.json")
+    matrix = load_matrix(default_matrix_path())
+    found = run_checks(facts, matrix, Intent(image=image), only=frozenset({"image-runs-here"}))
+    (one,) = found.findings
+    return one.severity.value, one.title, one.detail
+
+
+def test_an_old_base_requirement_refuses_a_host_the_build_runs_on() -> None:
+    """The issue's case: NVIDIA_REQUIRE_CUDA replaced by cuda>=12.4 refuses R535 GeForce."""
+    strict = ImageFacts("old:1", "labels", "pytorch", "2.5.1", "12.4", require_cuda="cuda>=12.4")
+    severity, _, detail = _verdict("pascal-geforce-r535", strict)
+    assert severity == "error"
+    assert "refuses to start it" in detail
+    relaxed = ImageFacts("new:1", "labels", "pytorch", "2.5.1", "12.4", require_cuda="cuda>=12.0")
+    severity, title, _ = _verdict("pascal-geforce-r535", relaxed)
+    assert (severity, title.split(" (")[0]) == ("info", "new:1 runs here: pytorch 2.5.1 cu124")
+
+
+def test_kernels_are_judged_from_the_image_arch_list() -> None:
+    image = ImageFacts("b:1", "labels", "pytorch", "2.5.1", "12.4", ("8.0", "9.0"), "cuda>=12.0")
+    severity, title, detail = _verdict("rtx5090-r570-86", image)
+    assert severity == "error"
+    assert "no kernels for 12.0" in detail
+    assert "will not run here" in title
+
+
+def test_an_unreachable_daemon_exits_3_with_a_hint(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-daemon.sock")
+    code = run(["check", "--image", "registry.example/team/torch:1"])
+    err = capsys.readouterr().err
+    assert code == 3
+    assert "hint:" in err

@@ -1,0 +1,84 @@
+"""Figures and names the docs quote hold for the code and matrix as they are: every row id
+quoted exists, counts of images, files and matrix rows match, and the README's version ranges
+are the matrix's. When one fails, update the doc (or re-take the benchmark) in the same change."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.build.images import render_images
+from gpudoctor.cli.matrix_show import show_row
+from gpudoctor.matrix.load import load_matrix
+from gpudoctor.matrix.model import Matrix
+from gpudoctor.matrix.resolve import all_rows
+from gpudoctor.resources import templates_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = sorted([ROOT / "README.md", ROOT / "bench" / "README.md", *(ROOT / "docs").glob("*.md")])
+ROW_ID = re.compile(
+    r"\b(?:pytorch|tensorflow)-\d[\d.]*-cu\d+-py3\.\d+-[a-z]+\d[\d.]*\d-(?:runtime|devel)\b"
+)
+ELIDED_ID = re.compile(r"\b(?:pytorch|tensorflow)-\d[\d.]*-cu\d+-\S*…")
+
+
+@pytest.fixture(scope="module")
+def matrix() -> Matrix:
+    return load_matrix()
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_row_id_quoted_exists(doc: Path, matrix: Matrix) -> None:
+    text = _text(doc)
+    assert not ELIDED_ID.findall(text), "quote row ids whole, so this test can check them"
+    for row_id in sorted(set(ROW_ID.findall(text))):
+        show_row(matrix, row_id, "text")  # NoMatchingRow names the missing id
+
+
+def test_image_counts_quoted_are_the_rendered_ones(matrix: Matrix) -> None:
+    images = len(all_rows(matrix))
+    quoted = {
+        (doc.name, int(n))
+        for doc in (ROOT / "docs" / "images.md", ROOT / "bench" / "README.md")
+        for n in re.findall(r"(?<!to )\b(\d+) (?:images|Dockerfiles|supported rows)\b", _text(doc))
+    }
+    assert quoted
+    assert {n for _, n in quoted} == {images}, sorted(quoted)
+
+
+def test_file_count_quoted_is_what_render_all_writes(matrix: Matrix) -> None:
+    files = len(render_images(matrix, templates_dir(), registry=None, context_root="images").files)
+    quoted = [int(n) for n in re.findall(r"\((\d+) files\)", _text(ROOT / "bench" / "README.md"))]
+    assert quoted == [files]
+
+
+def test_matrix_size_quoted_in_bench_is_the_shipped_matrix(matrix: Matrix) -> None:
+    text = _text(ROOT / "bench" / "README.md")
+    match = re.search(
+        r"(\d+) CUDA releases, (\d+) PyTorch releases \((\d+) variants\) and\s+(\d+)\s+"
+        r"TensorFlow releases",
+        text,
+    )
+    assert match is not None
+    variants = sum(len(r.variants) for r in matrix.pytorch)
+    assert tuple(int(g) for g in match.groups()) == (
+        len(matrix.cuda), len(matrix.pytorch), variants, len(matrix.tensorflow)
+    )  # fmt: skip
+
+
+def test_readme_version_ranges_are_the_matrix(matrix: Matrix) -> None:
+    def span(versions: list[str]) -> str:
+        keys = sorted(tuple(int(p) for p in v.split(".")[:2]) for v in versions)
+        return f"{keys[0][0]}.{keys[0][1]}–{keys[-1][0]}.{keys[-1][1]}"  # noqa: RUF001 - the README writes ranges with an en dash
+
+    text = _text(ROOT / "README.md")
+    assert f"PyTorch {span([r.version for r in matrix.pytorch])}" in text
+    assert f"TensorFlow {span([r.version for r in matrix.tensorflow])}" in text
+    cuda = span([c.version for c in matrix.cuda])
+    assert f"CUDA {cuda.rsplit('.', 1)[0]}.x" in text or f"CUDA {cuda}" in text
