@@ -12,13 +12,17 @@ runs one small computation on the GPU when one is available. Keys (all optional 
 python_version, errors): framework, framework_version, built_cuda, built_cudnn, cuda_available,
 device_count, arch_list, devices [{index, name, capability}], cuda_warnings, imported,
 import_seconds, import_error, kernel_ok, kernel_result, kernel_expected, kernel_error,
-device_name.
+device_name, cuda_libraries ({library: [folders holding it]}), cuda_library_duplicates (the
+libraries found in more than one folder: an image should hold each CUDA library once).
 """
 
 import contextlib
+import glob
 import importlib
 import json
+import os
 import platform
+import re
 import sys
 import time
 import traceback
@@ -26,6 +30,46 @@ import warnings
 
 MARKER = "GPUDOCTOR-VERIFY "
 KERNEL_EXPECTED = float(1023 * 1024)  # sum(2 * x for x in range(1024))
+
+
+# CUDA user-space libraries a framework loads; the driver's own libcuda is not one of them.
+CUDA_LIBRARIES = (
+    "libcublasLt", "libcublas", "libcudart", "libcudnn", "libcufft", "libcufile", "libcupti",
+    "libcurand", "libcusolver", "libcusparse", "libnccl", "libnvJitLink", "libnvrtc",
+)  # fmt: skip
+_LIBRARY = re.compile(r"^(%s)(?:[._])" % "|".join(CUDA_LIBRARIES))
+# Where the system keeps them (nvidia/cuda images: /usr/local/cuda-X.Y; distro packages: the
+# multiarch folder) and where pip wheels put them (site-packages/nvidia/<lib>/lib, and the one
+# nvidia/cu13/lib folder of CUDA 13 wheels).
+SYSTEM_GLOBS = (
+    "/usr/local/cuda*/lib64", "/usr/local/cuda*/lib", "/usr/local/cuda*/targets/*/lib",
+    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
+)  # fmt: skip
+SITE_GLOBS = ("nvidia/*/lib", "nvidia/*/*/lib", "torch/lib")
+
+
+def library_folders(paths=None):
+    """The folders to look in: the system's and every sys.path entry's wheel folders."""
+    found = [f for pattern in SYSTEM_GLOBS for f in glob.glob(pattern)]
+    for entry in paths if paths is not None else sys.path:
+        if entry and os.path.isdir(entry):
+            found += [f for pattern in SITE_GLOBS for f in glob.glob(os.path.join(entry, pattern))]
+    return found
+
+
+def cuda_library_copies(folders):
+    """{library: sorted real folders holding it}; symlinked folders count once."""
+    copies = {}
+    for folder in sorted({os.path.realpath(f) for f in folders}):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            match = _LIBRARY.match(name)
+            if match:
+                copies.setdefault(match.group(1), set()).add(folder)
+    return {lib: sorted(dirs) for lib, dirs in sorted(copies.items())}
 
 
 def _cudnn_text(number):
@@ -171,6 +215,9 @@ def main(argv):
         "machine": platform.machine(),
         "errors": [],
     }
+    copies = cuda_library_copies(library_folders())
+    report["cuda_libraries"] = copies
+    report["cuda_library_duplicates"] = {k: v for k, v in copies.items() if len(v) > 1}
     for name in wanted or list(PROBES):
         module_name, probe = PROBES[name]
         started = time.perf_counter()
