@@ -83,6 +83,7 @@ class GpuFacts:
     temperature_c: int | None = None
     power_usage_w: float | None = None
     power_limit_w: float | None = None
+    addressing_mode: str | None = None  # "ats" (coherent NVLink-C2C), "hmm", "none"
     lost: bool = False
     error: str | None = None  # why the record is a placeholder, when lost
     nvlinks: tuple[NvLinkFacts, ...] = ()  # links the GPU reports (none on PCIe-only GPUs)
@@ -165,6 +166,27 @@ class IommuFacts:
 
 
 @dataclass(frozen=True)
+class NumaNode:
+    node: int  # /sys/devices/system/node/nodeN
+    cpus: int  # CPUs in its cpulist; 0 on a memory-only node
+    memory_total_bytes: int | None = None  # its meminfo MemTotal
+
+
+@dataclass(frozen=True)
+class CpuFacts:
+    """The CPU and the NUMA layout of memory. On coherent NVLink-C2C systems (GH200, GB200) the
+    GPU's memory is onlined to the OS as NUMA nodes with memory and no CPUs."""
+
+    model: str | None = None  # "Neoverse-V2" (Arm part name), or x86 "model name"
+    implementer: str | None = None  # Arm MIDR implementer: "0x41" (Arm), "0x4e" (NVIDIA)
+    parts: tuple[str, ...] = ()  # Arm MIDR part numbers seen: ("0xd4f",)
+    numa_nodes: tuple[NumaNode, ...] = ()
+    # True: CPU-less NUMA nodes hold memory (GPU memory the CPU addresses coherently); None: no
+    # such evidence (not False: a driver may keep GPU memory off the OS's NUMA nodes).
+    gpu_memory_coherent: bool | None = None
+
+
+@dataclass(frozen=True)
 class PlatformFacts:
     os_id: str | None = None  # /etc/os-release ID
     os_version: str | None = None
@@ -183,6 +205,7 @@ class PlatformFacts:
     nvidia_driver_capabilities: str | None = None
     cuda_visible_devices: str | None = None
     iommu: IommuFacts = field(default_factory=IommuFacts)
+    cpu: CpuFacts = field(default_factory=CpuFacts)
 
 
 # --- container runtime --------------------------------------------------------------------------

@@ -1,6 +1,7 @@
-# Sourced by scripts/test.sh and .ci/run: create (once) the repository's own virtual environment,
-# install gpudoctor with its `dev` extras into it (again only when pyproject.toml changed), and
-# put its bin/ first on PATH (pytest, ruff, mypy and hadolint come from there).
+# Sourced by scripts/install.sh, scripts/test.sh and .ci/run: create (once) the repository's own
+# virtual environment, install gpudoctor into it (with its `dev` extras unless GPUDOCTOR_INSTALL
+# names another requirement, e.g. `.` for the tool alone; again only when pyproject.toml or that
+# choice changed), and put its bin/ first on PATH (pytest, ruff, mypy and hadolint come from there).
 #
 # It never installs into the system Python: Debian 12 and Ubuntu 24.04 mark theirs as externally
 # managed (PEP 668) and refuse `pip install` there. Set GPUDOCTOR_VENV to use another folder.
@@ -40,15 +41,16 @@ if [ ! -x "$GPUDOCTOR_VENV/bin/pip" ]; then
     "$_python" -m venv "$GPUDOCTOR_VENV"
 fi
 
-# Install when the venv is new or pyproject.toml changed since the last install.
-_stamp="$GPUDOCTOR_VENV/.gpudoctor-dev-installed"
-_want="$(cksum < pyproject.toml)"
+# Install when the venv is new, or pyproject.toml or the requirement changed since the last install.
+_spec="${GPUDOCTOR_INSTALL:-.[dev]}"
+_stamp="$GPUDOCTOR_VENV/.gpudoctor-installed"
+_want="$(cksum < pyproject.toml) $_spec"
 if [ ! -f "$_stamp" ] || [ "$(cat "$_stamp")" != "$_want" ]; then
-    _venv_log "installing gpudoctor with its dev extras: pip install -e '.[dev]'"
-    "$GPUDOCTOR_VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[dev]'
+    _venv_log "installing gpudoctor: pip install -e '$_spec'"
+    "$GPUDOCTOR_VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$_spec"
     printf '%s\n' "$_want" > "$_stamp"
 fi
 
 export VIRTUAL_ENV="$GPUDOCTOR_VENV"
 export PATH="$GPUDOCTOR_VENV/bin:$PATH"
-unset _python _pkg _stamp _want
+unset _python _pkg _spec _stamp _want

@@ -26,9 +26,6 @@ if TYPE_CHECKING:
 MAX_GROUP_TARGETS = 64
 MAX_BAKE_BYTES = 256 * 1024  # buildx parses the whole file before building anything
 DEFAULT_GROUP = "default"
-# The pip wheels the matrix records are the linux x86_64 ones; an arm64 builder would find
-# none for most rows, so the platform is stated rather than left to the builder's own.
-PLATFORMS = ("linux/amd64",)
 GROUP_NAME = re.compile(r"^[A-Za-z0-9_-]+$")  # what buildx accepts for targets and groups
 
 
@@ -61,7 +58,9 @@ def bake_document(images: Sequence[Image], prefix: str, context_root: str) -> di
         image.target: {
             "context": f"${{IMAGES_DIR}}/{image.folder}",
             "dockerfile": "Dockerfile",
-            "platforms": list(PLATFORMS),
+            # The platform the row's wheels exist for (matrix [[wheel]] rows), stated rather
+            # than left to the builder's own: an arm64 builder finds no CUDA wheel for most rows.
+            "platforms": [image.row.platform],
             "tags": [f"${{TAG_PREFIX}}{image.name}"],
         }
         for image in images

@@ -65,16 +65,24 @@ class DockerSdkEngine:
             version=str(info.get("ServerVersion", "")),
             runtimes=tuple(sorted(info.get("Runtimes") or {})),
             default_runtime=info.get("DefaultRuntime"),
+            architecture=info.get("Architecture") or None,
         )
 
     def build(
-        self, context: Path, *, tag: str, nocache: bool, build_args: Mapping[str, str]
+        self,
+        context: Path,
+        *,
+        tag: str,
+        nocache: bool,
+        build_args: Mapping[str, str],
+        platform: str | None = None,
     ) -> Iterator[BuildEvent]:
         with _translate_errors(self._host), context.open("rb") as fileobj:
             import docker.errors
 
             try:
-                yield from parse_build_output(self._build_stream(fileobj, tag, nocache, build_args))
+                stream = self._build_stream(fileobj, tag, nocache, build_args, platform)
+                yield from parse_build_output(stream)
             except docker.errors.APIError as exc:
                 if exc.response is None:
                     raise
@@ -82,8 +90,15 @@ class DockerSdkEngine:
                 yield BuildEvent("error", f"the daemon refused the build: {exc.explanation or exc}")
 
     def _build_stream(
-        self, fileobj: Any, tag: str, nocache: bool, build_args: Mapping[str, str]
+        self,
+        fileobj: Any,
+        tag: str,
+        nocache: bool,
+        build_args: Mapping[str, str],
+        platform: str | None,
     ) -> Iterator[Mapping[str, Any]]:
+        # Only sent when given: older daemons refuse the parameter.
+        extra = {"platform": platform} if platform else {}
         stream: Iterator[Mapping[str, Any]] = self._client.api.build(
             fileobj=fileobj,
             custom_context=True,
@@ -95,6 +110,7 @@ class DockerSdkEngine:
             pull=False,  # bases may be local mirrors; never reach out unasked
             decode=True,
             timeout=BUILD_READ_TIMEOUT_S,  # docker-py's default, None, waits forever
+            **extra,
         )
         return stream
 
@@ -145,6 +161,7 @@ class DockerSdkEngine:
             labels=dict(config.get("Labels") or {}),
             env=tuple(config.get("Env") or ()),
             user=str(config.get("User") or ""),
+            architecture=data.get("Architecture") or None,
         )
 
     def push(self, tag: str) -> Iterator[str]:

@@ -37,6 +37,7 @@ class DaemonInfo:
     version: str
     runtimes: tuple[str, ...] = ()
     default_runtime: str | None = None
+    architecture: str | None = None  # /info "Architecture": "x86_64", "aarch64"
 
     @property
     def has_nvidia_runtime(self) -> bool:
@@ -51,6 +52,7 @@ class ImageInfo:
     labels: Mapping[str, str] = field(default_factory=dict)
     env: tuple[str, ...] = ()
     user: str = ""
+    architecture: str | None = None  # the image config's "Architecture": "amd64", "arm64"
 
 
 @dataclass(frozen=True)
@@ -69,9 +71,16 @@ class ImageEngine(Protocol):
         ...
 
     def build(
-        self, context: Path, *, tag: str, nocache: bool, build_args: Mapping[str, str]
+        self,
+        context: Path,
+        *,
+        tag: str,
+        nocache: bool,
+        build_args: Mapping[str, str],
+        platform: str | None = None,
     ) -> Iterator[BuildEvent]:
-        """Build the tar `context` (holding a Dockerfile) as `tag`, yielding progress events.
+        """Build the tar `context` (holding a Dockerfile) as `tag` for `platform` ("linux/arm64";
+        None: the daemon's own), yielding progress events.
         A failed step is an "error" event, not an exception (follow_build turns it into one)."""
         ...
 

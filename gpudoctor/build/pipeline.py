@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from gpudoctor.build.engine import BuildEvent, BuildOutcome, ImageEngine, follow_build
+from gpudoctor.build.engine import (
+    BuildEvent,
+    BuildOutcome,
+    DaemonInfo,
+    ImageEngine,
+    follow_build,
+)
 from gpudoctor.build.render import render_dockerfile
 from gpudoctor.build.report import BuildReport
 from gpudoctor.build.spec import BuildOptions, ImageSpec, make_spec
@@ -30,6 +36,8 @@ class BuildRequest:
     push: bool = False
     verify: bool = True
     gpu: bool | None = None  # verify with a GPU; None = when the daemon has the nvidia runtime
+    # Machines the daemon's host runs through registered QEMU binfmt handlers ("aarch64").
+    emulated: tuple[str, ...] = ()
 
 
 class Progress(Protocol):
@@ -67,7 +75,16 @@ def build_image(
     progress: Progress,
     template_dir: Path,
 ) -> BuildReport:
-    return build_row(resolve_row(matrix, request.resolve), request, engine, progress, template_dir)
+    resolve_request = request.resolve
+    if resolve_request.machine is None:
+        # No --platform and no target host: the image is for the daemon's own platform.
+        from dataclasses import replace
+
+        from gpudoctor.matrix.platforms import machine_of
+
+        daemon = machine_of(engine.ping().architecture)
+        resolve_request = replace(resolve_request, machine=daemon)
+    return build_row(resolve_row(matrix, resolve_request), request, engine, progress, template_dir)
 
 
 def build_row(
@@ -88,8 +105,15 @@ def build_row(
     for warning in spec.warnings:
         progress.phase(f"warning: {warning}")
     daemon = engine.ping()
+    foreign = check_platform(spec.platform, daemon, request.emulated, progress)
     outcome, context = _build(
-        spec, dockerfile, request, engine=engine, progress=progress, template_dir=template_dir
+        spec,
+        dockerfile,
+        request,
+        engine=engine,
+        progress=progress,
+        template_dir=template_dir,
+        platform=spec.platform if foreign else None,
     )
     info = engine.inspect(spec.tag)
     findings: list[Finding] = []
@@ -113,6 +137,39 @@ def build_row(
     )
 
 
+def check_platform(
+    platform: str, daemon: DaemonInfo, emulated: tuple[str, ...], progress: Progress
+) -> bool:
+    """Refuse a platform the daemon cannot build: not its own architecture (/info) and no QEMU
+    binfmt handler registered for it. gpudoctor never sets up emulation itself. True when the
+    build is for a foreign platform (emulated): only then is the platform sent with the build,
+    so a native build asks the daemon exactly what it asked before platforms existed.
+
+    Raises:
+        EnvironmentUnavailable: the daemon cannot build `platform` (exit 3).
+    """
+    from gpudoctor.errors import EnvironmentUnavailable
+    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
+
+    target, own = machine_of(platform), machine_of(daemon.architecture)
+    if target is None or own is None or target == own:
+        return False
+    if target in emulated:
+        progress.phase(
+            f"warning: building {platform} on a {daemon.architecture} daemon through QEMU "
+            "emulation (binfmt): expect a much slower build"
+        )
+        return True
+    raise EnvironmentUnavailable(
+        f"the Docker daemon runs on {daemon.architecture} ({DOCKER_PLATFORM[own]}) and cannot "
+        f"build {platform} images: no emulation is registered for {target}",
+        hint=(
+            f"build on a {target} host (DOCKER_HOST=ssh://USER@{target}-host gpudoctor build "
+            f"...), or give --platform {DOCKER_PLATFORM[own]} for this daemon's own platform"
+        ),
+    )
+
+
 def _build(
     spec: ImageSpec,
     dockerfile: str,
@@ -121,6 +178,7 @@ def _build(
     engine: ImageEngine,
     progress: Progress,
     template_dir: Path,
+    platform: str | None,
 ) -> tuple[BuildOutcome, BuildContext]:
     """Write the context into a temporary folder (gone afterwards) and build it."""
     from gpudoctor.build.context import write_context
@@ -131,7 +189,11 @@ def _build(
             progress.phase(f"note: {note}")
         progress.phase(f"building {spec.tag} from {spec.base_image} (row {spec.row.id})")
         events = engine.build(
-            context.path, tag=spec.tag, nocache=request.no_cache, build_args=dict(spec.build_args)
+            context.path,
+            tag=spec.tag,
+            nocache=request.no_cache,
+            build_args=dict(spec.build_args),
+            platform=platform,
         )
         return follow_build(events, progress.build_event), context
 

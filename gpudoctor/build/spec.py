@@ -55,6 +55,11 @@ class ImageSpec:
         return self.row.python
 
     @property
+    def platform(self) -> str:
+        """The OCI platform the image is built for: "linux/amd64", "linux/arm64"."""
+        return self.row.platform
+
+    @property
     def require_cuda(self) -> str:
         """NVIDIA_REQUIRE_CUDA: the compatibility model's rule for the build (`cuda>=12.0` for
         any cu12x build: every driver at or above the 12.x minor-version floor), ORed with
@@ -129,6 +134,7 @@ def image_labels(spec: ImageSpec) -> dict[str, str]:
         LABEL_PREFIX + "min-driver": row.min_driver_linux,
         LABEL_PREFIX + "arch-list": ",".join(row.arch_list),
         LABEL_PREFIX + "base-image": spec.base_image,
+        LABEL_PREFIX + "platform": row.platform,
     }
     if digest:
         labels["org.opencontainers.image.base.digest"] = digest

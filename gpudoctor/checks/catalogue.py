@@ -188,6 +188,12 @@ _ENTRIES = (
     _E("cuda-visible-devices", "platform", "CUDA_VISIBLE_DEVICES", "ok, info, warn",
        "CUDA_VISIBLE_DEVICES set to an empty value or -1 hides every GPU from CUDA.",
        "`unset CUDA_VISIBLE_DEVICES` or set it to the GPU indices/UUIDs you want."),
+    _E("cpu-memory", "platform", "CPU, NUMA layout and GPU memory coherence", "ok, unknown",
+       "The CPU model (Arm part from /proc/cpuinfo or MIDR_EL1: Grace is Neoverse-V2), the "
+       "machine, each NUMA node's CPUs and memory, and whether GPU memory appears as CPU-less "
+       "NUMA nodes or NVML reports ATS addressing (coherent NVLink-C2C on GH200/GB200: the CPU "
+       "addresses GPU memory).",
+       "None: informational (shown with -v)."),
     # --- runtime ----------------------------------------------------------------------------
     _E("docker-nvidia-runtime", "runtime", "Docker has the NVIDIA runtime or CDI",
        "ok, error, n/a, unknown",

@@ -37,6 +37,8 @@ def _judge(facts: HostFacts, matrix: Matrix, image: ImageFacts) -> Finding:
         ("framework", f"{image.framework} {image.version} CUDA {image.cuda}"),
         ("nvidia_require_cuda", image.require_cuda),
         ("driver", driver_version(facts)),
+        ("image_platform", image.platform),
+        ("machine", facts.platform.machine),
     ]
     if not has_gpu(facts):
         return finding(CODE, ERROR, f"{ref} cannot use a GPU here: no NVIDIA GPU", evidence=ev)
@@ -56,6 +58,9 @@ def _judge(facts: HostFacts, matrix: Matrix, image: ImageFacts) -> Finding:
         )
     verdict = judge(matrix, from_facts(facts), build)
     problems = verdict.problems()
+    wrong_platform = _platform_problem(facts, image)
+    if wrong_platform:
+        problems.insert(0, wrong_platform)
     if start is False:
         problems.insert(
             0,
@@ -84,6 +89,21 @@ def _judge(facts: HostFacts, matrix: Matrix, image: ImageFacts) -> Finding:
     )
 
 
+def _platform_problem(facts: HostFacts, image: ImageFacts) -> str:
+    """An image for another CPU architecture fails at start ("exec format error") unless the
+    host emulates it; "" when they match or either is unknown."""
+    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
+
+    want = machine_of(image.platform)
+    have = machine_of(facts.platform.machine)
+    if want is None or have is None or want == have:
+        return ""
+    return (
+        f"the image is for {image.platform}, this host is {have} ({DOCKER_PLATFORM[have]}): "
+        "its programs cannot execute here (exec format error)"
+    )
+
+
 def _alternative(facts: HostFacts, matrix: Matrix, framework: str) -> str:
     from gpudoctor.checks.suggest import best_for_host
 
@@ -91,9 +111,13 @@ def _alternative(facts: HostFacts, matrix: Matrix, framework: str) -> str:
     if best is None:
         return "no build in the matrix runs here: see the driver checks"
     b = best.build
+    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
+
+    machine = machine_of(facts.platform.machine)
+    platform = f" --platform {DOCKER_PLATFORM[machine]}" if machine else ""
     return (
         f"an image that runs here: gpudoctor build --framework {b.framework} --version "
-        f"{b.version} --cuda {b.cuda}"
+        f"{b.version} --cuda {b.cuda}{platform}"
     )
 
 

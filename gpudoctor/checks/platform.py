@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.base import Intent, finding, has_gpu, live_gpus, nvidia_pci_gpus
+from gpudoctor.checks.base import (
+    Intent,
+    finding,
+    gpu_label,
+    has_gpu,
+    live_gpus,
+    nvidia_pci_gpus,
+)
 from gpudoctor.checks.model import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:
-    from gpudoctor.facts import HostFacts
+    from gpudoctor.facts import HostFacts, NumaNode
     from gpudoctor.matrix.model import Matrix
 
 
@@ -195,4 +202,56 @@ def check_cuda_visible(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
     return [finding("cuda-visible-devices", INFO, f"CUDA_VISIBLE_DEVICES={value}", evidence=ev)]
 
 
-CHECKS = (check_virtualization, check_iommu, check_wsl, check_container_gpus, check_cuda_visible)
+def check_cpu_memory(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    p, cpu = facts.platform, facts.platform.cpu
+    nodes = [f"node {n.node}: {n.cpus} CPUs, {_gib(n.memory_total_bytes)}" for n in cpu.numa_nodes]
+    ats = [g.index for g in live_gpus(facts) if g.addressing_mode == "ats"]
+    ev = [
+        ("machine", p.machine),
+        ("cpu_model", cpu.model),
+        ("cpu_implementer", cpu.implementer),
+        ("cpu_parts", list(cpu.parts)),
+        ("numa_nodes", nodes),
+        ("gpu_memory_coherent", cpu.gpu_memory_coherent),
+        ("gpu_addressing_modes", [g.addressing_mode for g in live_gpus(facts)]),
+    ]
+    if cpu.model is None and p.machine is None:
+        return [finding("cpu-memory", UNKNOWN, "CPU model and machine unknown", evidence=ev)]
+    title = f"{cpu.model or 'unknown CPU'} ({p.machine or 'unknown machine'})"
+    if cpu.numa_nodes:
+        title += f", {len(cpu.numa_nodes)} NUMA node" + ("s" if len(cpu.numa_nodes) > 1 else "")
+    why = _coherence_evidence(cpu.numa_nodes, ats)
+    if why:
+        title += "; GPU memory is coherent with the CPU"
+    return [finding("cpu-memory", OK, title, detail="; ".join(why), evidence=ev)]
+
+
+def _coherence_evidence(numa_nodes: tuple[NumaNode, ...], ats: list[int]) -> list[str]:
+    """Why GPU and CPU memory are one coherent space: CPU-less NUMA nodes with memory (GPU
+    memory onlined to the OS), and NVML's ATS addressing mode (NVLink-C2C)."""
+    why = []
+    gpu_nodes = [str(n.node) for n in numa_nodes if n.cpus == 0 and n.memory_total_bytes]
+    if gpu_nodes:
+        which = "NUMA nodes " if len(gpu_nodes) > 1 else "NUMA node "
+        holds = " hold" if len(gpu_nodes) > 1 else " holds"
+        why.append(
+            which + ", ".join(gpu_nodes) + holds + " memory and no CPUs: GPU memory onlined to "
+            "the OS over NVLink-C2C, which the CPU addresses directly"
+        )
+    if ats:
+        why.append(f"NVML reports ATS addressing for {gpu_label(ats)}")
+    return why
+
+
+def _gib(size: int | None) -> str:
+    return "memory unknown" if size is None else f"{size / 2**30:.0f} GiB"
+
+
+CHECKS = (
+    check_virtualization,
+    check_iommu,
+    check_wsl,
+    check_container_gpus,
+    check_cuda_visible,
+    check_cpu_memory,
+)

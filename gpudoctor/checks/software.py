@@ -272,15 +272,21 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
             evidence=ev,
             subject=subject,
         )
+    trap = _aarch64_trap(facts, matrix, fw)
     if fw.name == "torch":
-        alt = torch_install_for_host(facts, matrix, fw.version)
+        alt = torch_install_for_host(facts, matrix, fw.version, " --force-reinstall")
         fix = (
-            (alt + " --force-reinstall")
+            alt
             if alt
             else (
                 f"pip install --force-reinstall torch=={public_version(fw.version)} with a CUDA "
                 "index URL from https://pytorch.org/get-started/previous-versions/"
             )
+        )
+    elif fw.name == "tensorflow" and trap:
+        fix = (
+            "no CUDA TensorFlow wheel exists for this machine on PyPI: run TensorFlow from a "
+            "container image built with CUDA for arm64, or build it from source"
         )
     elif fw.name == "tensorflow":
         pin = public_version(fw.version)
@@ -291,11 +297,33 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
         code,
         ERROR,
         f"{_label(fw)} is a CPU-only build on a host with NVIDIA GPUs",
-        detail="it will never use the GPUs (torch.cuda.is_available() is False)",
+        detail=trap or "it will never use the GPUs (torch.cuda.is_available() is False)",
         fix=fix,
-        evidence=ev,
+        evidence=[*ev, ("machine", facts.platform.machine)] if trap else ev,
         subject=subject,
     )
+
+
+def _aarch64_trap(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> str:
+    """Why plain `pip install` gave a CPU-only build on this machine, when the matrix's
+    `[[wheel]]` rows say PyPI serves one for this release there; "" otherwise."""
+    from gpudoctor.matrix.platforms import first_cuda_on_pypi, pypi_cpu_only
+
+    framework = {"torch": "pytorch", "tensorflow": "tensorflow"}.get(fw.name)
+    machine = facts.platform.machine
+    if framework is None or machine is None:
+        return ""
+    row = pypi_cpu_only(matrix, framework, fw.version, machine)
+    if row is None:
+        return ""
+    text = (
+        f"PyPI's {machine} wheel of {fw.name} {public_version(fw.version)} carries no CUDA, so "
+        f"`pip install {fw.name}` on this host installs a CPU-only build ({row.notes.rstrip('.')})"
+    )
+    first = first_cuda_on_pypi(matrix, framework, row.machine)
+    if first is not None:
+        text += f"; PyPI's {machine} wheels bring CUDA from {first.version} on (CUDA {first.cuda})"
+    return text
 
 
 CHECKS_A = (check_framework_driver, check_framework_arch, check_cpu_only)

@@ -64,14 +64,18 @@ def installed_build(matrix: Matrix, fw: FrameworkFacts) -> Build | None:
 _UNVERIFIED_NOTE = " (its matrix row is marked verified = false)"
 
 
-def install_line(verdict: Verdict, version: str | None = None) -> str:
-    """The pip command of a judged build (`version` pins the installed patch instead)."""
+def install_line(verdict: Verdict, version: str | None = None, flags: str = "") -> str:
+    """The pip command of a judged build (`version` pins the installed patch instead; `flags`
+    are more pip options, kept inside the command, before any note about the row)."""
     build = verdict.build
-    note = "" if build.verified else _UNVERIFIED_NOTE
+    note = "" if build.verified and verdict.index_verified else _UNVERIFIED_NOTE
     if build.framework == "pytorch":
         pin = version or build.version
-        return f"pip install torch=={pin} --index-url {build.index_url}{note}"
-    return build.install + note
+        # The index for the host's machine (judge): PyPI's aarch64 wheels carry CUDA 13 from
+        # 2.11.0, where download.pytorch.org's cuXYZ index holds the x86_64 build.
+        index = f" --index-url {verdict.index_url}" if verdict.index_url else ""
+        return f"pip install torch=={pin}{index}{flags}{note}"
+    return build.install + flags + note
 
 
 def best_for_host(
@@ -84,7 +88,9 @@ def best_for_host(
     return pick(matrix, from_facts(facts), framework, native_only=native_only)
 
 
-def torch_install_for_host(facts: HostFacts, matrix: Matrix, installed: str) -> str | None:
+def torch_install_for_host(
+    facts: HostFacts, matrix: Matrix, installed: str, flags: str = ""
+) -> str | None:
     """`pip install torch==X --index-url URL` for a build that runs here on every GPU: a
     variant of the installed release (the smaller change), else the build this host should
     run. None when nothing in the matrix runs here."""
@@ -95,9 +101,9 @@ def torch_install_for_host(facts: HostFacts, matrix: Matrix, installed: str) -> 
     host = from_facts(facts)
     same = pick(matrix, host, "pytorch", version=major_minor(installed))
     if same is not None:
-        return install_line(same, public_version(installed))
+        return install_line(same, public_version(installed), flags)
     best = pick(matrix, host, "pytorch")
-    return install_line(best) if best is not None else None
+    return install_line(best, flags=flags) if best is not None else None
 
 
 def tensorflow_install_for_host(facts: HostFacts, matrix: Matrix) -> str | None:

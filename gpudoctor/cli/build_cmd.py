@@ -27,6 +27,8 @@ BUILD_HELP = """Build a known-good GPU framework image, then verify it against i
   gpudoctor build --framework pytorch --from host.json \\
       --tag registry.example/team/torch:1 --push
   gpudoctor build --framework pytorch --dry-run     print the Dockerfile only
+  gpudoctor build --framework pytorch --from gh200.json
+      an arm64 image for a Grace host
   gpudoctor build --framework pytorch --cuda 12.4 --wheelhouse ./wheels \\
       --base-image mirror.example/nvidia/cuda:12.4.1-runtime-ubuntu22.04
       offline: no index, a mirrored base image
@@ -35,8 +37,12 @@ Steps: resolve the row (like `gpudoctor matrix resolve`), render templates/Docke
 through the Docker daemon (DOCKER_HOST) with live progress on stderr, run the in-image verify
 script and compare framework, CUDA, cuDNN, Python and labels with the row (with a GPU and the
 NVIDIA runtime, also cuda.is_available() and one small kernel), then push with --push.
-Exit codes: 2 bad input or no matching row; 3 Docker daemon unreachable; 4 a build step failed
-or the image does not hold what the row promises.
+The image is for --platform (linux/amd64, linux/arm64), else the target host's, else
+the daemon's; a daemon that cannot build it (another architecture, no QEMU binfmt
+handler) is refused, never emulated behind your back.
+Exit codes: 2 bad input or no matching row; 3 Docker daemon unreachable or unable to
+build the platform; 4 a build step failed or the image does not hold what the row
+promises.
 """
 
 
@@ -60,6 +66,7 @@ def build_cmd(
     from_file: opts.FromOpt = None,
     allow_unverified: opts.AllowUnverifiedOpt = False,
     native_only: opts.NativeOnlyOpt = False,
+    platform: opts.PlatformOpt = None,
     pip: opts.PipOpt = None,
     base_image: opts.BaseImageOpt = None,
     index_url: opts.IndexUrlOpt = None,
@@ -113,6 +120,7 @@ def build_cmd(
             from_file=from_file,
             allow_unverified=allow_unverified,
             native_only=native_only,
+            platform=platform,
         ),
         options=opts.build_options(
             pip=pip,
@@ -153,6 +161,10 @@ def check_dry_run(*, dry_run: bool, output: bool, push: bool) -> None:
 
 
 def run_build(ctx: typer.Context, request: BuildRequest, fmt: str) -> int:
+    from dataclasses import replace
+    from pathlib import Path
+
+    from gpudoctor.build.binfmt import emulated_machines
     from gpudoctor.build.docker_engine import DockerSdkEngine
     from gpudoctor.build.pipeline import build_image
     from gpudoctor.cli.common import load_matrix
@@ -162,6 +174,7 @@ def run_build(ctx: typer.Context, request: BuildRequest, fmt: str) -> int:
     matrix = load_matrix(ctx)
     opts.check_in_matrix(matrix, request.resolve)
     engine = DockerSdkEngine.connect()
+    request = replace(request, emulated=emulated_machines(Path("/")))
     try:
         report = build_image(request, matrix, engine, StderrProgress(), templates_dir())
     except BuildFailed as exc:

@@ -90,6 +90,14 @@ TagOpt = Annotated[
         "--tag", "-t", metavar="NAME:TAG", help="Image tag (default gpudoctor/FW:VER-cuXY-pyX.Y)."
     ),
 ]
+PlatformOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--platform",
+        metavar="OS/ARCH",
+        help="linux/amd64 or linux/arm64 (default: the target host's, else the daemon's).",
+    ),
+]
 OutputOpt = Annotated[
     Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the Dockerfile here.")
 ]
@@ -108,6 +116,7 @@ def resolve_request(
     from_file: Path | None,
     allow_unverified: bool,
     native_only: bool = False,
+    platform: str | None = None,
 ) -> ResolveRequest:
     """The ResolveRequest the flags describe; a target host supplies driver and GPUs."""
     from gpudoctor.build.validate import python_version
@@ -129,6 +138,14 @@ def resolve_request(
             f"--driver {driver} contradicts the target host's driver {host_driver}",
             hint="give either --driver or --for-host/--from",
         )
+    from gpudoctor.matrix.platforms import machine_of
+
+    machine, host_machine = platform_machine(platform), machine_of(host.machine if host else None)
+    if machine is not None and host_machine is not None and machine != host_machine:
+        raise UsageError(
+            f"--platform {platform} contradicts the target host's machine {host_machine}",
+            hint="drop --platform: the image is built for the target host's platform",
+        )
     return ResolveRequest(
         framework=name,
         version=version,
@@ -141,7 +158,23 @@ def resolve_request(
         allow_unverified=allow_unverified,
         native_only=native_only,
         host=host,
+        machine=machine or host_machine,
     )
+
+
+def platform_machine(platform: str | None) -> str | None:
+    """The machine of `--platform` ("linux/arm64" -> "aarch64"); UsageError for anything else."""
+    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
+
+    if platform is None:
+        return None
+    machine = machine_of(platform) if platform.startswith("linux/") else None
+    if machine is None:
+        raise UsageError(
+            f"--platform {platform!r} is not one of: {', '.join(DOCKER_PLATFORM.values())}",
+            hint="use --platform linux/arm64 (Grace, DGX Spark) or --platform linux/amd64",
+        )
+    return machine
 
 
 def check_in_matrix(matrix: Matrix, request: ResolveRequest) -> None:

@@ -196,6 +196,12 @@ def resolve_cmd(
             "--from", metavar="HOST.JSON", help="Target a recorded host (gpudoctor snapshot)."
         ),
     ] = None,
+    machine: Annotated[
+        str | None,
+        typer.Option(
+            "--machine", metavar="MACHINE", help="Target machine: x86_64 (default) or aarch64."
+        ),
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help=_FORMAT_HELP)] = "text",
 ) -> int:
     from dataclasses import replace
@@ -228,6 +234,7 @@ def resolve_cmd(
         distro=distro,
         allow_unverified=allow_unverified,
         native_only=native_only,
+        machine=_machine(machine),
     )
     if host is not None:
         request = replace(
@@ -258,3 +265,18 @@ def validate_cmd(
     matrix = load_matrix(file or state(ctx).matrix_path)
     typer.echo(views.validate_line(matrix))
     return 0
+
+
+def _machine(text: str | None) -> str | None:
+    from gpudoctor.errors import UsageError
+    from gpudoctor.matrix.platforms import MACHINES, machine_of
+
+    if text is None:
+        return None
+    machine = machine_of(text)
+    if machine is None:
+        raise UsageError(
+            f"--machine {text!r} is not one of: {', '.join(MACHINES)}",
+            hint="use --machine aarch64 (Grace, DGX Spark) or --machine x86_64",
+        )
+    return machine

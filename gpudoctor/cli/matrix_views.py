@@ -286,6 +286,7 @@ def row_text(row: ResolvedRow, verified: bool = True) -> str:
         ("framework", f"{row.framework} {row.version} (CUDA {row.cuda}, cuDNN {row.cudnn or '-'})"),
         ("python", row.python),
         ("base image", row.base_image),
+        ("platform", row.platform),
         ("digest", row.base_digest or "- (not pinned in the matrix)"),
         ("CUDA libraries", _cuda_libraries(row)),
         ("min driver", _min_driver(row)),

@@ -72,6 +72,7 @@ def render_cmd(
     from_file: opts.FromOpt = None,
     allow_unverified: opts.AllowUnverifiedOpt = False,
     native_only: opts.NativeOnlyOpt = False,
+    platform: opts.PlatformOpt = None,
     pip: opts.PipOpt = None,
     base_image: opts.BaseImageOpt = None,
     index_url: opts.IndexUrlOpt = None,
@@ -86,7 +87,7 @@ def render_cmd(
         "--flavor": flavor, "--distro": distro, "--driver": driver, "--for-host": for_host,
         "--from": from_file, "--allow-unverified": allow_unverified, "--pip": pip,
         "--base-image": base_image, "--index-url": index_url, "--wheelhouse": wheelhouse,
-        "--output": output,
+        "--output": output, "--platform": platform,
     }  # fmt: skip
     check_mode(all_rows, [name for name, value in single.items() if value], out, registry)
     refuse_output_over_input(output, [from_file, state(ctx).matrix_path])
@@ -104,6 +105,7 @@ def render_cmd(
         from_file=from_file,
         allow_unverified=allow_unverified,
         native_only=native_only,
+        platform=platform,
     )
     options = opts.build_options(
         pip=pip, base_image=base_image, index_url=index_url, wheelhouse=wheelhouse
@@ -140,6 +142,14 @@ def render_one(
 
     matrix = load_matrix(ctx)
     opts.check_in_matrix(matrix, request)
+    if request.machine is None:
+        # Nothing names a platform and rendering asks no daemon: this machine's.
+        import platform as _platform
+        from dataclasses import replace
+
+        from gpudoctor.matrix.platforms import X86_64, machine_of
+
+        request = replace(request, machine=machine_of(_platform.machine()) or X86_64)
     row = resolve_row(matrix, request)
     spec, dockerfile = render_row(row, options, templates_dir())
     opts.print_warnings(spec.warnings)

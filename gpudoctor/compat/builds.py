@@ -11,7 +11,7 @@ from gpudoctor.errors import UsageError
 from gpudoctor.matrix.fields import numeric
 
 if TYPE_CHECKING:
-    from gpudoctor.matrix.model import Matrix, PytorchRelease, PytorchVariant, TensorflowRelease
+    from gpudoctor.matrix.model import Matrix
 
 # Where a build's CUDA user-space libraries (cudart, cuBLAS, cuDNN, ...) come from: its own pip
 # wheels (nvidia-* packages), or the system (the host, or the image's nvidia/cuda base).
@@ -73,13 +73,12 @@ def unknown_framework(name: str) -> UsageError:
     return inputs.unknown_framework(name)
 
 
-def platforms_of(
-    release: PytorchRelease | TensorflowRelease, variant: PytorchVariant | None
-) -> tuple[str, ...]:
-    """The machines a build is published for. The matrix lists x86_64 Linux builds only, so this
-    is the hook where per-build platform data plugs in."""
-    del release, variant
-    return DEFAULT_PLATFORMS
+def platforms_of(matrix: Matrix, framework: str, version: str, cuda: str) -> tuple[str, ...]:
+    """The machines a build is published for: x86_64 (every matrix row), plus those whose
+    `[[wheel]]` rows carry this release with this CUDA (gpudoctor.matrix.platforms)."""
+    from gpudoctor.matrix.platforms import machines_of
+
+    return machines_of(matrix, framework, version, cuda)
 
 
 def _pytorch_builds(matrix: Matrix) -> list[Build]:
@@ -105,7 +104,7 @@ def _pytorch_builds(matrix: Matrix) -> list[Build]:
                     verified=release.verified and variant.verified,
                     sources=(release.source, *release.sources, variant.source, *variant.sources),
                     tag=variant.tag,
-                    platforms=platforms_of(release, variant),
+                    platforms=platforms_of(matrix, "pytorch", release.version, variant.cuda),
                 )
             )
     return out
@@ -129,7 +128,7 @@ def _tensorflow_builds(matrix: Matrix) -> list[Build]:
             cuda_from="wheels" if "[and-cuda]" in tf.pip.replace(" ", "") else "system",
             verified=tf.verified,
             sources=(tf.source, *tf.sources),
-            platforms=platforms_of(tf, None),
+            platforms=platforms_of(matrix, "tensorflow", tf.version, tf.cuda),
         )
         for tf in sorted(matrix.tensorflow, key=lambda r: Version(r.version), reverse=True)
     ]

@@ -26,6 +26,7 @@ class ImageFacts:
     arch_list: tuple[str, ...] | None = None
     require_cuda: str | None = None  # the image's NVIDIA_REQUIRE_CUDA
     error: str | None = None  # why the framework could not be read
+    platform: str | None = None  # "linux/arm64": its io.gpudoctor.platform label, else its config
 
 
 def build_of(matrix: Matrix, image: ImageFacts) -> Build | None:

@@ -69,6 +69,9 @@ class Verdict:
     driver: DriverTier
     coverage: tuple[Coverage, ...]
     platform_problem: str = ""
+    # Where pip installs the build on this host's machine (None: PyPI); x86_64: the row's index.
+    index_url: str | None = None
+    index_verified: bool = True  # that index was read from the wheels, not only from a thread
 
     @property
     def tier(self) -> Tier:
@@ -222,12 +225,20 @@ def _toolkit_reason(matrix: Matrix, build: Build, cc: str) -> str | None:
 
 def judge(matrix: Matrix, host: Host, build: Build) -> Verdict:
     """`build` on `host`: driver tier, kernels per GPU, and platform."""
+    from gpudoctor.matrix.platforms import available_on
+
     tier = driver_tier(matrix, host, build.cuda)
-    machine = host.machine or "x86_64"
-    platform = (
-        ""
-        if machine in build.platforms
-        else f"{build.label} is published for {', '.join(build.platforms)}, not {machine}"
+    where = available_on(
+        matrix,
+        build.framework,
+        build.version,
+        build.cuda,
+        machine=host.machine,
+        row_index_url=build.index_url,
     )
+    # available_on is the rule build.platforms was made from; its reason names the CPU-only
+    # PyPI wheel where that is what this machine would get.
+    platform = "" if where.ok else where.reason
     kernels = tuple(coverage(matrix, build, g, tier.tier) for g in host.gpus)
-    return Verdict(build, tier, kernels, platform)
+    index = where.index_url if where.ok else None
+    return Verdict(build, tier, kernels, platform, index, where.verified or not where.ok)

@@ -107,6 +107,11 @@ DESIGNATION = Kind(
 )
 BRANCH = _pattern('a driver branch number like "580"', r"\d{3}")
 PEP440 = Kind('a PEP 440 version like "2.5.1"', _pep440)
+FRAMEWORK = Kind('"pytorch" or "tensorflow"', lambda v: v in ("pytorch", "tensorflow"))
+MACHINE = Kind('"aarch64" or "x86_64" (uname -m)', lambda v: v in ("aarch64", "x86_64"))
+WHEEL_INDEX = _pattern('"pypi" or an index URL', r"pypi|https://\S+")
+OCI_PLATFORM = Kind('"linux/arm64"', lambda v: v == "linux/arm64")
+WHEEL_CUDA = _pattern('a MAJOR.MINOR CUDA like "13.0", or "none" (CPU-only)', r"none|\d+\.\d+")
 REQUIREMENT = Kind('a PEP 508 requirement like "tensorflow[and-cuda]==2.15.0"', _requirement)
 
 

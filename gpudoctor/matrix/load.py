@@ -23,8 +23,10 @@ from gpudoctor.matrix.model import (
     CudaRelease,
     Distro,
     DriverBranch,
+    ImagePlatform,
     Matrix,
     MigGpu,
+    PlatformWheel,
     PytorchRelease,
     PytorchVariant,
     TensorflowRelease,
@@ -42,6 +44,8 @@ TABLES = {
     "mig_gpu": "name",
     "distro": "name",
     "driver_branch": "branch",
+    "wheel": "version",
+    "image_platform": "platform",
 }
 _MAX_SHOWN = 25
 # The shipped matrix is under 100 KiB; a user's extended one stays far below this. The cap keeps
@@ -129,6 +133,8 @@ def parse_matrix(text: str, path: Path) -> Matrix:
         mig_gpus=_table(doc, "mig_gpu", problems, _mig_gpu),
         distros=_table(doc, "distro", problems, _distro),
         driver_branches=_table(doc, "driver_branch", problems, _driver_branch),
+        wheels=_table(doc, "wheel", problems, _wheel),
+        image_platforms=_table(doc, "image_platform", problems, _image_platform),
     )
     if not problems.lines:  # cross-row rules only make sense on well-formed rows
         from gpudoctor.matrix.validate import cross_check
@@ -394,6 +400,31 @@ def _driver_branch(problems: Problems, where: str, raw: dict[str, object]) -> Dr
         end_of_life=r.get("end_of_life", f.YEAR_MONTH, required=False),
         max_cuda_major=max_major,
         last_for=r.get_list("last_for", f.TEXT, required=False),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _wheel(problems: Problems, where: str, raw: dict[str, object]) -> PlatformWheel | None:
+    r = _reader(problems, where, raw, "framework version machine index cuda wheel")
+    row = PlatformWheel(
+        framework=r.get_str("framework", f.FRAMEWORK),
+        version=r.get_str("version", f.PEP440),
+        machine=r.get_str("machine", f.MACHINE),
+        index=r.get_str("index", f.WHEEL_INDEX),
+        cuda=r.get_str("cuda", f.WHEEL_CUDA),
+        wheel=r.get("wheel", f.TEXT, required=False),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _image_platform(problems: Problems, where: str, raw: dict[str, object]) -> ImagePlatform | None:
+    r = _reader(problems, where, raw, "repository platform min_cuda")
+    row = ImagePlatform(
+        repository=r.get_str("repository", f.TEXT),
+        platform=r.get_str("platform", f.OCI_PLATFORM),
+        min_cuda=r.get_str("min_cuda", f.CUDA_RELEASE),
         **r.common(),
     )
     return row if r.ok else None

@@ -179,6 +179,45 @@ class DriverBranch:
 
 
 @dataclass(frozen=True)
+class PlatformWheel:
+    """Where one framework release exists for one machine other than x86_64, read from the
+    wheels an index serves: `[[wheel]]` rows. Every `[[pytorch.variants]]` and `[[tensorflow]]`
+    row describes an x86_64 Linux build; a release reaches another machine only through these
+    rows (see gpudoctor/matrix/platforms.py)."""
+
+    framework: str  # "pytorch", "tensorflow"
+    version: str  # the release row's version: "2.2.2"
+    machine: str  # "aarch64"
+    index: str  # "pypi" or an index URL: "https://download.pytorch.org/whl/cu128"
+    cuda: str  # the CUDA the wheel brings ("13.0"), or "none" for a CPU-only wheel
+    source: str
+    wheel: str | None = None  # the file whose METADATA was read
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
+
+    @property
+    def cpu_only(self) -> bool:
+        return self.cuda == "none"
+
+
+@dataclass(frozen=True)
+class ImagePlatform:
+    """A platform other than linux/amd64 that a base image repository's tags carry, from a CUDA
+    release on: `[[image_platform]]` rows. Every `[[base_image]]` row is linux/amd64."""
+
+    repository: str  # "nvidia/cuda"
+    platform: str  # "linux/arm64"
+    min_cuda: str  # first CUDA release ("11.8.0") whose tags are multi-arch with it
+    source: str
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
+
+
+@dataclass(frozen=True)
 class Matrix:
     path: Path
     schema_version: int
@@ -191,6 +230,8 @@ class Matrix:
     mig_gpus: tuple[MigGpu, ...]
     distros: tuple[Distro, ...] = ()
     driver_branches: tuple[DriverBranch, ...] = ()
+    wheels: tuple[PlatformWheel, ...] = ()
+    image_platforms: tuple[ImagePlatform, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -205,6 +246,7 @@ class ResolveRequest:
     driver: str | None = None  # the target host's driver: only CUDA it runs
     compute_capabilities: tuple[str, ...] = ()  # the target host's GPUs: wheels must have kernels
     flavor: str | None = None  # runtime | devel (base images)
+    machine: str | None = None  # the target host's machine ("aarch64"); None: x86_64
     distro: str | None = None  # "ubuntu22.04"
     allow_unverified: bool = False
     native_only: bool = False  # minor-version compatibility does not count as running
@@ -248,6 +290,7 @@ class ResolvedRow:
     tier: str | None = None
     tier_note: str = ""
     warnings: tuple[str, ...] = ()  # e.g. the base image's tags are end-of-life
+    platform: str = "linux/amd64"  # the OCI platform the row's wheels are for
 
 
 @dataclass(frozen=True)

@@ -44,13 +44,25 @@ class Unresolvable(NoMatchingRow):
 
 def target(request: ResolveRequest) -> Host | None:
     """The host the request targets, as the compatibility model sees it."""
+    from dataclasses import replace
+
     from gpudoctor.compat.host import from_flags
 
-    if request.host is not None:
-        return request.host
-    if request.driver or request.compute_capabilities:
-        return from_flags(request.driver, request.compute_capabilities)
-    return None
+    host = request.host
+    if host is None and (request.driver or request.compute_capabilities):
+        host = from_flags(request.driver, request.compute_capabilities)
+    if host is not None and request.machine is not None:
+        host = replace(host, machine=request.machine)  # --platform / --machine name it
+    return host
+
+
+def target_machine(request: ResolveRequest) -> str:
+    """The machine the row is for: --machine/--platform, else the target host's; x86_64 when
+    neither says (the matrix's own rows)."""
+    from gpudoctor.matrix.platforms import X86_64, machine_of
+
+    host = request.host.machine if request.host is not None else None
+    return machine_of(request.machine) or machine_of(host) or X86_64
 
 
 def candidates(matrix: Matrix, request: ResolveRequest) -> list[tuple[Build, Verdict | None]]:
@@ -126,6 +138,9 @@ def _evaluate(
     specs: Specs,
 ) -> ResolvedRow | Rejection:
     reasons = build_reasons(matrix, build, request, specs) + _host_reasons(verdict, request)
+    # With a host, judge already said whether it exists for the machine; not whether that was
+    # read from the wheels.
+    reasons += _machine_reasons(matrix, build, request, judged=verdict is not None)
     flavor = request.flavor or "runtime"
     choices = choose_base(matrix, build, request, specs)
     if not choices:
@@ -137,7 +152,30 @@ def _evaluate(
     candidate = row_id(build, best.python, best.distro, flavor)
     if reasons or best.reasons:
         return Rejection(candidate, (*reasons, *best.reasons))
-    return _row(matrix, build, verdict, best, row_id=candidate, flavor=flavor)
+    return _row(matrix, build, verdict, best, row_id=candidate, flavor=flavor, request=request)
+
+
+def _machine_reasons(
+    matrix: Matrix, build: Build, request: ResolveRequest, *, judged: bool
+) -> list[str]:
+    from gpudoctor.matrix.platforms import available_on
+
+    where = available_on(
+        matrix,
+        build.framework,
+        build.version,
+        build.cuda,
+        machine=target_machine(request),
+        row_index_url=build.index_url,
+    )
+    if not where.ok:
+        return [] if judged else [where.reason]
+    if not where.verified and not request.allow_unverified:
+        return [
+            f"{where.reason} is not read from the wheels (verified = false; use "
+            "--allow-unverified to consider it)"
+        ]
+    return []
 
 
 def _row(
@@ -148,8 +186,20 @@ def _row(
     *,
     row_id: str,
     flavor: str,
+    request: ResolveRequest,
 ) -> ResolvedRow:
     from gpudoctor.compat.requirement import start_requirement
+    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, available_on
+
+    machine = target_machine(request)
+    where = available_on(
+        matrix,
+        build.framework,
+        build.version,
+        build.cuda,
+        machine=machine,
+        row_index_url=build.index_url,
+    )
 
     rule = start_requirement(matrix, build)
     assert rule is not None  # build_reasons rejects a build whose CUDA the matrix lacks
@@ -171,7 +221,7 @@ def _row(
         flavor=flavor,
         distro=choice.distro,
         requirements=build.requirements,
-        index_url=build.index_url,
+        index_url=where.index_url,
         arch_list=build.arch_list or (),
         sources=tuple(dict.fromkeys((*build.sources, *choice.sources))),
         cuda_from=build.cuda_from,
@@ -180,6 +230,7 @@ def _row(
         tier=tier,
         tier_note=note,
         warnings=choice.warnings,
+        platform=DOCKER_PLATFORM[machine],
     )
 
 
@@ -193,6 +244,7 @@ def describe_request(request: ResolveRequest) -> str:
             ("--driver", request.driver or (request.host.driver if request.host else None)),
             ("--flavor", request.flavor),
             ("--distro", request.distro),
+            ("--machine", request.machine),
         )
         if value
     ]

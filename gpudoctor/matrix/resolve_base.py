@@ -123,6 +123,23 @@ def _distro_python(
     return max(usable, key=numeric), reasons
 
 
+def _platform_reasons(matrix: Matrix, image: BaseImage, request: ResolveRequest) -> list[str]:
+    """An nvidia/cuda base for another machine needs an [[image_platform]] row. (The plain
+    distribution images of runtime rows, ubuntu and debian, are Docker Official Images published
+    for linux/amd64 and linux/arm64 alike: https://hub.docker.com/_/ubuntu.)"""
+    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, image_on_platform
+    from gpudoctor.matrix.resolve import target_machine
+
+    machine = target_machine(request)
+    published, verified = image_on_platform(matrix, image.repository, image.cuda, machine)
+    where = f"{DOCKER_PLATFORM[machine]} image of {image.repository}:{image.cuda}"
+    if not published:
+        return [f"no {where} is known ([[image_platform]])"]
+    if not verified and not request.allow_unverified:
+        return [f"the {where} is marked verified = false ([[image_platform]])"]
+    return []
+
+
 def _choose(
     matrix: Matrix, image: BaseImage, build: Build, request: ResolveRequest, specs: Specs
 ) -> Choice:
@@ -142,6 +159,7 @@ def _choose(
             reasons.append(f"[[cuda]] {release.version} is marked verified = false")
     if build.system_cudnn:
         reasons.extend(_cudnn_reasons(image, build))
+    reasons.extend(_platform_reasons(matrix, image, request))
     options = []
     for distro in _ordered(list(image.distros), request):
         row = next((d for d in matrix.distros if d.name == distro), None)

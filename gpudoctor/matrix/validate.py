@@ -54,6 +54,7 @@ def cross_check(matrix: Matrix, problems: Problems) -> None:
         _tensorflow(matrix, problems, index, tf)
     _base_images(matrix, problems)
     check_evidence(matrix, problems)
+    _wheels(matrix, problems)
     arch_ccs = {a.compute_capability for a in matrix.architectures}
     for index, mig in enumerate(matrix.mig_gpus):
         if mig.compute_capability not in arch_ccs:
@@ -207,3 +208,29 @@ class _Prefixed(Problems):
 
     def add(self, where: str, text: str) -> None:
         super().add(f"{self.prefix} > {where}", text)
+
+
+def _wheels(matrix: Matrix, problems: Problems) -> None:
+    """A [[wheel]] row names a release of its framework; a PyTorch CUDA wheel names one of that
+    release's variants (the build it is, on another machine); rows are not repeated."""
+    _duplicates(
+        problems,
+        "wheel",
+        matrix.wheels,
+        lambda w: f"{w.framework} {w.version} {w.machine} {w.index} {w.cuda}",
+        "framework, version, machine, index and cuda",
+    )
+    for index, wheel in enumerate(matrix.wheels):
+        where = _label("wheel", index, "version", wheel.version)
+        table = matrix.pytorch if wheel.framework == "pytorch" else matrix.tensorflow
+        release = next((r for r in table if r.version == wheel.version), None)
+        if release is None:
+            problems.add(where, f"no [[{wheel.framework}]] row has version {wheel.version}")
+        elif wheel.framework == "pytorch" and not wheel.cpu_only:
+            cudas = [v.cuda for v in getattr(release, "variants", ())]
+            if wheel.cuda not in cudas:
+                problems.add(
+                    where,
+                    f"key 'cuda': {wheel.cuda} is not one of the release's variants "
+                    f"({', '.join(cudas)})",
+                )

@@ -48,6 +48,9 @@ def probe_image(engine: ImageEngine, reference: str) -> ImageFacts:
     env = dict(e.partition("=")[::2] for e in info.env)
     require = env.get("NVIDIA_REQUIRE_CUDA")
     labels = info.labels
+    platform = labels.get(LABEL_PREFIX + "platform") or (
+        f"linux/{info.architecture}" if info.architecture else None
+    )
     if LABEL_PREFIX + "framework" in labels:
         arch = labels.get(LABEL_PREFIX + "arch-list", "")
         return ImageFacts(
@@ -58,12 +61,14 @@ def probe_image(engine: ImageEngine, reference: str) -> ImageFacts:
             cuda=labels.get(LABEL_PREFIX + "cuda"),
             arch_list=tuple(a for a in arch.split(",") if a) or None,
             require_cuda=require,
+            platform=platform,
         )
     result = engine.run(reference, ["python3", "-c", _SNIPPET], gpus=False, timeout=RUN_TIMEOUT_S)
     line = next((x for x in result.stdout.splitlines() if x.startswith(MARKER)), None)
     if line is None:
         tail = (result.stderr or result.stdout).strip()[-300:]
-        return ImageFacts(reference, "run", require_cuda=require, error=tail or "no report")
+        error = tail or "no report"
+        return ImageFacts(reference, "run", require_cuda=require, error=error, platform=platform)
     data = json.loads(line[len(MARKER) :])
     version = data.get("version")
     cuda = data.get("cuda")
@@ -76,6 +81,7 @@ def probe_image(engine: ImageEngine, reference: str) -> ImageFacts:
         cuda=_major_minor(cuda),
         require_cuda=require,
         error=data.get("error"),
+        platform=platform,
     )
 
 

@@ -129,6 +129,16 @@ def clock_event_reason_names(mask: int) -> tuple[str, ...]:
     return tuple(names)
 
 
+# NVML_DEVICE_ADDRESSING_MODE_* (nvmlDeviceGetAddressingMode): how the GPU reaches system
+# memory. ATS (address translation services) is the coherent NVLink-C2C mode of Grace systems;
+# HMM is the kernel's heterogeneous memory management on PCIe systems.
+ADDRESSING_MODES: dict[int, str] = {0: "none", 1: "hmm", 2: "ats"}
+
+
+def addressing_mode_name(value: int) -> str:
+    return ADDRESSING_MODES.get(value, f"mode_{value}")
+
+
 def virtualization_name(value: int) -> str:
     return VIRTUALIZATION_MODES.get(value, f"mode_{value}")
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from gpudoctor.facts import GpuFacts, MigDevice
 from gpudoctor.probes.nvml_decode import (
+    addressing_mode_name,
     architecture_name,
     brand_name,
     clock_event_reason_names,
@@ -226,3 +227,6 @@ def _state(q: DeviceQuery, f: dict[str, Any]) -> None:
     f["power_usage_w"] = None if usage is None else int(usage) / 1000  # milliwatts
     limit = q("nvmlDeviceGetEnforcedPowerLimit", field="power_limit_w")
     f["power_limit_w"] = None if limit is None else int(limit) / 1000
+    # Newer drivers only (an older one lacks the function: recorded, left None).
+    addressing = q("nvmlDeviceGetAddressingMode", field="addressing_mode")
+    f["addressing_mode"] = None if addressing is None else addressing_mode_name(int(addressing))

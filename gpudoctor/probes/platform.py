@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from gpudoctor.facts import IommuFacts, PlatformFacts, ProbeIssue
+from gpudoctor.probes.cpu import probe_cpu
 from gpudoctor.probes.files import list_dir, read_first_line, read_text
 
 PROBE = "platform"
@@ -57,6 +58,8 @@ def probe_platform(
     dmi_product = read_first_line(root / "sys/class/dmi/id/product_name")
     flag = hypervisor_flag(root)
     container = container_kind(root)
+    cpu, cpu_issues = probe_cpu(root)
+    issues.extend(cpu_issues)
     facts = PlatformFacts(
         os_id=os_release.get("ID"),
         os_version=os_release.get("VERSION_ID"),
@@ -75,6 +78,7 @@ def probe_platform(
         nvidia_driver_capabilities=env.get("NVIDIA_DRIVER_CAPABILITIES"),
         cuda_visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
         iommu=probe_iommu(root),
+        cpu=cpu,
     )
     return facts, issues
 

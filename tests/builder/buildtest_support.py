@@ -147,21 +147,29 @@ class FakeEngine:
     probe_stdout: str = ""
     labels: Mapping[str, str] = field(default_factory=dict)
     runtimes: tuple[str, ...] = ("runc",)
+    architecture: str | None = "x86_64"  # the daemon's /info "Architecture"
     calls: list[tuple[str, object]] = field(default_factory=list)
     context_names: list[str] = field(default_factory=list)
 
     def ping(self) -> DaemonInfo:
         self.calls.append(("ping", None))
-        return DaemonInfo(version="test", runtimes=self.runtimes)
+        return DaemonInfo(version="test", runtimes=self.runtimes, architecture=self.architecture)
 
     def build(
-        self, context: Path, *, tag: str, nocache: bool, build_args: Mapping[str, str]
+        self,
+        context: Path,
+        *,
+        tag: str,
+        nocache: bool,
+        build_args: Mapping[str, str],
+        platform: str | None = None,
     ) -> Iterator[BuildEvent]:
         import tarfile
 
         with tarfile.open(context) as tar:
             self.context_names = tar.getnames()
-        self.calls.append(("build", {"tag": tag, "nocache": nocache, "args": dict(build_args)}))
+        call = {"tag": tag, "nocache": nocache, "args": dict(build_args), "platform": platform}
+        self.calls.append(("build", call))
         yield from self.build_events
 
     def run(self, image: str, command: Sequence[str], *, gpus: bool, timeout: float) -> RunResult:

@@ -93,3 +93,12 @@ def cpu_wheelhouse(tmp_path: Path) -> Path:
         requires=("torch==2.5.1",),
     )
     return house
+
+
+@pytest.fixture(autouse=True)
+def _renders_for_x86_64(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`render` without --platform or a target host renders for the machine it runs on; the
+    builder's golden Dockerfiles are x86_64 ones, so pin that machine for every test here."""
+    import platform
+
+    monkeypatch.setattr(platform, "machine", lambda: "x86_64")

@@ -89,7 +89,12 @@ def test_options_reach_the_engine_and_push_runs_after_verify() -> None:
     )
     build_row(ROW, request, engine, RecordingProgress(), templates_dir())
     build = next(args for name, args in engine.calls if name == "build")
-    assert build == {"tag": "t/x:1", "nocache": True, "args": {"HTTPS_PROXY": "http://p:3128"}}
+    assert build == {
+        "tag": "t/x:1",
+        "nocache": True,
+        "args": {"HTTPS_PROXY": "http://p:3128"},
+        "platform": None,  # the daemon's own platform: not sent
+    }
     run = next(args for name, args in engine.calls if name == "run")
     assert isinstance(run, dict)
     assert run["gpus"] is True

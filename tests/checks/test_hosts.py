@@ -52,6 +52,9 @@ EXPECTED: dict[str, set[tuple[str, Severity, str]]] = {
                            ("persistence-mode", W, "GPU 0-3")},
     "container-without-gpus": {("container-gpus", E, ""), ("nvml-library-missing", E, "")},
     "gpu-lost": {("gpu-lost", E, "GPU 5")},
+    "gh200-torch-cpu-wheel": {("framework-cpu-only", E, "torch"), ("cpu-memory", OK_, "")},
+    "dgx-spark": {("framework-cpu-only", OK_, "torch"), ("framework-driver-cuda", OK_, "torch"),
+                  ("framework-arch", OK_, "torch on GPU 0")},
     "hgx-h100-healthy": {("nvlink-state", OK_, "GPU 0-7"), ("nvlink-errors", OK_, "GPU 0-7"),
                          ("fabric-manager", OK_, "GPU 0-7"), ("p2p-topology", OK_, "GPU 0-7"),
                          ("pcie-acs", OK_, ""), ("gpudirect-rdma", OK_, ""),
@@ -85,7 +88,7 @@ PASSING = ("h100-8x-healthy", "h100-8x-driver-560", "minor-version-compat",
            "vm-passthrough-guest", "vgpu-guest", "pcie-degraded", "no-gpu-toolkit-only", "wsl2",
            "thermal-throttling", "hgx-h100-healthy", "pcie-4x-acs-on", "a100-8x-r535",
            "pascal-geforce-r535", "p100-r470", "v100-r550", "rtx5090-r570-86",
-           "h100-r580")  # fmt: skip
+           "h100-r580", "dgx-spark")  # fmt: skip
 EXIT = dict.fromkeys(EXPECTED, 1) | dict.fromkeys(PASSING, 0)
 
 
@@ -138,3 +141,13 @@ def test_every_catalogued_code_is_reached_by_some_host_or_unit_test(matrix: Matr
     unit_tests = "".join(p.read_text() for p in HOSTS_DIR.parents[1].glob("checks/test_*.py"))
     missing = [c for c in CATALOGUE if c not in seen and f'"{c}"' not in unit_tests]
     assert not missing
+
+
+@pytest.mark.parametrize("name", HOST_NAMES)
+def test_a_fix_command_ends_before_any_note_about_its_row(name: str, matrix: Matrix) -> None:
+    """Flags (`--force-reinstall`) belong inside the pip command; a "(… verified = false)" note
+    about the matrix row comes last, so the command can be copied as it stands."""
+    note = "(its matrix row is marked verified = false)"
+    for f in run_checks(host(name), matrix).findings:
+        if note in f.fix:
+            assert f.fix.rstrip().endswith(note), f.fix

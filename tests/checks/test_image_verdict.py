@@ -76,3 +76,20 @@ def test_an_unreachable_daemon_exits_3_with_a_hint(
     err = capsys.readouterr().err
     assert code == 3
     assert "hint:" in err
+
+
+def test_an_amd64_image_does_not_run_on_an_aarch64_host() -> None:
+    image = ImageFacts(
+        "x86:1", "labels", "pytorch", "2.11.0", "13.0", require_cuda="cuda>=13.0",
+        platform="linux/amd64",
+    )  # fmt: skip
+    severity, title, detail = _verdict("dgx-spark", image)
+    assert severity == "error"
+    assert title.startswith("x86:1 will not run here")
+    assert "the image is for linux/amd64, this host is aarch64 (linux/arm64)" in detail
+    arm = ImageFacts(
+        "arm:1", "labels", "pytorch", "2.11.0", "13.0", require_cuda="cuda>=13.0",
+        platform="linux/arm64",
+    )  # fmt: skip
+    severity, title, _ = _verdict("dgx-spark", arm)
+    assert severity == "ok", title

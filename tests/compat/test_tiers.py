@@ -68,10 +68,21 @@ def test_ptx_jit_does_not_count_under_minor_version(shipped: Matrix) -> None:
 
 
 def test_a_machine_without_the_build_gets_no(shipped: Matrix) -> None:
-    build = enumerate_builds(shipped, "pytorch")[0]
+    # PyPI's aarch64 wheel of 2.2.2 is CPU-only, and no aarch64 cu121 wheel is known.
+    (build,) = matching(enumerate_builds(shipped, "pytorch"), "2.2", "12.1")
     verdict = judge(shipped, _host("580.65.06", machine="aarch64"), build)
     assert not verdict.runs
-    assert "not aarch64" in verdict.problems()[0]
+    assert "no aarch64 wheel of pytorch 2.2.2 with CUDA 12.1" in verdict.problems()[0]
+    assert "CPU-only" in verdict.problems()[0]
+
+
+def test_a_build_published_for_aarch64_installs_from_its_aarch64_index(shipped: Matrix) -> None:
+    (build,) = matching(enumerate_builds(shipped, "pytorch"), "2.11", "13.0")
+    assert build.platforms == ("x86_64", "aarch64")
+    verdict = judge(shipped, _host("580.65.06", machine="aarch64"), build)
+    assert not verdict.platform_problem
+    assert verdict.index_url is None  # PyPI: its aarch64 wheel brings CUDA 13.0
+    assert judge(shipped, _host("580.65.06"), build).index_url == build.index_url
 
 
 def test_native_is_preferred_only_within_a_release(shipped: Matrix) -> None:

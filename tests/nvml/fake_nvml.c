@@ -505,6 +505,18 @@ UINT_GETTER(nvmlDeviceGetVirtualizationMode, "virtualization_mode")
 UINT_GETTER(nvmlDeviceGetPowerUsage, "power_usage_mw")
 UINT_GETTER(nvmlDeviceGetEnforcedPowerLimit, "power_limit_mw")
 
+/* nvml.h nvmlDeviceAddressingMode_v1_t: {version, value}; version (1 << 24) | sizeof. */
+typedef struct {
+    unsigned int version;
+    unsigned int value;
+} nvmlDeviceAddressingMode_v1_t;
+
+API nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t d, nvmlDeviceAddressingMode_v1_t *mode) {
+    GUARD_DEV("nvmlDeviceGetAddressingMode", d)
+    if (mode->version != ((1u << 24) | sizeof *mode)) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    return dev_uint(d, "addressing_mode", &mode->value);
+}
+
 #ifndef FAKE_NVML_OLD_DRIVER
 API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long *out) {
     GUARD_DEV("nvmlDeviceGetCurrentClocksEventReasons", d)

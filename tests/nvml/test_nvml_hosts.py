@@ -283,3 +283,17 @@ def test_a_snapshot_maps_visible_device_uuids_to_indexes(
     assert snap["platform"]["cuda_visible_devices"] == "2"
     assert "5f2b6d1e" not in done.stdout
     assert all(g["uuid"] is None for g in snap["nvml"]["gpus"])
+
+
+def test_gh200_reports_ats_addressing(fake_nvml: FakeNvml) -> None:
+    run = fake_nvml.run("gh200")
+    (gpu,) = run.facts.gpus
+    assert (gpu.name, gpu.compute_capability) == ("NVIDIA GH200 480GB", "9.0")
+    assert gpu.addressing_mode == "ats"  # coherent with the CPU over NVLink-C2C
+    assert run.issues == []
+
+
+def test_addressing_mode_unsupported_is_none_not_an_issue(fake_nvml: FakeNvml) -> None:
+    run = fake_nvml.run("geforce")
+    assert run.facts.gpus[0].addressing_mode is None
+    assert run.issues == []

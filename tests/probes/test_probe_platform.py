@@ -149,4 +149,8 @@ def test_amd_iommu(tmp_path: Path) -> None:
 def test_missing_os_release_is_an_issue(tmp_path: Path) -> None:
     facts, issues = probe_platform(tmp_path, {})
     assert facts.os_id is None
-    assert [(i.probe, i.code) for i in issues] == [("platform", "os-release-missing")]
+    # An empty root has no /proc/cpuinfo either: both are recorded.
+    assert [(i.probe, i.code) for i in issues] == [
+        ("platform", "os-release-missing"),
+        ("platform", "cpu-unreadable"),
+    ]

@@ -17,6 +17,7 @@ from pathlib import Path
 from gpudoctor.facts import (
     BundledLib,
     ContainerRuntimeFacts,
+    CpuFacts,
     CudaLibFacts,
     CudaToolkit,
     DeviceNode,
@@ -27,6 +28,7 @@ from gpudoctor.facts import (
     KernelFacts,
     LibraryFact,
     MigDevice,
+    NumaNode,
     NvmlFacts,
     PciDevice,
     PlatformFacts,
@@ -63,6 +65,8 @@ L40S = ("NVIDIA L40S", "0x26b9", 46068 * 2**20, "8.9", "ada")
 A10G = ("NVIDIA A10G", "0x2237", 23028 * 2**20, "8.6", "ampere")
 A6000 = ("NVIDIA RTX A6000", "0x2230", 49140 * 2**20, "8.6", "ampere")
 GTX1080TI = ("NVIDIA GeForce GTX 1080 Ti", "0x1b06", 11264 * 2**20, "6.1", "pascal")
+GH200 = ("NVIDIA GH200 480GB", "0x2342", 97871 * 2**20, "9.0", "hopper")
+GB10 = ("NVIDIA GB10", "0x2e12", 0, "12.1", "blackwell")
 A100_VGPU = ("GRID A100D-40C", "0x20b5", 40960 * 2**20, "8.0", "ampere")
 P100 = ("Tesla P100-PCIE-16GB", "0x15f8", 16280 * 2**20, "6.0", "pascal")
 V100 = ("Tesla V100-SXM2-32GB", "0x1db5", 32510 * 2**20, "7.0", "volta")
@@ -641,6 +645,56 @@ def gpu_lost() -> HostFacts:
     return healthy(A100, 8, "550.90.07", "12.4", nvml=nvml("550.90.07", "12.4", g))
 
 
+def gh200_torch_cpu_wheel() -> HostFacts:
+    """GH200 (Grace + Hopper, aarch64) on driver 550.54.15, where `pip install torch==2.2.2` took
+    PyPI's aarch64 wheel: a CPU-only build. GPU memory is onlined as a CPU-less NUMA node."""
+    grace = CpuFacts(
+        model="Neoverse-V2",
+        implementer="0x41",
+        parts=("0xd4f",),
+        numa_nodes=(NumaNode(0, 72, 480 * GiB), NumaNode(1, 0, 96 * GiB)),
+        gpu_memory_coherent=True,
+    )
+    return healthy(
+        GH200,
+        1,
+        "550.54.15",
+        "12.4",
+        nvml=nvml("550.54.15", "12.4", gpus(GH200, 1, addressing_mode="ats")),
+        platform=platform(machine="aarch64", dmi_vendor=None, dmi_product=None, cpu=grace),
+        cuda_libs=CudaLibFacts(),
+        frameworks=(torch("2.2.2", None),),
+    )
+
+
+def dgx_spark() -> HostFacts:
+    """DGX Spark: GB10 (compute capability 12.1) with 20 Arm cores and one unified memory pool,
+    driver 580, torch 2.11.0 from PyPI (its aarch64 wheel brings CUDA 13.0)."""
+    gb10 = CpuFacts(
+        model="Cortex-X925 + Cortex-A725",
+        implementer="0x41",
+        parts=("0xd85", "0xd87"),
+        numa_nodes=(NumaNode(0, 20, 119 * GiB),),
+    )
+    return healthy(
+        GB10,
+        1,
+        "580.95.05",
+        "13.0",
+        nvml=nvml("580.95.05", "13.0", gpus(GB10, 1, memory_total_bytes=None)),
+        platform=platform(
+            os_version="24.04",
+            os_pretty="Ubuntu 24.04.3 LTS",
+            machine="aarch64",
+            cpu=gb10,
+            dmi_vendor="NVIDIA",
+            dmi_product="DGX Spark",
+        ),
+        cuda_libs=toolkit("13.0.88"),
+        frameworks=(torch("2.11.0", "13.0"),),
+    )
+
+
 # --- multi-GPU hosts ----------------------------------------------------------------------------
 
 NVSWITCHES = tuple(f"0000:0{5 + n}:00.0" for n in range(4))
@@ -903,6 +957,8 @@ HOSTS: dict[str, Callable[[], HostFacts]] = {
         thermal_throttling,
         container_without_gpus,
         gpu_lost,
+        gh200_torch_cpu_wheel,
+        dgx_spark,
         hgx_h100_healthy,
         hgx_h100_fabric_manager_down,
         hgx_h100_link_degraded,

@@ -50,6 +50,7 @@ LABEL io.gpudoctor.arch-list="5.0,6.0,7.0,7.5,8.0,8.6,9.0+PTX" \
       io.gpudoctor.framework-version="2.5.1" \
       io.gpudoctor.min-driver="525.60.13" \
       io.gpudoctor.native-driver="550.54.14" \
+      io.gpudoctor.platform="linux/amd64" \
       io.gpudoctor.python="3.11" \
       io.gpudoctor.require-cuda="cuda>=12.0" \
       io.gpudoctor.row-id="pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime" \

@@ -50,6 +50,7 @@ LABEL io.gpudoctor.arch-list="" \
       io.gpudoctor.framework-version="2.15.0" \
       io.gpudoctor.min-driver="525.60.13" \
       io.gpudoctor.native-driver="535.104.05" \
+      io.gpudoctor.platform="linux/amd64" \
       io.gpudoctor.python="3.11" \
       io.gpudoctor.require-cuda="cuda>=12.0" \
       io.gpudoctor.row-id="tensorflow-2.15.0-cu122-py3.11-ubuntu22.04-runtime" \

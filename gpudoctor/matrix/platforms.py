@@ -1,0 +1,149 @@
+"""Where a framework build exists: per machine (x86_64, aarch64) and on which pip index.
+
+The one rule: every `[[pytorch.variants]]` and `[[tensorflow]]` row describes an x86_64 Linux
+build, published on the row's own index (PyTorch: download.pytorch.org/whl/cuXYZ; TensorFlow:
+PyPI). A release exists for another machine only where a `[[wheel]]` row says so, with the
+CUDA that machine's wheel brings ("none": CPU-only). Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpudoctor.matrix.model import Matrix, PlatformWheel
+
+X86_64 = "x86_64"
+AARCH64 = "aarch64"
+MACHINES = (X86_64, AARCH64)
+# `uname -m`, Docker's /info "Architecture" and OCI platform names, to one spelling.
+_ALIASES = {
+    "x86_64": X86_64,
+    "amd64": X86_64,
+    "linux/amd64": X86_64,
+    "aarch64": AARCH64,
+    "arm64": AARCH64,
+    "linux/arm64": AARCH64,
+    "linux/arm64/v8": AARCH64,
+}
+DOCKER_PLATFORM = {X86_64: "linux/amd64", AARCH64: "linux/arm64"}
+
+
+def machine_of(text: str | None) -> str | None:
+    """The canonical machine for `uname -m`, a Docker architecture or an OCI platform; None when
+    unknown or unsupported ("ppc64le")."""
+    if text is None:
+        return None
+    return _ALIASES.get(text.strip().lower())
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether a build exists for a machine, and from which index pip installs it."""
+
+    ok: bool
+    machine: str
+    index_url: str | None  # pip --index-url; None: PyPI
+    verified: bool  # what says so was read from the wheels (x86_64: the row itself)
+    reason: str  # where it comes from, or why it does not exist
+
+
+def available_on(
+    matrix: Matrix,
+    framework: str,
+    version: str,
+    cuda: str,
+    *,
+    machine: str | None,
+    row_index_url: str | None,
+) -> Availability:
+    """Is the `framework` `version` build with CUDA `cuda` published for `machine` (None: unknown,
+    judged as x86_64)? `row_index_url` is the matrix row's own index (None: PyPI)."""
+    target = machine_of(machine) or X86_64
+    if target == X86_64:
+        return Availability(True, target, row_index_url, True, "an x86_64 build (matrix row)")
+    rows = [w for w in wheels_for(matrix, framework, version, target) if w.cuda == cuda]
+    if rows:
+        # Prefer what was read from the wheels, then PyPI (no extra index to trust).
+        best = sorted(rows, key=lambda w: (not w.verified, w.index != "pypi"))[0]
+        index = None if best.index == "pypi" else best.index
+        where = "PyPI" if index is None else index
+        return Availability(True, target, index, best.verified, f"{target} wheel on {where}")
+    cpu = pypi_cpu_only(matrix, framework, version, target)
+    why = f"no {target} wheel of {framework} {version} with CUDA {cuda} is known"
+    if cpu is not None:
+        why += f" (PyPI's {target} wheel of {version} is CPU-only)"
+    return Availability(False, target, None, False, why)
+
+
+def machines_of(matrix: Matrix, framework: str, version: str, cuda: str) -> tuple[str, ...]:
+    """Every machine the build is published for (x86_64 always: the row itself): the field a
+    build record carries, so a consumer can test `machine in build.platforms`."""
+    return tuple(
+        m
+        for m in MACHINES
+        if available_on(matrix, framework, version, cuda, machine=m, row_index_url=None).ok
+    )
+
+
+def wheels_for(matrix: Matrix, framework: str, version: str, machine: str) -> list[PlatformWheel]:
+    """The `[[wheel]]` rows of one release on one machine (the release's public version)."""
+    public = version.partition("+")[0]
+    return [
+        w
+        for w in matrix.wheels
+        if w.framework == framework and w.version == public and w.machine == machine
+    ]
+
+
+def pypi_cpu_only(
+    matrix: Matrix, framework: str, version: str, machine: str | None
+) -> PlatformWheel | None:
+    """The row saying plain `pip install` of this release on `machine` gives a CPU-only build
+    (PyPI's aarch64 torch through 2.10.0, TensorFlow on aarch64); None otherwise."""
+    target = machine_of(machine)
+    if target is None or target == X86_64:
+        return None
+    for w in wheels_for(matrix, framework, version, target):
+        if w.index == "pypi" and w.cpu_only:
+            return w
+    return None
+
+
+def first_cuda_on_pypi(matrix: Matrix, framework: str, machine: str) -> PlatformWheel | None:
+    """The oldest release whose PyPI wheel for `machine` brings CUDA: where the trap ends."""
+    from packaging.version import Version
+
+    rows = [
+        w
+        for w in matrix.wheels
+        if w.framework == framework and w.machine == machine and w.index == "pypi"
+    ]
+    rows = [w for w in rows if not w.cpu_only]
+    return min(rows, key=lambda w: Version(w.version), default=None)
+
+
+def pip_index_args(index_url: str | None) -> str:
+    """The index part of a pip command: "" for PyPI, " --index-url URL" otherwise."""
+    return "" if index_url is None else f" --index-url {index_url}"
+
+
+def image_on_platform(
+    matrix: Matrix, repository: str, cuda_release: str, machine: str | None
+) -> tuple[bool, bool]:
+    """(published, verified) for the `repository` image of `cuda_release` on `machine`: every
+    `[[base_image]]` row is linux/amd64; another platform needs an `[[image_platform]]` row."""
+    from gpudoctor.matrix.fields import numeric
+
+    target = machine_of(machine) or X86_64
+    if target == X86_64:
+        return True, True
+    rows = [
+        row
+        for row in matrix.image_platforms
+        if row.repository == repository
+        and row.platform == DOCKER_PLATFORM[target]
+        and numeric(cuda_release) >= numeric(row.min_cuda)
+    ]
+    return bool(rows), any(row.verified for row in rows)
