@@ -18,7 +18,9 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from packaging.version import Version
+    # The type, for annotations elsewhere (`if TYPE_CHECKING: from gpudoctor.versions import
+    # Version`); at run time every module builds one through pep440().
+    from packaging.version import Version as Version  # noqa: PLC0414 (a re-export mypy sees)
 
 _DOTTED = re.compile(r"\d+(?:\.\d+)*")
 _LEADING = re.compile(r"^\s*v?(\d+(?:\.\d+)*)")

@@ -1,4 +1,4 @@
-"""`gpudoctor matrix list | show | resolve | validate`: read, query and check the matrix.
+"""`gpudoctor matrix list | show | resolve | validate | update`: read, query and check the matrix.
 
 Only typer is imported here (the `--help` budget); loading, resolving and presenting are imported
 inside each command.
@@ -19,6 +19,7 @@ MATRIX_HELP = """Read, query and validate the compatibility matrix (matrices/com
   gpudoctor matrix show pytorch==2.5          one release, its CUDA variants
   gpudoctor matrix resolve --framework pytorch --cuda 12.4
   gpudoctor matrix validate my-matrix.toml    check your own matrix
+  gpudoctor matrix update --check             does the matrix lag the index?
   gpudoctor --matrix my-matrix.toml matrix list   any command, your matrix
 """
 
@@ -95,6 +96,11 @@ def register(app: typer.Typer) -> None:
     matrix_app.command(
         "validate", help=VALIDATE_HELP, short_help="Check a matrix file for errors."
     )(validate_cmd)
+    from gpudoctor.cli.matrix_update import UPDATE_HELP, update_cmd
+
+    matrix_app.command(
+        "update", help=UPDATE_HELP, short_help="Propose rows the matrix lacks, from an index."
+    )(update_cmd)
     app.add_typer(matrix_app, name="matrix", short_help="Read, query and validate the matrix.")
 
 

@@ -39,6 +39,8 @@ def _common(row: PytorchRelease | TensorflowRelease) -> list[tuple[str, str]]:
     pairs = [("verified", "yes" if row.verified else f"no ({LEGEND})")]
     if row.notes:
         pairs.append(("notes", row.notes))
+    if row.evidence:
+        pairs.append(("evidence", row.evidence))
     sources = dict.fromkeys((row.source, *row.sources))  # each page once, in file order
     pairs.extend(("source" if i == 0 else "", s) for i, s in enumerate(sources))
     return pairs
@@ -68,9 +70,12 @@ def _pytorch_text(release: PytorchRelease) -> str:
         ],
     )
     notes = [f"  {v.cuda}: {v.notes}" for v in release.variants if v.notes]
+    evidence = [f"  {v.cuda}: {v.evidence}" for v in release.variants if v.evidence]
     parts = [f"pytorch {release.version}", fields(pairs), "variants", variants]
     if notes:
         parts += ["variant notes", "\n".join(notes)]
+    if evidence:
+        parts += ["variant evidence", "\n".join(evidence)]
     return "\n".join(parts)
 
 

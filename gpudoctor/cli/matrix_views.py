@@ -66,6 +66,7 @@ def list_text(matrix: Matrix, framework: str | None) -> str:
             _base_images(matrix),
             _mig(matrix),
             _distros(matrix),
+            _driver_branches(matrix),
         ]
     return "\n\n".join([*parts, LEGEND])
 
@@ -184,6 +185,21 @@ def _distros(matrix: Matrix) -> str:
     return f"Distributions ({len(rows)})\n" + table(head, rows)
 
 
+def _driver_branches(matrix: Matrix) -> str:
+    rows = [
+        (
+            f"R{b.branch}" + _mark(b.verified),
+            b.designation,
+            b.end_of_life or "-",
+            f"CUDA {b.max_cuda_major}" if b.max_cuda_major else "-",
+            ", ".join(b.last_for) or "-",
+        )
+        for b in matrix.driver_branches
+    ]
+    head = ("branch", "designation", "end of life", "newest CUDA", "last branch for")
+    return f"Driver branches ({len(rows)})\n" + table(head, rows)
+
+
 def _plain(obj: object) -> object:
     """A dataclass as JSON-ready data (tuples become lists; digests become an object)."""
     data = dataclasses.asdict(obj)  # type: ignore[call-overload]
@@ -217,6 +233,7 @@ def list_json(matrix: Matrix, framework: str | None) -> str:
         data["base_images"] = [_plain(r) for r in matrix.base_images]
         data["mig_gpus"] = [_plain(r) for r in matrix.mig_gpus]
         data["distros"] = [_plain(r) for r in matrix.distros]
+        data["driver_branches"] = [_plain(r) for r in matrix.driver_branches]
     return json.dumps(data, indent=2)
 
 
@@ -234,6 +251,7 @@ def validate_line(matrix: Matrix) -> str:
             matrix.base_images,
             matrix.mig_gpus,
             matrix.distros,
+            matrix.driver_branches,
         )
         for row in rows
     )
@@ -243,7 +261,7 @@ def validate_line(matrix: Matrix) -> str:
         f"{len(matrix.architectures)} architectures, {len(matrix.pytorch)} PyTorch releases "
         f"({variants} CUDA variants), {len(matrix.tensorflow)} TensorFlow releases, "
         f"{len(matrix.base_images)} base images, {len(matrix.mig_gpus)} MIG GPUs, "
-        f"{len(matrix.distros)} distributions; "
+        f"{len(matrix.distros)} distributions, {len(matrix.driver_branches)} driver branches; "
         f"rows marked verified = false: {unverified}"
     )
 
@@ -280,6 +298,7 @@ def row_text(row: ResolvedRow, verified: bool = True) -> str:
         ("install", f"pip install {install}"),
         ("arch list", " ".join(row.arch_list) or "- (not in the matrix)"),
         ("verified", "yes" if verified else f"no ({LEGEND})"),
+        *(("warning", w) for w in row.warnings),
         *(("source" if i == 0 else "", s) for i, s in enumerate(row.sources)),
     ]
     return row.id + "\n" + fields(pairs)

@@ -93,6 +93,11 @@ PRECISION = Kind(
     'one of "tf32", "bf16", "fp8", "fp4"', lambda v: v in ("tf32", "bf16", "fp8", "fp4")
 )
 DIGEST = _pattern('a digest like "sha256:<64 hex digits>"', r"sha256:[0-9a-f]{64}", numbers=False)
+DESIGNATION = Kind(
+    '"long-term support", "production", "new feature" or "evaluation"',
+    lambda v: v in ("long-term support", "production", "new feature", "evaluation"),
+)
+BRANCH = _pattern('a driver branch number like "580"', r"\d{3}")
 PEP440 = Kind('a PEP 440 version like "2.5.1"', _pep440)
 FRAMEWORK = Kind('"pytorch" or "tensorflow"', lambda v: v in ("pytorch", "tensorflow"))
 MACHINE = Kind('"aarch64" or "x86_64" (uname -m)', lambda v: v in ("aarch64", "x86_64"))
@@ -212,12 +217,13 @@ class RowReader:
         return value
 
     def common(self) -> Common:
-        """The keys every row may carry: source (required), sources, verified, notes."""
+        """The keys every row may carry: source (required), sources, verified, notes, evidence."""
         return Common(
             source=self.get_str("source", URL),
             sources=self.get_list("sources", URL, required=False),
             verified=self.get_bool("verified", True),
             notes=self.get("notes", ANY_TEXT, required=False) or "",
+            evidence=self.get("evidence", TEXT, required=False) or "",
         )
 
 
@@ -226,9 +232,10 @@ class Common(TypedDict):
     sources: tuple[str, ...]
     verified: bool
     notes: str
+    evidence: str
 
 
-COMMON_KEYS = ("source", "sources", "verified", "notes")
+COMMON_KEYS = ("source", "sources", "verified", "notes", "evidence")
 
 
 def row_label(table: str, index: int, raw: object, identity: str) -> str:

@@ -22,6 +22,7 @@ from gpudoctor.matrix.model import (
     CudaMajor,
     CudaRelease,
     Distro,
+    DriverBranch,
     ImagePlatform,
     Matrix,
     MigGpu,
@@ -42,6 +43,7 @@ TABLES = {
     "base_image": "cuda",
     "mig_gpu": "name",
     "distro": "name",
+    "driver_branch": "branch",
     "wheel": "version",
     "image_platform": "platform",
 }
@@ -130,6 +132,7 @@ def parse_matrix(text: str, path: Path) -> Matrix:
         base_images=_table(doc, "base_image", problems, _base_image),
         mig_gpus=_table(doc, "mig_gpu", problems, _mig_gpu),
         distros=_table(doc, "distro", problems, _distro),
+        driver_branches=_table(doc, "driver_branch", problems, _driver_branch),
         wheels=_table(doc, "wheel", problems, _wheel),
         image_platforms=_table(doc, "image_platform", problems, _image_platform),
     )
@@ -332,7 +335,9 @@ def _tensorflow(problems: Problems, where: str, raw: dict[str, object]) -> Tenso
 
 
 def _base_image(problems: Problems, where: str, raw: dict[str, object]) -> BaseImage | None:
-    r = _reader(problems, where, raw, "cuda repository flavors distros cudnn_tag cudnn digests")
+    r = _reader(
+        problems, where, raw, "cuda repository flavors distros cudnn_tag cudnn digests end_of_life"
+    )
     row = BaseImage(
         cuda=r.get_str("cuda", f.CUDA_RELEASE),
         repository=r.get_str("repository", f.TEXT),
@@ -341,6 +346,7 @@ def _base_image(problems: Problems, where: str, raw: dict[str, object]) -> BaseI
         cudnn_tag=r.get("cudnn_tag", f.CUDNN_TAG, required=False),
         cudnn=r.get("cudnn", f.DOTTED, required=False),
         digests=_digests(r),
+        end_of_life=r.get_bool("end_of_life", False),
         **r.common(),
     )
     return row if r.ok else None
@@ -380,6 +386,20 @@ def _distro(problems: Problems, where: str, raw: dict[str, object]) -> Distro | 
         package_manager=r.get_str("package_manager", f.PACKAGE_MANAGER),
         pythons=r.get_list("pythons", f.PYTHON),
         image=r.get("image", f.TEXT, required=False),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _driver_branch(problems: Problems, where: str, raw: dict[str, object]) -> DriverBranch | None:
+    r = _reader(problems, where, raw, "branch designation end_of_life max_cuda_major last_for")
+    max_major = r.get_int("max_cuda_major", f.POSITIVE_INT) if "max_cuda_major" in raw else None
+    row = DriverBranch(
+        branch=r.get_str("branch", f.BRANCH),
+        designation=r.get_str("designation", f.DESIGNATION),
+        end_of_life=r.get("end_of_life", f.YEAR_MONTH, required=False),
+        max_cuda_major=max_major,
+        last_for=r.get_list("last_for", f.TEXT, required=False),
         **r.common(),
     )
     return row if r.ok else None

@@ -25,6 +25,7 @@ class CudaRelease:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
     @property
     def major_minor(self) -> str:
@@ -44,6 +45,7 @@ class CudaMajor:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class Architecture:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ class PytorchVariant:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,7 @@ class PytorchRelease:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -103,6 +108,7 @@ class TensorflowRelease:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -115,9 +121,12 @@ class BaseImage:
     cudnn_tag: str | None = None
     cudnn: str | None = None
     digests: tuple[tuple[str, str], ...] = ()  # (tag, "sha256:...")
+    # NVIDIA moved the tags to end-of-life: no more updates, deleted six months later.
+    end_of_life: bool = False
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -130,6 +139,7 @@ class MigGpu:
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -149,6 +159,24 @@ class Distro:
     sources: tuple[str, ...] = ()
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
+
+
+@dataclass(frozen=True)
+class DriverBranch:
+    """An NVIDIA driver branch (R580): its designation, end of life, and the GPU architectures
+    for which it is the last branch."""
+
+    branch: str  # "580"
+    designation: str  # "long-term support", "production", "new feature", ...
+    source: str
+    end_of_life: str | None = None  # "YYYY-MM"
+    max_cuda_major: int | None = None  # newest CUDA major without the forward-compat package
+    last_for: tuple[str, ...] = ()  # architecture names: ("Maxwell", "Pascal", "Volta")
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -168,6 +196,7 @@ class PlatformWheel:
     sources: tuple[str, ...] = ()
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
     @property
     def cpu_only(self) -> bool:
@@ -186,6 +215,7 @@ class ImagePlatform:
     sources: tuple[str, ...] = ()
     verified: bool = True
     notes: str = ""
+    evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
 @dataclass(frozen=True)
@@ -200,6 +230,7 @@ class Matrix:
     base_images: tuple[BaseImage, ...]
     mig_gpus: tuple[MigGpu, ...]
     distros: tuple[Distro, ...] = ()
+    driver_branches: tuple[DriverBranch, ...] = ()
     wheels: tuple[PlatformWheel, ...] = ()
     image_platforms: tuple[ImagePlatform, ...] = ()
 
@@ -259,6 +290,7 @@ class ResolvedRow:
     # On a target host: "native" or "minor-version", and what that means; None without a host.
     tier: str | None = None
     tier_note: str = ""
+    warnings: tuple[str, ...] = ()  # e.g. the base image's tags are end-of-life
     platform: str = "linux/amd64"  # the OCI platform the row's wheels are for
 
 

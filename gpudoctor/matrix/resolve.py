@@ -221,6 +221,7 @@ def _row(
         require_cuda=rule.require_cuda,
         tier=tier,
         tier_note=note,
+        warnings=choice.warnings,
         platform=DOCKER_PLATFORM[machine],
     )
 

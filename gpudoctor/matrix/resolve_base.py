@@ -25,6 +25,7 @@ class Choice:
     python: str
     sources: tuple[str, ...]
     reasons: tuple[str, ...]
+    warnings: tuple[str, ...] = ()  # e.g. the nvidia/cuda tags are end-of-life
 
 
 def plain_base(build: Build, flavor: str) -> bool:
@@ -85,7 +86,18 @@ def _plain(matrix: Matrix, build: Build, request: ResolveRequest, specs: Specs) 
 def _images_for(matrix: Matrix, cuda: str) -> list[BaseImage]:
     wanted = numeric(cuda)[:2]
     images = [i for i in matrix.base_images if numeric(i.cuda)[:2] == wanted]
-    return sorted(images, key=lambda i: numeric(i.cuda), reverse=True)  # stable: file order ties
+    # NVIDIA supports only the newest point release of a minor; end-of-life tags come last.
+    return sorted(
+        images, key=lambda i: (not i.end_of_life, numeric(i.cuda)), reverse=True
+    )  # stable: file order ties
+
+
+def eol_warning(image: BaseImage) -> str:
+    return (
+        f"{image.repository} {image.cuda} tags are end-of-life: NVIDIA no longer updates them "
+        "and deletes end-of-life tags six months later; pin the digest, or choose a CUDA "
+        "release whose images are supported"
+    )
 
 
 def _distro_python(
@@ -173,6 +185,7 @@ def _choose(
         python,
         sources,
         (*reasons, *distro_reasons),
+        (eol_warning(image),) if image.end_of_life else (),
     )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from gpudoctor import versions
+from gpudoctor.matrix.evidence import check_evidence
 from gpudoctor.matrix.fields import Problems
 from gpudoctor.matrix.model import Matrix, PytorchRelease, TensorflowRelease
 from gpudoctor.versions import numeric
@@ -51,12 +52,14 @@ def cross_check(matrix: Matrix, problems: Problems) -> None:
     _driver_floors(matrix, problems)
     _duplicates(problems, "mig_gpu", matrix.mig_gpus, lambda r: r.name, "name")
     _duplicates(problems, "distro", matrix.distros, lambda r: r.name, "name")
+    _duplicates(problems, "driver_branch", matrix.driver_branches, lambda r: r.branch, "branch")
     _architectures(matrix, problems)
     for index, release in enumerate(matrix.pytorch):
         _pytorch(matrix, problems, index, release)
     for index, tf in enumerate(matrix.tensorflow):
         _tensorflow(matrix, problems, index, tf)
     _base_images(matrix, problems)
+    check_evidence(matrix, problems)
     _wheels(matrix, problems)
     arch_ccs = {a.compute_capability for a in matrix.architectures}
     for index, mig in enumerate(matrix.mig_gpus):

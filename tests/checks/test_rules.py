@@ -273,14 +273,14 @@ def test_fixes_prefer_verified_rows_and_flag_unverified_ones(matrix: Matrix) -> 
     b200 = run_checks(host("b200-torch25-no-sm100"), matrix, Intent(framework="pytorch"))
     (arch,) = [f for f in b200.findings if f.code == "framework-arch"]
     (newest,) = [f for f in b200.findings if f.code == "intent-newest-row"]
-    assert arch.fix.endswith("torch==2.11.0 --index-url https://download.pytorch.org/whl/cu128")
-    assert "pytorch-2.11.0-cu128-" in newest.detail
-    # With 2.11 unverified, the fix falls back to the newest verified build, 2.10.
+    assert arch.fix.endswith("torch==2.10.0 --index-url https://download.pytorch.org/whl/cu128")
+    assert "pytorch-2.10.0-cu128-" in newest.detail
+    # With 2.10 unverified, the fix falls back to the newest verified build, 2.9.
     unverified = replace(
         matrix,
         pytorch=tuple(
             replace(r, variants=tuple(replace(v, verified=False) for v in r.variants))
-            if r.version.startswith("2.11.")
+            if r.version.startswith("2.10.")
             else r
             for r in matrix.pytorch
         ),
@@ -289,7 +289,7 @@ def test_fixes_prefer_verified_rows_and_flag_unverified_ones(matrix: Matrix) -> 
         f for f in run_checks(host("b200-torch25-no-sm100"), unverified).findings
         if f.code == "framework-arch"
     ]  # fmt: skip
-    assert arch.fix.endswith("torch==2.10.0 --index-url https://download.pytorch.org/whl/cu128")
+    assert arch.fix.endswith("torch==2.9.1 --index-url https://download.pytorch.org/whl/cu128")
     # The installed release first, even through an unverified variant, which the fix then says.
     (drv,) = [
         f for f in run_checks(host("driver-too-old"), matrix).findings

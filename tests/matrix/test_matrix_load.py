@@ -33,6 +33,7 @@ def test_small_matrix_loads_into_typed_rows(small: Matrix) -> None:
         cudnn="9.7.1.26",
         arch_list=("7.5", "8.0", "8.6", "9.0", "10.0", "12.0+PTX"),
         source="https://github.com/pytorch/pytorch/blob/v2.7.1/.ci/manywheel/build_cuda.sh",
+        evidence="test fixture: facts as the released wheels state them",
     )
     assert small.pytorch[1].verified is False
     assert small.pytorch[1].notes.startswith("test row")
@@ -119,3 +120,24 @@ def test_many_problems_are_all_reported_but_capped(tmp_path: Path) -> None:
     message = caught.value.message
     assert message.startswith("90 problems in the matrix:")
     assert "... and 65 more" in message
+
+
+def test_driver_branches_load_and_duplicates_are_refused(tmp_path: Path) -> None:
+    row = """
+[[driver_branch]]
+branch = "580"
+designation = "long-term support"
+end_of_life = "2028-06"
+max_cuda_major = 13
+last_for = ["Maxwell", "Pascal", "Volta"]
+source = "https://docs.nvidia.com/datacenter/tesla/drivers/"
+"""
+    matrix = parse_matrix("schema_version = 1\n" + row, tmp_path / "m.toml")
+    (branch,) = matrix.driver_branches
+    assert (branch.branch, branch.end_of_life, branch.max_cuda_major) == ("580", "2028-06", 13)
+    assert branch.last_for == ("Maxwell", "Pascal", "Volta")
+    with pytest.raises(MatrixError, match="duplicate branch '580'"):
+        parse_matrix("schema_version = 1\n" + row + row, tmp_path / "m.toml")
+    bad = row.replace('"long-term support"', '"LTS"')
+    with pytest.raises(MatrixError, match="key 'designation'"):
+        parse_matrix("schema_version = 1\n" + bad, tmp_path / "m.toml")

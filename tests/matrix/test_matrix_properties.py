@@ -73,9 +73,14 @@ def gpu_ok(matrix: Matrix, c: Candidate, cc: str) -> bool:
 
 
 def floor(matrix: Matrix, c: Candidate) -> tuple[int, ...]:
-    """The oldest driver that runs the build: its major's minor-version floor."""
+    """The oldest driver that runs the build: its major's minor-version floor; before CUDA 11
+    (no [[cuda_major]] row: no minor-version compatibility) its release's own floor."""
     major = int(c.cuda.split(".")[0])
-    return _n(next(m.minor_compat_min_driver_linux for m in matrix.cuda_majors if m.major == major))
+    row = next((m for m in matrix.cuda_majors if m.major == major), None)
+    if row is None:
+        ga = min((r for r in matrix.cuda if r.major_minor == c.cuda), key=lambda r: _n(r.version))
+        return _n(ga.min_driver_linux)
+    return _n(row.minor_compat_min_driver_linux)
 
 
 def native(matrix: Matrix, c: Candidate, driver: str) -> bool:

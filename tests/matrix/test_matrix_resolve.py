@@ -261,3 +261,29 @@ def test_distro_without_a_row_is_a_reason(small: Matrix) -> None:
         resolve(no_distros, ResolveRequest(framework="pytorch", flavor="devel"))
     with pytest.raises(NoMatchingRow, match=r"no \[\[distro\]\] has an image"):
         resolve(no_distros, ResolveRequest(framework="pytorch"))
+
+
+def _end_of_life(matrix: Matrix, *releases: str) -> Matrix:
+    images = tuple(
+        replace(i, end_of_life=True) if i.cuda in releases else i for i in matrix.base_images
+    )
+    return replace(matrix, base_images=images)
+
+
+def test_a_supported_point_release_is_preferred_over_an_end_of_life_one(small: Matrix) -> None:
+    devel = ResolveRequest(framework="pytorch", cuda="12.6", flavor="devel")
+    row = resolve(_end_of_life(small, "12.6.3"), devel)
+    assert row.cuda_release == "12.6.0"
+    assert row.warnings == ()
+    newest = resolve(small, devel)
+    assert newest.cuda_release == "12.6.3"  # with both supported, the newest point release
+
+
+def test_a_chosen_end_of_life_image_carries_a_warning(small: Matrix) -> None:
+    row = resolve(
+        _end_of_life(small, "12.6.0", "12.6.3"),
+        ResolveRequest(framework="pytorch", cuda="12.6", flavor="devel"),
+    )
+    assert row.cuda_release == "12.6.3"
+    (warning,) = row.warnings
+    assert "12.6.3 tags are end-of-life" in warning
