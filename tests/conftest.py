@@ -44,6 +44,14 @@ def gpu_present() -> bool:
         return False
 
 
+@pytest.fixture
+def update_golden() -> bool:
+    """GPUDOCTOR_UPDATE_GOLDEN=1: rewrite golden files instead of comparing."""
+    from tests.support.golden import update_golden
+
+    return update_golden()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     markexpr = config.getoption("markexpr") or ""
     for item in items:

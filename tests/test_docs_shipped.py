@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gpudoctor.build.verify_codes import CATALOGUE as VERIFY
+from gpudoctor.builder.verify_codes import CATALOGUE as VERIFY
 from gpudoctor.checks.catalogue import CATALOGUE
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.resources import data_root

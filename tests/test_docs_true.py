@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.build.images import render_images
+from gpudoctor.builder.images import render_images
 from gpudoctor.cli.matrix_show import show_row
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.model import Matrix

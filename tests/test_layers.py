@@ -14,12 +14,12 @@ PACKAGE = Path(gpudoctor.__file__).parent
 # layer -> the layers it must not import
 FORBIDDEN = {
     "checks": ("probes", "cli"),
-    "compat": ("checks", "probes", "cli", "build", "report"),
-    "matrix": ("checks", "probes", "cli", "build"),
-    "report": ("probes", "cli", "build"),
+    "compat": ("checks", "probes", "cli", "builder", "report"),
+    "matrix": ("checks", "probes", "cli", "builder"),
+    "report": ("probes", "cli", "builder"),
 }
 # The docs generator documents the builder's verify codes beside the check codes.
-ALLOWED = {("gpudoctor.checks.docgen", "gpudoctor.build.verify_codes")}
+ALLOWED = {("gpudoctor.checks.docgen", "gpudoctor.builder.verify_codes")}
 
 
 def _modules() -> dict[str, Path]:

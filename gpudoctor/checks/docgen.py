@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from gpudoctor.build.verify_codes import AREA_TITLE, ENTRIES
+from gpudoctor.builder.verify_codes import AREA_TITLE, ENTRIES
 from gpudoctor.checks.catalogue import markdown
 
 

@@ -313,9 +313,6 @@ def _aarch64_trap(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> str:
     return text
 
 
-CHECKS_A = (check_framework_driver, check_framework_arch, check_cpu_only)
-
-
 def check_nvcc(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     toolkits = facts.cuda_libs.toolkits
     if not toolkits:
@@ -398,4 +395,4 @@ def check_cudnn(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Findin
     return [judge_cudnn(facts, matrix, fw) for fw in facts.frameworks]
 
 
-CHECKS = (*CHECKS_A, check_cudnn, check_nvcc)
+CHECKS = (check_framework_driver, check_framework_arch, check_cpu_only, check_cudnn, check_nvcc)

@@ -14,8 +14,8 @@ import typer
 from gpudoctor.cli import build_options as opts
 
 if TYPE_CHECKING:
-    from gpudoctor.build.engine import BuildEvent
-    from gpudoctor.build.pipeline import BuildRequest
+    from gpudoctor.builder.engine import BuildEvent
+    from gpudoctor.builder.pipeline import BuildRequest
     from gpudoctor.findings import Finding
 
 BUILD_HELP = """Build a known-good GPU framework image, then verify it against its matrix row.
@@ -101,7 +101,7 @@ def build_cmd(
         str, typer.Option("--format", metavar="FORMAT", help="Report format: text or json.")
     ] = "text",
 ) -> int:
-    from gpudoctor.build.pipeline import BuildRequest
+    from gpudoctor.builder.pipeline import BuildRequest
     from gpudoctor.cli.common import check_choice, refuse_output_over_input, state
 
     check_choice("--format", fmt, ("text", "json"))
@@ -164,9 +164,9 @@ def run_build(ctx: typer.Context, request: BuildRequest, fmt: str) -> int:
     from dataclasses import replace
     from pathlib import Path
 
-    from gpudoctor.build.binfmt import emulated_machines
-    from gpudoctor.build.docker_engine import DockerSdkEngine
-    from gpudoctor.build.pipeline import build_image
+    from gpudoctor.builder.binfmt import emulated_machines
+    from gpudoctor.builder.docker_engine import DockerSdkEngine
+    from gpudoctor.builder.pipeline import build_image
     from gpudoctor.cli.common import load_matrix
     from gpudoctor.errors import BuildFailed
     from gpudoctor.resources import templates_dir

@@ -13,7 +13,7 @@ import typer
 from gpudoctor.errors import EnvironmentUnavailable, UsageError
 
 if TYPE_CHECKING:
-    from gpudoctor.build.spec import BuildOptions
+    from gpudoctor.builder.spec import BuildOptions
     from gpudoctor.compat.host import Host
     from gpudoctor.facts import HostFacts
     from gpudoctor.matrix.model import Matrix, ResolveRequest
@@ -119,7 +119,7 @@ def resolve_request(
     platform: str | None = None,
 ) -> ResolveRequest:
     """The ResolveRequest the flags describe; a target host supplies driver and GPUs."""
-    from gpudoctor.build.validate import python_version
+    from gpudoctor.builder.validate import python_version
     from gpudoctor.cli.common import check_choice
     from gpudoctor.matrix.inputs import framework_and_version
     from gpudoctor.matrix.model import ResolveRequest
@@ -223,7 +223,7 @@ def build_options(
     tag: str | None = None,
     build_args: list[str] | None = None,
 ) -> BuildOptions:
-    from gpudoctor.build.spec import BuildOptions
+    from gpudoctor.builder.spec import BuildOptions
 
     return BuildOptions(
         pip=tuple(pip or ()),

@@ -164,7 +164,7 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     intent = build_intent(framework, cuda, require or [], native_only=native_only)
     only_codes = select_codes("--only", (only or "").split(","))
     skip_codes = select_codes("--skip", (skip or "").split(","))
-    from gpudoctor.fleet import is_fleet
+    from gpudoctor.fleet_summary import is_fleet
 
     refuse_deep_with_from(deep, paths)
     if intent.framework or intent.cuda:
@@ -205,7 +205,7 @@ def check_fleet(
 ) -> int:
     """Several snapshots: one report grouped by problem; exit 1 when any host fails."""
     from gpudoctor.errors import UsageError
-    from gpudoctor.fleet import judge_fleet
+    from gpudoctor.fleet_summary import judge_fleet
     from gpudoctor.report.fleet import render_fleet_json, render_fleet_text
 
     if fmt not in _FLEET_FORMATS:
@@ -244,8 +244,8 @@ def with_image(intent: Intent, reference: str, *, fleet: bool) -> Intent:
     unreachable)."""
     from dataclasses import replace
 
-    from gpudoctor.build.docker_engine import DockerSdkEngine
-    from gpudoctor.build.validate import image_reference
+    from gpudoctor.builder.docker_engine import DockerSdkEngine
+    from gpudoctor.builder.validate import image_reference
     from gpudoctor.errors import UsageError
     from gpudoctor.probes.image import probe_image
 

@@ -1,7 +1,7 @@
 """`gpudoctor render`: the Dockerfile of one resolved matrix row, or (`--all`) of every row.
 
 `render_one` is the single-row path; `render_all` writes every supported row into images/ with
-its build context, an index (README.md) and a bake file (gpudoctor/build/images.py).
+its build context, an index (README.md) and a bake file (gpudoctor/builder/images.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from gpudoctor.cli.common import refuse_output_over_input, state
 from gpudoctor.errors import UsageError
 
 if TYPE_CHECKING:
-    from gpudoctor.build.spec import BuildOptions
+    from gpudoctor.builder.spec import BuildOptions
     from gpudoctor.matrix.model import ResolveRequest
 
 RENDER_HELP = """Render the Dockerfile of one known-good matrix row, or of all (no Docker needed).
@@ -136,7 +136,7 @@ def render_one(
     output: Path | None,
 ) -> int:
     """Resolve one row, render its Dockerfile to `output` (or stdout); warnings to stderr."""
-    from gpudoctor.build.pipeline import render_row, resolve_row
+    from gpudoctor.builder.pipeline import render_row, resolve_row
     from gpudoctor.cli.common import load_matrix, write_output, wrote
     from gpudoctor.resources import templates_dir
 
@@ -160,8 +160,8 @@ def render_one(
 
 def render_all(ctx: typer.Context, out: Path, registry: str | None) -> int:
     """Render every supported row into `out`; one summary line (and warnings) on stderr."""
-    from gpudoctor.build.images import render_images
-    from gpudoctor.build.images_tree import write_tree
+    from gpudoctor.builder.images import render_images
+    from gpudoctor.builder.images_tree import write_tree
     from gpudoctor.cli.common import err, load_matrix
     from gpudoctor.resources import templates_dir
 

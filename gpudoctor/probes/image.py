@@ -10,12 +10,12 @@ import json
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
-from gpudoctor.build.spec import LABEL_PREFIX
+from gpudoctor.builder.spec import LABEL_PREFIX
 from gpudoctor.compat.image import ImageFacts
 from gpudoctor.errors import UsageError
 
 if TYPE_CHECKING:
-    from gpudoctor.build.engine import ImageEngine
+    from gpudoctor.builder.engine import ImageEngine
 
 RUN_TIMEOUT_S = 60.0
 MARKER = "GPUDOCTOR-IMAGE "

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from gpudoctor.findings import MARKS
-from gpudoctor.fleet import Counts, FleetProblem, FleetSummary
+from gpudoctor.fleet_summary import Counts, FleetProblem, FleetSummary
 from gpudoctor.report.clean import printable
 from gpudoctor.wording import plural
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import tarfile
 from pathlib import Path
 
-from gpudoctor.build.context import write_context
-from gpudoctor.build.render import render_dockerfile
-from gpudoctor.build.spec import BuildOptions, make_spec
-from gpudoctor.build.wheelhouse import select_wheels
+from gpudoctor.builder.context import write_context
+from gpudoctor.builder.render import render_dockerfile
+from gpudoctor.builder.spec import BuildOptions, make_spec
+from gpudoctor.builder.wheelhouse import select_wheels
 from gpudoctor.resources import templates_dir
 from tests.support.builder import ROW, make_fake_torch, make_wheel
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.build.docker_engine import DockerSdkEngine
-from gpudoctor.build.pipeline import BuildRequest, build_row
-from gpudoctor.build.spec import BuildOptions
+from gpudoctor.builder.docker_engine import DockerSdkEngine
+from gpudoctor.builder.pipeline import BuildRequest, build_row
+from gpudoctor.builder.spec import BuildOptions
 from gpudoctor.cli.app import run
 from gpudoctor.errors import VerifyFailed
 from gpudoctor.matrix.model import ResolveRequest
@@ -167,8 +167,8 @@ def test_verify_of_a_foreign_image_names_the_differences(
 ) -> None:
     """An image gpudoctor did not build (the bare base: no venv, no verify script) fails
     verification with exit 4 and the reason, not as an unreachable daemon."""
-    from gpudoctor.build.spec import make_spec
-    from gpudoctor.build.verify import verify_image
+    from gpudoctor.builder.spec import make_spec
+    from gpudoctor.builder.verify import verify_image
 
     spec = make_spec(TORCH_ONLY_ROW, BuildOptions(base_image=standin_base))
     with pytest.raises(VerifyFailed, match="printed no report") as info:

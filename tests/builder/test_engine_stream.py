@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.build.engine import BuildEvent, follow_build, parse_build_output
+from gpudoctor.builder.engine import BuildEvent, follow_build, parse_build_output
 from gpudoctor.errors import BuildFailed
 from gpudoctor.exitcodes import ExitCode
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.build import docker_engine
-from gpudoctor.build.docker_engine import DockerSdkEngine
-from gpudoctor.build.wheelhouse import select_wheels
+from gpudoctor.builder import docker_engine
+from gpudoctor.builder.docker_engine import DockerSdkEngine
+from gpudoctor.builder.wheelhouse import select_wheels
 from gpudoctor.errors import EnvironmentUnavailable, UsageError
 from tests.support.builder import make_wheel
 

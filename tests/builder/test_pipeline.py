@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.build.engine import BuildEvent
-from gpudoctor.build.pipeline import BuildRequest, build_image, build_row
-from gpudoctor.build.spec import BuildOptions, make_spec
+from gpudoctor.builder.engine import BuildEvent
+from gpudoctor.builder.pipeline import BuildRequest, build_image, build_row
+from gpudoctor.builder.spec import BuildOptions, make_spec
 from gpudoctor.errors import BuildFailed, NoMatchingRow, VerifyFailed
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.model import ResolvedRow, ResolveRequest

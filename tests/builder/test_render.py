@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.build.render import render_dockerfile
-from gpudoctor.build.spec import BuildOptions, make_spec
+from gpudoctor.builder.render import render_dockerfile
+from gpudoctor.builder.spec import BuildOptions, make_spec
 from gpudoctor.errors import RenderError, UsageError
 from gpudoctor.resources import templates_dir
 from tests.support.builder import ROW, TF_ROW, hadolint

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.build.spec import BuildOptions, default_tag, make_spec
+from gpudoctor.builder.spec import BuildOptions, default_tag, make_spec
 from gpudoctor.errors import UsageError
 from tests.support.builder import ROW
 

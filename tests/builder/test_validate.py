@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpudoctor.build import validate
+from gpudoctor.builder import validate
 from gpudoctor.errors import UsageError
 
 

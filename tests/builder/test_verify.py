@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from gpudoctor.build.spec import BuildOptions, make_spec
-from gpudoctor.build.verify import (
+from gpudoctor.builder.spec import BuildOptions, make_spec
+from gpudoctor.builder.verify import (
     compare_labels,
     compare_report,
     raise_on_mismatch,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.build.verify_codes import ENTRIES as VERIFY_ENTRIES
+from gpudoctor.builder.verify_codes import ENTRIES as VERIFY_ENTRIES
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.checks.catalogue import CATALOGUE

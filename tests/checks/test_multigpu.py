@@ -15,7 +15,7 @@ from gpudoctor.checks.xid_catalog import load_xid_catalogue
 from gpudoctor.errors import UsageError
 from gpudoctor.facts_multigpu import EnvVar, FabricFacts, NcclLibrary
 from gpudoctor.findings import Severity
-from gpudoctor.fleet import summarize_fleet
+from gpudoctor.fleet_summary import summarize_fleet
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.report.prometheus import render_prometheus
 from gpudoctor.report.text import render_text

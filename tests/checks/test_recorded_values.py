@@ -134,7 +134,7 @@ def test_a_fleet_with_a_bad_file_and_repeated_host_names_still_reports(
 def test_a_large_fleet_is_judged_by_workers_with_the_same_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gpudoctor import fleet
+    from gpudoctor import fleet_summary
     from gpudoctor.matrix.load import load_matrix
 
     for i in range(6):
@@ -142,9 +142,9 @@ def test_a_large_fleet_is_judged_by_workers_with_the_same_result(
     shutil.copy(HOSTS / "driver-too-old.json", tmp_path / "old.json")
     (tmp_path / "broken.json").write_text("[")
     matrix = load_matrix()
-    alone, alone_rc = fleet.judge_fleet([tmp_path], matrix)
-    monkeypatch.setattr(fleet, "PARALLEL_FROM", 2)
-    workers, workers_rc = fleet.judge_fleet([tmp_path], matrix)
+    alone, alone_rc = fleet_summary.judge_fleet([tmp_path], matrix)
+    monkeypatch.setattr(fleet_summary, "PARALLEL_FROM", 2)
+    workers, workers_rc = fleet_summary.judge_fleet([tmp_path], matrix)
     assert (workers, workers_rc) == (alone, alone_rc)
     assert alone_rc == 1
     assert {p.code for p in alone.problems} >= {"unreadable-snapshot"}

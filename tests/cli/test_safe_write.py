@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.build.images_tree import write_tree
+from gpudoctor.builder.images_tree import write_tree
 from gpudoctor.cli.app import run
 from gpudoctor.cli.common import write_output
 from gpudoctor.errors import UsageError

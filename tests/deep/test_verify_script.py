@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gpudoctor.build.spec import BuildOptions, make_spec
-from gpudoctor.build.verify import compare_report
+from gpudoctor.builder.spec import BuildOptions, make_spec
+from gpudoctor.builder.verify import compare_report
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.resolve import all_rows

@@ -12,7 +12,7 @@ from gpudoctor.errors import FactsError
 from gpudoctor.facts import PlatformFacts
 from gpudoctor.facts_json import dumps
 from gpudoctor.findings import Severity
-from gpudoctor.fleet import load_fleet, snapshot_paths, summarize_fleet
+from gpudoctor.fleet_summary import load_fleet, snapshot_paths, summarize_fleet
 from gpudoctor.report.fleet import render_fleet_json, render_fleet_text
 from tests.support.fleet_hosts import (
     degraded_findings,
@@ -186,7 +186,7 @@ def test_a_bad_snapshot_is_kept_as_its_error_naming_the_file(tmp_path: Path) -> 
 
 
 def test_judge_fleet_runs_the_real_checks_on_each_snapshot(tmp_path: Path) -> None:
-    from gpudoctor.fleet import judge_fleet
+    from gpudoctor.fleet_summary import judge_fleet
     from gpudoctor.matrix.load import load_matrix
 
     for name, facts in [

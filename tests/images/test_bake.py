@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from gpudoctor.build.bake import (
+from gpudoctor.builder.bake import (
     DEFAULT_GROUP,
     MAX_BAKE_BYTES,
     MAX_GROUP_TARGETS,
     bake_json,
     groups_of,
 )
-from gpudoctor.build.image_plan import image_name, plan_images, target_name
-from gpudoctor.build.validate import image_tag
+from gpudoctor.builder.image_plan import image_name, plan_images, target_name
+from gpudoctor.builder.validate import image_tag
 from gpudoctor.errors import RenderError
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.resolve import all_rows

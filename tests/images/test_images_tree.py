@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.build.image_plan import BAKE_FILE, README, REGENERATE
-from gpudoctor.build.images_tree import MANIFEST
+from gpudoctor.builder.image_plan import BAKE_FILE, README, REGENERATE
+from gpudoctor.builder.images_tree import MANIFEST
 from gpudoctor.cli.app import run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,7 +60,7 @@ def test_committed_images_match_a_fresh_render(fresh: dict[str, bytes]) -> None:
 
 
 def test_the_set_is_the_whole_supported_matrix(fresh: dict[str, bytes]) -> None:
-    from gpudoctor.build.image_plan import image_folder
+    from gpudoctor.builder.image_plan import image_folder
     from gpudoctor.matrix.load import load_matrix
     from gpudoctor.matrix.resolve import all_rows
 

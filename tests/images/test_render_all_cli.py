@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.build.images_tree import MANIFEST
+from gpudoctor.builder.images_tree import MANIFEST
 from gpudoctor.cli.app import run
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "images"

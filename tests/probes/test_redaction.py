@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.build.docker_engine import DockerSdkEngine
+from gpudoctor.builder.docker_engine import DockerSdkEngine
 from gpudoctor.errors import EnvironmentUnavailable, UsageError
 from gpudoctor.facts import (
     FrameworkFacts,
@@ -100,7 +100,7 @@ def test_docker_errors_never_show_credentials() -> None:
 
 
 def test_an_index_url_with_credentials_is_refused() -> None:
-    from gpudoctor.build.validate import index_url
+    from gpudoctor.builder.validate import index_url
 
     with pytest.raises(UsageError, match="credentials") as caught:
         index_url("https://eve:t0ken@pypi.example/simple")

@@ -11,8 +11,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gpudoctor.build.engine import BuildEvent, DaemonInfo, ImageInfo, RunResult
-from gpudoctor.build.pipeline import Progress
+from gpudoctor.builder.engine import BuildEvent, DaemonInfo, ImageInfo, RunResult
+from gpudoctor.builder.pipeline import Progress
 from gpudoctor.findings import Finding
 from gpudoctor.matrix.model import ResolvedRow
 

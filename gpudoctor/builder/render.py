@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor import __version__
-from gpudoctor.build.spec import USER, USER_UID, VENV, ImageSpec
+from gpudoctor.builder.spec import USER, USER_UID, VENV, ImageSpec
 from gpudoctor.errors import RenderError
 
 if TYPE_CHECKING:

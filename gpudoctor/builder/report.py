@@ -7,8 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from gpudoctor.build.engine import BuildOutcome
-from gpudoctor.build.spec import ImageSpec
+from gpudoctor.builder.engine import BuildOutcome
+from gpudoctor.builder.spec import ImageSpec
 from gpudoctor.findings import MARKS, Finding
 
 REPORT_SCHEMA_VERSION = 1

@@ -1,4 +1,4 @@
-"""Fleet/CI test fixtures: the golden switch, the repo path, gates for commands not landed yet."""
+"""CI test fixtures: gates for a `check` command not registered and for a host with a GPU."""
 
 from __future__ import annotations
 
@@ -7,20 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def update_golden() -> bool:
-    import os
-
-    return os.environ.get("GPUDOCTOR_UPDATE_GOLDEN") == "1"
-
-
-@pytest.fixture(scope="session")
-def repo() -> Path:
-    return REPO
 
 
 def _command_exists(name: str) -> bool:

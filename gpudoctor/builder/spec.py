@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpudoctor import __version__, versions
-from gpudoctor.build import validate
+from gpudoctor.builder import validate
 from gpudoctor.errors import UsageError
 from gpudoctor.matrix.model import ResolvedRow
 

@@ -13,8 +13,8 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpudoctor.build.render import requirements_files
-from gpudoctor.build.spec import ImageSpec
+from gpudoctor.builder.render import requirements_files
+from gpudoctor.builder.spec import ImageSpec
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def context_members(
 
 
 def _wheel_members(spec: ImageSpec) -> tuple[dict[str, bytes | Path], tuple[str, ...]]:
-    from gpudoctor.build.wheelhouse import select_wheels
+    from gpudoctor.builder.wheelhouse import select_wheels
 
     assert spec.wheelhouse is not None
     selection = select_wheels(

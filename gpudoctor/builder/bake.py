@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from gpudoctor import versions
 
 if TYPE_CHECKING:
-    from gpudoctor.build.image_plan import Image
+    from gpudoctor.builder.image_plan import Image
 
 MAX_GROUP_TARGETS = 64
 MAX_BAKE_BYTES = 256 * 1024  # buildx parses the whole file before building anything

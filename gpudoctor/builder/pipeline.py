@@ -11,21 +11,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from gpudoctor.build.engine import (
+from gpudoctor.builder.engine import (
     BuildEvent,
     BuildOutcome,
     DaemonInfo,
     ImageEngine,
     follow_build,
 )
-from gpudoctor.build.render import render_dockerfile
-from gpudoctor.build.report import BuildReport
-from gpudoctor.build.spec import BuildOptions, ImageSpec, make_spec
+from gpudoctor.builder.render import render_dockerfile
+from gpudoctor.builder.report import BuildReport
+from gpudoctor.builder.spec import BuildOptions, ImageSpec, make_spec
 from gpudoctor.findings import Finding
 from gpudoctor.matrix.model import Matrix, ResolvedRow, ResolveRequest
 
 if TYPE_CHECKING:
-    from gpudoctor.build.context import BuildContext
+    from gpudoctor.builder.context import BuildContext
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ def _build(
     platform: str | None,
 ) -> tuple[BuildOutcome, BuildContext]:
     """Write the context into a temporary folder (gone afterwards) and build it."""
-    from gpudoctor.build.context import write_context
+    from gpudoctor.builder.context import write_context
 
     with tempfile.TemporaryDirectory(prefix="gpudoctor-context-") as tmp:
         context = write_context(spec, dockerfile, template_dir, Path(tmp))
@@ -201,7 +201,7 @@ def _build(
 def _verify(
     spec: ImageSpec, engine: ImageEngine, progress: Progress, *, gpu: bool, template_dir: Path
 ) -> list[Finding]:
-    from gpudoctor.build.verify import raise_on_mismatch, verify_image
+    from gpudoctor.builder.verify import raise_on_mismatch, verify_image
 
     progress.phase(f"verifying {spec.tag} against row {spec.row.id}" + (" (GPU)" if gpu else ""))
     findings = verify_image(engine, spec.tag, spec, gpu=gpu, template_dir=template_dir)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpudoctor.build import validate
-from gpudoctor.build.spec import BuildOptions, ImageSpec, cuda_tag
+from gpudoctor.builder import validate
+from gpudoctor.builder.spec import BuildOptions, ImageSpec, cuda_tag
 from gpudoctor.errors import RenderError, UsageError
 from gpudoctor.matrix.model import ResolvedRow
 
@@ -75,7 +75,7 @@ def tag_prefix(registry: str | None) -> str:
 
 def plan_images(rows: list[ResolvedRow], prefix: str) -> tuple[Image, ...]:
     """Each row's spec, folder, bake target and image name (tag `prefix` + name)."""
-    from gpudoctor.build.spec import make_spec
+    from gpudoctor.builder.spec import make_spec
 
     images: list[Image] = []
     seen: dict[str, str] = {}

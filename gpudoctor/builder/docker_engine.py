@@ -12,7 +12,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from gpudoctor.build.engine import BuildEvent, DaemonInfo, ImageInfo, RunResult, parse_build_output
+from gpudoctor.builder.engine import (
+    BuildEvent,
+    DaemonInfo,
+    ImageInfo,
+    RunResult,
+    parse_build_output,
+)
 from gpudoctor.errors import EnvironmentUnavailable
 
 # An endpoint that accepts the connection but never answers must fail fast: the first call

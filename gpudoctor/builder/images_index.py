@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gpudoctor.build.image_plan import Image
+    from gpudoctor.builder.image_plan import Image
 
 _COLUMNS = (
     "framework",
@@ -27,8 +27,8 @@ _COLUMNS = (
 
 
 def index_markdown(images: Sequence[Image], prefix: str, context_root: str) -> str:
-    from gpudoctor.build.bake import MAX_GROUP_TARGETS, groups_of
-    from gpudoctor.build.image_plan import BAKE_FILE, REGENERATE
+    from gpudoctor.builder.bake import MAX_GROUP_TARGETS, groups_of
+    from gpudoctor.builder.image_plan import BAKE_FILE, REGENERATE
 
     counts = ", ".join(
         f"{framework} {sum(i.row.framework == framework for i in images)}"
