@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding, issue_about
 from gpudoctor.checks.placement import NOT_RECORDED
 from gpudoctor.facts_view import driver_version, live_gpus, nvml_ok
@@ -222,7 +223,8 @@ def check_fabric(
         g = not_ready[0]
         assert g.fabric is not None
         driver = driver_version(facts) or "<driver version>"
-        branch = driver.split(".")[0]
+        parts = versions.release(driver)
+        branch = str(parts[0]) if parts else driver
         state = g.fabric.state if g.fabric.state != "completed" else "failed"
         return [
             finding(

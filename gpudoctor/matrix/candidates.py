@@ -77,7 +77,7 @@ def check_request(request: ResolveRequest) -> Specs:
             raise UsageError(exc.message, hint=exc.hint) from None
     cuda = _spec(request.cuda, "--cuda")
     release_level = cuda is not None and all(
-        len(s.version.removesuffix(".*").split(".")) >= 3 for s in cuda
+        len(versions.release(s.version.removesuffix(".*")) or ()) >= 3 for s in cuda
     )
     return Specs(
         _spec(request.version, "--version"),
