@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gpudoctor.findings import MARKS
+from gpudoctor.findings import MARKS, Severity
 from gpudoctor.fleet_summary import Counts, FleetProblem, FleetSummary
 from gpudoctor.report.clean import printable
 from gpudoctor.wording import plural
@@ -29,7 +29,8 @@ def render_fleet_text(summary: FleetSummary, *, max_hosts: int = 20) -> str:
         lines.extend(_problem_lines(problem, max_hosts))
     if summary.healthy:
         lines.append(
-            f"✓ healthy ({len(summary.healthy)}): {_names(list(summary.healthy), max_hosts)}"
+            f"{MARKS[Severity.OK]} healthy ({len(summary.healthy)}): "
+            f"{_names(list(summary.healthy), max_hosts)}"
         )
     lines.append("")
     lines.append(f"hosts by worst finding: {_counts_text(summary.hosts_by_worst())}")

@@ -42,12 +42,12 @@ def _summary(run: CheckRun) -> str:
     c = run.counts()
     if c["error"]:
         worst = next(f for f in run.findings if f.severity is Severity.ERROR)
-        lead = f"✗ **{escape(worst.title)}**"
+        lead = f"{MARKS[Severity.ERROR]} **{escape(worst.title)}**"
     elif c["warn"]:
         worst = next(f for f in run.findings if f.severity is Severity.WARN)
         lead = f"! **{escape(worst.title)}**"
     else:
-        lead = "✓ **No problem found in what the report shows.**"
+        lead = f"{MARKS[Severity.OK]} **No problem found in what the report shows.**"
     counts = ", ".join(f"{c[k]} {k}" for k in ("error", "warn", "unknown") if c[k])
     return lead + (f" ({counts})" if counts else "")
 

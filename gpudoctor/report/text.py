@@ -14,7 +14,14 @@ from gpudoctor.wording import plural
 if TYPE_CHECKING:
     from gpudoctor.checks import CheckRun
 
-_COLOURS = {"✗": "31", "!": "33", "?": "35", "✓": "32", "-": "2", "•": "36"}
+_COLOURS = {
+    MARKS[Severity.ERROR]: "31",
+    MARKS[Severity.WARN]: "33",
+    MARKS[Severity.UNKNOWN]: "35",
+    MARKS[Severity.OK]: "32",
+    MARKS[Severity.NA]: "2",
+    MARKS[Severity.INFO]: "36",
+}
 
 
 def use_colour(stream: IO[str], env: dict[str, str] | None = None) -> bool:
@@ -123,7 +130,9 @@ def summary_line(run: CheckRun, colour: bool = False) -> str:
     ]
     problems = ", ".join(p for p in parts if p)
     if not problems:
-        return _paint("✓", "✓ No issues found.", colour) + f" (exit {run.exit_code})"
-    mark = "✗" if c["error"] else "!" if c["warn"] else "?"
+        ok = MARKS[Severity.OK]
+        return _paint(ok, f"{ok} No issues found.", colour) + f" (exit {run.exit_code})"
+    worst = Severity.ERROR if c["error"] else Severity.WARN if c["warn"] else Severity.UNKNOWN
+    mark = MARKS[worst]
     verdict = "failed" if run.exit_code else "passed"
     return _paint(mark, f"{mark} {problems}", colour) + f"; check {verdict} (exit {run.exit_code})"
