@@ -108,7 +108,7 @@ def severities(text: str) -> frozenset[Severity]:
 class CatalogueEntry:
     """One finding code as documented: its area, title, the severities it may take, what it
     means and the fix. The checks' catalogue (checks/catalogue.py) and the builder's
-    (build/verify_codes.py) are lists of these."""
+    (builder/verify_codes.py) are lists of these."""
 
     code: str
     area: str

@@ -4,7 +4,7 @@
 write_tree` puts the result on disk. Each image folder is a complete build context: the
 Dockerfile plus the requirements file(s) it COPYs, so that `docker build images/<folder>` works on
 its own. The verify script is not among them: `gpudoctor build` passes it to the image at
-verify time (build/verify.py), so an image holds only what its row promises.
+verify time (builder/verify.py), so an image holds only what its row promises.
 """
 
 from __future__ import annotations

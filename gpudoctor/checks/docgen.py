@@ -1,6 +1,6 @@
 """Print docs/findings.md: `python -m gpudoctor.checks.docgen > docs/findings.md`.
 
-The check codes (checks/catalogue.py) and the builder's verify codes (build/verify_codes.py),
+The check codes (checks/catalogue.py) and the builder's verify codes (builder/verify_codes.py),
 so that every `docs` anchor a finding carries exists. A separate module so that running it does
 not re-import the catalogue the package already loaded.
 """

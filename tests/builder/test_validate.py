@@ -1,4 +1,4 @@
-"""Every user value that reaches the Dockerfile or the context is validated (build/validate.py)."""
+"""Every user value that reaches the Dockerfile or the context is validated (builder/validate.py)."""
 
 from __future__ import annotations
 
