@@ -30,3 +30,36 @@ def test_every_docs_file_the_code_names_exists() -> None:
     assert named, "the code names no docs/ file: the pattern is wrong"
     missing = sorted(n for n in named if not (data_root() / n).is_file())
     assert missing == []
+
+
+# References to documents outside this repository a reader cannot open (spelled in pieces so
+# that this file does not match itself).
+_UNOPENABLE = re.compile(
+    "|".join(
+        [
+            r"\.\./" + "shared",
+            "DES" + "IGN",
+            "STYLE" + " habit",
+            "doctors-and-" + "host-facts",
+            "image-" + "builders",
+            "style-" + "anchors",
+            "cheat" + "-sheet",
+        ]
+    )
+)
+_SKIP = {".git", ".venv", "images", "__pycache__", "node_modules", "dist", "build"}
+
+
+def test_no_reference_a_reader_cannot_open() -> None:
+    root = PACKAGE.parent
+    hits = []
+    for path in root.rglob("*"):
+        parts = set(path.relative_to(root).parts)
+        if not path.is_file() or parts & _SKIP or path.suffix in {".pyc", ".so", ".whl", ".gz"}:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        hits += [f"{path.relative_to(root)}: {m.group()}" for m in _UNOPENABLE.finditer(text)]
+    assert hits == []

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypedDict
 
-from gpudoctor import versions
+from gpudoctor import framework_names, versions
 from gpudoctor.report.clean import printable
 
 _DOTTED = re.compile(r"^\d+(\.\d+)+$")
@@ -93,13 +93,15 @@ PRECISION = Kind(
     'one of "tf32", "bf16", "fp8", "fp4"', lambda v: v in ("tf32", "bf16", "fp8", "fp4")
 )
 DIGEST = _pattern('a digest like "sha256:<64 hex digits>"', r"sha256:[0-9a-f]{64}", numbers=False)
-DESIGNATION = Kind(
+BRANCH_SUPPORT = Kind(  # a driver branch's designation
     '"long-term support", "production", "new feature" or "evaluation"',
     lambda v: v in ("long-term support", "production", "new feature", "evaluation"),
 )
 BRANCH = _pattern('a driver branch number like "580"', r"\d{3}")
 PEP440 = Kind('a PEP 440 version like "2.5.1"', _pep440)
-FRAMEWORK = Kind('"pytorch" or "tensorflow"', lambda v: v in ("pytorch", "tensorflow"))
+FRAMEWORK = Kind(
+    " or ".join(f'"{n}"' for n in framework_names.MATRIX), lambda v: v in framework_names.MATRIX
+)
 MACHINE = Kind('"aarch64" or "x86_64" (uname -m)', lambda v: v in ("aarch64", "x86_64"))
 WHEEL_INDEX = _pattern('"pypi" or an index URL', r"pypi|https://\S+")
 OCI_PLATFORM = Kind('"linux/arm64"', lambda v: v == "linux/arm64")

@@ -396,7 +396,7 @@ def _driver_branch(problems: Problems, where: str, raw: dict[str, object]) -> Dr
     max_major = r.get_int("max_cuda_major", f.POSITIVE_INT) if "max_cuda_major" in raw else None
     row = DriverBranch(
         branch=r.get_str("branch", f.BRANCH),
-        designation=r.get_str("designation", f.DESIGNATION),
+        designation=r.get_str("designation", f.BRANCH_SUPPORT),
         end_of_life=r.get("end_of_life", f.YEAR_MONTH, required=False),
         max_cuda_major=max_major,
         last_for=r.get_list("last_for", f.TEXT, required=False),

@@ -1,4 +1,4 @@
-"""Every user value that reaches the Dockerfile or the context is validated (builder/validate.py)."""
+"""builder/validate.py: every user value that reaches the Dockerfile or the context is checked."""
 
 from __future__ import annotations
 
