@@ -48,18 +48,31 @@ def engine() -> DockerSdkEngine:
     return DockerSdkEngine.connect()
 
 
+@pytest.fixture(scope="session")
+def stage_leftovers() -> Iterator[None]:
+    """The install stage of each build is an untagged image; keep nothing dangling, but prune
+    once, when the session ends: a prune while another build runs (this session's next test,
+    or another test run on the same daemon) takes that build's cache and parent images."""
+    yield
+    import docker
+
+    client = docker.from_env()
+    with contextlib.suppress(docker.errors.APIError):
+        client.images.prune(filters={"dangling": True, "label": "io.gpudoctor.stage=install"})
+    client.close()
+
+
 @pytest.fixture
-def test_tag(engine: DockerSdkEngine) -> Iterator[str]:
-    """A unique tag for this test's image; the image and stage leftovers go afterwards."""
+def test_tag(engine: DockerSdkEngine, stage_leftovers: None) -> Iterator[str]:
+    """A unique tag for this test's image; the image goes afterwards (stage leftovers at the
+    end of the session)."""
     import docker
 
     tag = f"{TEST_TAG_PREFIX}:{uuid.uuid4().hex[:12]}"
     yield tag
     client = docker.from_env()
-    with contextlib.suppress(docker.errors.ImageNotFound):
+    with contextlib.suppress(docker.errors.ImageNotFound, docker.errors.APIError):
         client.images.remove(tag, force=True)
-    # The install stage of each build is an untagged image; keep nothing dangling.
-    client.images.prune(filters={"dangling": True, "label": "io.gpudoctor.stage=install"})
     client.close()
 
 
