@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.facts_view import has_gpu, live_gpus, nvidia_pci_gpus
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
-from gpudoctor.wording import gpu_label
+from gpudoctor.wording import gpu_label, plural
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts, NumaNode
@@ -214,7 +214,7 @@ def check_cpu_memory(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
         return [finding("cpu-memory", UNKNOWN, "CPU model and machine unknown", evidence=ev)]
     title = f"{cpu.model or 'unknown CPU'} ({p.machine or 'unknown machine'})"
     if cpu.numa_nodes:
-        title += f", {len(cpu.numa_nodes)} NUMA node" + ("s" if len(cpu.numa_nodes) > 1 else "")
+        title += f", {plural(len(cpu.numa_nodes), 'NUMA node')}"
     why = _coherence_evidence(cpu.numa_nodes, ats)
     if why:
         title += "; GPU memory is coherent with the CPU"
