@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from gpudoctor import versions
+from gpudoctor import framework_names, versions
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.checks.suggest import (
     driver_verdict,
@@ -296,7 +296,7 @@ def _aarch64_trap(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> str:
     `[[wheel]]` rows say PyPI serves one for this release there; "" otherwise."""
     from gpudoctor.matrix.platforms import first_cuda_on_pypi, pypi_cpu_only
 
-    framework = {"torch": "pytorch", "tensorflow": "tensorflow"}.get(fw.name)
+    framework = framework_names.MATRIX_NAME.get(fw.name)
     machine = facts.platform.machine
     if framework is None or machine is None:
         return ""

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import re
 
+from gpudoctor import framework_names
 from gpudoctor.cli.matrix_views import LEGEND, _plain, fields, row_json, row_text, table
 from gpudoctor.errors import NoMatchingRow, UsageError
 from gpudoctor.matrix.model import Matrix, PytorchRelease, ResolveRequest, TensorflowRelease
 
+_FRAMEWORKS = "|".join(framework_names.MATRIX)
 _ROW_ID = re.compile(
-    r"(?P<framework>pytorch|tensorflow)-(?P<version>.+?)-cu(?P<cuda>\d{2,4})-py(?P<python>3\.\d+)"
+    f"(?P<framework>{_FRAMEWORKS})"
+    r"-(?P<version>.+?)-cu(?P<cuda>\d{2,4})-py(?P<python>3\.\d+)"
     r"-(?P<distro>[a-z]+[0-9][0-9.]*)-(?P<flavor>runtime|devel)"
 )
 
@@ -138,7 +141,7 @@ def _is_verified(matrix: Matrix, request: ResolveRequest) -> bool:
 def show(matrix: Matrix, target: str, fmt: str) -> str:
     from gpudoctor.matrix import inputs
 
-    if re.match(r"\s*(pytorch|tensorflow)-", target):
+    if re.match(rf"\s*({_FRAMEWORKS})-", target):
         return show_row(matrix, target, fmt)
     # FRAMEWORK==VERSION: the shared parser words every mistake as the other commands do
     framework, version = inputs.parse_framework(target, option="matrix show")
