@@ -6,6 +6,8 @@ import ast
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gpudoctor import versions
 
@@ -66,3 +68,12 @@ def test_only_versions_py_imports_packaging_version() -> None:
             if isinstance(node, ast.ImportFrom) and node.module == "packaging.version":
                 offenders.append(str(path.relative_to(PACKAGE)))
     assert offenders == []
+
+
+@given(st.text(alphabet="aAzZ09-_.~ ", max_size=30))
+def test_canonical_name_is_packaging_canonicalize_name(name: str) -> None:
+    """versions.canonical_name keeps packaging.utils (and packaging.tags) off the start-up path;
+    it must still be exactly PEP 503's normalisation as packaging applies it."""
+    from packaging.utils import canonicalize_name
+
+    assert versions.canonical_name(name) == str(canonicalize_name(name))
