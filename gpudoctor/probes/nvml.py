@@ -2,7 +2,8 @@
 
 Entry point: `probe_nvml(nvml=None, *, redact=True, timeout_s=5.0) -> (NvmlFacts, issues)`.
 
-- `nvml` is the edge: a `pynvml` module (nvidia-ml-py). None imports the installed one lazily;
+- `nvml` is the edge: a `pynvml` module (nvidia-ml-py). None imports the installed one lazily,
+  and only when libnvidia-ml.so.1 loads (else library_not_found is recorded unimported);
   tests pass the real binding over a stand-in libnvidia-ml.so.1 (tests/nvml/fake_nvml.c).
 - NVML can hang on a broken GPU, so the work runs in a daemon thread and the caller waits at
   most `timeout_s`. On timeout the facts collected so far come back with status "unknown", a
@@ -17,6 +18,7 @@ JSON, for a quick look at a host and for the tests' subprocess runs.
 
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
 from types import ModuleType
@@ -90,6 +92,9 @@ def probe_nvml(
             not_run: the nvidia-ml-py binding is not importable.
     """
     if nvml is None:
+        absent = _library_absent()
+        if absent is not None:
+            return absent
         try:
             import pynvml
         except ImportError as exc:
@@ -102,10 +107,58 @@ def probe_nvml(
     worker.start()
     worker.join(max(timeout_s, 0.0))
     timed_out = worker.is_alive()
-    result = _facts(session, nvml, timed_out, timeout_s)  # before the worker unwinds
+    result = _facts(
+        session, describe_bindings(nvml), timed_out, timeout_s
+    )  # before the worker unwinds
     if timed_out:
         session.cancelled.set()  # the worker stops at its next call and shuts NVML down
     return result
+
+
+# str() of nvidia-ml-py's NVMLError_LibraryNotFound (NVMLError._errcode_to_string in pynvml.py)
+# as `describe` words it: what the binding's own nvmlInit would have recorded.
+_LIBRARY_NOT_FOUND_ERROR = "NVML Shared Library Not Found (NVML error 12)"
+_LIBRARY = "libnvidia-ml.so.1"
+
+
+def _library_absent() -> tuple[NvmlFacts, list[ProbeIssue]] | None:
+    """The facts nvmlInit's library_not_found gives, when libnvidia-ml.so.1 cannot be loaded;
+    else None. Importing pynvml (and the `logging` it pulls in) costs ~13 ms of every `check`,
+    mostly on hosts without a driver: so the library is loaded first the way nvidia-ml-py's
+    _LoadNvmlLibrary does on Linux (`CDLL("libnvidia-ml.so.1")`, through the loader's search:
+    LD_LIBRARY_PATH, the cache), and pynvml is imported only when it loads. The binding is
+    described from its file, unimported: no file, or not plain source, leaves it to the import.
+    """
+    if sys.platform.startswith("win"):
+        return None  # nvml.dll is looked for in two places there: the binding's job
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec("pynvml")
+    except (ImportError, ValueError):
+        return None
+    origin = spec.origin if spec is not None else None
+    if not origin or not origin.endswith(".py"):
+        return None
+    try:
+        source = Path(origin).read_bytes()
+    except OSError:
+        return None
+    import ctypes
+
+    try:
+        ctypes.CDLL(_LIBRARY)
+    except OSError:
+        pass
+    else:
+        return None
+    issue_code, reason = _INIT_FAILURES[12][1:]
+    session = NvmlSession(ModuleType("pynvml"), redact=True)
+    session.status = "library_not_found"
+    session.error = _LIBRARY_NOT_FOUND_ERROR
+    session.issue("nvml", issue_code, reason)
+    official_shape = b"\ndef _nvmlGetFunctionPointer(" in source
+    return _facts(session, _bindings(official_shape, origin), False, 0.0)
 
 
 def _work(session: NvmlSession) -> None:
@@ -163,7 +216,10 @@ def _collect(session: NvmlSession) -> None:
 
 
 def _facts(
-    session: NvmlSession, nvml: ModuleType, timed_out: bool, timeout_s: float
+    session: NvmlSession,
+    bindings: tuple[str | None, str | None, bool],
+    timed_out: bool,
+    timeout_s: float,
 ) -> tuple[NvmlFacts, list[ProbeIssue]]:
     gpus: list[GpuFacts] = list(session.gpus)  # copy before reading current_gpu (no duplicate)
     current = session.current_gpu
@@ -176,7 +232,7 @@ def _facts(
         if current is not None and all(g.index != current.get("index") for g in gpus):
             gpus.append(GpuFacts(**{**current, "lost": True, "error": error}))
     library_path = _loaded_library()
-    package, version, shadowed = describe_bindings(nvml)
+    package, version, shadowed = bindings
     facts = NvmlFacts(
         status=status,
         error=error,
@@ -209,7 +265,11 @@ def describe_bindings(nvml: ModuleType) -> tuple[str | None, str | None, bool]:
     (gpustat#153, gpuopenanalytics/pynvml#47), or by the file belonging to that distribution.
     """
     official_shape = callable(getattr(nvml, "_nvmlGetFunctionPointer", None))
-    owner = _owning_distribution(getattr(nvml, "__file__", None))
+    return _bindings(official_shape, getattr(nvml, "__file__", None))
+
+
+def _bindings(official_shape: bool, module_file: Any) -> tuple[str | None, str | None, bool]:
+    owner = _owning_distribution(module_file)
     package, version = owner if owner else (None, None)
     return package, version, (not official_shape) or package == _UNOFFICIAL
 
