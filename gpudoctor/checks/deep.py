@@ -1,6 +1,8 @@
 """What the frameworks did when imported (`gpudoctor check --deep`): the import, CUDA at run time,
 one small kernel. Pure like every check: they read HostFacts.deep, which only `--deep` fills;
 without it each installed framework gets `n/a` with the hint to run with --deep.
+The causes (deep_causes.py, its patterns and dataclasses) are imported only to explain a
+failed import or kernel: a plain `check` never needs them.
 """
 
 from __future__ import annotations
@@ -10,13 +12,6 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.deep_causes import (
-    import_cause,
-    kernel_cause,
-    probe_command,
-    python_of,
-    unavailable_causes,
-)
 from gpudoctor.facts_view import has_gpu, live_gpus
 from gpudoctor.findings import ERROR, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.wording import exit_text, last_line
@@ -66,6 +61,8 @@ def _import(
     facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, deep: DeepFrameworkFacts
 ) -> Finding:
     code, subject, module = "framework-import", fw.name, fw.name  # the import name
+    from gpudoctor.checks.deep_causes import import_cause, python_of
+
     ev = _evidence(deep, "import_seconds", "version", "cuda", "cudnn", "seconds")
     python = python_of(deep)
     if deep.outcome == "import_failed":
@@ -114,6 +111,8 @@ def _import(
 def _imported(
     fw: FrameworkFacts, deep: DeepFrameworkFacts, ev: list[tuple[str, object]]
 ) -> Finding:
+    from gpudoctor.checks.deep_causes import python_of
+
     code, subject, module = "framework-import", fw.name, fw.name  # the import name
     seconds = f" in {deep.import_seconds:.1f} s" if deep.import_seconds is not None else ""
     runtime = versions.release(deep.version)
@@ -189,6 +188,8 @@ def _unavailable(
     deep: DeepFrameworkFacts,
     ev: list[tuple[str, object]],
 ) -> Finding:
+    from gpudoctor.checks.deep_causes import probe_command, unavailable_causes
+
     causes = unavailable_causes(facts, matrix, fw)
     command = probe_command(fw, deep)
     said = f"; {fw.name} said: {' / '.join(deep.cuda_warnings)}" if deep.cuda_warnings else ""
@@ -249,6 +250,8 @@ def _kernel(  # noqa: PLR0911 - one return per verdict
             evidence=ev,
             subject=subject,
         )
+    from gpudoctor.checks.deep_causes import kernel_cause
+
     cause = kernel_cause(deep)
     return finding(
         code,

@@ -164,8 +164,11 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     intent = build_intent(framework, cuda, require or [], native_only=native_only)
     only_codes = select_codes("--only", (only or "").split(","))
     skip_codes = select_codes("--skip", (skip or "").split(","))
-    from gpudoctor.fleet_summary import is_fleet
+    fleet = False
+    if paths:  # fleet_summary and its dataclasses (~2 ms) only when --from names something
+        from gpudoctor.fleet_summary import is_fleet
 
+        fleet = is_fleet(paths)
     refuse_deep_with_from(deep, paths)
     if intent.framework or intent.cuda:
         # A release or CUDA the matrix lacks is bad input: say so before probing anything.
@@ -173,8 +176,8 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
 
         check_asked(load_matrix(ctx), intent.framework, intent.framework_version, intent.cuda)
     if image is not None:
-        intent = with_image(intent, image, fleet=is_fleet(paths))
-    if is_fleet(paths):
+        intent = with_image(intent, image, fleet=fleet)
+    if fleet:
         return check_fleet(
             ctx, paths, intent, fmt, only=only_codes, skip=skip_codes, strict=strict, output=output
         )
