@@ -15,10 +15,9 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gpudoctor import __version__
 from gpudoctor.facts import (
@@ -37,6 +36,9 @@ from gpudoctor.facts_multigpu import MultiGpuFacts
 from gpudoctor.probes.runner import Runner, run_command
 from gpudoctor.probes.runtime import DockerFactory
 
+if TYPE_CHECKING:
+    from gpudoctor.probes.dist_info import Dist
+
 T = TypeVar("T")
 ProbeResult = tuple[T, list[ProbeIssue]]
 # A stuck probe (an NVML call that never returns) must not hold the snapshot hostage.
@@ -50,7 +52,7 @@ def collect_facts(
     runner: Runner = run_command,
     nvml: ModuleType | None = None,
     docker_factory: DockerFactory | None = None,
-    distributions: Iterable[metadata.Distribution] | None = None,
+    distributions: Iterable[Dist] | None = None,
     site_paths: Sequence[str | Path] | None = None,
     redact: bool = True,
     include_docker: bool = True,

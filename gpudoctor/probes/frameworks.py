@@ -1,9 +1,9 @@
 """Installed ML frameworks (torch, tensorflow, jax), read without importing them.
 
 Importing torch costs seconds and may initialise CUDA, so the facts come from package metadata
-(importlib.metadata) and the frameworks' own generated version files: torch/version.py and
-tensorflow/python/platform/build_info.py. The edge is the list of distributions (tests pass a
-fake site-packages tree).
+(dist_info.py, in importlib.metadata's shape) and the frameworks' own generated version files:
+torch/version.py and tensorflow/python/platform/build_info.py. The edge is the list of
+distributions (tests pass a fake site-packages tree).
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from importlib import metadata
 from pathlib import Path
 
 from gpudoctor import versions
 from gpudoctor.facts import BundledLib, FrameworkFacts, ProbeIssue
-from gpudoctor.probes.files import list_dir, read_text
+from gpudoctor.probes.dist_info import Dist, dist_folders
+from gpudoctor.probes.files import read_text
 
 PROBE = "frameworks"
 _TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tensorflow-intel")
@@ -28,7 +28,7 @@ _CU_TAG = re.compile(r"^cu(\d+)(\d)$")  # torch local tag "cu124" -> CUDA 12.4
 
 
 def probe_frameworks(
-    distributions: Iterable[metadata.Distribution] | None = None,
+    distributions: Iterable[Dist] | None = None,
     paths: Sequence[str | Path] | None = None,
 ) -> tuple[tuple[FrameworkFacts, ...], list[ProbeIssue]]:
     """Frameworks among `distributions` (default: those found on `paths`, else on sys.path)."""
@@ -44,18 +44,12 @@ def probe_frameworks(
     return tuple(f for f in found if f is not None), issues
 
 
-def find_distributions(paths: Sequence[str | Path]) -> list[metadata.Distribution]:
+def find_distributions(paths: Sequence[str | Path]) -> list[Dist]:
     """The distributions that can matter here, found by directory name alone.
 
     importlib.metadata.distributions() parses every METADATA file on the path (tens of ms in a
     big environment); the dist-info directory name already says which ones to read."""
-    found: list[metadata.Distribution] = []
-    for entry in paths:
-        for name in list_dir(Path(entry or ".")):
-            stem, dot, suffix = name.rpartition(".")
-            if dot and suffix in ("dist-info", "egg-info") and _interesting(stem.split("-")[0]):
-                found.append(metadata.PathDistribution(Path(entry or ".") / name))
-    return found
+    return [dist for name, dist in dist_folders(paths) if _interesting(name)]
 
 
 def _interesting(name: str) -> bool:
@@ -67,9 +61,9 @@ def normalize(name: str) -> str:
     return versions.canonical_name(name)
 
 
-def index(distributions: Iterable[metadata.Distribution]) -> dict[str, metadata.Distribution]:
+def index(distributions: Iterable[Dist]) -> dict[str, Dist]:
     """By normalized name; the first one wins, as on sys.path."""
-    dists: dict[str, metadata.Distribution] = {}
+    dists: dict[str, Dist] = {}
     for dist in distributions:
         name = dist.metadata["Name"] if dist.metadata else None
         if name:
@@ -77,7 +71,7 @@ def index(distributions: Iterable[metadata.Distribution]) -> dict[str, metadata.
     return dists
 
 
-def bundled_libs(dists: dict[str, metadata.Distribution], start: str) -> tuple[BundledLib, ...]:
+def bundled_libs(dists: dict[str, Dist], start: str) -> tuple[BundledLib, ...]:
     """Installed nvidia-* wheels that `start` pulls in, directly or through its dependencies.
 
     Markers and extras are ignored on purpose: only what is installed counts, and
@@ -116,9 +110,7 @@ def read_assignments(text: str) -> dict[str, str | None]:
     return values
 
 
-def torch_facts(
-    dists: dict[str, metadata.Distribution], issues: list[ProbeIssue]
-) -> FrameworkFacts | None:
+def torch_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> FrameworkFacts | None:
     dist = dists.get("torch")
     if dist is None:
         return None
@@ -153,9 +145,7 @@ def torch_facts(
     )
 
 
-def tensorflow_facts(
-    dists: dict[str, metadata.Distribution], issues: list[ProbeIssue]
-) -> FrameworkFacts | None:
+def tensorflow_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> FrameworkFacts | None:
     name = next((n for n in _TF_DISTS if n in dists), None)
     if name is None:
         return None
@@ -193,7 +183,7 @@ def tf_value(text: str | None, key: str) -> str | None:
     return (match.group(1) if match.group(1) is not None else match.group(2)) if match else None
 
 
-def jax_facts(dists: dict[str, metadata.Distribution]) -> FrameworkFacts | None:
+def jax_facts(dists: dict[str, Dist]) -> FrameworkFacts | None:
     dist = dists.get("jax")
     if dist is None:
         return None
@@ -215,9 +205,7 @@ def jax_facts(dists: dict[str, metadata.Distribution]) -> FrameworkFacts | None:
     )
 
 
-def _jax_cuda(
-    dists: dict[str, metadata.Distribution], plugins: list[str]
-) -> tuple[str | None, str | None]:
+def _jax_cuda(dists: dict[str, Dist], plugins: list[str]) -> tuple[str | None, str | None]:
     """CUDA from the plugin wheel's major ("jax-cuda12-plugin"), refined by the installed
     nvidia-cuda-runtime wheel; older jaxlib carried it in a local tag ("+cuda12.cudnn89")."""
     for plugin in plugins:

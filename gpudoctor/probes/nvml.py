@@ -275,21 +275,23 @@ def _bindings(official_shape: bool, module_file: Any) -> tuple[str | None, str |
 
 
 def _owning_distribution(module_file: Any) -> tuple[str, str] | None:
+    """(name, version) of the distribution whose RECORD lists `module_file`, read without
+    importlib.metadata (dist_info.py)."""
     if not isinstance(module_file, str):
         return None
-    from importlib import metadata
+    from gpudoctor.probes import dist_info
 
     target = Path(module_file).resolve()
     for name in (_OFFICIAL, _UNOFFICIAL):
-        try:
-            dist = metadata.distribution(name)
-        except metadata.PackageNotFoundError:
+        dist = dist_info.find(name)
+        if dist is None:
             continue
         for file in dist.files or ():
+            parts = Path(file).parts
             if (
-                file.parts
-                and file.parts[0].startswith("pynvml")
-                and (Path(str(dist.locate_file(file))).resolve() == target)
+                parts
+                and parts[0].startswith("pynvml")
+                and dist.locate_file(file).resolve() == target
             ):
                 return name, dist.version
     return None

@@ -1,0 +1,95 @@
+"""dist_info reads what importlib.metadata reads, without importing it: held equal on every
+distribution installed here and on the header shapes METADATA files take."""
+
+from __future__ import annotations
+
+import email
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.probes import dist_info
+from gpudoctor.probes.dist_info import DistInfo, Headers
+
+_INSTALLED = [
+    Path(entry) / name
+    for entry in sys.path
+    if entry and Path(entry).is_dir()
+    for name in sorted(p.name for p in Path(entry).iterdir())
+    if name.endswith((".dist-info", ".egg-info"))
+]
+
+
+def test_some_distributions_are_installed() -> None:
+    assert len(_INSTALLED) > 10
+
+
+@pytest.mark.parametrize("path", _INSTALLED, ids=lambda p: p.name)
+def test_installed_distribution_reads_as_importlib_metadata_reads_it(path: Path) -> None:
+    ours, theirs = DistInfo(path), metadata.PathDistribution(path)
+    for field in ("Name", "Version", "Summary", "Requires-Python"):
+        assert ours.metadata[field] == theirs.metadata[field]
+    assert ours.version == theirs.version
+    assert ours.metadata.get_all("Requires-Dist") == theirs.metadata.get_all("Requires-Dist")
+    if path.suffix == ".dist-info":
+        assert ours.requires == theirs.requires
+    if (path / "RECORD").is_file():
+        assert ours.files == [str(p) for p in theirs.files or ()]
+    assert ours.locate_file("x/y.py") == theirs.locate_file("x/y.py")
+
+
+def test_find_is_importlib_metadata_distribution() -> None:
+    for name in ("pytest", "Packaging", "typer", "nvidia_ml_py"):
+        found = dist_info.find(name)
+        assert found is not None
+        assert found.version == metadata.version(name)
+        assert found.locate_file("") == metadata.distribution(name).locate_file("")
+    assert dist_info.find("no-such-distribution-here") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Metadata-Version: 2.1\nName: torch\nVersion: 2.5.1+cu124\n\nName: body, not a header\n",
+        "Name: a\nSummary: first line\n  continued\n\tand tabbed\nVersion: 1\n",
+        "Name: a\r\nVersion: 1\r\nRequires-Dist: b\r\nRequires-Dist: c ; extra == 'x'\r\n\r\n",
+        "Name:   spaced   \nName: second wins not\nVersion:1\n",
+        "Name: a\nnot a header line\nVersion: 2\n",
+        "Name: a\nEmpty:\nVersion: 3",
+        "",
+    ],
+)
+def test_headers_parse_as_email_compat32(text: str) -> None:
+    theirs = email.message_from_string(text)  # what importlib.metadata wraps (policy compat32)
+    ours = Headers(text)
+    assert len(ours) == len(theirs)
+    for field in ("Name", "Version", "Summary", "Requires-Dist", "Empty", "Missing"):
+        assert ours[field] == theirs[field]
+        assert ours.get_all(field) == theirs.get_all(field)
+
+
+def test_record_paths_with_commas_are_unquoted(tmp_path: Path) -> None:
+    info = tmp_path / "odd-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Name: odd\nVersion: 1.0\n", encoding="utf-8")
+    (info / "RECORD").write_text(
+        'odd/__init__.py,sha256=abc,10\n"odd/a,b ""q"".py",sha256=def,3\n'
+        "odd-1.0.dist-info/RECORD,,\n",
+        encoding="utf-8",
+    )
+    files = metadata.PathDistribution(info).files or []
+    assert DistInfo(info).files == [str(p) for p in files]
+    assert DistInfo(info).files == ["odd/__init__.py", 'odd/a,b "q".py', "odd-1.0.dist-info/RECORD"]
+
+
+def test_egg_info_requirements_keep_their_names(tmp_path: Path) -> None:
+    egg = tmp_path / "tf_thing-1.0.egg-info"
+    egg.mkdir()
+    (egg / "PKG-INFO").write_text("Name: tf-thing\nVersion: 1.0\n", encoding="utf-8")
+    (egg / "requires.txt").write_text("numpy>=1\n\n[and-cuda]\nnvidia-cudnn-cu12==9.1\n")
+    theirs = metadata.PathDistribution(egg).requires or []
+    assert DistInfo(egg).requires == ["numpy>=1", "nvidia-cudnn-cu12==9.1"]
+    assert [r.split(";")[0].strip() for r in theirs] == DistInfo(egg).requires
+    assert DistInfo(egg).version == "1.0"
