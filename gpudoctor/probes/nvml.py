@@ -31,8 +31,6 @@ from gpudoctor.probes.nvml_decode import (
     library_version_from_path,
     text,
 )
-from gpudoctor.probes.nvml_device import collect_gpu
-from gpudoctor.probes.nvml_links import collect_pairs
 from gpudoctor.probes.nvml_session import (
     PROBE,
     Cancelled,
@@ -195,6 +193,10 @@ def _init_failed(session: NvmlSession, exc: BaseException) -> None:
 
 def _collect(session: NvmlSession) -> None:
     """nvidia-smi --query-gpu=driver_version,count; nvidia-smi (CUDA Version)"""
+    # Only once nvmlInit succeeded: a host without the library never needs the readers.
+    from gpudoctor.probes.nvml_device import collect_gpu
+    from gpudoctor.probes.nvml_links import collect_pairs
+
     system = session.system
     system["driver_version"] = text(
         session.query("nvmlSystemGetDriverVersion", field="driver_version")
