@@ -16,12 +16,13 @@ from gpudoctor.facts_multigpu import (
     MultiGpuFacts,
     NvLinkFacts,
 )
+from gpudoctor.frozen import Frozen
 
 SCHEMA_VERSION = 1
 
 
-@dataclass(frozen=True)
-class ProbeIssue:
+@dataclass(frozen=True, eq=False, repr=False)
+class ProbeIssue(Frozen):
     """Something a probe could not read; `code` is stable kebab-case (`nvml-library-not-found`)."""
 
     probe: str
@@ -33,8 +34,8 @@ class ProbeIssue:
 # --- NVML ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MigDevice:
+@dataclass(frozen=True, eq=False, repr=False)
+class MigDevice(Frozen):
     index: int
     uuid: str | None = None
     name: str | None = None
@@ -44,8 +45,8 @@ class MigDevice:
     multiprocessor_count: int | None = None
 
 
-@dataclass(frozen=True)
-class GpuFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class GpuFacts(Frozen):
     """One physical GPU as NVML sees it; `lost=True` marks a placeholder for a GPU NVML lost."""
 
     index: int
@@ -90,8 +91,8 @@ class GpuFacts:
     fabric: FabricFacts | None = None  # None: the driver has no fabric call for this GPU
 
 
-@dataclass(frozen=True)
-class NvmlFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class NvmlFacts(Frozen):
     """What NVML said. `status` classifies init: ok, library_not_found, driver_not_loaded,
     lib_rm_version_mismatch, no_permission, unknown, or not_run (probe skipped)."""
 
@@ -114,8 +115,8 @@ class NvmlFacts:
 # --- kernel, PCI, platform ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PciDevice:
+@dataclass(frozen=True, eq=False, repr=False)
+class PciDevice(Frozen):
     address: str  # "0000:3b:00.0"
     vendor_id: str  # "0x10de"
     device_id: str | None = None
@@ -135,15 +136,15 @@ class PciDevice:
     is_virtual_function: bool = False
 
 
-@dataclass(frozen=True)
-class DeviceNode:
+@dataclass(frozen=True, eq=False, repr=False)
+class DeviceNode(Frozen):
     path: str  # "/dev/nvidia0"
     readable: bool | None = None
     writable: bool | None = None
 
 
-@dataclass(frozen=True)
-class KernelFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class KernelFacts(Frozen):
     release: str | None = None  # uname -r
     cmdline: str | None = None  # /proc/cmdline
     nvidia_module_version: str | None = None  # loaded kernel module (/proc/driver/nvidia/version)
@@ -154,8 +155,8 @@ class KernelFacts:
     pci_devices: tuple[PciDevice, ...] = ()
 
 
-@dataclass(frozen=True)
-class IommuFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class IommuFacts(Frozen):
     enabled: bool | None = None  # /sys/class/iommu non-empty
     vendor: str | None = None  # "intel" (dmar), "amd" (ivhd), other
     group_count: int | None = None
@@ -165,15 +166,15 @@ class IommuFacts:
     ] = ()  # intel_iommu=..., amd_iommu=..., iommu=..., iommu.passthrough=...
 
 
-@dataclass(frozen=True)
-class NumaNode:
+@dataclass(frozen=True, eq=False, repr=False)
+class NumaNode(Frozen):
     node: int  # /sys/devices/system/node/nodeN
     cpus: int  # CPUs in its cpulist; 0 on a memory-only node
     memory_total_bytes: int | None = None  # its meminfo MemTotal
 
 
-@dataclass(frozen=True)
-class CpuFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class CpuFacts(Frozen):
     """The CPU and the NUMA layout of memory. On coherent NVLink-C2C systems (GH200, GB200) the
     GPU's memory is onlined to the OS as NUMA nodes with memory and no CPUs."""
 
@@ -186,8 +187,8 @@ class CpuFacts:
     gpu_memory_coherent: bool | None = None
 
 
-@dataclass(frozen=True)
-class PlatformFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class PlatformFacts(Frozen):
     os_id: str | None = None  # /etc/os-release ID
     os_version: str | None = None
     os_pretty: str | None = None
@@ -211,8 +212,8 @@ class PlatformFacts:
 # --- container runtime --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ContainerRuntimeFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class ContainerRuntimeFacts(Frozen):
     docker_reachable: bool | None = None
     docker_version: str | None = None
     runtimes: tuple[str, ...] = ()  # registered runtimes reported by the daemon
@@ -230,22 +231,22 @@ class ContainerRuntimeFacts:
 # --- CUDA libraries and frameworks --------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LibraryFact:
+@dataclass(frozen=True, eq=False, repr=False)
+class LibraryFact(Frozen):
     name: str  # "libcudart", "libcudnn", "libnccl", "libcuda"
     path: str
     version: str | None = None
 
 
-@dataclass(frozen=True)
-class CudaToolkit:
+@dataclass(frozen=True, eq=False, repr=False)
+class CudaToolkit(Frozen):
     path: str  # /usr/local/cuda-13.0
     version: str | None = None  # from version.json
     nvcc_version: str | None = None  # "13.0.48" from nvcc --version
 
 
-@dataclass(frozen=True)
-class CudaLibFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class CudaLibFacts(Frozen):
     toolkits: tuple[CudaToolkit, ...] = ()
     cudart: tuple[LibraryFact, ...] = ()
     cudnn: tuple[LibraryFact, ...] = ()
@@ -259,14 +260,14 @@ class CudaLibFacts:
     loader_cache_libs: tuple[LibraryFact, ...] = ()
 
 
-@dataclass(frozen=True)
-class BundledLib:
+@dataclass(frozen=True, eq=False, repr=False)
+class BundledLib(Frozen):
     package: str  # "nvidia-cudnn-cu12"
     version: str
 
 
-@dataclass(frozen=True)
-class FrameworkFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class FrameworkFacts(Frozen):
     """An installed framework, read without importing it."""
 
     name: str  # "torch", "tensorflow", "jax"
@@ -284,8 +285,8 @@ class FrameworkFacts:
         return f"{self.name} {self.version}"
 
 
-@dataclass(frozen=True)
-class DeepDevice:
+@dataclass(frozen=True, eq=False, repr=False)
+class DeepDevice(Frozen):
     """A CUDA device as the imported framework sees it (after CUDA_VISIBLE_DEVICES and MIG)."""
 
     index: int
@@ -293,8 +294,8 @@ class DeepDevice:
     compute_capability: str | None = None  # "9.0"
 
 
-@dataclass(frozen=True)
-class DeepFrameworkFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class DeepFrameworkFacts(Frozen):
     """What importing one framework in a subprocess showed (`--deep`: templates/verify_image.py
     run with the interpreter gpudoctor runs under). `outcome`: ok, import_failed, probe_failed
     (imported, then raised), timeout, crashed (no report: a signal or an exit code), no_report
@@ -324,8 +325,8 @@ class DeepFrameworkFacts:
 # --- a pasted text report ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ReportError:
+@dataclass(frozen=True, eq=False, repr=False)
+class ReportError(Frozen):
     """A known error line found in a pasted report (`code` names its row in
     checks/error_lines.py); `text` is the line as pasted, trimmed; `line` its 1-based number."""
 
@@ -334,8 +335,8 @@ class ReportError:
     line: int | None = None
 
 
-@dataclass(frozen=True)
-class ReportFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class ReportFacts(Frozen):
     """Where the facts came from when `check --from` read a text report (collect_env, nvidia-smi,
     pip list, ...) instead of probing a host: every fact the report does not show stays unknown."""
 
@@ -349,14 +350,14 @@ class ReportFacts:
 # --- the snapshot -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ProbeTiming:
+@dataclass(frozen=True, eq=False, repr=False)
+class ProbeTiming(Frozen):
     probe: str
     seconds: float
 
 
-@dataclass(frozen=True)
-class HostFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class HostFacts(Frozen):
     schema_version: int = SCHEMA_VERSION
     tool_version: str = ""
     collected_at: str = ""  # ISO 8601, UTC

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpudoctor.frozen import Frozen
+
 # --- NVML ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class NvLinkFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class NvLinkFacts(Frozen):
     """One NVLink of a GPU (nvidia-smi nvlink -s / -e). Counters are totals since the driver
     loaded; None = the GPU or driver does not report it (Blackwell moved them to field values)."""
 
@@ -29,8 +31,8 @@ class NvLinkFacts:
     crc_data_errors: int | None = None
 
 
-@dataclass(frozen=True)
-class FabricFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class FabricFacts(Frozen):
     """nvmlDeviceGetGpuFabricInfo(V): registration of the GPU with the NVLink fabric, which the
     fabric manager performs on NVSwitch systems. `state`: not_supported, not_started,
     in_progress, completed; `status`: the nvmlReturn_t of the registration (0 = success)."""
@@ -40,8 +42,8 @@ class FabricFacts:
     health_mask: int | None = None  # V only; bits per NVML_GPU_FABRIC_HEALTH_MASK_*
 
 
-@dataclass(frozen=True)
-class GpuPairFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class GpuPairFacts(Frozen):
     """Two GPUs (by NVML index, a < b): topology level and P2P status, as nvidia-smi topo -m and
     topo -p2p show them. Topology: internal, single (PIX), multiple (PXB), hostbridge (PHB),
     node (NODE), system (SYS). P2P: ok, chipset_not_supported, gpu_not_supported,
@@ -59,8 +61,8 @@ class GpuPairFacts:
 # --- host around the GPUs -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class IbPort:
+@dataclass(frozen=True, eq=False, repr=False)
+class IbPort(Frozen):
     """/sys/class/infiniband/<device>/ports/<port>: an InfiniBand or RoCE port. GUIDs are never
     read (they identify the machine)."""
 
@@ -72,8 +74,8 @@ class IbPort:
     link_layer: str | None = None  # "InfiniBand" or "Ethernet" (RoCE)
 
 
-@dataclass(frozen=True)
-class PciBridgeAcs:
+@dataclass(frozen=True, eq=False, repr=False)
+class PciBridgeAcs(Frozen):
     """A PCIe bridge above a GPU and its Access Control Services control register. `redirect`:
     P2P Request or Completion Redirect set, which sends peer traffic up to the root complex.
     None when the register could not be read (extended config space needs root)."""
@@ -85,8 +87,8 @@ class PciBridgeAcs:
     redirect: bool | None = None
 
 
-@dataclass(frozen=True)
-class GpuLocality:
+@dataclass(frozen=True, eq=False, repr=False)
+class GpuLocality(Frozen):
     """Where a GPU sits: NUMA node, the CPUs close to it, its IOMMU group and that group's
     translation type (/sys/kernel/iommu_groups/N/type: identity, DMA, DMA-FQ, blocked)."""
 
@@ -97,14 +99,14 @@ class GpuLocality:
     iommu_group_type: str | None = None
 
 
-@dataclass(frozen=True)
-class EnvVar:
+@dataclass(frozen=True, eq=False, repr=False)
+class EnvVar(Frozen):
     name: str
     value: str
 
 
-@dataclass(frozen=True)
-class NcclLibrary:
+@dataclass(frozen=True, eq=False, repr=False)
+class NcclLibrary(Frozen):
     """A libnccl.so found in a directory of LD_LIBRARY_PATH, which the dynamic loader searches
     before a framework's RUNPATH to its own nvidia-nccl wheel."""
 
@@ -112,8 +114,8 @@ class NcclLibrary:
     version: str | None = None  # from the file name, "2.21.5"
 
 
-@dataclass(frozen=True)
-class XidEvent:
+@dataclass(frozen=True, eq=False, repr=False)
+class XidEvent(Frozen):
     """One `NVRM: Xid` line of the kernel log."""
 
     xid: int
@@ -122,8 +124,8 @@ class XidEvent:
     message: str = ""  # the text after the XID number, trimmed; process names removed
 
 
-@dataclass(frozen=True)
-class MultiGpuFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class MultiGpuFacts(Frozen):
     """Everything the multi-GPU/multi-node checks read besides NVML. `collected` is False when
     the probe did not run (an older snapshot): checks then say unknown rather than judge."""
 

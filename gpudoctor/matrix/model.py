@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gpudoctor.frozen import Frozen
+
 if TYPE_CHECKING:
     from gpudoctor.compat.host import Host
 
 
-@dataclass(frozen=True)
-class CudaRelease:
+@dataclass(frozen=True, eq=False, repr=False)
+class CudaRelease(Frozen):
     version: str  # "12.1.1"
     label: str
     min_driver_linux: str
@@ -34,8 +36,8 @@ class CudaRelease:
         return major_minor(self.version, pad=False) or self.version
 
 
-@dataclass(frozen=True)
-class CudaMajor:
+@dataclass(frozen=True, eq=False, repr=False)
+class CudaMajor(Frozen):
     major: int
     minor_compat_min_driver_linux: str
     source: str
@@ -48,8 +50,8 @@ class CudaMajor:
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
-@dataclass(frozen=True)
-class Architecture:
+@dataclass(frozen=True, eq=False, repr=False)
+class Architecture(Frozen):
     compute_capability: str  # "8.0"
     name: str
     sm: str
@@ -67,8 +69,8 @@ class Architecture:
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
-@dataclass(frozen=True)
-class PytorchVariant:
+@dataclass(frozen=True, eq=False, repr=False)
+class PytorchVariant(Frozen):
     cuda: str  # "12.4"
     tag: str  # "cu124"
     index_url: str
@@ -81,8 +83,8 @@ class PytorchVariant:
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
-@dataclass(frozen=True)
-class PytorchRelease:
+@dataclass(frozen=True, eq=False, repr=False)
+class PytorchRelease(Frozen):
     version: str
     python: tuple[str, ...]
     torchvision: str
@@ -97,8 +99,8 @@ class PytorchRelease:
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
-@dataclass(frozen=True)
-class TensorflowRelease:
+@dataclass(frozen=True, eq=False, repr=False)
+class TensorflowRelease(Frozen):
     version: str
     python: tuple[str, ...]
     cuda: str
@@ -111,8 +113,8 @@ class TensorflowRelease:
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
-@dataclass(frozen=True)
-class BaseImage:
+@dataclass(frozen=True, eq=False, repr=False)
+class BaseImage(Frozen):
     cuda: str  # full release "12.1.1"
     repository: str
     flavors: tuple[str, ...]
@@ -129,8 +131,8 @@ class BaseImage:
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
-@dataclass(frozen=True)
-class MigGpu:
+@dataclass(frozen=True, eq=False, repr=False)
+class MigGpu(Frozen):
     name: str
     compute_capability: str
     max_instances: int
@@ -142,8 +144,8 @@ class MigGpu:
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
-@dataclass(frozen=True)
-class Distro:
+@dataclass(frozen=True, eq=False, repr=False)
+class Distro(Frozen):
     """A base-image distribution and the Pythons its own package archive installs (with venv).
 
     The Dockerfile template installs Python from the distribution, so a row may only promise a
@@ -162,8 +164,8 @@ class Distro:
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
-@dataclass(frozen=True)
-class DriverBranch:
+@dataclass(frozen=True, eq=False, repr=False)
+class DriverBranch(Frozen):
     """An NVIDIA driver branch (R580): its designation, end of life, and the GPU architectures
     for which it is the last branch."""
 
@@ -179,8 +181,8 @@ class DriverBranch:
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
-@dataclass(frozen=True)
-class PlatformWheel:
+@dataclass(frozen=True, eq=False, repr=False)
+class PlatformWheel(Frozen):
     """Where one framework release exists for one machine other than x86_64, read from the
     wheels an index serves: `[[wheel]]` rows. Every `[[pytorch.variants]]` and `[[tensorflow]]`
     row describes an x86_64 Linux build; a release reaches another machine only through these
@@ -203,8 +205,8 @@ class PlatformWheel:
         return self.cuda == "none"
 
 
-@dataclass(frozen=True)
-class ImagePlatform:
+@dataclass(frozen=True, eq=False, repr=False)
+class ImagePlatform(Frozen):
     """A platform other than linux/amd64 that a base image repository's tags carry, from a CUDA
     release on: `[[image_platform]]` rows. Every `[[base_image]]` row is linux/amd64."""
 
@@ -218,8 +220,8 @@ class ImagePlatform:
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
 
-@dataclass(frozen=True)
-class Matrix:
+@dataclass(frozen=True, eq=False, repr=False)
+class Matrix(Frozen):
     path: Path
     schema_version: int
     cuda: tuple[CudaRelease, ...]
@@ -235,8 +237,8 @@ class Matrix:
     image_platforms: tuple[ImagePlatform, ...] = ()
 
 
-@dataclass(frozen=True)
-class ResolveRequest:
+@dataclass(frozen=True, eq=False, repr=False)
+class ResolveRequest(Frozen):
     """Constraints for `resolve`; every field None means "any". Specs are PEP 440 specifiers or
     bare versions (`"12.1"` means `==12.1.*` for CUDA, `"2.5"` means `==2.5.*` for frameworks)."""
 
@@ -256,8 +258,8 @@ class ResolveRequest:
     host: Host | None = None
 
 
-@dataclass(frozen=True)
-class ResolvedRow:
+@dataclass(frozen=True, eq=False, repr=False)
+class ResolvedRow(Frozen):
     """One known-good image: a framework release x CUDA variant x Python x base image."""
 
     id: str  # "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime"
@@ -294,8 +296,8 @@ class ResolvedRow:
     platform: str = "linux/amd64"  # the OCI platform the row's wheels are for
 
 
-@dataclass(frozen=True)
-class Rejection:
+@dataclass(frozen=True, eq=False, repr=False)
+class Rejection(Frozen):
     """A candidate row `resolve` rejected, and why (shown when nothing matches)."""
 
     candidate: str
