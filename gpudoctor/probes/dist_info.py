@@ -89,6 +89,8 @@ class DistInfo:
 
     @property
     def version(self) -> str:
+        # "" where a broken METADATA lacks it: importlib.metadata returns None there, against
+        # its own `str` annotation, and the facts' version fields are strings
         return self.metadata["Version"] or ""
 
     @property
