@@ -9,7 +9,7 @@ import dataclasses
 import json
 from collections.abc import Sequence
 
-from gpudoctor import framework_names, versions
+from gpudoctor import framework_names
 from gpudoctor.matrix.model import (
     Matrix,
     PytorchRelease,
@@ -44,10 +44,6 @@ def _mark(verified: bool) -> str:
 
 def _span(values: Sequence[str]) -> str:
     return values[0] if len(values) == 1 else f"{values[0]}-{values[-1]}"
-
-
-def _vsort(values: Sequence[str]) -> list[str]:
-    return sorted(values, key=versions.sort_key)
 
 
 def list_text(matrix: Matrix, framework: str | None) -> str:

@@ -27,11 +27,6 @@ def escape(text: str) -> str:
     return text.replace("@", "@\u200b")
 
 
-def code_span(text: str) -> str:
-    """A command as inline code; backticks inside become single quotes so the span holds."""
-    return "`" + " ".join(text.split()).replace("`", "'") + "`"
-
-
 def _fix(text: str) -> str:
     # Fixes are ours (catalogue and checks), with `commands` already marked: keep them, escape
     # only what could open HTML or a mention.
