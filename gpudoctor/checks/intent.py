@@ -13,6 +13,7 @@ from gpudoctor.checks.base import Intent, finding
 from gpudoctor.errors import NoMatchingRow
 from gpudoctor.facts_view import driver_version, has_gpu, live_gpus
 from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.platforms import pip_index_args
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
@@ -168,7 +169,7 @@ def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
             last = exc.message
             continue
         pins = " ".join(row.requirements)
-        index = f" --index-url {row.index_url}" if row.index_url else ""
+        index = pip_index_args(row.index_url)
         note = (
             ""
             if version == intent.framework_version

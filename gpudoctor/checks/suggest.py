@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor import framework_names, versions
+from gpudoctor.matrix.platforms import pip_index_args
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
@@ -69,8 +70,7 @@ def install_line(verdict: Verdict, version: str | None = None, flags: str = "") 
         pin = version or build.version
         # The index for the host's machine (judge): PyPI's aarch64 wheels carry CUDA 13 from
         # 2.11.0, where download.pytorch.org's cuXYZ index holds the x86_64 build.
-        index = f" --index-url {verdict.index_url}" if verdict.index_url else ""
-        return f"pip install torch=={pin}{index}{flags}{note}"
+        return f"pip install torch=={pin}{pip_index_args(verdict.index_url)}{flags}{note}"
     return build.install + flags + note
 
 

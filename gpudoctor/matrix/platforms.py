@@ -125,8 +125,8 @@ def first_cuda_on_pypi(matrix: Matrix, framework: str, machine: str) -> Platform
 
 
 def pip_index_args(index_url: str | None) -> str:
-    """The index part of a pip command: "" for PyPI, " --index-url URL" otherwise."""
-    return "" if index_url is None else f" --index-url {index_url}"
+    """The index part of a pip command: "" for PyPI (no URL), " --index-url URL" otherwise."""
+    return f" --index-url {index_url}" if index_url else ""
 
 
 def image_on_platform(
