@@ -36,6 +36,7 @@ from gpudoctor.probes.files import (
     read_int,
     under,
 )
+from gpudoctor.probes.redact import text as redact_text
 from gpudoctor.probes.xid import read_xid_events
 
 PROBE = "multigpu"
@@ -283,11 +284,6 @@ def nccl_on_library_path(
                 target = _LIBNCCL.match(os.path.basename(os.path.realpath(folder / name)))
                 version = target.group(1) if target and target.group(1) else version
             shown = host_path(root, folder / name)
-            found.append(NcclLibrary(_redact_home(shown) if redact else shown, version))
+            found.append(NcclLibrary(redact_text(shown) if redact else shown, version))
             break  # one per folder: the loader takes the first match there
     return tuple(found)
-
-
-def _redact_home(path: str) -> str:
-    """/home/alice/x -> ~/x: user names stay out of a shared snapshot."""
-    return re.sub(r"^/(?:home|Users)/[^/]+", "~", path)

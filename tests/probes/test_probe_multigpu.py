@@ -119,7 +119,7 @@ def test_libnccl_on_ld_library_path(tmp_path: Path) -> None:
     (lib / "libnccl.so.2").symlink_to("libnccl.so.2.18.3")
     env = {"LD_LIBRARY_PATH": "/home/alice/nccl/lib:/missing"}
     assert nccl_on_library_path(tmp_path, env, redact=True) == (
-        NcclLibrary("~/nccl/lib/libnccl.so.2", "2.18.3"),
+        NcclLibrary("/home/<user>/nccl/lib/libnccl.so.2", "2.18.3"),
     )
 
 
