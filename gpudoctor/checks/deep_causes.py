@@ -187,7 +187,6 @@ def _environment_causes(facts: HostFacts) -> list[Cause]:
 
 
 def _driver_causes(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> list[Cause]:
-    from gpudoctor.checks.suggest import driver_verdict
 
     if facts.nvml.status != "ok":
         return [
@@ -199,8 +198,11 @@ def _driver_causes(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> list
     driver = driver_version(facts)
     if driver is None or fw.cuda is None:
         return []
-    verdict = driver_verdict(facts, matrix, driver, fw.cuda)
-    if verdict.ok:
+    from gpudoctor.checks.suggest import host_driver_tier
+    from gpudoctor.compat.tiers import RUNS
+
+    verdict = host_driver_tier(facts, matrix, driver, fw.cuda)
+    if verdict.tier in RUNS:
         return []
     need = verdict.required or verdict.floor
     return [

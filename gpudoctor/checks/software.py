@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from gpudoctor import framework_names, versions
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.checks.suggest import (
-    driver_verdict,
+    host_driver_tier,
     installed_build,
     torch_install_for_host,
     torch_variant,
@@ -77,8 +77,10 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
             evidence=ev,
             subject=subject,
         )
-    verdict = driver_verdict(facts, matrix, driver, fw.cuda)
-    if verdict.ok and verdict.via != "minor-compat":
+    from gpudoctor.compat.tiers import Tier
+
+    verdict = host_driver_tier(facts, matrix, driver, fw.cuda)
+    if verdict.tier is Tier.NATIVE:
         return finding(
             code,
             OK,
@@ -86,7 +88,7 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
             evidence=ev,
             subject=subject,
         )
-    if verdict.ok:
+    if verdict.tier is Tier.MINOR_VERSION:
         return finding(
             code,
             INFO,
@@ -107,7 +109,9 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
         code,
         ERROR,
         f"driver {driver} is too old for {fw.label} (built with CUDA {fw.cuda})",
-        detail=verdict.reason + "; expect 'CUDA driver version is insufficient for CUDA runtime "
+        detail=verdict.reason
+        + (f"; {verdict.way_out}" if verdict.way_out else "")
+        + "; expect 'CUDA driver version is insufficient for CUDA runtime "
         "version' / torch.cuda.is_available() == False",
         fix=fix + (f", or install a build this driver runs: {alternative}" if alternative else ""),
         evidence=[
@@ -355,8 +359,10 @@ def _nvcc(  # noqa: PLR0917 - the facts and the toolkit being judged
     ev: Sequence[tuple[str, object]],
     path: str,
 ) -> Finding:
-    verdict = driver_verdict(facts, matrix, driver, version)
-    if verdict.ok and verdict.via != "minor-compat":
+    from gpudoctor.compat.tiers import Tier
+
+    verdict = host_driver_tier(facts, matrix, driver, version)
+    if verdict.tier is Tier.NATIVE:
         return finding(
             "nvcc-driver-cuda",
             OK,
@@ -364,7 +370,7 @@ def _nvcc(  # noqa: PLR0917 - the facts and the toolkit being judged
             evidence=ev,
             subject=path,
         )
-    if verdict.ok:
+    if verdict.tier is Tier.MINOR_VERSION:
         return finding(
             "nvcc-driver-cuda",
             INFO,

@@ -12,30 +12,19 @@ from gpudoctor.matrix.platforms import pip_index_args
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
-    from gpudoctor.compat.tiers import Verdict
+    from gpudoctor.compat.tiers import DriverTier, Verdict
     from gpudoctor.facts import FrameworkFacts, HostFacts
     from gpudoctor.matrix.model import Matrix, PytorchVariant
-    from gpudoctor.matrix.queries import DriverVerdict
 
 
-def driver_verdict(facts: HostFacts, matrix: Matrix, driver: str, cuda: str) -> DriverVerdict:
-    """The model's driver tier for `cuda` on this host, as ok / via / reason: `native` is ok
-    "release", `minor-version` ok "minor-compat"; forward-compat and no are not ok, and the
-    reason carries the way out."""
+def host_driver_tier(facts: HostFacts, matrix: Matrix, driver: str, cuda: str) -> DriverTier:
+    """The model's driver tier for `cuda` on this host, judged with `driver` (compat.tiers)."""
     from dataclasses import replace
 
     from gpudoctor.compat.host import from_facts
-    from gpudoctor.compat.tiers import Tier, driver_tier
-    from gpudoctor.matrix.queries import DriverVerdict
+    from gpudoctor.compat.tiers import driver_tier
 
-    host = replace(from_facts(facts), driver=driver)
-    tier = driver_tier(matrix, host, cuda)
-    if tier.tier is Tier.NATIVE:
-        return DriverVerdict(True, "release", tier.required, tier.floor, tier.reason)
-    if tier.tier is Tier.MINOR_VERSION:
-        return DriverVerdict(True, "minor-compat", tier.required, tier.floor, tier.reason)
-    reason = tier.reason + (f"; {tier.way_out}" if tier.way_out else "")
-    return DriverVerdict(False, None, tier.required, tier.floor, reason)
+    return driver_tier(matrix, replace(from_facts(facts), driver=driver), cuda)
 
 
 def torch_variant(matrix: Matrix, fw: FrameworkFacts) -> PytorchVariant | None:
