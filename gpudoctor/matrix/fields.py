@@ -7,7 +7,6 @@ once; a reader returns a placeholder for a bad value and the loader raises befor
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -151,8 +150,10 @@ class RowReader:
                 self._unknown(key)
 
     def _unknown(self, key: str) -> None:
-        close = difflib.get_close_matches(key, self.allowed, n=1)
-        guess = f"; did you mean '{close[0]}'?" if close else ""
+        from gpudoctor.matrix.inputs import did_you_mean
+
+        close = did_you_mean(key, self.allowed)
+        guess = f"; did you mean '{close}'?" if close else ""
         self.fail(f"unknown key '{key}' (valid keys: {', '.join(self.allowed)}){guess}")
 
     def fail(self, text: str) -> None:
