@@ -93,7 +93,9 @@ def update_cmd(
                 hint="write the rows by hand from the evidence above",
             ) from exc
     if write and diff:
-        path.write_text(text, encoding="utf-8")
+        from gpudoctor.cli.common import write_output
+
+        write_output(text, path)  # atomic: an interrupted write never leaves half a matrix
         typer.echo(f"wrote {path} ({len(proposals)} changes); review with git diff")
     if check:
         typer.echo(f"matrix lags {url}: {len(proposals)} changes", err=True)
