@@ -5,6 +5,7 @@
 Exit-code policy (documented in `gpudoctor check --help` and docs/findings.md):
 - 1 when any finding is `error`, or a `--require` requirement is unmet or cannot be judged;
 - with `--strict` also for `warn` and `unknown` findings;
+- 5 when a check raised (`check-crashed`): gpudoctor itself failed, which is never a pass;
 - 0 otherwise (`ok`, `info`, `n/a`).
 """
 
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
     from gpudoctor.matrix.model import Matrix
 
-__all__ = ["REGISTRY", "CheckRun", "Intent", "exit_code", "run_checks", "select_codes"]
+__all__ = ["REGISTRY", "CheckRun", "Crash", "Intent", "exit_code", "run_checks", "select_codes"]
 
 # (area, check) in report order; a check's findings carry codes of its area (catalogue.py).
 REGISTRY: tuple[tuple[str, Check], ...] = (
@@ -67,15 +68,29 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
 
 
 @dataclass(frozen=True)
+class Crash:
+    """A check that raised: which one, and the exception (shown only under --debug: its class
+    name and traceback help a maintainer, not the person reading the report)."""
+
+    check: str
+    area: str
+    error: str  # "ValueError: ..."
+    traceback: str
+
+
+@dataclass(frozen=True)
 class CheckRun:
     """Everything a reporter presents: the findings in report order and one headline per area."""
 
     findings: tuple[Finding, ...]
     headlines: dict[str, str] = field(default_factory=dict)
     strict: bool = False
+    crashes: tuple[Crash, ...] = ()  # kept even when --skip hides their findings
 
     @property
     def exit_code(self) -> int:
+        if self.crashes:
+            return int(ExitCode.INTERNAL)
         return exit_code(self.findings, strict=self.strict)
 
     def counts(self) -> dict[str, int]:
@@ -98,6 +113,9 @@ def fails(f: Finding, *, strict: bool) -> bool:
 
 
 def exit_code(findings: Iterable[Finding], *, strict: bool = False) -> int:
+    findings = tuple(findings)
+    if any(f.code == CRASHED for f in findings):
+        return int(ExitCode.INTERNAL)
     return int(ExitCode.FAILED if any(fails(f, strict=strict) for f in findings) else ExitCode.OK)
 
 
@@ -128,17 +146,27 @@ def run_checks(
 ) -> CheckRun:
     intent = intent or Intent()
     found: list[Finding] = []
+    crashes: list[Crash] = []
     for area, check in REGISTRY:
-        found += _run_one(area, check, facts, matrix, intent)
+        found += _run_one(area, check, facts, matrix, intent, crashes=crashes)
     found = evidence.link_evidence(found)  # before --only/--skip: a skipped finding still counts
     found = [f for f in found if (not only or f.code in only) and f.code not in skip]
     # Findings quote host data (GPU names, error texts): cleaned once here, for every reporter.
     lines = {area: printable(text) for area, text in headlines(facts, intent).items()}
-    return CheckRun(tuple(clean_finding(f) for f in found), lines, strict)
+    return CheckRun(tuple(clean_finding(f) for f in found), lines, strict, tuple(crashes))
+
+
+CRASHED = "check-crashed"
 
 
 def _run_one(
-    area: str, check: Check, facts: HostFacts, matrix: Matrix, intent: Intent
+    area: str,
+    check: Check,
+    facts: HostFacts,
+    matrix: Matrix,
+    intent: Intent,
+    *,
+    crashes: list[Crash] | None = None,
 ) -> list[Finding]:
     try:
         return check(facts, matrix, intent)
@@ -153,13 +181,18 @@ def _run_one(
             )
         ]
     except Exception as exc:  # a check bug must not hide every other finding (flutter's crash)
+        import traceback
+
+        if crashes is not None:
+            text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            crashes.append(Crash(check.__name__, area, f"{type(exc).__name__}: {exc}", text))
         return [
             Finding(
-                code="check-crashed",
+                code=CRASHED,
                 severity=Severity.UNKNOWN,
                 area=area,
-                title=f"{check.__name__} crashed: {type(exc).__name__}: {exc}",
-                fix=CATALOGUE["check-crashed"].fix,
+                title="this check crashed, so its answer is unknown (a gpudoctor bug)",
+                fix=CATALOGUE[CRASHED].fix,
                 subject=check.__name__,
             )
         ]

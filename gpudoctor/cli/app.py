@@ -73,6 +73,15 @@ def command_named(args: list[str]) -> str | None:
     return None
 
 
+def global_debug_first(args: list[str]) -> list[str]:
+    """`--debug` is a global option, but the bug-report line asks for `gpudoctor check --debug`
+    (where people add a flag): move it before the command, never past a `--`."""
+    end = args.index("--") if "--" in args else len(args)
+    if "--debug" not in args[:end]:
+        return args
+    return ["--debug", *(a for a in args[:end] if a != "--debug"), *args[end:]]
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"gpudoctor {__version__}")
@@ -105,8 +114,15 @@ def _root(
 
 def run(argv: list[str] | None = None) -> int:
     """Run the command line and return its exit code (tests call this; `main` exits with it)."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    args = global_debug_first(list(sys.argv[1:] if argv is None else argv))
     debug = "--debug" in args or bool(os.environ.get("GPUDOCTOR_DEBUG"))
+    try:
+        return _run(args, debug=debug)
+    except Exception:  # a bug of gpudoctor: one line saying how to report it, never a pass
+        return _report_bug(command_named(args), as_json=wants_json(args), debug=debug)
+
+
+def _run(args: list[str], *, debug: bool) -> int:
     command = typer.main.get_command(make_app(command_named(args)))
     as_json = wants_json(args)
     try:
@@ -126,6 +142,25 @@ def run(argv: list[str] | None = None) -> int:
         sys.stderr.write("interrupted\n")
         return 130
     return int(result) if isinstance(result, int) else 0
+
+
+def _report_bug(command: str | None, *, as_json: bool, debug: bool) -> int:
+    """gpudoctor itself failed: exit 5; the exception's name and text only under --debug (with
+    the traceback), since they mean nothing to a user and the hint asks for them anyway."""
+    from gpudoctor.exitcodes import REPORT_BUG, ExitCode
+
+    if debug:
+        import traceback
+
+        traceback.print_exc()
+    where = f"`gpudoctor {command}`" if command else "gpudoctor"
+    return report(
+        f"{where} failed: an internal error of gpudoctor (a bug, not a problem of this host)",
+        REPORT_BUG,
+        exit_code=int(ExitCode.INTERNAL),
+        reference="internal-error",
+        as_json=as_json,
+    )
 
 
 def _report_error(exc: GpuDoctorError | RecursionError, *, as_json: bool, debug: bool) -> int:

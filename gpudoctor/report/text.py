@@ -8,6 +8,7 @@ import os
 from typing import IO, TYPE_CHECKING
 
 from gpudoctor.checks.catalogue import AREA_TITLES
+from gpudoctor.exitcodes import ExitCode
 from gpudoctor.findings import MARKS, Finding, Severity, area_status
 from gpudoctor.wording import plural
 
@@ -135,4 +136,6 @@ def summary_line(run: CheckRun, colour: bool = False) -> str:
     worst = Severity.ERROR if c["error"] else Severity.WARN if c["warn"] else Severity.UNKNOWN
     mark = MARKS[worst]
     verdict = "failed" if run.exit_code else "passed"
+    if run.exit_code == ExitCode.INTERNAL:
+        verdict = "did not finish: gpudoctor itself failed"
     return _paint(mark, f"{mark} {problems}", colour) + f"; check {verdict} (exit {run.exit_code})"

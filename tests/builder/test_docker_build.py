@@ -188,8 +188,8 @@ def test_check_image_without_labels_runs_it_once(
         ["--image", standin_base, "--from", str(hosts / "h100-8x-healthy.json")], capsys
     )
     assert found["severity"] == "unknown"
-    assert "its framework build is not known" in found["title"]
-    assert "PackageNotFoundError" in found["title"]
+    assert "holds no GPU framework gpudoctor knows" in found["title"]
+    assert "Error" not in found["title"]
     assert code == 0
 
 
