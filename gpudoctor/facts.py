@@ -205,6 +205,7 @@ class PlatformFacts(Frozen):
     nvidia_visible_devices: str | None = None
     nvidia_driver_capabilities: str | None = None
     cuda_visible_devices: str | None = None
+    systemd: bool | None = None  # /run/systemd/system exists: systemd is the init (sd_booted)
     iommu: IommuFacts = field(default_factory=IommuFacts)
     cpu: CpuFacts = field(default_factory=CpuFacts)
 

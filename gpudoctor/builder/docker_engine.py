@@ -28,10 +28,27 @@ CONNECT_TIMEOUT_S = 10.0
 API_TIMEOUT_S = 600.0
 BUILD_READ_TIMEOUT_S = 3600.0
 
-DAEMON_HINT = (
-    "start the Docker daemon (`sudo systemctl start docker`, or `dockerd &`), "
-    "or point DOCKER_HOST at a reachable one (now: {host})"
-)
+
+def daemon_hint(host: str, reason: str = "", *, systemd: bool | None = None) -> str:
+    """What to do about a daemon that does not answer: the local socket's is started here
+    (with systemctl only where systemd runs), a remote one on its own host."""
+    if "permission denied" in reason:
+        return (
+            f"run as root, or add your user to the docker group (`sudo usermod -aG docker "
+            f"$USER`, then log in again); the socket: {host}"
+        )
+    if not host.startswith("unix://"):
+        return "start the Docker daemon on that host, or point DOCKER_HOST at a reachable one"
+    if systemd is None:
+        from pathlib import Path
+
+        systemd = Path("/run/systemd/system").is_dir()
+    from gpudoctor.wording import start_docker
+
+    return (
+        f"start the Docker daemon ({start_docker(systemd)}), or point DOCKER_HOST at a "
+        f"reachable one (now: {host})"
+    )
 
 
 class DockerSdkEngine:
@@ -222,9 +239,10 @@ def _translate_errors(host: str) -> Iterator[None]:
 
 def _unreachable(host: str, exc: Exception) -> EnvironmentUnavailable:
     from gpudoctor.probes.redact import url_without_credentials
+    from gpudoctor.wording import connection_failure
 
-    reason = url_without_credentials(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    reason = url_without_credentials(connection_failure(exc))
     return EnvironmentUnavailable(
         f"cannot reach the Docker daemon at {host}: {reason}",
-        hint=DAEMON_HINT.format(host=host),
+        hint=daemon_hint(host, reason),
     )

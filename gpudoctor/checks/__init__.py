@@ -39,7 +39,7 @@ from gpudoctor.checks.catalogue import AREAS, CATALOGUE
 from gpudoctor.checks.summary import headlines
 from gpudoctor.errors import BadValue, UsageError
 from gpudoctor.exitcodes import ExitCode
-from gpudoctor.findings import Finding, Severity
+from gpudoctor.findings import Finding, Severity, area_status
 from gpudoctor.report.clean import clean_finding, printable
 
 if TYPE_CHECKING:
@@ -67,6 +67,10 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
 )
 
 
+# The areas whose checks need a GPU (a host without one gets n/a there).
+GPU_AREAS = ("driver", "gpu", "runtime", "multigpu")
+
+
 @dataclass(frozen=True)
 class Crash:
     """A check that raised: which one, and the exception (shown only under --debug: its class
@@ -86,6 +90,16 @@ class CheckRun:
     headlines: dict[str, str] = field(default_factory=dict)
     strict: bool = False
     crashes: tuple[Crash, ...] = ()  # kept even when --skip hides their findings
+    no_gpu: bool = False  # neither NVML nor the PCI bus shows an NVIDIA GPU
+
+    def area_status(self, area: str) -> Severity:
+        """The status every reporter shows for an area: its worst problem, else ok, else n/a.
+        An area that needs a GPU, on a host without one, checked nothing: n/a, not ok (its
+        "no NCCL variable set" and "no XID logged" are true, but not a passed GPU check)."""
+        status = area_status(f.severity for f in self.findings if f.area == area)
+        if self.no_gpu and area in GPU_AREAS and status is Severity.OK:
+            return Severity.NA
+        return status
 
     @property
     def exit_code(self) -> int:
@@ -153,7 +167,15 @@ def run_checks(
     found = [f for f in found if (not only or f.code in only) and f.code not in skip]
     # Findings quote host data (GPU names, error texts): cleaned once here, for every reporter.
     lines = {area: printable(text) for area, text in headlines(facts, intent).items()}
-    return CheckRun(tuple(clean_finding(f) for f in found), lines, strict, tuple(crashes))
+    from gpudoctor.facts_view import has_gpu
+
+    return CheckRun(
+        tuple(clean_finding(f) for f in found),
+        lines,
+        strict,
+        tuple(crashes),
+        no_gpu=not has_gpu(facts),
+    )
 
 
 CRASHED = "check-crashed"

@@ -77,6 +77,7 @@ def probe_platform(
         nvidia_visible_devices=env.get("NVIDIA_VISIBLE_DEVICES"),
         nvidia_driver_capabilities=env.get("NVIDIA_DRIVER_CAPABILITIES"),
         cuda_visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
+        systemd=(root / "run/systemd/system").is_dir(),
         iommu=probe_iommu(root),
         cpu=cpu,
     )

@@ -7,9 +7,10 @@ from __future__ import annotations
 import os
 from typing import IO, TYPE_CHECKING
 
+from gpudoctor.checks import GPU_AREAS
 from gpudoctor.checks.catalogue import AREA_TITLES
 from gpudoctor.exitcodes import ExitCode
-from gpudoctor.findings import MARKS, Finding, Severity, area_status
+from gpudoctor.findings import MARKS, Finding, Severity
 from gpudoctor.wording import plural
 
 if TYPE_CHECKING:
@@ -38,11 +39,6 @@ def use_colour(stream: IO[str], env: dict[str, str] | None = None) -> bool:
 
 def _paint(mark: str, text: str, colour: bool) -> str:
     return f"\033[{_COLOURS[mark]}m{text}\033[0m" if colour else text
-
-
-def area_mark(findings: list[Finding]) -> str:
-    """The area's status box: its worst finding; ✓ when only ok/info; - when all n/a."""
-    return MARKS[area_status(f.severity for f in findings)]
 
 
 def _shown(f: Finding, verbose: bool) -> bool:
@@ -92,8 +88,7 @@ def render_text(run: CheckRun, *, verbose: bool = False, colour: bool = False) -
     out = [] if verbose else ["gpudoctor check (to see all details, run gpudoctor check -v):"]
     for area in run.areas():
         found = [f for f in run.findings if f.area == area]
-        # No GPU at all: the driver area has nothing to be green about.
-        mark = "-" if any(f.code == "no-nvidia-gpu" for f in found) else area_mark(found)
+        mark = MARKS[run.area_status(area)]
         headline = run.headlines.get(area, "")
         title = AREA_TITLES.get(area, area) + (f": {headline}" if headline else "")
         out.append(f"[{_paint(mark, mark, colour)}] {title}")
@@ -111,15 +106,12 @@ def _skipped_lines(run: CheckRun) -> list[str]:
     import textwrap
 
     codes = sorted(
-        {f.code for f in run.findings if f.severity is Severity.NA and f.area in _GPU_AREAS}
+        {f.code for f in run.findings if f.severity is Severity.NA and f.area in GPU_AREAS}
     )
     text = f"skipped without a GPU ({len(codes)} checks): {', '.join(codes)}"
     return textwrap.wrap(
         text, width=79, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False
     )
-
-
-_GPU_AREAS = ("driver", "gpu", "runtime", "multigpu")
 
 
 def summary_line(run: CheckRun, colour: bool = False) -> str:
