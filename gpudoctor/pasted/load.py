@@ -45,6 +45,19 @@ def load_facts(path: Path, architectures: Sequence[Architecture] = ()) -> HostFa
     from gpudoctor.pasted.dispatch import read_report
 
     text, name = read_source(path)
+    if not text.strip():
+        empty = "is empty" if not text else "holds only blank lines"
+        if name == "<stdin>":
+            raise FactsError(
+                f"standard input {empty}",
+                hint="pipe a report in: `nvidia-smi | gpudoctor check --from -`",
+            )
+        raise FactsError(
+            f"{name}: the file {empty}",
+            hint="save the report into it first (`nvidia-smi > report.txt`, `python -m "
+            "torch.utils.collect_env >> report.txt`), or record a snapshot: `gpudoctor snapshot "
+            "-o host.json`",
+        )
     if _is_snapshot(text):
         return facts_json.loads(text, name)
     try:
