@@ -7,10 +7,10 @@ EnvironmentUnavailable (exit 3) with the fix; a failed build step is reported as
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from gpudoctor.builder.engine import (
     BuildEvent,
@@ -99,10 +99,12 @@ class DockerSdkEngine:
         nocache: bool,
         build_args: Mapping[str, str],
         platform: str | None = None,
+        sent: Callable[[int], None] | None = None,
     ) -> Iterator[BuildEvent]:
-        with _translate_errors(self._host), context.open("rb") as fileobj:
+        with _translate_errors(self._host), context.open("rb") as raw:
             import docker.errors
 
+            fileobj = CountingReader(raw, context.stat().st_size, sent)
             try:
                 stream = self._build_stream(fileobj, tag, nocache, build_args, platform)
                 yield from parse_build_output(stream)
@@ -200,6 +202,27 @@ class DockerSdkEngine:
                     )
                 if chunk.get("status"):
                     yield " ".join(str(chunk[k]) for k in ("id", "status") if chunk.get(k))
+
+
+class CountingReader:
+    """The context file as requests uploads it (read() until empty), telling `sent` the bytes
+    read so far: the upload of a large context is otherwise minutes without a word."""
+
+    def __init__(self, raw: BinaryIO, size: int, sent: Callable[[int], None] | None) -> None:
+        self._raw = raw
+        self._size = size
+        self._sent = sent
+        self.count = 0
+
+    def __len__(self) -> int:  # requests sets Content-Length from it (no chunked encoding)
+        return self._size
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        self.count += len(data)
+        if self._sent is not None:
+            self._sent(self.count)
+        return data
 
 
 def _timed_out(exc: BaseException) -> bool:

@@ -19,6 +19,7 @@ from gpudoctor.errors import BuildFailed
 EventKind = Literal["step", "cache", "log", "image", "error"]
 _STEP = re.compile(r"^Step (\d+)/(\d+) : (.*)$")
 _BUILT = re.compile(r"^Successfully built ([0-9a-f]+)$")
+_LAYER = re.compile(r"^\s*---> ([0-9a-f]{12,64})$")  # the image a step ended with
 LOG_TAIL_LINES = 25
 
 
@@ -78,9 +79,11 @@ class ImageEngine(Protocol):
         nocache: bool,
         build_args: Mapping[str, str],
         platform: str | None = None,
+        sent: Callable[[int], None] | None = None,
     ) -> Iterator[BuildEvent]:
         """Build the tar `context` (holding a Dockerfile) as `tag` for `platform` ("linux/arm64";
-        None: the daemon's own), yielding progress events.
+        None: the daemon's own), yielding progress events; `sent` is told the bytes of the
+        context sent so far while it uploads (before the first event).
         A failed step is an "error" event, not an exception (follow_build turns it into one)."""
         ...
 
@@ -130,6 +133,9 @@ class BuildOutcome:
     steps: int  # "Step N/M" lines seen
     from_steps: int  # of which FROM (never cached: they name a base)
     cached: int  # "Using cache" hits
+    # The image each stage but the last ended with: in a multi-stage build these stay behind
+    # untagged (the layer cache of the next build), and the report names them.
+    stage_images: tuple[str, ...] = ()
 
     @property
     def all_cached(self) -> bool:
@@ -148,12 +154,16 @@ def follow_build(
     tail: deque[str] = deque(maxlen=LOG_TAIL_LINES)
     step: BuildEvent | None = None
     steps = from_steps = cached = 0
-    image_id = ""
+    image_id = layer = ""
+    stages: list[str] = []
     for event in events:
         progress(event)
         if event.kind == "step":
             step, steps = event, steps + 1
-            from_steps += " : FROM " in event.text
+            if " : FROM " in event.text:
+                from_steps += 1
+                if layer:  # the previous stage ended with this image
+                    stages.append(layer)
             tail.clear()
         elif event.kind == "cache":
             cached += 1
@@ -161,22 +171,25 @@ def follow_build(
             image_id = event.text  # the aux ID (sha256:...) beats the short "Successfully built"
         elif event.kind == "error":
             raise _failed(step, tail, event.text)
+        elif event.kind == "log":
+            found = _LAYER.match(event.text)
+            layer = found.group(1) if found else layer
         tail.append(event.text)
     if not image_id:
         raise _failed(step, tail, "the engine ended the build without an image id")
-    return BuildOutcome(image_id=image_id, steps=steps, from_steps=from_steps, cached=cached)
+    return BuildOutcome(
+        image_id=image_id,
+        steps=steps,
+        from_steps=from_steps,
+        cached=cached,
+        stage_images=tuple(stages),
+    )
 
 
 def _failed(step: BuildEvent | None, tail: deque[str], message: str) -> BuildFailed:
     where = step.text if step else "before the first step"
-    hint = "read the log tail above; fix the cause (or the matrix row) and build again"
-    if step is not None and " : FROM " in f" {step.text}":
-        # The classic builder pulls the base in its FROM step: a failure there is nearly always
-        # a registry that cannot be reached (air-gapped) or a tag NVIDIA has since deleted.
-        hint = (
-            "the base image could not be pulled: `docker pull` it where a registry is reachable, "
-            "or pass --base-image REF (a mirror or a locally loaded image)"
-        )
+    # builder/failure.py words the hints that need the spec and options (base image, index).
+    hint = "read the step's log above; fix the cause (or the matrix row) and build again"
     return BuildFailed(
         f"image build failed at {where}: {message}",
         hint=hint,

@@ -16,11 +16,14 @@ from gpudoctor.builder.engine import (
     BuildOutcome,
     DaemonInfo,
     ImageEngine,
+    ImageInfo,
     follow_build,
 )
+from gpudoctor.builder.failure import explain_failure
 from gpudoctor.builder.render import render_dockerfile
 from gpudoctor.builder.report import BuildReport
 from gpudoctor.builder.spec import BuildOptions, ImageSpec, make_spec
+from gpudoctor.errors import BuildFailed
 from gpudoctor.findings import Finding
 from gpudoctor.matrix.model import Matrix, ResolvedRow, ResolveRequest
 
@@ -48,6 +51,9 @@ class Progress(Protocol):
 
     def build_event(self, event: BuildEvent) -> None:
         """One line of build output."""
+
+    def sending(self, sent: int, total: int) -> None:
+        """Bytes of the build context sent to the engine so far (while it uploads)."""
 
     def finding(self, finding: Finding) -> None:
         """One verify result."""
@@ -116,6 +122,7 @@ def build_row(
         platform=spec.platform if foreign else None,
     )
     info = engine.inspect(spec.tag)
+    stage = install_stage(engine, outcome)
     findings: list[Finding] = []
     if request.verify:
         gpu = daemon.has_nvidia_runtime if request.gpu is None else request.gpu
@@ -134,7 +141,20 @@ def build_row(
         notes=(*spec.warnings, *context.notes),
         findings=tuple(findings),
         pushed=request.push,
+        install_stage=stage,
     )
+
+
+def install_stage(engine: ImageEngine, outcome: BuildOutcome) -> ImageInfo | None:
+    """The install stage's image, left behind untagged as the layer cache of the next build
+    (the template labels it io.gpudoctor.stage=install); the report names it and its size."""
+    from gpudoctor.builder.spec import LABEL_PREFIX
+
+    for image in reversed(outcome.stage_images):
+        info = engine.inspect(image)
+        if info is not None and info.labels.get(LABEL_PREFIX + "stage") == "install":
+            return info
+    return None
 
 
 def check_platform(
@@ -194,8 +214,12 @@ def _build(
             nocache=request.no_cache,
             build_args=dict(spec.build_args),
             platform=platform,
+            sent=lambda n: progress.sending(n, context.size),
         )
-        return follow_build(events, progress.build_event), context
+        try:
+            return follow_build(events, progress.build_event), context
+        except BuildFailed as exc:
+            raise explain_failure(exc, spec, request.options) from None
 
 
 def _verify(

@@ -99,8 +99,17 @@ def cuda_tag(cuda: str) -> str:
     return versions.cuda_tag(cuda)
 
 
+def image_name(row: ResolvedRow) -> str:
+    """ "pytorch:2.5.1-cu124-py3.11-ubuntu22.04-runtime": every axis rows of one release differ
+    by (a devel and a runtime build of one version must never share a tag)."""
+    tag = f"{row.version}-{cuda_tag(row.cuda)}-py{row.python}-{row.distro}-{row.flavor}"
+    return f"{row.framework}:{tag}"
+
+
 def default_tag(row: ResolvedRow) -> str:
-    return f"gpudoctor/{row.framework}:{row.version}-{cuda_tag(row.cuda)}-py{row.python}"
+    """The image name plus the platform's architecture ("-amd64", "-arm64"): an image is built
+    for one platform, and an arm64 build must not replace the amd64 one under the same tag."""
+    return f"gpudoctor/{image_name(row)}-{row.platform.rpartition('/')[2]}"
 
 
 def image_labels(spec: ImageSpec) -> dict[str, str]:

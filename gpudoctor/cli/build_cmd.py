@@ -14,9 +14,7 @@ import typer
 from gpudoctor.cli import build_options as opts
 
 if TYPE_CHECKING:
-    from gpudoctor.builder.engine import BuildEvent
     from gpudoctor.builder.pipeline import BuildRequest
-    from gpudoctor.findings import Finding
 
 BUILD_HELP = """Build a known-good GPU framework image, then verify it against its matrix row.
 
@@ -167,49 +165,17 @@ def run_build(ctx: typer.Context, request: BuildRequest, fmt: str) -> int:
     from gpudoctor.builder.binfmt import emulated_machines
     from gpudoctor.builder.docker_engine import DockerSdkEngine
     from gpudoctor.builder.pipeline import build_image
+    from gpudoctor.cli.build_progress import StderrProgress
     from gpudoctor.cli.common import load_matrix
-    from gpudoctor.errors import BuildFailed
     from gpudoctor.resources import templates_dir
 
     matrix = load_matrix(ctx)
     opts.check_in_matrix(matrix, request.resolve)
     engine = DockerSdkEngine.connect()
     request = replace(request, emulated=emulated_machines(Path("/")))
-    try:
-        report = build_image(request, matrix, engine, StderrProgress(), templates_dir())
-    except BuildFailed as exc:
-        # The log scrolled by live; repeat its tail next to the error the CLI prints.
-        sys.stderr.write(f"--- log tail of {exc.step or 'the build'}:\n")
-        sys.stderr.writelines(f"    {line}\n" for line in exc.log_tail)
-        raise
+    # The failing step's log scrolled by live, once; the error line the CLI prints names the
+    # step and the daemon's message (--format json carries the tail in its error object).
+    with StderrProgress() as progress:
+        report = build_image(request, matrix, engine, progress, templates_dir())
     sys.stdout.write(report.to_json() if fmt == "json" else report.to_text())
     return 0
-
-
-class StderrProgress:
-    """Live progress on stderr: each step, cache hits counted, verify results."""
-
-    def __init__(self) -> None:
-        self.cached = 0
-
-    def phase(self, message: str) -> None:
-        sys.stderr.write(f"==> {message}\n")
-
-    def build_event(self, event: BuildEvent) -> None:
-        if event.kind == "step":
-            sys.stderr.write(f"{event.text}\n")
-        elif event.kind == "cache":
-            self.cached += 1
-            sys.stderr.write(f"    using cache ({self.cached} so far)\n")
-        elif event.kind == "log":
-            sys.stderr.write(f"    {event.text}\n")
-        elif event.kind == "error":
-            sys.stderr.write(f"!!! {event.text}\n")
-        sys.stderr.flush()
-
-    def finding(self, finding: Finding) -> None:
-        from gpudoctor.findings import MARKS
-
-        mark = MARKS[finding.severity]
-        detail = f": {finding.detail}" if finding.detail and str(finding.severity) != "n/a" else ""
-        sys.stderr.write(f"    {mark} {finding.title}{detail}\n")

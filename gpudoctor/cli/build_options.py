@@ -87,7 +87,10 @@ WheelhouseOpt = Annotated[
 TagOpt = Annotated[
     str | None,
     typer.Option(
-        "--tag", "-t", metavar="NAME:TAG", help="Image tag (default gpudoctor/FW:VER-cuXY-pyX.Y)."
+        "--tag",
+        "-t",
+        metavar="NAME:TAG",
+        help="Image tag (default gpudoctor/FW:VER-cuXY-pyX.Y-DISTRO-FLAVOR-ARCH).",
     ),
 ]
 PlatformOpt = Annotated[

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from gpudoctor.builder.engine import BuildEvent
+from gpudoctor.builder.engine import BuildEvent, ImageInfo
 from gpudoctor.builder.pipeline import BuildRequest, build_image, build_row
 from gpudoctor.builder.spec import BuildOptions, make_spec
 from gpudoctor.errors import BuildFailed, NoMatchingRow, VerifyFailed
@@ -53,6 +54,7 @@ def test_build_row_builds_verifies_and_reports() -> None:
         "verify",
         "pushed",
         "notes",
+        "install_stage",
     }
     assert data["row"]["id"] == ROW.id
     assert data["build"]["steps"] == 2
@@ -122,3 +124,44 @@ def test_build_image_resolves_from_the_matrix_first() -> None:
             RecordingProgress(),
             templates_dir(),
         )
+
+
+STAGED_EVENTS = (
+    BuildEvent("step", "Step 1/4 : FROM base AS python", 1, 4),
+    BuildEvent("log", " ---> 37c51e2d4c29"),
+    BuildEvent("step", "Step 2/4 : FROM python AS install", 2, 4),
+    BuildEvent("step", "Step 3/4 : RUN pip install", 3, 4),
+    BuildEvent("log", " ---> 5e810c7070ce"),
+    BuildEvent("step", "Step 4/4 : FROM python", 4, 4),
+    BuildEvent("log", " ---> 37c51e2d4c29"),
+    BuildEvent("image", "sha256:" + "ab" * 32),
+)
+
+
+@dataclass
+class StageEngine(FakeEngine):
+    """Knows the install stage's image as the daemon would: labelled, 8.1 GB."""
+
+    def inspect(self, image: str) -> ImageInfo | None:
+        if image == "5e810c7070ce":
+            stage = {"io.gpudoctor.stage": "install"}
+            return ImageInfo(
+                id="sha256:5e810c7070ce" + "0" * 52, tags=(), size=8_100_000_000, labels=stage
+            )
+        return super().inspect(image)
+
+
+def test_the_install_stage_left_as_cache_is_named_with_its_size_and_removal() -> None:
+    base = _engine()
+    engine = StageEngine(
+        build_events=STAGED_EVENTS, probe_stdout=base.probe_stdout, labels=base.labels
+    )
+    report = build_row(ROW, _request(verify=False), engine, RecordingProgress(), templates_dir())
+    text = report.to_text()
+    assert "kept the install stage as the layer cache of the next build: image 5e810c7070ce" in text
+    assert "(8.1 GB with its base layers)" in text
+    assert "`docker image rm 5e810c7070ce`" in text
+    assert "docker image prune -f --filter label=io.gpudoctor.stage=install" in text
+    stage = report.to_dict()["install_stage"]
+    assert stage["remove"] == "docker image rm 5e810c7070ce"
+    assert stage["size"] == 8_100_000_000

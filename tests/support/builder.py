@@ -7,7 +7,7 @@ import hashlib
 import shutil
 import subprocess
 import zipfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -165,11 +165,14 @@ class FakeEngine:
         nocache: bool,
         build_args: Mapping[str, str],
         platform: str | None = None,
+        sent: Callable[[int], None] | None = None,
     ) -> Iterator[BuildEvent]:
         import tarfile
 
         with tarfile.open(context) as tar:
             self.context_names = tar.getnames()
+        if sent is not None:
+            sent(context.stat().st_size)
         call = {"tag": tag, "nocache": nocache, "args": dict(build_args), "platform": platform}
         self.calls.append(("build", call))
         yield from self.build_events
