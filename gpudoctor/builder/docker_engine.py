@@ -89,6 +89,7 @@ class DockerSdkEngine:
             runtimes=tuple(sorted(info.get("Runtimes") or {})),
             default_runtime=info.get("DefaultRuntime"),
             architecture=info.get("Architecture") or None,
+            shares_host_network=_shares_host_network(self._host, info),
         )
 
     def build(
@@ -100,13 +101,17 @@ class DockerSdkEngine:
         build_args: Mapping[str, str],
         platform: str | None = None,
         sent: Callable[[int], None] | None = None,
+        host_network: bool = False,
     ) -> Iterator[BuildEvent]:
         with _translate_errors(self._host), context.open("rb") as raw:
             import docker.errors
 
             fileobj = CountingReader(raw, context.stat().st_size, sent)
+            extra: dict[str, Any] = {"platform": platform} if platform else {}
+            if host_network:
+                extra["network_mode"] = "host"
             try:
-                stream = self._build_stream(fileobj, tag, nocache, build_args, platform)
+                stream = self._build_stream(fileobj, tag, nocache, build_args, extra)
                 yield from parse_build_output(stream)
             except docker.errors.APIError as exc:
                 if exc.response is None:
@@ -120,10 +125,9 @@ class DockerSdkEngine:
         tag: str,
         nocache: bool,
         build_args: Mapping[str, str],
-        platform: str | None,
+        extra: Mapping[str, Any],
     ) -> Iterator[Mapping[str, Any]]:
-        # Only sent when given: older daemons refuse the parameter.
-        extra = {"platform": platform} if platform else {}
+        # platform and network_mode only when given: older daemons refuse the parameters.
         stream: Iterator[Mapping[str, Any]] = self._client.api.build(
             fileobj=fileobj,
             custom_context=True,
@@ -202,6 +206,15 @@ class DockerSdkEngine:
                     )
                 if chunk.get("status"):
                     yield " ".join(str(chunk[k]) for k in ("id", "status") if chunk.get(k))
+
+
+def _shares_host_network(host: str, info: Mapping[str, Any]) -> bool:
+    """A daemon on this host's Unix socket, not rootless (rootless Docker runs its builds in
+    a network namespace of its own, where 127.0.0.1 is not this host's)."""
+    if not host.startswith("unix://") or "/run/user/" in host:
+        return False
+    options = info.get("SecurityOptions") or ()
+    return not any("rootless" in str(o) for o in options)
 
 
 class CountingReader:

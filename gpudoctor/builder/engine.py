@@ -39,6 +39,9 @@ class DaemonInfo:
     runtimes: tuple[str, ...] = ()
     default_runtime: str | None = None
     architecture: str | None = None  # /info "Architecture": "x86_64", "aarch64"
+    # Its builds share this host's network namespace with network_mode=host (a local rootful
+    # daemon), so a server on 127.0.0.1 here is reachable from a build step.
+    shares_host_network: bool = False
 
     @property
     def has_nvidia_runtime(self) -> bool:
@@ -80,10 +83,12 @@ class ImageEngine(Protocol):
         build_args: Mapping[str, str],
         platform: str | None = None,
         sent: Callable[[int], None] | None = None,
+        host_network: bool = False,
     ) -> Iterator[BuildEvent]:
         """Build the tar `context` (holding a Dockerfile) as `tag` for `platform` ("linux/arm64";
         None: the daemon's own), yielding progress events; `sent` is told the bytes of the
-        context sent so far while it uploads (before the first event).
+        context sent so far while it uploads (before the first event); `host_network`: the
+        steps run in the daemon host's network namespace (to reach a server on 127.0.0.1).
         A failed step is an "error" event, not an exception (follow_build turns it into one)."""
         ...
 

@@ -7,7 +7,9 @@ what happens. The engine and the matrix are parameters: only the CLI wires the r
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -84,7 +86,6 @@ def build_image(
     resolve_request = request.resolve
     if resolve_request.machine is None:
         # No --platform and no target host: the image is for the daemon's own platform.
-        from dataclasses import replace
 
         from gpudoctor.matrix.platforms import machine_of
 
@@ -110,17 +111,20 @@ def build_row(
     spec, dockerfile = render_row(row, request.options, template_dir)
     for warning in spec.warnings:
         progress.phase(f"warning: {warning}")
+    wheels = _required_wheels(spec)
     daemon = engine.ping()
     foreign = check_platform(spec.platform, daemon, request.emulated, progress)
-    outcome, context = _build(
-        spec,
-        dockerfile,
-        request,
-        engine=engine,
-        progress=progress,
-        template_dir=template_dir,
-        platform=spec.platform if foreign else None,
-    )
+    with _wheel_source(spec, wheels, daemon, progress) as spec:
+        dockerfile = render_dockerfile(spec, template_dir)
+        outcome, context = _build(
+            spec,
+            dockerfile,
+            request,
+            engine=engine,
+            progress=progress,
+            template_dir=template_dir,
+            platform=spec.platform if foreign else None,
+        )
     info = engine.inspect(spec.tag)
     stage = install_stage(engine, outcome)
     findings: list[Finding] = []
@@ -155,6 +159,41 @@ def install_stage(engine: ImageEngine, outcome: BuildOutcome) -> ImageInfo | Non
         if info is not None and info.labels.get(LABEL_PREFIX + "stage") == "install":
             return info
     return None
+
+
+def _required_wheels(spec: ImageSpec) -> tuple[Path, ...]:
+    """The wheelhouse's files the build installs; UsageError (exit 2) before anything is built
+    when it lacks one."""
+    if spec.wheelhouse is None:
+        return ()
+    from gpudoctor.builder.wheelhouse import require_wheels
+
+    wanted = (*spec.requirements, *spec.extra_requirements)
+    return require_wheels(spec.wheelhouse, wanted, spec.python).files
+
+
+@contextmanager
+def _wheel_source(
+    spec: ImageSpec, wheels: tuple[Path, ...], daemon: DaemonInfo, progress: Progress
+) -> Iterator[ImageSpec]:
+    """The spec to build: a wheelhouse is served on 127.0.0.1 for the build's duration (a
+    daemon sharing this host's network), else copied into the context."""
+    if spec.wheelhouse is None:
+        yield spec
+        return
+    if not daemon.shares_host_network:
+        progress.phase(
+            "note: the Docker daemon does not share this host's network, so the wheelhouse "
+            "goes into the build context (sent again on every build)"
+        )
+        yield replace(spec, wheel_url=None)
+        return
+    from gpudoctor.builder.spec import wheel_port, wheel_url
+    from gpudoctor.builder.wheel_server import serve_wheels
+
+    with serve_wheels(wheels, wheel_port(spec.row.id, spec.extra_requirements)) as port:
+        progress.phase(f"serving {len(wheels)} wheel(s) of {spec.wheelhouse} on 127.0.0.1:{port}")
+        yield replace(spec, wheel_url=wheel_url(port))
 
 
 def check_platform(
@@ -215,6 +254,7 @@ def _build(
             build_args=dict(spec.build_args),
             platform=platform,
             sent=lambda n: progress.sending(n, context.size),
+            host_network=spec.wheel_url is not None,
         )
         try:
             return follow_build(events, progress.build_event), context

@@ -46,6 +46,10 @@ class ImageSpec:
     extra_requirements: tuple[str, ...] = ()  # --pip, sorted
     index_url: str | None = None
     wheelhouse: Path | None = None
+    # Where pip finds the wheelhouse: served on 127.0.0.1 to a host-network build (the wheels
+    # never enter the context: a rebuild does not send gigabytes again), or None: copied into
+    # the context (a daemon on another host or network namespace cannot reach this one).
+    wheel_url: str | None = None
     build_args: tuple[tuple[str, str], ...] = ()
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
@@ -158,15 +162,18 @@ def make_spec(row: ResolvedRow, options: BuildOptions) -> ImageSpec:
         validate.index_url(index, "--index-url" if options.index_url else "matrix index_url")
     for value in (row.id, row.version, row.cuda, row.cuda_release or "none", row.min_driver_linux):
         _check_row_value(row, value)
+    wheelhouse = _wheelhouse(options.wheelhouse)
+    extras = tuple(sorted({validate.pip_requirement(p) for p in options.pip}))
     return ImageSpec(
         row=row,
         base_image=base,
         base_pinned=pinned,
         tag=validate.image_tag(options.tag) if options.tag else default_tag(row),
         requirements=tuple(sorted(_row_requirement(row, r) for r in row.requirements)),
-        extra_requirements=tuple(sorted({validate.pip_requirement(p) for p in options.pip})),
+        extra_requirements=extras,
         index_url=index,
-        wheelhouse=_wheelhouse(options.wheelhouse),
+        wheelhouse=wheelhouse,
+        wheel_url=wheel_url(wheel_port(row.id, extras)) if wheelhouse is not None else None,
         build_args=tuple(sorted(validate.build_arg(a) for a in options.build_args)),
         warnings=warnings,
     )
@@ -208,6 +215,24 @@ def _check_row_value(row: ResolvedRow, value: str) -> None:
             f"matrix row {row.id!r}: value {value!r} holds characters a label cannot",
             hint="fix the row in the matrix (gpudoctor matrix validate)",
         )
+
+
+WHEEL_PORTS = (20000, 40000)  # the range a wheelhouse's preferred port is taken from
+
+
+def wheel_port(row_id: str, extra_requirements: tuple[str, ...]) -> int:
+    """The port a wheelhouse is served on for one image: the same for the same row and extras
+    (wherever the folder is), so the pip step's line, which names it, and so its layer cache
+    stay the same from one build to the next."""
+    import zlib
+
+    low, high = WHEEL_PORTS
+    key = "\n".join((row_id, *extra_requirements)).encode("utf-8")
+    return low + zlib.crc32(key) % (high - low)
+
+
+def wheel_url(port: int) -> str:
+    return f"http://127.0.0.1:{port}/"
 
 
 def _wheelhouse(path: Path | None) -> Path | None:

@@ -27,9 +27,12 @@ BUILD_HELP = """Build a known-good GPU framework image, then verify it against i
   gpudoctor build --framework pytorch --dry-run     print the Dockerfile only
   gpudoctor build --framework pytorch --from gh200.json
       an arm64 image for a Grace host
+  gpudoctor build --framework pytorch --cuda 12.4 --download-wheels ./wheels
+      where the index is reachable: fill a wheelhouse with the image's wheels
   gpudoctor build --framework pytorch --cuda 12.4 --wheelhouse ./wheels \\
       --base-image mirror.example/nvidia/cuda:12.4.1-runtime-ubuntu22.04
-      offline: no index, a mirrored base image
+      offline: no index, a mirrored base image (the wheels are served to
+      the build on 127.0.0.1, never sent as build context)
 
 Steps: resolve the row (like `gpudoctor matrix resolve`), render templates/Dockerfile.j2, build
 through the Docker daemon (DOCKER_HOST) with live progress on stderr, run the in-image verify
@@ -69,6 +72,7 @@ def build_cmd(
     base_image: opts.BaseImageOpt = None,
     index_url: opts.IndexUrlOpt = None,
     wheelhouse: opts.WheelhouseOpt = None,
+    download_wheels: opts.DownloadWheelsOpt = None,
     tag: opts.TagOpt = None,
     build_arg: Annotated[
         list[str] | None,
@@ -133,11 +137,64 @@ def build_cmd(
         verify=not skip_verify,
         gpu=gpus,
     )
+    if download_wheels is not None:
+        check_download(download_wheels, dry_run=dry_run, push=push, wheelhouse=wheelhouse)
+        return run_download(ctx, request, download_wheels, fmt)
     if dry_run:
         from gpudoctor.cli.render_cmd import render_one
 
         return render_one(ctx, request.resolve, request.options, output)
     return run_build(ctx, request, fmt)
+
+
+def check_download(dest: Path, *, dry_run: bool, push: bool, wheelhouse: Path | None) -> None:
+    """--download-wheels fills a wheelhouse and builds nothing."""
+    from gpudoctor.errors import UsageError
+
+    clash = "--dry-run" if dry_run else "--push" if push else None
+    if clash is not None:
+        raise UsageError(
+            f"--download-wheels downloads and builds nothing, so {clash} has nothing to do",
+            hint=f"drop {clash}; build afterwards with --wheelhouse {dest}",
+        )
+    if wheelhouse is not None:
+        raise UsageError(
+            "--download-wheels fills a wheelhouse and --wheelhouse builds from one: give one",
+            hint=f"first --download-wheels {dest}, then the same build with --wheelhouse {dest}",
+        )
+
+
+def run_download(ctx: typer.Context, request: BuildRequest, dest: Path, fmt: str) -> int:
+    """Resolve the row (for --platform, the target host, else this machine) and let pip fill
+    `dest` with its wheels; the summary (or JSON) on stdout."""
+    import json
+
+    from gpudoctor.builder.download import download_wheels
+    from gpudoctor.builder.pipeline import resolve_row
+    from gpudoctor.builder.spec import make_spec
+    from gpudoctor.cli.common import err, load_matrix
+
+    matrix = load_matrix(ctx)
+    opts.check_in_matrix(matrix, request.resolve)
+    row = resolve_row(matrix, opts.this_machine_unless_named(request.resolve))
+    spec = make_spec(row, request.options)
+    wheels = download_wheels(spec, dest.resolve(), lambda line: err(f"==> {line}"))
+    total = sum(p.stat().st_size for p in wheels)
+    if fmt == "json":
+        data = {
+            "row": row.id,
+            "platform": spec.platform,
+            "wheelhouse": str(dest.resolve()),
+            "wheels": [p.name for p in wheels],
+            "bytes": total,
+        }
+        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(
+            f"{dest}: {len(wheels)} wheel(s), {total / 1e9:.2f} GB, for row {row.id} "
+            f"({spec.platform}); build offline with the same options and --wheelhouse {dest}\n"
+        )
+    return 0
 
 
 def check_dry_run(*, dry_run: bool, output: bool, push: bool) -> None:

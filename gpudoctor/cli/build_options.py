@@ -78,6 +78,14 @@ IndexUrlOpt = Annotated[
     str | None,
     typer.Option("--index-url", metavar="URL", help="Framework pip index (a mirror) instead."),
 ]
+DownloadWheelsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--download-wheels",
+        metavar="DIR",
+        help="Download the image's wheels into DIR (for --wheelhouse DIR); build nothing.",
+    ),
+]
 WheelhouseOpt = Annotated[
     Path | None,
     typer.Option(
@@ -178,6 +186,19 @@ def platform_machine(platform: str | None) -> str | None:
             hint="use --platform linux/arm64 (Grace, DGX Spark) or --platform linux/amd64",
         )
     return machine
+
+
+def this_machine_unless_named(request: ResolveRequest) -> ResolveRequest:
+    """Nothing names a platform and no daemon is asked (render, --download-wheels): this
+    machine's."""
+    if request.machine is not None:
+        return request
+    import platform as _platform
+    from dataclasses import replace
+
+    from gpudoctor.matrix.platforms import X86_64, machine_of
+
+    return replace(request, machine=machine_of(_platform.machine()) or X86_64)
 
 
 def check_in_matrix(matrix: Matrix, request: ResolveRequest) -> None:

@@ -78,6 +78,7 @@ def test_options_reach_the_engine_and_push_runs_after_verify() -> None:
         "nocache": True,
         "args": {"HTTPS_PROXY": "http://p:3128"},
         "platform": None,  # the daemon's own platform: not sent
+        "host_network": False,  # no wheelhouse to serve
     }
     run = next(args for name, args in engine.calls if name == "run")
     assert isinstance(run, dict)

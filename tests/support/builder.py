@@ -166,6 +166,7 @@ class FakeEngine:
         build_args: Mapping[str, str],
         platform: str | None = None,
         sent: Callable[[int], None] | None = None,
+        host_network: bool = False,
     ) -> Iterator[BuildEvent]:
         import tarfile
 
@@ -173,7 +174,13 @@ class FakeEngine:
             self.context_names = tar.getnames()
         if sent is not None:
             sent(context.stat().st_size)
-        call = {"tag": tag, "nocache": nocache, "args": dict(build_args), "platform": platform}
+        call = {
+            "tag": tag,
+            "nocache": nocache,
+            "args": dict(build_args),
+            "platform": platform,
+            "host_network": host_network,
+        }
         self.calls.append(("build", call))
         yield from self.build_events
 
