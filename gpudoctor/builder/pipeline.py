@@ -190,10 +190,11 @@ def _wheel_source(
         return
     from gpudoctor.builder.spec import wheel_port, wheel_url
     from gpudoctor.builder.wheel_server import serve_wheels
+    from gpudoctor.builder.wheelhouse import wheel_manifest
 
     with serve_wheels(wheels, wheel_port(spec.row.id, spec.extra_requirements)) as port:
         progress.phase(f"serving {len(wheels)} wheel(s) of {spec.wheelhouse} on 127.0.0.1:{port}")
-        yield replace(spec, wheel_url=wheel_url(port))
+        yield replace(spec, wheel_url=wheel_url(port), wheel_manifest=wheel_manifest(wheels))
 
 
 def check_platform(

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 TEMPLATE_NAME = "Dockerfile.j2"
 WHEELS_DIR = "/tmp/gpudoctor/wheels"
+WHEEL_MANIFEST = "wheelhouse.txt"  # the served wheels' names and content digests
 
 
 def requirements_files(spec: ImageSpec) -> dict[str, str]:
@@ -28,6 +29,8 @@ def requirements_files(spec: ImageSpec) -> dict[str, str]:
     files = {"requirements.txt": "".join(f"{r}\n" for r in spec.requirements)}
     if spec.extra_requirements:
         files["extra-requirements.txt"] = "".join(f"{r}\n" for r in spec.extra_requirements)
+    if spec.wheelhouse is not None and spec.wheel_url is not None:
+        files[WHEEL_MANIFEST] = spec.wheel_manifest
     return files
 
 

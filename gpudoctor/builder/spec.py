@@ -50,6 +50,9 @@ class ImageSpec:
     # never enter the context: a rebuild does not send gigabytes again), or None: copied into
     # the context (a daemon on another host or network namespace cannot reach this one).
     wheel_url: str | None = None
+    # The served wheels' identity (wheelhouse.wheel_manifest), COPYed before the pip step: the
+    # layer cache must miss when the wheels change, as it did when they were in the context.
+    wheel_manifest: str = ""
     build_args: tuple[tuple[str, str], ...] = ()
     warnings: tuple[str, ...] = field(default=(), compare=False)
 

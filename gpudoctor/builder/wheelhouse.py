@@ -185,3 +185,22 @@ def require_wheels(wheelhouse: Path, requirements: Sequence[str], python: str) -
             hint=hint,
         )
     return selection
+
+
+def wheel_manifest(files: Sequence[Path]) -> str:
+    """One line per served file: its name, size and a digest of its zip directory (every
+    member's name, CRC-32 and size): a changed wheel changes it, and reading it costs the
+    directory at the end of the file, not the gigabytes before it."""
+    import hashlib
+
+    lines = []
+    for path in sorted(files, key=lambda p: p.name):
+        digest = hashlib.sha256()
+        try:
+            with zipfile.ZipFile(path) as archive:
+                for info in archive.infolist():
+                    digest.update(f"{info.filename}\0{info.CRC}\0{info.file_size}\n".encode())
+        except (zipfile.BadZipFile, OSError):  # an sdist: its bytes are small enough to hash
+            digest.update(path.read_bytes())
+        lines.append(f"{path.name} {path.stat().st_size} sha256-dir:{digest.hexdigest()}\n")
+    return "".join(lines)

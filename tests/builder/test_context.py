@@ -97,7 +97,7 @@ def test_a_served_wheelhouse_stays_out_of_the_context(tmp_path: Path) -> None:
     """The default: the wheels are served on 127.0.0.1, the context is as small as without."""
     house = _house(tmp_path)
     _, names = _context(tmp_path, "ctx", BuildOptions(wheelhouse=house))
-    assert names == ["Dockerfile", "requirements.txt"]
+    assert names == ["Dockerfile", "requirements.txt", "wheelhouse.txt"]  # their digests
 
 
 def test_offline_context_carries_only_the_needed_wheels(tmp_path: Path) -> None:

@@ -151,7 +151,7 @@ def test_a_local_daemon_builds_from_the_served_wheelhouse_with_a_small_context(
     )
     progress = RecordingProgress()
     build_row(ROW, request, engine, progress, templates_dir())
-    assert engine.context_names == ["Dockerfile", "requirements.txt"]
+    assert engine.context_names == ["Dockerfile", "requirements.txt", "wheelhouse.txt"]
     assert engine.fetched == [
         "torch-2.5.1%2Bcu124-py3-none-any.whl",
         "torchvision-0.20.1%2Bcu124-py3-none-any.whl",
@@ -261,3 +261,19 @@ def test_build_download_wheels_on_the_command_line(
     assert f"--wheelhouse {house}" in out
     assert run([*args, "--wheelhouse", str(house), "--download-wheels", str(house)]) == 2
     assert "give one" in capsys.readouterr().err
+
+
+def test_the_manifest_changes_with_the_wheels_content_not_their_folder(tmp_path: Path) -> None:
+    from gpudoctor.builder.wheelhouse import wheel_manifest
+
+    cuda = make_fake_torch(_folder(tmp_path / "a"))
+    moved = make_fake_torch(_folder(tmp_path / "b"))
+    cpu = make_fake_torch(_folder(tmp_path / "c"), version="2.5.1+cu124", cuda=None)
+    assert wheel_manifest([cuda]) == wheel_manifest([moved])
+    assert wheel_manifest([cuda]) != wheel_manifest([cpu])  # same name, other content
+    assert wheel_manifest([cuda]).startswith("torch-2.5.1+cu124-py3-none-any.whl ")
+
+
+def _folder(path: Path) -> Path:
+    path.mkdir()
+    return path

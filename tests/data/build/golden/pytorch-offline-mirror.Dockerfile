@@ -31,7 +31,7 @@ ENV PATH="/opt/venv/bin:${PATH}" \
 FROM python AS install
 # Names this stage's leftover (untagged) image: docker image prune --filter label=io.gpudoctor.stage
 LABEL io.gpudoctor.stage="install"
-COPY extra-requirements.txt requirements.txt /tmp/gpudoctor/
+COPY extra-requirements.txt requirements.txt wheelhouse.txt /tmp/gpudoctor/
 RUN /opt/venv/bin/pip install --no-cache-dir --no-index --find-links http://127.0.0.1:30592/ \
         -r /tmp/gpudoctor/requirements.txt
 # Extra packages, constrained so that they cannot move the framework's pins.
