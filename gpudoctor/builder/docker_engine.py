@@ -191,6 +191,7 @@ class DockerSdkEngine:
             env=tuple(config.get("Env") or ()),
             user=str(config.get("User") or ""),
             architecture=data.get("Architecture") or None,
+            repo_digests=tuple(sorted(data.get("RepoDigests") or ())),
         )
 
     def push(self, tag: str) -> Iterator[str]:

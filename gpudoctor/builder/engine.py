@@ -57,6 +57,9 @@ class ImageInfo:
     env: tuple[str, ...] = ()
     user: str = ""
     architecture: str | None = None  # the image config's "Architecture": "amd64", "arm64"
+    # "repo@sha256:..." for each registry the image was pulled from or pushed to; none for an
+    # image that exists only here (built, `docker load`ed, `docker import`ed).
+    repo_digests: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

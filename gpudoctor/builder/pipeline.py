@@ -109,11 +109,12 @@ def build_row(
         VerifyFailed: the image does not hold what the row promises (exit 4).
     """
     spec, dockerfile = render_row(row, request.options, template_dir)
-    for warning in spec.warnings:
-        progress.phase(f"warning: {warning}")
     wheels = _required_wheels(spec)
     daemon = engine.ping()
     foreign = check_platform(spec.platform, daemon, request.emulated, progress)
+    spec = replace(spec, warnings=base_warnings(spec, engine))
+    for warning in spec.warnings:
+        progress.phase(f"warning: {warning}")
     with _wheel_source(spec, wheels, daemon, progress) as spec:
         dockerfile = render_dockerfile(spec, template_dir)
         outcome, context = _build(
@@ -159,6 +160,26 @@ def install_stage(engine: ImageEngine, outcome: BuildOutcome) -> ImageInfo | Non
         if info is not None and info.labels.get(LABEL_PREFIX + "stage") == "install":
             return info
     return None
+
+
+def base_warnings(spec: ImageSpec, engine: ImageEngine) -> tuple[str, ...]:
+    """The spec's warnings, the tag-only one as the daemon's copy of the base allows: with the
+    digest it was pulled with; none for an image that exists only here (no registry digest can
+    pin it: its image id does); as it was for a base the build will pull."""
+    from gpudoctor.builder.spec import TAG_ONLY, tag_only_warning
+
+    if spec.base_pinned:
+        return spec.warnings
+    others = tuple(w for w in spec.warnings if TAG_ONLY not in w)
+    info = engine.inspect(spec.base_image)
+    if info is None:
+        return spec.warnings
+    if not info.repo_digests:
+        return others
+    name = spec.base_image.rpartition(":")[0] or spec.base_image
+    digest = next((d for d in info.repo_digests if d.startswith(f"{name}@")), "")
+    pin = digest.partition("@")[2] or info.repo_digests[0].partition("@")[2]
+    return (tag_only_warning(spec.base_image, pin), *others)
 
 
 def _required_wheels(spec: ImageSpec) -> tuple[Path, ...]:

@@ -191,14 +191,20 @@ def _base_image(row: ResolvedRow, override: str | None) -> tuple[str, bool, tupl
             base = validate.image_reference(f"{base}@{row.base_digest}", "matrix base_digest")
     if validate.reference_is_pinned(base):
         return base, True, ()
+    return base, False, (tag_only_warning(base),)
+
+
+TAG_ONLY = "is pinned by tag only"
+
+
+def tag_only_warning(base: str, digest: str | None = None) -> str:
+    """The base names a tag, which registries re-publish and delete; `digest`: the one the
+    daemon's copy was pulled with (RepoDigests), to pin exactly what was built from."""
+    pin = f"{base.rpartition(':')[0] if ':' in base.rpartition('/')[2] else base}@{digest}"
     return (
-        base,
-        False,
-        (
-            f"base image {base} is pinned by tag only: tags are mutable (registries re-publish "
-            f"and delete them), so a rebuild may get different bits; pin it with "
-            f"--base-image {base}@sha256:<digest>",
-        ),
+        f"base image {base} {TAG_ONLY}: tags are mutable (registries re-publish and delete "
+        f"them), so a rebuild may get different bits; pin it with --base-image "
+        + (pin if digest else f"{base}@sha256:<digest>")
     )
 
 

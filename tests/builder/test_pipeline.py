@@ -37,12 +37,13 @@ def _request(**kw: object) -> BuildRequest:
 def test_build_row_builds_verifies_and_reports() -> None:
     engine, progress = _engine(), RecordingProgress()
     report = build_row(ROW, _request(), engine, progress, templates_dir())
-    assert [name for name, _ in engine.calls] == ["ping", "build", "inspect", "inspect", "run"]
+    calls = [name for name, _ in engine.calls]
+    assert calls == ["ping", "inspect", "build", "inspect", "inspect", "run"]
     assert engine.context_names == ["Dockerfile", "requirements.txt"]  # no verify script
     assert report.outcome.cached == 1
     assert report.image_id == "sha256:" + "ab" * 32
     assert [f.code for f in progress.findings][-1] == "verify-labels"
-    assert any("mutable" in p for p in progress.phases)
+    assert not any("mutable" in p for p in progress.phases)  # a base only here: no digest
     data = report.to_dict()
     assert set(data) == {
         "schema_version",
@@ -166,3 +167,25 @@ def test_the_install_stage_left_as_cache_is_named_with_its_size_and_removal() ->
     stage = report.to_dict()["install_stage"]
     assert stage["remove"] == "docker image rm 5e810c7070ce"
     assert stage["size"] == 8_100_000_000
+
+
+@pytest.mark.parametrize(
+    ("digests", "warned"),
+    [
+        ((), None),  # loaded or built here: no registry digest can pin it
+        (("nvidia/cuda@sha256:" + "cd" * 32,), "@sha256:" + "cd" * 32),  # the one it came with
+    ],
+)
+def test_the_tag_only_warning_only_where_a_digest_can_be_had(
+    digests: tuple[str, ...], warned: str | None
+) -> None:
+    engine = _engine(repo_digests=digests)
+    progress = RecordingProgress()
+    report = build_row(ROW, _request(verify=False), engine, progress, templates_dir())
+    warnings = [p for p in progress.phases if "pinned by tag only" in p]
+    if warned is None:
+        assert warnings == []
+        assert not any("pinned by tag only" in n for n in report.notes)
+    else:
+        assert len(warnings) == 1  # once
+        assert warnings[0].endswith(f"--base-image nvidia/cuda{warned}")

@@ -151,6 +151,7 @@ class FakeEngine:
     runtimes: tuple[str, ...] = ("runc",)
     architecture: str | None = "x86_64"  # the daemon's /info "Architecture"
     calls: list[tuple[str, object]] = field(default_factory=list)
+    repo_digests: tuple[str, ...] = ()  # what inspect says every image was pulled with
     context_names: list[str] = field(default_factory=list)
 
     def ping(self) -> DaemonInfo:
@@ -190,7 +191,13 @@ class FakeEngine:
 
     def inspect(self, image: str) -> ImageInfo | None:
         self.calls.append(("inspect", image))
-        return ImageInfo(id="sha256:" + "ab" * 32, tags=(image,), size=123, labels=self.labels)
+        return ImageInfo(
+            id="sha256:" + "ab" * 32,
+            tags=(image,),
+            size=123,
+            labels=self.labels,
+            repo_digests=self.repo_digests,
+        )
 
     def push(self, tag: str) -> Iterator[str]:
         self.calls.append(("push", tag))
