@@ -236,3 +236,17 @@ def test_a_failing_build_with_format_json_prints_a_json_error_exit_4(
     assert error["reference"] == "build-failed"
     assert error["step"].startswith("Step ")
     assert any("No matching distribution" in line for line in error["log_tail"])
+
+
+def test_a_missing_base_given_with_base_image_is_pulled_or_loaded_not_given_again(
+    tmp_path: Path, wheelhouse: Path, test_tag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No registry is reachable here: the FROM step fails at once, and the hint names the
+    image and how to get it onto the daemon, not the option the user already gave."""
+    assert _cli_build("gpudoctor-test/nosuch:1", wheelhouse, test_tag) == 4
+    err = capsys.readouterr().err
+    assert "error: image build failed at Step 1/" in err
+    hint = next(line for line in err.splitlines() if line.startswith("hint: "))
+    assert hint.startswith("hint: image gpudoctor-test/nosuch:1 is not on this Docker daemon")
+    assert "docker load" in hint
+    assert "--base-image" not in hint

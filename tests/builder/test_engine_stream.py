@@ -85,3 +85,20 @@ def test_an_uncached_build_is_not_all_cached() -> None:
 def test_the_stage_images_are_the_ends_of_every_stage_but_the_last() -> None:
     outcome = follow_build(parse_build_output(CACHED), lambda _: None)
     assert outcome.stage_images == ("5e810c7070ce",)  # stage 1 ended there; stage 2 is final
+
+
+def test_the_counting_reader_tells_the_bytes_sent_as_requests_reads_them(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import requests.utils
+
+    from gpudoctor.builder.docker_engine import CountingReader
+
+    path = tmp_path / "context.tar"
+    path.write_bytes(b"x" * 100_000)
+    seen: list[int] = []
+    with path.open("rb") as raw:
+        reader = CountingReader(raw, 100_000, seen.append)
+        assert requests.utils.super_len(reader) == 100_000  # Content-Length, not chunked
+        while reader.read(16384):
+            pass
+    assert seen[0] == 16384
+    assert seen[-1] == 100_000
