@@ -3,11 +3,12 @@
 Only typer here (the `--help` budget); the builder, jinja2 and docker are imported when it runs.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads these signatures at run time, and
+# before Python 3.10 it cannot see the `Annotated` options inside string annotations.
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -75,7 +76,7 @@ def build_cmd(
     download_wheels: opts.DownloadWheelsOpt = None,
     tag: opts.TagOpt = None,
     build_arg: Annotated[
-        list[str] | None,
+        Optional[list[str]],
         typer.Option("--build-arg", metavar="KEY=VALUE", help="Build argument (repeatable)."),
     ] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Build every layer anew.")] = False,
@@ -84,7 +85,7 @@ def build_cmd(
         bool, typer.Option("--skip-verify", help="Do not run the image to verify it.")
     ] = False,
     gpus: Annotated[
-        bool | None,
+        Optional[bool],
         typer.Option(
             "--gpus/--no-gpus",
             help="Verify with the GPUs (default: when the daemon has the nvidia runtime).",
@@ -94,7 +95,7 @@ def build_cmd(
         bool, typer.Option("--dry-run", help="Print the Dockerfile; build nothing.")
     ] = False,
     output: Annotated[
-        Path | None,
+        Optional[Path],
         typer.Option(
             "--output", "-o", metavar="FILE", help="With --dry-run: write the Dockerfile here."
         ),
@@ -147,7 +148,7 @@ def build_cmd(
     return run_build(ctx, request, fmt)
 
 
-def check_download(dest: Path, *, dry_run: bool, push: bool, wheelhouse: Path | None) -> None:
+def check_download(dest: Path, *, dry_run: bool, push: bool, wheelhouse: Optional[Path]) -> None:
     """--download-wheels fills a wheelhouse and builds nothing."""
     from gpudoctor.errors import UsageError
 
@@ -215,7 +216,7 @@ def check_dry_run(*, dry_run: bool, output: bool, push: bool) -> None:
         )
 
 
-def run_build(ctx: typer.Context, request: BuildRequest, fmt: str) -> int:
+def run_build(ctx: typer.Context, request: "BuildRequest", fmt: str) -> int:
     from dataclasses import replace
     from pathlib import Path
 
