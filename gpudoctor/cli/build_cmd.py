@@ -165,7 +165,7 @@ def check_download(dest: Path, *, dry_run: bool, push: bool, wheelhouse: Optiona
         )
 
 
-def run_download(ctx: typer.Context, request: BuildRequest, dest: Path, fmt: str) -> int:
+def run_download(ctx: typer.Context, request: "BuildRequest", dest: Path, fmt: str) -> int:
     """Resolve the row (for --platform, the target host, else this machine) and let pip fill
     `dest` with its wheels; the summary (or JSON) on stdout."""
     import json
