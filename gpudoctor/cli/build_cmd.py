@@ -42,9 +42,10 @@ NVIDIA runtime, also cuda.is_available() and one small kernel), then push with -
 The image is for --platform (linux/amd64, linux/arm64), else the target host's, else
 the daemon's; a daemon that cannot build it (another architecture, no QEMU binfmt
 handler) is refused, never emulated behind your back.
-Exit codes: 2 bad input or no matching row; 3 Docker daemon unreachable or unable to
-build the platform; 4 a build step failed or the image does not hold what the row
-promises.
+Exit codes: 2 bad input, no matching row, or a wheelhouse without the image's wheels;
+3 Docker daemon unreachable or unable to build the platform, or pip unable to download;
+4 a build step failed or the image does not hold what the row promises; 5 gpudoctor
+itself failed (a bug).
 """
 
 
