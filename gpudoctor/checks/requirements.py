@@ -151,6 +151,8 @@ def judge(facts: HostFacts, matrix: Matrix, req: Requirement) -> Finding:
     sev = Severity.OK if met else Severity.ERROR
     verdict = "met" if met else "not met"
     fix = "" if met else _FIX[req.key]
+    if not met and req.key == "runtime" and facts.platform.systemd is False:
+        fix = fix.replace("sudo systemctl restart docker", "then restart dockerd (no systemd here)")
     if not met and values == ["n/a"]:
         # The host has no such part (no NVSwitch, no NVLink): nothing to install or repair.
         fix = (

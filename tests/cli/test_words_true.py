@@ -193,3 +193,18 @@ def test_systemctl_only_where_systemd_runs(systemd: bool, has_systemctl: bool) -
         ),
     )
     assert ("systemctl" in docker_absence(facts)) is has_systemctl
+    from gpudoctor.checks.requirements import judge, parse_requirement
+    from gpudoctor.matrix.load import load_matrix
+    from gpudoctor.resources import default_matrix_path
+
+    runc_only = replace(
+        facts,
+        container_runtime=replace(
+            facts.container_runtime, docker_reachable=True, runtimes=("runc",)
+        ),
+    )
+    matrix = load_matrix(default_matrix_path())
+    unmet = judge(runc_only, matrix, parse_requirement("runtime=nvidia"))
+    assert unmet.severity.value == "error"
+    assert "nvidia-ctk runtime configure" in unmet.fix
+    assert ("systemctl" in unmet.fix) is has_systemctl
