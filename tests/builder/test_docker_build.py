@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.builder.docker_engine import DockerSdkEngine
+from gpudoctor.builder.engine import BuildOutcome
 from gpudoctor.builder.pipeline import BuildRequest, build_row
 from gpudoctor.builder.spec import BuildOptions
 from gpudoctor.cli.app import run
@@ -175,6 +176,28 @@ def test_a_rebuild_takes_every_step_from_the_cache(
     assert second.outcome.cached == second.outcome.steps - second.outcome.from_steps > 8
     assert second.image_id == first.image_id
     assert sum(e.kind == "cache" for e in progress.events) == second.outcome.cached
+    assert not [n for n in second.context_files if n.startswith("wheels/")]  # served, not sent
+
+
+def test_a_served_wheelhouse_whose_wheels_changed_misses_the_cache(
+    standin_base: str,
+    wheelhouse: Path,
+    cpu_wheelhouse: Path,
+    test_tag: str,
+    engine: DockerSdkEngine,
+) -> None:
+    """The pip step names the same URL for both wheelhouses (same row): only the manifest of
+    the wheels' digests, copied before it, tells the builder the wheels are not the same."""
+
+    def build(house: Path) -> BuildOutcome:
+        options = BuildOptions(base_image=standin_base, wheelhouse=house, tag=test_tag)
+        request = BuildRequest(ResolveRequest("pytorch"), options, verify=False)
+        report = build_row(TORCH_ONLY_ROW, request, engine, RecordingProgress(), templates_dir())
+        return report.outcome
+
+    build(wheelhouse)
+    assert not build(cpu_wheelhouse).all_cached
+    assert build(cpu_wheelhouse).all_cached
 
 
 def test_verify_of_a_foreign_image_names_the_differences(
