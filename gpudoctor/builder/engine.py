@@ -16,7 +16,9 @@ from typing import Any, Literal, Protocol
 
 from gpudoctor.errors import BuildFailed
 
-EventKind = Literal["step", "cache", "log", "image", "error"]
+# "pull": the base image's layers arriving in a FROM step (docker's {"status": ...} chunks),
+# progress for the ticker, not log lines.
+EventKind = Literal["step", "cache", "log", "image", "error", "pull"]
 _STEP = re.compile(r"^Step (\d+)/(\d+) : (.*)$")
 _BUILT = re.compile(r"^Successfully built ([0-9a-f]+)$")
 _LAYER = re.compile(r"^\s*---> ([0-9a-f]{12,64})$")  # the image a step ended with
@@ -121,6 +123,9 @@ def parse_build_output(chunks: Iterable[Mapping[str, Any]]) -> Iterator[BuildEve
             for line in str(chunk["stream"]).splitlines():
                 if line.strip():
                     yield _line_event(line.rstrip())
+        elif chunk.get("status"):
+            words = (chunk.get("status"), chunk.get("id"), chunk.get("progress"))
+            yield BuildEvent("pull", " ".join(str(w) for w in words if w))
 
 
 def _line_event(line: str) -> BuildEvent:
@@ -182,6 +187,8 @@ def follow_build(
         elif event.kind == "log":
             found = _LAYER.match(event.text)
             layer = found.group(1) if found else layer
+        elif event.kind == "pull":
+            continue  # a progress bar, not the step's log
         tail.append(event.text)
     if not image_id:
         raise _failed(step, tail, "the engine ended the build without an image id")

@@ -84,6 +84,8 @@ class StderrProgress:
                 self._activity = pip_activity(event.text) or self._activity
                 if line.strip():
                     self._write(f"    {line}")
+            elif event.kind == "pull":
+                self._activity = f"pulling the base image: {clean(event.text, colour=False)}"
             # "error": said once, by the error line the CLI prints (step and message)
 
     def sending(self, sent: int, total: int) -> None:

@@ -123,3 +123,29 @@ def test_a_failed_step_is_said_once_by_the_error_line_not_by_the_progress() -> N
 def test_words_for_sizes_and_durations() -> None:
     assert [duration(4.9), duration(65), duration(3600)] == ["4 s", "1 min 05 s", "60 min 00 s"]
     assert [size(999), size(1_500), size(2_700_000_000)] == ["999 B", "1.5 kB", "2.7 GB"]
+
+
+def test_a_base_pull_is_activity_for_the_ticker_not_log_lines() -> None:
+    from gpudoctor.builder.engine import follow_build, parse_build_output
+
+    stream = [
+        {"stream": "Step 1/2 : FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04 AS python\n"},
+        {"status": "Downloading", "id": "a1b2c3", "progress": "[==>   ] 120MB/900MB"},
+        {"stream": " ---> 37c51e2d4c29\n"},
+        {"stream": "Step 2/2 : RUN true\n"},
+        {"aux": {"ID": "sha256:" + "ab" * 32}},
+    ]
+    out = io.StringIO()
+    progress = StderrProgress(out, colour=False)
+    events: list[BuildEvent] = []
+
+    def seen(event: BuildEvent) -> None:
+        events.append(event)
+        progress.build_event(event)
+        if event.kind == "pull":
+            line = progress.ticker_line(time.monotonic())
+            assert "pulling the base image: Downloading a1b2c3 [==>   ] 120MB/900MB" in line
+
+    follow_build(parse_build_output(stream), seen)
+    assert [e.kind for e in events].count("pull") == 1
+    assert "Downloading" not in out.getvalue()  # no log line of it
