@@ -24,7 +24,7 @@ PYPI = "https://pypi.org/simple"
 # glibc minor version of each distribution a matrix row builds on (its libc6 package:
 # Ubuntu 20.04 2.31, 22.04 2.35, 24.04 2.39); manylinux_2_N wheels run where glibc >= 2.N.
 _GLIBC = {"ubuntu20.04": 31, "ubuntu22.04": 35, "ubuntu24.04": 39}
-_MANYLINUX_FLOOR = 17  # manylinux2014: the oldest tag current wheels carry
+_MANYLINUX_FLOOR = 5  # manylinux1 (glibc 2.5): NVIDIA's nvtx wheels still carry it
 _MACHINES = {"linux/amd64": "x86_64", "linux/arm64": "aarch64"}
 
 
@@ -37,9 +37,10 @@ class Download:
 def platform_tags(spec: ImageSpec) -> list[str]:
     """The wheel platform tags the image accepts, newest glibc first."""
     machine = _MACHINES.get(spec.platform, "x86_64")
-    newest = _GLIBC.get(spec.row.distro, _MANYLINUX_FLOOR)
+    newest = _GLIBC.get(spec.row.distro, 17)  # unknown: manylinux2014's glibc 2.17
     tags = [f"manylinux_2_{n}_{machine}" for n in range(newest, _MANYLINUX_FLOOR - 1, -1)]
-    return [*tags, f"manylinux2014_{machine}", f"linux_{machine}"]
+    legacy = [f"manylinux{name}_{machine}" for name in ("2014", "2010", "1")]
+    return [*tags, *legacy, f"linux_{machine}"]
 
 
 def plan(spec: ImageSpec, dest: Path, python: str = sys.executable) -> Download:
