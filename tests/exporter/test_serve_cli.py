@@ -63,7 +63,9 @@ def test_a_port_in_use_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> N
         ["--require", "gpus>>8"],
     ],
 )
-def test_bad_options_exit_2_with_a_hint(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_options_exit_2_with_a_hint(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run(["serve", *args]) == 2
     err = capsys.readouterr().err
     assert "hint:" in err
