@@ -387,10 +387,11 @@ def as_float(value: float) -> float:
         return math.inf if value > 0 else -math.inf
 
 
-def metric_reference_markdown() -> str:
-    """The metric table of docs/ci.md (a test keeps the two equal)."""
+def metric_reference_markdown(metrics: Iterable[Metric] = METRICS) -> str:
+    """The metric table of docs/ci.md (and of serve's own, docs/kubernetes.md; tests keep them
+    equal)."""
     rows = ["| metric | labels | meaning |", "| --- | --- | --- |"]
-    for m in METRICS:
+    for m in metrics:
         labels = ", ".join(f"`{label}`" for label in m.labels) or "-"
         rows.append(f"| `{m.name}` | {labels} | {m.help} |")
     return "\n".join(rows) + "\n"
