@@ -31,6 +31,7 @@ from gpudoctor.checks import (
     runtime,
     shadowing,
     software,
+    vgpu,
     xid,
 )
 from gpudoctor.checks.base import Check, Intent
@@ -54,6 +55,7 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("driver", c) for c in devices.CHECKS),
     *(("driver", c) for c in recorded.CHECKS),
     *(("gpu", c) for c in gpu.CHECKS),
+    *(("gpu", c) for c in vgpu.CHECKS),
     *(("platform", c) for c in platform.CHECKS),
     *(("runtime", c) for c in runtime.CHECKS),
     *(("software", c) for c in software.CHECKS),

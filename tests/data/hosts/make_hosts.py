@@ -33,6 +33,8 @@ from gpudoctor.facts import (
     PciDevice,
     PlatformFacts,
     ProbeIssue,
+    VgpuClientFacts,
+    VgpuLicense,
 )
 from gpudoctor.facts_json import dumps
 from gpudoctor.facts_multigpu import (
@@ -493,14 +495,24 @@ def vm_passthrough_guest() -> HostFacts:
     )
 
 
-def vgpu_guest() -> HostFacts:
-    """A VMware guest with an A100 vGPU profile (A100D-40C)."""
+def _vgpu(
+    driver: str = "550.90.07",
+    cuda: str = "12.4",
+    *,
+    licence: VgpuLicense | None,
+    client: VgpuClientFacts,
+    host_manager: str | None = None,
+) -> HostFacts:
+    """A VMware guest with an A100 vGPU profile (A100D-40C). No vGPU guest was available to
+    record: the licence follows nvidia-smi's "vGPU Software Licensed Product" block, the host's
+    vGPU Manager the vGPU's PCI vendor capability."""
     p = platform(
         virtualization="vmware",
         hypervisor_flag=True,
         dmi_vendor="VMware, Inc.",
         dmi_product="VMware7,1",
         iommu=IommuFacts(enabled=False),
+        vgpu_client=client,
     )
     g = gpus(
         A100_VGPU,
@@ -513,15 +525,63 @@ def vgpu_guest() -> HostFacts:
         pcie_link_width_max=None,
         pcie_link_gen_current=None,
         pcie_link_gen_max=None,
+        vgpu_license=licence,
+    )
+    devices = tuple(
+        replace(d, vgpu_host_driver_version=host_manager, vgpu_host_driver_branch=None)
+        for d in pci(A100_VGPU, 1, gen=4)
     )
     return healthy(
         A100_VGPU,
         1,
-        "550.90.07",
-        "12.4",
+        driver,
+        cuda,
         platform=p,
-        nvml=nvml("550.90.07", "12.4", g),
+        kernel=kernel(driver, devices, 1),
+        nvml=nvml(driver, cuda, g),
         container_runtime=NO_DOCKER,
+    )
+
+
+VCS = "NVIDIA Virtual Compute Server"
+GRIDD = VgpuClientFacts(gridd="/usr/bin/nvidia-gridd", tokens=1, gridd_conf=True)
+
+
+def vgpu_guest() -> HostFacts:
+    """Licensed until after the snapshot; the host's vGPU Manager is not visible (non-root)."""
+    return _vgpu(licence=VgpuLicense("licensed", VCS, "2026-07-07T16:01:44Z"), client=GRIDD)
+
+
+def vgpu_guest_unlicensed() -> HostFacts:
+    """Restricted (unlicensed past its grace), no licence client installed; R580 on R580."""
+    return _vgpu(
+        "580.65.06",
+        "13.0",
+        licence=VgpuLicense("unlicensed_restricted", VCS),
+        client=VgpuClientFacts(gridd="", tokens=0, gridd_conf=False),
+        host_manager="580.65.05",
+    )
+
+
+def vgpu_guest_expired() -> HostFacts:
+    """An R535 (vGPU 16) guest on an R580 (vGPU 19) manager, licence lease expired."""
+    return _vgpu(
+        "535.230.02",
+        "12.2",
+        licence=VgpuLicense("licensed", VCS, "2025-05-31T11:32:22Z"),
+        client=GRIDD,
+        host_manager="580.65.05",
+    )
+
+
+def vgpu_guest_host_older() -> HostFacts:
+    """An R580 (vGPU 19) guest on an R535 (vGPU 16) manager: not a supported combination."""
+    return _vgpu(
+        "580.65.06",
+        "13.0",
+        licence=VgpuLicense("licensed", VCS, "permanent"),
+        client=GRIDD,
+        host_manager="535.230.01",
     )
 
 
@@ -949,6 +1009,9 @@ HOSTS: dict[str, Callable[[], HostFacts]] = {
         kvm_host_vfio_iommu_off,
         vm_passthrough_guest,
         vgpu_guest,
+        vgpu_guest_unlicensed,
+        vgpu_guest_expired,
+        vgpu_guest_host_older,
         pcie_degraded,
         memory_repair_pending,
         docker_without_nvidia_runtime,
