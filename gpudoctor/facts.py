@@ -241,6 +241,31 @@ class PlatformFacts(Frozen):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class CdiSpec(Frozen):
+    """One NVIDIA CDI spec file, as far as the container device checks need it."""
+
+    path: str  # "/etc/cdi/nvidia.yaml"
+    driver_version: str | None = None  # the driver it was generated for (hook or library names)
+    libraries: tuple[str, ...] = ()  # host paths of the driver libraries it mounts
+    libraries_missing: tuple[str, ...] = ()  # those that are not on the host any more
+    devices: tuple[str, ...] = ()  # device names it declares: "0", "0:1" (MIG), "all", ...
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ContainerDeviceFacts(Frozen):
+    """How containers get their GPUs and keep them: cgroup version and driver, the NVIDIA
+    runtime's mode, the /dev/char links systemd needs, and the CDI specs' contents."""
+
+    cgroup_version: int | None = None  # 2 (unified), 1 (legacy or hybrid); None = not read
+    docker_cgroup_driver: str | None = None  # "systemd" or "cgroupfs" (docker info)
+    containerd_systemd_cgroup: bool | None = None  # SystemdCgroup = true in containerd's config
+    runtime_mode: str | None = None  # nvidia-container-runtime mode: "auto", "legacy", "cdi"
+    # /dev/nvidia* character devices without a /dev/char/MAJOR:MINOR link; None = not read
+    dev_char_missing: tuple[str, ...] | None = None
+    cdi_specs: tuple[CdiSpec, ...] = ()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class ContainerRuntimeFacts(Frozen):
     docker_reachable: bool | None = None
     docker_version: str | None = None
@@ -254,6 +279,7 @@ class ContainerRuntimeFacts(Frozen):
     ] = ()  # nvidia-ctk, nvidia-container-cli, nvidia-container-runtime found on PATH
     toolkit_version: str | None = None
     docker_client: str | None = None  # the `docker` CLI found on PATH (client without daemon)
+    devices: ContainerDeviceFacts = field(default_factory=ContainerDeviceFacts)
 
 
 # --- CUDA libraries and frameworks --------------------------------------------------------------

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks import (
+    container_devices,
     deep,
     devices,
     driver,
@@ -58,6 +59,7 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("gpu", c) for c in vgpu.CHECKS),
     *(("platform", c) for c in platform.CHECKS),
     *(("runtime", c) for c in runtime.CHECKS),
+    *(("runtime", c) for c in container_devices.CHECKS),
     *(("software", c) for c in software.CHECKS),
     *(("software", c) for c in shadowing.CHECKS),
     *(("software", c) for c in deep.CHECKS),

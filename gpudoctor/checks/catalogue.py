@@ -228,6 +228,31 @@ _ENTRIES = (
        "Docker is present but nvidia-ctk / nvidia-container-runtime are not installed.",
        "Install nvidia-container-toolkit (NVIDIA's apt/dnf repository), then `sudo nvidia-ctk "
        "runtime configure --runtime=docker && sudo systemctl restart docker`."),
+    _E("dev-char-links", "runtime", "/dev/char links of the NVIDIA devices",
+       "ok, error, n/a, unknown",
+       "On a host whose Docker or containerd uses the systemd cgroup driver and hands GPUs to "
+       "containers through the NVIDIA runtime's hook (not CDI): every /dev/nvidia* character "
+       "device has its /dev/char/MAJOR:MINOR link. Without them `systemctl daemon-reload` "
+       "takes the GPUs from running containers ('Failed to initialize NVML: Unknown Error'; "
+       "NVIDIA's notice, nvidia-container-toolkit issue #48).",
+       "`sudo nvidia-ctk system create-dev-char-symlinks --create-all`, and the udev rule "
+       "/lib/udev/rules.d/71-nvidia-dev-char.rules: `ACTION==\"add\", "
+       "DEVPATH==\"/bus/pci/drivers/nvidia\", RUN+=\"/usr/bin/nvidia-ctk system "
+       "create-dev-char-symlinks --create-all\"` (toolkit 1.12.0 or newer)."),
+    _E("cdi-spec-current", "runtime", "CDI spec matches the driver", "ok, error, n/a",
+       "Each NVIDIA CDI spec (/etc/cdi, /var/run/cdi) was generated for the loaded driver: its "
+       "driver version is the loaded one, the libraries it mounts exist, and the MIG devices it "
+       "names still exist. A spec left from before a driver, kernel or MIG change makes "
+       "containers fail to start or get other devices.",
+       "`sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml` after every driver or MIG "
+       "change."),
+    _E("cgroup-v2-toolkit", "runtime", "cgroup v2 and the container toolkit",
+       "ok, error, n/a, unknown",
+       "On a cgroup v2 host, the NVIDIA Container Toolkit is 1.8.0 or newer (libnvidia-container "
+       "supports cgroup v2 from 1.8.0; before, GPU containers fail with 'cgroup subsystem "
+       "devices not found').",
+       "Upgrade nvidia-container-toolkit and libnvidia-container1 to 1.8.0 or newer from NVIDIA's "
+       "repository and restart the container engine."),
     # --- software ---------------------------------------------------------------------------
     _E("framework-driver-cuda", "software", "Driver runs the framework's CUDA",
        "ok, info, error, n/a, unknown",
