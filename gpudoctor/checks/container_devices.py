@@ -152,8 +152,8 @@ def check_cgroup_v2_toolkit(facts: HostFacts, matrix: Matrix, intent: Intent) ->
     if not _container_host(facts) or not r.toolkit_tools:
         return [finding("cgroup-v2-toolkit", NA, "no NVIDIA container toolkit here", evidence=ev)]
     if r.devices.cgroup_version != 2:
-        if r.devices.cgroup_version is None:
-            return [finding("cgroup-v2-toolkit", UNKNOWN, "cgroup version not read", evidence=ev)]
+        if r.devices.cgroup_version is None:  # older snapshots and pasted reports lack it
+            return [finding("cgroup-v2-toolkit", NA, "cgroup version not recorded", evidence=ev)]
         return [finding("cgroup-v2-toolkit", NA, "cgroup v1: not affected", evidence=ev)]
     have = release(r.toolkit_version)
     if have is None:

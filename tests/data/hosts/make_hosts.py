@@ -16,6 +16,8 @@ from pathlib import Path
 
 from gpudoctor.facts import (
     BundledLib,
+    CdiSpec,
+    ContainerDeviceFacts,
     ContainerRuntimeFacts,
     CpuFacts,
     CudaLibFacts,
@@ -585,6 +587,53 @@ def vgpu_guest_host_older() -> HostFacts:
     )
 
 
+def docker_systemd_no_dev_char() -> HostFacts:
+    """Docker with the systemd cgroup driver and the NVIDIA runtime's hook (mode auto), and no
+    /dev/char links for the NVIDIA nodes (NVIDIA's notice, nvidia-container-toolkit #48)."""
+    devices = ContainerDeviceFacts(
+        cgroup_version=2,
+        docker_cgroup_driver="systemd",
+        runtime_mode="auto",
+        dev_char_missing=("/dev/nvidia-uvm", "/dev/nvidia0", "/dev/nvidiactl"),
+    )
+    return healthy(H100, 1, container_runtime=replace(DOCKER, devices=devices))
+
+
+def cdi_spec_stale() -> HostFacts:
+    """A CDI spec generated for 550.54.15 (its libraries since removed) naming MIG device 0:1,
+    on a host now running 550.90.07 with MIG off."""
+    spec = CdiSpec(
+        path="/etc/cdi/nvidia.yaml",
+        driver_version="550.54.15",
+        libraries=(
+            "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15",
+            "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15",
+        ),
+        libraries_missing=(
+            "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15",
+            "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15",
+        ),
+        devices=("0", "0:1", "all"),
+    )
+    devices = ContainerDeviceFacts(
+        cgroup_version=2,
+        docker_cgroup_driver="cgroupfs",
+        runtime_mode="cdi",
+        dev_char_missing=(),
+        cdi_specs=(spec,),
+    )
+    return healthy(H100, 1, container_runtime=replace(DOCKER, devices=devices))
+
+
+def cgroup_v2_old_toolkit() -> HostFacts:
+    """A cgroup v2 host with NVIDIA Container Toolkit 1.7.0 (before cgroup v2 support)."""
+    devices = ContainerDeviceFacts(
+        cgroup_version=2, docker_cgroup_driver="cgroupfs", runtime_mode="legacy"
+    )
+    runtime = replace(DOCKER, toolkit_version="1.7.0", devices=devices)
+    return healthy(H100, 1, container_runtime=runtime)
+
+
 def pcie_degraded() -> HostFacts:
     """2x A100 PCIe; GPU 1 trained at x8 (a riser problem) and both idle at Gen1."""
     base = gpus(A100_PCIE, 2, pcie_link_gen_current=1)
@@ -1012,6 +1061,9 @@ HOSTS: dict[str, Callable[[], HostFacts]] = {
         vgpu_guest_unlicensed,
         vgpu_guest_expired,
         vgpu_guest_host_older,
+        docker_systemd_no_dev_char,
+        cdi_spec_stale,
+        cgroup_v2_old_toolkit,
         pcie_degraded,
         memory_repair_pending,
         docker_without_nvidia_runtime,
