@@ -18,31 +18,26 @@ Read = Callable[[str], HostFacts]
 
 
 @pytest.mark.parametrize(
-    ("line", "code", "predicted_by", "fix_words"),
+    ("line", "expected"),
     [
         (
             "Failed to initialize NVML: Unknown Error",
-            "nvml-unknown-error",
-            "dev-char-links",
-            "create-dev-char-symlinks --create-all",
+            ("nvml-unknown-error", "dev-char-links", "create-dev-char-symlinks --create-all"),
         ),
         (
             "nvidia-container-cli: container error: cgroup subsystem devices not found: unknown.",
-            "cgroup-devices-not-found",
-            "cgroup-v2-toolkit",
-            "1.8.0 or newer",
+            ("cgroup-devices-not-found", "cgroup-v2-toolkit", "1.8.0 or newer"),
         ),
         (
             "failed to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=0",
-            "cdi-unresolvable",
-            "cdi-spec-current",
-            "nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml",
+            ("cdi-unresolvable", "cdi-spec-current", "nvidia-ctk cdi generate"),
         ),
     ],
 )
 def test_pasted_container_errors(
-    read: Read, matrix: Matrix, line: str, code: str, predicted_by: str, fix_words: str
+    read: Read, matrix: Matrix, line: str, expected: tuple[str, str, str]
 ) -> None:
+    code, predicted_by, fix_words = expected
     facts = read(f"$ docker run --rm --gpus all ubuntu nvidia-smi\n{line}\n")
     (error,) = [f for f in run_checks(facts, matrix).findings if f.code == "report-error"]
     assert error.severity is Severity.ERROR  # no fact in a bare paste explains it
