@@ -12,7 +12,7 @@ here: the fixtures follow NVML's struct and nvidia-smi's printed block.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding, group_by_gpu, unknown_or_na
@@ -132,7 +132,7 @@ def _when(text: str | None) -> datetime | None:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def check_vgpu_license_client(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:

@@ -1,8 +1,8 @@
 """`gpudoctor serve`: run the checks every --interval in the background and serve the last result
 to Prometheus on `/metrics`, with `/readyz` for Kubernetes (docs/kubernetes.md)."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: typer before Python 3.10 reads the options from real
+# annotations only (tests/cli/test_typer_annotations.py).
 import math
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -70,7 +70,7 @@ def serve(
         ),
     ] = DEFAULT_INTERVAL_S,
     require: Annotated[
-        Optional[list[str]],  # noqa: UP045 - typer evaluates it at run time (Python 3.9)
+        Optional[list[str]],
         typer.Option("--require", metavar="EXPR", help="A requirement for readiness (repeatable)."),
     ] = None,
     strict: Annotated[
@@ -110,7 +110,7 @@ def serve(
     return 0
 
 
-def make_judge(matrix: Matrix, intent: Intent, *, strict: bool) -> Callable[[], Outcome]:
+def make_judge(matrix: "Matrix", intent: "Intent", *, strict: bool) -> "Callable[[], Outcome]":
     """One run: this host's facts, the checks, the metrics text and the readiness verdict."""
     from gpudoctor.checks import run_checks
     from gpudoctor.exporter.live import readiness

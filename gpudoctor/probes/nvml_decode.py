@@ -8,7 +8,7 @@ which copies them from nvml.h).
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from gpudoctor.facts import VgpuLicense
@@ -216,7 +216,7 @@ def _grid_expiry(expiry: Any) -> str | None:
             int(expiry.hour),
             int(expiry.min),
             int(expiry.sec),
-            tzinfo=UTC,
+            tzinfo=timezone.utc,
         )
     except ValueError:  # a date NVML made up: unknown rather than wrong
         return None
