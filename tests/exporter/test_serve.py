@@ -120,6 +120,9 @@ def test_a_hung_run_is_not_restarted_and_the_result_goes_stale(start) -> None:
     running = start(judge, interval_s=0.2)
     wait_for(lambda: judge.calls == 2)  # the first run finished, the second hangs
     wait_for(lambda: get(running.address, "/readyz")[0] == 503, timeout_s=5)
+    # Each tick while the run hangs is skipped, not started: wait for two of them.
+    skipped = lambda: value(get(running.address, "/metrics")[2], "gpudoctor_runs_skipped")  # noqa: E731
+    wait_for(lambda: (skipped() or 0) >= 2, timeout_s=5)
     began = time.monotonic()
     status, _, reason = get(running.address, "/readyz")
     body = get(running.address, "/metrics")[2]
