@@ -19,12 +19,15 @@ from tests.support.prometheus_server import Prometheus
 from tests.support.serve import judge_of, recorded
 
 DASHBOARD = REPO / "deploy" / "grafana" / "gpudoctor-dashboard.json"
-# A degraded NVLink, a fabric manager down (with XIDs), an old driver, memory repair pending.
+# A degraded NVLink, a fabric manager down (with XIDs), an old driver, memory repair pending,
+# an unlicensed vGPU guest, and Docker with systemd cgroups but no /dev/char links.
 FLEET = (
     "hgx-h100-link-degraded",
     "hgx-h100-fabric-manager-down",
     "driver-too-old",
     "memory-repair-pending",
+    "vgpu-guest-unlicensed",
+    "docker-systemd-no-dev-char",
 )
 
 
