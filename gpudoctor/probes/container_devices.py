@@ -32,6 +32,7 @@ _HOOK_VERSION = re.compile(r"--host-driver-version=(\d{1,4}(?:\.\d{1,4}){1,3})")
 _DRIVER_LIB = re.compile(
     r"/lib(?:cuda|nvidia-ml|nvidia-ptxjitcompiler)\.so\.(\d{1,4}(?:\.\d{1,4}){1,3})$"
 )
+_UUID_NAME = re.compile(r"^(?:GPU|MIG)-[0-9a-fA-F-]{8,}$")
 _NAME = re.compile(r"^\s*-\s+name:\s*[\"']?([^\"'\s#]{1,200})", re.MULTILINE)
 
 
@@ -159,7 +160,8 @@ def read_spec(root: Path, name: str, text: str) -> CdiSpec | None:
         driver_version=driver,
         libraries=libraries,
         libraries_missing=missing,
-        devices=tuple(_NAME.findall(text)),
+        # UUID names identify the machine and tell the checks nothing (they read index names).
+        devices=tuple(_UUID_NAME.sub("<uuid>", n) for n in _NAME.findall(text)),
     )
 
 

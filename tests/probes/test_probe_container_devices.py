@@ -33,6 +33,10 @@ devices:
   containerEdits:
     deviceNodes:
     - path: /dev/nvidia-caps/nvidia-cap21
+- name: GPU-4bd2a5d0-6a4b-1a2f-9c2e-0123456789ab
+  containerEdits:
+    deviceNodes:
+    - path: /dev/nvidia0
 - name: all
   containerEdits:
     deviceNodes:
@@ -118,7 +122,7 @@ def test_a_generated_spec(tmp_path: Path) -> None:
     spec = read_spec(tmp_path, "/etc/cdi/nvidia.yaml", SPEC)
     assert spec is not None
     assert spec.driver_version == "550.54.15"
-    assert spec.devices == ("0", "0:1", "all")
+    assert spec.devices == ("0", "0:1", "<uuid>", "all")  # a UUID is not recorded
     assert spec.libraries == (
         "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15",
         "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15",
