@@ -221,3 +221,22 @@ def test_connections_beyond_the_cap_are_closed_not_queued(start) -> None:
         wait_for(answers)  # the freed slots serve again
     finally:
         running.stop()
+
+
+def test_runs_repeat_on_the_interval_and_each_result_replaces_the_last(start) -> None:
+    outcomes = iter(
+        [
+            Outcome(f"m_run {i}\n", ready=i % 2 == 0, reason=f"run {i}", exit_code=0)
+            for i in range(1000)
+        ]
+    )
+    running = start(lambda: next(outcomes), interval_s=0.1)
+    wait_for(
+        lambda: (value(get(running.address, "/metrics")[2], "gpudoctor_runs_completed") or 0) >= 3
+    )
+    body = get(running.address, "/metrics")[2]
+    (sample,) = families(body)["m_run"]
+    completed = value(body, "gpudoctor_runs_completed")
+    assert completed is not None
+    assert sample[1] == completed - 1  # the latest result, from the same state as the counters
+    assert value(body, "gpudoctor_runs_skipped") == 0  # a quick judge never overlaps itself
