@@ -106,3 +106,22 @@ def test_the_alert_rules_load_and_evaluate_cleanly(fleet) -> None:
     # The old-driver host's error findings are already pending (GpudoctorCheckError waits 15m).
     pending = server.api("/api/v1/alerts")["data"]["alerts"]
     assert any(a["labels"]["alertname"] == "GpudoctorCheckError" for a in pending)
+
+
+def test_the_dashboard_is_well_formed() -> None:
+    """What Grafana needs to import it (runs without Prometheus): unique panel ids inside the
+    24-column grid, every query on the dashboard's data source variable, every panel with a
+    query, and the variables the queries use declared."""
+    doc = json.loads(DASHBOARD.read_text(encoding="utf-8"))
+    assert doc["uid"] and doc["title"] and doc["schemaVersion"] >= 36
+    ids = [p["id"] for p in doc["panels"]]
+    assert len(ids) == len(set(ids))
+    variables = {v["name"] for v in doc["templating"]["list"]}
+    assert {"datasource", "instance"} <= variables
+    for panel in doc["panels"]:
+        grid = panel["gridPos"]
+        assert 0 <= grid["x"] and grid["x"] + grid["w"] <= 24, panel["title"]
+        assert panel["targets"], panel["title"]
+        for target in panel["targets"]:
+            assert target["datasource"]["uid"] == "${datasource}"
+            assert set(re.findall(r"\$(\w+)", target["expr"])) <= variables, target["expr"]
