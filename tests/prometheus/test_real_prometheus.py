@@ -113,14 +113,16 @@ def test_the_dashboard_is_well_formed() -> None:
     24-column grid, every query on the dashboard's data source variable, every panel with a
     query, and the variables the queries use declared."""
     doc = json.loads(DASHBOARD.read_text(encoding="utf-8"))
-    assert doc["uid"] and doc["title"] and doc["schemaVersion"] >= 36
+    assert (doc["uid"], doc["title"]) == ("gpudoctor-nodes", "gpudoctor: GPU node health")
+    assert doc["schemaVersion"] >= 36
     ids = [p["id"] for p in doc["panels"]]
     assert len(ids) == len(set(ids))
     variables = {v["name"] for v in doc["templating"]["list"]}
     assert {"datasource", "instance"} <= variables
     for panel in doc["panels"]:
         grid = panel["gridPos"]
-        assert 0 <= grid["x"] and grid["x"] + grid["w"] <= 24, panel["title"]
+        assert grid["x"] >= 0, panel["title"]
+        assert grid["x"] + grid["w"] <= 24, panel["title"]
         assert panel["targets"], panel["title"]
         for target in panel["targets"]:
             assert target["datasource"]["uid"] == "${datasource}"
