@@ -83,12 +83,24 @@ EXPECTED: dict[str, set[tuple[str, Severity, str]]] = {
     "rtx5090-r570-86": {("framework-driver-cuda", NA, "")},
     "h100-r580": {("framework-driver-cuda", OK_, "torch")},
     "cudnn-shadowed": {("library-shadowing", E, "torch")},
+    "amd-mi300x-8x": {("amd-driver", OK_, ""), ("amd-device-access", OK_, ""),
+                      ("amd-rocm-gfx", OK_, ""), ("amd-torch-gfx", INF, "torch"),
+                      ("amd-torch-build", OK_, "torch"), ("amd-library-clash", OK_, ""),
+                      ("amd-hsa-override", OK_, ""), ("no-nvidia-gpu", INF, "")},
+    "amd-mi250x-torch-cuda": {("amd-torch-build", E, "torch"), ("amd-hsa-override", W, ""),
+                              ("amd-driver", OK_, ""), ("amd-rocm-gfx", OK_, "")},
+    "amd-rx7900xtx-workstation": {("amd-device-access", E, ""), ("amd-library-clash", W, ""),
+                                  ("amd-torch-gfx", OK_, "torch"), ("amd-rocm-gfx", NA, "")},
+    "amd-container-without-kfd": {("amd-device-access", E, ""), ("amd-driver", OK_, "")},
+    "nvidia-and-amd": {("amd-torch-gfx", E, "torch"), ("amd-rocm-gfx", W, ""),
+                       ("driver-version", OK_, ""), ("framework-driver-cuda", NA, "torch"),
+                       ("amd-device-access", OK_, "")},
 }  # fmt: skip
 PASSING = ("h100-8x-healthy", "h100-8x-driver-560", "minor-version-compat",
            "vm-passthrough-guest", "vgpu-guest", "pcie-degraded", "no-gpu-toolkit-only", "wsl2",
            "thermal-throttling", "hgx-h100-healthy", "pcie-4x-acs-on", "a100-8x-r535",
            "pascal-geforce-r535", "p100-r470", "v100-r550", "rtx5090-r570-86",
-           "h100-r580", "dgx-spark")  # fmt: skip
+           "h100-r580", "dgx-spark", "amd-mi300x-8x")  # fmt: skip
 EXIT = dict.fromkeys(EXPECTED, 1) | dict.fromkeys(PASSING, 0)
 
 

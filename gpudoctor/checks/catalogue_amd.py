@@ -1,0 +1,69 @@
+"""Check codes of AMD hosts (area `amd`, and `amd-intent` in `intent`): declared here, listed in
+checks/catalogue.py's CATALOGUE with every other code, so docs/findings.md documents them."""
+
+from __future__ import annotations
+
+from gpudoctor.findings import CatalogueEntry, severities
+
+
+def _E(code: str, area: str, title: str, allowed: str, meaning: str, fix: str) -> CatalogueEntry:  # noqa: PLR0917 (the entry's fields, in order, one table row per call)
+    return CatalogueEntry(code, area, title, severities(allowed), meaning, fix)
+
+
+AMD_ENTRIES = (
+    _E("amd-driver", "amd", "amdgpu driver and KFD for every AMD GPU", "ok, error, n/a",
+       "The AMD GPUs on the PCI bus (vendor 0x1002) have the amdgpu kernel driver bound and the "
+       "KFD topology lists them with their gfx targets (what ROCm sees). Error when a GPU has no "
+       "driver, amdgpu is not loaded or KFD shows no GPU node: no ROCm program can run.",
+       "Install the amdgpu driver (`sudo amdgpu-install --usecase=dkms` from AMD's repository, "
+       "or the distribution kernel's amdgpu) and reboot; `sudo modprobe amdgpu` loads it now."),
+    _E("amd-device-access", "amd", "/dev/kfd and the render nodes can be opened",
+       "ok, error, n/a",
+       "Every ROCm process opens /dev/kfd and a /dev/dri/renderD* node read-write. Error when "
+       "/dev/kfd is absent (a container started without it) or the user is not allowed to open "
+       "them (not in the owning group, usually `render`).",
+       "Add the user to the groups: `sudo usermod -aG render,video $USER`, then log in again. In "
+       "a container: `docker run --device=/dev/kfd --device=/dev/dri --group-add video "
+       "--group-add render ...` (or the AMD Container Toolkit's `--runtime=amd`, or CDI "
+       "`--device amd.com/gpu=all`)."),
+    _E("amd-rocm-gfx", "amd", "Installed ROCm supports these GPUs", "ok, warn, n/a, unknown",
+       "The ROCm in /opt/rocm (.info/version) against the gfx target of each AMD GPU: AMD's "
+       "compatibility matrix lists the targets each ROCm release supports on Linux. A torch "
+       "+rocm wheel does not use /opt/rocm (amd-torch-gfx judges it).",
+       "Install a ROCm release that lists the GPU's target (the finding names the newest), or "
+       "run the GPU with a torch +rocm wheel built for it."),
+    _E("amd-torch-gfx", "amd", "torch +rocm build has kernels for these GPUs",
+       "ok, info, warn, error, n/a, unknown",
+       "A torch ROCm wheel brings its own ROCm user space and code objects for the gfx targets of "
+       "its PYTORCH_ROCM_ARCH: a GPU outside that list fails with hipErrorNoBinaryForGpu. Judged "
+       "by the wheel's own list where the matrix records it (error), else by the list of its ROCm "
+       "release (warn); the detail names the kernel driver (KMD) releases AMD tests that user "
+       "space with.",
+       "Install the torch ROCm build the finding names (`pip install torch==X --index-url "
+       "https://download.pytorch.org/whl/rocmX.Y`)."),
+    _E("amd-torch-build", "amd", "torch is a ROCm build on an AMD host",
+       "ok, info, warn, error, n/a",
+       "torch on a host with AMD GPUs: a CUDA build cannot use them (error when no NVIDIA GPU is "
+       "there to use it, info on a mixed host), a CPU-only build never uses a GPU (warn).",
+       "Install the ROCm build the finding names (`pip install torch==X --index-url "
+       "https://download.pytorch.org/whl/rocmX.Y`), in its own environment on a mixed host."),
+    _E("amd-library-clash", "amd", "System ROCm libraries ahead of a torch +rocm wheel's",
+       "ok, info, warn, n/a",
+       "LD_LIBRARY_PATH names a ROCm tree (/opt/rocm/lib): the dynamic loader takes its HIP and "
+       "math libraries before the ones a torch +rocm wheel bundles (found through its RUNPATH), "
+       "mixing two ROCm releases in one process. Warn when the system ROCm's series differs from "
+       "the wheel's or is unknown.",
+       "Drop the /opt/rocm entries from LD_LIBRARY_PATH in the environment that runs torch (the "
+       "wheel needs none)."),
+    _E("amd-hsa-override", "amd", "HSA_OVERRIDE_GFX_VERSION", "ok, info, warn, n/a",
+       "HSA_OVERRIDE_GFX_VERSION makes the ROCm runtime report another gfx target than the GPU "
+       "has, so code objects for that target are loaded. Warn on an Instinct GPU, whose target "
+       "ROCm supports (the override can only load the wrong kernels); info on a Radeon, where it "
+       "is a known, unsupported workaround.",
+       "Unset HSA_OVERRIDE_GFX_VERSION; on a Radeon whose target ROCm lacks, prefer a ROCm and "
+       "torch build that lists the target."),
+    _E("amd-intent", "intent", "Newest ROCm torch for these AMD GPUs", "ok, error, n/a, unknown",
+       "For `--framework pytorch[==X]` on a host with AMD GPUs: the newest torch ROCm build in "
+       "the matrix whose gfx list covers every AMD GPU, with its install line (runtime rocm).",
+       "The pip command in the finding."),
+)  # fmt: skip

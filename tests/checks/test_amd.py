@@ -1,0 +1,188 @@
+"""The AMD checks (checks/amd.py) and the ROCm side of the model (compat/rocm.py), on the recorded
+AMD hosts and on variations of them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gpudoctor.checks import Intent, run_checks
+from gpudoctor.checks.amd import (
+    check_amd_device_access,
+    check_amd_driver,
+    check_amd_hsa_override,
+    check_amd_intent,
+    check_amd_rocm_gfx,
+    check_amd_torch_build,
+    check_amd_torch_gfx,
+)
+from gpudoctor.compat import rocm
+from gpudoctor.facts import FrameworkFacts, HostFacts
+from gpudoctor.facts_amd import AmdFacts
+from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.model import Matrix
+from tests.support.hosts import host
+
+E, W, INF, OK_, NA, UNK = (
+    Severity.ERROR,
+    Severity.WARN,
+    Severity.INFO,
+    Severity.OK,
+    Severity.NA,
+    Severity.UNKNOWN,
+)
+
+
+def _amd(facts: HostFacts, **kw: object) -> HostFacts:
+    return replace(facts, amd=replace(facts.amd, **kw))  # type: ignore[arg-type]
+
+
+def _one(found: list[Finding]) -> Finding:
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_no_amd_gpu_no_amd_findings(matrix: Matrix) -> None:
+    run = run_checks(host("h100-8x-healthy"), matrix, Intent(framework="pytorch"))
+    assert not [f for f in run.findings if f.area == "amd" or f.code == "amd-intent"]
+
+
+def test_gfx_targets_come_from_kfd_else_from_pci_ids(matrix: Matrix) -> None:
+    mi300x = host("amd-mi300x-8x")
+    assert [(t.gfx, t.count, t.name, t.kind) for t in rocm.host_targets(mi300x, matrix)] == [
+        ("gfx942", 8, "AMD Instinct MI300X", "instinct")
+    ]
+    # amdgpu not loaded: no KFD node, the PCI id still names the model and its target.
+    bare = _amd(mi300x, kfd_nodes=(), kfd_present=False)
+    assert [(t.gfx, t.count) for t in rocm.host_targets(bare, matrix)] == [("gfx942", 8)]
+
+
+def test_unbound_gpu_and_missing_kfd_are_errors(matrix: Matrix) -> None:
+    facts = host("amd-mi300x-8x")
+    cards = tuple(replace(c, driver=None) for c in facts.amd.pci_gpus[:2]) + facts.amd.pci_gpus[2:]
+    f = _one(check_amd_driver(_amd(facts, pci_gpus=cards), matrix, Intent()))
+    assert (f.severity, f.title) == (E, "2 of 8 AMD GPU(s) have no amdgpu driver bound")
+    f = _one(check_amd_driver(_amd(facts, kfd_nodes=(), kfd_present=False), matrix, Intent()))
+    assert f.severity is E
+    assert "KFD topology lists no AMD GPU" in f.title
+    f = _one(check_amd_driver(_amd(facts, amdgpu_loaded=False), matrix, Intent()))
+    assert f.severity is E
+    assert "not loaded" in f.title
+    ok = _one(check_amd_driver(facts, matrix, Intent()))
+    assert ok.severity is OK_
+    assert "8 × gfx942 (AMD Instinct MI300X)" in ok.title  # noqa: RUF001
+
+
+def test_group_member_with_closed_bits_gets_the_udev_fix(matrix: Matrix) -> None:
+    facts = host("amd-mi300x-8x")
+    nodes = tuple(replace(n, accessible=False, mode="0600") for n in facts.amd.device_nodes)
+    f = _one(check_amd_device_access(_amd(facts, device_nodes=nodes), matrix, Intent()))
+    assert f.severity is E
+    assert "udev" in f.fix
+    assert "usermod" not in f.fix
+
+
+def test_unknown_rocm_release_is_unknown(matrix: Matrix) -> None:
+    facts = _amd(host("amd-mi300x-8x"), rocm_version="9.9.0-1")
+    f = _one(check_amd_rocm_gfx(facts, matrix, Intent()))
+    assert f.severity is UNK
+    assert "ROCm 9.9.0-1 is not in the matrix" in f.title
+
+
+def test_rocm_gfx_names_the_newest_release_listing_the_target(matrix: Matrix) -> None:
+    f = _one(check_amd_rocm_gfx(host("nvidia-and-amd"), matrix, Intent()))
+    assert (f.severity, f.fix) == (
+        W,
+        "install ROCm 6.4 (the newest release in the matrix that lists it)",
+    )
+
+
+def test_wheel_list_error_names_the_newest_build_that_covers_the_gpu(matrix: Matrix) -> None:
+    f = _one(check_amd_torch_gfx(host("nvidia-and-amd"), matrix, Intent()))
+    assert f.severity is E
+    assert f.fix.startswith(
+        "pip install torch==2.9.1 --index-url https://download.pytorch.org/whl/rocm6.4"
+    )
+    assert "hipErrorNoBinaryForGpu" in f.detail
+    assert "issue 684" in f.detail
+    assert "KMD (amdgpu) of ROCm 6.0, 6.1, 6.2, 6.3" in f.detail
+
+
+def test_release_outside_the_matrix_is_judged_by_its_rocm_series(matrix: Matrix) -> None:
+    facts = host("amd-mi300x-8x")
+    fw = FrameworkFacts(name="torch", version="2.99.0+rocm6.4", hip="6.4.43484-123")
+    f = _one(check_amd_torch_gfx(replace(facts, frameworks=(fw,)), matrix, Intent()))
+    assert f.severity is INF
+    assert "ROCm 6.4's supported list" in f.title
+    fw = FrameworkFacts(name="torch", version="2.99.0+rocm9.1", hip="9.1.1-1")
+    f = _one(check_amd_torch_gfx(replace(facts, frameworks=(fw,)), matrix, Intent()))
+    assert f.severity is UNK
+
+
+def test_cpu_torch_on_amd_host_warns_with_rocm_install_line(matrix: Matrix) -> None:
+    cpu = FrameworkFacts(name="torch", version="2.5.1+cpu", cpu_only=True)
+    facts = replace(host("amd-mi300x-8x"), frameworks=(cpu,))
+    f = _one(check_amd_torch_build(facts, matrix, Intent()))
+    assert f.severity is W
+    assert "--index-url https://download.pytorch.org/whl/rocm" in f.fix
+    # The NVIDIA side's CPU-only check leaves the AMD host to this one.
+    run = run_checks(facts, matrix)
+    assert {(x.code, x.severity) for x in run.findings if x.code == "framework-cpu-only"} == {
+        ("framework-cpu-only", NA)
+    }
+
+
+def test_cuda_torch_on_mixed_host_is_info(matrix: Matrix) -> None:
+    cuda = FrameworkFacts(name="torch", version="2.5.1+cu124", cuda="12.4", cpu_only=False)
+    facts = replace(host("nvidia-and-amd"), frameworks=(cuda,))
+    f = _one(check_amd_torch_build(facts, matrix, Intent()))
+    assert f.severity is INF
+    assert "uses the NVIDIA GPU" in f.title
+
+
+def test_hsa_override_on_radeon_is_info(matrix: Matrix) -> None:
+    facts = _amd(host("amd-rx7900xtx-workstation"), hsa_override_gfx_version="11.0.0")
+    assert _one(check_amd_hsa_override(facts, matrix, Intent())).severity is INF
+
+
+@pytest.mark.parametrize(
+    ("name", "version", "severity", "title"),
+    [
+        ("amd-mi300x-8x", None, OK_, "pytorch on the AMD GPU(s) (gfx942): torch 2.9.1+rocm6.4"),
+        ("nvidia-and-amd", "2.5", E, "no torch ROCm build of pytorch==2.5 in the matrix"),
+        ("amd-rx7900xtx-workstation", "2.5", OK_, "torch 2.5.1+rocm6.2"),
+    ],
+)
+def test_amd_intent_names_the_newest_rocm_torch(
+    name: str, version: str | None, severity: Severity, title: str, matrix: Matrix
+) -> None:
+    intent = Intent(framework="pytorch", framework_version=version)
+    f = _one(check_amd_intent(host(name), matrix, intent))
+    assert f.code == "amd-intent"
+    assert f.severity is severity
+    assert title in f.title
+    if severity is OK_:
+        assert f.fix.startswith("pip install torch==")
+        assert "--index-url https://download.pytorch.org/whl/rocm" in f.fix
+
+
+def test_amd_only_host_intent_is_not_the_nvidia_verdict(matrix: Matrix) -> None:
+    run = run_checks(host("amd-mi300x-8x"), matrix, Intent(framework="pytorch"))
+    codes = {f.code for f in run.findings if f.area == "intent"}
+    assert codes == {"amd-intent"}
+    assert run.exit_code == 0
+    # A mixed host gets both answers: NVIDIA's verdict and the ROCm build.
+    mixed = run_checks(host("nvidia-and-amd"), matrix, Intent(framework="pytorch"))
+    assert {"intent-verdict", "amd-intent"} <= {f.code for f in mixed.findings}
+
+
+def test_tensorflow_intent_has_no_rocm_build(matrix: Matrix) -> None:
+    f = _one(check_amd_intent(host("amd-mi300x-8x"), matrix, Intent(framework="tensorflow")))
+    assert f.severity is NA
+
+
+def test_old_snapshot_without_device_nodes_is_na(matrix: Matrix) -> None:
+    facts = replace(host("amd-mi300x-8x"), amd=replace(host("amd-mi300x-8x").amd, device_nodes=()))
+    assert _one(check_amd_device_access(facts, matrix, Intent())).severity is NA
+    assert AmdFacts().seen is False
