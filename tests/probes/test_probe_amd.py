@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from gpudoctor.facts_amd import gfx_name
+from gpudoctor.facts_amd import AmdFacts, gfx_name
 from gpudoctor.probes.amd import parse_properties, probe_amd
 from tests.support.amd_trees import (
     MI250X_NODE,
     MI300X_NODE,
     NVIDIA_AND_AMD,
+    RECORDED,
     RX7900XTX_WORKSTATION,
     Tree,
     write_tree,
 )
+from tests.support.hosts import host
 
 ME = (1000, [1000])  # a user in none of the tree's groups
 IN_RENDER = (1000, [1000, os.getgid()])  # the tree's device nodes belong to the test's gid
@@ -104,8 +107,8 @@ def test_root_may_open_every_node(tmp_path: Path) -> None:
 
 def test_mixed_host_reads_only_the_amd_gpu(tmp_path: Path) -> None:
     facts, _ = _probe(tmp_path, NVIDIA_AND_AMD)
-    assert [(g.address, g.device_id) for g in facts.pci_gpus] == [("0000:03:00.0", "0x744c")]
-    assert [n.gfx_target for n in facts.gpu_nodes] == ["gfx1100"]
+    assert [(g.address, g.device_id) for g in facts.pci_gpus] == [("0000:03:00.0", "0x747e")]
+    assert [n.gfx_target for n in facts.gpu_nodes] == ["gfx1101"]
 
 
 def test_container_without_kfd_and_environment(tmp_path: Path) -> None:
@@ -183,3 +186,22 @@ _CDI = """{
   "containerEdits": {"deviceNodes": [{"path": "/dev/kfd"}]}
 }
 """
+
+
+def _portable(facts: AmdFacts) -> AmdFacts:
+    """Without who ran the probe: the tree's nodes belong to the test's uid and gid."""
+    nodes = tuple(replace(n, uid=None, gid=None) for n in facts.device_nodes)
+    return replace(facts, device_nodes=nodes, user_uid=None, user_groups=())
+
+
+@pytest.mark.parametrize("name", sorted(RECORDED))
+def test_probe_of_the_fake_tree_is_the_recorded_snapshot(name: str, tmp_path: Path) -> None:
+    """The recorded AMD hosts that `check --from` replays are what the probe reads from a tree
+    written from the documented formats (owner and groups aside)."""
+    tree, env = RECORDED[name]
+    recorded = host(name).amd
+    member = any(n.accessible for n in recorded.device_nodes)
+    user = (1000, [1000, os.getgid()] if member else [1000])
+    facts, issues = _probe(tmp_path, tree, user=user, env=env)
+    assert issues == []
+    assert _portable(facts) == _portable(recorded)

@@ -234,21 +234,30 @@ RX7900XTX_WORKSTATION = Tree(
     ),
     cpu_nodes=1,
     rocm_version=None,
-    rocm_installs=(),
+    rocm_installs=("rocm-6.1.0",),
     amdgpu_version=None,
-    render_mode=0o660,
 )
 NVIDIA_AND_AMD = Tree(
     gpus=(
         Gpu("0000:01:00.0", vendor=NVIDIA, device="0x2684", klass="0x030000", driver="nvidia"),
         Gpu(
             "0000:03:00.0",
-            device="0x744c",
+            device="0x747e",
             revision="0xc8",
             klass="0x030000",
-            gfx_target_version=110000,
-            simd_count=192,
+            gfx_target_version=110001,
+            simd_count=120,
         ),
     ),
     cpu_nodes=1,
 )
+# The recorded snapshot (tests/data/hosts) each tree stands for, and the environment it had.
+RECORDED = {
+    "amd-mi300x-8x": (MI300X_NODE, {}),
+    "amd-mi250x-torch-cuda": (MI250X_NODE, {"HSA_OVERRIDE_GFX_VERSION": "9.0.10"}),
+    "amd-rx7900xtx-workstation": (
+        RX7900XTX_WORKSTATION,
+        {"LD_LIBRARY_PATH": "/opt/rocm-6.1.0/lib"},
+    ),
+    "nvidia-and-amd": (NVIDIA_AND_AMD, {}),
+}

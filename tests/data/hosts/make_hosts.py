@@ -953,7 +953,9 @@ def amd_gpus(
         AmdPciGpu(f"card{first_card + i}", a, device, revision, "amdgpu")
         for i, a in enumerate(addresses)
     )
-    nodes = tuple(KfdNode(n, 0) for n in range(cpu_nodes)) + tuple(
+    # A CPU node prints its properties too: zero device id, location and render minor.
+    cpus = tuple(KfdNode(n, 0, None, 0, 0, 0, 0) for n in range(cpu_nodes))
+    nodes = cpus + tuple(
         KfdNode(
             node=cpu_nodes + i,
             gfx_target_version=gfx,
