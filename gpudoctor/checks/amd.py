@@ -469,7 +469,7 @@ def check_amd_intent(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
     return [
         finding(
             code,
-            OK,
+            INFO,  # as intent-newest-row: the answer is the pip line, shown with the finding
             f"{asked} on the AMD GPU(s) ({', '.join(gfx)}): {best.label}{by}",
             fix=best.install,
             evidence=[*ev, ("judged_by", best.by)],

@@ -62,7 +62,8 @@ AMD_ENTRIES = (
        "is a known, unsupported workaround.",
        "Unset HSA_OVERRIDE_GFX_VERSION; on a Radeon whose target ROCm lacks, prefer a ROCm and "
        "torch build that lists the target."),
-    _E("amd-intent", "intent", "Newest ROCm torch for these AMD GPUs", "ok, error, n/a, unknown",
+    _E("amd-intent", "intent", "Newest ROCm torch for these AMD GPUs",
+       "info, error, n/a, unknown",
        "For `--framework pytorch[==X]` on a host with AMD GPUs: the newest torch ROCm build in "
        "the matrix whose gfx list covers every AMD GPU, with its install line (runtime rocm).",
        "The pip command in the finding."),
