@@ -75,6 +75,9 @@ class AmdFacts(Frozen):
     cdi_amd_devices: tuple[str, ...] = ()  # "amd.com/gpu=0", ... from /etc/cdi, /var/run/cdi
     # The optional amdsmi bindings: "ok", "not_installed", "import_failed", "init_failed",
     # or "not_run"; `amdsmi_error` says why when not ok.
+    # From a pasted report only (collect_env): the HIP runtime and MIOpen torch loaded.
+    hip_runtime_version: str | None = None
+    miopen_version: str | None = None
     amdsmi_status: str = "not_run"
     amdsmi_error: str | None = None
     amdsmi_version: str | None = None
@@ -99,3 +102,15 @@ def gfx_name(version: int) -> str | None:
     if minor > 15 or stepping > 15:
         return None
     return f"gfx{major}{minor:x}{stepping:x}"
+
+
+def gfx_version(name: str) -> int | None:
+    """The inverse of gfx_name: "gfx942" -> 90402, "gfx90a" -> 90010, "gfx1100" -> 110000."""
+    digits = name[3:] if name.startswith("gfx") else ""
+    if len(digits) < 3 or not digits[:-2].isdigit():
+        return None
+    try:
+        minor, stepping = int(digits[-2], 16), int(digits[-1], 16)
+    except ValueError:
+        return None
+    return int(digits[:-2]) * 10000 + minor * 100 + stepping

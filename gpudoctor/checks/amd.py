@@ -79,7 +79,7 @@ def check_amd_driver(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
                 evidence=[*ev, ("unbound", unbound)],
             )
         ]
-    if not amd.gpu_nodes:
+    if not amd.gpu_nodes and facts.report is None:
         return [
             finding(
                 code,
@@ -93,12 +93,19 @@ def check_amd_driver(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
                 evidence=ev,
             )
         ]
-    module = f"amdgpu {amd.amdgpu_version}" if amd.amdgpu_version else "the kernel's own amdgpu"
+    module = (
+        f"amdgpu {amd.amdgpu_version}"
+        if amd.amdgpu_version
+        else "amdgpu"
+        if facts.report is not None  # a report does not say which amdgpu it is
+        else "the kernel's own amdgpu"
+    )
+    count = len(amd.gpu_nodes) or len(amd.pci_gpus)
     return [
         finding(
             code,
             OK,
-            f"{module} drives {plural(len(amd.gpu_nodes), 'GPU')}: {_targets_text(targets)}",
+            f"{module} drives {plural(count, 'GPU')}: {_targets_text(targets)}",
             evidence=ev,
         )
     ]
@@ -115,6 +122,8 @@ def check_amd_device_access(facts: HostFacts, matrix: Matrix, intent: Intent) ->
     nodes = list(amd.device_nodes)
     kfd = next((n for n in nodes if n.path == "/dev/kfd"), None)
     ev = [("device_nodes", [_show(n) for n in nodes]), ("user_groups", list(amd.user_groups))]
+    if not nodes and facts.report is not None:
+        return [finding(code, NA, "a pasted report does not show /dev/kfd and its permissions")]
     if amd.gpu_nodes and not nodes:
         return [finding(code, NA, "device nodes were not read (recorded before this check)")]
     if kfd is None or kfd.mode is None:

@@ -119,13 +119,10 @@ def _amd(facts: HostFacts) -> str:
     if not amd.seen:
         return ""
     kinds = Counter(n.gfx_target or "unknown target" for n in amd.gpu_nodes)
-    gpus = (
-        "; ".join(
-            f"{n} × {gfx}"  # noqa: RUF001 - the multiplication sign is meant
-            for gfx, n in kinds.items()
-        )
-        or f"{len(amd.pci_gpus)} on the PCI bus, none in KFD"
-    )
+    gpus = "; ".join(
+        f"{n} × {gfx}"  # noqa: RUF001 - the multiplication sign is meant
+        for gfx, n in kinds.items()
+    ) or f"{len(amd.pci_gpus)} listed" + ("" if facts.report else " on the PCI bus, none in KFD")
     return gpus + (f", ROCm {amd.rocm_version}" if amd.rocm_version else "")
 
 
