@@ -451,6 +451,32 @@ def check_amd_hsa_override(facts: HostFacts, matrix: Matrix, intent: Intent) -> 
     ]
 
 
+def check_amd_container_runtime(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    """Docker on an AMD host: containers get the GPUs through the AMD Container Toolkit's
+    `amd` runtime, CDI `amd.com/gpu` devices, or --device flags given by hand."""
+    amd, runtime = facts.amd, facts.container_runtime
+    if not amd.seen:
+        return []
+    code = "amd-container-runtime"
+    registered = sorted({*runtime.runtimes, *runtime.daemon_json_runtimes})
+    ev = [("runtimes", registered), ("cdi_amd_devices", list(amd.cdi_amd_devices))]
+    if not runtime.docker_reachable and not runtime.daemon_json_runtimes:
+        return [finding(code, NA, "no Docker daemon to give containers the GPUs", evidence=ev)]
+    if "amd" in registered or amd.cdi_amd_devices:
+        how = "the amd runtime" if "amd" in registered else "CDI amd.com/gpu devices"
+        return [finding(code, OK, f"Docker can give containers the AMD GPUs ({how})", evidence=ev)]
+    return [
+        finding(
+            code,
+            INFO,
+            "Docker has no AMD runtime and no CDI amd.com devices: every container needs the "
+            "device flags by hand",
+            fix=DOCKER_DEVICES,
+            evidence=ev,
+        )
+    ]
+
+
 def check_amd_intent(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     if intent.framework is None or not facts.amd.seen:
         return []
@@ -470,7 +496,8 @@ def check_amd_intent(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
                 ERROR,
                 f"no torch ROCm build{' of ' + asked if intent.framework_version else ''} in the "
                 f"matrix covers {', '.join(gfx)}",
-                fix="`gpudoctor matrix show` lists the torch ROCm builds",
+                fix="the torch ROCm builds known are the [[pytorch_rocm]] rows of "
+                "matrices/compat.toml; a GPU no ROCm release lists needs another GPU",
                 evidence=ev,
             )
         ]
@@ -494,5 +521,6 @@ CHECKS = (
     check_amd_torch_build,
     check_amd_library_clash,
     check_amd_hsa_override,
+    check_amd_container_runtime,
 )
 INTENT_CHECKS = (check_amd_intent,)

@@ -62,6 +62,14 @@ AMD_ENTRIES = (
        "is a known, unsupported workaround.",
        "Unset HSA_OVERRIDE_GFX_VERSION; on a Radeon whose target ROCm lacks, prefer a ROCm and "
        "torch build that lists the target."),
+    _E("amd-container-runtime", "amd", "Docker can give containers the AMD GPUs",
+       "ok, info, n/a",
+       "With Docker on an AMD host: the AMD Container Toolkit's `amd` runtime or CDI "
+       "`amd.com/gpu` specs (/etc/cdi, /var/run/cdi) let `docker run` request the GPUs; without "
+       "them every container needs --device=/dev/kfd --device=/dev/dri and the groups by hand "
+       "(a container started without them has no GPU: amd-device-access).",
+       "Install the AMD Container Toolkit (runtime `amd`, or its CDI spec), or pass "
+       "`--device=/dev/kfd --device=/dev/dri --group-add video --group-add render`."),
     _E("amd-intent", "intent", "Newest ROCm torch for these AMD GPUs",
        "info, error, n/a, unknown",
        "For `--framework pytorch[==X]` on a host with AMD GPUs: the newest torch ROCm build in "

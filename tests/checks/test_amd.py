@@ -186,3 +186,14 @@ def test_old_snapshot_without_device_nodes_is_na(matrix: Matrix) -> None:
     facts = replace(host("amd-mi300x-8x"), amd=replace(host("amd-mi300x-8x").amd, device_nodes=()))
     assert _one(check_amd_device_access(facts, matrix, Intent())).severity is NA
     assert AmdFacts().seen is False
+
+
+def test_cdi_amd_devices_are_enough_for_containers(matrix: Matrix) -> None:
+    from gpudoctor.checks.amd import check_amd_container_runtime
+
+    facts = _amd(host("amd-mi250x-torch-cuda"), cdi_amd_devices=("amd.com/gpu=0",))
+    f = _one(check_amd_container_runtime(facts, matrix, Intent()))
+    assert f.severity is OK_
+    assert "CDI" in f.title
+    no_docker = host("amd-rx7900xtx-workstation")
+    assert _one(check_amd_container_runtime(no_docker, matrix, Intent())).severity is NA

@@ -1042,8 +1042,16 @@ def amd_mi300x_8x() -> HostFacts:
     """8x Instinct MI300X (gfx942) on ROCm 6.3.1 with torch 2.7.1+rocm6.3: a healthy node (the
     BMC's ASPEED VGA has a DRM card too, and is not an AMD GPU)."""
     gpus = amd_gpus(MI300X_ADDRESSES, "0x74a1", 90402, first_card=1)
+    docker = ContainerRuntimeFacts(
+        docker_reachable=True,
+        docker_version="27.3.1",
+        runtimes=("amd", "io.containerd.runc.v2", "runc"),
+        default_runtime="runc",
+        daemon_json_runtimes=("amd",),
+    )
     return amd_host(
         amd(gpus),
+        container_runtime=docker,
         frameworks=(rocm_torch("2.7.1+rocm6.3", "6.3.42131-fa1d09cbd"),),
     )
 
@@ -1059,7 +1067,17 @@ def amd_mi250x_torch_cuda() -> HostFacts:
         rocm_installs=("/opt/rocm-6.2.4",),
         hsa_override_gfx_version="9.0.10",
     )
-    return amd_host(facts, frameworks=(torch("2.5.1+cu124", "12.4", "9.1.0.70"),))
+    docker = ContainerRuntimeFacts(
+        docker_reachable=True,
+        docker_version="26.1.3",
+        runtimes=("io.containerd.runc.v2", "runc"),
+        default_runtime="runc",
+    )
+    return amd_host(
+        facts,
+        container_runtime=docker,
+        frameworks=(torch("2.5.1+cu124", "12.4", "9.1.0.70"),),
+    )
 
 
 def amd_rx7900xtx_workstation() -> HostFacts:
