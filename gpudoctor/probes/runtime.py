@@ -268,7 +268,7 @@ def cdi_devices(text: str, *, json_spec: bool = False, vendor: str = "nvidia.com
         names = re.findall(r"^\s*-\s+name:\s*[\"']?([^\"'\s#]+)", text, re.MULTILINE)
     if not kind.startswith(vendor):
         return []
-    return [f"{kind}={n}" for n in names if isinstance(n, str | int)]
+    return [f"{kind}={n}" for n in names if isinstance(n, (str, int))]
 
 
 def redact_cdi_name(name: str) -> str:
