@@ -128,13 +128,16 @@ def test_host_findings(name: str, matrix: Matrix) -> None:
 
 
 # The hosts whose text reports are kept as goldens too: one of each layout (no GPU and the
-# skipped list; every area healthy; an error with its fix; multi-GPU problems). The JSON golden
+# skipped list; every area healthy; an error with its fix; multi-GPU problems; an AMD host and
+# its skipped NVIDIA list; both vendors in one host). The JSON golden
 # of every host holds the same findings, so the text of the others would only repeat them.
 TEXT_GOLDEN_HOSTS = (
     "no-gpu-toolkit-only",
     "h100-8x-healthy",
     "driver-too-old",
     "hgx-h100-fabric-manager-down",
+    "amd-mi250x-torch-cuda",
+    "nvidia-and-amd",
 )
 
 
