@@ -288,6 +288,21 @@ def check_amd_torch_gfx(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
     missing = [t for t in targets if t.gfx not in build.targets]
     ev = [*ev, ("judged_by", build.by), ("build_gfx", list(build.targets))]
     by = "its PYTORCH_ROCM_ARCH" if build.by == "wheel" else f"ROCm {series}'s supported list"
+    unsupported = [t for t in targets if t not in missing and not build.runs(t.gfx)]
+    if not missing and unsupported:
+        better = rocm.newest_for_host(matrix, gfx)
+        return [
+            finding(
+                code,
+                WARN,
+                f"{fw.label} has kernels for {_targets_text(unsupported)}, but AMD does not "
+                f"support it with ROCm {series}",
+                detail=own + (f"; {better.label} is supported there" if better else ""),
+                fix=better.install if better else "use a GPU AMD supports with this ROCm",
+                evidence=[*ev, ("rocm_gfx", list(build.supported or ()))],
+                subject=subject,
+            )
+        ]
     if not missing:
         sev = OK if build.by == "wheel" else INFO
         note = "" if build.by == "wheel" else " (its own gfx list is not recorded)"

@@ -38,6 +38,11 @@ class RocmBuild:
     variant: PytorchRocmVariant
     targets: tuple[str, ...]  # the gfx list it was judged by
     by: str  # "wheel" (its own PYTORCH_ROCM_ARCH) or "rocm" (its ROCm series' supported list)
+    supported: tuple[str, ...] | None = None  # what AMD supports with its ROCm; None: unknown
+
+    def runs(self, gfx: str) -> bool:
+        """Kernels for the target, on a ROCm release AMD supports it with (when known)."""
+        return gfx in self.targets and (self.supported is None or gfx in self.supported)
 
     @property
     def label(self) -> str:
@@ -117,10 +122,11 @@ def installed_variant(matrix: Matrix, fw: FrameworkFacts) -> PytorchRocmVariant 
 def judged(matrix: Matrix, variant: PytorchRocmVariant) -> RocmBuild | None:
     """A variant with the gfx list it is judged by: its own, else its ROCm series' (None when
     neither is recorded)."""
-    if variant.gfx:
-        return RocmBuild(variant, variant.gfx, "wheel")
     row = rocm_release(matrix, variant.series)
-    return RocmBuild(variant, row.gfx, "rocm") if row is not None else None
+    supported = row.gfx if row is not None else None
+    if variant.gfx:
+        return RocmBuild(variant, variant.gfx, "wheel", supported)
+    return RocmBuild(variant, row.gfx, "rocm", supported) if row is not None else None
 
 
 def newest_for_host(
@@ -138,6 +144,6 @@ def newest_for_host(
     )
     for variant in candidates:
         build = judged(matrix, variant)
-        if build is not None and all(t in build.targets for t in targets):
+        if build is not None and all(build.runs(t) for t in targets):
             return build
     return None

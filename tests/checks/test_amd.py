@@ -197,3 +197,17 @@ def test_cdi_amd_devices_are_enough_for_containers(matrix: Matrix) -> None:
     assert "CDI" in f.title
     no_docker = host("amd-rx7900xtx-workstation")
     assert _one(check_amd_container_runtime(no_docker, matrix, Intent())).severity is NA
+
+
+def test_kernels_for_a_target_amd_does_not_support_warn(matrix: Matrix) -> None:
+    """A Radeon VII / MI50 (gfx906) with torch 2.5.1+rocm6.2: the wheel carries gfx906 code,
+    ROCm 6.2 no longer lists the target."""
+    facts = host("nvidia-and-amd")
+    nodes = tuple(
+        replace(n, gfx_target="gfx906", gfx_target_version=90006, device_id=None) if n.is_gpu else n
+        for n in facts.amd.kfd_nodes
+    )
+    f = _one(check_amd_torch_gfx(_amd(facts, kfd_nodes=nodes), matrix, Intent()))
+    assert f.severity is W
+    assert "AMD does not support it with ROCm 6.2" in f.title
+    assert not rocm.newest_for_host(matrix, ["gfx906"])  # no release both builds and supports it
