@@ -23,6 +23,11 @@ class AmdPciGpu(Frozen):
     device_id: str | None = None  # "0x74a1"
     revision: str | None = None  # "0x00"
     driver: str | None = None  # bound kernel driver: "amdgpu", "vfio-pci"; None = unbound
+    # amdgpu RAS counters of the memory controller (device/ras/umc_err_count: "ue: N", "ce: N");
+    # None where the GPU has no RAS (Radeon) or the file could not be read.
+    ecc_uncorrectable: int | None = None
+    ecc_correctable: int | None = None
+    compute_partition: str | None = None  # device/current_compute_partition: SPX, DPX, CPX, ...
 
 
 @dataclass(frozen=True, eq=False, repr=False)

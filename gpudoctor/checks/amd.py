@@ -466,6 +466,46 @@ def check_amd_hsa_override(facts: HostFacts, matrix: Matrix, intent: Intent) -> 
     ]
 
 
+def check_amd_ecc(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    """amdgpu's RAS counters of each GPU's memory controller (device/ras/umc_err_count)."""
+    amd = facts.amd
+    if not amd.seen:
+        return []
+    code = "amd-ecc-errors"
+    read = [g for g in amd.pci_gpus if g.ecc_uncorrectable is not None]
+    if not read:
+        return [finding(code, NA, "no RAS error counters (a GPU without ECC memory, or not read)")]
+    ev = [
+        (
+            "umc_err_count",
+            [f"{g.address}: ue {g.ecc_uncorrectable} ce {g.ecc_correctable}" for g in read],
+        )
+    ]
+    bad = [g for g in read if (g.ecc_uncorrectable or 0) > 0]
+    if bad:
+        return [
+            finding(
+                code,
+                WARN,
+                f"{plural(len(bad), 'AMD GPU')} counted uncorrectable memory errors: "
+                + ", ".join(f"{g.address} ({g.ecc_uncorrectable})" for g in bad),
+                detail="a job on these GPUs may read corrupted data or be killed; amdgpu retires "
+                "the bad pages (device/ras/gpu_vram_bad_pages)",
+                fix="drain the GPU's jobs, read `amd-smi metric --ecc` and the bad-page list; "
+                "errors that keep coming back mean the GPU needs service",
+                evidence=ev,
+            )
+        ]
+    return [
+        finding(
+            code,
+            OK,
+            f"no uncorrectable memory errors on {plural(len(read), 'AMD GPU')}",
+            evidence=ev,
+        )
+    ]
+
+
 def check_amd_container_runtime(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     """Docker on an AMD host: containers get the GPUs through the AMD Container Toolkit's
     `amd` runtime, CDI `amd.com/gpu` devices, or --device flags given by hand."""
@@ -536,6 +576,7 @@ CHECKS = (
     check_amd_torch_build,
     check_amd_library_clash,
     check_amd_hsa_override,
+    check_amd_ecc,
     check_amd_container_runtime,
 )
 INTENT_CHECKS = (check_amd_intent,)

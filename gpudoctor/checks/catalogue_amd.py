@@ -62,6 +62,12 @@ AMD_ENTRIES = (
        "is a known, unsupported workaround.",
        "Unset HSA_OVERRIDE_GFX_VERSION; on a Radeon whose target ROCm lacks, prefer a ROCm and "
        "torch build that lists the target."),
+    _E("amd-ecc-errors", "amd", "Uncorrectable memory errors on an AMD GPU", "ok, warn, n/a",
+       "amdgpu's RAS counters of each GPU's memory controller (/sys/class/drm/cardN/device/ras/"
+       "umc_err_count: ue uncorrectable, ce corrected), read without any ROCm tool. A Radeon "
+       "without ECC memory has none (n/a).",
+       "Drain the GPU's jobs and read `amd-smi metric --ecc` and ras/gpu_vram_bad_pages; errors "
+       "that keep coming back mean the GPU needs service."),
     _E("amd-container-runtime", "amd", "Docker can give containers the AMD GPUs",
        "ok, info, n/a",
        "With Docker on an AMD host: the AMD Container Toolkit's `amd` runtime or CDI "

@@ -116,6 +116,7 @@ def pci_gpus(root: Path) -> tuple[AmdPciGpu, ...]:
             continue
         address = _pci_address(device)
         key = address or name
+        ras = ras_counts(read_text(device / "ras/umc_err_count", limit=4096))
         found.setdefault(
             key,
             AmdPciGpu(
@@ -124,9 +125,17 @@ def pci_gpus(root: Path) -> tuple[AmdPciGpu, ...]:
                 device_id=(read_first_line(device / "device") or "").lower() or None,
                 revision=(read_first_line(device / "revision") or "").lower() or None,
                 driver=link_name(device / "driver"),
+                ecc_uncorrectable=ras.get("ue"),
+                ecc_correctable=ras.get("ce"),
+                compute_partition=read_first_line(device / "current_compute_partition"),
             ),
         )
     return tuple(found.values())
+
+
+def ras_counts(text: str | None) -> dict[str, int]:
+    """amdgpu's RAS error count file: "ue: N" and "ce: N" lines (newer kernels add "de: N")."""
+    return {k: int(v) for k, v in re.findall(r"^(ue|ce|de): ?(\d+)\s*$", text or "", re.MULTILINE)}
 
 
 def _pci_address(device: Path) -> str | None:

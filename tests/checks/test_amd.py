@@ -211,3 +211,16 @@ def test_kernels_for_a_target_amd_does_not_support_warn(matrix: Matrix) -> None:
     assert f.severity is W
     assert "AMD does not support it with ROCm 6.2" in f.title
     assert not rocm.newest_for_host(matrix, ["gfx906"])  # no release both builds and supports it
+
+
+def test_uncorrectable_ecc_errors_warn(matrix: Matrix) -> None:
+    from gpudoctor.checks.amd import check_amd_ecc
+
+    facts = host("amd-mi300x-8x")
+    assert _one(check_amd_ecc(facts, matrix, Intent())).severity is OK_
+    cards = (replace(facts.amd.pci_gpus[0], ecc_uncorrectable=3), *facts.amd.pci_gpus[1:])
+    f = _one(check_amd_ecc(_amd(facts, pci_gpus=cards), matrix, Intent()))
+    assert f.severity is W
+    assert "0000:0c:00.0 (3)" in f.title
+    radeon = host("amd-rx7900xtx-workstation")
+    assert _one(check_amd_ecc(radeon, matrix, Intent())).severity is NA

@@ -10,7 +10,7 @@ from types import ModuleType
 import pytest
 
 from gpudoctor.facts_amd import AmdFacts, gfx_name
-from gpudoctor.probes.amd import parse_properties, probe_amd
+from gpudoctor.probes.amd import parse_properties, probe_amd, ras_counts
 from tests.support.amd_trees import (
     MI250X_NODE,
     MI300X_NODE,
@@ -44,6 +44,11 @@ def test_gfx_target_version_decodes_as_llvm_target(version: int, name: str | Non
     assert gfx_name(version) == name
 
 
+def test_ras_counts_read_ue_ce_and_de_lines() -> None:
+    assert ras_counts("ue: 2\nce: 17\nde: 0\n") == {"ue": 2, "ce": 17, "de": 0}
+    assert ras_counts(None) == {}
+
+
 def test_properties_are_name_value_lines() -> None:
     assert parse_properties("simd_count 304\ngfx_target_version 90402\njunk\n") == {
         "simd_count": 304,
@@ -65,6 +70,8 @@ def test_mi300x_node_eight_gpus_gfx942(tmp_path: Path) -> None:
     assert [g.device_id for g in facts.pci_gpus] == ["0x74a1"] * 8
     assert all(g.driver == "amdgpu" for g in facts.pci_gpus)
     assert facts.pci_gpus[0].address == "0000:0c:00.0"
+    gpu = facts.pci_gpus[0]
+    assert (gpu.ecc_uncorrectable, gpu.ecc_correctable, gpu.compute_partition) == (0, 0, "SPX")
     assert [n.gfx_target for n in facts.gpu_nodes] == ["gfx942"] * 8
     assert [n.node for n in facts.kfd_nodes if not n.is_gpu] == [0, 1]  # CPU nodes
     assert [n.drm_render_minor for n in facts.gpu_nodes] == list(range(128, 136))

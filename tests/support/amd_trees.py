@@ -69,6 +69,8 @@ class Gpu:
     driver: str | None = "amdgpu"
     gfx_target_version: int = 90402
     simd_count: int = 1216
+    ras: str | None = "ue: 0\nce: 0\n"  # device/ras/umc_err_count (Instinct: ECC memory)
+    partition: str | None = None  # device/current_compute_partition (MI300 series)
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,10 @@ def write_tree(root: Path, tree: Tree) -> Path:
             f"{pci}/revision": gpu.revision + "\n",
             f"{pci}/uevent": f"DRIVER={gpu.driver or ''}\nPCI_SLOT_NAME={gpu.address}\n",
         }
+        if gpu.ras is not None:
+            files[f"{pci}/ras/umc_err_count"] = gpu.ras
+        if gpu.partition is not None:
+            files[f"{pci}/current_compute_partition"] = gpu.partition + "\n"
         if gpu.vendor != AMD:
             continue
         minor = 128 + node - tree.cpu_nodes
@@ -192,6 +198,7 @@ def instinct(n: int, device: str, gfx: int, simd: int, first_bus: int = 0x0C) ->
             device=device,
             gfx_target_version=gfx,
             simd_count=simd,
+            partition="SPX",
         )
         for i in range(n)
     )
@@ -214,7 +221,7 @@ def mi250x(cards: int) -> tuple[Gpu, ...]:
 
 MI300X_NODE = Tree(
     gpus=(
-        Gpu("0000:02:00.0", vendor=ASPEED, device="0x2000", klass="0x030000"),
+        Gpu("0000:02:00.0", vendor=ASPEED, device="0x2000", klass="0x030000", ras=None),
         *instinct(8, "0x74a1", 90402, 1216),
     )
 )
@@ -230,6 +237,7 @@ RX7900XTX_WORKSTATION = Tree(
             klass="0x030000",
             gfx_target_version=110000,
             simd_count=192,
+            ras=None,
         ),
     ),
     cpu_nodes=1,
@@ -239,7 +247,14 @@ RX7900XTX_WORKSTATION = Tree(
 )
 NVIDIA_AND_AMD = Tree(
     gpus=(
-        Gpu("0000:01:00.0", vendor=NVIDIA, device="0x2684", klass="0x030000", driver="nvidia"),
+        Gpu(
+            "0000:01:00.0",
+            vendor=NVIDIA,
+            device="0x2684",
+            klass="0x030000",
+            driver="nvidia",
+            ras=None,
+        ),
         Gpu(
             "0000:03:00.0",
             device="0x747e",
@@ -247,6 +262,7 @@ NVIDIA_AND_AMD = Tree(
             klass="0x030000",
             gfx_target_version=110001,
             simd_count=120,
+            ras=None,
         ),
     ),
     cpu_nodes=1,

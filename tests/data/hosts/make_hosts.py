@@ -947,10 +947,14 @@ def amd_gpus(
     revision: str = "0x00",
     first_card: int = 0,
     simd: int = 1216,
+    ecc: bool = True,
+    partition: str | None = None,
 ) -> tuple[tuple[AmdPciGpu, ...], tuple[KfdNode, ...]]:
-    """DRM cards and KFD nodes (after `cpu_nodes` CPU nodes) of AMD GPUs at `addresses`."""
+    """DRM cards and KFD nodes (after `cpu_nodes` CPU nodes) of AMD GPUs at `addresses`; `ecc`:
+    the card has RAS counters (Instinct), all zero."""
+    count = 0 if ecc else None
     cards = tuple(
-        AmdPciGpu(f"card{first_card + i}", a, device, revision, "amdgpu")
+        AmdPciGpu(f"card{first_card + i}", a, device, revision, "amdgpu", count, count, partition)
         for i, a in enumerate(addresses)
     )
     # A CPU node prints its properties too: zero device id, location and render minor.
@@ -1041,7 +1045,7 @@ def amd_host(facts: AmdFacts, **kw: object) -> HostFacts:
 def amd_mi300x_8x() -> HostFacts:
     """8x Instinct MI300X (gfx942) on ROCm 6.3.1 with torch 2.7.1+rocm6.3: a healthy node (the
     BMC's ASPEED VGA has a DRM card too, and is not an AMD GPU)."""
-    gpus = amd_gpus(MI300X_ADDRESSES, "0x74a1", 90402, first_card=1)
+    gpus = amd_gpus(MI300X_ADDRESSES, "0x74a1", 90402, first_card=1, partition="SPX")
     docker = ContainerRuntimeFacts(
         docker_reachable=True,
         docker_version="27.3.1",
@@ -1084,7 +1088,9 @@ def amd_rx7900xtx_workstation() -> HostFacts:
     """A Radeon RX 7900 XTX (gfx1100) desktop with the kernel's own amdgpu, torch
     2.5.1+rocm6.2 from pip, no /opt/rocm but an old /opt/rocm-6.1.0 on LD_LIBRARY_PATH, and a
     user who was never added to the render group."""
-    gpus = amd_gpus(("0000:03:00.0",), "0x744c", 110000, cpu_nodes=1, revision="0xc8", simd=192)
+    gpus = amd_gpus(
+        ("0000:03:00.0",), "0x744c", 110000, cpu_nodes=1, revision="0xc8", simd=192, ecc=False
+    )
     facts = amd(
         gpus,
         amdgpu_version=None,
@@ -1112,7 +1118,7 @@ def amd_rx7900xtx_workstation() -> HostFacts:
 def amd_container_without_kfd() -> HostFacts:
     """A Docker container on an MI300X node started with --device=/dev/dri only: sysfs shows
     the GPUs, /dev/kfd is missing."""
-    gpus = amd_gpus(MI300X_ADDRESSES[:2], "0x74a1", 90402)
+    gpus = amd_gpus(MI300X_ADDRESSES[:2], "0x74a1", 90402, partition="SPX")
     facts = amd(gpus, device_nodes=amd_nodes(2, kfd=False), user_uid=0, user_groups=(0,))
     p = platform(container="docker", iommu=IommuFacts(), **AMD_PLATFORM)
     return amd_host(
@@ -1124,7 +1130,14 @@ def nvidia_and_amd() -> HostFacts:
     """An RTX 4090 next to a Radeon RX 7800 XT (gfx1101) in one workstation: the NVIDIA side is
     healthy, torch 2.5.1+rocm6.2 has no gfx1101 kernels and ROCm 6.3 does not list gfx1101."""
     gpus = amd_gpus(
-        ("0000:03:00.0",), "0x747e", 110001, cpu_nodes=1, first_card=1, revision="0xc8", simd=120
+        ("0000:03:00.0",),
+        "0x747e",
+        110001,
+        cpu_nodes=1,
+        first_card=1,
+        revision="0xc8",
+        simd=120,
+        ecc=False,
     )
     facts = amd(gpus)
     return healthy(
