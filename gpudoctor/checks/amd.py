@@ -466,6 +466,50 @@ def check_amd_hsa_override(facts: HostFacts, matrix: Matrix, intent: Intent) -> 
     ]
 
 
+def check_amd_visible_devices(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    """HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES: an empty value hides every GPU, an index past
+    the last GPU hides that one (ROCR's GPU-<uuid> entries are not judged)."""
+    amd = facts.amd
+    if not amd.seen:
+        return []
+    code = "amd-visible-devices"
+    count = len(amd.gpu_nodes) or len(amd.pci_gpus)
+    values = {"HIP_VISIBLE_DEVICES": amd.hip_visible_devices}
+    values["ROCR_VISIBLE_DEVICES"] = amd.rocr_visible_devices
+    ev = [(k, v) for k, v in values.items()] + [("gpus", count)]
+    for name, value in values.items():
+        if value is None:
+            continue
+        entries = [e.strip() for e in value.split(",")]
+        if not value.strip():
+            return [
+                finding(
+                    code,
+                    WARN,
+                    f"{name} is empty: ROCm programs see no GPU",
+                    fix=f"unset {name}, or list the GPUs to use (0,1,...)",
+                    evidence=ev,
+                )
+            ]
+        past = [e for e in entries if e.isdigit() and int(e) >= count]
+        if past:
+            return [
+                finding(
+                    code,
+                    WARN,
+                    f"{name}={value} names GPU {', '.join(past)}, past the last of {count}",
+                    fix=f"use indexes 0 to {count - 1} in {name}",
+                    evidence=ev,
+                )
+            ]
+    shown = ", ".join(f"{k}={v}" for k, v in values.items() if v is not None)
+    return [
+        finding(
+            code, OK, shown or "HIP_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES are unset", evidence=ev
+        )
+    ]
+
+
 def check_amd_ecc(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     """amdgpu's RAS counters of each GPU's memory controller (device/ras/umc_err_count)."""
     amd = facts.amd
@@ -576,6 +620,7 @@ CHECKS = (
     check_amd_torch_build,
     check_amd_library_clash,
     check_amd_hsa_override,
+    check_amd_visible_devices,
     check_amd_ecc,
     check_amd_container_runtime,
 )

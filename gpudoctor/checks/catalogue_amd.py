@@ -62,6 +62,11 @@ AMD_ENTRIES = (
        "is a known, unsupported workaround.",
        "Unset HSA_OVERRIDE_GFX_VERSION; on a Radeon whose target ROCm lacks, prefer a ROCm and "
        "torch build that lists the target."),
+    _E("amd-visible-devices", "amd", "HIP_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES",
+       "ok, warn, n/a",
+       "The variables that choose which AMD GPUs ROCm programs see: an empty value hides every "
+       "GPU, an index past the last GPU hides that one.",
+       "Unset the variable, or list indexes from 0 to the number of GPUs minus one."),
     _E("amd-ecc-errors", "amd", "Uncorrectable memory errors on an AMD GPU", "ok, warn, n/a",
        "amdgpu's RAS counters of each GPU's memory controller (/sys/class/drm/cardN/device/ras/"
        "umc_err_count: ue uncorrectable, ce corrected), read without any ROCm tool. A Radeon "

@@ -224,3 +224,22 @@ def test_uncorrectable_ecc_errors_warn(matrix: Matrix) -> None:
     assert "0000:0c:00.0 (3)" in f.title
     radeon = host("amd-rx7900xtx-workstation")
     assert _one(check_amd_ecc(radeon, matrix, Intent())).severity is NA
+
+
+@pytest.mark.parametrize(
+    ("hip", "rocr", "severity"),
+    [
+        (None, None, OK_),
+        ("", None, W),
+        ("0,9", None, W),
+        ("0,1", "0", OK_),
+        (None, "GPU-1a2b", OK_),
+    ],
+)
+def test_visible_devices(
+    hip: str | None, rocr: str | None, severity: Severity, matrix: Matrix
+) -> None:
+    from gpudoctor.checks.amd import check_amd_visible_devices
+
+    facts = _amd(host("amd-mi300x-8x"), hip_visible_devices=hip, rocr_visible_devices=rocr)
+    assert _one(check_amd_visible_devices(facts, matrix, Intent())).severity is severity
