@@ -474,9 +474,11 @@ def check_amd_visible_devices(facts: HostFacts, matrix: Matrix, intent: Intent) 
         return []
     code = "amd-visible-devices"
     count = len(amd.gpu_nodes) or len(amd.pci_gpus)
-    values = {"HIP_VISIBLE_DEVICES": amd.hip_visible_devices}
-    values["ROCR_VISIBLE_DEVICES"] = amd.rocr_visible_devices
-    ev = [(k, v) for k, v in values.items()] + [("gpus", count)]
+    values = {
+        "HIP_VISIBLE_DEVICES": amd.hip_visible_devices,
+        "ROCR_VISIBLE_DEVICES": amd.rocr_visible_devices,
+    }
+    ev: list[tuple[str, object]] = [*values.items(), ("gpus", count)]
     for name, value in values.items():
         if value is None:
             continue
