@@ -251,8 +251,8 @@ def _kmd_text(matrix: Matrix, series: str) -> str:
     if row is None or not row.kmd:
         return f"the kernel drivers AMD tests ROCm {series} user space with are not recorded"
     return (
-        f"AMD tests ROCm {series} user space with the KMD (amdgpu) of ROCm "
-        f"{', '.join(row.kmd)}; {KMD_UNMAPPED}"
+        f"AMD supports ROCm {series} user space on the kernel driver (amdgpu) releases "
+        f"{', '.join(k + '.x' for k in row.kmd)}; {KMD_UNMAPPED}"
     )
 
 

@@ -94,7 +94,7 @@ def test_rocm_gfx_names_the_newest_release_listing_the_target(matrix: Matrix) ->
     f = _one(check_amd_rocm_gfx(host("nvidia-and-amd"), matrix, Intent()))
     assert (f.severity, f.fix) == (
         W,
-        "install ROCm 6.4 (the newest release in the matrix that lists it)",
+        "install ROCm 7.1 (the newest release in the matrix that lists it)",
     )
 
 
@@ -102,11 +102,11 @@ def test_wheel_list_error_names_the_newest_build_that_covers_the_gpu(matrix: Mat
     f = _one(check_amd_torch_gfx(host("nvidia-and-amd"), matrix, Intent()))
     assert f.severity is E
     assert f.fix.startswith(
-        "pip install torch==2.9.1 --index-url https://download.pytorch.org/whl/rocm6.4"
+        "pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/rocm7.1"
     )
     assert "hipErrorNoBinaryForGpu" in f.detail
     assert "issue 684" in f.detail
-    assert "KMD (amdgpu) of ROCm 6.0, 6.1, 6.2, 6.3" in f.detail
+    assert "kernel driver (amdgpu) releases 6.0.x, 6.1.x, 6.2.x, 6.3.x" in f.detail
 
 
 def test_release_outside_the_matrix_is_judged_by_its_rocm_series(matrix: Matrix) -> None:
@@ -149,7 +149,7 @@ def test_hsa_override_on_radeon_is_info(matrix: Matrix) -> None:
 @pytest.mark.parametrize(
     ("name", "version", "severity", "title"),
     [
-        ("amd-mi300x-8x", None, INF, "pytorch on the AMD GPU(s) (gfx942): torch 2.9.1+rocm6.4"),
+        ("amd-mi300x-8x", None, INF, "pytorch on the AMD GPU(s) (gfx942): torch 2.10.0+rocm7.1"),
         ("nvidia-and-amd", "2.5", E, "no torch ROCm build of pytorch==2.5 in the matrix"),
         ("amd-rx7900xtx-workstation", "2.5", INF, "torch 2.5.1+rocm6.2"),
     ],

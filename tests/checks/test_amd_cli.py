@@ -30,8 +30,8 @@ def test_check_framework_on_amd_host_names_the_rocm_build(
     assert "no NVIDIA GPU" not in out.split("Will it run here")[1]
     assert run(["-v", "check", "--from", snap("amd-mi300x-8x"), "--framework", "pytorch"]) == 0
     out = capsys.readouterr().out
-    assert "torch 2.9.1+rocm6.4" in out
-    assert "pip install torch==2.9.1 --index-url https://download.pytorch.org/whl/rocm6.4" in out
+    assert "torch 2.10.0+rocm7.1" in out
+    assert "pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/rocm7.1" in out
     assert "runtime=rocm" in out
 
 
