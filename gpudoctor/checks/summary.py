@@ -67,7 +67,9 @@ def _gpus(facts: HostFacts) -> str:
     gpus = live_gpus(facts)
     if not gpus:
         pci = len(nvidia_pci_gpus(facts))
-        return f"{pci} on the PCI bus, none usable" if pci else "none"
+        if pci:
+            return f"{pci} on the PCI bus, none usable"
+        return "no NVIDIA GPU (AMD GPUs: see AMD GPUs and ROCm)" if facts.amd.seen else "none"
     kinds = Counter((g.name or "unknown GPU", g.compute_capability) for g in gpus)
     return "; ".join(
         f"{n} × {name}"  # noqa: RUF001 - the multiplication sign is meant
