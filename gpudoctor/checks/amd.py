@@ -37,7 +37,9 @@ DOCKER_DEVICES = (
 
 def _targets_text(targets: list[rocm.AmdTarget]) -> str:
     return "; ".join(
-        f"{t.count} × {t.gfx}" + (f" ({t.name})" if t.name else "")  # noqa: RUF001 - times sign
+        (f"{t.count} × " if t.count > 1 else "")  # noqa: RUF001 - the multiplication sign
+        + t.gfx
+        + (f" ({t.name})" if t.name else "")
         for t in targets
     )
 
