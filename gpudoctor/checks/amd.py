@@ -55,8 +55,7 @@ def check_amd_driver(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
         ("kfd_gpu_nodes", [f"{n.node}:{n.gfx_target}" for n in amd.gpu_nodes]),
         ("amdgpu_loaded", amd.amdgpu_loaded),
         ("amdgpu_version", amd.amdgpu_version),
-        ("hip_visible_devices", amd.hip_visible_devices),
-        ("rocr_visible_devices", amd.rocr_visible_devices),
+        ("amdsmi", amd.amdsmi_status + (f" ({amd.amdsmi_error})" if amd.amdsmi_error else "")),
     ]
     stubs = [g for g in amd.pci_gpus if g.driver in ("vfio-pci", "pci-stub")]
     if amd.pci_gpus and len(stubs) == len(amd.pci_gpus):
