@@ -243,3 +243,23 @@ def test_visible_devices(
 
     facts = _amd(host("amd-mi300x-8x"), hip_visible_devices=hip, rocr_visible_devices=rocr)
     assert _one(check_amd_visible_devices(facts, matrix, Intent())).severity is severity
+
+
+def test_deep_rocm_torch_that_sees_no_gpu_is_an_error(matrix: Matrix) -> None:
+    from gpudoctor.checks.deep import check_cuda_available
+    from gpudoctor.facts import DeepFrameworkFacts
+
+    facts = host("amd-rx7900xtx-workstation")
+    torch = facts.frameworks[0]
+    deep = DeepFrameworkFacts(
+        name="torch",
+        outcome="ok",
+        import_ok=True,
+        version=torch.version,
+        cuda_available=False,
+        device_count=0,
+    )
+    f = _one(check_cuda_available(replace(facts, deep=(deep,)), matrix, Intent()))
+    assert f.code == "framework-cuda-available"
+    assert f.severity is E
+    assert "(ROCm) sees no GPU" in f.title
