@@ -263,3 +263,15 @@ def test_deep_rocm_torch_that_sees_no_gpu_is_an_error(matrix: Matrix) -> None:
     assert f.code == "framework-cuda-available"
     assert f.severity is E
     assert "(ROCm) sees no GPU" in f.title
+
+
+def test_a_hip_kernel_error_gets_the_known_cause() -> None:
+    from gpudoctor.checks.deep_causes import kernel_cause
+    from gpudoctor.facts import DeepFrameworkFacts
+
+    deep = DeepFrameworkFacts(
+        name="torch",
+        kernel_ok=False,
+        kernel_error="RuntimeError: HIP error: invalid device function",
+    )
+    assert "no code object" in kernel_cause(deep).what
