@@ -35,6 +35,17 @@ DOCKER_DEVICES = (
 )
 
 
+def rocm_in_use(facts: HostFacts) -> bool:
+    """ROCm software is here: /opt/rocm or /opt/rocm-*, a torch ROCm build, or a ROCm tree on
+    LD_LIBRARY_PATH. Without it an AMD GPU (often a Ryzen's integrated one next to an NVIDIA
+    GPU) is not meant for ROCm, and what ROCm would lack is information, not an error."""
+    amd = facts.amd
+    return (
+        bool(amd.rocm_version or amd.rocm_installs or amd.ld_library_path_rocm)
+        or _rocm_torch(facts) is not None
+    )
+
+
 def _targets_text(targets: list[rocm.AmdTarget]) -> str:
     return "; ".join(
         (f"{t.count} × " if t.count > 1 else "")  # noqa: RUF001 - the multiplication sign
@@ -63,6 +74,7 @@ def check_amd_driver(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
             finding(code, OK, "every AMD GPU is bound to vfio-pci for passthrough", evidence=ev)
         ]
     unbound = [g.address or g.card for g in amd.pci_gpus if g.driver not in ("amdgpu", *_STUBS)]
+    severity = ERROR if rocm_in_use(facts) else INFO
     if unbound or amd.amdgpu_loaded is False:
         what = (
             f"{len(unbound)} of {len(amd.pci_gpus)} AMD GPU(s) have no amdgpu driver bound"
@@ -72,7 +84,7 @@ def check_amd_driver(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
         return [
             finding(
                 code,
-                ERROR,
+                severity,
                 what,
                 detail="no ROCm program can use a GPU the amdgpu driver does not drive",
                 fix="install the amdgpu driver (sudo amdgpu-install --usecase=dkms, or the "
@@ -84,7 +96,7 @@ def check_amd_driver(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
         return [
             finding(
                 code,
-                ERROR,
+                severity,
                 "the KFD topology lists no AMD GPU"
                 + ("" if amd.kfd_present else " (/sys/class/kfd is absent)"),
                 detail="amdgpu drives the GPU for display, but the compute driver (KFD) does not "
@@ -127,12 +139,13 @@ def check_amd_device_access(facts: HostFacts, matrix: Matrix, intent: Intent) ->
         return [finding(code, NA, "a pasted report does not show /dev/kfd and its permissions")]
     if amd.gpu_nodes and not nodes:
         return [finding(code, NA, "device nodes were not read (recorded before this check)")]
+    severity = ERROR if rocm_in_use(facts) else INFO
     if kfd is None or kfd.mode is None:
         where = f"this {facts.platform.container} container" if facts.platform.container else ""
         return [
             finding(
                 code,
-                ERROR,
+                severity,
                 f"no /dev/kfd {('in ' + where) if where else 'on this host'}",
                 detail="every ROCm process opens /dev/kfd: without it HIP reports no device",
                 fix=DOCKER_DEVICES
@@ -162,7 +175,7 @@ def check_amd_device_access(facts: HostFacts, matrix: Matrix, intent: Intent) ->
     return [
         finding(
             code,
-            ERROR,
+            severity,
             f"this user cannot open {', '.join(n.path for n in closed[:3])}"
             + (f" and {len(closed) - 3} more" if len(closed) > 3 else ""),
             detail=f"{why}: ROCm reports no GPU (hipErrorNoDevice) to this user",
@@ -326,7 +339,13 @@ def check_amd_torch_gfx(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             sev,
             f"{fw.label} has no kernels for {_targets_text(missing)} (by {by})",
             detail="a kernel launch fails with hipErrorNoBinaryForGpu or 'invalid device "
-            f"function'; {own}" + (f"; {better.label} covers it" if better else ""),
+            f"function'; {own}"
+            + (f"; {better.label} covers it" if better else "")
+            + (
+                "; or hide the GPU(s) without kernels from ROCm with HIP_VISIBLE_DEVICES"
+                if len(missing) < len(targets)
+                else ""
+            ),
             fix=fix,
             evidence=ev,
             subject=subject,
@@ -564,6 +583,8 @@ def check_amd_container_runtime(facts: HostFacts, matrix: Matrix, intent: Intent
     ev = [("runtimes", registered), ("cdi_amd_devices", list(amd.cdi_amd_devices))]
     if not runtime.docker_reachable and not runtime.daemon_json_runtimes:
         return [finding(code, NA, "no Docker daemon to give containers the GPUs", evidence=ev)]
+    if not rocm_in_use(facts):
+        return [finding(code, NA, "no ROCm software on this host", evidence=ev)]
     if "amd" in registered or amd.cdi_amd_devices:
         how = "the amd runtime" if "amd" in registered else "CDI amd.com/gpu devices"
         return [finding(code, OK, f"Docker can give containers the AMD GPUs ({how})", evidence=ev)]
@@ -595,7 +616,8 @@ def check_amd_intent(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
         return [
             finding(
                 code,
-                ERROR,
+                # With an NVIDIA GPU here the framework still runs (intent-verdict says on what).
+                INFO if has_gpu(facts) else ERROR,
                 f"no torch ROCm build{' of ' + asked if intent.framework_version else ''} in the "
                 f"matrix covers {', '.join(gfx)}",
                 fix="the torch ROCm builds known are the [[pytorch_rocm]] rows of "

@@ -11,17 +11,20 @@ def _E(code: str, area: str, title: str, allowed: str, meaning: str, fix: str) -
 
 
 AMD_ENTRIES = (
-    _E("amd-driver", "amd", "amdgpu driver and KFD for every AMD GPU", "ok, error, n/a",
+    _E("amd-driver", "amd", "amdgpu driver and KFD for every AMD GPU", "ok, info, error, n/a",
        "The AMD GPUs on the PCI bus (vendor 0x1002) have the amdgpu kernel driver bound and the "
        "KFD topology lists them with their gfx targets (what ROCm sees). Error when a GPU has no "
-       "driver, amdgpu is not loaded or KFD shows no GPU node: no ROCm program can run.",
+       "driver, amdgpu is not loaded or KFD shows no GPU node: no ROCm program can run; info "
+       "when no ROCm software is installed (an AMD GPU, often a Ryzen's integrated one, not "
+       "meant for ROCm).",
        "Install the amdgpu driver (`sudo amdgpu-install --usecase=dkms` from AMD's repository, "
        "or the distribution kernel's amdgpu) and reboot; `sudo modprobe amdgpu` loads it now."),
     _E("amd-device-access", "amd", "/dev/kfd and the render nodes can be opened",
-       "ok, error, n/a",
+       "ok, info, error, n/a",
        "Every ROCm process opens /dev/kfd and a /dev/dri/renderD* node read-write. Error when "
        "/dev/kfd is absent (a container started without it) or the user is not allowed to open "
-       "them (not in the owning group, usually `render`).",
+       "them (not in the owning group, usually `render`); info when no ROCm software is "
+       "installed.",
        "Add the user to the groups: `sudo usermod -aG render,video $USER`, then log in again. In "
        "a container: `docker run --device=/dev/kfd --device=/dev/dri --group-add video "
        "--group-add render ...` (or the AMD Container Toolkit's `--runtime=amd`, or CDI "
@@ -84,6 +87,7 @@ AMD_ENTRIES = (
     _E("amd-intent", "intent", "Newest ROCm torch for these AMD GPUs",
        "info, error, n/a, unknown",
        "For `--framework pytorch[==X]` on a host with AMD GPUs: the newest torch ROCm build in "
-       "the matrix whose gfx list covers every AMD GPU, with its install line (runtime rocm).",
+       "the matrix whose gfx list covers every AMD GPU, with its install line (runtime rocm). "
+       "None is an error on a host with AMD GPUs only, info next to an NVIDIA GPU.",
        "The pip command in the finding."),
 )  # fmt: skip

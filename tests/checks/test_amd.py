@@ -150,8 +150,10 @@ def test_hsa_override_on_radeon_is_info(matrix: Matrix) -> None:
     ("name", "version", "severity", "title"),
     [
         ("amd-mi300x-8x", None, INF, "pytorch on the AMD GPU(s) (gfx942): torch 2.10.0+rocm7.1"),
-        ("nvidia-and-amd", "2.5", E, "no torch ROCm build of pytorch==2.5 in the matrix"),
         ("amd-rx7900xtx-workstation", "2.5", INF, "torch 2.5.1+rocm6.2"),
+        # AMD GPUs only: no build is an error; next to an NVIDIA GPU it is information.
+        ("amd-mi250x-torch-cuda", "1.13", E, "no torch ROCm build of pytorch==1.13 in the"),
+        ("nvidia-and-amd", "2.5", INF, "no torch ROCm build of pytorch==2.5 in the matrix"),
     ],
 )
 def test_amd_intent_names_the_newest_rocm_torch(
@@ -162,7 +164,7 @@ def test_amd_intent_names_the_newest_rocm_torch(
     assert f.code == "amd-intent"
     assert f.severity is severity
     assert title in f.title
-    if severity is INF:
+    if not title.startswith("no "):
         assert f.fix.startswith("pip install torch==")
         assert "--index-url https://download.pytorch.org/whl/rocm" in f.fix
 
@@ -275,3 +277,13 @@ def test_a_hip_kernel_error_gets_the_known_cause() -> None:
         kernel_error="RuntimeError: HIP error: invalid device function",
     )
     assert "no code object" in kernel_cause(deep).what
+
+
+def test_an_igpu_next_to_an_nvidia_gpu_fails_nothing(matrix: Matrix) -> None:
+    """A Ryzen's integrated Radeon with no ROCm installed: information, never an error, and
+    --framework pytorch still passes on the NVIDIA GPU."""
+    run = run_checks(host("nvidia-with-ryzen-igpu"), matrix, Intent(framework="pytorch"))
+    assert run.exit_code == 0
+    amd = {(f.code, f.severity) for f in run.findings if f.code.startswith("amd-")}
+    assert ("amd-intent", INF) in amd
+    assert not [f for f in run.findings if f.severity is E]

@@ -97,12 +97,14 @@ EXPECTED: dict[str, set[tuple[str, Severity, str]]] = {
     "nvidia-and-amd": {("amd-torch-gfx", E, "torch"), ("amd-rocm-gfx", W, ""),
                        ("driver-version", OK_, ""), ("framework-driver-cuda", NA, "torch"),
                        ("amd-device-access", OK_, "")},
+    "nvidia-with-ryzen-igpu": {("amd-device-access", INF, ""), ("amd-torch-build", INF, "torch"),
+                               ("amd-container-runtime", NA, ""), ("driver-version", OK_, "")},
 }  # fmt: skip
 PASSING = ("h100-8x-healthy", "h100-8x-driver-560", "minor-version-compat",
            "vm-passthrough-guest", "vgpu-guest", "pcie-degraded", "no-gpu-toolkit-only", "wsl2",
            "thermal-throttling", "hgx-h100-healthy", "pcie-4x-acs-on", "a100-8x-r535",
            "pascal-geforce-r535", "p100-r470", "v100-r550", "rtx5090-r570-86",
-           "h100-r580", "dgx-spark", "amd-mi300x-8x")  # fmt: skip
+           "h100-r580", "dgx-spark", "amd-mi300x-8x", "nvidia-with-ryzen-igpu")  # fmt: skip
 EXIT = dict.fromkeys(EXPECTED, 1) | dict.fromkeys(PASSING, 0)
 
 

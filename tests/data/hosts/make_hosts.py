@@ -1151,6 +1151,25 @@ def nvidia_and_amd() -> HostFacts:
     )
 
 
+def nvidia_with_ryzen_igpu() -> HostFacts:
+    """An RTX 4090 workstation whose Ryzen 7000 CPU has an integrated Radeon (gfx1036) that the
+    kernel's amdgpu and KFD list: no ROCm installed, the user outside the render group. A
+    healthy NVIDIA host: the AMD side is information only."""
+    gpus = amd_gpus(
+        ("0000:7c:00.0",), "0x164e", 100306, cpu_nodes=1, revision="0xc1", simd=4, ecc=False
+    )
+    facts = amd(
+        gpus,
+        amdgpu_version=None,
+        rocm_path=None,
+        rocm_version=None,
+        rocm_installs=(),
+        device_nodes=amd_nodes(1, member=False),
+        user_groups=(4, 24, 27, 1000),
+    )
+    return healthy(RTX4090, 1, "550.90.07", "12.4", container_runtime=DOCKER, amd=facts)
+
+
 HOSTS: dict[str, Callable[[], HostFacts]] = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -1194,6 +1213,7 @@ HOSTS: dict[str, Callable[[], HostFacts]] = {
         amd_rx7900xtx_workstation,
         amd_container_without_kfd,
         nvidia_and_amd,
+        nvidia_with_ryzen_igpu,
     )
 }
 
