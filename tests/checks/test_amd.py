@@ -287,3 +287,16 @@ def test_an_igpu_next_to_an_nvidia_gpu_fails_nothing(matrix: Matrix) -> None:
     amd = {(f.code, f.severity) for f in run.findings if f.code.startswith("amd-")}
     assert ("amd-intent", INF) in amd
     assert not [f for f in run.findings if f.severity is E]
+
+
+def test_require_amd_gpus(matrix: Matrix) -> None:
+    from gpudoctor.checks.requirements import parse_requirement
+
+    def verdict(name: str, text: str) -> Severity:
+        intent = Intent(requirements=(parse_requirement(text),))
+        run = run_checks(host(name), matrix, intent)
+        return next(f.severity for f in run.findings if f.code == "requirement-amd-gpus")
+
+    assert verdict("amd-mi250x-torch-cuda", "amd_gpus>=8") is OK_  # 4 cards, 2 dies each
+    assert verdict("amd-mi250x-torch-cuda", "amd_gpus>=16") is E
+    assert verdict("h100-8x-healthy", "amd_gpus>=1") is E
