@@ -438,11 +438,14 @@ def check_amd_library_clash(facts: HostFacts, matrix: Matrix, intent: Intent) ->
         finding(
             code,
             INFO if same else WARN,
-            f"LD_LIBRARY_PATH puts {paths} ahead of the libraries {fw.label} bundles",
+            f"LD_LIBRARY_PATH names {paths} next to the ROCm {fw.label} bundles",
             detail=(
                 f"the system ROCm ({amd.rocm_version or 'version unknown'}) "
                 + ("is the wheel's series" if same else f"is not the wheel's ROCm {wheel}")
-                + ": HIP, hipBLAS or MIOpen may load from it instead of the wheel"
+                + ": torch loads its bundled ROCm libraries through RPATH, which LD_LIBRARY_PATH "
+                "does not override (pytorch's .ci/manywheel/build_rocm.sh), but an extension or "
+                "tool linked against the system ROCm then brings a second HIP runtime into the "
+                "same process"
             ),
             fix="remove the /opt/rocm entries from LD_LIBRARY_PATH in the environment that runs "
             "torch",

@@ -50,12 +50,14 @@ AMD_ENTRIES = (
        "there to use it, info on a mixed host), a CPU-only build never uses a GPU (warn).",
        "Install the ROCm build the finding names (`pip install torch==X --index-url "
        "https://download.pytorch.org/whl/rocmX.Y`), in its own environment on a mixed host."),
-    _E("amd-library-clash", "amd", "System ROCm libraries ahead of a torch +rocm wheel's",
+    _E("amd-library-clash", "amd", "System ROCm libraries next to a torch +rocm wheel's",
        "ok, info, warn, n/a",
-       "LD_LIBRARY_PATH names a ROCm tree (/opt/rocm/lib): the dynamic loader takes its HIP and "
-       "math libraries before the ones a torch +rocm wheel bundles (found through its RUNPATH), "
-       "mixing two ROCm releases in one process. Warn when the system ROCm's series differs from "
-       "the wheel's or is unknown.",
+       "LD_LIBRARY_PATH names a ROCm tree (/opt/rocm/lib) in an environment whose torch is a "
+       "ROCm wheel, which bundles its own ROCm libraries and links them with RPATH so that "
+       "LD_LIBRARY_PATH does not override them (pytorch's .ci/manywheel/build_rocm.sh); an "
+       "extension or tool linked against the system ROCm then loads a second HIP runtime into "
+       "the same process. Warn when the system ROCm's series differs from the wheel's or is "
+       "unknown, info when it is the same.",
        "Drop the /opt/rocm entries from LD_LIBRARY_PATH in the environment that runs torch (the "
        "wheel needs none)."),
     _E("amd-hsa-override", "amd", "HSA_OVERRIDE_GFX_VERSION", "ok, info, warn, n/a",
