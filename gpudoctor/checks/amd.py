@@ -31,7 +31,7 @@ KMD_UNMAPPED = (
 USERMOD = "sudo usermod -aG render,video $USER, then log out and in again"
 DOCKER_DEVICES = (
     "docker run --device=/dev/kfd --device=/dev/dri --group-add video --group-add render ... "
-    "(or the AMD Container Toolkit: --runtime=amd, or CDI: --device amd.com/gpu=all)"
+    "(or the AMD Container Toolkit's runtime: --runtime=amd, or a CDI device amd.com/gpu=N)"
 )
 
 
@@ -181,8 +181,8 @@ def check_amd_device_access(facts: HostFacts, matrix: Matrix, intent: Intent) ->
             detail=f"{why}: ROCm reports no GPU (hipErrorNoDevice) to this user",
             fix=USERMOD
             if outside
-            else 'restore the ROCm udev rule (KERNEL=="kfd", '
-            'GROUP="render", MODE="0660") and run sudo udevadm trigger',
+            else "restore the udev rule that gives /dev/kfd and /dev/dri/renderD* to the render "
+            "group with mode 0660 (ROCm's installer ships it), then sudo udevadm trigger",
             evidence=ev,
         )
     ]

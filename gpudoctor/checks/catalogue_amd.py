@@ -28,7 +28,7 @@ AMD_ENTRIES = (
        "Add the user to the groups: `sudo usermod -aG render,video $USER`, then log in again. In "
        "a container: `docker run --device=/dev/kfd --device=/dev/dri --group-add video "
        "--group-add render ...` (or the AMD Container Toolkit's `--runtime=amd`, or CDI "
-       "`--device amd.com/gpu=all`)."),
+       "device `amd.com/gpu=N`)."),
     _E("amd-rocm-gfx", "amd", "Installed ROCm supports these GPUs", "ok, warn, n/a, unknown",
        "The ROCm in /opt/rocm (.info/version) against the gfx target of each AMD GPU: AMD's "
        "compatibility matrix lists the targets each ROCm release supports on Linux. A torch "
