@@ -212,6 +212,8 @@ def check_amd_rocm_gfx(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
         ]
     targets = rocm.host_targets(facts, matrix)
     ev = [("rocm_version", amd.rocm_version), ("gfx", [t.gfx for t in targets])]
+    if not targets:
+        return [finding(code, UNKNOWN, "the AMD GPUs' gfx targets are unknown", evidence=ev)]
     row = rocm.rocm_release(matrix, amd.rocm_version)
     if row is None:
         return [
@@ -278,6 +280,9 @@ def check_amd_torch_gfx(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
     targets = rocm.host_targets(facts, matrix)
     gfx = [t.gfx for t in targets]
     ev = [("framework", fw.version), ("framework_hip", fw.hip), ("gfx", gfx)]
+    if not targets:
+        title = f"{fw.label}: the AMD GPUs' gfx targets are unknown (not in KFD or the matrix)"
+        return [finding(code, UNKNOWN, title, evidence=ev, subject=subject)]
     variant = rocm.installed_variant(matrix, fw)
     series = rocm.rocm_tag(fw) or versions.major_minor(fw.hip or "", pad=False)
     build = rocm.judged(matrix, variant) if variant is not None else None

@@ -300,3 +300,12 @@ def test_require_amd_gpus(matrix: Matrix) -> None:
     assert verdict("amd-mi250x-torch-cuda", "amd_gpus>=8") is OK_  # 4 cards, 2 dies each
     assert verdict("amd-mi250x-torch-cuda", "amd_gpus>=16") is E
     assert verdict("h100-8x-healthy", "amd_gpus>=1") is E
+
+
+def test_unknown_targets_are_unknown(matrix: Matrix) -> None:
+    """A GPU known only by a PCI id the matrix lacks: nothing to judge ROCm or torch by."""
+    facts = host("amd-rx7900xtx-workstation")
+    cards = tuple(replace(c, device_id="0x9999") for c in facts.amd.pci_gpus)
+    bare = _amd(facts, kfd_nodes=(), kfd_present=False, pci_gpus=cards, rocm_version="6.3.1")
+    assert _one(check_amd_torch_gfx(bare, matrix, Intent())).severity is UNK
+    assert _one(check_amd_rocm_gfx(bare, matrix, Intent())).severity is UNK
