@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus_cases import LAYERS, ROOT, Case, load_cases, read_split  # noqa: E402
+from corpus_cases import LAYERS, ROOT, Case, load_cases, read_split
 
 BAD = ("warn", "error")
 
@@ -83,13 +83,14 @@ def findings_of(doc: dict[str, Any]) -> list[dict[str, str]]:
     for f in rows:
         if isinstance(f, dict):
             text = " ".join(str(f.get(k, "")) for k in ("title", "detail", "fix"))
-            out.append({"code": str(f.get("code")), "severity": str(f.get("severity")), "text": text})
+            code, severity = str(f.get("code")), str(f.get("severity"))
+            out.append({"code": code, "severity": severity, "text": text})
     return out
 
 
 def judge(case: Case, part: str, exit_code: int, doc: dict[str, Any] | None, err: str) -> Outcome:
     out = Outcome(case, part, exit_code)
-    if doc is None or exit_code == 2 or "error" in doc and "findings" not in doc:
+    if doc is None or exit_code == 2 or ("error" in doc and "findings" not in doc):
         first = (err.splitlines() or ["no JSON"])[0]
         out.note = re.sub(r"\S*report\.txt", "PASTE", first)[:120]
         out.missing = ["(report not read)"]

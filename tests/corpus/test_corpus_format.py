@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def _load_corpus_module() -> ModuleType:
     path = ROOT / "bench" / "corpus_cases.py"
     spec = importlib.util.spec_from_file_location("corpus_cases", path)
-    assert spec and spec.loader
+    assert spec
+    assert spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules["corpus_cases"] = module
     spec.loader.exec_module(module)
@@ -59,9 +60,9 @@ def test_every_expected_code_is_in_the_catalogue_or_listed_as_new() -> None:
     used = {code for c in CASES for e in c.expected for code in e.codes}
     used |= {t for c in CASES for t in c.tolerate}
     unknown = used - set(CATALOGUE) - listed_new
-    assert not unknown, f"codes neither in the catalogue nor in the README's new-code table: {unknown}"
+    assert not unknown, f"codes in neither the catalogue nor the README's new-code table: {unknown}"
     stale = listed_new & set(CATALOGUE)
-    assert not stale, f"listed as new but now in the catalogue (move them out of the table): {stale}"
+    assert not stale, f"listed as new but now in the catalogue (take them out of the table): {stale}"
 
 
 def test_split_is_what_the_seed_gives() -> None:
