@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import random
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,9 @@ LAYERS = (
 SEVERITIES = ("ok", "info", "warn", "error", "n/a", "unknown")
 CODE_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*-[0-9]+$")
-URL_RE = re.compile(r"^https://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/(issues|pull)/([0-9]+)$")
+URL_RE = re.compile(
+    r"^https://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/(issues|pull)/([0-9]+)$"
+)
 KEYS = {
     "url",
     "repo",

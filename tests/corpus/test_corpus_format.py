@@ -62,7 +62,7 @@ def test_every_expected_code_is_in_the_catalogue_or_listed_as_new() -> None:
     unknown = used - set(CATALOGUE) - listed_new
     assert not unknown, f"codes in neither the catalogue nor the README's new-code table: {unknown}"
     stale = listed_new & set(CATALOGUE)
-    assert not stale, f"listed as new but now in the catalogue (take them out of the table): {stale}"
+    assert not stale, f"listed as new but now in the catalogue (drop them from the table): {stale}"
 
 
 def test_split_is_what_the_seed_gives() -> None:
