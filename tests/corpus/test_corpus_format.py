@@ -74,6 +74,12 @@ def test_split_is_what_the_seed_gives() -> None:
     assert 0.2 <= len(held) / len(CASES) <= 0.4
 
 
+def test_every_layer_has_held_aside_cases() -> None:
+    _, _, held = cc.read_split()
+    for layer in cc.LAYERS:
+        assert any(c.case_id in held for c in CASES if c.layer == layer), layer
+
+
 def test_split_is_stable_when_cases_are_added() -> None:
     seed, fraction, _ = cc.read_split()
     ids = [c.case_id for c in CASES]
