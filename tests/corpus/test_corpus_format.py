@@ -129,3 +129,12 @@ def test_a_bad_case_file_is_refused(tmp_path: Path, name: str, text: str, messag
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ValueError, match=re.escape(message)):
         cc.parse_case(path)
+
+
+def test_bench_readme_quotes_the_corpus_size() -> None:
+    text = " ".join((ROOT / "bench" / "README.md").read_text(encoding="utf-8").split())
+    pattern = r"\((\d+) public issue threads from (\d+) repositories, (\d+) of them benign"
+    m = re.search(pattern, text)
+    assert m, "bench/README.md should say how big the corpus is"
+    repos = len({c.repo for c in CASES})
+    assert tuple(map(int, m.groups())) == (len(CASES), repos, sum(c.benign for c in CASES))
