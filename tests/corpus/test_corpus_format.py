@@ -61,8 +61,9 @@ def test_every_expected_code_is_in_the_catalogue_or_listed_as_new() -> None:
     used |= {t for c in CASES for t in c.tolerate}
     unknown = used - set(CATALOGUE) - listed_new
     assert not unknown, f"codes in neither the catalogue nor the README's new-code table: {unknown}"
-    stale = listed_new & set(CATALOGUE)
-    assert not stale, f"listed as new but now in the catalogue (drop them from the table): {stale}"
+    # A proposed code that has since landed in the catalogue (the reader work of issue 21 adds
+    # them) may stay in the table until someone tidies it: that is no error, so merging the
+    # reader before or after the corpus leaves this test green.
 
 
 def test_split_is_what_the_seed_gives() -> None:
