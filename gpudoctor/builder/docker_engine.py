@@ -51,7 +51,7 @@ class DockerSdkEngine:
         """
         import os
 
-        from gpudoctor.probes.redact import url_without_credentials
+        from gpudoctor.redaction import url_without_credentials
 
         env = dict(os.environ if environment is None else environment)
         # Messages name the endpoint without the credentials a tcp:// or ssh:// URL may hold.
@@ -221,7 +221,7 @@ def _translate_errors(host: str) -> Iterator[None]:
 
 
 def _unreachable(host: str, exc: Exception) -> EnvironmentUnavailable:
-    from gpudoctor.probes.redact import url_without_credentials
+    from gpudoctor.redaction import url_without_credentials
 
     reason = url_without_credentials(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     return EnvironmentUnavailable(

@@ -7,7 +7,8 @@ a secret or a machine (the default; `gpudoctor snapshot --no-redact` keeps every
   `s=http://admin:pw@...`), and what follows a lone `--` is the init program's;
 - GPU and MIG UUIDs in NVIDIA_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES become the GPU's index;
 - every recorded string loses URL credentials (`user:password@`) and the user name of a home
-  directory (`/home/alice/...` -> `/home/<user>/...`, `/run/user/1000` -> `/run/user/<uid>`).
+  directory (`/home/alice/...` -> `/home/<user>/...`, `/run/user/1000` -> `/run/user/<uid>`):
+  the one rule of `gpudoctor/redaction.py`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import dataclasses
 import re
 from collections.abc import Mapping
 from typing import Any, TypeVar
+
+from gpudoctor.redaction import text
 
 T = TypeVar("T")
 
@@ -51,9 +54,6 @@ _KEPT_PREFIXES = (
 )
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _DEVICE_UUID = re.compile(rf"(GPU-|MIG-)?({_UUID}|[0-9a-fA-F-]{{4,}})")
-_CREDENTIALS = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@")
-_HOME = re.compile(r"(?P<base>/(?:home|Users)/)(?P<user>[^/\s:'\"]+)")
-_RUN_USER = re.compile(r"/run/user/\d+")
 
 
 def kernel_cmdline(cmdline: str) -> str:
@@ -89,20 +89,6 @@ def visible_devices(value: str | None, indexes: Mapping[str, str]) -> str | None
         found = [i for uuid, i in indexes.items() if uuid.lower().startswith(text.lower())]
         items.append(found[0] if len(found) == 1 else f"{match.group(1) or 'GPU-'}<redacted>")
     return ",".join(items)
-
-
-def url_without_credentials(value: str) -> str:
-    """`value` with the `user:password@` of every URL in it removed (error texts too)."""
-    return _CREDENTIALS.sub(r"\g<scheme>", value) if "://" in value else value
-
-
-def text(value: str) -> str:
-    """A recorded string without URL credentials or home-directory user names."""
-    if "/" not in value:
-        return value
-    value = url_without_credentials(value)
-    value = _HOME.sub(r"\g<base><user>", value)
-    return _RUN_USER.sub("/run/user/<uid>", value)
 
 
 def every_string(obj: T) -> T:
