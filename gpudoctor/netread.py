@@ -358,6 +358,10 @@ def _chunks(
         if not chunk:
             if time.monotonic() >= sock.deadline:  # the watchdog cut the connection
                 raise FetchError(url, "no complete reply within the deadline")
+            if declared is not None and total < declared:
+                raise FetchError(
+                    url, f"the reply ended early ({total} bytes of the {declared} it promised)"
+                )
             return
         total += len(chunk)
         if total > cap:

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
+from gpudoctor.netread import Client
 from gpudoctor.wheels import index, release
 from gpudoctor.wheels.fields import release_fields
 from gpudoctor.wheels.index import MalformedIndexPage
-from gpudoctor.netread import Client
 from gpudoctor.wheels.remote import IndexUnreachable
 from gpudoctor.wheels.wheel import parse_version_py, read_wheel
 from tests.support.wheels import Index, serve, torch_wheel, wheel
@@ -86,7 +86,9 @@ def test_range_requests_fetch_only_what_is_read() -> None:
     data = torch_wheel("2.9.1", "12.8", "9.10.2.21", ARCHES, extra={"torch/lib/big.so": noise})
     served.add("torch", "torch-2.9.1-cp312-cp312-manylinux_2_28_x86_64.whl", data)
     with serve(served) as url:
-        wheels = release.releases("torch", index.project_files(Client(), url, "torch"))[Version("2.9.1")]
+        wheels = release.releases("torch", index.project_files(Client(), url, "torch"))[
+            Version("2.9.1")
+        ]
         facts = release.read(Client(), wheels.representative())
     assert facts.torch_version_py["cuda"] == "12.8"
     assert not facts.fatbins  # not asked for
