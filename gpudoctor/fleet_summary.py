@@ -8,12 +8,14 @@ Pure: the loader (`load_fleet`) is the only part that reads files.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gpudoctor.errors import FactsError
 from gpudoctor.findings import Finding, Severity
@@ -254,6 +256,7 @@ class _Job:
 
 Judged = tuple[str | None, tuple[Finding, ...], int]  # hostname, findings, exit code
 _WORKER_JOB: list[_Job] = []  # the job of a worker process, set by its initializer
+_PARENT: list[int] = []  # the judging process's pid, as its forked workers inherit it
 PARALLEL_FROM = 200  # hosts; below this, starting workers costs more than it saves
 
 
@@ -264,16 +267,61 @@ def _judge_all(files: Sequence[Path], job: _Job) -> list[Judged]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    _PARENT[:] = [os.getpid()]
     try:
-        with ProcessPoolExecutor(
+        pool = ProcessPoolExecutor(
             workers,
             mp_context=multiprocessing.get_context("fork"),
-            initializer=_WORKER_JOB.append,
+            initializer=_worker_start,
             initargs=(job,),
-        ) as pool:
-            return list(pool.map(_judge_in_worker, files, chunksize=32))
+        )
     except (OSError, ImportError):  # no process support here (a sandbox): judge in-process
         return [_judge(path, job) for path in files]
+    try:
+        judged = list(pool.map(_judge_in_worker, files, chunksize=32))
+    except BaseException:
+        # Ctrl-C, SIGTERM or a failure here: the workers go now, not after the queue drains.
+        _stop_workers(pool)
+        raise
+    pool.shutdown(wait=True)
+    return judged
+
+
+def _worker_start(job: _Job) -> None:
+    """In each worker: die with the parent (even a SIGKILLed one), leave Ctrl-C and SIGTERM
+    to the parent, which stops the workers itself."""
+    import signal
+
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _WORKER_JOB.append(job)
+
+
+def _die_with_parent() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if _PARENT and os.getppid() != _PARENT[0]:  # the parent died before the call
+        os._exit(1)
+
+
+def _stop_workers(pool: Any) -> None:
+    processes = dict(getattr(pool, "_processes", None) or {})
+    for process in processes.values():
+        with contextlib.suppress(OSError, AttributeError):
+            process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes.values():
+        with contextlib.suppress(OSError, AttributeError, ValueError, AssertionError):
+            process.join(timeout=5)
 
 
 def _judge_in_worker(path: Path) -> Judged:

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from gpudoctor import __version__
+from gpudoctor import __version__, children
 from gpudoctor.cli.common import CliState
 from gpudoctor.cli.errors_out import ClickException, click_error, report, wants_json
 from gpudoctor.errors import GpuDoctorError, UsageError
@@ -105,7 +105,21 @@ def _root(
 
 def run(argv: list[str] | None = None) -> int:
     """Run the command line and return its exit code (tests call this; `main` exits with it)."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except children.Terminated:
+        sys.stderr.write("terminated\n")
+        return 143
+    finally:
+        # Every way out (a result, an error, Ctrl-C, SIGTERM): no tool gpudoctor started may
+        # outlive it (probe threads may still wait on one).
+        children.kill_all()
+
+
+def _run(args: list[str]) -> int:
     debug = "--debug" in args or bool(os.environ.get("GPUDOCTOR_DEBUG"))
     command = typer.main.get_command(make_app(command_named(args)))
     as_json = wants_json(args)
@@ -122,9 +136,6 @@ def run(argv: list[str] | None = None) -> int:
         return 130
     except (GpuDoctorError, RecursionError) as exc:
         return _report_error(exc, as_json=as_json, debug=debug)
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        return 130
     return int(result) if isinstance(result, int) else 0
 
 
@@ -189,4 +200,19 @@ def refuse_bad_arguments(args: list[str]) -> None:
 
 
 def main() -> None:
-    sys.exit(run())
+    from gpudoctor.cli import streams
+
+    children.install_signal_handlers()
+    streams.guard_stdout()
+    code = run()
+    try:
+        sys.stdout.flush()
+    except streams.OutputFailed as exc:
+        code = report(
+            exc.message,
+            exc.hint,
+            exit_code=int(exc.exit_code),
+            reference=exc.reference,
+            as_json=False,
+        )
+    sys.exit(code)

@@ -10,17 +10,13 @@ module never raises for what the host does.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from gpudoctor import framework_names, verify_report
+from gpudoctor import children, framework_names, verify_report
 from gpudoctor.facts import DeepDevice, DeepFrameworkFacts, FrameworkFacts, ProbeIssue
 from gpudoctor.wording import exit_text, last_line
 
@@ -83,41 +79,25 @@ def probe_deep(
 
 
 def run_child(argv: Sequence[str], env: Mapping[str, str], timeout_s: float) -> ChildResult:
-    """Run `argv` in its own session so that a timeout kills it and anything it spawned (a
-    grandchild holding the pipes open would otherwise keep us waiting past the timeout)."""
+    """Run `argv` in its own session (gpudoctor/children.py) so that a timeout, too much
+    output or an interrupt kills it and anything it spawned (a grandchild holding the pipes
+    open would otherwise keep us waiting past the timeout)."""
     started = time.perf_counter()
     try:
-        child = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env),
-            start_new_session=True,
-        )
+        child = children.start(argv, env)
     except OSError as exc:
         return ChildResult(None, "", "", 0.0, start_error=f"{argv[0]}: {exc.strerror or exc}")
-    try:
-        out, err = child.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        _kill_group(child.pid)
-        try:
-            out, err = child.communicate(timeout=5)
-        except subprocess.TimeoutExpired:  # a process in uninterruptible sleep (a stuck driver)
-            out, err = b"", b""
-        return ChildResult(
-            None, _text(out), _text(err), time.perf_counter() - started, timed_out=True
-        )
-    except BaseException:  # interrupted, or a timeout the platform refuses: never leave it
-        _kill_group(child.pid)
-        child.wait()
-        raise
-    return ChildResult(child.returncode, _text(out), _text(err), time.perf_counter() - started)
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(OSError):  # already gone
-        os.killpg(pid, signal.SIGKILL)
+    done = children.capture(child, timeout_s)
+    seconds = time.perf_counter() - started
+    # Output past the cap is no verify report anyone can read: the child is treated as hung.
+    stopped = done.timed_out or done.truncated
+    return ChildResult(
+        None if stopped else done.returncode,
+        _text(done.stdout),
+        _text(done.stderr),
+        seconds,
+        timed_out=stopped,
+    )
 
 
 def _text(data: bytes | None) -> str:
