@@ -27,7 +27,16 @@ from types import FrameType
 MAX_OUTPUT = 8 << 20  # bytes of stdout and stderr together
 _READ = 1 << 16
 _LIVE: set[subprocess.Popen[bytes]] = set()
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()
+_CHANGED = threading.Condition(_LOCK)
+
+
+class _State:
+    starting = 0  # Popen calls in flight
+    closing = False  # kill_all(closing=True) ran: the process is on its way out
+
+
+_STATE = _State()
 
 
 class Terminated(BaseException):
@@ -45,17 +54,35 @@ class Captured:
 
 
 def start(argv: Sequence[str], env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
-    """Start `argv` in its own session (its own process group), tracked until `capture` ends."""
-    child = subprocess.Popen(
-        list(argv),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=None if env is None else dict(env),
-        start_new_session=True,
-    )
-    with _LOCK:
+    """Start `argv` in its own session (its own process group), tracked until `capture` ends.
+
+    A start in flight when `kill_all` runs is waited for and then killed: the child may already
+    run (and fork) before Popen returns to this thread."""
+    with _CHANGED:
+        if _STATE.closing:
+            raise OSError("gpudoctor is exiting: no new command is started")
+        _STATE.starting += 1
+    try:
+        child = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=None if env is None else dict(env),
+            start_new_session=True,
+        )
+    except BaseException:
+        with _CHANGED:
+            _STATE.starting -= 1
+            _CHANGED.notify_all()
+        raise
+    with _CHANGED:
         _LIVE.add(child)
+        _STATE.starting -= 1
+        _CHANGED.notify_all()
+        closing = _STATE.closing
+    if closing:  # kill_all(closing=True) gave up waiting for this one
+        kill_group(child)
     return child
 
 
@@ -123,9 +150,13 @@ def kill_group(child: subprocess.Popen[bytes]) -> None:
         child.wait(timeout=5)  # a process in uninterruptible sleep (a stuck driver) may linger
 
 
-def kill_all() -> int:
-    """Kill every tracked child's group (the way out of an interrupted run); how many."""
-    with _LOCK:
+def kill_all(*, closing: bool = False) -> int:
+    """Kill every tracked child's group; how many. Starts in flight are waited for (briefly)
+    so that a child already running is not missed. `closing` (the process is exiting): no
+    command starts after this."""
+    with _CHANGED:
+        _STATE.closing = _STATE.closing or closing
+        _CHANGED.wait_for(lambda: _STATE.starting == 0, timeout=2.0)
         live = list(_LIVE)
         _LIVE.clear()
     for child in live:

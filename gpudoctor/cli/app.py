@@ -204,7 +204,10 @@ def main() -> None:
 
     children.install_signal_handlers()
     streams.guard_stdout()
-    code = run()
+    try:
+        code = run()
+    finally:
+        children.kill_all(closing=True)  # and a probe thread may start no tool after this
     try:
         sys.stdout.flush()
     except streams.OutputFailed as exc:
