@@ -30,7 +30,10 @@ def _wait_gone(pids: list[int], seconds: float) -> list[int]:
     deadline = time.monotonic() + seconds
     while any(map(_alive, pids)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return [p for p in pids if _alive(p)]
+    left = [p for p in pids if _alive(p)]
+    for pid in left:  # a failing test leaves nothing running
+        os.kill(pid, signal.SIGKILL)
+    return left
 
 
 def _hung_tool(folder: Path, name: str, pids: Path) -> None:
