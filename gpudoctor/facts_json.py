@@ -192,9 +192,15 @@ def _exact(tp: type) -> Convert:
 def _str(value: Any, path: Path_, issues: list[ProbeIssue]) -> str:
     if not isinstance(value, str):
         raise _type_error(path, "str", value)
+    return valid_text(value)
+
+
+def valid_text(value: str) -> str:
+    """`value` with every lone surrogate as U+FFFD: JSON can spell them ("\ud800"), and a
+    host file name that is not UTF-8 arrives as them (Python's surrogateescape); no UTF-8
+    writer accepts them, and a lenient one writes the raw bytes. The one rule for both."""
     if value.isascii():
         return value
-    # JSON can spell lone surrogates ("\ud800"), which no UTF-8 writer accepts.
     return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 

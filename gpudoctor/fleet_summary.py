@@ -179,10 +179,16 @@ def load_fleet(paths: Sequence[Path]) -> list[tuple[str, HostFacts | FactsError]
 def host_names(paths: Sequence[Path], hostnames: Sequence[str | None]) -> list[str]:
     """Each host by its hostname (when the snapshot kept it) or its file name, by its path
     where that name repeats, and numbered if even that repeats."""
-    names = [hostname or path.stem for path, hostname in zip(paths, hostnames, strict=True)]
+    from gpudoctor.report.clean import printable
+
+    # A file name need not be UTF-8 (nor printable): made so here, before any format.
+    names = [
+        printable(hostname or path.stem) for path, hostname in zip(paths, hostnames, strict=True)
+    ]
     counts = Counter(names)  # not list.count: quadratic over a 3000-host folder
     spelled = [
-        str(path) if counts[name] > 1 else name for name, path in zip(names, paths, strict=True)
+        printable(str(path)) if counts[name] > 1 else name
+        for name, path in zip(names, paths, strict=True)
     ]
     return unique_names(spelled)
 
@@ -206,12 +212,15 @@ def unique_names(names: Sequence[str]) -> list[str]:
 
 def _unreadable(error: FactsError) -> Finding:
     from gpudoctor.checks.base import finding
+    from gpudoctor.report.clean import clean_finding
 
-    return finding(
-        "unreadable-snapshot",
-        Severity.ERROR,
-        f"cannot read the snapshot: {error.message}",
-        fix=error.hint or "record the host again with `gpudoctor snapshot -o FILE`",
+    return clean_finding(
+        finding(
+            "unreadable-snapshot",
+            Severity.ERROR,
+            f"cannot read the snapshot: {error.message}",
+            fix=error.hint or "record the host again with `gpudoctor snapshot -o FILE`",
+        )
     )
 
 
@@ -278,7 +287,12 @@ def _judge_all(files: Sequence[Path], job: _Job) -> list[Judged]:
     except (OSError, ImportError):  # no process support here (a sandbox): judge in-process
         return [_judge(path, job) for path in files]
     try:
-        judged = list(pool.map(_judge_in_worker, files, chunksize=32))
+        # submit, not map: map cancels its pending futures when interrupted, which races with
+        # the executor marking them broken once the workers are stopped (InvalidStateError).
+        futures = [
+            pool.submit(_judge_in_worker, files[i : i + 32]) for i in range(0, len(files), 32)
+        ]
+        judged = [one for future in futures for one in future.result()]
     except BaseException:
         # Ctrl-C, SIGTERM or a failure here: the workers go now, not after the queue drains.
         _stop_workers(pool)
@@ -318,14 +332,16 @@ def _stop_workers(pool: Any) -> None:
     for process in processes.values():
         with contextlib.suppress(OSError, AttributeError):
             process.terminate()
-    pool.shutdown(wait=False, cancel_futures=True)
+    # Not cancel_futures: the executor's manager thread then marks the pending work broken on
+    # its own, where cancelling raced with it (InvalidStateError on a cancelled future).
+    pool.shutdown(wait=False)
     for process in processes.values():
         with contextlib.suppress(OSError, AttributeError, ValueError, AssertionError):
             process.join(timeout=5)
 
 
-def _judge_in_worker(path: Path) -> Judged:
-    return _judge(path, _WORKER_JOB[0])
+def _judge_in_worker(paths: Sequence[Path]) -> list[Judged]:
+    return [_judge(path, _WORKER_JOB[0]) for path in paths]
 
 
 def _judge(path: Path, job: _Job) -> Judged:

@@ -89,6 +89,9 @@ def write_output(text: str, output: Path | None, *, private: bool = False) -> No
 
     `private` makes the file 0600 (an unredacted snapshot); otherwise a replaced file keeps its
     mode."""
+    from gpudoctor.facts_json import valid_text
+
+    text = valid_text(text)  # the last guard: no lone surrogate (raw bytes) reaches a reader
     if output is None or str(output) == "-":
         _write_stdout(text)
         return

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from gpudoctor.facts_json import valid_text
 from gpudoctor.redaction import text
 
 T = TypeVar("T")
@@ -93,19 +94,25 @@ def visible_devices(value: str | None, indexes: Mapping[str, str]) -> str | None
 
 def every_string(obj: T) -> T:
     """`obj` (a facts dataclass) with `text` applied to every string in it."""
-    return _walk(obj)  # type: ignore[no-any-return]
+    return _walk(obj, text)  # type: ignore[no-any-return]
 
 
-def _walk(obj: Any) -> Any:
+def valid_strings(obj: T) -> T:
+    """`obj` (a facts dataclass) with every string valid Unicode (facts_json.valid_text): a
+    name read from the host that is not UTF-8 holds U+FFFD, never bytes no writer accepts."""
+    return _walk(obj, valid_text)  # type: ignore[no-any-return]
+
+
+def _walk(obj: Any, fn: Callable[[str], str]) -> Any:
     if isinstance(obj, str):
-        return text(obj)
+        return fn(obj)
     if isinstance(obj, tuple):
-        return tuple(_walk(v) for v in obj)
+        return tuple(_walk(v, fn) for v in obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         changes = {}
         for f in dataclasses.fields(obj):
             old = getattr(obj, f.name)
-            new = _walk(old)
+            new = _walk(old, fn)
             if new is not old and new != old:
                 changes[f.name] = new
         return dataclasses.replace(obj, **changes) if changes else obj

@@ -14,6 +14,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gpudoctor.facts_json import valid_text
 from gpudoctor.redaction import url_without_credentials
 
 if TYPE_CHECKING:
@@ -27,10 +28,11 @@ _UNSAFE = re.compile(
 
 
 def printable(text: str) -> str:
-    """`text` on one line with every control character shown as `?` (a tab as a space)."""
+    """`text` on one line with every control character shown as `?` (a tab as a space) and
+    undecodable bytes (lone surrogates) as U+FFFD."""
     if text.isprintable():  # the common case, and fast
         return text
-    return _UNSAFE.sub(lambda m: " " if m.group() == "\t" else "?", text)
+    return _UNSAFE.sub(lambda m: " " if m.group() == "\t" else "?", valid_text(text))
 
 
 def printable_lines(text: str) -> str:
