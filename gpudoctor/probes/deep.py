@@ -129,7 +129,7 @@ def interpret(
 def from_report(base: DeepFrameworkFacts, report: Mapping[str, Any]) -> DeepFrameworkFacts:
     """The facts in verify_image.py's report; unexpected types read as unknown, not a crash."""
     imported = report.get("imported") == framework_names.SCRIPT_NAME.get(base.name)
-    errors = [str(e) for e in report.get("errors") or [] if e]
+    errors = [e for e in verify_report.texts(report.get("errors")) if e]
     if not imported:
         error = _str(report.get("import_error")) or "; ".join(errors) or "the import failed"
         return _replace(base, outcome="import_failed", import_ok=False, error=_excerpt(error))
@@ -196,24 +196,13 @@ def _replace(base: DeepFrameworkFacts, **changes: Any) -> DeepFrameworkFacts:
     return replace(base, **changes)
 
 
-def _str(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-def _float(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _bool(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
-
-
-def _strs(value: Any) -> tuple[str, ...]:
-    return tuple(str(v) for v in value) if isinstance(value, list) else ()
+# The report comes from a child that may run anything: every field through the protocol's
+# typed accessors (a value of the wrong shape is "not reported").
+_str = verify_report.text
+_float = verify_report.number
+_int = verify_report.integer
+_bool = verify_report.flag
+_strs = verify_report.texts
 
 
 def _devices(value: Any) -> tuple[DeepDevice, ...]:
