@@ -144,10 +144,10 @@ class DockerSdkEngine:
                         raise
                     # The command outran its limit: its result, not a daemon fault. Exit 124
                     # as timeout(1) reports it; remove(force=True) below stops it.
-                    out = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
+                    out = _logs(container, stdout=True)
                     return RunResult(124, out, f"timed out after {timeout:g} s")
-                out = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
-                err = container.logs(stdout=False, stderr=True).decode("utf-8", "replace")
+                out = _logs(container, stdout=True)
+                err = _logs(container, stdout=False)
             finally:
                 container.remove(force=True)
         code = _object(status, self._host, "/containers/wait").get("StatusCode")
@@ -200,6 +200,25 @@ class DockerSdkEngine:
                     )
                 if chunk.get("status"):
                     yield " ".join(str(chunk[k]) for k in ("id", "status") if chunk.get(k))
+
+
+MAX_LOG_BYTES = 8 << 20  # of one stream of a probe container's output
+
+
+def _logs(container: Any, *, stdout: bool) -> str:
+    """One output stream of a finished container, read in chunks up to MAX_LOG_BYTES: an image
+    that prints without end is not held in memory whole."""
+    received = bytearray()
+    chunks = container.logs(stdout=stdout, stderr=not stdout, stream=True, follow=False)
+    for chunk in chunks:
+        if isinstance(chunk, (bytes, bytearray)):
+            received += chunk
+        if len(received) > MAX_LOG_BYTES:
+            close = getattr(chunks, "close", None)
+            if callable(close):
+                close()
+            break
+    return bytes(received[:MAX_LOG_BYTES]).decode("utf-8", "replace")
 
 
 def _timed_out(exc: BaseException) -> bool:
