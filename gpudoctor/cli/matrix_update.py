@@ -3,12 +3,13 @@
 Imports only typer at module level (the `--help` budget).
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads these signatures at run time, and
+# before Python 3.10 it cannot see the `Annotated` options inside string annotations.
 
 import difflib
 import math
 import sys
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -35,11 +36,18 @@ that host only and never printed.
 """
 
 
+def _timeout(value: float) -> float:
+    # nan passes click's range checks (every comparison with nan is false); inf never ends.
+    if not math.isfinite(value) or not 0.1 <= value <= 3600.0:
+        raise typer.BadParameter(f"{value} is not a number of seconds from 0.1 to 3600")
+    return value
+
+
 def update_cmd(
     ctx: typer.Context,
     *,
     index_url: Annotated[
-        str | None,
+        Optional[str],
         typer.Option("--index-url", metavar="URL", help="Simple index (default: pip's)."),
     ] = None,
     check: Annotated[
@@ -124,10 +132,3 @@ def _log(line: str) -> None:
     from gpudoctor.report.clean import printable
 
     sys.stderr.write(f"  {printable(url_without_credentials(line))}\n")
-
-
-def _timeout(value: float) -> float:
-    # nan passes click's range checks (every comparison with nan is false); inf never ends.
-    if not math.isfinite(value) or not 0.1 <= value <= 3600.0:
-        raise typer.BadParameter(f"{value} is not a number of seconds from 0.1 to 3600")
-    return value
