@@ -122,11 +122,7 @@ class Client:
         arrives while a reply that drips still ends."""
         url = self.add_credentials(url)
         if url.lower().startswith("file:"):
-            reply = self._file(url, cap)
-            if spill is None:
-                return reply
-            spill.write(reply.body)
-            return Reply(200, b"", reply.content_type, reply.url)
+            return self._file(url, cap)
         start = time.monotonic()
         headers = {"Accept": accept} if accept else {}
         if byte_range is not None:
@@ -198,7 +194,9 @@ class Client:
 
     # -- file: -----------------------------------------------------------------------------
 
-    def _file(self, url: str, cap: int) -> Reply:
+    def open_file(self, url: str) -> IO[bytes]:
+        """A `file:` URL opened for reading: only from a `file:` index, only a regular file
+        (a directory means its index.html, as pip reads a local simple index)."""
         if not self.allow_files:
             raise FetchError(url, "a file: link is only followed from a file: index")
         parts = urllib.parse.urlsplit(url)
@@ -206,20 +204,24 @@ class Client:
             raise FetchError(url, "a file: URL on another host is not read")
         path = urllib.request.url2pathname(parts.path)
         if os.path.isdir(path):
-            path = os.path.join(path, "index.html")  # a local simple index, as pip reads it
+            path = os.path.join(path, "index.html")
         try:
             # Non-blocking: opening a FIFO for reading would wait for a writer forever.
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError as exc:
             raise FetchError(url, exc.strerror or str(exc)) from None
-        with os.fdopen(fd, "rb") as stream:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise FetchError(url, "not a regular file")
+        stream = os.fdopen(fd, "rb")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            stream.close()
+            raise FetchError(url, "not a regular file")
+        return stream
+
+    def _file(self, url: str, cap: int) -> Reply:
+        with self.open_file(url) as stream:
             data = stream.read(cap + 1)
         if len(data) > cap:
             raise FetchError(url, f"larger than the {_size(cap)} it may be")
-        content_type = "text/html" if path.endswith((".html", ".htm")) else ""
-        return Reply(200, data, content_type, url)
+        return Reply(200, data, "text/html", url)  # a local simple index is HTML (PEP 503)
 
 
 class _Socket:

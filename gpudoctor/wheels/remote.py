@@ -11,6 +11,7 @@ that claims gigabytes is refused, not allocated).
 from __future__ import annotations
 
 import io
+import os
 import tempfile
 from typing import IO
 
@@ -45,6 +46,13 @@ class RangeFile(io.RawIOBase):
         self._probe()
 
     def _probe(self) -> None:
+        if self.url.lower().startswith("file:"):  # a local wheel: read in place, no copy
+            self._whole = self.client.open_file(self.url)
+            self._size = os.fstat(self._whole.fileno()).st_size
+            if self._size > WHEEL_CAP:
+                self._whole.close()
+                raise FetchError(self.url, "larger than any wheel")
+            return
         whole = tempfile.TemporaryFile()  # noqa: SIM115 (closed here or in close())
         try:
             reply = self.client.get(self.url, cap=WHEEL_CAP, byte_range=(0, 0), spill=whole)

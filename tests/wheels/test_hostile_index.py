@@ -381,3 +381,18 @@ def test_credentials_never_printed_in_an_error(
     assert f"127.0.0.1:{port}" in line  # the host stays, whole
     assert "s3cr" not in captured.err + captured.out
     assert "bob" not in captured.err
+
+
+def test_a_file_index_of_regular_files_is_read_in_place(tmp_path: Path) -> None:
+    """The other side of the file: rule: a local simple index (folders with index.html, as pip
+    reads them) works, and its wheels are read where they lie."""
+    name = "torch-2.5.0-cp312-cp312-linux_x86_64.whl"
+    project = tmp_path / "simple" / "torch"
+    project.mkdir(parents=True)
+    (project / name).write_bytes(_zip({"torch-2.5.0.dist-info/METADATA": b"Name: torch\n"}))
+    (project / "index.html").write_text(f"<html><a href='{name}'>{name}</a></html>")
+    index_url = (tmp_path / "simple").as_uri()
+    client = Client.for_index(index_url)
+    (found,) = index.project_files(client, index_url, "torch")
+    assert found.url == (project / name).as_uri()
+    assert release.read(client, found).name == "torch"
