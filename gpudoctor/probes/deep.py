@@ -44,6 +44,7 @@ class ChildResult:
     seconds: float
     timed_out: bool = False
     start_error: str | None = None
+    truncated: bool = False  # printed more than children.MAX_OUTPUT: killed there
 
 
 def verify_script() -> Path:
@@ -88,15 +89,13 @@ def run_child(argv: Sequence[str], env: Mapping[str, str], timeout_s: float) -> 
     except OSError as exc:
         return ChildResult(None, "", "", 0.0, start_error=f"{argv[0]}: {exc.strerror or exc}")
     done = children.capture(child, timeout_s)
-    seconds = time.perf_counter() - started
-    # Output past the cap is no verify report anyone can read: the child is treated as hung.
-    stopped = done.timed_out or done.truncated
     return ChildResult(
-        None if stopped else done.returncode,
+        done.returncode,
         _text(done.stdout),
         _text(done.stderr),
-        seconds,
-        timed_out=stopped,
+        time.perf_counter() - started,
+        timed_out=done.timed_out,
+        truncated=done.truncated,
     )
 
 
@@ -119,6 +118,9 @@ def interpret(
         return _replace(base, outcome="crashed", error=child.start_error)
     if child.timed_out:
         return _replace(base, outcome="timeout", error=_excerpt(child.stderr))
+    if child.truncated:  # no report anyone could read: it is stopped, as a crash
+        limit = children.MAX_OUTPUT >> 20
+        return _replace(base, outcome="crashed", error=f"printed more than {limit} MiB; stopped")
     report = verify_report.read(child.stdout).data
     if report is None:
         outcome = "no_report" if child.rc == 0 else "crashed"

@@ -113,3 +113,16 @@ def test_kill_all_kills_every_tracked_group(tmp_path: Path) -> None:
     assert children.live_count() == 0
     assert child.returncode is not None
     assert _wait_gone(started, 5) == []
+
+
+def test_a_deep_child_that_prints_without_end_is_stopped_and_recorded(tmp_path: Path) -> None:
+    from gpudoctor.probes import deep
+
+    with bounded(30, 8 * 6):
+        child = deep.run_child(["yes", "y" * 100], dict(os.environ), 30)
+    assert child.truncated
+    assert child.rc is None
+    facts = deep.interpret("torch", child, python=sys.executable, timeout_s=30)
+    assert facts.outcome == "crashed"
+    assert "printed more than 8 MiB" in (facts.error or "")
+    assert children.live_count() == 0
