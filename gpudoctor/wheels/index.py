@@ -10,6 +10,7 @@ from __future__ import annotations
 import configparser
 import json
 import os
+import stat
 import sys
 import urllib.parse
 from dataclasses import dataclass
@@ -70,14 +71,42 @@ def pip_index_url(files: list[Path] | None = None) -> str:
     found = PYPI
     for path in pip_config_files() if files is None else files:
         parser = configparser.RawConfigParser()
+        text = _config_text(path)
+        if text is None:
+            continue
         try:
-            parser.read(path, encoding="utf-8")
-        except (configparser.Error, OSError, UnicodeDecodeError):
+            parser.read_string(text, str(path))
+        except configparser.Error:
             continue
         for section in ("global", "download"):
             if parser.has_option(section, "index-url"):
                 found = parser.get(section, "index-url").strip()
     return found
+
+
+_CONFIG_CAP = 1 << 20  # a pip.conf is a few lines
+
+
+def _config_text(path: Path) -> str | None:
+    """A pip configuration file's text, or None: missing, unreadable, not UTF-8, too large, or
+    not a regular file (a FIFO planted as PIP_CONFIG_FILE would block the read forever)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as stream:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            data = stream.read(_CONFIG_CAP + 1)
+        except OSError:
+            return None
+    if len(data) > _CONFIG_CAP:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def project_url(index_url: str, project: str) -> str:

@@ -396,3 +396,17 @@ def test_a_file_index_of_regular_files_is_read_in_place(tmp_path: Path) -> None:
     (found,) = index.project_files(client, index_url, "torch")
     assert found.url == (project / name).as_uri()
     assert release.read(client, found).name == "torch"
+
+
+def test_a_fifo_or_a_huge_file_as_pip_config_is_skipped_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fifo = tmp_path / "pip.conf"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.conf"
+    huge.write_text("[global]\nindex-url = https://huge.example/simple\n" + "#" * (2 << 20))
+    good = tmp_path / "good.conf"
+    good.write_text("[global]\nindex-url = https://mirror.example/simple\n")
+    monkeypatch.delenv("PIP_INDEX_URL", raising=False)
+    with bounded(5, 32):
+        assert index.pip_index_url([good, fifo, huge]) == "https://mirror.example/simple"
