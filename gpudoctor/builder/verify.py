@@ -22,6 +22,7 @@ from gpudoctor.builder.spec import VENV, VERIFY_SCRIPT, ImageSpec
 from gpudoctor.builder.verify_codes import CATALOGUE
 from gpudoctor.errors import VerifyFailed
 from gpudoctor.findings import Finding, Severity, make_finding
+from gpudoctor.report.clean import clean_finding
 
 RUN_TIMEOUT_S = 300.0
 
@@ -138,7 +139,8 @@ def compare_report(report: Mapping[str, Any], spec: ImageSpec, *, gpu: bool) -> 
     findings.append(_cudnn_finding(report, spec))
     findings.append(_cuda_once_finding(report))
     findings.extend(_gpu_findings(report, gpu))
-    return findings
+    # Titles and evidence quote what the image reported: printable before any format.
+    return [clean_finding(f) for f in findings]
 
 
 def _cuda_once_finding(report: Mapping[str, Any]) -> Finding:

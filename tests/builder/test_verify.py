@@ -258,3 +258,13 @@ def test_a_report_of_any_shape_is_compared_without_an_exception(change: dict[str
         findings = compare_report({**GOOD, **change}, SPEC, gpu=gpu)
         assert {f.code for f in findings} >= {"verify-python", "verify-built-cuda"}
         assert all(len(f.title) < 5000 for f in findings)
+
+
+def test_what_the_image_reports_is_printable_in_every_finding() -> None:
+    evil = "3.11\x1b]52;c;aGk=\x07\r\nerror: forged\u202e"
+    report = {**GOOD, "python_version": evil, "framework_version": evil, "built_cuda": evil}
+    for f in compare_report(report, SPEC, gpu=True):
+        for text in (f.title, *(v for _, v in f.evidence)):
+            assert text.isprintable(), text
+        # A detail keeps its line feeds (reporters indent each line) and nothing else.
+        assert all(line.isprintable() for line in f.detail.split("\n")), f.detail
