@@ -88,9 +88,6 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
-kill_group = children.kill_group
-
-
 def _resolve(name: str) -> str | None:
     if os.sep in name:
         return name if os.access(name, os.X_OK) else None
