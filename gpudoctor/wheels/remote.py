@@ -19,7 +19,7 @@ from gpudoctor.netread import PAGE_CAP, Client, FetchError
 
 IndexUnreachable = FetchError  # the name callers and tests know
 WHEEL_CAP = 8 << 30  # the largest wheel believed (torch CUDA wheels are 1 to 3 GiB)
-READ_CAP = 256 << 20  # the largest single read of a wheel (a member, a zip directory)
+READ_CAP = 32 << 20  # the largest single read of a wheel (a zip directory: torch's is ~2 MiB)
 _CHUNK = 1 << 20  # read-ahead per range request
 
 
