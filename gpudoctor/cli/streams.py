@@ -84,7 +84,9 @@ def guard_stdout() -> _Guard:
     closed = {fd: _hold(fd) for fd in (0, 1, 2)}
     old = sys.stdout
     encoding = getattr(old, "encoding", None) or "utf-8"
-    errors = getattr(old, "errors", None) or "strict"
+    # "replace", not the locale's surrogateescape: a lone surrogate (an undecodable host name
+    # that reached a message) is written as "?", never as the raw bytes it stood for.
+    errors = "replace"
     line_buffering = bool(getattr(old, "line_buffering", False))
     guard = _Guard(1, closed[1])
     sys.stdout = io.TextIOWrapper(
