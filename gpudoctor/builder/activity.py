@@ -17,7 +17,8 @@ _INSTALLING = re.compile(r"^\s*Installing collected packages: (.+)$")
 _INSTALLED = re.compile(r"^\s*Successfully installed ")
 # CSI sequences (colours, cursor moves), OSC sequences, and single-character escapes.
 _CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
-_SGR = re.compile(r"\x1b\[[0-9;]*m")
+SGR = re.compile(r"\x1b\[[0-9;]*m")  # a colour: the one sequence a terminal reader gets
+SGR_SPLIT = re.compile(r"(\x1b\[[0-9;]*m)")
 _OSC = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 _ESC = re.compile(r"\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -54,7 +55,7 @@ def clean(line: str, *, colour: bool) -> str:
     if "\x1b" in line:
         line = _OSC.sub("", line)
         if colour:
-            line = _CSI.sub(lambda m: m.group() if _SGR.fullmatch(m.group()) else "", line)
+            line = _CSI.sub(lambda m: m.group() if SGR.fullmatch(m.group()) else "", line)
         else:
             line = _CSI.sub("", line)
         line = _ESC.sub("", line) if not colour else line

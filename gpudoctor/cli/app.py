@@ -11,7 +11,7 @@ from typing import Annotated, Optional, Union
 
 import typer
 
-from gpudoctor import __version__
+from gpudoctor import __version__, children
 from gpudoctor.cli.common import CliState
 from gpudoctor.cli.errors_out import ClickException, click_error, report, wants_json
 from gpudoctor.errors import GpuDoctorError, UsageError
@@ -121,8 +121,18 @@ def run(argv: Optional[list[str]] = None) -> int:
     debug = "--debug" in args or bool(os.environ.get("GPUDOCTOR_DEBUG"))
     try:
         return _run(args, debug=debug)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except children.Terminated:
+        sys.stderr.write("terminated\n")
+        return 143
     except Exception:  # a bug of gpudoctor: one line saying how to report it, never a pass
         return _report_bug(command_named(args), as_json=wants_json(args), debug=debug)
+    finally:
+        # Every way out (a result, an error, Ctrl-C, SIGTERM): no tool gpudoctor started may
+        # outlive it (probe threads may still wait on one).
+        children.kill_all()
 
 
 def _run(args: list[str], *, debug: bool) -> int:
@@ -141,9 +151,6 @@ def _run(args: list[str], *, debug: bool) -> int:
         return 130
     except (GpuDoctorError, RecursionError) as exc:
         return _report_error(exc, as_json=as_json, debug=debug)
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        return 130
     return int(result) if isinstance(result, int) else 0
 
 
@@ -227,4 +234,22 @@ def refuse_bad_arguments(args: list[str]) -> None:
 
 
 def main() -> None:
-    sys.exit(run())
+    from gpudoctor.cli import streams
+
+    children.install_signal_handlers()
+    streams.guard_stdout()
+    try:
+        code = run()
+    finally:
+        children.kill_all(closing=True)  # and a probe thread may start no tool after this
+    try:
+        sys.stdout.flush()
+    except streams.OutputFailed as exc:
+        code = report(
+            exc.message,
+            exc.hint,
+            exit_code=int(exc.exit_code),
+            reference=exc.reference,
+            as_json=False,
+        )
+    sys.exit(code)

@@ -14,7 +14,7 @@ import time
 from types import TracebackType
 from typing import IO, TYPE_CHECKING
 
-from gpudoctor.builder.activity import clean, pip_activity
+from gpudoctor.builder.activity import SGR, SGR_SPLIT, clean, pip_activity
 
 if TYPE_CHECKING:
     from gpudoctor.builder.engine import BuildEvent
@@ -74,13 +74,14 @@ class StderrProgress:
     def build_event(self, event: BuildEvent) -> None:
         with self._lock:
             if event.kind == "step":
-                self._begin(event.text)
-                self._write(event.text)
+                text = self._shown(event.text)
+                self._begin(text)
+                self._write(text)
             elif event.kind == "cache":
                 self.cached += 1
                 self._write(f"    using cache ({self.cached} so far)")
             elif event.kind == "log":
-                line = clean(event.text, colour=self._colour)
+                line = self._shown(event.text)
                 self._activity = pip_activity(event.text) or self._activity
                 if line.strip():
                     self._write(f"    {line}")
@@ -96,7 +97,9 @@ class StderrProgress:
 
     def finding(self, finding: Finding) -> None:
         from gpudoctor.findings import MARKS
+        from gpudoctor.report.clean import clean_finding
 
+        finding = clean_finding(finding)  # titles quote what the image's probe reported
         mark = MARKS[finding.severity]
         detail = f": {finding.detail}" if finding.detail and str(finding.severity) != "n/a" else ""
         with self._lock:
@@ -137,6 +140,18 @@ class StderrProgress:
         return (
             f"    ... {doing}{what} ({duration(now - self._step_started)} in this step, "
             f"{duration(now - self._started)} in all)"
+        )
+
+    def _shown(self, text: str) -> str:
+        """What the build printed (a base image's, pip's), as it may be shown: no escape
+        sequence but colours on a terminal, every other unprintable character as `?`."""
+        from gpudoctor.report.clean import printable
+
+        cleaned = clean(text, colour=self._colour)
+        if not self._colour:
+            return printable(cleaned)
+        return "".join(
+            part if SGR.fullmatch(part) else printable(part) for part in SGR_SPLIT.split(cleaned)
         )
 
     def _begin(self, doing: str) -> None:

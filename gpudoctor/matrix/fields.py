@@ -105,6 +105,10 @@ MACHINE = Kind('"aarch64" or "x86_64" (uname -m)', lambda v: v in ("aarch64", "x
 WHEEL_INDEX = _pattern('"pypi" or an index URL', r"pypi|https://\S+")
 OCI_PLATFORM = Kind('"linux/arm64"', lambda v: v == "linux/arm64")
 WHEEL_CUDA = _pattern('a MAJOR.MINOR CUDA like "13.0", or "none" (CPU-only)', r"none|\d+\.\d+")
+GFX = _pattern('an LLVM GPU target like "gfx942" or "gfx1100"', r"gfx[0-9a-f]{3,4}")
+ROCM = _pattern('a ROCm version like "6.3" or "6.2.4"', r"\d+\.\d+(\.\d+)?")
+PCI_ID = _pattern('a PCI device id like "0x74a1"', r"0x[0-9a-f]{4}")
+AMD_KIND = Kind('"instinct" or "radeon"', lambda v: v in ("instinct", "radeon"))
 REQUIREMENT = Kind('a PEP 508 requirement like "tensorflow[and-cuda]==2.15.0"', _requirement)
 
 

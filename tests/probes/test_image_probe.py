@@ -86,8 +86,8 @@ def test_tensorflow_found_by_import_name_and_read_from_any_of_its_distributions(
             ),
             "exited 1 without a report: No module named 'importlib.metadata'",
         ),
-        (RunResult(0, "GPUDOCTOR-IMAGE {not json", ""), "garbled"),
-        (RunResult(0, "GPUDOCTOR-IMAGE [1, 2]", ""), "garbled"),
+        (RunResult(0, "GPUDOCTOR-IMAGE {not json", ""), "unreadable report from the image"),
+        (RunResult(0, "GPUDOCTOR-IMAGE [1, 2]", ""), "unreadable report from the image"),
     ],
 )
 def test_an_image_that_cannot_report_is_an_error_in_words(
