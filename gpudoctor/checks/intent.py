@@ -146,8 +146,8 @@ def _cuda_verdict(facts: HostFacts, matrix: Matrix, intent: Intent, driver: str)
 
 def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
     from gpudoctor.compat.host import from_facts
-    from gpudoctor.matrix.model import ResolveRequest
-    from gpudoctor.matrix.resolve import resolve
+    from gpudoctor.compat.request import ResolveRequest
+    from gpudoctor.compat.resolve import resolve
 
     code, driver = "intent-newest-row", driver_version(facts)
     framework = intent.framework or "pytorch"

@@ -15,8 +15,9 @@ from gpudoctor.errors import EnvironmentUnavailable, UsageError
 if TYPE_CHECKING:
     from gpudoctor.builder.spec import BuildOptions
     from gpudoctor.compat.host import Host
+    from gpudoctor.compat.request import ResolveRequest
     from gpudoctor.facts import HostFacts
-    from gpudoctor.matrix.model import Matrix, ResolveRequest
+    from gpudoctor.matrix.model import Matrix
 
 FLAVORS = ("runtime", "devel")
 
@@ -121,8 +122,8 @@ def resolve_request(
     """The ResolveRequest the flags describe; a target host supplies driver and GPUs."""
     from gpudoctor.builder.validate import python_version
     from gpudoctor.cli.common import check_choice
+    from gpudoctor.compat.request import ResolveRequest
     from gpudoctor.matrix.inputs import framework_and_version
-    from gpudoctor.matrix.model import ResolveRequest
 
     name, version = framework_and_version(framework, version)
     if name is None:

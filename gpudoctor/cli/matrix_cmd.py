@@ -209,8 +209,8 @@ def resolve_cmd(
     from gpudoctor.cli import matrix_views as views
     from gpudoctor.cli.build_options import check_in_matrix, target_host
     from gpudoctor.cli.common import check_choice, load_matrix
+    from gpudoctor.compat.request import ResolveRequest
     from gpudoctor.matrix.inputs import framework_and_version
-    from gpudoctor.matrix.model import ResolveRequest
 
     check_choice("--format", fmt, ("text", "json"))
     name, version = framework_and_version(framework, version)

@@ -10,12 +10,8 @@ import json
 from collections.abc import Sequence
 
 from gpudoctor import framework_names
-from gpudoctor.matrix.model import (
-    Matrix,
-    PytorchRelease,
-    ResolvedRow,
-    ResolveRequest,
-)
+from gpudoctor.compat.request import ResolvedRow, ResolveRequest
+from gpudoctor.matrix.model import Matrix, PytorchRelease
 
 FRAMEWORKS = framework_names.MATRIX
 UNVERIFIED = "?"
@@ -263,7 +259,7 @@ def validate_line(matrix: Matrix) -> str:
 
 
 def resolve(matrix: Matrix, request: ResolveRequest, fmt: str) -> str:
-    from gpudoctor.matrix.resolve import resolve as _resolve
+    from gpudoctor.compat.resolve import resolve as _resolve
 
     row = _resolve(matrix, request)
     return row_json(row) if fmt == "json" else row_text(row)

@@ -17,7 +17,7 @@ from gpudoctor.errors import UsageError
 
 if TYPE_CHECKING:
     from gpudoctor.builder.spec import BuildOptions
-    from gpudoctor.matrix.model import ResolveRequest
+    from gpudoctor.compat.request import ResolveRequest
 
 RENDER_HELP = """Render the Dockerfile of one known-good matrix row, or of all (no Docker needed).
 

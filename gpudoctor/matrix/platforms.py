@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from gpudoctor import versions
 
 if TYPE_CHECKING:
-    from gpudoctor.matrix.model import Matrix, PlatformWheel, ResolveRequest
+    from gpudoctor.matrix.model import Matrix, PlatformWheel
 
 X86_64 = "x86_64"
 AARCH64 = "aarch64"
@@ -147,10 +147,3 @@ def image_on_platform(
         and numeric(cuda_release) >= numeric(row.min_cuda)
     ]
     return bool(rows), any(row.verified for row in rows)
-
-
-def target_machine(request: ResolveRequest) -> str:
-    """The machine the row is for: --machine/--platform, else the target host's; x86_64 when
-    neither says (the matrix's own rows)."""
-    host = request.host.machine if request.host is not None else None
-    return machine_of(request.machine) or machine_of(host) or X86_64

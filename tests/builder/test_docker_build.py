@@ -16,8 +16,8 @@ from gpudoctor.builder.docker_engine import DockerSdkEngine
 from gpudoctor.builder.pipeline import BuildRequest, build_row
 from gpudoctor.builder.spec import BuildOptions
 from gpudoctor.cli.app import run
+from gpudoctor.compat.request import ResolveRequest
 from gpudoctor.errors import VerifyFailed
-from gpudoctor.matrix.model import ResolveRequest
 from gpudoctor.resources import templates_dir
 from tests.support.builder import TORCH_ONLY_ROW, RecordingProgress
 

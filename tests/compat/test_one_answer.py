@@ -12,12 +12,13 @@ import pytest
 from gpudoctor.checks import Intent, run_checks
 from gpudoctor.cli.app import run
 from gpudoctor.compat.host import from_facts
+from gpudoctor.compat.request import ResolveRequest
+from gpudoctor.compat.resolve import resolve
 from gpudoctor.errors import NoMatchingRow
 from gpudoctor.facts_json import load
 from gpudoctor.facts_view import has_gpu
 from gpudoctor.matrix.load import load_matrix
-from gpudoctor.matrix.model import Matrix, ResolveRequest
-from gpudoctor.matrix.resolve import resolve
+from gpudoctor.matrix.model import Matrix
 from gpudoctor.resources import default_matrix_path
 
 DATA = Path(__file__).resolve().parents[1] / "data"

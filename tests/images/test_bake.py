@@ -23,7 +23,7 @@ from gpudoctor.builder.image_plan import image_name, plan_images, target_name
 from gpudoctor.builder.validate import image_tag
 from gpudoctor.errors import RenderError
 from gpudoctor.matrix.load import load_matrix
-from gpudoctor.matrix.resolve import all_rows
+from gpudoctor.compat.resolve import all_rows
 
 REPO = Path(__file__).resolve().parents[2]
 BAKE = REPO / "images" / "docker-bake.json"

@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from gpudoctor.compat.request import ResolvedRow, ResolveRequest
+from gpudoctor.compat.resolve import resolve
 from gpudoctor.errors import NoMatchingRow
 from gpudoctor.matrix.load import load_matrix
-from gpudoctor.matrix.model import BaseImage, Matrix, ResolvedRow, ResolveRequest
+from gpudoctor.matrix.model import BaseImage, Matrix
 from gpudoctor.matrix.queries import arch_list_covers, architecture_for
-from gpudoctor.matrix.resolve import resolve
 from tests.support.matrices import SMALL
 
 

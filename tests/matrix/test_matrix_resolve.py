@@ -6,10 +6,11 @@ from dataclasses import replace
 
 import pytest
 
+from gpudoctor.compat.request import ResolveRequest
+from gpudoctor.compat.resolve import Unresolvable, all_rows, resolve
 from gpudoctor.errors import NoMatchingRow, UsageError
 from gpudoctor.exitcodes import ExitCode
-from gpudoctor.matrix.model import Matrix, ResolveRequest
-from gpudoctor.matrix.resolve import Unresolvable, all_rows, resolve
+from gpudoctor.matrix.model import Matrix
 
 
 def _id(matrix: Matrix, **kwargs: object) -> str:

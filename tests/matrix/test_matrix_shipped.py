@@ -9,9 +9,10 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.version import Version
 
+from gpudoctor.compat.request import ResolveRequest
+from gpudoctor.compat.resolve import all_rows, resolve
 from gpudoctor.matrix.load import load_matrix
-from gpudoctor.matrix.model import Matrix, ResolveRequest
-from gpudoctor.matrix.resolve import all_rows, resolve
+from gpudoctor.matrix.model import Matrix
 from gpudoctor.resources import default_matrix_path
 from gpudoctor.versions import numeric
 

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.compat.builds import Build, enumerate_builds, unknown_framework
+from gpudoctor.compat.request import ResolveRequest
 from gpudoctor.errors import BadValue, UsageError
 from gpudoctor.matrix.inputs import FRAMEWORKS
-from gpudoctor.matrix.model import Matrix, ResolveRequest
+from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.queries import arch_list_covers, min_driver_for_cuda, minor_compat_floor
 from gpudoctor.versions import numeric
 

@@ -20,11 +20,11 @@ import re
 from typing import TYPE_CHECKING
 
 from gpudoctor.compat.builds import Build, enumerate_builds
+from gpudoctor.compat.candidates import FLAVORS, FRAMEWORKS, Specs, build_reasons, check_request
+from gpudoctor.compat.request import Rejection, ResolvedRow, ResolveRequest, target_machine
+from gpudoctor.compat.resolve_base import Choice, choose_base
 from gpudoctor.errors import NoMatchingRow
-from gpudoctor.matrix.candidates import FLAVORS, FRAMEWORKS, Specs, build_reasons, check_request
-from gpudoctor.matrix.model import Matrix, Rejection, ResolvedRow, ResolveRequest
-from gpudoctor.matrix.platforms import target_machine
-from gpudoctor.matrix.resolve_base import Choice, choose_base
+from gpudoctor.matrix.model import Matrix
 from gpudoctor.versions import numeric
 
 if TYPE_CHECKING:
