@@ -13,8 +13,8 @@ from gpudoctor import framework_names, versions
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.checks.suggest import (
     host_driver_tier,
+    install_for_host,
     installed_build,
-    torch_install_for_host,
     torch_variant,
 )
 from gpudoctor.facts_view import driver_broken, driver_version, has_gpu, live_gpus
@@ -124,13 +124,10 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
 
 
 def _older_build(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, driver: str) -> str | None:
-    if fw.name == "torch":
-        return torch_install_for_host(facts, matrix, fw.version)
-    if fw.name == "tensorflow":
-        from gpudoctor.checks.suggest import tensorflow_install_for_host
-
-        return tensorflow_install_for_host(facts, matrix)
-    return None
+    framework = framework_names.MATRIX_NAME.get(fw.name)
+    if framework is None:
+        return None
+    return install_for_host(facts, matrix, framework, fw.version)
 
 
 def check_framework_arch(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
@@ -200,7 +197,7 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
                 )
             )
         else:
-            alt = torch_install_for_host(facts, matrix, fw.version)
+            alt = install_for_host(facts, matrix, "pytorch", fw.version)
             out.append(
                 finding(
                     code,
@@ -265,7 +262,7 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
         )
     trap = _aarch64_trap(facts, matrix, fw)
     if fw.name == "torch":
-        alt = torch_install_for_host(facts, matrix, fw.version, " --force-reinstall")
+        alt = install_for_host(facts, matrix, "pytorch", fw.version, " --force-reinstall")
         fix = (
             alt
             if alt
@@ -280,8 +277,10 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
             "container image built with CUDA for arm64, or build it from source"
         )
     elif fw.name == "tensorflow":
-        pin = versions.public(fw.version)
-        fix = f"pip uninstall -y tensorflow-cpu; pip install 'tensorflow[and-cuda]=={pin}'"
+        alt = install_for_host(facts, matrix, "tensorflow", fw.version)
+        fix = "pip uninstall -y tensorflow-cpu; " + (
+            alt or f"pip install 'tensorflow[and-cuda]=={versions.public(fw.version)}'"
+        )
     else:
         fix = "pip install -U 'jax[cuda12]'"
     return finding(

@@ -270,9 +270,8 @@ def row_json(row: ResolvedRow) -> str:
 
 
 def row_text(row: ResolvedRow, verified: bool = True) -> str:
-    install = " ".join(row.requirements)
-    if row.index_url:
-        install = f"--index-url {row.index_url} {install}"
+    from gpudoctor.compat.install import command, unread_clause
+
     pairs = [
         ("framework", f"{row.framework} {row.version} (CUDA {row.cuda}, cuDNN {row.cudnn or '-'})"),
         ("python", row.python),
@@ -287,9 +286,14 @@ def row_text(row: ResolvedRow, verified: bool = True) -> str:
             else ()
         ),
         ("starts with", f"NVIDIA_REQUIRE_CUDA {row.require_cuda}"),
-        ("install", f"pip install {install}"),
+        ("install", command(row.requirements, row.index_url)),
+        *(
+            (("not read", unread_clause(row.unread).strip(" ()") + "; build verifies them"),)
+            if row.unread
+            else ()
+        ),
         ("arch list", " ".join(row.arch_list) or "- (not in the matrix)"),
-        ("verified", "yes" if verified else f"no ({LEGEND})"),
+        *((("verified", f"no ({LEGEND})"),) if not verified else ()),
         *(("warning", w) for w in row.warnings),
         *(("source" if i == 0 else "", s) for i, s in enumerate(row.sources)),
     ]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.compat.builds import Build, enumerate_builds, unknown_framework
-from gpudoctor.compat.request import ResolveRequest
+from gpudoctor.compat.request import ResolveRequest, Unsettled
 from gpudoctor.errors import BadValue, UsageError
 from gpudoctor.matrix.inputs import FRAMEWORKS
 from gpudoctor.matrix.model import Matrix
@@ -106,8 +106,13 @@ def build_reasons(matrix: Matrix, build: Build, request: ResolveRequest, specs: 
         reasons.append(_cuda_reason(matrix, build, specs))
     if request.python is not None and request.python not in build.python:
         reasons.append(f"supports Python {span(build.python)}, not {request.python}")
-    if not build.verified and not request.allow_unverified:
-        reasons.append("marked verified = false (use --allow-unverified to consider it)")
+    if not build.exists and not request.allow_unverified:
+        reasons.append(
+            Unsettled(
+                "no primary source settles that this build exists (use --allow-unverified to "
+                "consider it)"
+            )
+        )
     major = versions.major(build.cuda)
     if (
         min_driver_for_cuda(matrix, build.cuda) is None

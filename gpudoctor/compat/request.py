@@ -69,6 +69,18 @@ class ResolvedRow(Frozen):
     tier_note: str = ""
     warnings: tuple[str, ...] = ()  # e.g. the base image's tags are end-of-life
     platform: str = "linux/amd64"  # the OCI platform the row's wheels are for
+    # Facts of the build not read from its wheel (cudnn, arch_list, nccl, ...): `build` verifies
+    # them inside the image.
+    unread: tuple[str, ...] = ()
+    runtime: str = "cuda"  # the GPU runtime of the build ("cuda"; next: "rocm")
+    nccl: str | None = None  # the NCCL wheel the build pins, when the matrix knows it
+
+
+class Unsettled(str):
+    """A reason `--allow-unverified` lifts (a row whose existence no primary source settles):
+    typed, so that ranking the nearest rejections never reads the wording."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -77,6 +89,14 @@ class Rejection(Frozen):
 
     candidate: str
     reasons: tuple[str, ...]
+    framework: str = ""
+    version: str = ""  # the framework release ("2.5.1")
+    cuda: str = ""  # the build's CUDA ("12.4")
+
+    @property
+    def unsettled(self) -> int:
+        """How many of its reasons `--allow-unverified` lifts."""
+        return sum(isinstance(r, Unsettled) for r in self.reasons)
 
 
 def target_machine(request: ResolveRequest) -> str:

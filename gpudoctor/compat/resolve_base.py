@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from gpudoctor import versions
 from gpudoctor.compat.builds import Build
 from gpudoctor.compat.candidates import Specs, contains, span
-from gpudoctor.compat.request import ResolveRequest
+from gpudoctor.compat.request import ResolveRequest, Unsettled
 from gpudoctor.matrix.model import BaseImage, Distro, Matrix
 from gpudoctor.matrix.queries import cuda_release
 from gpudoctor.versions import numeric
@@ -111,7 +111,7 @@ def _distro_python(
         reasons.append(f"no [[distro]] row for {distro}: which Pythons it packages is unknown")
         return fallback, reasons
     if not row.verified and not request.allow_unverified:
-        reasons.append(f"[[distro]] {distro} is marked verified = false")
+        reasons.append(Unsettled(f"[[distro]] {distro} is marked verified = false"))
     if request.python is not None:
         if request.python not in row.pythons:
             reasons.append(f"{distro} packages Python {span(row.pythons)}, not {request.python}")
@@ -138,7 +138,7 @@ def _platform_reasons(matrix: Matrix, image: BaseImage, request: ResolveRequest)
     if not published:
         return [f"no {where} is known ([[image_platform]])"]
     if not verified and not request.allow_unverified:
-        return [f"the {where} is marked verified = false ([[image_platform]])"]
+        return [Unsettled(f"the {where} is marked verified = false ([[image_platform]])")]
     return []
 
 
@@ -156,9 +156,9 @@ def _choose(
         reasons.append(f"no [[cuda]] row for CUDA {image.cuda}")
     if not request.allow_unverified:
         if not image.verified:
-            reasons.append(f"[[base_image]] {image.cuda} is marked verified = false")
+            reasons.append(Unsettled(f"[[base_image]] {image.cuda} is marked verified = false"))
         if release is not None and not release.verified:
-            reasons.append(f"[[cuda]] {release.version} is marked verified = false")
+            reasons.append(Unsettled(f"[[cuda]] {release.version} is marked verified = false"))
     if build.system_cudnn:
         reasons.extend(_cudnn_reasons(image, build))
     reasons.extend(_platform_reasons(matrix, image, request))

@@ -72,7 +72,14 @@ class Verdict:
     platform_problem: str = ""
     # Where pip installs the build on this host's machine (None: PyPI); x86_64: the row's index.
     index_url: str | None = None
-    index_verified: bool = True  # that index was read from the wheels, not only from a thread
+    # Provenance of the build on this machine: a primary source settles that it exists, and
+    # which facts were not read from the wheel (the row's, plus the machine's wheel row's).
+    exists: bool = True
+    machine_unread: tuple[str, ...] = ()
+
+    @property
+    def unread(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*self.build.unread, *self.machine_unread)))
 
     @property
     def tier(self) -> Tier:
@@ -241,4 +248,5 @@ def judge(matrix: Matrix, host: Host, build: Build) -> Verdict:
     platform = "" if where.ok else where.reason
     kernels = tuple(coverage(matrix, build, g, tier.tier) for g in host.gpus)
     index = where.index_url if where.ok else None
-    return Verdict(build, tier, kernels, platform, index, where.verified or not where.ok)
+    exists = build.exists and (where.exists or not where.ok)
+    return Verdict(build, tier, kernels, platform, index, exists, where.unread if where.ok else ())

@@ -105,6 +105,9 @@ MACHINE = Kind('"aarch64" or "x86_64" (uname -m)', lambda v: v in ("aarch64", "x
 WHEEL_INDEX = _pattern('"pypi" or an index URL', r"pypi|https://\S+")
 OCI_PLATFORM = Kind('"linux/arm64"', lambda v: v == "linux/arm64")
 WHEEL_CUDA = _pattern('a MAJOR.MINOR CUDA like "13.0", or "none" (CPU-only)', r"none|\d+\.\d+")
+# The facts of a build that can be read from its artifact (docs/matrix-format.md, "Provenance").
+ARTIFACT_FACTS = ("version", "cuda", "cudnn", "nccl", "arch_list", "python")
+ARTIFACT_FACT = Kind(" or ".join(f'"{n}"' for n in ARTIFACT_FACTS), lambda v: v in ARTIFACT_FACTS)
 REQUIREMENT = Kind('a PEP 508 requirement like "tensorflow[and-cuda]==2.15.0"', _requirement)
 
 

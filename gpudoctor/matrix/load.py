@@ -11,7 +11,7 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 from stat import S_ISREG
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import fields as f
@@ -276,7 +276,7 @@ def _pytorch(problems: Problems, where: str, raw: dict[str, object]) -> PytorchR
         problems,
         where,
         raw,
-        "version released python torchvision torchaudio pypi_default_cuda variants",
+        "version released python torchvision torchaudio pypi_default_cuda variants " + _PROVENANCE,
     )
     variants = _variants(problems, where, r)
     row = PytorchRelease(
@@ -287,6 +287,7 @@ def _pytorch(problems: Problems, where: str, raw: dict[str, object]) -> PytorchR
         torchaudio=r.get("torchaudio", f.PEP440, required=False),
         pypi_default_cuda=r.get("pypi_default_cuda", f.MAJOR_MINOR, required=False),
         variants=variants,
+        **_provenance(r),
         **r.common(),
     )
     return row if r.ok else None
@@ -307,13 +308,15 @@ def _variants(problems: Problems, where: str, release: RowReader) -> tuple[Pytor
         if not isinstance(item, dict):
             release.fail(f"{label}: expected a table, found {f.describe(item)}")
             continue
-        r = _reader(problems, label, item, "cuda tag index_url cudnn arch_list")
+        r = _reader(problems, label, item, "cuda tag index_url cudnn arch_list nccl " + _PROVENANCE)
         variant = PytorchVariant(
             cuda=r.get_str("cuda", f.MAJOR_MINOR),
             tag=r.get_str("tag", f.CUDA_TAG),
             index_url=r.get_str("index_url", f.URL),
             cudnn=r.get_str("cudnn", f.DOTTED),
             arch_list=r.get_list("arch_list", f.ARCH_ENTRY, required=False),
+            nccl=r.get("nccl", f.DOTTED, required=False),
+            **_provenance(r),
             **r.common(),
         )
         release.ok = release.ok and r.ok
@@ -321,14 +324,27 @@ def _variants(problems: Problems, where: str, release: RowReader) -> tuple[Pytor
     return tuple(out)
 
 
+_PROVENANCE = "exists read"
+
+
+def _provenance(r: RowReader) -> dict[str, Any]:
+    """`exists` (the primary source that the build exists) and `read` (the facts read from the
+    artifact itself): docs/matrix-format.md, "Provenance"."""
+    return {
+        "exists": r.get("exists", f.URL, required=False) or "",
+        "read": r.get_list("read", f.ARTIFACT_FACT, required=False, non_empty=False),
+    }
+
+
 def _tensorflow(problems: Problems, where: str, raw: dict[str, object]) -> TensorflowRelease | None:
-    r = _reader(problems, where, raw, "version python cuda cudnn pip")
+    r = _reader(problems, where, raw, "version python cuda cudnn pip " + _PROVENANCE)
     row = TensorflowRelease(
         version=r.get_str("version", f.PEP440),
         python=r.get_list("python", f.PYTHON),
         cuda=r.get_str("cuda", f.MAJOR_MINOR),
         cudnn=r.get_str("cudnn", f.DOTTED),
         pip=r.get_str("pip", f.REQUIREMENT),
+        **_provenance(r),
         **r.common(),
     )
     return row if r.ok else None
@@ -406,7 +422,7 @@ def _driver_branch(problems: Problems, where: str, raw: dict[str, object]) -> Dr
 
 
 def _wheel(problems: Problems, where: str, raw: dict[str, object]) -> PlatformWheel | None:
-    r = _reader(problems, where, raw, "framework version machine index cuda wheel")
+    r = _reader(problems, where, raw, "framework version machine index cuda wheel " + _PROVENANCE)
     row = PlatformWheel(
         framework=r.get_str("framework", f.FRAMEWORK),
         version=r.get_str("version", f.PEP440),
@@ -414,6 +430,7 @@ def _wheel(problems: Problems, where: str, raw: dict[str, object]) -> PlatformWh
         index=r.get_str("index", f.WHEEL_INDEX),
         cuda=r.get_str("cuda", f.WHEEL_CUDA),
         wheel=r.get("wheel", f.TEXT, required=False),
+        **_provenance(r),
         **r.common(),
     )
     return row if r.ok else None

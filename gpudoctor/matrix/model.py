@@ -73,8 +73,15 @@ class PytorchVariant(Frozen):
     cudnn: str
     arch_list: tuple[str, ...]  # TORCH_CUDA_ARCH_LIST form: "8.0", "9.0+PTX"
     source: str
+    nccl: str | None = None  # the nvidia-nccl wheel the build pins ("2.21.5")
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
+    # Provenance (docs/matrix-format.md, "Provenance"): the primary source that says the build
+    # exists (a release build matrix at a named commit, an index listing, an install page), and
+    # which of its facts were read from the artifact itself (wheel METADATA, torch/version.py,
+    # fat binaries). `verified = true` means every fact was read from the artifact.
+    exists: str = ""
+    read: tuple[str, ...] = ()
     notes: str = ""
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
@@ -91,6 +98,8 @@ class PytorchRelease(Frozen):
     released: str | None = None
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
+    exists: str = ""  # provenance of the release row (see PytorchVariant)
+    read: tuple[str, ...] = ()
     notes: str = ""
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
@@ -105,6 +114,12 @@ class TensorflowRelease(Frozen):
     source: str
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
+    # Provenance (docs/matrix-format.md, "Provenance"): the primary source that says the build
+    # exists (a release build matrix at a named commit, an index listing, an install page), and
+    # which of its facts were read from the artifact itself (wheel METADATA, torch/version.py,
+    # fat binaries). `verified = true` means every fact was read from the artifact.
+    exists: str = ""
+    read: tuple[str, ...] = ()
     notes: str = ""
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
@@ -193,6 +208,12 @@ class PlatformWheel(Frozen):
     wheel: str | None = None  # the file whose METADATA was read
     sources: tuple[str, ...] = ()
     verified: bool = True
+    # Provenance (docs/matrix-format.md, "Provenance"): the primary source that says the build
+    # exists (a release build matrix at a named commit, an index listing, an install page), and
+    # which of its facts were read from the artifact itself (wheel METADATA, torch/version.py,
+    # fat binaries). `verified = true` means every fact was read from the artifact.
+    exists: str = ""
+    read: tuple[str, ...] = ()
     notes: str = ""
     evidence: str = ""  # what was read, from which artifact, to verify the row
 

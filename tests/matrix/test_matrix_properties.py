@@ -33,7 +33,7 @@ class Candidate:
     cuda: str
     python: tuple[str, ...]
     arch_list: tuple[str, ...] | None
-    verified: bool
+    verified: bool  # it exists (docs/matrix-format.md, "Provenance")
     system_cudnn: bool
     cudnn: str
 
@@ -47,14 +47,20 @@ def candidates(matrix: Matrix, framework: str) -> Iterator[Candidate]:
                     v.cuda,
                     r.python,
                     v.arch_list,
-                    r.verified and v.verified,
+                    (r.verified or bool(r.exists)) and (v.verified or bool(v.exists)),
                     False,
                     v.cudnn,
                 )
     else:
         for t in matrix.tensorflow:
             yield Candidate(
-                t.version, t.cuda, t.python, None, t.verified, "[and-cuda]" not in t.pip, t.cudnn
+                t.version,
+                t.cuda,
+                t.python,
+                None,
+                t.verified or bool(t.exists),
+                "[and-cuda]" not in t.pip,
+                t.cudnn,
             )
 
 

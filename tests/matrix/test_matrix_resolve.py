@@ -175,10 +175,13 @@ def test_no_match_lists_nearest_rows_with_reasons(small: Matrix) -> None:
 def test_unverified_rows_are_near_and_say_how_to_allow_them(small: Matrix) -> None:
     with pytest.raises(NoMatchingRow) as caught:
         resolve(small, ResolveRequest(framework="pytorch", version="2.6"))
-    assert "pytorch-2.6.0-cu124-py3.11-ubuntu22.04-runtime: marked verified = false" in str(
-        caught.value
-    )
+    assert (
+        "pytorch-2.6.0-cu124-py3.11-ubuntu22.04-runtime: no primary source settles that this "
+        "build exists"
+    ) in str(caught.value)
     assert "--allow-unverified" in str(caught.value)
+    nearest = caught.value.rejections[0]  # type: ignore[attr-defined]
+    assert (nearest.version, nearest.cuda, nearest.unsettled) == ("2.6.0", "12.4", 1)
 
 
 def test_python_and_gpu_reasons(small: Matrix) -> None:
