@@ -80,7 +80,7 @@ class Build:
 
 
 def provenance(
-    row: PytorchVariant | TensorflowRelease, facts: tuple[str, ...]
+    row: PytorchVariant | PytorchRelease | TensorflowRelease, facts: tuple[str, ...]
 ) -> tuple[bool, tuple[str, ...]]:
     """(exists, unread) of a matrix row: a `verified = true` row was read whole from the
     artifact; otherwise it exists when `exists` names a primary source, and the facts it does
