@@ -79,9 +79,13 @@ def pip_index_url(files: list[Path] | None = None) -> str:
 
 
 def project_files(index_url: str, project: str) -> list[IndexFile]:
-    """Every file the index lists for a project."""
+    """Every file the index lists for a project; none when the index answers 404, which PEP 503
+    specifies for a project it does not have (an index with torch but no torchvision)."""
     url = f"{index_url.rstrip('/')}/{normalize(project)}/"
-    body, content_type, final_url = remote.get(url, accept=_ACCEPT)
+    try:
+        body, content_type, final_url = remote.get(url, accept=_ACCEPT)
+    except remote.NotFound:
+        return []
     try:
         if "json" in content_type:
             return _from_json(body, final_url)

@@ -30,9 +30,15 @@ def _request(url: str, headers: dict[str, str]) -> urllib.request.Request:
     return urllib.request.Request(url, headers={"User-Agent": _USER_AGENT, **headers})
 
 
+class NotFound(IndexUnreachable):
+    """HTTP 404: on a simple index's project page, PEP 503's answer for an unknown project."""
+
+
 def _unreachable(url: str, exc: BaseException) -> IndexUnreachable:
     if isinstance(exc, urllib.error.HTTPError):
         why = f"HTTP {exc.code} {exc.reason}"
+        if exc.code == 404:
+            return NotFound(f"cannot fetch {url}: {why}", hint="the index does not have it")
     elif isinstance(exc, urllib.error.URLError):
         why = str(exc.reason)
     else:
