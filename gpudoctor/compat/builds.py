@@ -71,13 +71,6 @@ class Build:
             return f"{self.framework} {self.version} {self.tag}"
         return f"{self.framework} {self.version} (CUDA {self.cuda})"
 
-    @property
-    def install(self) -> str:
-        """The pip command that installs this build on an x86_64 host (compat.install)."""
-        from gpudoctor.compat.install import command
-
-        return command(self.requirements, self.index_url)
-
 
 def provenance(
     row: PytorchVariant | PytorchRelease | TensorflowRelease, facts: tuple[str, ...]

@@ -23,36 +23,22 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.compat.builds import Build
-from gpudoctor.strenum import StrEnum
+from gpudoctor.matrix.queries import MINOR_LIMITS, RUNS, DriverTier, Tier
+
+__all__ = [
+    "MINOR_LIMITS",
+    "RUNS",
+    "Coverage",
+    "DriverTier",
+    "Tier",
+    "Verdict",
+    "driver_tier",
+    "judge",
+]
 
 if TYPE_CHECKING:
     from gpudoctor.compat.host import Gpu, Host
     from gpudoctor.matrix.model import Matrix
-
-
-class Tier(StrEnum):
-    NATIVE = "native"
-    MINOR_VERSION = "minor-version"
-    FORWARD_COMPAT = "forward-compat"
-    NO = "no"
-    UNKNOWN = "unknown"
-
-
-RUNS = (Tier.NATIVE, Tier.MINOR_VERSION)
-MINOR_LIMITS = (
-    "PTX newer than the driver cannot be JIT-compiled, and features that need a newer driver "
-    "are unavailable"
-)
-
-
-@dataclass(frozen=True)
-class DriverTier:
-    tier: Tier
-    reason: str
-    required: str | None = None  # the CUDA release's own minimum driver
-    floor: str | None = None  # the major's minor-version floor
-    limits: str = ""
-    way_out: str = ""
 
 
 @dataclass(frozen=True)
@@ -119,19 +105,8 @@ def driver_tier(matrix: Matrix, host: Host, cuda: str) -> DriverTier:
     required, floor = verdict.required, verdict.floor
     if host.wsl or (required is None and floor is None):
         return _by_driver_cuda(host, cuda, required, floor, verdict.reason)
-    if verdict.via == "release":
-        return DriverTier(Tier.NATIVE, verdict.reason, required, floor)
-    if verdict.via == "minor-compat":
-        return DriverTier(
-            Tier.MINOR_VERSION,
-            verdict.reason,
-            required,
-            floor,
-            limits=MINOR_LIMITS,
-            way_out=f"upgrade the driver to >= {required} for native CUDA {cuda}"
-            if required
-            else "",
-        )
+    if verdict.ok:  # the matrix's rule is the answer: native or minor-version
+        return verdict
     need = floor or required
     upgrade = f"upgrade the driver to >= {need}"
     major = int(cuda.split(".", maxsplit=1)[0])
