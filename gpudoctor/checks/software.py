@@ -36,12 +36,19 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
 ) -> Finding:
     code, subject = "framework-driver-cuda", fw.name
     driver = driver_version(facts)
-    ev = [
+    ev: list[tuple[str, object]] = [
         ("framework", fw.version),
         ("framework_cuda", fw.cuda),
         ("driver", driver),
         ("driver_cuda", facts.nvml.cuda_driver_version),
     ]
+    if fw.companions:  # what a reinstall must keep matched (the fix installs them together)
+        ev.append(
+            (
+                "companions",
+                [f"{c.name} {c.version}{'+' + c.local if c.local else ''}" for c in fw.companions],
+            )
+        )
     if fw.cpu_only or fw.hip:
         what = "a CPU-only build" if fw.cpu_only else f"a ROCm build (HIP {fw.hip})"
         return finding(code, NA, f"{fw.label} is {what}", evidence=ev, subject=subject)
