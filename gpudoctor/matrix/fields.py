@@ -81,6 +81,11 @@ DRIVER = _pattern('a driver version like "525.60.13" (or a branch like "580")', 
 DOTTED = _pattern('a version like "9.1.0.70" or "9"', r"\d+(\.\d+)*")
 PYTHON = _pattern('a Python version like "3.11"', r"3\.\d+")
 YEAR_MONTH = _pattern('a date like "2024-10" (YYYY-MM)', r"\d{4}-(0[1-9]|1[0-2])")
+# A driver branch's end of life: the month, or "ended" where NVIDIA states it has passed
+# without giving the month.
+END_OF_LIFE = _pattern(
+    'a date like "2024-10" (YYYY-MM), or "ended"', r"\d{4}-(0[1-9]|1[0-2])|ended"
+)
 PACKAGE_MANAGER = Kind(
     '"apt" (the package manager the Dockerfile template drives)', lambda v: v == "apt"
 )

@@ -215,10 +215,16 @@ def _cuda(problems: Problems, where: str, raw: dict[str, object]) -> CudaRelease
         version=r.get_str("version", f.CUDA_RELEASE),
         label=r.get_str("label", f.TEXT),
         released=r.get("released", f.YEAR_MONTH, required=False),
-        min_driver_linux=r.get_str("min_driver_linux", f.DRIVER),
+        min_driver_linux=r.get("min_driver_linux", f.DRIVER, required=False),
         min_driver_windows=r.get("min_driver_windows", f.DRIVER, required=False),
         **r.common(),
     )
+    if "min_driver_linux" not in raw and not row.notes:
+        r.fail(
+            "missing key 'min_driver_linux' (expected a driver version, or 'notes' saying why "
+            "the release's own Linux floor is unsourced: it is then judged by its major's "
+            "minor-version rule only)"
+        )
     return row if r.ok else None
 
 
@@ -415,7 +421,7 @@ def _driver_branch(problems: Problems, where: str, raw: dict[str, object]) -> Dr
     row = DriverBranch(
         branch=r.get_str("branch", f.BRANCH),
         designation=r.get_str("designation", f.BRANCH_SUPPORT),
-        end_of_life=r.get("end_of_life", f.YEAR_MONTH, required=False),
+        end_of_life=r.get("end_of_life", f.END_OF_LIFE, required=False),
         max_cuda_major=max_major,
         last_for=r.get_list("last_for", f.TEXT, required=False),
         **r.common(),

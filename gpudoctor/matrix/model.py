@@ -16,7 +16,10 @@ from gpudoctor.frozen import Frozen
 class CudaRelease(Frozen):
     version: str  # "12.1.1"
     label: str
-    min_driver_linux: str
+    # The release's own minimum Linux driver; None where no source gives it (from 13.4 NVIDIA
+    # no longer bundles a Linux driver): such a release is judged by its major's
+    # minor-version floor only, never as native.
+    min_driver_linux: str | None
     source: str
     min_driver_windows: str | None = None
     released: str | None = None
@@ -183,7 +186,7 @@ class DriverBranch(Frozen):
     branch: str  # "580"
     designation: str  # "long-term support", "production", "new feature", ...
     source: str
-    end_of_life: str | None = None  # "YYYY-MM"
+    end_of_life: str | None = None  # "YYYY-MM", or "ended" (passed; NVIDIA gives no month)
     max_cuda_major: int | None = None  # newest CUDA major without the forward-compat package
     last_for: tuple[str, ...] = ()  # architecture names: ("Maxwell", "Pascal", "Volta")
     sources: tuple[str, ...] = ()

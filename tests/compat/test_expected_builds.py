@@ -115,3 +115,19 @@ def test_selection_ranks_unread_variants_by_the_same_rule(shipped: Matrix) -> No
     newer_118 = [r.version for r in shipped.pytorch if any(v.cuda == "11.8" for v in r.variants)]
     assert best.build.version == max(newer_118, key=lambda v: tuple(map(int, v.split("."))))
     assert best.unread  # and the output says what was not read
+
+
+def test_a_cuda_release_without_its_own_floor_is_judged_by_the_13x_rule_only(
+    shipped: Matrix,
+) -> None:
+    """13.4 (13.4.1) and 13.4 Update 1 (13.4.2) ship no Linux driver and their own floor is
+    unsourced: the R580 floor of 13.x admits them by minor-version compatibility, never
+    natively, and below it nothing runs them."""
+    from gpudoctor.compat.host import from_flags
+    from gpudoctor.compat.tiers import Tier, driver_tier
+
+    for cuda in ("13.4", "13.4.2"):
+        new = driver_tier(shipped, from_flags("620.10.01"), cuda)
+        assert new.tier is Tier.MINOR_VERSION, (cuda, new)
+        assert driver_tier(shipped, from_flags("570.124.06"), cuda).tier is Tier.NO
+    assert driver_tier(shipped, from_flags("595.45.04"), "13.2.0").tier is Tier.NATIVE
