@@ -119,7 +119,7 @@ def _cuda_verdict(facts: HostFacts, matrix: Matrix, intent: Intent, driver: str)
     from gpudoctor.compat.host import from_facts
     from gpudoctor.compat.tiers import Tier, driver_tier
 
-    cuda = intent.cuda or ""
+    cuda = _concrete_cuda(matrix, intent.cuda or "")
     tier = driver_tier(matrix, from_facts(facts), cuda)
     ev = [("driver", driver), ("tier", tier.tier.value)]
     asked = _asked(intent)
@@ -141,6 +141,18 @@ def _cuda_verdict(facts: HostFacts, matrix: Matrix, intent: Intent, driver: str)
         fix=tier.way_out or "see intent-newest-row for one that does",
         evidence=ev,
     )
+
+
+def _concrete_cuda(matrix: Matrix, wanted: str) -> str:
+    """`--cuda 12` (any 12.x) or a range: the newest CUDA release line of the matrix it admits
+    (the newest wins, as everywhere); a version with a minor stays as given."""
+    from gpudoctor.matrix.inputs import cuda_matches, is_plain_version
+    from gpudoctor.versions import numeric
+
+    if is_plain_version(wanted) and "." in wanted:
+        return wanted
+    lines = [c.major_minor for c in matrix.cuda if cuda_matches(c.major_minor, wanted)]
+    return max(lines, key=numeric, default=wanted)
 
 
 def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:

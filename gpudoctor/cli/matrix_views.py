@@ -66,7 +66,12 @@ def list_text(matrix: Matrix, framework: Optional[str]) -> str:
 
 def _cuda(matrix: Matrix) -> str:
     rows = [
-        (r.version + _mark(r.verified), r.label, r.min_driver_linux or "-", r.min_driver_windows or "-")
+        (
+            r.version + _mark(r.verified),
+            r.label,
+            r.min_driver_linux or "-",
+            r.min_driver_windows or "-",
+        )
         for r in matrix.cuda
     ]
     head = ("version", "label", "min driver Linux", "Windows")

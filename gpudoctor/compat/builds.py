@@ -177,7 +177,9 @@ def _tensorflow_build(matrix: Matrix, tf: TensorflowRelease) -> Build:
 
 
 def matching(builds: list[Build], version: str | None, cuda: str | None) -> list[Build]:
-    """Builds of `version` ("2.5" = 2.5.*) and `cuda` ("12.4" = 12.4.*), prefix-matched."""
+    """Builds of `version` ("2.5" = 2.5.*) and `cuda` as `--cuda` means it everywhere
+    (matrix.inputs.cuda_matches: "12" any 12.x, "12.4" or "12.4.1" 12.4, a range on X.Y)."""
+    from gpudoctor.matrix.inputs import cuda_matches
 
     def prefix(text: str, wanted: str | None) -> bool:
         if wanted is None:
@@ -185,5 +187,4 @@ def matching(builds: list[Build], version: str | None, cuda: str | None) -> list
         want = numeric(wanted)
         return numeric(text)[: len(want)] == want
 
-    cuda_mm = versions.major_minor(cuda, pad=False) if cuda else None  # a build is judged by X.Y
-    return [b for b in builds if prefix(b.version, version) and prefix(b.cuda, cuda_mm)]
+    return [b for b in builds if prefix(b.version, version) and cuda_matches(b.cuda, cuda)]

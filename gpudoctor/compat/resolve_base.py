@@ -55,12 +55,8 @@ def _ordered(names: list[str], request: ResolveRequest) -> list[str]:
 
 
 def _plain(matrix: Matrix, build: Build, request: ResolveRequest, specs: Specs) -> Choice:
+    # --cuda 12.1.0 means 12.1 here: the runtime image of a wheel build has no CUDA base
     reasons: list[str] = []
-    if specs.cuda is not None and specs.cuda_by_release:
-        reasons.append(
-            f"--cuda {specs.cuda_text} names an nvidia/cuda release, and the runtime image of "
-            f"a build whose CUDA comes with its wheels has no CUDA base (use --flavor devel)"
-        )
     # The distros of the build's nvidia/cuda release when it has one, so the runtime and devel
     # rows of a build share distro and Python; else every distro with a plain image.
     images = _images_for(matrix, build.cuda)

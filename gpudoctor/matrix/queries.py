@@ -177,9 +177,7 @@ def driver_supports_cuda(matrix: Matrix, driver: str, cuda: str) -> DriverTier:
 def newest_cuda_for_driver(matrix: Matrix, driver: str) -> CudaRelease | None:
     """The newest CUDA release whose own minimum driver is met (per-release rule)."""
     have = _version(driver, "driver version")
-    runs = [
-        r for r in matrix.cuda if r.min_driver_linux and numeric(r.min_driver_linux) <= have
-    ]
+    runs = [r for r in matrix.cuda if r.min_driver_linux and numeric(r.min_driver_linux) <= have]
     return max(runs, key=lambda r: numeric(r.version), default=None)
 
 

@@ -103,7 +103,8 @@ def build_ok(matrix: Matrix, c: Candidate, req: ResolveRequest) -> bool:
     release_level = req.cuda is not None and req.cuda[0].isdigit() and req.cuda.count(".") >= 2
     return (
         (req.driver is None or floor(matrix, c) <= _n(req.driver))
-        and (not (release_level and plain(c, req)))
+        # --cuda 12.4.1 means 12.4 for a runtime row on a plain base (its base is no CUDA image)
+        and (not (release_level and plain(c, req)) or c.cuda == _mm(req.cuda))
         and (req.version is None or spec(req.version).contains(c.version, prereleases=True))
         and (req.cuda is None or release_level or spec(req.cuda).contains(c.cuda))
         and (req.python is None or req.python in c.python)
@@ -264,3 +265,7 @@ def test_resolve_on_the_small_matrix_is_newest_and_correct(req: ResolveRequest) 
 @given(requests)
 def test_resolve_on_the_shipped_matrix_is_newest_and_correct(req: ResolveRequest) -> None:
     check(load_matrix(), req)
+
+
+def _mm(cuda: str | None) -> str:
+    return ".".join((cuda or "").split(".")[:2])

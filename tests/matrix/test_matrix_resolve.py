@@ -106,9 +106,9 @@ def test_full_cuda_release_pins_the_base_image(small: Matrix) -> None:
     assert row.base_image == "nvidia/cuda:12.6.0-devel-ubuntu24.04"
     request = ResolveRequest(framework="pytorch", cuda="12.6.3", flavor="devel")
     assert resolve(small, request).cuda_release == "12.6.3"
-    # a runtime image of a wheel build has no nvidia/cuda base to pin
-    with pytest.raises(NoMatchingRow, match="names an nvidia/cuda release"):
-        resolve(small, ResolveRequest(framework="pytorch", cuda="12.6.0"))
+    # a runtime image of a wheel build has no nvidia/cuda base: 12.6.0 means 12.6 there
+    runtime = resolve(small, ResolveRequest(framework="pytorch", cuda="12.6.0"))
+    assert (runtime.cuda, runtime.cuda_release) == ("12.6", None)
 
 
 def test_distro_falls_back_to_an_older_patch_image_that_has_it(small: Matrix) -> None:
@@ -213,7 +213,7 @@ def test_framework_without_rows(small: Matrix) -> None:
     [
         ({"framework": "jax"}, "unknown framework 'jax': gpudoctor knows pytorch, tensorflow"),
         ({"version": "two"}, "--version 'two' is not a version or a PEP 440 specifier"),
-        ({"cuda": "12.x"}, "--cuda '12.x' is not a version"),
+        ({"cuda": "12.x"}, "--cuda '12.x' is not a CUDA version, a wheel tag or a PEP 440 range"),
         ({"python": "3"}, "--python '3' is not like 3.11"),
         ({"flavor": "base"}, "--flavor 'base' is not one of: runtime, devel"),
         ({"driver": "latest"}, "--driver 'latest' is not a driver version"),
