@@ -87,7 +87,13 @@ def _verdict(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
     native_only = intent.native_only
     version = builds[0].version if intent.framework_version else None
     best = pick(
-        matrix, host, intent.framework, version=version, cuda=intent.cuda, native_only=native_only
+        matrix,
+        host,
+        intent.framework,
+        version=version,
+        cuda=intent.cuda,
+        native_only=native_only,
+        judge_only=version is not None,  # a release the user named is judged, old or not
     )
     if best is not None:
         how = "" if best.native else f" (by minor-version compatibility: {best.driver.limits})"

@@ -52,6 +52,7 @@ class Build:
     tag: str = ""  # "cu124" for PyTorch variants
     platforms: tuple[str, ...] = DEFAULT_PLATFORMS
     runtime: str = "cuda"  # the GPU runtime the build is for: "cuda" (next: "rocm")
+    judge_only: bool = False  # judged when installed; never offered, resolved or built
     nccl: str | None = None  # the NCCL wheel it pins, when the matrix knows it
 
     @property
@@ -141,6 +142,7 @@ def _pytorch_builds(matrix: Matrix) -> list[Build]:
                         *variant.sources,
                     ),
                     nccl=variant.nccl,
+                    judge_only=release.judge_only,
                     tag=variant.tag,
                     platforms=platforms_of(matrix, "pytorch", release.version, variant.cuda),
                 )

@@ -57,10 +57,17 @@ def pick(
     cuda: str | None = None,
     native_only: bool = False,
     allow_unsettled: bool = False,
+    judge_only: bool = False,
 ) -> Verdict | None:
     """The build this host should run: the first in `rank` order among the builds that exist
-    (with `allow_unsettled`, among every build). None when nothing runs."""
-    candidates = matching(enumerate_builds(matrix, framework), version, cuda)
+    (with `allow_unsettled`, among every build). Judge-only builds (torch 1.x) are never
+    offered unless `judge_only` (a verdict on a release the user named). None when nothing
+    runs."""
+    candidates = [
+        b
+        for b in matching(enumerate_builds(matrix, framework), version, cuda)
+        if judge_only or not b.judge_only
+    ]
     for verdict in rank(matrix, host, candidates, native_only=native_only):
         if not counts(verdict, native_only=native_only):
             return None  # rank puts every build that runs first

@@ -66,7 +66,7 @@ def candidates(matrix: Matrix, request: ResolveRequest) -> list[tuple[Build, Ver
     """Builds in the order resolve tries them, each with its verdict on the target host."""
     from gpudoctor.compat.choose import rank
 
-    builds = enumerate_builds(matrix, request.framework)
+    builds = offered_builds(matrix, request.framework)
     host = target(request)
     if host is None:
         return [(b, None) for b in builds]
@@ -94,13 +94,18 @@ def all_rows(matrix: Matrix) -> list[ResolvedRow]:
     before devel."""
     rows: list[ResolvedRow] = []
     for framework in FRAMEWORKS:
-        for build in enumerate_builds(matrix, framework):
+        for build in offered_builds(matrix, framework):
             for flavor in FLAVORS:
                 request = ResolveRequest(framework=framework, flavor=flavor)
                 outcome = _evaluate(matrix, build, None, request, check_request(request))
                 if isinstance(outcome, ResolvedRow):
                     rows.append(outcome)
     return rows
+
+
+def offered_builds(matrix: Matrix, framework: str) -> list[Build]:
+    """The builds an image row may hold: judge-only releases (torch 1.0-1.12) are left out."""
+    return [b for b in enumerate_builds(matrix, framework) if not b.judge_only]
 
 
 def row_id(build: Build, python: str, distro: str, flavor: str) -> str:

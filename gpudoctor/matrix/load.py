@@ -284,7 +284,8 @@ def _pytorch(problems: Problems, where: str, raw: dict[str, object]) -> PytorchR
         problems,
         where,
         raw,
-        "version released python torchvision torchaudio pypi_default_cuda variants " + _PROVENANCE,
+        "version released python torchvision torchaudio pypi_default_cuda judge_only variants "
+        + _PROVENANCE,
     )
     variants = _variants(problems, where, r)
     row = PytorchRelease(
@@ -295,6 +296,7 @@ def _pytorch(problems: Problems, where: str, raw: dict[str, object]) -> PytorchR
         torchaudio=r.get("torchaudio", f.PEP440, required=False),
         pypi_default_cuda=r.get("pypi_default_cuda", f.MAJOR_MINOR, required=False),
         variants=variants,
+        judge_only=r.get_bool("judge_only", False),
         **_provenance(r),
         **r.common(),
     )

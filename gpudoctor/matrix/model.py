@@ -103,6 +103,9 @@ class PytorchRelease(Frozen):
     verified: bool = True
     exists: str = ""  # provenance of the release row (see PytorchVariant)
     read: tuple[str, ...] = ()
+    # Kept to judge hosts that have it installed (check); never offered, resolved, built or
+    # rendered (torch 1.0-1.12: no image gpudoctor builds should hold them).
+    judge_only: bool = False
     notes: str = ""
     evidence: str = ""  # what was read, from which artifact, to verify the row
 

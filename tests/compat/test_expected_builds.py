@@ -131,3 +131,33 @@ def test_a_cuda_release_without_its_own_floor_is_judged_by_the_13x_rule_only(
         assert new.tier is Tier.MINOR_VERSION, (cuda, new)
         assert driver_tier(shipped, from_flags("570.124.06"), cuda).tier is Tier.NO
     assert driver_tier(shipped, from_flags("595.45.04"), "13.2.0").tier is Tier.NATIVE
+
+
+def test_torch_1_x_rows_are_judged_but_never_offered(
+    shipped: Matrix, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """torch 1.11-1.12 are in the matrix for `check` (an installed 1.12 is judged against its
+    release branch's arch list); resolve, build, render --all and pick never offer them."""
+    from dataclasses import replace as _replace
+
+    from gpudoctor.checks import Intent, run_checks
+    from gpudoctor.compat.builds import enumerate_builds
+    from gpudoctor.compat.resolve import all_rows
+    from gpudoctor.facts import FrameworkFacts
+    from gpudoctor.findings import Severity
+
+    legacy = [b for b in enumerate_builds(shipped, "pytorch") if b.judge_only]
+    assert {b.version for b in legacy} == {"1.11.0", "1.12.1"}
+    assert not any(r.version.startswith("1.1") and r.version < "1.13" for r in all_rows(shipped))
+    host = load(HOSTS / "p100-r470.json")  # Pascal on R470: 1.12.1 cu113 would run here
+    assert pick(shipped, from_facts(host), "pytorch", version="1.12") is None
+    assert pick(shipped, from_facts(host), "pytorch", version="1.12", judge_only=True) is not None
+    with pytest.raises(Unresolvable):
+        resolve(shipped, ResolveRequest(framework="pytorch", version="1.12"))
+    assert run(["build", "--framework", "pytorch==1.12", "--dry-run"]) == 2
+    # check judges an installed 1.12 with the release's arch list (sm_60 kernels for the P100)
+    torch = FrameworkFacts(name="torch", version="1.12.1+cu113", cuda="11.3", cpu_only=False)
+    facts = _replace(host, frameworks=(torch,))
+    found = run_checks(facts, shipped, Intent(), only=frozenset({"framework-arch"})).findings
+    assert [f.severity for f in found] == [Severity.OK], found
+    assert "6.0" in found[0].title
