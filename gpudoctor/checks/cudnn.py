@@ -19,16 +19,10 @@ if TYPE_CHECKING:
 
 
 def _expected(matrix: Matrix, fw: FrameworkFacts) -> str | None:
-    from gpudoctor.checks.suggest import torch_variant
-    from gpudoctor.matrix.queries import tensorflow_release_for
+    from gpudoctor.checks.suggest import installed_build
 
-    if fw.name == "torch":
-        variant = torch_variant(matrix, fw)
-        return variant.cudnn if variant else None
-    if fw.name == "tensorflow":
-        release = tensorflow_release_for(matrix, fw.version)
-        return release.cudnn if release else None
-    return None
+    build = installed_build(matrix, fw)
+    return build.cudnn if build else None
 
 
 def _loaded(facts: HostFacts, fw: FrameworkFacts) -> tuple[str | None, str]:

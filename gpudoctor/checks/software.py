@@ -15,7 +15,6 @@ from gpudoctor.checks.suggest import (
     host_driver_tier,
     install_for_host,
     installed_build,
-    torch_variant,
 )
 from gpudoctor.facts_view import driver_broken, driver_version, has_gpu, live_gpus
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
@@ -159,8 +158,8 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
     if not gpus:
         sev = NA if not has_gpu(facts) or driver_broken(facts) else UNKNOWN
         return [finding(code, sev, "no GPU compute capability known", subject=subject)]
-    variant = torch_variant(matrix, fw)
-    if variant is None:
+    build = installed_build(matrix, fw)
+    if build is None or build.arch_list is None:
         return [
             finding(
                 code,
@@ -170,8 +169,6 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
                 subject=subject,
             )
         ]
-    build = installed_build(matrix, fw)
-    assert build is not None  # torch_variant found its variant
     host = from_facts(facts)
     tier = driver_tier(matrix, host, build.cuda).tier
     out = []
@@ -179,7 +176,7 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
         cc = g.compute_capability
         v = coverage(matrix, build, g, tier)
         name = next(x.name for x in gpus if x.index == g.index)
-        ev = [("arch_list", variant.arch_list), ("compute_capability", cc), ("gpu", name)]
+        ev = [("arch_list", build.arch_list), ("compute_capability", cc), ("gpu", name)]
         subj = f"{fw.name} on GPU {g.index}"
         if v.ok and v.how != "ptx-jit":
             out.append(

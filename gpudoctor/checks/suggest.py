@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor import framework_names, versions
+from gpudoctor import framework_names
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
     from gpudoctor.compat.tiers import DriverTier, Verdict
     from gpudoctor.facts import FrameworkFacts, HostFacts
-    from gpudoctor.matrix.model import Matrix, PytorchVariant
+    from gpudoctor.matrix.model import Matrix
 
 
 def host_driver_tier(facts: HostFacts, matrix: Matrix, driver: str, cuda: str) -> DriverTier:
@@ -26,25 +26,15 @@ def host_driver_tier(facts: HostFacts, matrix: Matrix, driver: str, cuda: str) -
     return driver_tier(matrix, replace(from_facts(facts), driver=driver), cuda)
 
 
-def torch_variant(matrix: Matrix, fw: FrameworkFacts) -> PytorchVariant | None:
-    from gpudoctor.matrix.queries import pytorch_release_for, pytorch_variant_for
-
-    release = pytorch_release_for(matrix, fw.version)
-    if release is None or fw.cuda is None:
-        return None
-    return pytorch_variant_for(release, fw.cuda)
-
-
 def installed_build(matrix: Matrix, fw: FrameworkFacts) -> Build | None:
-    """The enumerated build an installed framework is (torch: release x CUDA variant): the one
-    lookup every check uses."""
-    from gpudoctor.compat.builds import enumerate_builds, matching
+    """The enumerated build an installed framework is (compat.builds.installed, the one lookup
+    that images use too)."""
+    from gpudoctor.compat.builds import installed
 
     framework = framework_names.MATRIX_NAME.get(fw.name)
-    if framework is None or fw.cuda is None:
+    if framework is None:
         return None
-    found = matching(enumerate_builds(matrix, framework), versions.major_minor(fw.version), fw.cuda)
-    return found[0] if found else None
+    return installed(matrix, framework, fw.version, fw.cuda)
 
 
 def install_line(verdict: Verdict, flags: str = "") -> str:

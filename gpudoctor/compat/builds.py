@@ -190,3 +190,17 @@ def matching(builds: list[Build], version: str | None, cuda: str | None) -> list
         return numeric(text)[: len(want)] == want
 
     return [b for b in builds if prefix(b.version, version) and cuda_matches(b.cuda, cuda)]
+
+
+def installed(matrix: Matrix, framework: str, version: str, cuda: str | None) -> Build | None:
+    """The one lookup of the build a host (or an image) has installed: the release by
+    major.minor ("2.5.1+cu124" -> the 2.5 row) and, for torch, the variant by its CUDA
+    (major.minor; None for a CPU-only or unknown build: no variant). TensorFlow has one build
+    per release, whatever CUDA the host reports."""
+    if framework == "pytorch" and cuda is None:
+        return None
+    wanted_cuda = cuda if framework == "pytorch" else None
+    found = matching(
+        enumerate_builds(matrix, framework), versions.major_minor(version), wanted_cuda
+    )
+    return found[0] if found else None
