@@ -32,7 +32,9 @@ def shipped() -> Matrix:
 def _dry_run(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     capsys.readouterr()
     assert run(["build", "--framework", "pytorch", *args, "--dry-run"]) == 0
-    return capsys.readouterr().out
+    out, err = capsys.readouterr()
+    _dry_run.err = err  # type: ignore[attr-defined]
+    return out
 
 
 def _row_id(dockerfile: str) -> str:
@@ -45,6 +47,10 @@ def test_cuda_12_1_builds_torch_2_5_1_cu121(capsys: pytest.CaptureFixture[str]) 
     dockerfile = _dry_run(capsys, "--cuda", "12.1")
     assert _row_id(dockerfile).startswith("pytorch-2.5.1-cu121-")
     assert "--index-url https://download.pytorch.org/whl/cu121" in dockerfile
+    # one short clause: what was not read from the wheel, and that build verifies it
+    err = _dry_run.err  # type: ignore[attr-defined]
+    assert "cuDNN pin, arch list not read from the wheel" in err
+    assert "verifies them inside the image" in err
 
 
 def test_a100_on_r535_gets_the_newest_torch_that_runs(
