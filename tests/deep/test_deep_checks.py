@@ -103,7 +103,7 @@ def test_a_healthy_gpu_host_passes_all_three(matrix: Matrix) -> None:
         (
             "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory",
             "the shared library libcudnn.so.9 that torch loads is not found",
-            "`pip install --force-reinstall 'torch==2.5.1'`",
+            "`pip install torch==2.5.1 --force-reinstall`",
         ),
         (
             "ImportError: libcuda.so.1: cannot open shared object file: No such file",
