@@ -64,6 +64,11 @@ class Verdict:
     machine_unread: tuple[str, ...] = ()
 
     @property
+    def runtime(self) -> str:
+        """The GPU runtime the verdict is about ("cuda"; "rocm" next), the build's."""
+        return self.build.runtime
+
+    @property
     def unread(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys((*self.build.unread, *self.machine_unread)))
 

@@ -60,6 +60,10 @@ def test_a100_on_r535_gets_the_newest_torch_that_runs(
     row = resolve(shipped, ResolveRequest(framework="pytorch", host=from_facts(load(path))))
     assert (row.version, row.cuda, row.tier) == ("2.14.1", "12.6", "minor-version")
     assert "cudnn" in row.unread  # the cu126 wheel was not read: build verifies it
+    assert row.runtime == "cuda"  # the build, the verdict and the row carry their runtime
+    best = pick(shipped, from_facts(load(path)), "pytorch")
+    assert best is not None
+    assert (best.runtime, best.build.runtime) == ("cuda", "cuda")
     assert _row_id(_dry_run(capsys, "--from", str(path))) == row.id
 
 
