@@ -70,7 +70,12 @@ NativeOnlyOpt = Annotated[
     ),
 ]
 AllowUnverifiedOpt = Annotated[
-    bool, typer.Option("--allow-unverified", help="Consider rows marked verified = false.")
+    bool,
+    typer.Option(
+        "--allow-unverified",
+        help="Also consider builds whose existence no primary source settles, and base "
+        "images or CUDA rows marked verified = false.",
+    ),
 ]
 PipOpt = Annotated[
     Optional[list[str]],

@@ -184,7 +184,12 @@ def resolve_cmd(
         Optional[str], typer.Option("--distro", metavar="DISTRO", help="e.g. ubuntu22.04.")
     ] = None,
     allow_unverified: Annotated[
-        bool, typer.Option("--allow-unverified", help="Consider rows marked verified = false.")
+        bool,
+        typer.Option(
+            "--allow-unverified",
+            help="Also consider builds whose existence no primary source settles, and base "
+            "images or CUDA rows marked verified = false.",
+        ),
     ] = False,
     native_only: Annotated[
         bool,
