@@ -126,6 +126,11 @@ def kernel_cause(deep: DeepFrameworkFacts) -> Cause:
     for pattern, what, fix in _KERNEL_CAUSES:
         if re.search(pattern, error, re.IGNORECASE):
             return Cause(what, fix)
+    from gpudoctor.checks.error_lines import match_error
+
+    known = match_error(error)  # the one table of known error lines (HIP and HSA ones too)
+    if known is not None:
+        return Cause(known.cause, known.fix)
     return Cause(
         "the small test computation failed",
         "rerun with CUDA_LAUNCH_BLOCKING=1 for the exact failing call: "

@@ -225,9 +225,10 @@ def resolve_cmd(
     from gpudoctor.cli.build_options import check_in_matrix, target_host
     from gpudoctor.cli.common import check_choice, load_matrix
     from gpudoctor.compat.request import ResolveRequest
-    from gpudoctor.matrix.inputs import framework_and_version
+    from gpudoctor.matrix.inputs import framework_and_version, refuse_rocm
 
     check_choice("--format", fmt, ("text", "json"))
+    refuse_rocm("--cuda", cuda)
     name, version = framework_and_version(framework, version)
     assert name is not None  # --framework is required
     host = None

@@ -146,6 +146,7 @@ def test_snapshot_contract_top_level_keys() -> None:
         "frameworks",
         "deep",
         "multigpu",
+        "amd",
         "issues",
         "timings",
         "report",
@@ -177,6 +178,16 @@ def test_a_schema_1_snapshot_loads_without_companions() -> None:
     for path in real:
         assert json.loads(path.read_text())["schema_version"] == 1
         facts_json.load(path)  # recorded before schema 2: still loads
+
+
+def test_snapshot_from_before_amd_facts_loads_with_no_amd_gpu() -> None:
+    """The AMD section was added without a schema bump: an older snapshot loads and says no AMD
+    GPU was seen (the amdsmi binding not even tried)."""
+    data = json.loads(facts_json.dumps(HostFacts()))
+    del data["amd"]
+    facts = facts_json.loads(json.dumps(data))
+    assert facts.amd.seen is False
+    assert facts.amd.amdsmi_status == "not_run"
 
 
 def test_snapshot_from_before_multigpu_facts_loads_with_defaults() -> None:
