@@ -116,17 +116,10 @@ def project_url(index_url: str, project: str) -> str:
 
 
 def project_files(client: Client, index_url: str, project: str) -> list[IndexFile]:
-    """Every file the index lists for a project (the page at most PAGE_CAP bytes); none when
-    the index answers 404, which PEP 503 specifies for a project it does not have (an index
-    with torch but no torchvision)."""
+    """Every file the index lists for a project (the page at most PAGE_CAP bytes)."""
     client.add_credentials(index_url)
     url = project_url(index_url, project)
-    try:
-        body, content_type, final_url = remote.get(client, url, accept=_ACCEPT, cap=PAGE_CAP)
-    except remote.IndexUnreachable as exc:
-        if exc.status == 404:
-            return []
-        raise
+    body, content_type, final_url = remote.get(client, url, accept=_ACCEPT, cap=PAGE_CAP)
     try:
         if "json" in content_type:
             return _from_json(body, final_url)
