@@ -32,8 +32,8 @@ from gpudoctor.builder.docker_engine import DockerSdkEngine  # noqa: E402
 from gpudoctor.builder.engine import BuildEvent, DaemonInfo  # noqa: E402
 from gpudoctor.builder.pipeline import BuildRequest, build_row  # noqa: E402
 from gpudoctor.builder.spec import BuildOptions  # noqa: E402
+from gpudoctor.compat.request import ResolveRequest  # noqa: E402
 from gpudoctor.findings import Finding  # noqa: E402
-from gpudoctor.matrix.model import ResolveRequest  # noqa: E402
 from gpudoctor.resources import templates_dir  # noqa: E402
 from tests.support.builder import (  # noqa: E402
     STANDIN_BASE,

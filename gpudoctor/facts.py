@@ -19,7 +19,8 @@ from gpudoctor.facts_multigpu import (
 )
 from gpudoctor.frozen import Frozen
 
-SCHEMA_VERSION = 1
+# 2: FrameworkFacts.companions (torchvision, torchaudio). Older snapshots load with defaults.
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -323,6 +324,15 @@ class BundledLib(Frozen):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class Companion(Frozen):
+    """A package installed to match a framework release (torchvision, torchaudio)."""
+
+    name: str  # "torchvision"
+    version: str  # public version: "0.20.1"
+    local: str = ""  # local tag: "cu124", "cpu"; "" when none
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class FrameworkFacts(Frozen):
     """An installed framework, read without importing it."""
 
@@ -334,6 +344,8 @@ class FrameworkFacts(Frozen):
     cudnn: str | None = None  # bundled/declared cuDNN version when known
     hip: str | None = None  # ROCm build
     bundled: tuple[BundledLib, ...] = ()
+    # torch's torchvision/torchaudio as installed (snapshot schema 2; () in older snapshots)
+    companions: tuple[Companion, ...] = ()
 
     @property
     def label(self) -> str:

@@ -26,7 +26,9 @@ WHEEL_MANIFEST = "wheelhouse.txt"  # the served wheels' names and content digest
 
 def requirements_files(spec: ImageSpec) -> dict[str, str]:
     """The requirement files the Dockerfile COPYs: name -> content (one requirement a line)."""
-    files = {"requirements.txt": "".join(f"{r}\n" for r in spec.requirements)}
+    from gpudoctor.compat.install import requirement_lines
+
+    files = {"requirements.txt": "".join(requirement_lines(spec.requirements))}
     if spec.extra_requirements:
         files["extra-requirements.txt"] = "".join(f"{r}\n" for r in spec.extra_requirements)
     if spec.wheelhouse is not None and spec.wheel_url is not None:

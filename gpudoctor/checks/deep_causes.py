@@ -45,7 +45,9 @@ def import_cause(  # noqa: PLR0911 - one return per known message
 ) -> Cause:
     """What an import error means, from its text."""
     error, python, module = deep.error or "", python_of(deep), fw.name  # its import name
-    reinstall = f"pip install --force-reinstall '{pin(fw)}'"
+    from gpudoctor.compat.install import command  # the one pip command shape
+
+    reinstall = command((pin(fw),), None, " --force-reinstall")
     lib = _MISSING_LIB.search(error)
     if lib and lib.group(1).startswith("libcuda.so"):
         return Cause(

@@ -108,7 +108,7 @@ def _driver_floors(matrix: Matrix, problems: Problems) -> None:
     for index, release in enumerate(matrix.cuda):
         major, minor = numeric(release.version)[:2]
         floor = floors.get(major)
-        if floor is None or minor == 0:
+        if floor is None or minor == 0 or release.min_driver_linux is None:
             continue
         if numeric(release.min_driver_linux) < numeric(floor):
             problems.add(

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from gpudoctor import versions
 from gpudoctor.facts import (
     BundledLib,
+    Companion,
     CudaLibFacts,
     CudaToolkit,
     DeepFrameworkFacts,
@@ -173,7 +174,19 @@ def _torch(draft: Draft) -> FrameworkFacts | None:
         cudnn=cudnn_wheel,
         hip=hip,
         bundled=_bundled(draft),
+        companions=_companions(draft),
     )
+
+
+def _companions(draft: Draft) -> tuple[Companion, ...]:
+    """torchvision/torchaudio from the pasted pip or conda list, as the probe records them."""
+    out = []
+    for name in ("torchvision", "torchaudio"):
+        version = draft.packages.get(name)
+        if version:
+            public, local = _public(version)
+            out.append(Companion(name, public, local))
+    return tuple(out)
 
 
 def _bundled(draft: Draft) -> tuple[BundledLib, ...]:

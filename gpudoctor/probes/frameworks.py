@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gpudoctor import versions
 from gpudoctor.assignments import MAX_BYTES, read_assignments
-from gpudoctor.facts import BundledLib, FrameworkFacts, ProbeIssue
+from gpudoctor.facts import BundledLib, Companion, FrameworkFacts, ProbeIssue
 from gpudoctor.probes.dist_info import Dist, dist_folders
 from gpudoctor.probes.files import read_text
 
@@ -131,7 +131,19 @@ def torch_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> FrameworkFa
         cudnn=_cudnn(bundled),
         hip=hip,
         bundled=bundled,
+        companions=companions(dists, ("torchvision", "torchaudio")),
     )
+
+
+def companions(dists: dict[str, Dist], names: Sequence[str]) -> tuple[Companion, ...]:
+    """The installed packages among `names`, with version and local tag ("0.20.1", "cu124")."""
+    out = []
+    for name in names:
+        dist = dists.get(name)
+        if dist is not None and dist.version:
+            public, _, local = dist.version.partition("+")
+            out.append(Companion(name, public, local))
+    return tuple(out)
 
 
 def tensorflow_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> FrameworkFacts | None:

@@ -25,8 +25,8 @@ from gpudoctor.builder.spec import BuildOptions, make_spec, wheel_port
 from gpudoctor.builder.wheel_server import serve_wheels
 from gpudoctor.builder.wheelhouse import require_wheels
 from gpudoctor.cli.app import run
+from gpudoctor.compat.request import ResolveRequest
 from gpudoctor.errors import UsageError
-from gpudoctor.matrix.model import ResolveRequest
 from gpudoctor.resources import templates_dir
 from tests.support.builder import (
     OK_EVENTS,
