@@ -155,7 +155,8 @@ class StderrProgress:
         )
 
     def _begin(self, doing: str) -> None:
-        self._doing, self._activity = doing, ""
+        # A RUN step's continuation lines arrive as runs of spaces: one space each.
+        self._doing, self._activity = " ".join(doing.split()), ""
         self._step_started = time.monotonic()
 
     def _write(self, line: str) -> None:

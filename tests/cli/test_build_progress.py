@@ -97,6 +97,10 @@ def test_the_ticker_speaks_in_every_silence_with_step_activity_and_time() -> Non
     )
     assert "s in this step, " in ticks[0]
     assert ticks[-1].startswith("    ... Step 6/9 : FROM python (")  # a new step, no old activity
+    progress.build_event(BuildEvent("step", "Step 7/9 : RUN pip install x         -r r.txt", 7, 9))
+    assert progress.ticker_line(time.monotonic()).startswith(
+        "    ... Step 7/9 : RUN pip install x -r r.txt ("
+    )
     times = stream.times
     gaps = [times[i + 1] - times[i] for i in range(len(times) - 1)]
     assert max(gaps) < tick + 0.25 + 0.3  # the poll period, and slack for a loaded machine
