@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 TICK_S = 4.0  # silence after which the ticker speaks (the promise is: a line every 5 s)
 _POLL_S = 0.25
+LARGE_CONTEXT = 10_000_000  # bytes: a context worth a line when it has been sent
 
 
 def duration(seconds: float) -> str:
@@ -93,7 +94,11 @@ class StderrProgress:
         with self._lock:
             if self._sent == (0, 0):
                 self._begin("sending the build context")
+            done = sent >= total > self._sent[0]
             self._sent = (sent, total)
+            if done and total >= LARGE_CONTEXT:  # a small one goes unsaid
+                took = duration(time.monotonic() - self._step_started)
+                self._write(f"    sent the build context: {size(total)} in {took}")
 
     def finding(self, finding: Finding) -> None:
         from gpudoctor.findings import MARKS

@@ -114,6 +114,14 @@ def test_the_ticker_counts_the_context_being_sent() -> None:
     assert progress.ticker_line(time.monotonic()).startswith(
         "    ... sending the build context: 1.2 GB of 2.7 GB ("
     )
+    assert stream.getvalue() == ""
+    progress.sending(2_700_000_000, 2_700_000_000)
+    progress.sending(2_700_000_000, 2_700_000_000)  # requests reads once more at the end
+    assert stream.getvalue() == "    sent the build context: 2.7 GB in 0 s\n"
+    small = io.StringIO()
+    quiet = StderrProgress(small, colour=False)
+    quiet.sending(4_000, 4_000)
+    assert small.getvalue() == ""
 
 
 def test_a_failed_step_is_said_once_by_the_error_line_not_by_the_progress() -> None:
