@@ -80,13 +80,15 @@ GPU_AREAS = ("driver", "gpu", "runtime", "multigpu")
 
 @dataclass(frozen=True)
 class Crash:
-    """A check that raised: which one, and the exception (shown only under --debug: its class
-    name and traceback help a maintainer, not the person reading the report)."""
+    """A check that raised, or a probe whose crash the facts record: which one, and the
+    exception (shown only under --debug: its class name and traceback help a maintainer, not
+    the person reading the report)."""
 
-    check: str
+    check: str  # the check function's or the probe's name
     area: str
     error: str  # "ValueError: ..."
-    traceback: str
+    traceback: str  # "" for a probe: the facts keep its error only
+    kind: str = "check"  # or "probe"
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,12 @@ def run_checks(
     found = [f for f in found if (not only or f.code in only) and f.code not in skip]
     # Findings quote host data (GPU names, error texts): cleaned once here, for every reporter.
     lines = {area: printable(text) for area, text in headlines(facts, intent).items()}
+    # A probe that crashed while collecting these facts: its part of the report is missing.
+    crashes += [
+        Crash(i.probe, "probe", i.reason, "", kind="probe")
+        for i in facts.issues
+        if i.code == "probe-crashed"
+    ]
     from gpudoctor.facts_view import has_gpu
 
     return CheckRun(

@@ -207,10 +207,11 @@ def report_crashes(run: "CheckRun", *, debug: bool) -> None:
 
     for crash in run.crashes:
         if debug:
-            sys.stderr.write(crash.traceback)
+            sys.stderr.write(crash.traceback or f"{crash.error}\n")
+        what = "its answer is unknown" if crash.kind == "check" else "what it reads is unknown"
         sys.stderr.write(
-            f"error: check {crash.check} crashed (a bug of gpudoctor, not a problem of this "
-            f"host); its answer is unknown\n"
+            f"error: {crash.kind} {crash.check} crashed (a bug of gpudoctor, not a problem of "
+            f"this host); {what}\n"
         )
     if run.crashes:
         sys.stderr.write(f"hint: {REPORT_BUG}\n")

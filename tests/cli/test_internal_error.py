@@ -128,3 +128,26 @@ def run_help() -> str:
     from gpudoctor.cli.app import HELP
 
     return " ".join(HELP.split())
+
+
+def test_a_probe_that_crashed_is_exit_5_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The facts record a crashed probe (collect_facts keeps the rest of the snapshot): the
+    report is incomplete through a bug, so never a pass."""
+    from dataclasses import replace
+
+    from gpudoctor.facts import ProbeIssue
+    from gpudoctor.facts_json import dumps, load
+
+    facts = load(Path(HOST))
+    issue = ProbeIssue("cudalibs", "*", "probe-crashed", "RuntimeError: runner bug")
+    recorded = tmp_path / "host.json"
+    recorded.write_text(dumps(replace(facts, issues=(*facts.issues, issue))))
+    code = run(["check", "--from", str(recorded)])
+    out, err = capsys.readouterr()
+    assert code == 5
+    assert "error: probe cudalibs crashed (a bug of gpudoctor" in err
+    assert "RuntimeError" not in out + err
+    assert run(["check", "--debug", "--from", str(recorded)]) == 5
+    assert "RuntimeError: runner bug" in capsys.readouterr().err
