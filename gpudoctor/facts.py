@@ -327,12 +327,21 @@ class DeepFrameworkFacts(Frozen):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ReportError(Frozen):
-    """A known error line found in a pasted report (`code` names its row in
-    checks/error_lines.py); `text` is the line as pasted, trimmed; `line` its 1-based number."""
+    """A known error or log line found in a pasted report (`code` names its entry in
+    matrices/signatures.toml); `text` is the line as pasted, trimmed; `line` its 1-based number."""
 
     code: str
     text: str
     line: int | None = None
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ReportRange(Frozen):
+    """The lines of a paste one shape read: `first` to `last`, 1-based, inclusive."""
+
+    section: str
+    first: int
+    last: int
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -345,6 +354,8 @@ class ReportFacts(Frozen):
     notes: tuple[str, ...] = ()  # provenance: which of two reports was used, truncation, ...
     unknown: tuple[str, ...] = ()  # what the report could not tell
     errors: tuple[ReportError, ...] = ()
+    ranges: tuple[ReportRange, ...] = ()  # what was read, by line ranges
+    lines: int = 0  # how many lines the paste has
 
 
 # --- the snapshot -------------------------------------------------------------------------------

@@ -94,3 +94,34 @@ def tensorflow_install_for_host(facts: HostFacts, matrix: Matrix) -> str | None:
     """`pip install 'tensorflow[and-cuda]==X'` for the release this host should run."""
     best = best_for_host(facts, matrix, "tensorflow")
     return install_line(best) if best is not None else None
+
+
+def install_for_host(facts: HostFacts, matrix: Matrix, package: str) -> str | None:
+    """The install command of `package` ("torch" or "tensorflow") for this host: for an
+    installed torch a variant of its release where one runs here, else the build this host
+    should run; None when the facts do not pick one."""
+    if package == "torch":
+        torch = next((f for f in facts.frameworks if f.name == "torch"), None)
+        if torch is not None:
+            return torch_install_for_host(facts, matrix, torch.version)
+        best = best_for_host(facts, matrix, "pytorch") or _covers_gpus(facts, matrix, "pytorch")
+        return install_line(best) if best is not None else None
+    if package == "tensorflow":
+        return tensorflow_install_for_host(facts, matrix)
+    return None
+
+
+def _covers_gpus(facts: HostFacts, matrix: Matrix, framework: str) -> Verdict | None:
+    """With the driver unknown (a paste without nvidia-smi), the newest build whose kernels
+    cover every GPU of the report: the driver is judged once it is known."""
+    from gpudoctor.compat.builds import enumerate_builds
+    from gpudoctor.compat.host import from_facts
+    from gpudoctor.compat.tiers import judge
+
+    host = from_facts(facts)
+    if host.driver is not None or not host.gpus:
+        return None
+    judged = [judge(matrix, host, b) for b in enumerate_builds(matrix, framework)]
+    good = [v for v in judged if v.coverage and all(c.ok for c in v.coverage) and v.build.verified]
+    good.sort(key=lambda v: (versions.pep440(v.build.version), versions.numeric(v.build.cuda)))
+    return good[-1] if good else None

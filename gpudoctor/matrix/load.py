@@ -106,16 +106,7 @@ def _load_cached(path: Path, mtime_ns: int, size: int) -> Matrix:
 
 def parse_matrix(text: str, path: Path) -> Matrix:
     """Parse and validate matrix TOML text; `path` is what messages name (no I/O here)."""
-    import tomllib  # here, not at the top: a cached load (matrix/cache.py) needs no parser
-
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
-        raise MatrixError(f"{path}: not valid TOML: {exc}", hint=_HINT) from None
-    except RecursionError:
-        raise MatrixError(f"{path}: nested too deeply to be a matrix", hint=_HINT) from None
-    except ValueError as exc:  # tomllib: an integer past Python's 4300-digit conversion limit
-        raise MatrixError(f"{path}: not a valid matrix: {exc}", hint=_HINT) from None
+    doc = toml_loads(text, path)
     problems = Problems(str(path))
     schema = _schema_version(doc, problems)
     for key in doc:
@@ -144,16 +135,31 @@ def parse_matrix(text: str, path: Path) -> Matrix:
     return matrix
 
 
-def raise_problems(problems: Problems) -> None:
+def toml_loads(text: str, path: Path) -> dict[str, object]:
+    """TOML text as a table; MatrixError naming the file for anything that is not TOML (the
+    matrix and the signature catalogue share this reader)."""
+    import tomllib  # here, not at the top: a cached load (matrix/cache.py) needs no parser
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
+        raise MatrixError(f"{path}: not valid TOML: {exc}", hint=_HINT) from None
+    except RecursionError:
+        raise MatrixError(f"{path}: nested too deeply to be a matrix", hint=_HINT) from None
+    except ValueError as exc:  # tomllib: an integer past Python's 4300-digit conversion limit
+        raise MatrixError(f"{path}: not a valid matrix: {exc}", hint=_HINT) from None
+
+
+def raise_problems(problems: Problems, hint: str = _HINT, what: str = "the matrix") -> None:
     lines = problems.lines
     if not lines:
         return
     if len(lines) == 1:
-        raise MatrixError(lines[0], hint=_HINT)
+        raise MatrixError(lines[0], hint=hint)
     shown = lines[:_MAX_SHOWN]
     more = [f"... and {len(lines) - _MAX_SHOWN} more"] if len(lines) > _MAX_SHOWN else []
     body = "\n  ".join([*shown, *more])
-    raise MatrixError(f"{len(lines)} problems in the matrix:\n  {body}", hint=_HINT)
+    raise MatrixError(f"{len(lines)} problems in {what}:\n  {body}", hint=hint)
 
 
 def _schema_version(doc: dict[str, object], problems: Problems) -> int:

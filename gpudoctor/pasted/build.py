@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from gpudoctor import versions
 from gpudoctor.facts import (
     BundledLib,
+    ContainerRuntimeFacts,
     CudaLibFacts,
     CudaToolkit,
     DeepFrameworkFacts,
@@ -23,8 +24,9 @@ from gpudoctor.facts import (
     NvmlFacts,
     PlatformFacts,
     ReportFacts,
+    ReportRange,
 )
-from gpudoctor.facts_multigpu import FabricFacts
+from gpudoctor.facts_multigpu import FabricFacts, MultiGpuFacts
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.model import Architecture
@@ -35,7 +37,9 @@ _TF_NAMES = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly")
 _CUDNN_SO = re.compile(r"libcudnn(?:_\w+)?\.so\.(\d+(?:\.\d+){0,2})$")
 
 
-def build(draft: Draft, source: str, architectures: Sequence[Architecture] = ()) -> HostFacts:
+def build(
+    draft: Draft, source: str, architectures: Sequence[Architecture] = (), lines: int = 0
+) -> HostFacts:
     from gpudoctor import __version__
 
     gpus = tuple(_gpu(g, architectures) for _, g in sorted(draft.gpus.items()))
@@ -48,9 +52,11 @@ def build(draft: Draft, source: str, architectures: Sequence[Architecture] = ())
             **{**draft.kernel, "modules_loaded": tuple(draft.kernel.get("modules_loaded", ()))}
         ),
         nvml=nvml,
+        container_runtime=ContainerRuntimeFacts(**draft.runtime),
         cuda_libs=_cuda_libs(draft),
         frameworks=frameworks,
         deep=_deep(draft, frameworks),
+        multigpu=_multigpu(draft),
     )
     from gpudoctor.pasted.unknowns import unknowns
 
@@ -60,8 +66,30 @@ def build(draft: Draft, source: str, architectures: Sequence[Architecture] = ())
         notes=tuple(draft.notes),
         unknown=tuple(unknowns(facts)),
         errors=tuple(draft.errors),
+        ranges=merge_ranges(draft.ranges),
+        lines=lines,
     )
     return HostFacts(**{**facts.__dict__, "report": report})
+
+
+def merge_ranges(ranges: Sequence[tuple[str, int, int]]) -> tuple[ReportRange, ...]:
+    """Per section, touching or overlapping line ranges joined, in order of their first line."""
+    by_section: dict[str, list[list[int]]] = {}
+    for section, first, last in sorted(ranges, key=lambda r: (r[0], r[1], r[2])):
+        spans = by_section.setdefault(section, [])
+        if spans and first <= spans[-1][1] + 1:
+            spans[-1][1] = max(spans[-1][1], last)
+        else:
+            spans.append([first, last])
+    out = [ReportRange(s, a, b) for s, spans in by_section.items() for a, b in spans]
+    return tuple(sorted(out, key=lambda r: (r.first, r.section)))
+
+
+def _multigpu(draft: Draft) -> MultiGpuFacts:
+    """A pasted kernel log's Xid lines; the rest of the multi-GPU probe was not run."""
+    if not draft.xid_events:
+        return MultiGpuFacts()
+    return MultiGpuFacts(xid_readable=True, xid_events=tuple(draft.xid_events))
 
 
 def _gpu(part: dict[str, Any], architectures: Sequence[Architecture]) -> GpuFacts:
@@ -178,7 +206,10 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
         toolkits = (
             CudaToolkit(path="nvcc on PATH (collect_env)", nvcc_version=draft.nvcc_version),
         )
-    return CudaLibFacts(toolkits=toolkits, cudnn=tuple(cudnn))
+    nccl: tuple[LibraryFact, ...] = ()
+    if "nccl" in draft.libraries:
+        nccl = (LibraryFact(name="libnccl", path="(named in the report)", version=draft.libraries["nccl"]),)
+    return CudaLibFacts(toolkits=toolkits, cudnn=tuple(cudnn), nccl=nccl)
 
 
 def _deep(draft: Draft, frameworks: tuple[FrameworkFacts, ...]) -> tuple[DeepFrameworkFacts, ...]:

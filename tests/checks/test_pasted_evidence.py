@@ -1,10 +1,10 @@
-"""Error lines as evidence (checks/error_lines.py, checks/evidence.py) and the markdown reply."""
+"""Error lines as evidence (matrices/signatures.toml, checks/evidence.py) and the markdown reply."""
 
 from __future__ import annotations
 
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.catalogue import CATALOGUE
-from gpudoctor.checks.error_lines import KNOWN_ERRORS, match_error
+from gpudoctor.matrix.signatures import load_signatures
 from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
@@ -22,14 +22,15 @@ def _read(text: str, matrix: Matrix) -> HostFacts:
     return read_report(text, "paste.txt", matrix.architectures)
 
 
-def test_every_known_error_finds_its_example_and_names_real_findings() -> None:
-    for known in KNOWN_ERRORS:
-        assert known.example, known.code
-        found = match_error(known.example)
-        assert found is not None, known.code
-        assert found.code == known.code
+def test_every_signature_finds_its_example_and_names_real_findings() -> None:
+    catalogue = load_signatures()
+    assert len(catalogue.signatures) >= 30
+    for known in catalogue.signatures:
+        assert known.examples, known.code
+        for example in known.examples:
+            assert known.compiled.search(example), known.code
         assert set(known.predicted_by) <= CATALOGUE.keys(), known.code
-    assert match_error("everything works fine") is None
+    assert not any(s.compiled.search("everything works fine") for s in catalogue.signatures)
 
 
 def test_error_line_explained_by_a_fact_finding(matrix: Matrix) -> None:
@@ -62,7 +63,7 @@ def test_error_line_nothing_explains_stays_an_error(matrix: Matrix) -> None:
 def test_report_read_says_what_was_read_and_what_not(matrix: Matrix) -> None:
     run = run_checks(_read(SMI, matrix), matrix)
     (read,) = [f for f in run.findings if f.code == "report-read"]
-    assert read.title == "read nvidia-smi from paste.txt"
+    assert read.title == "read nvidia-smi from paste.txt (nvidia-smi lines 1-3 of 4)"
     assert "not in the report: " in read.detail
     assert "the installed frameworks" in read.detail
     (errors,) = [f for f in run.findings if f.code == "report-error"]
