@@ -85,7 +85,8 @@ _ENTRIES = (
        "and gpudoctor's GPU checks cannot work.",
        "Install the driver's user-space libraries (the nvidia-utils / libnvidia-compute package "
        "matching the kernel module); in a container, run it with `--gpus all`."),
-    _E("driver-library-mismatch", "driver", "Driver/library version mismatch", "ok, error, n/a, unknown",
+    _E("driver-library-mismatch", "driver", "Driver/library version mismatch",
+       "ok, error, n/a, unknown",
        "The loaded kernel module (/proc/driver/nvidia/version) and the user-space library "
        "(libnvidia-ml.so.<version>) differ, typically after a driver upgrade without a reboot; "
        "NVML fails with 'Driver/library version mismatch'.",

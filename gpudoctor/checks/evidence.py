@@ -102,8 +102,11 @@ def read_ranges(report: ReportFacts) -> str:
         )
     if not parts:
         return ""
-    shown = ", ".join(f"{name} line{'s' if len(spans) > 1 or '-' in spans[0] else ''} {', '.join(spans[:8])}"
-                      + (" ..." if len(spans) > 8 else "") for name, spans in parts.items())
+    shown = ", ".join(
+        f"{name} line{'s' if len(spans) > 1 or '-' in spans[0] else ''} {', '.join(spans[:8])}"
+        + (" ..." if len(spans) > 8 else "")
+        for name, spans in parts.items()
+    )
     return shown + (f" of {report.lines}" if report.lines else "")
 
 

@@ -34,37 +34,37 @@ def problem(pattern: str) -> str | None:
 
 def _walk(items: list[Any], *, inside_repeat: bool) -> str | None:
     for op, arg in items:
-        name = str(op)
-        if name in _REPEATS:
-            low, high, body = arg
-            del low
-            repeats = high is _sre.MAXREPEAT or high > 1
-            if repeats and inside_repeat:
-                return "a repeated part inside another repeat (nested quantifier, like (a+)+)"
-            if repeats and _has_branch(list(body)):
-                return "a repeat over an alternation (like (a|b)*): use a character class"
-            found = _walk(list(body), inside_repeat=inside_repeat or repeats)
-            if found:
-                return found
-        elif name == "SUBPATTERN":
-            found = _walk(list(arg[-1]), inside_repeat=inside_repeat)
-            if found:
-                return found
-        elif name == "BRANCH":
-            for branch in arg[1]:
-                found = _walk(list(branch), inside_repeat=inside_repeat)
-                if found:
-                    return found
-        elif name in ("ASSERT", "ASSERT_NOT"):
-            found = _walk(list(arg[1]), inside_repeat=inside_repeat)
-            if found:
-                return found
-        elif name in ("GROUPREF", "GROUPREF_EXISTS"):
-            return "a back-reference (it cannot be matched in linear time)"
-        elif name == "ATOMIC_GROUP":
-            found = _walk(list(arg), inside_repeat=inside_repeat)
-            if found:
-                return found
+        found = _item(str(op), arg, inside_repeat=inside_repeat)
+        if found:
+            return found
+    return None
+
+
+def _item(name: str, arg: Any, *, inside_repeat: bool) -> str | None:
+    """The problem of one parsed item, or None; sub-patterns are walked with the same rule."""
+    if name in ("GROUPREF", "GROUPREF_EXISTS"):
+        return "a back-reference (it cannot be matched in linear time)"
+    if name in _REPEATS:
+        _, high, body = arg
+        repeats = high is _sre.MAXREPEAT or high > 1
+        if repeats and inside_repeat:
+            return "a repeated part inside another repeat (nested quantifier, like (a+)+)"
+        if repeats and _has_branch(list(body)):
+            return "a repeat over an alternation (like (a|b)*): use a character class"
+        return _walk(list(body), inside_repeat=inside_repeat or repeats)
+    bodies: list[Any] = []
+    if name == "SUBPATTERN":
+        bodies = [arg[-1]]
+    elif name == "BRANCH":
+        bodies = list(arg[1])
+    elif name in ("ASSERT", "ASSERT_NOT"):
+        bodies = [arg[1]]
+    elif name == "ATOMIC_GROUP":
+        bodies = [arg]
+    for body in bodies:
+        found = _walk(list(body), inside_repeat=inside_repeat)
+        if found:
+            return found
     return None
 
 

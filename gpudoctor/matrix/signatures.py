@@ -56,7 +56,10 @@ FACT_GROUPS = {
 DERIVED = {"driver_cuda_from_int": "cuda_int", "cc_from_sm": "sm"}
 INSTALLS = ("torch", "tensorflow")
 SOURCE_KINDS = ("vendor", "threads")
-_CODE = f.Kind("a kebab-case code like \"driver-too-old\"", lambda v: isinstance(v, str) and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", v) is not None)  # noqa: E501
+_CODE = f.Kind(
+    'a kebab-case code like "driver-too-old"',
+    lambda v: isinstance(v, str) and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", v) is not None,
+)
 _LAYER = f.Kind(" or ".join(f'"{x}"' for x in LAYERS), lambda v: v in LAYERS)
 _INSTALL = f.Kind(" or ".join(f'"{x}"' for x in INSTALLS), lambda v: v in INSTALLS)
 _SOURCE_KIND = f.Kind('"vendor" or "threads"', lambda v: v in SOURCE_KINDS)
@@ -147,16 +150,17 @@ def parse_signatures(text: str, path: Path) -> SignatureCatalogue:
     problems = Problems(str(path))
     version = doc.get("schema_version")
     if version != SUPPORTED_SCHEMA_VERSION:
-        problems.add(
-            "", f"key 'schema_version': expected {SUPPORTED_SCHEMA_VERSION}, found {f.describe(version)}"
-        )
+        found = f.describe(version)
+        problems.add("", f"'schema_version': expected {SUPPORTED_SCHEMA_VERSION}, found {found}")
     for key in doc:
         if key not in ("schema_version", "signature"):
             problems.add("", f"unknown top-level table '{key}' (valid: signature)")
     raw = doc.get("signature", [])
     rows: list[Signature] = []
     if not isinstance(raw, list):
-        problems.add("", f"'signature': expected an array of tables [[signature]], found {f.describe(raw)}")
+        problems.add(
+            "", f"'signature': expected an array of tables [[signature]], found {f.describe(raw)}"
+        )
         raw = []
     for index, item in enumerate(raw):
         where = row_label("signature", index, item, "code")
@@ -202,6 +206,12 @@ def _signature(problems: Problems, where: str, raw: dict[str, object]) -> Signat
     )
     if not r.ok:
         return None
+    _cross_check(r, row, groups)
+    return row if r.ok else None
+
+
+def _cross_check(r: RowReader, row: Signature, groups: set[str]) -> None:
+    """The rules between keys: templates name groups, sources, examples and keywords agree."""
     allowed = groups | {d for d, g in DERIVED.items() if g in groups}
     for key in ("cause", "fix"):
         for name in _placeholders(getattr(row, key)):
@@ -213,13 +223,11 @@ def _signature(problems: Problems, where: str, raw: dict[str, object]) -> Signat
         r.fail("key 'fix': an entry with 'install' must place {install} in its fix")
     if row.source_kind == "threads" and len({row.source, *row.sources}) < 2:
         r.fail("source_kind \"threads\" needs two independent threads: 'source' and 'sources'")
-    lowered = [k for k in row.keywords]
     for example in row.examples:
         if not row.compiled.search(example):
             r.fail(f"key 'examples': the pattern does not match {f.describe(example)}")
-        elif not any(k in example.lower() for k in lowered):
+        elif not any(k in example.lower() for k in row.keywords):
             r.fail(f"key 'keywords': none is in the example {f.describe(example)}")
-    return row if r.ok else None
 
 
 def _placeholders(template: str) -> list[str]:

@@ -208,7 +208,11 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
         )
     nccl: tuple[LibraryFact, ...] = ()
     if "nccl" in draft.libraries:
-        nccl = (LibraryFact(name="libnccl", path="(named in the report)", version=draft.libraries["nccl"]),)
+        nccl = (
+            LibraryFact(
+                name="libnccl", path="(named in the report)", version=draft.libraries["nccl"]
+            ),
+        )
     return CudaLibFacts(toolkits=toolkits, cudnn=tuple(cudnn), nccl=nccl)
 
 

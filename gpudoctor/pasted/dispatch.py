@@ -145,7 +145,10 @@ def _signature_of(draft: Draft) -> tuple[object, ...]:
 
 
 def _conflict(a: Draft, b: Draft) -> bool:
-    return any(x is not None and y is not None and x != y for x, y in zip(_signature_of(a), _signature_of(b)))
+    return any(
+        x is not None and y is not None and x != y
+        for x, y in zip(_signature_of(a), _signature_of(b))
+    )
 
 
 def _split_or_merge(drafts: list[Draft], text: str, cuts: list[int]) -> list[Draft]:
@@ -179,7 +182,16 @@ def _split_or_merge(drafts: list[Draft], text: str, cuts: list[int]) -> list[Dra
 
 def _merge(into: Draft, other: Draft) -> None:
     """Facts of `other` the host does not have yet (the first value given wins)."""
-    for name in ("nvml", "kernel", "platform", "torch", "tensorflow", "libraries", "runtime", "image"):
+    for name in (
+        "nvml",
+        "kernel",
+        "platform",
+        "torch",
+        "tensorflow",
+        "libraries",
+        "runtime",
+        "image",
+    ):
         target, extra = getattr(into, name), getattr(other, name)
         for key, value in extra.items():
             target.setdefault(key, value)

@@ -40,7 +40,7 @@ def parse(text: str, draft: Draft) -> None:
     found: dict[int, tuple[Signature, str]] = {}  # line offset -> (owner, matched text)
     for signature in catalogue.signatures:
         hits = 0
-        for start, line, matched in _candidates(text, lower, signature):
+        for start, _line, matched in _candidates(text, lower, signature):
             if start in found:
                 continue  # an earlier (more specific) signature owns this line
             found[start] = (signature, matched)

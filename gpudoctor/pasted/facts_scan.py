@@ -251,52 +251,255 @@ def _note(d: Draft, text: str) -> None:
 
 
 _RULES: tuple[_Rule, ...] = (
-    # --- driver and CUDA ---------------------------------------------------------------------
-    _Rule("driver", _rx(rf"\bdriver(?: version)?\s{{0,4}}[:=]?\s{{0,4}}(?:nvidia\s{{1,4}})?v?(?P<v>{_VER3})\b"), _driver),  # noqa: E501
-    _Rule("nvidia driver", _rx(rf"\bnvidia(?:[- ]driver)?[- ](?P<v>{_VER3})\b"), _driver),
-    _Rule("kernel module", _rx(rf"NVRM: loading NVIDIA UNIX (?P<open>Open )?[\w ]{{0,30}}?Kernel Module(?: for \w{{1,20}})?\s{{1,8}}(?P<v>{_VER3})"), _module),  # noqa: E501
-    _Rule("cuda version", _rx(r"\bcuda version\s{0,4}[:=]\s{0,4}(?P<v>\d{1,2}\.\d{1,2})\b"), _driver_cuda),  # noqa: E501
-    _Rule("cudadriverversion", _rx(r"cudaDriverVersion\s{0,4}[:=]?\s{0,4}(?P<v>\d{4,6})\b"), _driver_cuda_int),  # noqa: E501
-    _Rule("release", _rx(r"cuda compilation tools, release \d{1,2}\.\d{1,2}, V(?P<v>\d{1,2}\.\d{1,2}\.\d{1,4})"), _nvcc),  # noqa: E501
-    _Rule("cuda", _rx(r"(?<![+\w])cuda(?: toolkit)?\s{0,4}[:=]?\s{0,4}v?(?P<v>1\d\.\d{1,2})(?:\.\d{1,3})?\b(?! ?or later)"), _cuda_mentioned),  # noqa: E501
-    _Rule("cudnn", _rx(r"\bcudnn(?: version)?\s{0,4}[:=]?\s{0,4}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b"), _cudnn),  # noqa: E501
-    _Rule("nccl version", _rx(r"NCCL version\s{0,4}[:=]?\s{0,4}(?P<v>2\.\d{1,2}\.\d{1,3})(?:\+cuda(?P<cuda>\d{1,2}\.\d{1,2}))?"), _nccl),  # noqa: E501
-    _Rule("nccl", _rx(r"\bnccl\s{0,4}[:=]?\s{0,4}v?(?P<v>2\.\d{1,2}\.\d{1,3})\b"), _nccl),
-    # --- frameworks and programs -------------------------------------------------------------
-    _Rule("torch", _rx(r"\b(?:py)?torch(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\+\w{1,12})?)(?![\w.])"), _package("torch")),  # noqa: E501
-    _Rule("tensorflow", _rx(r"\btensorflow(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?![\w.])"), _package("tensorflow")),  # noqa: E501
-    _Rule("jax", _rx(r"\bjax(?:lib)?(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>0\.\d{1,2}\.\d{1,3})(?![\w.])"), _package("jax")),  # noqa: E501
-    _Rule("vllm", _rx(r"\bvllm(?: api server)?(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>0\.\d{1,2}(?:\.\d{1,3})?(?:\.post\d)?)(?![\w.])"), _package("vllm")),  # noqa: E501
-    _Rule("ollama", _rx(r"\bollama(?: version(?: is)?)?\s{0,4}[:=]?\s{0,4}v?(?P<v>0\.\d{1,2}\.\d{1,3})(?![\w.])"), _package("ollama")),  # noqa: E501
-    # --- container toolkit, Docker, Kubernetes -------------------------------------------------
-    _Rule("toolkit", _rx(r"(?:nvidia[- ]container[- ]toolkit|container toolkit cli)(?: version)?\s{0,4}[:=]?\s{0,4}v?(?P<v>1\.\d{1,2}\.\d{1,3})"), _toolkit),  # noqa: E501
-    _Rule("cli-version", _rx(r"^\s{0,8}cli-version:\s{0,4}(?P<v>1\.\d{1,2}\.\d{1,3})"), _toolkit),
-    _Rule("docker version", _rx(r"\bdocker version (?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})"), _docker),
-    _Rule("kubectl", _rx(r"\bkubectl\b"), _kubernetes),
-    _Rule("kubernetes", _rx(r"\bkubernetes\b"), _kubernetes),
-    _Rule("nvidia.com/gpu.product", _rx(r"nvidia\.com/gpu\.product[=:]\s{0,4}(?P<name>[\w-]{2,60})"), _k8s_product),  # noqa: E501
-    _Rule("nvidia.com/gpu", _rx(r"nvidia\.com/gpu\b"), _kubernetes),
-    _Rule("container", _rx(r"\b(?:inside|in) an? (?P<kind>docker|podman|lxc) container\b"), _container),  # noqa: E501
-    _Rule("from ", _rx(r"^\s{0,8}FROM\s{1,8}(?:--platform=\S{1,40}\s{1,8})?(?P<image>(?:nvcr\.io/nvidia/\S{1,80}|(?:docker\.io/)?nvidia/cuda:(?P<cuda>\d{1,2}\.\d{1,2})\S{0,60}|(?:docker\.io/)?pytorch/pytorch:\S{1,80}|(?:docker\.io/)?tensorflow/tensorflow:\S{1,60}|vllm/vllm-openai:\S{1,40}|ollama/ollama\S{0,40}))"), _from_line),  # noqa: E501
-    # --- OS and kernel --------------------------------------------------------------------------
-    _Rule("linux ", _rx(r"\bLinux \S{1,64} (?P<release>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,60}) #[^\n]{0,200}?\b(?P<machine>x86_64|aarch64)\b"), _uname),  # noqa: E501
-    _Rule("kernel", _rx(r"\bkernel(?: version| release)?\s{0,4}[:=]?\s{0,4}(?:linux\s{1,4})?(?P<release>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,60})"), _kernel),  # noqa: E501
-    _Rule("ubuntu", _rx(r"\b(?P<name>ubuntu)\s{1,4}(?P<v>\d{2}\.\d{2})"), _os),
-    _Rule("debian", _rx(r"\b(?P<name>debian)(?: gnu/linux)?\s{1,4}(?P<v>\d{1,2})\b"), _os),
-    _Rule("rocky", _rx(r"\b(?P<name>rocky(?: linux)?)\s{1,4}(?P<v>\d{1,2}(?:\.\d{1,2})?)"), _os),
-    _Rule("centos", _rx(r"\b(?P<name>centos)(?: linux| stream)?\s{1,4}(?P<v>\d{1,2})"), _os),
-    _Rule("red hat", _rx(r"\b(?P<name>red hat enterprise linux)(?: release| server)?\s{1,4}(?P<v>\d{1,2}(?:\.\d{1,2})?)"), _os),  # noqa: E501
-    _Rule("rhel", _rx(r"\b(?P<name>rhel)\s{0,4}(?P<v>\d{1,2}(?:\.\d{1,2})?)\b"), _os),
-    _Rule("amazon linux", _rx(r"\b(?P<name>amazon linux)\s{0,4}(?P<v>\d{1,4})?"), _os),
-    _Rule("wsl", _rx(r"\bwsl ?2?\b|microsoft-standard-wsl"), _wsl),
-    _Rule("windows", _rx(r"\bwindows (?:10|11|server \d{4})\b"), _windows),
-    # --- MIG, vGPU ------------------------------------------------------------------------------
-    _Rule("mig", _rx(r"\bMIG(?: mode| device| \dg\.\d{1,3}gb|-[0-9a-f]{8})"), _mig),
-    _Rule("vgpu", _rx(r"\bvgpu\b|\bgrid [a-z]\d{1,3}-\d{1,2}[a-z]\b"), _vgpu),
-    # --- start-up logs that name GPUs -----------------------------------------------------------
-    _Rule("inference compute", _rx(r'inference compute[^\n]{0,300}?compute=(?P<cc>\d{1,2}\.\d)[^\n]{0,120}?(?:driver=(?P<drv>\d{1,2}\.\d{1,2})[^\n]{0,80}?)?name="?(?P<name>[^"\n]{2,80})"?'), _ollama_gpu),  # noqa: E501
-    _Rule("compute capability", _rx(r"Device (?P<i>\d{1,2}): (?P<name>[^,\n]{2,80}), compute capability (?P<cc>\d{1,2}\.\d)"), _ggml_gpu),  # noqa: E501
-    _Rule("xid", _rx(r"NVRM: Xid \(PCI:[0-9a-f:]{7,16}\): \d{1,3}"), _xid),
+    _Rule(
+        "driver",
+        _rx(rf"\bdriver(?: version)?\s{{0,4}}[:=]?\s{{0,4}}(?:nvidia\s{{1,4}})?v?(?P<v>{_VER3})\b"),
+        _driver,
+    ),
+    _Rule("nvidia", _rx(rf"\bnvidia(?:[- ]driver)?[- ](?P<v>{_VER3})\b"), _driver),
+    _Rule(
+        "kernel module",
+        _rx(
+            r"NVRM: loading NVIDIA UNIX (?P<open>Open )?[\w ]{0,30}?Kernel Module"
+            rf"(?: for \w{{1,20}})?\s{{1,8}}(?P<v>{_VER3})"
+        ),
+        _module,
+    ),
+    _Rule(
+        "cuda version",
+        _rx(r"\bcuda version\s{0,4}[:=]\s{0,4}(?P<v>\d{1,2}\.\d{1,2})\b"),
+        _driver_cuda,
+    ),
+    _Rule(
+        "cudadriverversion",
+        _rx(r"cudaDriverVersion\s{0,4}[:=]?\s{0,4}(?P<v>\d{4,6})\b"),
+        _driver_cuda_int,
+    ),
+    _Rule(
+        "release",
+        _rx(
+            r"cuda compilation tools, release \d{1,2}\.\d{1,2}, V(?P<v>\d{1,2}\.\d{1,2}\.\d{"
+            r"1,4})"
+        ),
+        _nvcc,
+    ),
+    _Rule(
+        "cuda",
+        _rx(
+            r"(?<![+\w])cuda(?: toolkit)?\s{0,4}[:=]?\s{0,4}v?(?P<v>1\d\.\d{1,2})(?:\.\d{1,3"
+            r"})?\b(?! ?or later)"
+        ),
+        _cuda_mentioned,
+    ),
+    _Rule(
+        "cudnn",
+        _rx(
+            r"\bcudnn(?: version)?\s{0,4}[:=]?\s{0,4}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
+            r"\b"
+        ),
+        _cudnn,
+    ),
+    _Rule(
+        "nccl version",
+        _rx(
+            r"NCCL version\s{0,4}[:=]?\s{0,4}(?P<v>2\.\d{1,2}\.\d{1,3})(?:\+cuda(?P<cuda>\d{"
+            r"1,2}\.\d{1,2}))?"
+        ),
+        _nccl,
+    ),
+    _Rule(
+        "nccl",
+        _rx(r"\bnccl\s{0,4}[:=]?\s{0,4}v?(?P<v>2\.\d{1,2}\.\d{1,3})\b"),
+        _nccl,
+    ),
+    _Rule(
+        "torch",
+        _rx(
+            r"\b(?:py)?torch(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d{1,2}\.\d{1"
+            r",2}(?:\.\d{1,3})?(?:\+\w{1,12})?)(?![\w.])"
+        ),
+        _package("torch"),
+    ),
+    _Rule(
+        "tensorflow",
+        _rx(
+            r"\btensorflow(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d\.\d{1,2}(?:"
+            r"\.\d{1,3})?)(?![\w.])"
+        ),
+        _package("tensorflow"),
+    ),
+    _Rule(
+        "jax",
+        _rx(
+            r"\bjax(?:lib)?(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>0\.\d{1,2}\.\d"
+            r"{1,3})(?![\w.])"
+        ),
+        _package("jax"),
+    ),
+    _Rule(
+        "vllm",
+        _rx(
+            r"\bvllm(?: api server)?(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>0\.\d"
+            r"{1,2}(?:\.\d{1,3})?(?:\.post\d)?)(?![\w.])"
+        ),
+        _package("vllm"),
+    ),
+    _Rule(
+        "ollama",
+        _rx(
+            r"\bollama(?: version(?: is)?)?\s{0,4}[:=]?\s{0,4}v?(?P<v>0\.\d{1,2}\.\d{1,3})(?"
+            r"![\w.])"
+        ),
+        _package("ollama"),
+    ),
+    _Rule(
+        "toolkit",
+        _rx(
+            r"(?:nvidia[- ]container[- ]toolkit|container toolkit cli)(?: version)?\s{0,4}[:"
+            r"=]?\s{0,4}v?(?P<v>1\.\d{1,2}\.\d{1,3})"
+        ),
+        _toolkit,
+    ),
+    _Rule(
+        "cli-version",
+        _rx(r"^\s{0,8}cli-version:\s{0,4}(?P<v>1\.\d{1,2}\.\d{1,3})"),
+        _toolkit,
+    ),
+    _Rule(
+        "docker version",
+        _rx(r"\bdocker version (?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})"),
+        _docker,
+    ),
+    _Rule(
+        "kubectl",
+        _rx(r"\bkubectl\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        "kubernetes",
+        _rx(r"\bkubernetes\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        "nvidia.com/gpu.product",
+        _rx(r"nvidia\.com/gpu\.product[=:]\s{0,4}(?P<name>[\w-]{2,60})"),
+        _k8s_product,
+    ),
+    _Rule(
+        "nvidia.com/gpu",
+        _rx(r"nvidia\.com/gpu\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        "container",
+        _rx(r"\b(?:inside|in) an? (?P<kind>docker|podman|lxc) container\b"),
+        _container,
+    ),
+    _Rule(
+        "from ",
+        _rx(
+            r"^\s{0,8}FROM\s{1,8}(?:--platform=\S{1,40}\s{1,8})?(?P<image>(?:nvcr\.io/nvidia"
+            r"/\S{1,80}|(?:docker\.io/)?nvidia/cuda:(?P<cuda>\d{1,2}\.\d{1,2})\S{0,60}|(?:do"
+            r"cker\.io/)?pytorch/pytorch:\S{1,80}|(?:docker\.io/)?tensorflow/tensorflow:\S{1"
+            r",60}|vllm/vllm-openai:\S{1,40}|ollama/ollama\S{0,40}))"
+        ),
+        _from_line,
+    ),
+    _Rule(
+        "linux ",
+        _rx(
+            r"\bLinux \S{1,64} (?P<release>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,60}) #[^\n]{0,200"
+            r"}?\b(?P<machine>x86_64|aarch64)\b"
+        ),
+        _uname,
+    ),
+    _Rule(
+        "kernel",
+        _rx(
+            r"\bkernel(?: version| release)?\s{0,4}[:=]?\s{0,4}(?:linux\s{1,4})?(?P<release>"
+            r"\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,60})"
+        ),
+        _kernel,
+    ),
+    _Rule(
+        "ubuntu",
+        _rx(r"\b(?P<name>ubuntu)\s{1,4}(?P<v>\d{2}\.\d{2})"),
+        _os,
+    ),
+    _Rule(
+        "debian",
+        _rx(r"\b(?P<name>debian)(?: gnu/linux)?\s{1,4}(?P<v>\d{1,2})\b"),
+        _os,
+    ),
+    _Rule(
+        "rocky",
+        _rx(r"\b(?P<name>rocky(?: linux)?)\s{1,4}(?P<v>\d{1,2}(?:\.\d{1,2})?)"),
+        _os,
+    ),
+    _Rule(
+        "centos",
+        _rx(r"\b(?P<name>centos)(?: linux| stream)?\s{1,4}(?P<v>\d{1,2})"),
+        _os,
+    ),
+    _Rule(
+        "red hat",
+        _rx(
+            r"\b(?P<name>red hat enterprise linux)(?: release| server)?\s{1,4}(?P<v>\d{1,2}("
+            r"?:\.\d{1,2})?)"
+        ),
+        _os,
+    ),
+    _Rule(
+        "rhel",
+        _rx(r"\b(?P<name>rhel)\s{0,4}(?P<v>\d{1,2}(?:\.\d{1,2})?)\b"),
+        _os,
+    ),
+    _Rule(
+        "amazon linux",
+        _rx(r"\b(?P<name>amazon linux)\s{0,4}(?P<v>\d{1,4})?"),
+        _os,
+    ),
+    _Rule(
+        "wsl",
+        _rx(r"\bwsl ?2?\b|microsoft-standard-wsl"),
+        _wsl,
+    ),
+    _Rule(
+        "windows",
+        _rx(r"\bwindows (?:10|11|server \d{4})\b"),
+        _windows,
+    ),
+    _Rule(
+        "mig",
+        _rx(r"\bMIG(?: mode| device| \dg\.\d{1,3}gb|-[0-9a-f]{8})"),
+        _mig,
+    ),
+    _Rule(
+        "vgpu",
+        _rx(r"\bvgpu\b|\bgrid [a-z]\d{1,3}-\d{1,2}[a-z]\b"),
+        _vgpu,
+    ),
+    _Rule(
+        "inference compute",
+        _rx(
+            r"inference compute[^\n]{0,300}?compute=(?P<cc>\d{1,2}\.\d)[^\n]{0,120}?"
+            r"(?:driver=(?P<drv>\d{1,2}\.\d{1,2})[^\n]{0,80}?)?name=\"?(?P<name>[^\"\n]{2,80})\"?"
+        ),
+        _ollama_gpu,
+    ),
+    _Rule(
+        "compute capability",
+        _rx(
+            r"Device (?P<i>\d{1,2}): (?P<name>[^,\n]{2,80}), compute capability (?P<cc>\d{1,"
+            r"2}\.\d)"
+        ),
+        _ggml_gpu,
+    ),
+    _Rule(
+        "xid",
+        _rx(r"NVRM: Xid \(PCI:[0-9a-f:]{7,16}\): \d{1,3}"),
+        _xid,
+    ),
 )
 
 
@@ -327,17 +530,26 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
 
 def _fingerprint(d: Draft) -> tuple[int, ...]:
     return (
-        len(d.nvml), len(d.kernel), len(d.platform), len(d.packages), len(d.libraries),
-        len(d.runtime), len(d.notes), len(d.gpus), len(d.xid_events), len(d.image),
-        len(d.named_gpus), d.nvcc_version is not None,
+        len(d.nvml),
+        len(d.kernel),
+        len(d.platform),
+        len(d.packages),
+        len(d.libraries),
+        len(d.runtime),
+        len(d.notes),
+        len(d.gpus),
+        len(d.xid_events),
+        len(d.image),
+        len(d.named_gpus),
+        d.nvcc_version is not None,
         sum(len(g) for g in d.gpus.values()),
     )
 
 
 # --- GPU names --------------------------------------------------------------------------------
 
-_COUNT = re.compile(r"(?:(\d{1,2})\s{0,2}[x×*]\s{0,2}|(\d{1,2})\s{1,2})$", re.IGNORECASE)
-_SUFFIX_COUNT = re.compile(r"^\s{0,2}[x×*]\s{0,2}(\d{1,2})\b", re.IGNORECASE)
+_COUNT = re.compile(r"(?:(\d{1,2})\s{0,2}[x\u00d7*]\s{0,2}|(\d{1,2})\s{1,2})$", re.IGNORECASE)
+_SUFFIX_COUNT = re.compile(r"^\s{0,2}[x\u00d7*]\s{0,2}(\d{1,2})\b", re.IGNORECASE)
 _GPU_CONTEXT = ("gpu", "nvidia", "tesla", "geforce", "quadro", "rtx", "gb", "card", "device")
 _SPLIT = re.compile(r"[\s\-_/(),:;=\"'\[\]]+")
 
@@ -356,9 +568,7 @@ def gpu_models(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], s
     return out
 
 
-def _gpu_names(
-    text: str, lower: str, draft: Draft, architectures: Sequence[Architecture]
-) -> None:
+def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Architecture]) -> None:
     """GPUs named in prose ("4x A100 80GB"), only when no block listed the GPUs."""
     if draft.gpus or not architectures:
         draft.named_gpus.clear()
@@ -390,7 +600,9 @@ def _gpu_names(
     draft.ranges.append((NAME, number, number))
     draft.gpus_from_text = True
     if cc is None:
-        _note(draft, f"'{name}' fits GPU models of different compute capabilities: it stays unknown")
+        _note(
+            draft, f"'{name}' fits GPU models of different compute capabilities: it stays unknown"
+        )
     others = sorted({n for n, _, _, _ in found[1:] if n != name})
     if others:
         _note(draft, "other GPU models named in the text: " + ", ".join(others[:5]))
@@ -413,7 +625,9 @@ def _names_in_line(
     line: str, models: dict[tuple[str, ...], set[str]], last_tokens: set[str]
 ) -> list[tuple[str, int, str | None]]:
     upper = line.upper()
-    spans = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"[^\s\-_/(),:;=\"'\[\]]+", upper)]
+    spans = [
+        (m.start(), m.end(), m.group(0)) for m in re.finditer(r"[^\s\-_/(),:;=\"'\[\]]+", upper)
+    ]
     tokens = [s[2] for s in spans]
     if not any(t in last_tokens for t in tokens):
         return []

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.catalogue import CATALOGUE
-from gpudoctor.matrix.signatures import load_signatures
 from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
+from gpudoctor.matrix.signatures import load_signatures
 from gpudoctor.pasted.dispatch import read_report
 from gpudoctor.report.markdown import escape, render_markdown
 

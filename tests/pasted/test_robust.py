@@ -49,7 +49,9 @@ def test_localised_decimal_commas(read: Read) -> None:
 
 def test_two_reports_that_disagree_are_two_hosts(matrix: Matrix) -> None:
     second = SMI_TABLE.replace("570.86.16", "575.51.03")
-    hosts = read_reports(SMI_TABLE + "\nafter the upgrade:\n" + second, "p.txt", matrix.architectures)
+    hosts = read_reports(
+        SMI_TABLE + "\nafter the upgrade:\n" + second, "p.txt", matrix.architectures
+    )
     assert [f.nvml.driver_version for _, f in hosts] == ["570.86.16", "575.51.03"]
     assert [name for name, _ in hosts] == ["p.txt #1", "p.txt #2"]
     first = hosts[0][1].report
