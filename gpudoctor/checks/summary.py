@@ -42,11 +42,10 @@ def _report(facts: HostFacts) -> str:
 
 def _driver(facts: HostFacts) -> str:
     if not has_gpu(facts):
-        return (
-            "no GPU in the report"
-            if facts.report is not None
-            else "not checked: no NVIDIA GPU on this host"
-        )
+        if facts.report is None:
+            return "not checked: no NVIDIA GPU on this host"
+        named = driver_version(facts)  # an NGC refusal or a prose list names the driver only
+        return f"{named} (the report lists no GPU)" if named else "no GPU in the report"
     if passthrough_only(facts):
         return "none expected: the GPUs are bound to vfio-pci for passthrough"
     version = driver_version(facts)

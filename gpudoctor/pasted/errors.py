@@ -10,6 +10,7 @@ over two lines (an NGC refusal, an NVRM mismatch) is matched on the line joined 
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from gpudoctor.facts import ReportError
@@ -26,6 +27,12 @@ DESCRIPTION = (
 )
 
 _MAX_TEXT = 300
+# What a log puts before each line (dmesg's "[ 12.345678]", syslog's "Mar  5 10:00:01 host
+# kernel:"): dropped from a continuation line before it is joined to the line above.
+_LOG_PREFIX = re.compile(
+    r"^(?:\[[ \d.]{1,20}\]\s{0,4}|[A-Z][a-z]{2} {1,2}\d{1,2} [\d:]{8} \S{1,64} kernel: ?"
+    r"(?:\[[ \d.]{1,20}\]\s{0,4})?)"
+)
 _MAX_PER_SIGNATURE = 1  # the first line of each known error: a log repeats them
 
 
@@ -72,7 +79,7 @@ def _candidates(text: str, lower: str, signature: Signature) -> list[tuple[int, 
                 continue
             end = start + len(line) + 1
             following = text[end : text.find("\n", end) if text.find("\n", end) != -1 else None]
-            joined = f"{stripped} {following.strip()}"
+            joined = f"{stripped} {_LOG_PREFIX.sub('', following.strip())}"
             if following and signature.compiled.search(joined):
                 out.append((start, line, joined))
     return sorted(out)

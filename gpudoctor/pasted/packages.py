@@ -28,6 +28,7 @@ _LINE = re.compile(
 )
 # The lines worth matching hold one of these (lower case); str.find spots them fast.
 _NEEDLES = ("torch", "tensorflow", "tf-nightly", "jax", "nvidia-", "nvidia_", "pynvml", "cpuonly")
+_CONDA_ONLY = ("pytorch", "pytorch-cuda", "cpuonly")  # `conda list` names, never pip's
 _CONDA_BUILD = re.compile(r"cuda(\d+\.\d+)(?:_cudnn(\d+\.\d+(?:\.\d+)?))?")
 
 
@@ -42,7 +43,8 @@ def parse(text: str, draft: Draft) -> None:
             versions.pep440(version)
         except ValueError:  # packaging InvalidVersion
             continue
-        if (manager or "").lower() == "conda":
+        conda_line = manager is None and (name in _CONDA_ONLY or _CONDA_BUILD.search(build or ""))
+        if (manager or "").lower() == "conda" or conda_line:
             _conda(name, version, build or "", draft)
         else:
             draft.packages.setdefault(name, version)
@@ -59,5 +61,7 @@ def _conda(name: str, version: str, build: str, draft: Draft) -> None:
             draft.torch.setdefault("cpu_only", True)
     elif name == "cpuonly":
         draft.torch.setdefault("cpu_only", True)
-    elif name != "pytorch-cuda":
+    elif name == "pytorch-cuda":  # the metapackage pinning the CUDA of conda's pytorch
+        draft.torch.setdefault("cuda", versions.major_minor(version) or version)
+    else:
         draft.packages.setdefault(name, version)

@@ -68,7 +68,7 @@ def test_a_good_entry_renders_its_numbers() -> None:
         ("the driver's CUDA is {driver_cuda_from_int}", "{driver} is not a named group"),
         ('examples = ["E demo failure (found 12080)"]', "the pattern does not match"),
         ('keywords = ["demo failure"]', "none is in the example"),
-        ('layer = "driver"', "expected \"driver\" or"),
+        ('layer = "driver"', 'expected "driver" or'),
     ],
 )
 def test_bad_entries_are_named_by_file_row_and_key(change: str, message: str) -> None:
