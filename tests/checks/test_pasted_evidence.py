@@ -131,7 +131,8 @@ def test_found_version_is_explained_with_its_own_number(matrix: Matrix) -> None:
     run = run_checks(facts, matrix)
     (line,) = [f for f in run.findings if f.code == "report-error"]
     assert "CUDA up to 12.8 (found version 12080" in line.detail
-    assert "11040" not in line.detail and "11.4" not in line.detail
+    assert "11040" not in line.detail
+    assert "11.4" not in line.detail
     assert "CUDA 12.8 or older" in line.fix
 
 
@@ -142,8 +143,11 @@ def test_an_a100_missing_sm_80_gets_a_fix_for_sm_80(matrix: Matrix) -> None:
     )
     run = run_checks(_read(text, matrix), matrix)
     (line,) = [f for f in run.findings if f.code == "report-error"]
-    assert "sm_80" in line.detail and "compute capability 8.0" in line.detail
-    assert "sm_80" in line.fix and "sm_120" not in line.fix and "cu128" not in line.fix
+    assert "sm_80" in line.detail
+    assert "compute capability 8.0" in line.detail
+    assert "sm_80" in line.fix
+    assert "sm_120" not in line.fix
+    assert "cu128" not in line.fix
     assert "`pip install torch==" in line.fix  # the compatibility model's build, not canned
     assert "does not show the driver" in line.fix
 

@@ -106,7 +106,7 @@ def test_threads_need_two_sources_and_install_needs_its_placeholder() -> None:
 
 
 def test_unknown_keys_and_tables_and_duplicates_are_refused() -> None:
-    with pytest.raises(MatrixError, match="unknown key 'sorce'.*did you mean 'source'"):
+    with pytest.raises(MatrixError, match=r"unknown key 'sorce'.*did you mean 'source'"):
         _parse(GOOD + 'sorce = "x"\n')
     with pytest.raises(MatrixError, match="unknown top-level table 'cuda'"):
         _parse(GOOD + "[[cuda]]\nversion = 1\n")
@@ -123,7 +123,8 @@ def test_matrix_validate_checks_a_signature_file(
     shipped = Path(__file__).resolve().parents[2] / "matrices" / "signatures.toml"
     assert run(["matrix", "validate", str(shipped)]) == 0
     out, _ = capsys.readouterr()
-    assert out.startswith(f"ok: {shipped}: ") and "signatures, each with its source" in out
+    assert out.startswith(f"ok: {shipped}: ")
+    assert "signatures, each with its source" in out
     bad = tmp_path / "sig.toml"
     bad.write_text(GOOD.replace('source = "https://docs.nvidia.com/cuda/cuda-runtime-api/"', ""))
     assert run(["matrix", "validate", str(bad)]) == 2

@@ -89,7 +89,8 @@ def test_ngc_container_refusal_is_a_driver_fact(read: Read, matrix: Matrix) -> N
     assert "needs driver 545.23 or later and the host runs 535.104.05" in line.detail
     assert "545.23" in line.fix
     driver = run.headlines["driver"]
-    assert driver.startswith("535.104.05") and driver != "no GPU in the report"
+    assert driver.startswith("535.104.05")
+    assert driver != "no GPU in the report"
 
 
 def test_nccl_info_log(read: Read) -> None:
@@ -161,7 +162,8 @@ def test_program_start_up_logs(read: Read) -> None:
     )
     assert [(g.name, g.compute_capability) for g in llama.nvml.gpus] == [("Tesla P40", "6.1")]
     vllm = read("INFO 05-01 10:00:00 api_server.py:149] vLLM API server version 0.4.2\n")
-    assert vllm.report is not None and vllm.report.sections == ("facts in text",)
+    assert vllm.report is not None
+    assert vllm.report.sections == ("facts in text",)
     jax = read(
         "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not "
         "installed. Falling back to cpu.\n"
