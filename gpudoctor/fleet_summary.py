@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from gpudoctor.errors import FactsError
 from gpudoctor.findings import Finding, Severity
@@ -297,7 +297,7 @@ class _Job:
     strict: bool
 
 
-Judged = tuple["str | None", tuple[Finding, ...], int]  # host name hint, findings, exit code
+Judged = tuple[Optional[str], tuple[Finding, ...], int]  # hostname, findings, exit code
 _WORKER_JOB: list[_Job] = []  # the job of a worker process, set by its initializer
 PARALLEL_FROM = 200  # hosts; below this, starting workers costs more than it saves
 

@@ -13,11 +13,11 @@ GPUDOCTOR_VENV="${GPUDOCTOR_VENV:-$PWD/.venv}"
 _python="${PYTHON:-python3}"
 
 if ! command -v "$_python" >/dev/null 2>&1; then
-    _venv_log "no $_python on PATH: install Python 3.11 or newer (apt-get install python3)"
+    _venv_log "no $_python on PATH: install Python 3.9 or newer (apt-get install python3)"
     exit 1
 fi
-if ! "$_python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-    _venv_log "$("$_python" -V 2>&1) is too old: gpudoctor needs Python 3.11 or newer"
+if ! "$_python" -c 'import sys; sys.exit(sys.version_info < (3, 9))'; then
+    _venv_log "$("$_python" -V 2>&1) is too old: gpudoctor needs Python 3.9 or newer"
     exit 1
 fi
 

@@ -138,11 +138,11 @@ def parse_matrix(text: str, path: Path) -> Matrix:
 def toml_loads(text: str, path: Path) -> dict[str, object]:
     """TOML text as a table; MatrixError naming the file for anything that is not TOML (the
     matrix and the signature catalogue share this reader)."""
-    import tomllib  # here, not at the top: a cached load (matrix/cache.py) needs no parser
+    from gpudoctor import tomlread  # here, not at the top: a cached load needs no parser
 
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
+        return tomlread.loads(text)
+    except tomlread.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
         raise MatrixError(f"{path}: not valid TOML: {exc}", hint=_HINT) from None
     except RecursionError:
         raise MatrixError(f"{path}: nested too deeply to be a matrix", hint=_HINT) from None
