@@ -183,7 +183,10 @@ _ENTRIES = (
        "Start the container with `--gpus all` (Docker) or "
        "`--device nvidia.com/gpu=all` (CDI), or a GPU resource limit in Kubernetes."),
     _E("cuda-visible-devices", "platform", "CUDA_VISIBLE_DEVICES", "ok, info, warn",
-       "CUDA_VISIBLE_DEVICES set to an empty value or -1 hides every GPU from CUDA.",
+       "CUDA_VISIBLE_DEVICES set to an empty value or -1 hides every GPU from CUDA; an entry "
+       "that names no device here (an index past the last GPU, a GPU- or MIG- UUID of another "
+       "host, an ambiguous UUID prefix) makes CUDA ignore it and every entry after it. Indexes, "
+       "UUIDs and MIG UUIDs are matched against the GPUs and MIG devices present.",
        "`unset CUDA_VISIBLE_DEVICES` or set it to the GPU indices/UUIDs you want."),
     _E("cpu-memory", "platform", "CPU, NUMA layout and GPU memory coherence", "ok, unknown",
        "The CPU model (Arm part from /proc/cpuinfo or MIDR_EL1: Grace is Neoverse-V2), the "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
@@ -10,7 +11,7 @@ from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.wording import gpu_label, plural
 
 if TYPE_CHECKING:
-    from gpudoctor.facts import HostFacts, NumaNode
+    from gpudoctor.facts import GpuFacts, HostFacts, NumaNode
     from gpudoctor.matrix.model import Matrix
 
 
@@ -194,7 +195,78 @@ def check_cuda_visible(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
                 evidence=ev,
             )
         ]
-    return [finding("cuda-visible-devices", INFO, f"CUDA_VISIBLE_DEVICES={value}", evidence=ev)]
+    gpus = live_gpus(facts)
+    if not gpus:
+        return [finding("cuda-visible-devices", INFO, f"CUDA_VISIBLE_DEVICES={value}", evidence=ev)]
+    entries = [e.strip() for e in value.split(",")]
+    for position, entry in enumerate(entries):
+        why = visible_entry_problem(entry, gpus)
+        if why is None:
+            continue
+        lost = entries[position:]
+        seen = entries[:position]
+        return [
+            finding(
+                "cuda-visible-devices",
+                WARN,
+                f"CUDA_VISIBLE_DEVICES={value!r}: {entry!r} {why}",
+                detail="CUDA makes visible only the devices listed before the first entry it "
+                f"cannot match; it ignores {', '.join(repr(e) for e in lost)}"
+                + (
+                    f" and shows {', '.join(seen)}"
+                    if seen
+                    else ", so no GPU is visible ('no CUDA-capable device is detected')"
+                ),
+                fix=f"list devices this host has: indexes 0 to {len(gpus) - 1}, or GPU-/MIG- "
+                "UUIDs from `nvidia-smi -L`; a program that reads the variable as integers "
+                "needs the index form",
+                evidence=[*ev, ("gpus", len(gpus))],
+            )
+        ]
+    return [
+        finding(
+            "cuda-visible-devices",
+            OK,
+            f"CUDA_VISIBLE_DEVICES={value}: every entry names a device here",
+            evidence=ev,
+        )
+    ]
+
+
+def visible_entry_problem(entry: str, gpus: Sequence[GpuFacts]) -> str | None:
+    """Why one CUDA_VISIBLE_DEVICES entry names no device of these GPUs, or None when it does
+    (or when the facts cannot tell). Forms (CUDA C Programming Guide, environment variables): an
+    index, a GPU-/MIG- UUID or a unique prefix of one; a redacted snapshot writes a UUID as its
+    GPU's index ("0"), a MIG device's as "GPU:MIG" ("0:1"), an unknown one as "GPU-<redacted>"."""
+    if entry.lstrip("-").isdigit():
+        index = int(entry)
+        count = len(gpus)
+        return None if 0 <= index < count else f"is no GPU index here (GPUs 0 to {count - 1})"
+    if entry.endswith("<redacted>"):
+        return "is a UUID of no GPU or MIG device on this host"
+    pair = entry.split(":")
+    if len(pair) == 2 and all(p.isdigit() for p in pair):
+        gpu = next((g for g in gpus if g.index == int(pair[0])), None)
+        if gpu is None:
+            return f"names MIG device {pair[1]} of GPU {pair[0]}, which is not here"
+        if gpu.mig_devices and all(m.index != int(pair[1]) for m in gpu.mig_devices):
+            return f"names MIG device {pair[1]} of GPU {pair[0]}, which has no such device"
+        return None
+    kind = entry[:4].upper()
+    if kind in ("GPU-", "MIG-"):
+        uuids = (
+            [g.uuid for g in gpus]
+            if kind == "GPU-"
+            else [m.uuid for g in gpus for m in g.mig_devices]
+        )
+        known = [u for u in uuids if u]
+        if not known:
+            return None  # the UUIDs were not recorded: nothing to compare with
+        matches = [u for u in known if u.lower().startswith(entry.lower())]
+        if not matches:
+            return "is a UUID of no " + ("GPU" if kind == "GPU-" else "MIG device") + " here"
+        return None if len(matches) == 1 else "is a UUID prefix of more than one device"
+    return "is neither an index nor a GPU-/MIG- UUID"
 
 
 def check_cpu_memory(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:

@@ -103,6 +103,8 @@ def _nccl(m: re.Match[str], d: Draft) -> bool:
 
 def _package(name: str) -> Handler:
     def handle(m: re.Match[str], d: Draft) -> bool:
+        if name == "torch" and d.torch.get("version"):
+            return False  # collect_env already named the installed torch
         version = m.group("v")
         try:
             versions.pep440(version)
@@ -112,6 +114,11 @@ def _package(name: str) -> Handler:
         return True
 
     return handle
+
+
+def _visible(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "cuda_visible_devices", m.group("v"))
+    return True
 
 
 def _toolkit(m: re.Match[str], d: Draft) -> bool:
@@ -153,6 +160,8 @@ _OS_IDS = {
 
 
 def _os(m: re.Match[str], d: Draft) -> bool:
+    if "os_pretty" in d.platform or "os_id" in d.platform:
+        return False  # one OS per host: the first one named (collect_env's OS line) stands
     name = m.group("name").lower()
     key = next((k for k in _OS_IDS if name.startswith(k)), None)
     if key is None:
@@ -371,6 +380,11 @@ _RULES: tuple[_Rule, ...] = (
         _docker,
     ),
     _Rule(
+        "cuda_visible_devices",
+        _rx(r"\bCUDA_VISIBLE_DEVICES\s{0,2}[=:]\s{0,2}[\"']?(?P<v>[\w:,<>-]{1,200})"),
+        _visible,
+    ),
+    _Rule(
         "kubectl",
         _rx(r"\bkubectl\b"),
         _kubernetes,
@@ -508,7 +522,6 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
     if not text:
         return
     lower = ascii_lower(text)
-    blocks = [(first, last) for _, first, last in draft.ranges]  # read by their own shapes
     for rule in _RULES:
         for count, (start, line) in enumerate(iter_lines(lower, text, rule.needle)):
             if count >= _MAX_PER_RULE:
@@ -519,8 +532,8 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
             if found is None:
                 continue
             number = text.count("\n", 0, start) + 1
-            if any(first <= number <= last for first, last in blocks):
-                continue
+            # A block's own facts came first (`put` keeps them); a line counts as read here only
+            # when it tells something new.
             before = _fingerprint(draft)
             if rule.handle(found, draft) and _fingerprint(draft) != before:
                 draft.section(NAME)  # only a line that told something new counts as read
