@@ -239,34 +239,35 @@ def visible_entry_problem(entry: str, gpus: Sequence[GpuFacts]) -> str | None:
     index, a GPU-/MIG- UUID or a unique prefix of one; a redacted snapshot writes a UUID as its
     GPU's index ("0"), a MIG device's as "GPU:MIG" ("0:1"), an unknown one as "GPU-<redacted>"."""
     if entry.lstrip("-").isdigit():
-        index = int(entry)
-        count = len(gpus)
+        index, count = int(entry), len(gpus)
         return None if 0 <= index < count else f"is no GPU index here (GPUs 0 to {count - 1})"
     if entry.endswith("<redacted>"):
         return "is a UUID of no GPU or MIG device on this host"
     pair = entry.split(":")
     if len(pair) == 2 and all(p.isdigit() for p in pair):
-        gpu = next((g for g in gpus if g.index == int(pair[0])), None)
-        if gpu is None:
-            return f"names MIG device {pair[1]} of GPU {pair[0]}, which is not here"
-        if gpu.mig_devices and all(m.index != int(pair[1]) for m in gpu.mig_devices):
-            return f"names MIG device {pair[1]} of GPU {pair[0]}, which has no such device"
-        return None
+        return _mig_pair_problem(int(pair[0]), int(pair[1]), gpus)
     kind = entry[:4].upper()
-    if kind in ("GPU-", "MIG-"):
-        uuids = (
-            [g.uuid for g in gpus]
-            if kind == "GPU-"
-            else [m.uuid for g in gpus for m in g.mig_devices]
-        )
-        known = [u for u in uuids if u]
-        if not known:
-            return None  # the UUIDs were not recorded: nothing to compare with
-        matches = [u for u in known if u.lower().startswith(entry.lower())]
-        if not matches:
-            return "is a UUID of no " + ("GPU" if kind == "GPU-" else "MIG device") + " here"
-        return None if len(matches) == 1 else "is a UUID prefix of more than one device"
-    return "is neither an index nor a GPU-/MIG- UUID"
+    if kind not in ("GPU-", "MIG-"):
+        return "is neither an index nor a GPU-/MIG- UUID"
+    if kind == "GPU-":
+        known = [g.uuid for g in gpus if g.uuid]
+    else:
+        known = [m.uuid for g in gpus for m in g.mig_devices if m.uuid]
+    matches = [u for u in known if u.lower().startswith(entry.lower())]
+    if not known or len(matches) == 1:
+        return None  # unrecorded UUIDs cannot be compared; one match is the device
+    if matches:
+        return "is a UUID prefix of more than one device"
+    return "is a UUID of no " + ("GPU" if kind == "GPU-" else "MIG device") + " here"
+
+
+def _mig_pair_problem(gpu_index: int, mig_index: int, gpus: Sequence[GpuFacts]) -> str | None:
+    gpu = next((g for g in gpus if g.index == gpu_index), None)
+    if gpu is None:
+        return f"names MIG device {mig_index} of GPU {gpu_index}, which is not here"
+    if gpu.mig_devices and all(m.index != mig_index for m in gpu.mig_devices):
+        return f"names MIG device {mig_index} of GPU {gpu_index}, which has no such device"
+    return None
 
 
 def check_cpu_memory(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:

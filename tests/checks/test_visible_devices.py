@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from gpudoctor.checks.platform import check_cuda_visible
 from gpudoctor.checks.base import Intent
+from gpudoctor.checks.platform import check_cuda_visible
 from gpudoctor.facts import HostFacts, MigDevice
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
