@@ -246,6 +246,10 @@ def visible_entry_problem(entry: str, gpus: Sequence[GpuFacts]) -> str | None:
     pair = entry.split(":")
     if len(pair) == 2 and all(p.isdigit() for p in pair):
         return _mig_pair_problem(int(pair[0]), int(pair[1]), gpus)
+    return _uuid_problem(entry, gpus)
+
+
+def _uuid_problem(entry: str, gpus: Sequence[GpuFacts]) -> str | None:
     kind = entry[:4].upper()
     if kind not in ("GPU-", "MIG-"):
         return "is neither an index nor a GPU-/MIG- UUID"
