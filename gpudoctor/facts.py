@@ -278,6 +278,10 @@ class FrameworkFacts(Frozen):
     cudnn: str | None = None  # bundled/declared cuDNN version when known
     hip: str | None = None  # ROCm build
     bundled: tuple[BundledLib, ...] = ()
+    # What the build itself states (TensorFlow's build_info): its compiled architectures
+    # ("sm_80", "compute_90") and the cuDNN it was built against ("9": a major only).
+    arch_list: tuple[str, ...] = ()
+    build_cudnn: str | None = None
 
     @property
     def label(self) -> str:

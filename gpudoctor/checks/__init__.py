@@ -31,6 +31,7 @@ from gpudoctor.checks import (
     runtime,
     shadowing,
     software,
+    tf_wheels,
     xid,
 )
 from gpudoctor.checks.base import Check, Intent
@@ -57,6 +58,7 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("platform", c) for c in platform.CHECKS),
     *(("runtime", c) for c in runtime.CHECKS),
     *(("software", c) for c in software.CHECKS),
+    *(("software", c) for c in tf_wheels.CHECKS),
     *(("software", c) for c in shadowing.CHECKS),
     *(("software", c) for c in deep.CHECKS),
     *(("multigpu", c) for c in (*links.CHECKS, *placement.CHECKS, *nccl.CHECKS, *xid.CHECKS)),

@@ -233,6 +233,14 @@ _ENTRIES = (
        "(error), an older minor may lack symbols (warn).",
        "`pip install nvidia-cudnn-cu12==<version from the finding>` or reinstall the "
        "framework so that pip picks its cuDNN."),
+    _E("tf-cuda-wheels", "software", "TensorFlow's CUDA wheels", "ok, warn, error, unknown, n/a",
+       "From TensorFlow 2.14 a Linux CUDA build gets CUDA and cuDNN from the nvidia-* wheels of "
+       "its [and-cuda] extra (the matrix row's pip requirement names the extra). Installed "
+       "without it, no such wheel is there: with no system CUDA and cuDNN TensorFlow logs "
+       "'Cannot dlopen some GPU libraries' and runs on the CPU (error); with system libraries "
+       "it loads those instead of the ones it was built against (warn).",
+       "`pip install 'tensorflow[and-cuda]==VERSION'` (the finding names the release for this "
+       "host)."),
     _E("library-shadowing", "software", "A system CUDA library shadows a framework's wheel",
        "ok, warn, error, n/a",
        "A cuDNN, cuBLAS or NCCL on LD_LIBRARY_PATH (error) or in the loader cache built from "

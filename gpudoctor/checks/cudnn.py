@@ -27,7 +27,8 @@ def _expected(matrix: Matrix, fw: FrameworkFacts) -> str | None:
         return variant.cudnn if variant else None
     if fw.name == "tensorflow":
         release = tensorflow_release_for(matrix, fw.version)
-        return release.cudnn if release else None
+        # a release the matrix lacks is judged by the cuDNN its own build_info names (a major)
+        return release.cudnn if release else fw.build_cudnn
     return None
 
 

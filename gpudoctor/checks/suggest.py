@@ -90,8 +90,20 @@ def torch_install_for_host(
     return install_line(best, flags=flags) if best is not None else None
 
 
-def tensorflow_install_for_host(facts: HostFacts, matrix: Matrix) -> str | None:
-    """`pip install 'tensorflow[and-cuda]==X'` for the release this host should run."""
+def tensorflow_install_for_host(
+    facts: HostFacts, matrix: Matrix, installed: str | None = None
+) -> str | None:
+    """`pip install 'tensorflow[and-cuda]==X'` for the release this host should run (the
+    installed release when it runs here and `installed` is given)."""
+    if installed is not None:
+        from gpudoctor.compat.choose import pick
+        from gpudoctor.compat.host import from_facts
+
+        same = pick(
+            matrix, from_facts(facts), "tensorflow", version=versions.major_minor(installed)
+        )
+        if same is not None:
+            return install_line(same)
     best = best_for_host(facts, matrix, "tensorflow")
     return install_line(best) if best is not None else None
 

@@ -191,6 +191,8 @@ def _tensorflow(draft: Draft) -> FrameworkFacts | None:
         cpu_only=cpu_only,
         cudnn=tf.get("cudnn"),
         bundled=_bundled(draft),
+        arch_list=tuple(tf.get("arch_list") or ()),
+        build_cudnn=tf.get("build_cudnn"),
     )
 
 

@@ -173,7 +173,19 @@ def tensorflow_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> Framew
         cpu_only=cpu_only,
         cudnn=_cudnn(bundled) or tf_value(text, "cudnn_version") or None,
         bundled=bundled,
+        arch_list=tf_arch_list(text),
+        build_cudnn=tf_value(text, "cudnn_version") or None,
     )
+
+
+_TF_ARCHS = re.compile(r"""['"]cuda_compute_capabilities['"]\s*[,:]\s*\[([^\]]{0,400})\]""")
+_TF_ARCH = re.compile(r"(?:sm|compute)_\d{2,3}[af]?")
+
+
+def tf_arch_list(text: str | None) -> tuple[str, ...]:
+    """build_info's cuda_compute_capabilities: ['sm_60', 'sm_70', 'compute_90']."""
+    found = _TF_ARCHS.search(text or "")
+    return tuple(_TF_ARCH.findall(found.group(1))) if found else ()
 
 
 def tf_value(text: str | None, key: str) -> str | None:
