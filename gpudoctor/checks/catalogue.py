@@ -243,10 +243,12 @@ _ENTRIES = (
        "host)."),
     _E("library-shadowing", "software", "A system CUDA library shadows a framework's wheel",
        "ok, warn, error, n/a",
-       "A cuDNN, cuBLAS or NCCL on LD_LIBRARY_PATH (error) or in the loader cache built from "
+       "A CUDA library on LD_LIBRARY_PATH (error) or in the loader cache built from "
        "ld.so.conf (warn) has the same soname as the copy the framework's nvidia-* wheel "
-       "brings but another version, and the loader finds it first: 'Could not load symbol "
-       "cudnnGetLibConfig', 'undefined symbol: ncclCommRegister'.",
+       "brings, and the loader finds it first: cuDNN, cuBLAS or NCCL of another version, or an "
+       "older nvJitLink, cuSPARSE, cuFFT, cuRAND, cuSOLVER, cudart, NVRTC or CUPTI (a system "
+       "CUDA toolkit): 'Could not load symbol cudnnGetLibConfig', 'undefined symbol: "
+       "ncclCommRegister', 'undefined symbol: __nvJitLinkAddData_12_1'.",
        "Take that folder off LD_LIBRARY_PATH (or remove the system package / its ld.so.conf.d "
        "entry and run `sudo ldconfig`), so the framework loads its own wheels."),
     _E("nvcc-driver-cuda", "software", "CUDA toolkit (nvcc) vs driver", "ok, info, warn, n/a",
