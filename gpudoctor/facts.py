@@ -205,6 +205,8 @@ class PlatformFacts(Frozen):
     nvidia_visible_devices: str | None = None
     nvidia_driver_capabilities: str | None = None
     cuda_visible_devices: str | None = None
+    # A Jetson's L4T release from /etc/nv_tegra_release ("36.3.0"); None elsewhere.
+    l4t_release: str | None = None
     iommu: IommuFacts = field(default_factory=IommuFacts)
     cpu: CpuFacts = field(default_factory=CpuFacts)
 

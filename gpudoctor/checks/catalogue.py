@@ -241,6 +241,12 @@ _ENTRIES = (
        "it loads those instead of the ones it was built against (warn).",
        "`pip install 'tensorflow[and-cuda]==VERSION'` (the finding names the release for this "
        "host)."),
+    _E("jetson-wheel", "software", "Framework builds on a Jetson", "ok, warn, error, n/a",
+       "On a Jetson (/etc/nv_tegra_release: L4T), a framework that brings PyPI's nvidia-* CUDA "
+       "wheels, or a torch +cuXXX build, is built for server Arm (SBSA), not for the Jetson's "
+       "integrated GPU and JetPack's CUDA (error); a CPU-only build wastes the GPU (warn).",
+       "Install NVIDIA's build for JetPack (Installing PyTorch for Jetson Platform, "
+       "docs.nvidia.com)."),
     _E("library-shadowing", "software", "A system CUDA library shadows a framework's wheel",
        "ok, warn, error, n/a",
        "A CUDA library on LD_LIBRARY_PATH (error) or in the loader cache built from "

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
-from gpudoctor.cuda_wheels import wheel_libraries
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.cuda_wheels import wheel_libraries
 from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:

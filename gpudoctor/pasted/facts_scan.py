@@ -121,6 +121,12 @@ def _visible(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _l4t(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "l4t_release", f"{m.group('r')}.{m.group('a')}.{m.group('b') or '0'}")
+    put(d.platform, "machine", "aarch64")
+    return True
+
+
 def _toolkit(m: re.Match[str], d: Draft) -> bool:
     put(d.runtime, "toolkit_version", m.group("v"))
     return True
@@ -383,6 +389,20 @@ _RULES: tuple[_Rule, ...] = (
         "cuda_visible_devices",
         _rx(r"\bCUDA_VISIBLE_DEVICES\s{0,2}[=:]\s{0,2}[\"']?(?P<v>[\w:,<>-]{1,200})"),
         _visible,
+    ),
+    _Rule(
+        "release), revision",
+        _rx(
+            r"#\s{0,4}R(?P<r>\d{2,3})\s{0,4}\(release\),\s{0,4}REVISION:\s{0,4}(?P<a>\d{1,3})\.(?P<b>\d{1,3})"
+        ),
+        _l4t,
+    ),
+    _Rule(
+        "l4t",
+        _rx(
+            r"\bL4T\s{0,4}(?:version\s{0,4}[:=]?\s{0,4})?R?(?P<r>\d{2,3})\.(?P<a>\d{1,3})(?:\.(?P<b>\d{1,3}))?"
+        ),
+        _l4t,
     ),
     _Rule(
         "kubectl",

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from gpudoctor import versions
+from gpudoctor.cuda_wheels import LIBRARY_FILE
 from gpudoctor.facts import CudaLibFacts, CudaToolkit, LibraryFact, ProbeIssue
 from gpudoctor.probes.files import host_path, list_dir, read_text, under
-from gpudoctor.cuda_wheels import LIBRARY_FILE
 from gpudoctor.probes.runner import Runner, command_issue
 
 PROBE = "cudalibs"
