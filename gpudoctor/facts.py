@@ -292,6 +292,15 @@ class FrameworkFacts(Frozen):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class InstalledProgram(Frozen):
+    """A program people run on GPUs (vLLM, flash-attn, bitsandbytes, ollama): its name as the
+    matrix's [[program]] rows name it, and its version."""
+
+    name: str
+    version: str
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class DeepDevice(Frozen):
     """A CUDA device as the imported framework sees it (after CUDA_VISIBLE_DEVICES and MIG)."""
 
@@ -385,6 +394,7 @@ class HostFacts(Frozen):
     container_runtime: ContainerRuntimeFacts = field(default_factory=ContainerRuntimeFacts)
     cuda_libs: CudaLibFacts = field(default_factory=CudaLibFacts)
     frameworks: tuple[FrameworkFacts, ...] = ()
+    programs: tuple[InstalledProgram, ...] = ()  # GPU programs (framework_names.GPU_PROGRAMS)
     deep: tuple[DeepFrameworkFacts, ...] = ()  # only with --deep: one per installed framework
     multigpu: MultiGpuFacts = field(default_factory=MultiGpuFacts)
     issues: tuple[ProbeIssue, ...] = ()

@@ -286,8 +286,13 @@ def validate_cmd(
 
 def _is_signature_file(path: Path) -> bool:
     """A signature catalogue is told by its [[signature]] tables (a matrix has none)."""
+    from stat import S_ISREG
+
     try:
-        head = path.read_bytes()[: 1 << 20].decode("utf-8", errors="replace")
+        if not S_ISREG(path.stat().st_mode):
+            return False  # a FIFO would block: the matrix loader refuses it with its words
+        with path.open("rb") as stream:
+            head = stream.read(1 << 20).decode("utf-8", errors="replace")
     except OSError:
         return False  # the matrix loader words the read error
     return any(line.strip() == "[[signature]]" for line in head.splitlines())

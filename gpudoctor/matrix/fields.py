@@ -105,6 +105,21 @@ MACHINE = Kind('"aarch64" or "x86_64" (uname -m)', lambda v: v in ("aarch64", "x
 WHEEL_INDEX = _pattern('"pypi" or an index URL', r"pypi|https://\S+")
 OCI_PLATFORM = Kind('"linux/arm64"', lambda v: v == "linux/arm64")
 WHEEL_CUDA = _pattern('a MAJOR.MINOR CUDA like "13.0", or "none" (CPU-only)', r"none|\d+\.\d+")
+
+
+def _specifier(value: object) -> bool:
+    if not isinstance(value, str) or not bounded(value):
+        return False
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        SpecifierSet(value)
+    except InvalidSpecifier:
+        return False
+    return True
+
+
+SPECIFIER = Kind('a PEP 440 specifier like "<=0.14.0" or ">=2.0"', _specifier)
 REQUIREMENT = Kind('a PEP 508 requirement like "tensorflow[and-cuda]==2.15.0"', _requirement)
 
 

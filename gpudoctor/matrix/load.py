@@ -27,6 +27,7 @@ from gpudoctor.matrix.model import (
     Matrix,
     MigGpu,
     PlatformWheel,
+    ProgramMinimum,
     PytorchRelease,
     PytorchVariant,
     TensorflowRelease,
@@ -46,6 +47,7 @@ TABLES = {
     "driver_branch": "branch",
     "wheel": "version",
     "image_platform": "platform",
+    "program": "name",
 }
 _MAX_SHOWN = 25
 # The shipped matrix is under 100 KiB; a user's extended one stays far below this. The cap keeps
@@ -126,6 +128,7 @@ def parse_matrix(text: str, path: Path) -> Matrix:
         driver_branches=_table(doc, "driver_branch", problems, _driver_branch),
         wheels=_table(doc, "wheel", problems, _wheel),
         image_platforms=_table(doc, "image_platform", problems, _image_platform),
+        programs=_table(doc, "program", problems, _program),
     )
     if not problems.lines:  # cross-row rules only make sense on well-formed rows
         from gpudoctor.matrix.validate import cross_check
@@ -431,6 +434,18 @@ def _image_platform(problems: Problems, where: str, raw: dict[str, object]) -> I
         repository=r.get_str("repository", f.TEXT),
         platform=r.get_str("platform", f.OCI_PLATFORM),
         min_cuda=r.get_str("min_cuda", f.CUDA_RELEASE),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _program(problems: Problems, where: str, raw: dict[str, object]) -> ProgramMinimum | None:
+    r = _reader(problems, where, raw, "name min_compute_capability versions pip")
+    row = ProgramMinimum(
+        name=r.get_str("name", f.TEXT),
+        min_compute_capability=r.get_str("min_compute_capability", f.COMPUTE_CAPABILITY),
+        versions=r.get("versions", f.SPECIFIER, required=False) or "",
+        pip=r.get_bool("pip", True),
         **r.common(),
     )
     return row if r.ok else None

@@ -221,6 +221,22 @@ class ImagePlatform(Frozen):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class ProgramMinimum(Frozen):
+    """The documented minimum compute capability of a program people run on GPUs (vLLM,
+    flash-attention, bitsandbytes, ollama), for the releases `versions` names."""
+
+    name: str  # distribution (pip) name, or the program's own name where `pip` is false
+    min_compute_capability: str
+    source: str
+    versions: str = ""  # a PEP 440 specifier ("<=0.14.0"); "" for every release
+    pip: bool = True  # found as an installed distribution of that name (ollama is not)
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+    evidence: str = ""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Matrix(Frozen):
     path: Path
     schema_version: int
@@ -235,6 +251,7 @@ class Matrix(Frozen):
     driver_branches: tuple[DriverBranch, ...] = ()
     wheels: tuple[PlatformWheel, ...] = ()
     image_platforms: tuple[ImagePlatform, ...] = ()
+    programs: tuple[ProgramMinimum, ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -134,8 +134,16 @@ def signatures_path() -> Path:
 @functools.lru_cache(maxsize=4)
 def load_signatures(path: Path | None = None) -> SignatureCatalogue:
     """The catalogue at `path` (the shipped one when None); MatrixError names every problem."""
+    from gpudoctor.matrix.load import MAX_MATRIX_BYTES
+
     path = path or signatures_path()
     try:
+        if path.stat().st_size > MAX_MATRIX_BYTES:
+            raise MatrixError(
+                f"signature file {path} is larger than the {MAX_MATRIX_BYTES >> 20} MiB a "
+                "catalogue may be",
+                hint=_HINT,
+            )
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"

@@ -19,6 +19,7 @@ from gpudoctor.facts import (
     FrameworkFacts,
     GpuFacts,
     HostFacts,
+    InstalledProgram,
     KernelFacts,
     LibraryFact,
     NvmlFacts,
@@ -55,6 +56,7 @@ def build(
         container_runtime=ContainerRuntimeFacts(**draft.runtime),
         cuda_libs=_cuda_libs(draft),
         frameworks=frameworks,
+        programs=_programs(draft),
         deep=_deep(draft, frameworks),
         multigpu=_multigpu(draft),
     )
@@ -83,6 +85,17 @@ def merge_ranges(ranges: Sequence[tuple[str, int, int]]) -> tuple[ReportRange, .
             spans.append([first, last])
     out = [ReportRange(s, a, b) for s, spans in by_section.items() for a, b in spans]
     return tuple(sorted(out, key=lambda r: (r.first, r.section)))
+
+
+def _programs(draft: Draft) -> tuple[InstalledProgram, ...]:
+    """The GPU programs the paste names with a version (pip lines, start-up logs)."""
+    from gpudoctor.framework_names import GPU_PROGRAMS, LOGGED_PROGRAMS
+
+    return tuple(
+        InstalledProgram(name=name, version=draft.packages[name])
+        for name in (*GPU_PROGRAMS, *LOGGED_PROGRAMS)
+        if name in draft.packages
+    )
 
 
 def _multigpu(draft: Draft) -> MultiGpuFacts:

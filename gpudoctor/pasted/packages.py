@@ -19,7 +19,7 @@ DESCRIPTION = "`pip list` / `pip freeze` (and collect_env's [pip3]/[conda] lines
 _WANTED = (
     r"torch|pytorch|tensorflow|tensorflow-cpu|tensorflow-gpu|tf-nightly|jax|jaxlib"
     r"|jax-cuda\d+-plugin|jax-cuda\d+-pjrt|nvidia-[a-z0-9-]{1,40}-cu\d+|nvidia-ml-py|pynvml"
-    r"|cpuonly|pytorch-cuda"
+    r"|cpuonly|pytorch-cuda|vllm|flash[-_]attn|xformers|bitsandbytes|llama[-_]cpp[-_]python"
 )
 _LINE = re.compile(
     rf"[ \t]*(?:\[(pip\d?|conda)\][ \t]+)?({_WANTED})(?:==|[ \t]+)([0-9][\w.+!-]{{0,60}})"
@@ -27,7 +27,21 @@ _LINE = re.compile(
     re.IGNORECASE,
 )
 # The lines worth matching hold one of these (lower case); str.find spots them fast.
-_NEEDLES = ("torch", "tensorflow", "tf-nightly", "jax", "nvidia-", "nvidia_", "pynvml", "cpuonly")
+_NEEDLES = (
+    "torch",
+    "tensorflow",
+    "tf-nightly",
+    "jax",
+    "nvidia-",
+    "nvidia_",
+    "pynvml",
+    "cpuonly",
+    "vllm",
+    "flash",
+    "xformers",
+    "bitsandbytes",
+    "llama",
+)
 _CONDA_ONLY = ("pytorch", "pytorch-cuda", "cpuonly")  # `conda list` names, never pip's
 _CONDA_BUILD = re.compile(r"cuda(\d+\.\d+)(?:_cudnn(\d+\.\d+(?:\.\d+)?))?")
 

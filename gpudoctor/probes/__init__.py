@@ -70,7 +70,7 @@ def collect_facts(
     subprocess bounded by `deep_timeout_s` (None: the probe's default), and runs one small
     kernel (probes/deep.py)."""
     from gpudoctor.probes.cudalibs import probe_cuda_libs
-    from gpudoctor.probes.frameworks import probe_frameworks
+    from gpudoctor.probes.frameworks import probe_frameworks, probe_programs
     from gpudoctor.probes.multigpu import probe_multigpu
     from gpudoctor.probes.platform import probe_platform
     from gpudoctor.probes.runtime import docker_from_env, probe_runtime
@@ -90,6 +90,7 @@ def collect_facts(
         ),
         "cudalibs": (lambda: probe_cuda_libs(root, env, runner), CudaLibFacts()),
         "frameworks": (lambda: probe_frameworks(distributions, site_paths), ()),
+        "programs": (lambda: probe_programs(distributions, site_paths), ()),
         "multigpu": (lambda: probe_multigpu(root, env, redact=redact), MultiGpuFacts()),
     }
     started = time.perf_counter()
@@ -115,6 +116,7 @@ def collect_facts(
         container_runtime=results["runtime"],
         cuda_libs=results["cudalibs"],
         frameworks=frameworks,
+        programs=results["programs"],
         deep=deep_facts,
         multigpu=results["multigpu"],
         issues=tuple(issues),

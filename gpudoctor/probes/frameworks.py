@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gpudoctor import versions
-from gpudoctor.facts import BundledLib, FrameworkFacts, ProbeIssue
+from gpudoctor.facts import BundledLib, FrameworkFacts, InstalledProgram, ProbeIssue
 from gpudoctor.probes.dist_info import Dist, dist_folders
 from gpudoctor.probes.files import read_text
 
@@ -42,6 +42,26 @@ def probe_frameworks(
         jax_facts(dists),
     ]
     return tuple(f for f in found if f is not None), issues
+
+
+def probe_programs(
+    distributions: Iterable[Dist] | None = None,
+    paths: Sequence[str | Path] | None = None,
+) -> tuple[tuple[InstalledProgram, ...], list[ProbeIssue]]:
+    """The GPU programs installed as distributions (framework_names.GPU_PROGRAMS), found by
+    their dist-info folder names like the frameworks."""
+    from gpudoctor.framework_names import GPU_PROGRAMS
+
+    if distributions is None:
+        folders = dist_folders(sys.path if paths is None else paths)
+        distributions = [d for name, d in folders if normalize(name) in GPU_PROGRAMS]
+    dists = index(distributions)
+    found = tuple(
+        InstalledProgram(name=name, version=dists[name].version)
+        for name in GPU_PROGRAMS
+        if name in dists and dists[name].version
+    )
+    return found, []
 
 
 def find_distributions(paths: Sequence[str | Path]) -> list[Dist]:
