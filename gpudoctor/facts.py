@@ -151,6 +151,9 @@ class KernelFacts(Frozen):
     nvidia_module_flavor: str | None = None  # "open" or "proprietary"
     modules_loaded: tuple[str, ...] = ()  # of interest: nvidia, nvidia_uvm, nvidia_modeset, ...
     nouveau_blacklisted: bool | None = None
+    # Peer-memory clients registered with the RDMA stack (/sys/kernel/mm/memory_peers: "nv_mem"
+    # when nvidia-peermem registers through it); None: not probed.
+    peer_memory_clients: tuple[str, ...] | None = None
     device_nodes: tuple[DeviceNode, ...] = ()
     pci_devices: tuple[PciDevice, ...] = ()
 

@@ -379,6 +379,13 @@ _ENTRIES = (
        "A framework's own NCCL wheel (nvidia-nccl-cu12) against a different libnccl in a "
        "folder on LD_LIBRARY_PATH, which the loader may pick first.",
        "Remove that folder from LD_LIBRARY_PATH for the job."),
+    _E("nccl-gpu-support", "multigpu", "The NCCL release against the GPUs", "ok, info, error, n/a",
+       "The NCCL in use (a version a pasted NCCL log states, else the nvidia-nccl wheel the "
+       "framework pins, else a system libnccl) against the matrix's [[nccl]] rows, read from "
+       "NCCL's own source: a GPU architecture the release is known to fail on (NCCL 2.25.x on "
+       "compute capability 12.0, fixed in 2.26.2), or one its build has no kernels for (when "
+       "the build's CUDA is known: 'NCCL version 2.25.1+cuda12.8').",
+       "Use the NCCL release the finding names or newer (a framework release that pins it)."),
     _E("xid-history", "multigpu", "XID history of the kernel log",
        "ok, info, warn, error, n/a, unknown",
        "Recent `NVRM: Xid` lines of the kernel log (/dev/kmsg; readable by root or with "

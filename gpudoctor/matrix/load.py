@@ -26,6 +26,7 @@ from gpudoctor.matrix.model import (
     ImagePlatform,
     Matrix,
     MigGpu,
+    NcclRelease,
     PlatformWheel,
     ProgramMinimum,
     PytorchRelease,
@@ -48,6 +49,7 @@ TABLES = {
     "wheel": "version",
     "image_platform": "platform",
     "program": "name",
+    "nccl": "versions",
 }
 _MAX_SHOWN = 25
 # The shipped matrix is under 100 KiB; a user's extended one stays far below this. The cap keeps
@@ -129,6 +131,7 @@ def parse_matrix(text: str, path: Path) -> Matrix:
         wheels=_table(doc, "wheel", problems, _wheel),
         image_platforms=_table(doc, "image_platform", problems, _image_platform),
         programs=_table(doc, "program", problems, _program),
+        nccl=_table(doc, "nccl", problems, _nccl),
     )
     if not problems.lines:  # cross-row rules only make sense on well-formed rows
         from gpudoctor.matrix.validate import cross_check
@@ -448,4 +451,36 @@ def _program(problems: Problems, where: str, raw: dict[str, object]) -> ProgramM
         pip=r.get_bool("pip", True),
         **r.common(),
     )
+    return row if r.ok else None
+
+
+def _nccl(problems: Problems, where: str, raw: dict[str, object]) -> NcclRelease | None:
+    r = _reader(
+        problems,
+        where,
+        raw,
+        "versions build_cuda architectures bad_compute_capabilities fixed_in problem "
+        "peermem_detected",
+    )
+    peermem = raw.get("peermem_detected")
+    row = NcclRelease(
+        versions=r.get_str("versions", f.SPECIFIER),
+        build_cuda=r.get("build_cuda", f.SPECIFIER, required=False) or "",
+        architectures=r.get_list("architectures", f.ARCH_ENTRY, required=False),
+        bad_compute_capabilities=r.get_list(
+            "bad_compute_capabilities", f.COMPUTE_CAPABILITY, required=False
+        ),
+        fixed_in=r.get("fixed_in", f.PEP440, required=False),
+        problem=r.get("problem", f.TEXT, required=False) or "",
+        peermem_detected=r.get_bool("peermem_detected", False) if peermem is not None else None,
+        **r.common(),
+    )
+    kinds = [bool(row.architectures), bool(row.bad_compute_capabilities), peermem is not None]
+    if sum(kinds) != 1:
+        r.fail(
+            "a row states one fact: 'architectures', 'bad_compute_capabilities' (with "
+            "'fixed_in' and 'problem') or 'peermem_detected'"
+        )
+    if row.bad_compute_capabilities and not (row.fixed_in and row.problem):
+        r.fail("'bad_compute_capabilities' needs 'fixed_in' and 'problem'")
     return row if r.ok else None

@@ -237,6 +237,26 @@ class ProgramMinimum(Frozen):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class NcclRelease(Frozen):
+    """One fact about a range of NCCL releases, from NCCL's own source: the architectures its
+    default build compiles (by the CUDA it is built with), a GPU architecture a release fails
+    on and the release that fixes it, or whether it detects the nvidia-peermem module."""
+
+    versions: str  # PEP 440 specifier over NCCL versions: ">=2.18.1,<2.25.1"
+    source: str
+    build_cuda: str = ""  # PEP 440 specifier over the CUDA NCCL was built with; "" any
+    architectures: tuple[str, ...] = ()  # arch list entries: "9.0", "12.0+PTX"
+    bad_compute_capabilities: tuple[str, ...] = ()
+    fixed_in: str | None = None
+    problem: str = ""
+    peermem_detected: bool | None = None  # finds GPUDirect RDMA through nvidia-peermem
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+    evidence: str = ""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Matrix(Frozen):
     path: Path
     schema_version: int
@@ -252,6 +272,7 @@ class Matrix(Frozen):
     wheels: tuple[PlatformWheel, ...] = ()
     image_platforms: tuple[ImagePlatform, ...] = ()
     programs: tuple[ProgramMinimum, ...] = ()
+    nccl: tuple[NcclRelease, ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -223,9 +223,11 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
         )
     nccl: tuple[LibraryFact, ...] = ()
     if "nccl" in draft.libraries:
+        built = draft.libraries.get("nccl_cuda")
+        stated = draft.libraries["nccl"] + (f"+cuda{built}" if built else "")
         nccl = (
             LibraryFact(
-                name="libnccl", path="(named in the report)", version=draft.libraries["nccl"]
+                name="libnccl", path="(named in the report)", version=stated
             ),
         )
     return CudaLibFacts(toolkits=toolkits, cudnn=tuple(cudnn), nccl=nccl)
