@@ -50,12 +50,13 @@ _ENTRIES = (
        "a pasted report.",
        "For a full verdict, run `gpudoctor check` on the host, or ask for the missing output "
        "(`nvidia-smi`, `python -m torch.utils.collect_env`)."),
-    _E("report-error", "report", "A known error line in the report", "ok, info, error",
+    _E("report-error", "report", "A known error line in the report", "ok, info, warn, error",
        "The report holds a known error line (no kernel image, sm_XX not compatible, driver too "
        "old, CUDA driver version insufficient, libcudnn not loaded, undefined symbol, "
        "driver/library mismatch, error 802, could not select device driver, cannot dlopen GPU "
        "libraries, ...). When a finding from the report's facts predicts it, both say so and "
-       "this one is info; an error line no fact explains stays an error with its usual cause.",
+       "this one is info; an error line no fact explains stays an error with its usual cause "
+       "(a warn where the line says something runs degraded, like GPUDirect RDMA disabled).",
        "The fix in the finding (the one of the matching finding when there is one)."),
     # --- driver -----------------------------------------------------------------------------
     _E("no-nvidia-gpu", "driver", "No NVIDIA GPU found", "info, unknown",

@@ -82,7 +82,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         out.append(
             finding(
                 "report-error",
-                ERROR,
+                WARN if known.severity == "warn" else ERROR,
                 f"the report shows: {error.text}",
                 detail=render(known.cause, values),
                 fix=render(known.fix, values),
@@ -129,7 +129,7 @@ def _install(known: Signature, facts: HostFacts, matrix: Matrix) -> str:
 
 def link_evidence(findings: Sequence[Finding]) -> list[Finding]:
     """Join error-line findings to the findings that predict them (see the module docstring)."""
-    errors = [f for f in findings if f.code == "report-error" and f.severity is ERROR]
+    errors = [f for f in findings if f.code == "report-error" and f.severity in _PREDICTS]
     if not errors:
         return list(findings)
     matched: dict[int, list[Finding]] = {}  # id of a predicting finding -> error lines

@@ -73,8 +73,10 @@ _HINT = (
 )
 _KEYS = (
     "code layer pattern keywords examples needs cause fix install predicted_by nvml_status "
-    "source_kind"
+    "source_kind severity"
 )
+SEVERITIES = ("error", "warn")
+_SEVERITY = f.Kind('"error" or "warn"', lambda v: v in SEVERITIES)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -88,6 +90,7 @@ class Signature(Frozen):
     fix: str  # template; {install} is the install command the compatibility model builds
     source: str
     source_kind: str = "vendor"  # "threads": two public threads settle the cause (sources)
+    severity: str = "error"  # "warn": the line says something runs slower or degraded
     needs: tuple[str, ...] = ()  # the facts that judge it (words, shown when they are unknown)
     install: str | None = None  # "torch" / "tensorflow": the fix installs that framework
     predicted_by: tuple[str, ...] = ()  # finding codes that explain it from the facts
@@ -206,6 +209,7 @@ def _signature(problems: Problems, where: str, raw: dict[str, object]) -> Signat
         cause=r.get_str("cause", f.TEXT),
         fix=r.get_str("fix", f.TEXT),
         source_kind=r.get("source_kind", _SOURCE_KIND, required=False) or "vendor",
+        severity=r.get("severity", _SEVERITY, required=False) or "error",
         needs=r.get_list("needs", f.TEXT, required=False),
         install=r.get("install", _INSTALL, required=False),
         predicted_by=r.get_list("predicted_by", _CODE, required=False),

@@ -99,10 +99,15 @@ def _programs(draft: Draft) -> tuple[InstalledProgram, ...]:
 
 
 def _multigpu(draft: Draft) -> MultiGpuFacts:
-    """A pasted kernel log's Xid lines; the rest of the multi-GPU probe was not run."""
-    if not draft.xid_events:
+    """A pasted kernel log's Xid lines and the NCCL_* variables a paste sets; the rest of the
+    multi-GPU probe was not run."""
+    if not draft.xid_events and not draft.nccl_env:
         return MultiGpuFacts()
-    return MultiGpuFacts(xid_readable=True, xid_events=tuple(draft.xid_events))
+    return MultiGpuFacts(
+        xid_readable=True if draft.xid_events else None,
+        xid_events=tuple(draft.xid_events),
+        nccl_env=tuple(draft.nccl_env),
+    )
 
 
 def _gpu(part: dict[str, Any], architectures: Sequence[Architecture]) -> GpuFacts:
@@ -225,11 +230,7 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
     if "nccl" in draft.libraries:
         built = draft.libraries.get("nccl_cuda")
         stated = draft.libraries["nccl"] + (f"+cuda{built}" if built else "")
-        nccl = (
-            LibraryFact(
-                name="libnccl", path="(named in the report)", version=stated
-            ),
-        )
+        nccl = (LibraryFact(name="libnccl", path="(named in the report)", version=stated),)
     return CudaLibFacts(toolkits=toolkits, cudnn=tuple(cudnn), nccl=nccl)
 
 

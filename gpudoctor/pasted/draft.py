@@ -35,6 +35,7 @@ class Draft:
     image: dict[str, str] = field(default_factory=dict)  # a Dockerfile's base image: "cuda"
     named_gpus: list[tuple[str, int, int]] = field(default_factory=list)  # name, count, offset
     xid_events: list[Any] = field(default_factory=list)  # facts_multigpu.XidEvent
+    nccl_env: list[Any] = field(default_factory=list)  # facts_multigpu.EnvVar
     gpus_from_text: bool = False  # the GPUs were read from prose, not from a GPU listing
 
     def section(self, name: str) -> None:

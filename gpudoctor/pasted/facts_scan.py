@@ -199,6 +199,38 @@ def _container(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _nouveau(m: re.Match[str], d: Draft) -> bool:
+    """dmesg's "nouveau 0000:01:00.0: NVIDIA GM204": nouveau is loaded and drives a GPU."""
+    modules = d.kernel.setdefault("modules_loaded", [])
+    if "nouveau" not in modules:
+        modules.append("nouveau")
+    _note(d, f"the kernel log shows nouveau driving the GPU at {m.group('bus')}")
+    return True
+
+
+def _cmdline_any(m: re.Match[str], d: Draft) -> bool:
+    put(d.kernel, "cmdline", (m.group("cmdline") or m.group("c2") or "").strip())
+    return True
+
+
+def _nccl_env(m: re.Match[str], d: Draft) -> bool:
+    from gpudoctor.facts_multigpu import EnvVar
+
+    pair = EnvVar(m.group("name").upper(), m.group("value"))
+    if pair not in d.nccl_env:
+        d.nccl_env.append(pair)
+    return True
+
+
+def _process_table(m: re.Match[str], d: Draft) -> bool:
+    _note(
+        d,
+        "an nvidia-smi process table: inside a container it lists no process, because the "
+        "driver does not see the container's process IDs (run with --pid=host to see them)",
+    )
+    return True
+
+
 def _mig(m: re.Match[str], d: Draft) -> bool:
     _note(d, "the text mentions MIG: at least one GPU is partitioned (or meant to be)")
     return True
@@ -405,6 +437,39 @@ _RULES: tuple[_Rule, ...] = (
         _l4t,
     ),
     _Rule(
+        "nouveau 0000:",
+        _rx(r"\bnouveau (?P<bus>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d): NVIDIA "),
+        _nouveau,
+    ),
+    _Rule(
+        "command line:",
+        _rx(
+            r"\bKernel command line:\s{0,4}(?P<cmdline>\S[^\n]{0,1000})"
+            r"|\bCommand line:\s{0,4}(?P<c2>BOOT_IMAGE=[^\n]{0,1000})"
+        ),
+        _cmdline_any,
+    ),
+    _Rule(
+        "nccl_",
+        _rx(r"\b(?P<name>NCCL_[A-Z_]{2,40})\s{0,2}=\s{0,2}(?P<value>[\w.,:/-]{1,80})"),
+        _nccl_env,
+    ),
+    _Rule(
+        "processes:",
+        _rx(r"\|\s{0,4}Processes:\s{10,80}(?:GPU Memory\s{0,4})?\|"),
+        _process_table,
+    ),
+    _Rule(
+        "k3s",
+        _rx(r"\bk3s\b|\brke2\b|\bmicrok8s\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        "k8s",
+        _rx(r"\bk8s\b|\bgpu[- ]operator\b|\bruntimeClassName\b|\bdevice[- ]plugin\b"),
+        _kubernetes,
+    ),
+    _Rule(
         "kubectl",
         _rx(r"\bkubectl\b"),
         _kubernetes,
@@ -572,6 +637,7 @@ def _fingerprint(d: Draft) -> tuple[int, ...]:
         len(d.notes),
         len(d.gpus),
         len(d.xid_events),
+        len(d.nccl_env),
         len(d.image),
         len(d.named_gpus),
         d.nvcc_version is not None,
