@@ -103,7 +103,7 @@ def test_nccl_info_log(read: Read) -> None:
         "execution on the device'\n"
     )
     assert facts.nvml.cuda_driver_version == "12.2"
-    assert [lib.version for lib in facts.cuda_libs.nccl] == ["2.18.1"]
+    assert [lib.version for lib in facts.cuda_libs.nccl] == ["2.18.1+cuda12.1"]
     assert _codes(facts) == ["nccl-gdr-disabled", "nccl-cuda-failure"]
 
 
@@ -215,4 +215,4 @@ def test_a_big_log_reads_fast(matrix: Matrix) -> None:
     start = time.perf_counter()
     facts = read_report(text, "big.log", matrix.architectures)
     assert time.perf_counter() - start < 10
-    assert [lib.version for lib in facts.cuda_libs.nccl] == ["2.21.5"]
+    assert [lib.version for lib in facts.cuda_libs.nccl] == ["2.21.5+cuda12.4"]
