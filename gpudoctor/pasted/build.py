@@ -50,7 +50,11 @@ def build(
         tool_version=__version__,
         platform=PlatformFacts(**draft.platform),
         kernel=KernelFacts(
-            **{**draft.kernel, "modules_loaded": tuple(draft.kernel.get("modules_loaded", ()))}
+            **{
+                **draft.kernel,
+                "modules_loaded": tuple(draft.kernel.get("modules_loaded", ())),
+                "pci_devices": tuple(draft.kernel.get("pci_devices", ())),
+            }
         ),
         nvml=nvml,
         container_runtime=ContainerRuntimeFacts(**draft.runtime),

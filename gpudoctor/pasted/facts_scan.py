@@ -89,6 +89,14 @@ def _nvcc(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _runtime_int(m: re.Match[str], d: Draft) -> bool:
+    """CuPy's show_config "CUDA Runtime Version : 11030": the CUDA toolkit runtime in use."""
+    if d.nvcc_version is None:
+        value = int(m.group("v"))
+        d.nvcc_version = f"{value // 1000}.{value % 1000 // 10}"
+    return True
+
+
 def _cudnn(m: re.Match[str], d: Draft) -> bool:
     _note(d, f"cuDNN {m.group('v')} is named")
     return True
@@ -201,10 +209,16 @@ def _container(m: re.Match[str], d: Draft) -> bool:
 
 def _nouveau(m: re.Match[str], d: Draft) -> bool:
     """dmesg's "nouveau 0000:01:00.0: NVIDIA GM204": nouveau is loaded and drives a GPU."""
+    from gpudoctor.facts import PciDevice
+
     modules = d.kernel.setdefault("modules_loaded", [])
     if "nouveau" not in modules:
         modules.append("nouveau")
-    _note(d, f"the kernel log shows nouveau driving the GPU at {m.group('bus')}")
+    devices = d.kernel.setdefault("pci_devices", [])
+    if all(dev.address != m.group("bus") for dev in devices):
+        devices.append(
+            PciDevice(address=m.group("bus"), vendor_id="0x10de", kind="gpu", driver="nouveau")
+        )
     return True
 
 
@@ -331,6 +345,21 @@ _RULES: tuple[_Rule, ...] = (
         _nvcc,
     ),
     _Rule(
+        "cuda driver version",
+        _rx(r"\bCUDA Driver Version\s{0,30}:\s{0,4}(?P<v>\d{4,6})\b"),
+        _driver_cuda_int,
+    ),
+    _Rule(
+        "cuda runtime version",
+        _rx(r"\bCUDA Runtime Version\s{0,30}:\s{0,4}(?P<v>\d{4,6})\b"),
+        _runtime_int,
+    ),
+    _Rule(
+        "build cuda_",
+        _rx(r"\bBuild cuda_(?P<v>\d{1,2}\.\d{1,2})\.r\d{1,2}\.\d{1,2}/compiler"),
+        _nvcc,
+    ),
+    _Rule(
         "cuda",
         _rx(
             r"(?<![+\w])cuda(?: toolkit)?\s{0,4}[:=]?\s{0,4}v?(?P<v>1\d\.\d{1,2})(?:\.\d{1,3"
@@ -451,7 +480,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "nccl_",
-        _rx(r"\b(?P<name>NCCL_[A-Z_]{2,40})\s{0,2}=\s{0,2}(?P<value>[\w.,:/-]{1,80})"),
+        _rx(r"\b(?P<name>NCCL_[A-Z0-9_]{2,40})\s{0,2}=\s{0,2}(?P<value>[\w.,:/-]{1,80})"),
         _nccl_env,
     ),
     _Rule(

@@ -216,3 +216,71 @@ def test_a_big_log_reads_fast(matrix: Matrix) -> None:
     facts = read_report(text, "big.log", matrix.architectures)
     assert time.perf_counter() - start < 10
     assert [lib.version for lib in facts.cuda_libs.nccl] == ["2.21.5+cuda12.4"]
+
+
+def test_kernel_log_nouveau_and_command_line(read: Read, matrix: Matrix) -> None:
+    from gpudoctor.checks import run_checks
+
+    facts = read(
+        "[    0.000000] Command line: BOOT_IMAGE=/vmlinuz-4.20.6 ro rd.driver.blacklist=nouveau\n"
+        "[    5.436312] nouveau 0000:01:00.0: NVIDIA GM204 (124020a1)\n"
+    )
+    assert facts.kernel.cmdline == "BOOT_IMAGE=/vmlinuz-4.20.6 ro rd.driver.blacklist=nouveau"
+    assert "nouveau" in facts.kernel.modules_loaded
+    assert [(d.address, d.driver) for d in facts.kernel.pci_devices] == [
+        ("0000:01:00.0", "nouveau")
+    ]
+    (nouveau,) = [f for f in run_checks(facts, matrix).findings if f.code == "nouveau-loaded"]
+    assert nouveau.severity.value == "error"
+
+
+def test_kubernetes_words_and_settings_are_facts_not_problems(read: Read) -> None:
+    facts = read(
+        "I installed a k3s cluster and the gpu operator; pods need runtimeClassName: nvidia\n"
+    )
+    assert facts.platform.kubernetes is True
+    env = read("export NCCL_P2P_DISABLE=1\nNCCL_SOCKET_IFNAME=eth0\n")
+    assert [(v.name, v.value) for v in env.multigpu.nccl_env] == [
+        ("NCCL_P2P_DISABLE", "1"),
+        ("NCCL_SOCKET_IFNAME", "eth0"),
+    ]
+    # "kubernetes" inside a word, or "k8s" as part of a name, is not a cluster
+    with pytest.raises(FactsError):
+        read("see mykubernetesnotes and k8sutils for details\n")
+
+
+def test_cupy_show_config_and_nvcc_build_line(read: Read) -> None:
+    cupy = read(
+        "CUDA Root                    : /usr/local/cuda-11.3\n"
+        "CUDA Driver Version          : 11020\n"
+        "CUDA Runtime Version         : 11030\n"
+    )
+    assert cupy.nvml.cuda_driver_version == "11.2"
+    assert [t.nvcc_version for t in cupy.cuda_libs.toolkits] == ["11.3"]
+    nvcc = read("Driver: 525.105.12\nNvcc Version: Build cuda_12.3.r12.3/compiler.33567101_0\n")
+    assert nvcc.nvml.driver_version == "525.105.12"
+    assert [t.nvcc_version for t in nvcc.cuda_libs.toolkits] == ["12.3"]
+
+
+def test_a_process_table_is_read_without_a_verdict(read: Read, matrix: Matrix) -> None:
+    from gpudoctor.checks import run_checks
+
+    facts = read(
+        "+-----------------------------------------------------------------------------+\n"
+        "| Processes:                                                       GPU Memory |\n"
+        "|  GPU       PID  Type  Process name                               Usage      |\n"
+        "+-----------------------------------------------------------------------------+\n"
+    )
+    assert facts.report is not None
+    assert any("--pid=host" in n for n in facts.report.notes)
+    bad = [f for f in run_checks(facts, matrix).findings if f.severity.value in ("error", "warn")]
+    assert bad == []
+
+
+def test_a_degraded_line_is_a_warning(read: Read, matrix: Matrix) -> None:
+    from gpudoctor.checks import run_checks
+
+    facts = read("n1:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n")
+    (line,) = [f for f in run_checks(facts, matrix).findings if f.code == "report-error"]
+    assert line.severity.value == "warn"
+    assert line.subject == "nccl-gdr-disabled"
