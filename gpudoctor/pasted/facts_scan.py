@@ -391,7 +391,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "torch",
         _rx(
-            r"\b(?:py)?torch(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d{1,2}\.\d{1"
+            r"\b(?:py)?torch(?: version)?(?: is)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d{1,2}\.\d{1"
             r",2}(?:\.\d{1,3})?(?:\+\w{1,12})?)(?![\w.])"
         ),
         _package("torch"),
@@ -551,7 +551,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "ubuntu",
-        _rx(r"\b(?P<name>ubuntu)\s{1,4}(?P<v>\d{2}\.\d{2})"),
+        _rx(r"\b(?P<name>ubuntu)\s{0,4}(?P<v>\d{2}\.\d{2})"),
         _os,
     ),
     _Rule(
@@ -678,6 +678,7 @@ def _fingerprint(d: Draft) -> tuple[int, ...]:
 
 _COUNT = re.compile(r"(?:(\d{1,2})\s{0,2}[x\u00d7*]\s{0,2}|(\d{1,2})\s{1,2})$", re.IGNORECASE)
 _SUFFIX_COUNT = re.compile(r"^\s{0,2}[x\u00d7*]\s{0,2}(\d{1,2})\b", re.IGNORECASE)
+_MODEL_NEEDLES_BELOW = 200_000  # characters; a long log is searched by the context words only
 _GPU_CONTEXT = ("gpu", "nvidia", "tesla", "geforce", "quadro", "rtx", "gb", "card", "device")
 _SPLIT = re.compile(r"[\s\-_/(),:;=\"'\[\]]+")
 
@@ -708,7 +709,10 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
     for name, count, pos in draft.named_gpus:
         cc = _cc_of(name.upper(), models)
         found.append((name, count, cc, text.count("\n", 0, pos) + 1))
-    for needle in ("gpu", "nvidia", "tesla", "geforce", "rtx", " x ", "x ", "gb"):
+    needles = ["gpu", "nvidia", "tesla", "geforce", "rtx", " x ", "x ", "gb"]
+    if len(text) < _MODEL_NEEDLES_BELOW:  # a short paste: every model name is a needle too
+        needles += sorted({t.lower() for t in last_tokens if len(t) >= 3})
+    for needle in needles:
         for start, line in iter_lines(lower, text, needle):
             if start in seen_lines or len(line) > _MAX_LINE or len(seen_lines) > 2000:
                 continue

@@ -284,3 +284,11 @@ def test_a_degraded_line_is_a_warning(read: Read, matrix: Matrix) -> None:
     (line,) = [f for f in run_checks(facts, matrix).findings if f.code == "report-error"]
     assert line.severity.value == "warn"
     assert line.subject == "nccl-gdr-disabled"
+
+
+def test_short_prose_names_gpus_and_versions_in_any_case(read: Read) -> None:
+    facts = read("Hi, I have an a100 machine with MIG.\n\ntorch is 1.13.1\nOS: ubuntu20.04\n")
+    assert [(g.name, g.compute_capability) for g in facts.nvml.gpus] == [("a100", "8.0")]
+    (torch,) = facts.frameworks
+    assert torch.version == "1.13.1"
+    assert (facts.platform.os_id, facts.platform.os_version) == ("ubuntu", "20.04")
