@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -233,18 +234,21 @@ def check_cuda_visible(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
     ]
 
 
+_INDEX = re.compile(r"-?[0-9]{1,9}")  # ASCII digits only: "²".isdigit() is true
+
+
 def visible_entry_problem(entry: str, gpus: Sequence[GpuFacts]) -> str | None:
     """Why one CUDA_VISIBLE_DEVICES entry names no device of these GPUs, or None when it does
     (or when the facts cannot tell). Forms (CUDA C Programming Guide, environment variables): an
     index, a GPU-/MIG- UUID or a unique prefix of one; a redacted snapshot writes a UUID as its
     GPU's index ("0"), a MIG device's as "GPU:MIG" ("0:1"), an unknown one as "GPU-<redacted>"."""
-    if entry.lstrip("-").isdigit():
+    if _INDEX.fullmatch(entry):
         index, count = int(entry), len(gpus)
         return None if 0 <= index < count else f"is no GPU index here (GPUs 0 to {count - 1})"
     if entry.endswith("<redacted>"):
         return "is a UUID of no GPU or MIG device on this host"
     pair = entry.split(":")
-    if len(pair) == 2 and all(p.isdigit() for p in pair):
+    if len(pair) == 2 and all(_INDEX.fullmatch(p) for p in pair):
         return _mig_pair_problem(int(pair[0]), int(pair[1]), gpus)
     return _uuid_problem(entry, gpus)
 

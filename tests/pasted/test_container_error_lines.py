@@ -9,10 +9,10 @@ import pytest
 
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.catalogue import CATALOGUE
-from gpudoctor.matrix.signatures import load_signatures
 from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
+from gpudoctor.matrix.signatures import load_signatures
 
 Read = Callable[[str], HostFacts]
 
