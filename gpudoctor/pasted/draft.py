@@ -33,7 +33,8 @@ class Draft:
     libraries: dict[str, str] = field(default_factory=dict)  # "nccl" -> version named
     runtime: dict[str, Any] = field(default_factory=dict)  # ContainerRuntimeFacts fields
     image: dict[str, str] = field(default_factory=dict)  # a Dockerfile's base image: "cuda"
-    named_gpus: list[tuple[str, int, int]] = field(default_factory=list)  # name, count, offset
+    named_gpus: list[tuple[str, int, int]] = field(default_factory=list)  # name, count, line
+    scan_line: int = 0  # the line facts_scan is reading (its handlers name it)
     xid_events: list[Any] = field(default_factory=list)  # facts_multigpu.XidEvent
     nccl_env: list[Any] = field(default_factory=list)  # facts_multigpu.EnvVar
     gpus_from_text: bool = False  # the GPUs were read from prose, not from a GPU listing

@@ -285,7 +285,7 @@ def _ggml_gpu(m: re.Match[str], d: Draft) -> bool:
 def _k8s_product(m: re.Match[str], d: Draft) -> bool:
     """GPU feature discovery's node label: nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB."""
     put(d.platform, "kubernetes", True)
-    d.named_gpus.append((m.group("name").replace("-", " "), 1, m.start()))
+    d.named_gpus.append((m.group("name").replace("-", " "), 1, d.scan_line))
     return True
 
 
@@ -632,9 +632,31 @@ _RULES: tuple[_Rule, ...] = (
 
 
 def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -> None:
-    """Every rule over the lines holding its needle; then GPU names against the matrix."""
+    """Every rule over the lines holding its needle; then GPU names against the matrix. A log
+    longer than _HEAD + _TAIL is read for facts in its head and tail only (where start-up and
+    environment lines are); its known error lines are looked for everywhere (errors.py)."""
     if not text:
         return
+    if len(text) <= _HEAD + _TAIL:
+        _scan(text, 0, draft)
+        _gpu_names(text, ascii_lower(text), draft, architectures)
+        return
+    head, tail_start = text[:_HEAD], len(text) - _TAIL
+    _scan(head, 0, draft)
+    _scan(text[tail_start:], text.count("\n", 0, tail_start), draft)
+    _gpu_names(head, ascii_lower(head), draft, architectures)
+    _note(
+        draft,
+        f"the paste is {len(text) >> 20} MB: facts were read from its first {_HEAD >> 20} MB and "
+        f"last {_TAIL >> 10} KB; known error lines from all of it",
+    )
+
+
+_HEAD = 2 << 20  # characters
+_TAIL = 256 << 10
+
+
+def _scan(text: str, line_offset: int, draft: Draft) -> None:
     lower = ascii_lower(text)
     for rule in _RULES:
         for count, (start, line) in enumerate(iter_lines(lower, text, rule.needle)):
@@ -645,14 +667,14 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
             found = rule.pattern.search(line)
             if found is None:
                 continue
-            number = text.count("\n", 0, start) + 1
+            number = line_offset + text.count("\n", 0, start) + 1
+            draft.scan_line = number
             # A block's own facts came first (`put` keeps them); a line counts as read here only
             # when it tells something new.
             before = _fingerprint(draft)
             if rule.handle(found, draft) and _fingerprint(draft) != before:
                 draft.section(NAME)  # only a line that told something new counts as read
                 draft.ranges.append((NAME, number, number))
-    _gpu_names(text, lower, draft, architectures)
 
 
 def _fingerprint(d: Draft) -> tuple[int, ...]:
@@ -706,9 +728,8 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
     last_tokens = {tokens[-1] for tokens in models}
     found: list[tuple[str, int, str | None, int]] = []  # name, count, cc, line number
     seen_lines: set[int] = set()
-    for name, count, pos in draft.named_gpus:
-        cc = _cc_of(name.upper(), models)
-        found.append((name, count, cc, text.count("\n", 0, pos) + 1))
+    for name, count, number in draft.named_gpus:
+        found.append((name, count, _cc_of(name.upper(), models), number))
     needles = ["gpu", "nvidia", "tesla", "geforce", "rtx", " x ", "x ", "gb"]
     if len(text) < _MODEL_NEEDLES_BELOW:  # a short paste: every model name is a needle too
         needles += sorted({t.lower() for t in last_tokens if len(t) >= 3})
