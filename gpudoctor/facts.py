@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpudoctor.facts_amd import AmdFacts
 from gpudoctor.facts_multigpu import (
     FabricFacts,
     GpuPairFacts,
@@ -454,6 +455,7 @@ class HostFacts(Frozen):
     programs: tuple[InstalledProgram, ...] = ()  # GPU programs (framework_names.GPU_PROGRAMS)
     deep: tuple[DeepFrameworkFacts, ...] = ()  # only with --deep: one per installed framework
     multigpu: MultiGpuFacts = field(default_factory=MultiGpuFacts)
+    amd: AmdFacts = field(default_factory=AmdFacts)  # AMD GPUs and ROCm (facts_amd.py)
     issues: tuple[ProbeIssue, ...] = ()
     timings: tuple[ProbeTiming, ...] = ()  # wall time per probe, for --verbose and bench/
     report: ReportFacts | None = None  # only for facts read from a pasted text report

@@ -35,6 +35,8 @@ def _asked(intent: Intent) -> str:
 def check_intent(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     if intent.framework is None and intent.cuda is None:
         return []
+    if intent.framework and not has_gpu(facts) and facts.amd.seen:
+        return []  # only AMD GPUs: amd-intent names the ROCm build (checks/amd.py)
     return [_verdict(facts, matrix, intent), _newest_row(facts, matrix, intent)]
 
 

@@ -306,6 +306,14 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
     if not fw.cpu_only:
         built = f"CUDA {fw.cuda}" if fw.cuda else f"HIP {fw.hip}" if fw.hip else "a GPU backend"
         return finding(code, OK, f"{fw.label} is built with {built}", evidence=ev, subject=subject)
+    if not has_gpu(facts) and facts.amd.seen:
+        return finding(
+            code,
+            NA,
+            f"{fw.label} is a CPU-only build; this host's GPUs are AMD (see amd-torch-build)",
+            evidence=ev,
+            subject=subject,
+        )
     if not has_gpu(facts):
         return finding(
             code,

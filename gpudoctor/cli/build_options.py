@@ -123,9 +123,10 @@ def resolve_request(
     """The ResolveRequest the flags describe; a target host supplies driver and GPUs."""
     from gpudoctor.builder.validate import python_version
     from gpudoctor.cli.common import check_choice
-    from gpudoctor.matrix.inputs import framework_and_version
+    from gpudoctor.matrix.inputs import framework_and_version, refuse_rocm
     from gpudoctor.matrix.model import ResolveRequest
 
+    refuse_rocm("--cuda", cuda)
     name, version = framework_and_version(framework, version)
     if name is None:
         raise UsageError("--framework is required", hint="use --framework pytorch")
@@ -206,7 +207,11 @@ def host_target(facts: HostFacts, where: str, *, recorded: bool = False) -> Host
     """The target host. No driver: on this host, a part of the environment is missing (exit 3);
     in a recorded snapshot, the input cannot serve (exit 2)."""
     from gpudoctor.compat.host import from_facts
+    from gpudoctor.facts_view import has_gpu
+    from gpudoctor.matrix.inputs import ROCM_HINT, ROCM_NOT_BUILT
 
+    if facts.amd.seen and not has_gpu(facts):
+        raise UsageError(f"{ROCM_NOT_BUILT}: {where} has AMD GPUs only", hint=ROCM_HINT)
     if facts.nvml.driver_version is None:
         error = UsageError if recorded else EnvironmentUnavailable
         raise error(

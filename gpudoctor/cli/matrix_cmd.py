@@ -215,10 +215,11 @@ def resolve_cmd(
     from gpudoctor.cli import matrix_views as views
     from gpudoctor.cli.build_options import check_in_matrix, target_host
     from gpudoctor.cli.common import check_choice, load_matrix
-    from gpudoctor.matrix.inputs import framework_and_version
+    from gpudoctor.matrix.inputs import framework_and_version, refuse_rocm
     from gpudoctor.matrix.model import ResolveRequest
 
     check_choice("--format", fmt, ("text", "json"))
+    refuse_rocm("--cuda", cuda)
     name, version = framework_and_version(framework, version)
     assert name is not None  # --framework is required
     host = target_host(False, from_file) if from_file is not None else None

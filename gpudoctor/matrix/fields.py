@@ -120,6 +120,10 @@ def _specifier(value: object) -> bool:
 
 
 SPECIFIER = Kind('a PEP 440 specifier like "<=0.14.0" or ">=2.0"', _specifier)
+GFX = _pattern('an LLVM GPU target like "gfx942" or "gfx1100"', r"gfx[0-9a-f]{3,4}")
+ROCM = _pattern('a ROCm version like "6.3" or "6.2.4"', r"\d+\.\d+(\.\d+)?")
+PCI_ID = _pattern('a PCI device id like "0x74a1"', r"0x[0-9a-f]{4}")
+AMD_KIND = Kind('"instinct" or "radeon"', lambda v: v in ("instinct", "radeon"))
 REQUIREMENT = Kind('a PEP 508 requirement like "tensorflow[and-cuda]==2.15.0"', _requirement)
 
 

@@ -71,12 +71,29 @@ def parse_framework(text: str, option: str = "--framework") -> tuple[str, str | 
     return framework_name(match.group(1)), version
 
 
+ROCM_NOT_BUILT = "ROCm images are not built yet"
+ROCM_HINT = (
+    "images are built for NVIDIA CUDA; `gpudoctor check` judges an AMD host and names the torch "
+    "ROCm build to pip install there"
+)
+
+
+def refuse_rocm(option: str, text: str | None) -> None:
+    """build, render and resolve make CUDA images only: a ROCm target is bad input (exit 2)."""
+    if text is not None and "rocm" in text.lower():
+        raise UsageError(
+            f"{ROCM_NOT_BUILT}: {option} {text.strip()} names an AMD ROCm build", hint=ROCM_HINT
+        )
+
+
 def framework_and_version(
     framework: str | None, version: str | None
 ) -> tuple[str | None, str | None]:
     """`--framework NAME[==VER]` with the separate `--version SPEC` of build/render/resolve."""
+    refuse_rocm("--version", version)
     if framework is None:
         return None, version
+    refuse_rocm("--framework", framework)
     name, pinned = parse_framework(framework)
     if pinned is not None and version is not None and pinned != version:
         raise UsageError(

@@ -15,7 +15,9 @@ from typing import TypeVar
 
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import fields as f
+from gpudoctor.matrix import load_rocm
 from gpudoctor.matrix.fields import COMMON_KEYS, Problems, RowReader, row_label
+from gpudoctor.matrix.load_rocm import TABLES as ROCM_TABLES
 from gpudoctor.matrix.model import (
     Architecture,
     BaseImage,
@@ -50,6 +52,7 @@ TABLES = {
     "image_platform": "platform",
     "program": "name",
     "nccl": "versions",
+    **ROCM_TABLES,
 }
 _MAX_SHOWN = 25
 # The shipped matrix is under 100 KiB; a user's extended one stays far below this. The cap keeps
@@ -132,6 +135,9 @@ def parse_matrix(text: str, path: Path) -> Matrix:
         image_platforms=_table(doc, "image_platform", problems, _image_platform),
         programs=_table(doc, "program", problems, _program),
         nccl=_table(doc, "nccl", problems, _nccl),
+        rocm=_table(doc, "rocm", problems, load_rocm.rocm),
+        amd_gpus=_table(doc, "amd_gpu", problems, load_rocm.amd_gpu),
+        pytorch_rocm=_table(doc, "pytorch_rocm", problems, load_rocm.pytorch_rocm),
     )
     if not problems.lines:  # cross-row rules only make sense on well-formed rows
         from gpudoctor.matrix.validate import cross_check

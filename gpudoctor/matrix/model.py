@@ -240,6 +240,21 @@ class ProgramMinimum(Frozen):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class RocmRelease(Frozen):
+    """A ROCm release series ("6.3"): the GPU (LLVM) targets AMD supports with it on Linux and
+    the kernel-mode driver (KMD) release series its user space is tested with."""
+
+    version: str  # "6.3"
+    gfx: tuple[str, ...]  # "gfx942", ...
+    source: str
+    kmd: tuple[str, ...] = ()  # "6.1", "6.2", ...; () = not recorded
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+    evidence: str = ""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class NcclRelease(Frozen):
     """One fact about a range of NCCL releases, from NCCL's own source: the architectures its
     default build compiles (by the CUDA it is built with), a GPU architecture a release fails
@@ -260,6 +275,45 @@ class NcclRelease(Frozen):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class AmdGpu(Frozen):
+    """An AMD GPU model, its LLVM target and the PCI device ids it shows on the bus."""
+
+    name: str  # "AMD Instinct MI300X"
+    gfx: str  # "gfx942"
+    kind: str  # "instinct" (data centre) or "radeon" (Radeon and Radeon PRO)
+    source: str
+    pci_ids: tuple[str, ...] = ()  # "0x74a1"
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+    evidence: str = ""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class PytorchRocmVariant(Frozen):
+    """A torch +rocmX.Y wheel set of one release on download.pytorch.org."""
+
+    pytorch: str  # "2.5.1"
+    rocm: str  # "6.2" or "6.2.4", as the index and the local version tag spell it
+    index_url: str
+    source: str
+    gfx: tuple[str, ...] = ()  # PYTORCH_ROCM_ARCH of the build; () = not recorded
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+    evidence: str = ""
+
+    @property
+    def tag(self) -> str:
+        return f"rocm{self.rocm}"
+
+    @property
+    def series(self) -> str:
+        """The ROCm release series ("6.2" for rocm6.2.4)."""
+        return ".".join(self.rocm.split(".")[:2])
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Matrix(Frozen):
     path: Path
     schema_version: int
@@ -276,6 +330,9 @@ class Matrix(Frozen):
     image_platforms: tuple[ImagePlatform, ...] = ()
     programs: tuple[ProgramMinimum, ...] = ()
     nccl: tuple[NcclRelease, ...] = ()
+    rocm: tuple[RocmRelease, ...] = ()
+    amd_gpus: tuple[AmdGpu, ...] = ()
+    pytorch_rocm: tuple[PytorchRocmVariant, ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)

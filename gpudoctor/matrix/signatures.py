@@ -37,6 +37,7 @@ LAYERS = (
     "mig",
     "vgpu",
     "platform",
+    "rocm",
 )
 # What a named group of a pattern states, read into the report's facts (pasted/errors.py).
 # Other group names only fill the cause and fix templates.
@@ -257,3 +258,13 @@ def render(template: str, values: dict[str, str]) -> str:
             return "?"
 
     return template.format_map(_Missing(values))
+
+
+def match_signature(line: str, catalogue: SignatureCatalogue | None = None) -> Signature | None:
+    """The first signature (in catalogue order) that names this line; None when none does."""
+    catalogue = catalogue or load_signatures()
+    lower = line.lower()
+    for signature in catalogue.signatures:
+        if any(k in lower for k in signature.keywords) and signature.compiled.search(line):
+            return signature
+    return None

@@ -31,6 +31,7 @@ from gpudoctor.facts import (
 from gpudoctor.facts_multigpu import FabricFacts, MultiGpuFacts
 
 if TYPE_CHECKING:
+    from gpudoctor.facts_amd import AmdFacts
     from gpudoctor.matrix.model import Architecture
     from gpudoctor.pasted.draft import Draft
 
@@ -64,6 +65,7 @@ def build(
         programs=_programs(draft),
         deep=_deep(draft, frameworks),
         multigpu=_multigpu(draft),
+        amd=_amd(draft),
     )
     from gpudoctor.pasted.unknowns import unknowns
 
@@ -113,6 +115,32 @@ def _multigpu(draft: Draft) -> MultiGpuFacts:
         xid_events=tuple(draft.xid_events),
         nccl_env=tuple(draft.nccl_env),
     )
+def _amd(draft: Draft) -> AmdFacts:
+    """The AMD GPUs the ROCm tools or collect_env listed, as KFD nodes (what ROCm sees): the
+    report shows their gfx target, not the sysfs, /dev and group facts the probe reads."""
+    from gpudoctor.facts_amd import AmdFacts, AmdPciGpu, KfdNode, gfx_version
+
+    listed = {i: g for i, g in draft.amd_gpus.items() if i < 1000}
+    gpus = listed or draft.amd_gpus  # rocminfo's agents only when no tool numbered the GPUs
+    nodes, cards = [], []
+    for position, (_, gpu) in enumerate(sorted(gpus.items())):
+        gfx = gpu.get("gfx")
+        version = gfx_version(gfx) if gfx else None
+        device = gpu.get("device_id")
+        if version is None:
+            if device:  # rocm-smi -i names the device, not its target: the matrix maps it.
+                # The ROCm tools list only GPUs amdgpu drives, so the driver is amdgpu.
+                cards.append(AmdPciGpu(f"GPU {position}", gpu.get("bdf"), device, None, "amdgpu"))
+            continue
+        nodes.append(
+            KfdNode(
+                node=gpu.get("node", position),
+                gfx_target_version=version,
+                gfx_target=gfx,
+                device_id=int(device, 16) if device else None,
+            )
+        )
+    return AmdFacts(**{**draft.amd, "kfd_nodes": tuple(nodes), "pci_gpus": tuple(cards)})
 
 
 def _gpu(part: dict[str, Any], architectures: Sequence[Architecture]) -> GpuFacts:

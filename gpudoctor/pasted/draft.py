@@ -38,6 +38,8 @@ class Draft:
     xid_events: list[Any] = field(default_factory=list)  # facts_multigpu.XidEvent
     nccl_env: list[Any] = field(default_factory=list)  # facts_multigpu.EnvVar
     gpus_from_text: bool = False  # the GPUs were read from prose, not from a GPU listing
+    amd: dict[str, Any] = field(default_factory=dict)  # AmdFacts fields the ROCm tools showed
+    amd_gpus: dict[int, dict[str, Any]] = field(default_factory=dict)  # name, gfx, device_id, bdf
 
     def section(self, name: str) -> None:
         if name not in self.sections:
@@ -45,6 +47,9 @@ class Draft:
 
     def gpu(self, index: int) -> dict[str, Any]:
         return self.gpus.setdefault(index, {"index": index})
+
+    def amd_gpu(self, index: int) -> dict[str, Any]:
+        return self.amd_gpus.setdefault(index, {})
 
 
 def put(part: dict[str, Any], key: str, value: Any) -> None:

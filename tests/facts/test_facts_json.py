@@ -146,11 +146,22 @@ def test_snapshot_contract_top_level_keys() -> None:
         "programs",  # added without a schema bump: older snapshots load with ()
         "deep",
         "multigpu",
+        "amd",
         "issues",
         "timings",
         "report",
     ]
     assert data["schema_version"] == SCHEMA_VERSION == 1
+
+
+def test_snapshot_from_before_amd_facts_loads_with_no_amd_gpu() -> None:
+    """The AMD section was added without a schema bump: an older snapshot loads and says no AMD
+    GPU was seen (the amdsmi binding not even tried)."""
+    data = json.loads(facts_json.dumps(HostFacts()))
+    del data["amd"]
+    facts = facts_json.loads(json.dumps(data))
+    assert facts.amd.seen is False
+    assert facts.amd.amdsmi_status == "not_run"
 
 
 def test_snapshot_from_before_multigpu_facts_loads_with_defaults() -> None:

@@ -20,6 +20,7 @@ PROBES = [
     "frameworks",
     "programs",
     "multigpu",
+    "amd",
     "total",
 ]
 
