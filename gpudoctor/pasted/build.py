@@ -115,6 +115,8 @@ def _multigpu(draft: Draft) -> MultiGpuFacts:
         xid_events=tuple(draft.xid_events),
         nccl_env=tuple(draft.nccl_env),
     )
+
+
 def _amd(draft: Draft) -> AmdFacts:
     """The AMD GPUs the ROCm tools or collect_env listed, as KFD nodes (what ROCm sees): the
     report shows their gfx target, not the sysfs, /dev and group facts the probe reads."""
