@@ -292,3 +292,13 @@ def test_short_prose_names_gpus_and_versions_in_any_case(read: Read) -> None:
     (torch,) = facts.frameworks
     assert torch.version == "1.13.1"
     assert (facts.platform.os_id, facts.platform.os_version) == ("ubuntu", "20.04")
+
+
+def test_a_node_with_gpus_is_not_a_node_without(read: Read) -> None:
+    zero = read("Capacity:\n  cpu: 64\n  nvidia.com/gpu:     0\nAllocatable:\n")
+    assert _codes(zero) == ["k8s-node-zero-gpus"]
+    healthy = read(
+        "Capacity:\n  nvidia.com/gpu:     4\nAllocated resources:\n  nvidia.com/gpu  0  0\n"
+    )
+    assert _codes(healthy) == []
+    assert healthy.platform.kubernetes is True
