@@ -126,6 +126,9 @@ def collect_facts(
         issues=tuple(issues),
         timings=tuple(timings),
     )
+    from gpudoctor.probes import redact as _redact
+
+    facts = _redact.valid_strings(facts)  # before any format: names that are not UTF-8
     return redacted(facts) if redact else facts
 
 

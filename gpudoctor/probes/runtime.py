@@ -123,7 +123,7 @@ class UnixSocketDocker:
             )
         try:
             data = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             raise DockerUnavailable(f"GET {path}: the answer is not JSON") from None
         if not isinstance(data, dict):
             raise DockerUnavailable(f"GET {path} answered {type(data).__name__}, not an object")
@@ -204,7 +204,7 @@ def _docker(
         True,
         str(version["Version"]) if version.get("Version") else None,
         tuple(sorted(runtimes)) if isinstance(runtimes, dict) else (),
-        info.get("DefaultRuntime") or None,
+        default if isinstance(default := info.get("DefaultRuntime"), str) and default else None,
     )
 
 

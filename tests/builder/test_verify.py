@@ -236,3 +236,35 @@ def test_an_unreadable_verify_script_is_a_verify_failure(tmp_path: Path) -> None
     engine = FakeEngine(probe_stdout="", labels=dict(SPEC.labels))
     with pytest.raises(VerifyFailed, match=r"verify script .* unreadable"):
         verify_image(engine, "t:1", SPEC, gpu=False, template_dir=tmp_path)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"cuda_library_duplicates": 5},
+        {"cuda_library_duplicates": {"libcudart.so.12": 7, "b": [1, None]}},
+        {"cuda_library_duplicates": ["a", "b"]},
+        {"errors": {"x": 1}, "framework_version": ["2.5.1"]},
+        {"built_cuda": {"v": 12}, "built_cudnn": [9], "python_version": None},
+        {"cuda_available": "yes", "device_count": "8", "kernel_result": 10**400},
+        {"kernel_result": [1], "kernel_expected": {"a": 1}, "device_name": 5},
+        {"python_version": "3" * 5000},
+    ],
+)
+def test_a_report_of_any_shape_is_compared_without_an_exception(change: dict[str, Any]) -> None:
+    """The report comes from inside an image someone else may have built: any JSON shape is
+    a failed (or unreported) promise, never a crash."""
+    for gpu in (False, True):
+        findings = compare_report({**GOOD, **change}, SPEC, gpu=gpu)
+        assert {f.code for f in findings} >= {"verify-python", "verify-built-cuda"}
+        assert all(len(f.title) < 5000 for f in findings)
+
+
+def test_what_the_image_reports_is_printable_in_every_finding() -> None:
+    evil = "3.11\x1b]52;c;aGk=\x07\r\nerror: forged\u202e"
+    report = {**GOOD, "python_version": evil, "framework_version": evil, "built_cuda": evil}
+    for f in compare_report(report, SPEC, gpu=True):
+        for text in (f.title, *(v for _, v in f.evidence)):
+            assert text.isprintable(), text
+        # A detail keeps its line feeds (reporters indent each line) and nothing else.
+        assert all(line.isprintable() for line in f.detail.split("\n")), f.detail
