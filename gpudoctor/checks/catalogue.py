@@ -80,7 +80,8 @@ _ENTRIES = (
        "Blacklist it: `printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
        "/etc/modprobe.d/blacklist-nouveau.conf`, rebuild the initramfs (`sudo update-initramfs "
        "-u` or `sudo dracut --force`) and reboot."),
-    _E("nvidia-module-not-loaded", "driver", "nvidia kernel module not loaded", "ok, error, n/a, unknown",
+    _E("nvidia-module-not-loaded", "driver", "nvidia kernel module not loaded",
+       "ok, error, n/a, unknown",
        "A GPU is present but the nvidia kernel module is not loaded (NVML: driver not loaded).",
        "`sudo modprobe nvidia`; if that fails, reinstall the driver for the running kernel "
        "(DKMS) and check `dmesg` for NVRM lines."),
