@@ -101,7 +101,7 @@ def test_any_other_bug_is_exit_5_with_one_line(
     def explode(*args: object, **kwargs: object) -> None:
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(gpudoctor.cli.check_cmd, "read_facts", explode)
+    monkeypatch.setattr(gpudoctor.cli.check_cmd, "render", explode)
     code = run(["check", "--from", HOST, "--format", "json"])
     out, err = capsys.readouterr()
     assert code == 5
