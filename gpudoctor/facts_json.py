@@ -19,10 +19,11 @@ import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, TypeVar, Union, get_args, get_origin
 
 from gpudoctor.errors import FactsError
 from gpudoctor.facts import SCHEMA_VERSION, HostFacts, ProbeIssue
+from gpudoctor.field_types import field_types
 
 T = TypeVar("T")
 
@@ -31,7 +32,7 @@ def to_dict(obj: Any) -> Any:
     """A plain JSON-ready value; field order follows the dataclass for stable output."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, tuple | list):
+    if isinstance(obj, (tuple, list)):
         return [to_dict(v) for v in obj]
     if isinstance(obj, float) and not math.isfinite(obj):
         return None  # JSON has no NaN or Infinity; strict parsers refuse Python's bare NaN
@@ -91,11 +92,15 @@ def from_dict(cls: type[T], data: Any, path: str = "$") -> T:
     return typing.cast(T, value)
 
 
+# `X | None` is a types.UnionType from Python 3.10 on, typing.Union before.
+_UNIONS = (Union, getattr(types, "UnionType", Union))
+
+
 @functools.cache
 def _converter(tp: Any) -> Convert:
     """A converter for type `tp`, built once per type (type hints are costly to resolve)."""
     origin = get_origin(tp)
-    if origin in (Union, types.UnionType):
+    if origin in _UNIONS:
         inner = [a for a in get_args(tp) if a is not type(None)]
         return _optional(_converter(inner[0]))
     if origin is tuple:
@@ -132,7 +137,7 @@ def _sequence(item: Convert) -> Convert:
 
 
 def _record(cls: type) -> Convert:
-    hints = get_type_hints(cls)
+    hints = field_types(cls)
     fields = tuple(
         (
             f.name,
@@ -162,7 +167,7 @@ def _record(cls: type) -> Convert:
 
 
 def _float(value: Any, path: Path_, issues: list[ProbeIssue]) -> float:
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         if isinstance(value, int) and abs(value) >= _INT_LIMIT:
             raise _Unfit(path, f"{_digits(value)} is out of range")
         number = float(value)

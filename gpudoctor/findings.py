@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
+
+from gpudoctor.strenum import StrEnum
 
 
 class Severity(StrEnum):
@@ -159,6 +160,6 @@ def _show(value: object) -> str:
         return "unknown"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, tuple | list):
+    if isinstance(value, (tuple, list)):
         return ", ".join(str(v) for v in value) or "none"
     return str(value)

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from gpudoctor.errors import FactsError
 from gpudoctor.findings import Finding, Severity
@@ -171,17 +171,15 @@ def load_fleet(paths: Sequence[Path]) -> list[tuple[str, HostFacts | FactsError]
             loaded.append((path, exc))
     hostnames = [None if isinstance(f, FactsError) else f.platform.hostname for _, f in loaded]
     names = host_names([path for path, _ in loaded], hostnames)
-    return [(name, facts) for name, (_, facts) in zip(names, loaded, strict=True)]
+    return [(name, facts) for name, (_, facts) in zip(names, loaded)]
 
 
 def host_names(paths: Sequence[Path], hostnames: Sequence[str | None]) -> list[str]:
     """Each host by its hostname (when the snapshot kept it) or its file name, by its path
     where that name repeats, and numbered if even that repeats."""
-    names = [hostname or path.stem for path, hostname in zip(paths, hostnames, strict=True)]
+    names = [hostname or path.stem for path, hostname in zip(paths, hostnames)]
     counts = Counter(names)  # not list.count: quadratic over a 3000-host folder
-    spelled = [
-        str(path) if counts[name] > 1 else name for name, path in zip(names, paths, strict=True)
-    ]
+    spelled = [str(path) if counts[name] > 1 else name for name, path in zip(names, paths)]
     return unique_names(spelled)
 
 
@@ -237,7 +235,7 @@ def judge_fleet(
     judged = _judge_all(files, job)
     names = host_names(files, [hostname for hostname, _, _ in judged])
     hosts: list[tuple[str, HostFacts, Sequence[Finding]]] = [
-        (name, HostFacts(), findings) for name, (_, findings, _) in zip(names, judged, strict=True)
+        (name, HostFacts(), findings) for name, (_, findings, _) in zip(names, judged)
     ]
     exit_code = max((code for _, _, code in judged), default=0)
     return summarize_fleet(hosts), exit_code
@@ -252,7 +250,7 @@ class _Job:
     strict: bool
 
 
-Judged = tuple[str | None, tuple[Finding, ...], int]  # hostname, findings, exit code
+Judged = tuple[Optional[str], tuple[Finding, ...], int]  # hostname, findings, exit code
 _WORKER_JOB: list[_Job] = []  # the job of a worker process, set by its initializer
 PARALLEL_FROM = 200  # hosts; below this, starting workers costs more than it saves
 

@@ -20,7 +20,7 @@ class Frozen:
         return tuple(getattr(self, f.name) for f in fields(self) if f.compare)  # type: ignore[arg-type]
 
     def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
+        if isinstance(other, Frozen) and other.__class__ is self.__class__:
             return self._compared() == other._compared()
         return NotImplemented
 

@@ -5,6 +5,7 @@ ships docs/ as package data (tests/matrix/test_matrix_wheel.py checks the instal
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 from gpudoctor.builder.verify_codes import CATALOGUE as VERIFY
@@ -50,10 +51,26 @@ _UNOPENABLE = re.compile(
 _SKIP = {".git", ".venv", "images", "__pycache__", "node_modules", "dist", "build"}
 
 
+def _repository_files(root: Path) -> list[Path]:
+    """What the repository holds: git's tracked and not-ignored files (so any virtual environment
+    or cache, whatever its name, stays out); every file outside the skipped folders elsewhere."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=root,
+            capture_output=True,
+            check=True,
+            timeout=60,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return [p for p in root.rglob("*") if not set(p.relative_to(root).parts) & _SKIP]
+    return [root / name for name in listed.decode("utf-8", "replace").split("\0") if name]
+
+
 def test_no_reference_a_reader_cannot_open() -> None:
     root = PACKAGE.parent
     hits = []
-    for path in root.rglob("*"):
+    for path in _repository_files(root):
         parts = set(path.relative_to(root).parts)
         if not path.is_file() or parts & _SKIP or path.suffix in {".pyc", ".so", ".whl", ".gz"}:
             continue

@@ -190,7 +190,7 @@ def _timed_out(exc: BaseException) -> bool:
     socket adapter a ConnectionError wrapping urllib3's ReadTimeoutError ("Read timed out")."""
     import requests.exceptions
 
-    if isinstance(exc, requests.exceptions.ReadTimeout | TimeoutError):
+    if isinstance(exc, (requests.exceptions.ReadTimeout, TimeoutError)):
         return True
     if isinstance(exc, requests.exceptions.ConnectionError):
         return "timed out" in str(exc).lower()

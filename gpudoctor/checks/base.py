@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Union
 
 from gpudoctor.checks.catalogue import CATALOGUE
 from gpudoctor.findings import Finding, Severity, make_finding
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix
 
 
-Value = tuple[int, ...] | float | str
+Value = Union[tuple[int, ...], float, str]
 
 
 @dataclass(frozen=True)

@@ -140,7 +140,7 @@ def judge(facts: HostFacts, matrix: Matrix, req: Requirement) -> Finding:
         met = bool(values) and all((v == req.value) == (req.op == "==") for v in values)
     else:
         met = bool(values) and all(
-            isinstance(v, tuple | float) and _compare(v, req.op, req.value) for v in values
+            isinstance(v, (tuple, float)) and _compare(v, req.op, req.value) for v in values
         )
     sev = Severity.OK if met else Severity.ERROR
     verdict = "met" if met else "not met"
@@ -223,10 +223,10 @@ def _per_gpu(
         if not gpus:
             return ([], "no GPU") if not has_gpu(facts) else (None, "no GPU visible to NVML")
         raw = [getattr(g, attr) for g in gpus]
-        unknown = [g.index for g, v in zip(gpus, raw, strict=True) if v is None]
+        unknown = [g.index for g, v in zip(gpus, raw) if v is None]
         if unknown:
             return None, f"{attr} of GPU {unknown[0]} unknown"
-        shown = _by_value([(g.index, show(v)) for g, v in zip(gpus, raw, strict=True)])
+        shown = _by_value([(g.index, show(v)) for g, v in zip(gpus, raw)])
         return [parse(v) for v in raw], shown
 
     return actual
@@ -246,7 +246,7 @@ def _mig(facts: HostFacts, matrix: Matrix) -> Actual:
             return None, f"MIG mode of GPU {g.index} unknown"
         else:
             modes.append("on" if g.mig_mode_current else "off")
-    return modes, _by_value([(g.index, f"MIG {m}") for g, m in zip(gpus, modes, strict=True)])
+    return modes, _by_value([(g.index, f"MIG {m}") for g, m in zip(gpus, modes)])
 
 
 def _by_value(values: list[tuple[int, str]]) -> str:

@@ -6,10 +6,10 @@ a broken file is a packaging bug, so it raises with the file and the row named.
 from __future__ import annotations
 
 import functools
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpudoctor import tomlread
 from gpudoctor.resources import matrices_dir
 
 SEVERITIES = ("info", "warn", "error")
@@ -49,7 +49,7 @@ def xid_catalogue_path() -> Path:
 @functools.cache
 def load_xid_catalogue(path: Path | None = None) -> XidCatalogue:
     path = path or xid_catalogue_path()
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data = tomlread.loads(path.read_text(encoding="utf-8"))
     actions: dict[str, XidAction] = {}
     for i, raw in enumerate(data.get("action", [])):
         action = XidAction(

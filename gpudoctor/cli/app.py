@@ -1,12 +1,13 @@
 """The `gpudoctor` typer app, its global options, and the one place errors become exit codes."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads these signatures at run time, and
+# before Python 3.10 it cannot see the `Annotated` options inside string annotations.
 
 import importlib
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional, Union
 
 import typer
 
@@ -40,7 +41,7 @@ _COMMAND_MODULES = {
 _GLOBAL_WITH_VALUE = ("--matrix",)
 
 
-def make_app(command: str | None = None) -> typer.Typer:
+def make_app(command: Optional[str] = None) -> typer.Typer:
     """The typer app with every command, or only `command` when the command line names one:
     typer turns each command's signature into click options on every start, so building only
     the one that runs saves start-up time (`--help`, typos and the bare program get them all)."""
@@ -60,7 +61,7 @@ def make_app(command: str | None = None) -> typer.Typer:
     return app
 
 
-def command_named(args: list[str]) -> str | None:
+def command_named(args: list[str]) -> Optional[str]:
     """The command a command line runs: its first word after the global options."""
     skip = False
     for arg in args:
@@ -92,7 +93,7 @@ def _root(
     ] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
     matrix: Annotated[
-        Path | None,
+        Optional[Path],
         typer.Option(
             "--matrix",
             metavar="PATH",
@@ -103,7 +104,7 @@ def _root(
     ctx.obj = CliState(debug=debug, verbose=verbose, matrix_path=matrix)
 
 
-def run(argv: list[str] | None = None) -> int:
+def run(argv: Optional[list[str]] = None) -> int:
     """Run the command line and return its exit code (tests call this; `main` exits with it)."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or bool(os.environ.get("GPUDOCTOR_DEBUG"))
@@ -128,7 +129,7 @@ def run(argv: list[str] | None = None) -> int:
     return int(result) if isinstance(result, int) else 0
 
 
-def _report_error(exc: GpuDoctorError | RecursionError, *, as_json: bool, debug: bool) -> int:
+def _report_error(exc: Union[GpuDoctorError, RecursionError], *, as_json: bool, debug: bool) -> int:
     """One error line and a hint (and the JSON error object with --format json)."""
     if debug:  # the traceback too, but the same exit code: scripts must not see a change
         import traceback

@@ -3,11 +3,12 @@
 Only typer here (the `--help` budget); the builder, jinja2 and docker are imported when it runs.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads these signatures at run time, and
+# before Python 3.10 it cannot see the `Annotated` options inside string annotations.
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -73,7 +74,7 @@ def build_cmd(
     wheelhouse: opts.WheelhouseOpt = None,
     tag: opts.TagOpt = None,
     build_arg: Annotated[
-        list[str] | None,
+        Optional[list[str]],
         typer.Option("--build-arg", metavar="KEY=VALUE", help="Build argument (repeatable)."),
     ] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Build every layer anew.")] = False,
@@ -82,7 +83,7 @@ def build_cmd(
         bool, typer.Option("--skip-verify", help="Do not run the image to verify it.")
     ] = False,
     gpus: Annotated[
-        bool | None,
+        Optional[bool],
         typer.Option(
             "--gpus/--no-gpus",
             help="Verify with the GPUs (default: when the daemon has the nvidia runtime).",
@@ -92,7 +93,7 @@ def build_cmd(
         bool, typer.Option("--dry-run", help="Print the Dockerfile; build nothing.")
     ] = False,
     output: Annotated[
-        Path | None,
+        Optional[Path],
         typer.Option(
             "--output", "-o", metavar="FILE", help="With --dry-run: write the Dockerfile here."
         ),
@@ -160,7 +161,7 @@ def check_dry_run(*, dry_run: bool, output: bool, push: bool) -> None:
         )
 
 
-def run_build(ctx: typer.Context, request: BuildRequest, fmt: str) -> int:
+def run_build(ctx: typer.Context, request: "BuildRequest", fmt: str) -> int:
     from dataclasses import replace
     from pathlib import Path
 
@@ -195,7 +196,7 @@ class StderrProgress:
     def phase(self, message: str) -> None:
         sys.stderr.write(f"==> {message}\n")
 
-    def build_event(self, event: BuildEvent) -> None:
+    def build_event(self, event: "BuildEvent") -> None:
         if event.kind == "step":
             sys.stderr.write(f"{event.text}\n")
         elif event.kind == "cache":
@@ -207,7 +208,7 @@ class StderrProgress:
             sys.stderr.write(f"!!! {event.text}\n")
         sys.stderr.flush()
 
-    def finding(self, finding: Finding) -> None:
+    def finding(self, finding: "Finding") -> None:
         from gpudoctor.findings import MARKS
 
         mark = MARKS[finding.severity]

@@ -6,7 +6,7 @@ Only typer here (the `--help` budget); the target host's facts are read lazily.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -21,29 +21,30 @@ if TYPE_CHECKING:
 FLAVORS = ("runtime", "devel")
 
 FrameworkOpt = Annotated[
-    str | None,
+    Optional[str],
     typer.Option(
         "--framework", metavar="NAME[==VER]", help="pytorch or tensorflow, e.g. pytorch==2.5."
     ),
 ]
 VersionOpt = Annotated[
-    str | None,
+    Optional[str],
     typer.Option("--version", metavar="SPEC", help='Framework version ("2.5") or specifier.'),
 ]
 CudaOpt = Annotated[
-    str | None, typer.Option("--cuda", metavar="SPEC", help='CUDA version ("12.4") or specifier.')
+    Optional[str],
+    typer.Option("--cuda", metavar="SPEC", help='CUDA version ("12.4") or specifier.'),
 ]
 PythonOpt = Annotated[
-    str | None, typer.Option("--python", metavar="X.Y", help="Python version in the image.")
+    Optional[str], typer.Option("--python", metavar="X.Y", help="Python version in the image.")
 ]
 FlavorOpt = Annotated[
-    str | None, typer.Option("--flavor", metavar="FLAVOR", help="runtime (default) or devel.")
+    Optional[str], typer.Option("--flavor", metavar="FLAVOR", help="runtime (default) or devel.")
 ]
 DistroOpt = Annotated[
-    str | None, typer.Option("--distro", metavar="DISTRO", help="Base distro, e.g. ubuntu22.04.")
+    Optional[str], typer.Option("--distro", metavar="DISTRO", help="Base distro, e.g. ubuntu22.04.")
 ]
 DriverOpt = Annotated[
-    str | None,
+    Optional[str],
     typer.Option("--driver", metavar="VERSION", help="Target host's driver: only CUDA it runs."),
 ]
 ForHostOpt = Annotated[
@@ -51,7 +52,7 @@ ForHostOpt = Annotated[
     typer.Option("--for-host", help="Target this host: read its driver and GPUs (NVML)."),
 ]
 FromOpt = Annotated[
-    Path | None,
+    Optional[Path],
     typer.Option(
         "--from", metavar="HOST.JSON", help="Target a recorded host (gpudoctor snapshot)."
     ),
@@ -67,31 +68,31 @@ AllowUnverifiedOpt = Annotated[
     bool, typer.Option("--allow-unverified", help="Consider rows marked verified = false.")
 ]
 PipOpt = Annotated[
-    list[str] | None,
+    Optional[list[str]],
     typer.Option("--pip", metavar="REQ", help="Extra pip requirement (repeatable), e.g. numpy<2."),
 ]
 BaseImageOpt = Annotated[
-    str | None,
+    Optional[str],
     typer.Option("--base-image", metavar="REF", help="Use this base image (a mirror) instead."),
 ]
 IndexUrlOpt = Annotated[
-    str | None,
+    Optional[str],
     typer.Option("--index-url", metavar="URL", help="Framework pip index (a mirror) instead."),
 ]
 WheelhouseOpt = Annotated[
-    Path | None,
+    Optional[Path],
     typer.Option(
         "--wheelhouse", metavar="DIR", help="Install offline from these wheels (no index)."
     ),
 ]
 TagOpt = Annotated[
-    str | None,
+    Optional[str],
     typer.Option(
         "--tag", "-t", metavar="NAME:TAG", help="Image tag (default gpudoctor/FW:VER-cuXY-pyX.Y)."
     ),
 ]
 PlatformOpt = Annotated[
-    str | None,
+    Optional[str],
     typer.Option(
         "--platform",
         metavar="OS/ARCH",
@@ -99,24 +100,25 @@ PlatformOpt = Annotated[
     ),
 ]
 OutputOpt = Annotated[
-    Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the Dockerfile here.")
+    Optional[Path],
+    typer.Option("--output", "-o", metavar="FILE", help="Write the Dockerfile here."),
 ]
 
 
 def resolve_request(
     *,
-    framework: str | None,
-    version: str | None,
-    cuda: str | None,
-    python: str | None,
-    flavor: str | None,
-    distro: str | None,
-    driver: str | None,
+    framework: Optional[str],
+    version: Optional[str],
+    cuda: Optional[str],
+    python: Optional[str],
+    flavor: Optional[str],
+    distro: Optional[str],
+    driver: Optional[str],
     for_host: bool,
-    from_file: Path | None,
+    from_file: Optional[Path],
     allow_unverified: bool,
     native_only: bool = False,
-    platform: str | None = None,
+    platform: Optional[str] = None,
 ) -> ResolveRequest:
     """The ResolveRequest the flags describe; a target host supplies driver and GPUs."""
     from gpudoctor.builder.validate import python_version
@@ -162,7 +164,7 @@ def resolve_request(
     )
 
 
-def platform_machine(platform: str | None) -> str | None:
+def platform_machine(platform: Optional[str]) -> Optional[str]:
     """The machine of `--platform` ("linux/arm64" -> "aarch64"); UsageError for anything else."""
     from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
 
@@ -185,7 +187,7 @@ def check_in_matrix(matrix: Matrix, request: ResolveRequest) -> None:
     check_asked(matrix, request.framework, request.version, request.cuda)
 
 
-def target_host(for_host: bool, from_file: Path | None) -> Host | None:
+def target_host(for_host: bool, from_file: Optional[Path]) -> Optional[Host]:
     """The target host as the compatibility model sees it; None when none is named."""
     if for_host and from_file is not None:
         raise UsageError("--for-host and --from both name a target host", hint="give one")
@@ -216,12 +218,12 @@ def host_target(facts: HostFacts, where: str, *, recorded: bool = False) -> Host
 
 def build_options(
     *,
-    pip: list[str] | None,
-    base_image: str | None,
-    index_url: str | None,
-    wheelhouse: Path | None,
-    tag: str | None = None,
-    build_args: list[str] | None = None,
+    pip: Optional[list[str]],
+    base_image: Optional[str],
+    index_url: Optional[str],
+    wheelhouse: Optional[Path],
+    tag: Optional[str] = None,
+    build_args: Optional[list[str]] = None,
 ) -> BuildOptions:
     from gpudoctor.builder.spec import BuildOptions
 

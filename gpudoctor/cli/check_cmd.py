@@ -2,12 +2,13 @@
 fix. Exit codes: 0 nothing failed; 1 an error finding or an unmet requirement (with --strict,
 warnings and unknowns too); 2 bad usage or input."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads these signatures at run time, and
+# before Python 3.10 it cannot see the `Annotated` options inside string annotations.
 
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -80,22 +81,22 @@ def register(app: typer.Typer) -> None:
 def check(  # noqa: PLR0917 - typer maps each option to a parameter
     ctx: typer.Context,
     framework: Annotated[
-        str | None,
+        Optional[str],
         typer.Option(
             "--framework", metavar="NAME[==VER]", help="Judge this framework: pytorch==2.5."
         ),
     ] = None,
     cuda: Annotated[
-        str | None, typer.Option("--cuda", metavar="VER", help="Judge this CUDA version: 12.1.")
+        Optional[str], typer.Option("--cuda", metavar="VER", help="Judge this CUDA version: 12.1.")
     ] = None,
     require: Annotated[
-        list[str] | None,
+        Optional[list[str]],
         typer.Option(
             "--require", metavar="EXPR", help="A requirement, e.g. 'driver>=550' (repeatable)."
         ),
     ] = None,
     from_files: Annotated[
-        list[Path] | None,
+        Optional[list[Path]],
         typer.Option(
             "--from",
             metavar="FILE",
@@ -116,16 +117,18 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
         bool, typer.Option("--strict", help="Fail (exit 1) on warnings and unknowns too.")
     ] = False,
     only: Annotated[
-        str | None, typer.Option("--only", metavar="CODE,..", help="Report only these check codes.")
+        Optional[str],
+        typer.Option("--only", metavar="CODE,..", help="Report only these check codes."),
     ] = None,
     skip: Annotated[
-        str | None, typer.Option("--skip", metavar="CODE,..", help="Leave out these check codes.")
+        Optional[str],
+        typer.Option("--skip", metavar="CODE,..", help="Leave out these check codes."),
     ] = None,
     list_codes: Annotated[
         bool, typer.Option("--list", help="List every check code and exit.")
     ] = False,
     output: Annotated[
-        Path | None,
+        Optional[Path],
         typer.Option("-o", "--output", metavar="FILE", help="Write the report to FILE."),
     ] = None,
     verbose: Annotated[
@@ -134,7 +137,7 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     deep: DeepOpt = False,
     deep_timeout: DeepTimeoutOpt = DEEP_TIMEOUT_S,
     image: Annotated[
-        str | None,
+        Optional[str],
         typer.Option(
             "--image",
             metavar="REF",
@@ -198,13 +201,13 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
 def check_fleet(
     ctx: typer.Context,
     paths: list[Path],
-    intent: Intent,
+    intent: "Intent",
     fmt: str,
     *,
     only: frozenset[str],
     skip: frozenset[str],
     strict: bool,
-    output: Path | None,
+    output: Optional[Path],
 ) -> int:
     """Several snapshots: one report grouped by problem; exit 1 when any host fails."""
     from gpudoctor.errors import UsageError
@@ -226,8 +229,8 @@ def check_fleet(
 
 
 def build_intent(
-    framework: str | None, cuda: str | None, require: list[str], *, native_only: bool = False
-) -> Intent:
+    framework: Optional[str], cuda: Optional[str], require: list[str], *, native_only: bool = False
+) -> "Intent":
     from gpudoctor.checks import Intent
     from gpudoctor.checks.requirements import parse_requirement
     from gpudoctor.matrix.inputs import parse_cuda, parse_framework
@@ -242,7 +245,7 @@ def build_intent(
     )
 
 
-def with_image(intent: Intent, reference: str, *, fleet: bool) -> Intent:
+def with_image(intent: "Intent", reference: str, *, fleet: bool) -> "Intent":
     """The intent with the image's facts, read through the Docker daemon (exit 3 when it is
     unreachable)."""
     from dataclasses import replace
@@ -275,12 +278,12 @@ def refuse_deep_with_from(deep: bool, paths: list[Path]) -> None:
 
 
 def read_facts(
-    path: Path | None,
+    path: Optional[Path],
     *,
     deep: bool = False,
     deep_timeout_s: float = DEEP_TIMEOUT_S,
-    architectures: Sequence[Architecture] = (),
-) -> HostFacts:
+    architectures: "Sequence[Architecture]" = (),
+) -> "HostFacts":
     """This host's facts, or those of a snapshot or a pasted text report (`-`: standard input);
     `architectures` (the matrix's) name the compute capability of GPUs a report knows by name."""
     if path is not None:
@@ -305,13 +308,13 @@ def append_step_summary(path: str, markdown: str) -> None:
 
 
 def render(
-    run: CheckRun,
-    facts: HostFacts,
-    intent: Intent,
+    run: "CheckRun",
+    facts: "HostFacts",
+    intent: "Intent",
     fmt: str,
     *,
     verbose: bool,
-    to_file: Path | None,
+    to_file: Optional[Path],
 ) -> str:
     if fmt == "json":
         from gpudoctor.report.json_report import render_json

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -59,7 +59,7 @@ DeepTimeoutOpt = Annotated[
 class CliState:
     debug: bool = False
     verbose: bool = False
-    matrix_path: Path | None = None
+    matrix_path: Optional[Path] = None
 
 
 def state(ctx: typer.Context) -> CliState:
@@ -84,7 +84,7 @@ def check_choice(option: str, value: str, choices: tuple[str, ...]) -> str:
     return value
 
 
-def write_output(text: str, output: Path | None, *, private: bool = False) -> None:
+def write_output(text: str, output: Optional[Path], *, private: bool = False) -> None:
     """Write `text` to FILE atomically (gpudoctor/safe_write.py), or to stdout (None or `-`).
 
     `private` makes the file 0600 (an unredacted snapshot); otherwise a replaced file keeps its
@@ -124,7 +124,7 @@ def _write_stdout(text: str) -> None:
         sys.stdout.write(text.encode(encoding, "replace").decode(encoding))
 
 
-def refuse_output_over_input(output: Path | None, inputs: Iterable[Path | None]) -> None:
+def refuse_output_over_input(output: Optional[Path], inputs: Iterable[Optional[Path]]) -> None:
     """-o naming a file the command reads (a snapshot, the matrix) would destroy that input."""
     if output is None or str(output) == "-":
         return
@@ -144,7 +144,7 @@ def _same_file(a: Path, b: Path) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
-def wrote(output: Path | None, what: str) -> None:
+def wrote(output: Optional[Path], what: str) -> None:
     """The one line every command prints (on stderr) after `-o FILE`: what went where
     (nothing for `-o -`: that is standard output)."""
     if output is not None and str(output) != "-":

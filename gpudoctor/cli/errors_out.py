@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Optional
 
 from gpudoctor.exitcodes import ExitCode
 
@@ -31,12 +31,12 @@ def wants_json(args: Sequence[str]) -> bool:
 
 def report(
     message: str,
-    hint: str | None,
+    hint: Optional[str],
     *,
     exit_code: int,
     reference: str,
     as_json: bool,
-    extra: dict[str, object] | None = None,
+    extra: Optional[dict[str, object]] = None,
 ) -> int:
     sys.stderr.write(f"error: {message}\n")
     if hint:

@@ -4,10 +4,11 @@ Only typer is imported here (the `--help` budget); loading, resolving and presen
 inside each command.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads these signatures at run time, and
+# before Python 3.10 it cannot see the `Annotated` options inside string annotations.
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -107,7 +108,7 @@ def register(app: typer.Typer) -> None:
 def list_cmd(
     ctx: typer.Context,
     framework: Annotated[
-        str | None,
+        Optional[str],
         typer.Option(
             "--framework", metavar="NAME", help="Only this framework: pytorch, tensorflow."
         ),
@@ -154,21 +155,21 @@ def resolve_cmd(
         ),
     ],
     version: Annotated[
-        str | None,
+        Optional[str],
         typer.Option("--version", metavar="SPEC", help="Framework version or specifier."),
     ] = None,
     cuda: Annotated[
-        str | None, typer.Option("--cuda", metavar="SPEC", help="CUDA version or specifier.")
+        Optional[str], typer.Option("--cuda", metavar="SPEC", help="CUDA version or specifier.")
     ] = None,
     python: Annotated[
-        str | None, typer.Option("--python", metavar="X.Y", help="Python version, e.g. 3.11.")
+        Optional[str], typer.Option("--python", metavar="X.Y", help="Python version, e.g. 3.11.")
     ] = None,
     driver: Annotated[
-        str | None,
+        Optional[str],
         typer.Option("--driver", metavar="VERSION", help="Target host's driver, e.g. 535.104.05."),
     ] = None,
     compute_capability: Annotated[
-        list[str] | None,
+        Optional[list[str]],
         typer.Option(
             "--compute-capability",
             metavar="X.Y",
@@ -176,10 +177,11 @@ def resolve_cmd(
         ),
     ] = None,
     flavor: Annotated[
-        str | None, typer.Option("--flavor", metavar="FLAVOR", help="runtime (default) or devel.")
+        Optional[str],
+        typer.Option("--flavor", metavar="FLAVOR", help="runtime (default) or devel."),
     ] = None,
     distro: Annotated[
-        str | None, typer.Option("--distro", metavar="DISTRO", help="e.g. ubuntu22.04.")
+        Optional[str], typer.Option("--distro", metavar="DISTRO", help="e.g. ubuntu22.04.")
     ] = None,
     allow_unverified: Annotated[
         bool, typer.Option("--allow-unverified", help="Consider rows marked verified = false.")
@@ -191,13 +193,13 @@ def resolve_cmd(
         ),
     ] = False,
     from_file: Annotated[
-        Path | None,
+        Optional[Path],
         typer.Option(
             "--from", metavar="HOST.JSON", help="Target a recorded host (gpudoctor snapshot)."
         ),
     ] = None,
     machine: Annotated[
-        str | None,
+        Optional[str],
         typer.Option(
             "--machine", metavar="MACHINE", help="Target machine: x86_64 (default) or aarch64."
         ),
@@ -252,7 +254,7 @@ def resolve_cmd(
 def validate_cmd(
     ctx: typer.Context,
     file: Annotated[
-        Path | None,
+        Optional[Path],
         typer.Argument(
             metavar="[FILE]", help="Matrix file (default: --matrix, else the shipped one)."
         ),
@@ -267,7 +269,7 @@ def validate_cmd(
     return 0
 
 
-def _machine(text: str | None) -> str | None:
+def _machine(text: Optional[str]) -> Optional[str]:
     from gpudoctor.errors import UsageError
     from gpudoctor.matrix.platforms import MACHINES, machine_of
 

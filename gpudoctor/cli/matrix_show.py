@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Optional, Union
 
 from gpudoctor import framework_names
 from gpudoctor.cli.matrix_views import LEGEND, _plain, fields, row_json, row_text, table
@@ -21,7 +22,7 @@ _ROW_ID = re.compile(
 def show_release(matrix: Matrix, framework: str, version: str, fmt: str) -> str:
     from gpudoctor.matrix.queries import pytorch_release_for, tensorflow_release_for
 
-    release: PytorchRelease | TensorflowRelease | None
+    release: Optional[Union[PytorchRelease, TensorflowRelease]]
     if framework == "pytorch":
         release = pytorch_release_for(matrix, version)
     else:

@@ -3,11 +3,12 @@
 Imports only typer at module level (the `--help` budget).
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads these signatures at run time, and
+# before Python 3.10 it cannot see the `Annotated` options inside string annotations.
 
 import difflib
 import sys
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -35,7 +36,7 @@ def update_cmd(
     ctx: typer.Context,
     *,
     index_url: Annotated[
-        str | None,
+        Optional[str],
         typer.Option("--index-url", metavar="URL", help="Simple index (default: pip's)."),
     ] = None,
     check: Annotated[

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Sequence
+from typing import Optional
 
 from gpudoctor import framework_names
 from gpudoctor.matrix.model import (
@@ -27,7 +28,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "
     widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
     lines = []
     for row in [headers, *rows]:
-        cells = [str(c).ljust(w) for c, w in zip(row, widths, strict=True)]
+        cells = [str(c).ljust(w) for c, w in zip(row, widths)]
         lines.append((indent + "  ".join(cells)).rstrip())
     return "\n".join(lines)
 
@@ -46,7 +47,7 @@ def _span(values: Sequence[str]) -> str:
     return values[0] if len(values) == 1 else f"{values[0]}-{values[-1]}"
 
 
-def list_text(matrix: Matrix, framework: str | None) -> str:
+def list_text(matrix: Matrix, framework: Optional[str]) -> str:
     if framework == "pytorch":
         parts = [_pytorch_builds(matrix)]
     elif framework == "tensorflow":
@@ -212,7 +213,7 @@ def _pytorch_json(release: PytorchRelease) -> dict[str, object]:
     return data
 
 
-def list_json(matrix: Matrix, framework: str | None) -> str:
+def list_json(matrix: Matrix, framework: Optional[str]) -> str:
     data: dict[str, object] = {
         "schema_version": matrix.schema_version,
         "matrix": str(matrix.path),

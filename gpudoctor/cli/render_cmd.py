@@ -4,10 +4,11 @@
 its build context, an index (README.md) and a bake file (gpudoctor/builder/images.py).
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads these signatures at run time, and
+# before Python 3.10 it cannot see the `Annotated` options inside string annotations.
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -40,11 +41,11 @@ AllOpt = Annotated[
     bool, typer.Option("--all", help="Render every supported row into --out (and a bake file).")
 ]
 OutOpt = Annotated[
-    Path | None,
+    Optional[Path],
     typer.Option("--out", metavar="DIR", help="With --all: the output folder (default images)."),
 ]
 RegistryOpt = Annotated[
-    str | None,
+    Optional[str],
     typer.Option(
         "--registry",
         metavar="HOST/NS",
@@ -113,7 +114,9 @@ def render_cmd(
     return render_one(ctx, request, options, output)
 
 
-def check_mode(all_rows: bool, single: list[str], out: Path | None, registry: str | None) -> None:
+def check_mode(
+    all_rows: bool, single: list[str], out: Optional[Path], registry: Optional[str]
+) -> None:
     """--all renders the matrix as it is: no single-row option goes with it, and its own
     options (--out, --registry) go with nothing else."""
     if all_rows and single:
@@ -131,9 +134,9 @@ def check_mode(all_rows: bool, single: list[str], out: Path | None, registry: st
 
 def render_one(
     ctx: typer.Context,
-    request: ResolveRequest,
-    options: BuildOptions,
-    output: Path | None,
+    request: "ResolveRequest",
+    options: "BuildOptions",
+    output: Optional[Path],
 ) -> int:
     """Resolve one row, render its Dockerfile to `output` (or stdout); warnings to stderr."""
     from gpudoctor.builder.pipeline import render_row, resolve_row
@@ -158,7 +161,7 @@ def render_one(
     return 0
 
 
-def render_all(ctx: typer.Context, out: Path, registry: str | None) -> int:
+def render_all(ctx: typer.Context, out: Path, registry: Optional[str]) -> int:
     """Render every supported row into `out`; one summary line (and warnings) on stderr."""
     from gpudoctor.builder.images import render_images
     from gpudoctor.builder.images_tree import write_tree

@@ -1,10 +1,11 @@
 """`gpudoctor snapshot`: record this host as HostFacts JSON, to attach to a bug or to judge
 elsewhere with `gpudoctor check --from FILE`."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads these signatures at run time, and
+# before Python 3.10 it cannot see the `Annotated` options inside string annotations.
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -40,7 +41,7 @@ def register(app: typer.Typer) -> None:
 
 def snapshot(  # noqa: PLR0917 - typer maps each option to a parameter
     output: Annotated[
-        Path | None,
+        Optional[Path],
         typer.Option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout."),
     ] = None,
     no_redact: Annotated[

@@ -19,11 +19,11 @@ not counted: the driver cannot JIT PTX of a newer CUDA than its own.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.compat.builds import Build
+from gpudoctor.strenum import StrEnum
 
 if TYPE_CHECKING:
     from gpudoctor.compat.host import Gpu, Host

@@ -114,7 +114,7 @@ def describe(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return f'"{printable(value)}"'
-    if isinstance(value, int | float):
+    if isinstance(value, (int, float)):
         return f"the number {value}"
     if isinstance(value, list):
         return "an array" if value else "an empty array"
@@ -246,6 +246,6 @@ def row_label(table: str, index: int, raw: object, identity: str) -> str:
     label = f"[[{table}]] row {index + 1}"
     if isinstance(raw, dict):
         ident = raw.get(identity)
-        if isinstance(ident, str | int) and not isinstance(ident, bool):
+        if isinstance(ident, (str, int)) and not isinstance(ident, bool):
             label += f" ({identity} {describe(ident) if isinstance(ident, str) else ident})"
     return label

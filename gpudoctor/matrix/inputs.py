@@ -113,7 +113,7 @@ def nearest(wanted: str, known: Iterable[str], count: int = _NEAREST) -> list[st
     at = bisect.bisect_left(keys, versions.sort_key(wanted))
     below, above = ordered[:at][::-1], ordered[at:]
     out: list[str] = []
-    for pair in zip(below, above, strict=False):
+    for pair in zip(below, above):
         out += pair
     longer = below if len(below) > len(above) else above
     out += longer[min(len(below), len(above)) :]

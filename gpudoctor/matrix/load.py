@@ -106,11 +106,13 @@ def _load_cached(path: Path, mtime_ns: int, size: int) -> Matrix:
 
 def parse_matrix(text: str, path: Path) -> Matrix:
     """Parse and validate matrix TOML text; `path` is what messages name (no I/O here)."""
-    import tomllib  # here, not at the top: a cached load (matrix/cache.py) needs no parser
+    from gpudoctor import (
+        tomlread,  # here, not at the top: a cached load (matrix/cache.py) needs no parser
+    )
 
     try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
+        doc = tomlread.loads(text)
+    except tomlread.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
         raise MatrixError(f"{path}: not valid TOML: {exc}", hint=_HINT) from None
     except RecursionError:
         raise MatrixError(f"{path}: nested too deeply to be a matrix", hint=_HINT) from None

@@ -76,7 +76,7 @@ def read_report(raw: str, source: str, architectures: Sequence[Architecture] = (
     ends = [pos for pos, _ in starts[1:]] + [len(text)]
     done: set[str] = set()
     for index, shape in enumerate(BLOCKS):  # in priority order, each on its first block
-        for (pos, owner), end in zip(starts, ends[: len(starts)], strict=True):
+        for (pos, owner), end in zip(starts, ends[: len(starts)]):
             if owner == index and shape.name not in done:
                 done.add(shape.name)
                 shape.parse(text[pos : min(end, pos + _BLOCK_CAP)], draft)
@@ -94,7 +94,7 @@ def _first_report(text: str, found: list[list[int]], draft: Draft) -> str:
     """A paste with two reports of one shape (before and after, two hosts) is judged on the
     first: the text is cut where the second one starts, and a note says so."""
     cut: tuple[int, str] | None = None
-    for shape, at in zip(BLOCKS, found, strict=True):
+    for shape, at in zip(BLOCKS, found):
         if len(at) > 1 and (cut is None or at[1] < cut[0]):
             cut = (at[1], shape.name)
     if cut is None:

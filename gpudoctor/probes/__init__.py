@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -107,7 +107,7 @@ def collect_facts(
     timings.append(ProbeTiming("total", round(time.perf_counter() - started, 4)))
     facts = HostFacts(
         tool_version=__version__,
-        collected_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        collected_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         redacted=redact,
         platform=results["platform"],
         kernel=results["sysfs"],

@@ -221,7 +221,7 @@ def _str(value: Any) -> str | None:
 
 
 def _float(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _int(value: Any) -> int | None:

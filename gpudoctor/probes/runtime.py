@@ -267,7 +267,7 @@ def cdi_devices(text: str, *, json_spec: bool = False) -> list[str]:
         names = re.findall(r"^\s*-\s+name:\s*[\"']?([^\"'\s#]+)", text, re.MULTILINE)
     if not kind.startswith("nvidia.com/"):
         return []
-    return [f"{kind}={n}" for n in names if isinstance(n, str | int)]
+    return [f"{kind}={n}" for n in names if isinstance(n, (str, int))]
 
 
 def redact_cdi_name(name: str) -> str:

@@ -10,12 +10,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
 from gpudoctor.probes.runtime import DockerUnavailable, UnixSocketDocker
 
-Answer = Callable[[bytes], bytes | None]
+Answer = Callable[[bytes], Optional[bytes]]
 
 
 @pytest.fixture
