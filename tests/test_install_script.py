@@ -14,20 +14,9 @@ import pytest
 
 import gpudoctor
 from tests.support.pythons import SUPPORTED_MINORS, find_old_python, find_python
+from tests.support.repo import copy_tracked
 
-ROOT = Path(__file__).resolve().parents[1]
 BASH = shutil.which("bash") or "/bin/bash"  # found here: the tests give the script a bare PATH
-
-
-def _copy_tracked(target: Path) -> None:
-    tracked = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
-    ).stdout.split(b"\0")
-    for name in filter(None, tracked):
-        source = ROOT / os.fsdecode(name)
-        if source.is_file() and not source.is_symlink():
-            (target / os.fsdecode(name)).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / os.fsdecode(name))
 
 
 def _fits(python: str) -> bool:
@@ -76,7 +65,7 @@ def test_install_beside_an_old_python3_links_gpudoctor_into_local_bin(
     if newer is None:
         pytest.skip("no CPython 3.10 to 3.13 here to stand beside the old python3")
     clone, home = tmp_path / "clone", tmp_path / "home"
-    _copy_tracked(clone)
+    copy_tracked(clone)
     home.mkdir()
     name, newer_python = f"python3.{newer[0]}", newer[1]
     folder = _bin_with(tmp_path, {"python3": old_python, name: newer_python})
@@ -123,7 +112,7 @@ def test_install_beside_an_old_python3_links_gpudoctor_into_local_bin(
 
 def test_no_suitable_python_says_what_to_install(tmp_path: Path, old_python: Path) -> None:
     clone = tmp_path / "clone"
-    _copy_tracked(clone)
+    copy_tracked(clone)
     # Only the old python3 and what the script needs besides bash: no python3.X to fall back on.
     folder = _bin_with(
         tmp_path, {"python3": old_python, "dirname": Path(shutil.which("dirname") or "")}
@@ -142,7 +131,7 @@ def test_a_python_named_by_PYTHON_that_is_too_old_is_refused(
     tmp_path: Path, old_python: Path
 ) -> None:
     clone = tmp_path / "clone"
-    _copy_tracked(clone)
+    copy_tracked(clone)
     env = {**os.environ, "PYTHON": str(old_python), "HOME": str(tmp_path)}
     env.pop("VIRTUAL_ENV", None)
     env.pop("GPUDOCTOR_VENV", None)
