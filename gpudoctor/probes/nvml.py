@@ -142,7 +142,7 @@ def _library_absent() -> tuple[NvmlFacts, list[ProbeIssue]] | None:
     try:
         source = get_data(origin)  # the loader's read: also inside gpudoctor.pyz (a zip)
     except OSError:
-        return None
+        source = None
     if not isinstance(source, bytes):
         return None
     import ctypes
