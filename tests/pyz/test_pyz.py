@@ -214,6 +214,16 @@ def test_check_of_a_recorded_host_matches_the_installed_tool(run: Runner) -> Non
     assert "driver" in done.stdout
 
 
+def test_render_matches_the_installed_tool(run: Runner) -> None:
+    """Jinja2 with MarkupSafe's pure-Python escaping and the template unpacked from the zip
+    write the same Dockerfile as the venv's gpudoctor."""
+    args = ("render", "--framework", "pytorch", "--cuda", "12.4", "--platform", "linux/amd64")
+    done = run(*args)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == venv_gpudoctor(*args).stdout
+    assert "FROM " in done.stdout
+
+
 def test_markupsafe_runs_its_pure_python_fallback(python: Path, pyz: Path) -> None:
     probe = (
         "import sys; sys.path.insert(0, sys.argv[1]); import jinja2, markupsafe; "
