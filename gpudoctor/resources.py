@@ -61,7 +61,15 @@ def _unpacked_zip_data() -> Path | None:
             target = base / name
             if user_cache.private(target, is_folder=True):
                 return target
-        return _unpack(zipped, members, base, name)
+            try:
+                return _unpack(zipped, members, base, name)
+            except OSError:  # a full or read-only cache: this run's own copy instead
+                pass
+        try:
+            return _unpack(zipped, members, None, name)
+        except OSError as exc:
+            reason = f"cannot unpack gpudoctor's data from {archive}: {exc}"
+            raise FileNotFoundError(reason) from exc
 
 
 def _unpack(
@@ -75,26 +83,45 @@ def _unpack(
     from gpudoctor import user_cache
 
     staging = Path(tempfile.mkdtemp(prefix=".pyz-data-", dir=base))  # 0700
-    for info in members:
-        relative = info.filename[len(_ZIP_DATA) :]
-        if relative.startswith("/") or ".." in relative.split("/"):
-            continue  # never outside the folder, whatever the archive says
-        path = staging / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(zipped.read(info))
+    try:
+        for info in members:
+            relative = info.filename[len(_ZIP_DATA) :]
+            if relative.startswith("/") or ".." in relative.split("/"):
+                continue  # never outside the folder, whatever the archive says
+            path = staging / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(zipped.read(info))
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     if base is not None:
         target = base / name
         try:
             os.replace(staging, target)
-            return target
         except OSError:  # it exists: another run renamed its copy first
             if user_cache.private(target, is_folder=True):
                 shutil.rmtree(staging, ignore_errors=True)
                 return target
+        else:
+            _prune(base, target)
+            return target
     import atexit
 
     atexit.register(shutil.rmtree, staging, True)  # no usable cache folder: this run only
     return staging
+
+
+def _prune(base: Path, kept: Path) -> None:
+    """Drop the data of other .pyz builds unpacked over a week ago (as the matrix cache does)."""
+    import shutil
+
+    try:
+        week_ago = kept.stat().st_mtime - 7 * 86400
+        for old in base.glob("pyz-data-*"):
+            if old != kept and old.stat().st_mtime < week_ago:
+                shutil.rmtree(old, ignore_errors=True)
+    except OSError:  # a parallel prune got there first: nothing to do
+        return
 
 
 def matrices_dir() -> Path:
