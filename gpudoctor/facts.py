@@ -89,6 +89,19 @@ class GpuFacts(Frozen):
     error: str | None = None  # why the record is a placeholder, when lost
     nvlinks: tuple[NvLinkFacts, ...] = ()  # links the GPU reports (none on PCIe-only GPUs)
     fabric: FabricFacts | None = None  # None: the driver has no fabric call for this GPU
+    vgpu_license: VgpuLicense | None = None  # None: no licensing reported (bare metal, unread)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class VgpuLicense(Frozen):
+    """A vGPU guest's licence: NVML's licensable features (nvmlDeviceGetGridLicensableFeatures)
+    or the "vGPU Software Licensed Product" block of `nvidia-smi -q` / `-q -x`."""
+
+    # "licensed", "unlicensed", "unlicensed_restricted" (throttled), "unlicensed_unrestricted"
+    # (still at full capability), "unknown" (supported, state unreadable)
+    state: str = "unknown"
+    product: str | None = None  # "NVIDIA Virtual Compute Server"
+    expiry: str | None = None  # ISO 8601 UTC "2026-07-07T16:01:44Z", "permanent", None = unknown
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -134,6 +147,10 @@ class PciDevice(Frozen):
     sriov_totalvfs: int | None = None
     sriov_numvfs: int | None = None
     is_virtual_function: bool = False
+    # A vGPU guest's PCI vendor capability names the host's vGPU Manager (as NVIDIA's GPU
+    # feature discovery reads it): "580.65.05", "R580"; None when absent or unreadable.
+    vgpu_host_driver_version: str | None = None
+    vgpu_host_driver_branch: str | None = None
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -141,6 +158,16 @@ class DeviceNode(Frozen):
     path: str  # "/dev/nvidia0"
     readable: bool | None = None
     writable: bool | None = None
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class VgpuClientFacts(Frozen):
+    """The vGPU licence client of a guest (NVIDIA Virtual GPU Client Licensing User Guide):
+    the nvidia-gridd service, its client configuration tokens and its configuration file."""
+
+    gridd: str | None = None  # path of the nvidia-gridd binary or unit found; "" = none
+    tokens: int | None = None  # *.tok files in /etc/nvidia/ClientConfigToken; None = unreadable
+    gridd_conf: bool | None = None  # /etc/nvidia/gridd.conf exists
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -207,9 +234,35 @@ class PlatformFacts(Frozen):
     cuda_visible_devices: str | None = None
     iommu: IommuFacts = field(default_factory=IommuFacts)
     cpu: CpuFacts = field(default_factory=CpuFacts)
+    vgpu_client: VgpuClientFacts = field(default_factory=VgpuClientFacts)
 
 
 # --- container runtime --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class CdiSpec(Frozen):
+    """One NVIDIA CDI spec file, as far as the container device checks need it."""
+
+    path: str  # "/etc/cdi/nvidia.yaml"
+    driver_version: str | None = None  # the driver it was generated for (hook or library names)
+    libraries: tuple[str, ...] = ()  # host paths of the driver libraries it mounts
+    libraries_missing: tuple[str, ...] = ()  # those that are not on the host any more
+    devices: tuple[str, ...] = ()  # device names it declares: "0", "0:1" (MIG), "all", ...
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ContainerDeviceFacts(Frozen):
+    """How containers get their GPUs and keep them: cgroup version and driver, the NVIDIA
+    runtime's mode, the /dev/char links systemd needs, and the CDI specs' contents."""
+
+    cgroup_version: int | None = None  # 2 (unified), 1 (legacy or hybrid); None = not read
+    docker_cgroup_driver: str | None = None  # "systemd" or "cgroupfs" (docker info)
+    containerd_systemd_cgroup: bool | None = None  # SystemdCgroup = true in containerd's config
+    runtime_mode: str | None = None  # nvidia-container-runtime mode: "auto", "legacy", "cdi"
+    # /dev/nvidia* character devices without a /dev/char/MAJOR:MINOR link; None = not read
+    dev_char_missing: tuple[str, ...] | None = None
+    cdi_specs: tuple[CdiSpec, ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -226,6 +279,7 @@ class ContainerRuntimeFacts(Frozen):
     ] = ()  # nvidia-ctk, nvidia-container-cli, nvidia-container-runtime found on PATH
     toolkit_version: str | None = None
     docker_client: str | None = None  # the `docker` CLI found on PATH (client without daemon)
+    devices: ContainerDeviceFacts = field(default_factory=ContainerDeviceFacts)
 
 
 # --- CUDA libraries and frameworks --------------------------------------------------------------

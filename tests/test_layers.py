@@ -17,6 +17,8 @@ FORBIDDEN = {
     "compat": ("checks", "probes", "cli", "builder", "report"),
     "matrix": ("checks", "probes", "cli", "builder"),
     "report": ("probes", "cli", "builder"),
+    # serve's schedule and HTTP side take the judge as a parameter: cli/serve_cmd.py wires probes.
+    "exporter": ("probes", "cli", "builder"),
 }
 # The docs generator documents the builder's verify codes beside the check codes.
 ALLOWED = {("gpudoctor.checks.docgen", "gpudoctor.builder.verify_codes")}

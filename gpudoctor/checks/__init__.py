@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks import (
+    container_devices,
     deep,
     devices,
     driver,
@@ -31,6 +32,7 @@ from gpudoctor.checks import (
     runtime,
     shadowing,
     software,
+    vgpu,
     xid,
 )
 from gpudoctor.checks.base import Check, Intent
@@ -54,8 +56,10 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("driver", c) for c in devices.CHECKS),
     *(("driver", c) for c in recorded.CHECKS),
     *(("gpu", c) for c in gpu.CHECKS),
+    *(("gpu", c) for c in vgpu.CHECKS),
     *(("platform", c) for c in platform.CHECKS),
     *(("runtime", c) for c in runtime.CHECKS),
+    *(("runtime", c) for c in container_devices.CHECKS),
     *(("software", c) for c in software.CHECKS),
     *(("software", c) for c in shadowing.CHECKS),
     *(("software", c) for c in deep.CHECKS),

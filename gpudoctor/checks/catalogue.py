@@ -162,6 +162,33 @@ _ENTRIES = (
        "Whether the GPU is bare metal, passed through to this VM, or a vGPU (shared, "
        "host-managed: MIG and ECC changes go through the hypervisor; needs a vGPU licence).",
        "For vGPU: make sure the licence client (nvidia-gridd) holds a licence."),
+    _E("vgpu-license", "gpu", "vGPU software licence", "ok, warn, error, n/a, unknown",
+       "A VM guest's vGPU software licence, from NVML (nvmlDeviceGetGridLicensableFeatures) or "
+       "the 'vGPU Software Licensed Product' block of nvidia-smi -q: error when unlicensed (an "
+       "unlicensed vGPU runs at full capability at first, then its performance and "
+       "functionality are progressively restricted until it gets a licence: NVIDIA Virtual GPU "
+       "Client Licensing User Guide), warn when the licence expired or expires within 3 days "
+       "of the snapshot, ok with the product and its expiry.",
+       "Start the licence client (`sudo systemctl enable --now nvidia-gridd`), put the client "
+       "configuration token from your NVIDIA License System instance in "
+       "/etc/nvidia/ClientConfigToken/, set FeatureType in /etc/nvidia/gridd.conf and restart "
+       "nvidia-gridd; `journalctl -u nvidia-gridd` says why a licence was not acquired."),
+    _E("vgpu-license-client", "platform", "vGPU licence client", "ok, warn, n/a, unknown",
+       "On a vGPU guest: the licence client nvidia-gridd is installed and a client "
+       "configuration token is in /etc/nvidia/ClientConfigToken/ (warn when either is missing: "
+       "nothing can acquire a licence).",
+       "Install the vGPU guest driver package (it brings nvidia-gridd), copy the client "
+       "configuration token to /etc/nvidia/ClientConfigToken/ and "
+       "`sudo systemctl restart nvidia-gridd`."),
+    _E("vgpu-release", "driver", "vGPU release of guest and host", "ok, info, error, n/a, unknown",
+       "On a vGPU guest: the vGPU software release of the guest driver (the matrix's "
+       "`vgpu_release` of its branch) against the host's vGPU Manager, read from the vGPU's "
+       "PCI vendor capability: compatible when from the same release, when the manager is one "
+       "major release branch newer, or when a long-term support manager runs a guest from the "
+       "previous long-term support branch (NVIDIA vGPU release notes). Info with what to "
+       "compare by hand when the manager's version or a release is not known here.",
+       "Install the guest driver from the vGPU release of the host's vGPU Manager (NVIDIA "
+       "Licensing Portal), or upgrade the manager."),
     # --- platform ---------------------------------------------------------------------------
     _E("virtualization", "platform", "Bare metal or VM", "ok, info, unknown",
        "Whether this host is bare metal, a VM (and which hypervisor) or a container.", "None."),
@@ -201,6 +228,31 @@ _ENTRIES = (
        "Docker is present but nvidia-ctk / nvidia-container-runtime are not installed.",
        "Install nvidia-container-toolkit (NVIDIA's apt/dnf repository), then `sudo nvidia-ctk "
        "runtime configure --runtime=docker && sudo systemctl restart docker`."),
+    _E("dev-char-links", "runtime", "/dev/char links of the NVIDIA devices",
+       "ok, error, n/a, unknown",
+       "On a host whose Docker or containerd uses the systemd cgroup driver and hands GPUs to "
+       "containers through the NVIDIA runtime's hook (not CDI): every /dev/nvidia* character "
+       "device has its /dev/char/MAJOR:MINOR link. Without them `systemctl daemon-reload` "
+       "takes the GPUs from running containers ('Failed to initialize NVML: Unknown Error'; "
+       "NVIDIA's notice, nvidia-container-toolkit issue #48).",
+       "`sudo nvidia-ctk system create-dev-char-symlinks --create-all`, and the udev rule "
+       "/lib/udev/rules.d/71-nvidia-dev-char.rules: `ACTION==\"add\", "
+       "DEVPATH==\"/bus/pci/drivers/nvidia\", RUN+=\"/usr/bin/nvidia-ctk system "
+       "create-dev-char-symlinks --create-all\"` (toolkit 1.12.0 or newer)."),
+    _E("cdi-spec-current", "runtime", "CDI spec matches the driver", "ok, error, n/a",
+       "Each NVIDIA CDI spec (/etc/cdi, /var/run/cdi) was generated for the loaded driver: its "
+       "driver version is the loaded one, the libraries it mounts exist, and the MIG devices it "
+       "names still exist. A spec left from before a driver, kernel or MIG change makes "
+       "containers fail to start or get other devices.",
+       "`sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml` after every driver or MIG "
+       "change."),
+    _E("cgroup-v2-toolkit", "runtime", "cgroup v2 and the container toolkit",
+       "ok, error, n/a, unknown",
+       "On a cgroup v2 host, the NVIDIA Container Toolkit is 1.8.0 or newer (libnvidia-container "
+       "supports cgroup v2 from 1.8.0; before, GPU containers fail with 'cgroup subsystem "
+       "devices not found').",
+       "Upgrade nvidia-container-toolkit and libnvidia-container1 to 1.8.0 or newer from NVIDIA's "
+       "repository and restart the container engine."),
     # --- software ---------------------------------------------------------------------------
     _E("framework-driver-cuda", "software", "Driver runs the framework's CUDA",
        "ok, info, error, n/a, unknown",

@@ -212,6 +212,45 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         example="RuntimeError: CUDA error: no CUDA-capable device is detected",
         keywords=("no cuda-capable device",),
     ),
+    KnownError(
+        "nvml-unknown-error",
+        r"failed to initialize nvml: unknown error",
+        "a running container lost its GPUs: with the systemd cgroup driver, `systemctl "
+        "daemon-reload` re-applied its device rules from /dev/char, where the NVIDIA device "
+        "nodes have no links (NVIDIA's notice, nvidia-container-toolkit issue #48)",
+        "restart the container; on the host `sudo nvidia-ctk system create-dev-char-symlinks "
+        "--create-all` and the udev rule /lib/udev/rules.d/71-nvidia-dev-char.rules "
+        "(docs/findings.md#dev-char-links)",
+        ("dev-char-links",),
+        example="Failed to initialize NVML: Unknown Error",
+        keywords=("failed to initialize nvml",),
+    ),
+    KnownError(
+        "cgroup-devices-not-found",
+        r"cgroup subsystem devices not found",
+        "the NVIDIA container library predates cgroup v2 support (libnvidia-container 1.8.0) "
+        "and this host uses cgroup v2",
+        "upgrade nvidia-container-toolkit and libnvidia-container1 to 1.8.0 or newer",
+        ("cgroup-v2-toolkit",),
+        example=(
+            "nvidia-container-cli: container error: cgroup subsystem devices not found: unknown."
+        ),
+        keywords=("cgroup subsystem devices",),
+    ),
+    KnownError(
+        "cdi-unresolvable",
+        r"unresolvable cdi devices",
+        "the container asked for CDI devices that no spec on the host declares: the spec was "
+        "not generated, or was generated before a driver or MIG change",
+        "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml",
+        ("cdi-spec-current",),
+        example=(
+            "OCI runtime create failed: could not apply required modification to OCI "
+            "specification: error modifying OCI spec: failed to inject CDI devices: "
+            "unresolvable CDI devices nvidia.com/gpu=0:1: unknown"
+        ),
+        keywords=("unresolvable cdi devices",),
+    ),
 )
 
 BY_CODE: dict[str, KnownError] = {e.code: e for e in KNOWN_ERRORS}

@@ -26,6 +26,7 @@ HELP = f"""Make NVIDIA GPU hosts and GPU framework images work the first time.
                                    judges it anywhere
   gpudoctor matrix resolve --framework pytorch --cuda 12.1
   gpudoctor build --framework pytorch --cuda 12.1
+  gpudoctor serve                  the checks on a schedule, for Prometheus
 
 {EXIT_CODES_HELP}
 """
@@ -37,6 +38,7 @@ _COMMAND_MODULES = {
     "matrix": "matrix_cmd",
     "render": "render_cmd",
     "build": "build_cmd",
+    "serve": "serve_cmd",
 }
 _GLOBAL_WITH_VALUE = ("--matrix",)
 

@@ -394,14 +394,22 @@ def _distro(problems: Problems, where: str, raw: dict[str, object]) -> Distro | 
 
 
 def _driver_branch(problems: Problems, where: str, raw: dict[str, object]) -> DriverBranch | None:
-    r = _reader(problems, where, raw, "branch designation end_of_life max_cuda_major last_for")
+    r = _reader(
+        problems,
+        where,
+        raw,
+        "branch designation end_of_life max_cuda_major last_for vgpu_release vgpu_source",
+    )
     max_major = r.get_int("max_cuda_major", f.POSITIVE_INT) if "max_cuda_major" in raw else None
+    vgpu = r.get_int("vgpu_release", f.POSITIVE_INT) if "vgpu_release" in raw else None
     row = DriverBranch(
         branch=r.get_str("branch", f.BRANCH),
         designation=r.get_str("designation", f.BRANCH_SUPPORT),
         end_of_life=r.get("end_of_life", f.YEAR_MONTH, required=False),
         max_cuda_major=max_major,
         last_for=r.get_list("last_for", f.TEXT, required=False),
+        vgpu_release=vgpu,
+        vgpu_source=r.get("vgpu_source", f.TEXT, required=vgpu is not None) or "",
         **r.common(),
     )
     return row if r.ok else None

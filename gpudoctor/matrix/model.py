@@ -175,6 +175,9 @@ class DriverBranch(Frozen):
     end_of_life: str | None = None  # "YYYY-MM"
     max_cuda_major: int | None = None  # newest CUDA major without the forward-compat package
     last_for: tuple[str, ...] = ()  # architecture names: ("Maxwell", "Pascal", "Volta")
+    # The NVIDIA vGPU software release built on this branch (19 for R580), and where it is said.
+    vgpu_release: int | None = None
+    vgpu_source: str = ""
     sources: tuple[str, ...] = ()
     verified: bool = True
     notes: str = ""

@@ -29,6 +29,7 @@ from gpudoctor.matrix.model import (
     Architecture,
     CudaMajor,
     CudaRelease,
+    DriverBranch,
     Matrix,
     MigGpu,
     PytorchRelease,
@@ -275,3 +276,37 @@ def mig_gpu_for(matrix: Matrix, gpu_name: str) -> MigGpu | None:
         if found and (best is None or n > len(_tokens(best.name))):
             best = row
     return best
+
+
+# --- vGPU releases and branches (`vgpu_release` of [[driver_branch]]) ---------------------------
+
+
+def driver_branch_of(matrix: Matrix, driver_version: str) -> DriverBranch | None:
+    """The `[[driver_branch]]` row of a driver version ("550.54.14" -> R550); None when the
+    version is unreadable or the matrix has no row for its branch."""
+    parts = versions.release(driver_version)
+    if not parts:
+        return None
+    return next((b for b in matrix.driver_branches if b.branch == str(parts[0])), None)
+
+
+def vgpu_manager_runs_guest(matrix: Matrix, host: DriverBranch, guest: DriverBranch) -> bool:
+    """NVIDIA's rule for a vGPU Manager and a guest driver (vGPU release notes, "Compatibility
+    Requirements for the NVIDIA vGPU Manager and Guest VM Driver"): the same release; a manager
+    from the next major release branch with a guest from the previous one; or a manager from a
+    long-term support branch with a guest from the previous long-term support branch. Both rows
+    must carry `vgpu_release`."""
+    h, g = host.vgpu_release, guest.vgpu_release
+    if h is None or g is None:
+        raise ValueError("vgpu_manager_runs_guest needs rows with vgpu_release")
+    if h in (g, g + 1):
+        return True
+    lts = "long-term support"
+    if h > g and host.designation == lts and guest.designation == lts:
+        between = [
+            b
+            for b in matrix.driver_branches
+            if b.designation == lts and b.vgpu_release is not None and g < b.vgpu_release < h
+        ]
+        return not between  # the previous LTS: no LTS release in between
+    return False

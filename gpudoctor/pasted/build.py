@@ -23,6 +23,7 @@ from gpudoctor.facts import (
     NvmlFacts,
     PlatformFacts,
     ReportFacts,
+    VgpuLicense,
 )
 from gpudoctor.facts_multigpu import FabricFacts
 
@@ -69,6 +70,11 @@ def _gpu(part: dict[str, Any], architectures: Sequence[Architecture]) -> GpuFact
     state, status = part.pop("_fabric_state", None), part.pop("_fabric_status", None)
     if state is not None:
         part["fabric"] = FabricFacts(state=state, status=status)
+    product, licence = part.pop("_license_product", None), part.pop("_license_status", None)
+    if licence is not None:
+        part["vgpu_license"] = VgpuLicense(state=licence[0], product=product, expiry=licence[1])
+    elif product is not None:
+        part["vgpu_license"] = VgpuLicense(state="unknown", product=product)
     gpu = GpuFacts(**part)
     if gpu.compute_capability is None and gpu.name:
         cc = compute_capability_for(gpu.name, architectures)

@@ -63,6 +63,34 @@ def fabric_status(text: str) -> int | None:
     return 0 if text.strip().lower() == "success" else None
 
 
+_LICENSE = re.compile(
+    r"^\s*(licensed|unlicensed)\s*(?:\(\s*(restricted|unrestricted|expiry:\s*([^)]*))\s*\))?\s*$",
+    re.IGNORECASE,
+)
+_EXPIRY = re.compile(
+    r"(\d{4})-(\d{1,2})-(\d{1,2})\s+(\d{1,2}):(\d{1,2}):(\d{1,2})\s*(?:GMT|UTC)?$", re.I
+)
+
+
+def license_status(text: str) -> tuple[str, str | None] | None:
+    """The "License Status" line of the "vGPU Software Licensed Product" block: "Licensed
+    (Expiry: 2026-7-7 16:1:44 GMT)", "Licensed", "Unlicensed (Restricted)", "Unlicensed
+    (Unrestricted)" -> (VgpuLicense.state, ISO expiry or None); None when not one of those."""
+    found = _LICENSE.match(text)
+    if not found:
+        return None
+    word, qualifier, expiry = found.group(1).lower(), (found.group(2) or "").lower(), found.group(3)
+    if word == "unlicensed":
+        return (f"unlicensed_{qualifier}" if qualifier else "unlicensed"), None
+    if expiry is None:
+        return "licensed", None
+    moment = _EXPIRY.match(expiry.strip())
+    if not moment:
+        return "licensed", None
+    year, month, day, hour, minute, second = (int(g) for g in moment.groups())
+    return "licensed", f"{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}Z"
+
+
 Convert = Callable[[str], Any]
 
 # (path under the GPU heading, lower case) -> (GpuFacts field, converter)
@@ -98,6 +126,9 @@ GPU_FIELDS: dict[tuple[str, ...], tuple[str, Convert]] = {
     # Read into GpuFacts.fabric by build.py (the fabric manager's registration, R525+).
     ("fabric", "state"): ("_fabric_state", fabric_state),
     ("fabric", "status"): ("_fabric_status", fabric_status),
+    # Read into GpuFacts.vgpu_license by build.py (a vGPU guest's licence).
+    ("vgpu software licensed product", "product name"): ("_license_product", str.strip),
+    ("vgpu software licensed product", "license status"): ("_license_status", license_status),
 }
 
 

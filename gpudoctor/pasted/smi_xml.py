@@ -10,7 +10,7 @@ from typing import Any
 
 from gpudoctor.pasted.clean import bus_id, integer, mib_bytes, number, on_off, version_text
 from gpudoctor.pasted.draft import Draft, put, unknown_value
-from gpudoctor.pasted.smi_query import Convert, fabric_state, fabric_status
+from gpudoctor.pasted.smi_query import Convert, fabric_state, fabric_status, license_status
 
 NAME = "nvidia-smi -q -x"
 DESCRIPTION = "`nvidia-smi -q -x` (XML)"
@@ -76,6 +76,8 @@ GPU_FIELDS: dict[tuple[str, ...], tuple[str, Convert]] = {
     ("minor_number",): ("minor_number", integer),
     ("fabric", "state"): ("_fabric_state", fabric_state),
     ("fabric", "status"): ("_fabric_status", fabric_status),
+    ("vgpu_software_licensed_product", "licensed_product_name"): ("_license_product", str.strip),
+    ("vgpu_software_licensed_product", "license_status"): ("_license_status", license_status),
 }
 
 _MAX_DEPTH = 16

@@ -8,6 +8,10 @@ which copies them from nvml.h).
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
+from typing import Any
+
+from gpudoctor.facts import VgpuLicense
 
 # NVML_DEVICE_ARCH_*; NVML_DEVICE_ARCH_UNKNOWN (0xffffffff) maps to None.
 ARCHITECTURES: dict[int, str] = {
@@ -166,3 +170,54 @@ def text(value: object) -> str | None:
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
     return str(value)
+
+
+# NVML_GRID_LICENSE_EXPIRY_* (nvml.h): the status byte of nvmlGridLicenseExpiry_t.
+GRID_EXPIRY_VALID = 2
+GRID_EXPIRY_PERMANENT = 4
+
+
+def grid_license(features: Any) -> VgpuLicense | None:
+    """nvmlGridLicensableFeatures_t (v4) -> the guest's licence; None when the system does not
+    support vGPU software licensing (isGridLicenseSupported == 0). The feature that is enabled
+    is the one the guest runs (its productName, featureState non-zero when licensed, nvml.h)."""
+    if not int(getattr(features, "isGridLicenseSupported", 0)):
+        return None
+    count = min(int(features.licensableFeaturesCount), len(features.gridLicensableFeatures))
+    found = [features.gridLicensableFeatures[i] for i in range(count)]
+    if not found:
+        return VgpuLicense(state="unknown")
+    feature = next((f for f in found if int(f.featureEnabled)), found[0])
+    product = _c_text(feature.productName)
+    return VgpuLicense(
+        state="licensed" if int(feature.featureState) else "unlicensed",
+        product=product,
+        expiry=_grid_expiry(feature.licenseExpiry),
+    )
+
+
+def _c_text(raw: Any) -> str | None:
+    value = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw or "")
+    value = value.split("\0", 1)[0].strip()
+    return value or None
+
+
+def _grid_expiry(expiry: Any) -> str | None:
+    status = int(expiry.status)
+    if status == GRID_EXPIRY_PERMANENT:
+        return "permanent"
+    if status != GRID_EXPIRY_VALID:
+        return None
+    try:
+        moment = datetime(
+            int(expiry.year),
+            int(expiry.month),
+            int(expiry.day),
+            int(expiry.hour),
+            int(expiry.min),
+            int(expiry.sec),
+            tzinfo=timezone.utc,
+        )
+    except ValueError:  # a date NVML made up: unknown rather than wrong
+        return None
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

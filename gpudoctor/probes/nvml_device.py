@@ -15,6 +15,7 @@ from gpudoctor.probes.nvml_decode import (
     architecture_name,
     brand_name,
     clock_event_reason_names,
+    grid_license,
     normalize_bus_id,
     pci_device_id_text,
     text,
@@ -192,6 +193,14 @@ def _state(q: DeviceQuery, f: dict[str, Any]) -> None:
     f["clock_event_reasons"] = None if reasons is None else clock_event_reason_names(int(reasons))
     mode = q("nvmlDeviceGetVirtualizationMode", field="virtualization_mode")
     f["virtualization_mode"] = None if mode is None else virtualization_name(int(mode))
+    if f["virtualization_mode"] in ("vgpu", "passthrough"):
+        # Only guests hold a vGPU software licence (Virtual GPU Client Licensing User Guide).
+        features = q(
+            "nvmlDeviceGetGridLicensableFeatures",
+            field="vgpu_license",
+            symbol="nvmlDeviceGetGridLicensableFeatures_v4",
+        )
+        f["vgpu_license"] = None if features is None else grid_license(features)
     f["temperature_c"] = q("nvmlDeviceGetTemperature", TEMPERATURE_GPU, field="temperature_c")
     usage = q("nvmlDeviceGetPowerUsage", field="power_usage_w")
     f["power_usage_w"] = None if usage is None else int(usage) / 1000  # milliwatts

@@ -13,6 +13,7 @@ from pathlib import Path
 from gpudoctor.facts import IommuFacts, PlatformFacts, ProbeIssue
 from gpudoctor.probes.cpu import probe_cpu
 from gpudoctor.probes.files import list_dir, read_first_line, read_text
+from gpudoctor.probes.vgpu_guest import licence_client
 
 PROBE = "platform"
 
@@ -78,6 +79,7 @@ def probe_platform(
         nvidia_driver_capabilities=env.get("NVIDIA_DRIVER_CAPABILITIES"),
         cuda_visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
         iommu=probe_iommu(root),
+        vgpu_client=licence_client(root),
         cpu=cpu,
     )
     return facts, issues

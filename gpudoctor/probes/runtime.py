@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gpudoctor.facts import ContainerRuntimeFacts, ProbeIssue
+from gpudoctor.probes.container_devices import CDI_DIRS, probe_container_devices
 from gpudoctor.probes.files import host_path, list_dir, read_text
 from gpudoctor.probes.runner import Runner, command_issue, which
 
@@ -26,7 +27,6 @@ TOOLKIT_TOOLS = (
     "nvidia-container-runtime",
     "nvidia-container-toolkit",
 )
-CDI_DIRS = ("etc/cdi", "var/run/cdi", "run/cdi")
 _VERSION = re.compile(r"(\d+\.\d+\.\d+)")
 _GPU_UUID = re.compile(r"^(GPU|MIG)-[0-9a-fA-F-]+$")
 
@@ -154,7 +154,8 @@ def probe_runtime(
     redact: bool = True,
 ) -> tuple[ContainerRuntimeFacts, list[ProbeIssue]]:
     issues: list[ProbeIssue] = []
-    reachable, version, runtimes, default = _docker(docker_factory, issues)
+    info: dict[str, object] = {}
+    reachable, version, runtimes, default = _docker(docker_factory, issues, info)
     cdi_files, cdi_devices = cdi_specs(root, issues)
     if redact:
         cdi_devices = tuple(redact_cdi_name(d) for d in cdi_devices)
@@ -170,13 +171,15 @@ def probe_runtime(
         toolkit_tools=tools,
         toolkit_version=toolkit_version(env, runner, tools, issues),
         docker_client=which("docker", env),
+        devices=probe_container_devices(root, info, issues),
     )
     return facts, issues
 
 
 def _docker(
-    factory: DockerFactory | None, issues: list[ProbeIssue]
+    factory: DockerFactory | None, issues: list[ProbeIssue], info_out: dict[str, object]
 ) -> tuple[bool | None, str | None, tuple[str, ...], str | None]:
+    """Reachable, version, runtimes and default runtime; the daemon's `info` into `info_out`."""
     if factory is None:  # the caller chose not to ask the daemon
         return None, None, (), None
     try:
@@ -195,6 +198,7 @@ def _docker(
         reason = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
         issues.append(ProbeIssue(PROBE, "docker_reachable", "docker-unreachable", reason))
         return False, None, (), None
+    info_out.update(info)
     runtimes = info.get("Runtimes") or {}
     return (
         True,

@@ -22,6 +22,7 @@ from gpudoctor.probes.files import (
     read_text,
 )
 from gpudoctor.probes.redact import kernel_cmdline
+from gpudoctor.probes.vgpu_guest import host_driver, read_config
 
 PROBE = "sysfs"
 
@@ -149,6 +150,7 @@ def pci_device(address: str, path: Path) -> PciDevice:
     class_code = (read_first_line(path / "class") or "").lower() or None
     group = link_name(path / "iommu_group")
     numa = read_int(path / "numa_node")
+    host_version, host_branch = host_driver(read_config(path / "config"))
     return PciDevice(
         address=address,
         vendor_id=NVIDIA_VENDOR,
@@ -165,6 +167,8 @@ def pci_device(address: str, path: Path) -> PciDevice:
         sriov_totalvfs=read_int(path / "sriov_totalvfs"),
         sriov_numvfs=read_int(path / "sriov_numvfs"),
         is_virtual_function=os.path.lexists(path / "physfn"),
+        vgpu_host_driver_version=host_version,
+        vgpu_host_driver_branch=host_branch,
     )
 
 

@@ -1,6 +1,10 @@
-"""`check --format prometheus`: one host's verdict in the Prometheus text exposition format.
+"""One host's verdict in the Prometheus text exposition format: `check --format prometheus` and
+the `/metrics` of `gpudoctor serve`.
 
-Written for node-exporter's textfile collector (the file is replaced atomically by
+The text is written by prometheus_client (the ecosystem's own writer, imported only here and only
+when a report is rendered: start-up budget), through one `CollectorRegistry` per run, never the
+process-wide default, so two runs or two threads never share or leak series.
+It also suits node-exporter's textfile collector (the file is replaced atomically by
 `gpudoctor.cli.common.write_output`), so: no sample timestamps (the collector refuses them),
 every family always has its HELP and TYPE lines (stable for `docs/ci.md` and alert rules), and an
 unknown value is an absent sample, never a sentinel number (Prometheus' convention for "unknown").
@@ -15,13 +19,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from gpudoctor.facts import GpuFacts, HostFacts
 from gpudoctor.findings import Finding, Severity
-from gpudoctor.report.clean import printable
+from gpudoctor.report.clean import printable_lines
 
 Labels = tuple[tuple[str, str], ...]
 Sample = tuple[Labels, float]
@@ -191,7 +196,7 @@ def render_prometheus(
         _gpu_samples(samples, gpu)
         _link_samples(samples, gpu)
     _interconnect_samples(samples, facts)
-    return "".join(_family(metric, samples[metric.name]) for metric in METRICS)
+    return exposition((metric, samples[metric.name]) for metric in METRICS)
 
 
 def _run_samples(
@@ -340,30 +345,38 @@ def _timestamp(iso: str) -> float | None:
         return None
 
 
-def _family(metric: Metric, samples: Iterable[Sample]) -> str:
-    lines = [
-        f"# HELP {metric.name} {escape_help(metric.help)}",
-        f"# TYPE {metric.name} gauge",
-    ]
-    lines.extend(f"{metric.name}{_labels(labels)} {format_value(v)}" for labels, v in samples)
-    return "\n".join(lines) + "\n"
+def exposition(families: Iterable[tuple[Metric, Iterable[Sample]]]) -> str:
+    """The exposition text of these families, in this order, written by prometheus_client from a
+    registry made for this call."""
+    from prometheus_client import CollectorRegistry, generate_latest
+    from prometheus_client.core import GaugeMetricFamily
+
+    built = []
+    for metric, found in families:
+        family = GaugeMetricFamily(metric.name, metric.help, labels=metric.labels)
+        for labels, value in found:
+            family.add_metric([label_value(v) for _, v in labels], as_float(value))
+        built.append(family)
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Families(built))
+    return generate_latest(registry).decode("utf-8")
 
 
-def _labels(labels: Labels) -> str:
-    if not labels:
-        return ""
-    return "{" + ",".join(f'{k}="{escape_label_value(v)}"' for k, v in labels) + "}"
+class _Families:
+    """A collector that yields families built beforehand (prometheus_client's Collector shape)."""
+
+    def __init__(self, families: list[Any]) -> None:
+        self._families = families
+
+    def collect(self) -> Iterator[Any]:
+        return iter(self._families)
 
 
-def escape_label_value(value: str) -> str:
-    """Backslash, double quote and line feed are the three escapes the format defines; every
-    other control character (a raw CR ends the line for some parsers) is shown as `?`."""
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return printable(escaped)
-
-
-def escape_help(text: str) -> str:
-    return printable(text.replace("\\", "\\\\").replace("\n", "\\n"))
+def label_value(value: str) -> str:
+    """A label value prometheus_client can write on one line: it escapes backslash, double quote
+    and line feed (the three escapes the format defines); every other control character (a raw
+    CR ends the line for some parsers) is shown as `?`, as in every other report."""
+    return printable_lines(value)
 
 
 def as_float(value: float) -> float:
@@ -374,21 +387,11 @@ def as_float(value: float) -> float:
         return math.inf if value > 0 else -math.inf
 
 
-def format_value(value: float) -> str:
-    """Integers without a fraction (diff-friendly), other floats in Python's shortest repr."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    if float(value).is_integer() and abs(value) < 2**53:
-        return str(int(value))
-    return repr(float(value))
-
-
-def metric_reference_markdown() -> str:
-    """The metric table of docs/ci.md (a test keeps the two equal)."""
+def metric_reference_markdown(metrics: Iterable[Metric] = METRICS) -> str:
+    """The metric table of docs/ci.md (and of serve's own, docs/kubernetes.md; tests keep them
+    equal)."""
     rows = ["| metric | labels | meaning |", "| --- | --- | --- |"]
-    for m in METRICS:
+    for m in metrics:
         labels = ", ".join(f"`{label}`" for label in m.labels) or "-"
         rows.append(f"| `{m.name}` | {labels} | {m.help} |")
     return "\n".join(rows) + "\n"

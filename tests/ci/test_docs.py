@@ -34,10 +34,10 @@ def test_every_metric_named_in_the_docs_exists() -> None:
     assert named == METRIC_NAMES, named ^ METRIC_NAMES
 
 
-def table_first_column(heading_word: str) -> set[str]:
+def table_first_column(heading_word: str, doc: str = DOC) -> set[str]:
     """Backticked names in the first column of the markdown table after a header row."""
     names: set[str] = set()
-    for block in re.findall(rf"\| {heading_word} \|.*?\n((?:\|.*\n)+)", DOC):
+    for block in re.findall(rf"\| {heading_word} \|.*?\n((?:\|.*\n)+)", doc):
         names |= set(re.findall(r"^\| `([^`]+)` \|", block, re.MULTILINE))
     return names
 
@@ -63,4 +63,26 @@ def test_alerts_are_documented() -> None:
         (REPO / "deploy" / "kubernetes" / "prometheus-rule.yaml").read_text(encoding="utf-8")
     )
     alerts = {r["alert"] for g in rules["spec"]["groups"] for r in g["rules"]}
-    assert table_first_column("alert") == alerts
+    kubernetes_doc = (REPO / "docs" / "kubernetes.md").read_text(encoding="utf-8")
+    assert table_first_column("alert", kubernetes_doc) == alerts
+
+
+KUBERNETES_DOC_PATH = REPO / "docs" / "kubernetes.md"
+LIVE_BEGIN = re.compile(r"<!-- live-metrics:begin[^>]*-->\n")
+LIVE_END = "<!-- live-metrics:end -->"
+
+
+def test_serves_own_metric_table_is_the_generated_one(update_golden: bool) -> None:
+    from gpudoctor.exporter.live import LIVE_METRICS
+    from gpudoctor.report.prometheus import metric_reference_markdown as table_of
+
+    doc = KUBERNETES_DOC_PATH.read_text(encoding="utf-8")
+    start = LIVE_BEGIN.search(doc)
+    assert start is not None
+    expected = table_of(LIVE_METRICS)
+    if update_golden:
+        KUBERNETES_DOC_PATH.write_text(
+            doc[: start.end()] + expected + doc[doc.index(LIVE_END) :], encoding="utf-8"
+        )
+        return
+    assert doc[start.end() : doc.index(LIVE_END)] == expected

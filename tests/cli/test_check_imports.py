@@ -17,6 +17,8 @@ _NOT_NEEDED = {
     "gpudoctor.checks.deep_causes": "only to explain a failed --deep import or kernel",
     "importlib.metadata": "dist_info.py reads the few METADATA headers the probes need",
     "email": "importlib.metadata's parser (~8 ms with it)",
+    "prometheus_client": "only for --format prometheus and serve",
+    "gpudoctor.exporter": "only for serve",
 }
 
 

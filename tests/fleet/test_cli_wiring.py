@@ -1,6 +1,4 @@
-"""`gpudoctor check --format prometheus` and `check --from` over several snapshots, end to end.
-
-Skipped until the check command lists the prometheus format (the wiring lands with the lead)."""
+"""`gpudoctor check --format prometheus` and `check --from` over several snapshots, end to end."""
 
 from __future__ import annotations
 
@@ -13,18 +11,6 @@ from prometheus_client.parser import text_string_to_metric_families
 from gpudoctor.cli.app import run
 from gpudoctor.facts_json import dumps
 from tests.support.fleet_hosts import degraded_host, healthy_host, no_driver_host
-
-
-@pytest.fixture(scope="module", autouse=True)
-def wired() -> None:
-    import io
-    from contextlib import redirect_stdout
-
-    out = io.StringIO()
-    with redirect_stdout(out):
-        run(["check", "--help"])
-    if "prometheus" not in out.getvalue():
-        pytest.skip("`check --format prometheus` and fleet `--from` are not wired yet")
 
 
 @pytest.fixture

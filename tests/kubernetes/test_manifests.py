@@ -1,20 +1,21 @@
-"""deploy/: the DaemonSet's safety properties, its check loop, the alert rules against the metrics
-render_prometheus really emits, and the image's Dockerfile."""
+"""deploy/: the DaemonSet's safety properties, its `gpudoctor serve` command, every manifest
+against the Kubernetes API schemas (kubernetes-validate, offline), the alert rules against the
+metrics serve really emits, and the image's Dockerfile."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
+from gpudoctor.cli.serve_cmd import DEFAULT_PORT, check_interval, parse_listen
+from gpudoctor.exporter.live import live_metrics
+from gpudoctor.exporter.schedule import Outcome, State
 from gpudoctor.report.prometheus import render_prometheus
 from tests.support.ci import REPO
 from tests.support.fleet_hosts import degraded_findings, degraded_host
@@ -22,12 +23,13 @@ from tests.support.fleet_hosts import degraded_findings, degraded_host
 DEPLOY = REPO / "deploy"
 DAEMONSET_FILE = DEPLOY / "kubernetes" / "daemonset.yaml"
 RULE_FILE = DEPLOY / "kubernetes" / "prometheus-rule.yaml"
+MANIFESTS = sorted((DEPLOY / "kubernetes").glob("*.yaml"))
 DOCS = yaml.safe_load_all(DAEMONSET_FILE.read_text(encoding="utf-8"))
 BY_KIND = {doc["kind"]: doc for doc in DOCS}
 DAEMONSET = BY_KIND["DaemonSet"]
 POD = DAEMONSET["spec"]["template"]["spec"]
 (CONTAINER,) = POD["containers"]
-ENV = {e["name"]: e["value"] for e in CONTAINER["env"]}
+ENV = {e["name"]: e.get("value") for e in CONTAINER["env"]}
 
 
 def test_every_object_is_complete() -> None:
@@ -72,60 +74,103 @@ def test_least_privilege() -> None:
     assert set(resources["requests"]) == {"cpu", "memory"}
 
 
-def test_host_paths_are_read_only_except_the_textfile_directory() -> None:
-    host_volumes = {v["name"]: v["hostPath"]["path"] for v in POD["volumes"] if "hostPath" in v}
-    writable = [
-        m
-        for m in CONTAINER["volumeMounts"]
-        if m["name"] in host_volumes and not m.get("readOnly", False)
-    ]
-    assert [m["mountPath"] for m in writable] == [ENV["TEXTFILE_DIR"]]
-    assert host_volumes[writable[0]["name"]] == ENV["TEXTFILE_DIR"]
+def test_no_host_path_is_writable_and_the_container_is_not_root() -> None:
+    host_volumes = {v["name"] for v in POD["volumes"] if "hostPath" in v}
+    mounts = [m for m in CONTAINER["volumeMounts"] if m["name"] in host_volumes]
+    assert mounts
+    assert all(m.get("readOnly") is True for m in mounts)
     mounted = {m["mountPath"] for m in CONTAINER["volumeMounts"]}
     assert not mounted & {"/proc", "/sys", "/var/run/docker.sock", "/"}
+    security = CONTAINER["securityContext"]
+    assert security["runAsNonRoot"] is True
+    assert security["runAsUser"] != 0
 
 
-def test_the_loop_writes_prometheus_metrics_and_survives_a_failed_check(tmp_path: Path) -> None:
-    """The container's shell loop, run with a stand-in gpudoctor that fails its first check and
-    stops the loop on its second call."""
-    log = tmp_path / "calls"
-    stub = tmp_path / "bin" / "gpudoctor"
-    stub.parent.mkdir()
-    stub.write_text(
-        f"#!{sys.executable}\n"
-        "import os, signal, sys\n"
-        f"with open({str(log)!r}, 'a') as f: f.write(repr(sys.argv[1:]) + '\\n')\n"
-        f"calls = len(open({str(log)!r}).read().splitlines())\n"
-        "if calls >= 2: os.kill(os.getppid(), signal.SIGTERM)\n"
-        "sys.exit(1)\n",
-        encoding="utf-8",
-    )
-    stub.chmod(0o755)
-    env = {
-        **ENV,
-        "PATH": f"{stub.parent}{os.pathsep}{os.environ['PATH']}",
-        "INTERVAL_SECONDS": "0",
-        "TEXTFILE_DIR": str(tmp_path),
-        "GPUDOCTOR_ARGS": "--require driver>=550",
-    }
-    command = [*CONTAINER["command"], *CONTAINER["args"]]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30, check=False)
-    assert done.returncode == -signal.SIGTERM
-    assert "gpudoctor check exited 1" in done.stdout
-    expected = [
-        "check",
-        "--format",
-        "prometheus",
-        "--require",
-        "driver>=550",
-        "-o",
-        f"{tmp_path}/gpudoctor.prom",
-    ]
-    assert log.read_text(encoding="utf-8").splitlines() == [repr(expected)] * 2
+def expanded_args() -> list[str]:
+    """The container's arguments as the kubelet expands them ($(VAR) from the env)."""
+    env = {**ENV, "POD_IP": "10.1.2.3"}
+    return [re.sub(r"\$\((\w+)\)", lambda m: str(env[m.group(1)]), a) for a in CONTAINER["args"]]
+
+
+def test_the_container_serves_on_the_pod_address_and_gpudoctors_port() -> None:
+    assert CONTAINER["command"] == ["gpudoctor", "serve"]
+    (pod_ip,) = [e for e in CONTAINER["env"] if e["name"] == "POD_IP"]
+    assert pod_ip["valueFrom"]["fieldRef"]["fieldPath"] == "status.podIP"
+    args = expanded_args()
+    options = {args[i]: args[i + 1] for i in range(0, len(args), 2)}
+    assert parse_listen(options["--listen"]) == ("10.1.2.3", DEFAULT_PORT)
+    assert check_interval(float(options["--interval"])) == 300
+    (port,) = CONTAINER["ports"]
+    assert (port["name"], port["containerPort"]) == ("metrics", DEFAULT_PORT)
+    template = DAEMONSET["spec"]["template"]["metadata"]
+    assert template["annotations"]["prometheus.io/port"] == str(DEFAULT_PORT)
+    ready, live = CONTAINER["readinessProbe"]["httpGet"], CONTAINER["livenessProbe"]["httpGet"]
+    assert (ready["path"], ready["port"]) == ("/readyz", "metrics")
+    assert (live["path"], live["port"]) == ("/healthz", "metrics")
+
+
+def test_the_cli_accepts_the_containers_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """The expanded arguments parse (a bad option would exit 2 before binding anything): an
+    address no host has makes serve stop at the bind with its own message, after parsing."""
+    from gpudoctor.cli.app import run
+
+    args = [a.replace("10.1.2.3", "192.0.2.1") for a in expanded_args()]  # TEST-NET-1
+    assert run(["serve", *args]) == 2
+    assert "--listen 192.0.2.1:9489: cannot serve there" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path", MANIFESTS, ids=lambda p: p.name)
+def test_every_manifest_validates_against_the_kubernetes_schemas(path: Path) -> None:
+    """kubernetes-validate ships the API schemas (no network). The Prometheus Operator's kinds
+    have none there: those are held to their own shape here and by promtool (the rules)."""
+    import kubernetes_validate
+    from kubernetes_validate.utils import SchemaNotFoundError
+
+    version = kubernetes_validate.utils.latest_version()
+    for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+        if doc["apiVersion"] == "monitoring.coreos.com/v1":
+            assert doc["kind"] in {"PrometheusRule", "PodMonitor"}
+            with pytest.raises(SchemaNotFoundError):
+                kubernetes_validate.validate(doc, version, strict=True)
+            continue
+        kubernetes_validate.validate(doc, version, strict=True)  # raises ValidationError
+
+
+def test_the_pod_monitor_selects_the_daemonsets_pods_and_port() -> None:
+    doc = yaml.safe_load((DEPLOY / "kubernetes" / "podmonitor.yaml").read_text("utf-8"))
+    labels = DAEMONSET["spec"]["template"]["metadata"]["labels"]
+    assert doc["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    (endpoint,) = doc["spec"]["podMetricsEndpoints"]
+    assert (endpoint["port"], endpoint["path"]) == ("metrics", "/metrics")
+
+
+def test_a_broken_manifest_is_refused_by_the_validator() -> None:
+    """The validator is no rubber stamp: a misspelt field and a wrong type fail."""
+    import kubernetes_validate
+    from kubernetes_validate.utils import ValidationError
+
+    version = kubernetes_validate.utils.latest_version()
+    broken = yaml.safe_load(yaml.safe_dump(DAEMONSET))
+    broken["spec"]["template"]["spec"]["containers"][0]["imagePullPolicyy"] = "Always"
+    with pytest.raises(ValidationError):
+        kubernetes_validate.validate(broken, version, strict=True)
+    broken = yaml.safe_load(yaml.safe_dump(DAEMONSET))
+    broken["spec"]["template"]["spec"]["containers"][0]["ports"][0]["containerPort"] = "x"
+    with pytest.raises(ValidationError):
+        kubernetes_validate.validate(broken, version, strict=True)
 
 
 def rendered_labels() -> dict[str, set[str]]:
+    """Labels per family of a /metrics answer: the run's families and serve's own."""
     text = render_prometheus(degraded_host(), degraded_findings(), exit_code=1, now=0)
+    state = State(
+        interval_s=300,
+        outcome=Outcome(text, ready=False, reason="", exit_code=1),
+        finished_at=0.0,
+        duration_s=1.0,
+        running_since=5.0,
+    )
+    text = live_metrics(state, now=10.0) + text
     return {
         f.name: {label for s in f.samples for label in s.labels}
         for f in text_string_to_metric_families(text)
@@ -160,7 +205,9 @@ def test_the_promised_alerts_exist() -> None:
     assert 'gpudoctor_check_status{severity="error"}' in exprs["GpudoctorCheckError"]
     assert "gpudoctor_gpu_mig_mode_pending" in exprs["GpudoctorMigModePending"]
     assert "gpudoctor_gpu_pcie_link_width_ratio" in exprs["GpudoctorPcieLinkDegraded"]
-    assert "gpudoctor_last_run_timestamp_seconds" in exprs["GpudoctorMetricsStale"]
+    assert "gpudoctor_last_run_age_seconds" in exprs["GpudoctorMetricsStale"]
+    assert "gpudoctor_run_in_progress_seconds" in exprs["GpudoctorRunHung"]
+    assert "gpudoctor_ready" in exprs["GpudoctorNodeNotReady"]
     for rule in rules():
         assert rule["labels"]["severity"] in {"warning", "critical"}  # type: ignore[index]
         assert rule["annotations"]["summary"]  # type: ignore[index]

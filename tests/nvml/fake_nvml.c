@@ -22,6 +22,9 @@
  * SKU lacks. "init = !N" makes nvmlInit fail with N. Hangs: "init_sleep_ms" delays nvmlInit,
  * "gpu.N.sleep_ms" delays nvmlDeviceGetTemperature of GPU N. FAKE_NVML_TRACE=path appends the
  * name of every entry point called to that file.
+ * A vGPU guest's licence (nvmlDeviceGetGridLicensableFeatures_v4): "gpu.N.grid_license =
+ * supported,count", "gpu.N.grid_feature = code,state,enabled,expiry_status", "gpu.N.grid_product
+ * = NAME", "gpu.N.grid_expiry = year,month,day,hour,min,sec" (one feature, in slot 0).
  * Built with -DFAKE_NVML_OLD_DRIVER it leaves out symbols that newer drivers added, so the
  * binding sees NVML_ERROR_FUNCTION_NOT_FOUND for them, as with a driver older than the binding.
  */
@@ -71,6 +74,25 @@ typedef struct {
     unsigned int gpuInstanceSliceCount, computeInstanceSliceCount;
     unsigned long long memorySizeMB;
 } nvmlDeviceAttributes_t;
+
+/* c_nvmlGridLicenseExpiry_t, c_nvmlGridLicensableFeature_v4_t, c_nvmlGridLicensableFeatures_v4_t */
+typedef struct {
+    unsigned int year;
+    unsigned short month, day, hour, min, sec;
+    unsigned char status;
+} nvmlGridLicenseExpiry_t;
+typedef struct {
+    unsigned int featureCode, featureState;
+    char licenseInfo[128];
+    char productName[128];
+    unsigned int featureEnabled;
+    nvmlGridLicenseExpiry_t licenseExpiry;
+} nvmlGridLicensableFeature_t;
+typedef struct {
+    int isGridLicenseSupported;
+    unsigned int licensableFeaturesCount;
+    nvmlGridLicensableFeature_t gridLicensableFeatures[3];
+} nvmlGridLicensableFeatures_t;
 
 #define MAX_ENTRIES 1024
 #define MAX_GPUS 64
@@ -704,4 +726,34 @@ API nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevice_t b, unsigned
     if ((v = pair_lookup("p2p", a->gpu, b->gpu, suffix)) == NULL) v = lookup("p2p.*");
     if ((r = status_of(v)) == NVML_SUCCESS) *status = (unsigned int)strtoul(v, NULL, 0);
     return r;
+}
+
+/* --- vGPU licence -------------------------------------------------------------------------- */
+
+API nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t d,
+                                                        nvmlGridLicensableFeatures_t *out) {
+    unsigned int head[2] = {0, 0}, feature[4] = {0, 0, 0, 0}, when[6] = {0, 0, 0, 0, 0, 0};
+    nvmlGridLicensableFeature_t *f = &out->gridLicensableFeatures[0];
+    nvmlReturn_t r;
+    GUARD_DEV("nvmlDeviceGetGridLicensableFeatures_v4", d)
+    memset(out, 0, sizeof *out);
+    if ((r = dev_list(d, "grid_license", head, 2)) != NVML_SUCCESS) return r;
+    out->isGridLicenseSupported = (int)head[0];
+    out->licensableFeaturesCount = head[1] > 3 ? 3 : head[1];
+    if (dev_list(d, "grid_feature", feature, 4) == NVML_SUCCESS) {
+        f->featureCode = feature[0];
+        f->featureState = feature[1];
+        f->featureEnabled = feature[2];
+        f->licenseExpiry.status = (unsigned char)feature[3];
+    }
+    dev_str(d, "grid_product", f->productName, sizeof f->productName);
+    if (dev_list(d, "grid_expiry", when, 6) == NVML_SUCCESS) {
+        f->licenseExpiry.year = when[0];
+        f->licenseExpiry.month = (unsigned short)when[1];
+        f->licenseExpiry.day = (unsigned short)when[2];
+        f->licenseExpiry.hour = (unsigned short)when[3];
+        f->licenseExpiry.min = (unsigned short)when[4];
+        f->licenseExpiry.sec = (unsigned short)when[5];
+    }
+    return NVML_SUCCESS;
 }

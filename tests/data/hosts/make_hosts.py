@@ -16,6 +16,8 @@ from pathlib import Path
 
 from gpudoctor.facts import (
     BundledLib,
+    CdiSpec,
+    ContainerDeviceFacts,
     ContainerRuntimeFacts,
     CpuFacts,
     CudaLibFacts,
@@ -33,6 +35,8 @@ from gpudoctor.facts import (
     PciDevice,
     PlatformFacts,
     ProbeIssue,
+    VgpuClientFacts,
+    VgpuLicense,
 )
 from gpudoctor.facts_json import dumps
 from gpudoctor.facts_multigpu import (
@@ -493,14 +497,24 @@ def vm_passthrough_guest() -> HostFacts:
     )
 
 
-def vgpu_guest() -> HostFacts:
-    """A VMware guest with an A100 vGPU profile (A100D-40C)."""
+def _vgpu(
+    driver: str = "550.90.07",
+    cuda: str = "12.4",
+    *,
+    licence: VgpuLicense | None,
+    client: VgpuClientFacts,
+    host_manager: str | None = None,
+) -> HostFacts:
+    """A VMware guest with an A100 vGPU profile (A100D-40C). No vGPU guest was available to
+    record: the licence follows nvidia-smi's "vGPU Software Licensed Product" block, the host's
+    vGPU Manager the vGPU's PCI vendor capability."""
     p = platform(
         virtualization="vmware",
         hypervisor_flag=True,
         dmi_vendor="VMware, Inc.",
         dmi_product="VMware7,1",
         iommu=IommuFacts(enabled=False),
+        vgpu_client=client,
     )
     g = gpus(
         A100_VGPU,
@@ -513,16 +527,111 @@ def vgpu_guest() -> HostFacts:
         pcie_link_width_max=None,
         pcie_link_gen_current=None,
         pcie_link_gen_max=None,
+        vgpu_license=licence,
+    )
+    devices = tuple(
+        replace(d, vgpu_host_driver_version=host_manager, vgpu_host_driver_branch=None)
+        for d in pci(A100_VGPU, 1, gen=4)
     )
     return healthy(
         A100_VGPU,
         1,
-        "550.90.07",
-        "12.4",
+        driver,
+        cuda,
         platform=p,
-        nvml=nvml("550.90.07", "12.4", g),
+        kernel=kernel(driver, devices, 1),
+        nvml=nvml(driver, cuda, g),
         container_runtime=NO_DOCKER,
     )
+
+
+VCS = "NVIDIA Virtual Compute Server"
+GRIDD = VgpuClientFacts(gridd="/usr/bin/nvidia-gridd", tokens=1, gridd_conf=True)
+
+
+def vgpu_guest() -> HostFacts:
+    """Licensed until after the snapshot; the host's vGPU Manager is not visible (non-root)."""
+    return _vgpu(licence=VgpuLicense("licensed", VCS, "2026-07-07T16:01:44Z"), client=GRIDD)
+
+
+def vgpu_guest_unlicensed() -> HostFacts:
+    """Restricted (unlicensed past its grace), no licence client installed; R580 on R580."""
+    return _vgpu(
+        "580.65.06",
+        "13.0",
+        licence=VgpuLicense("unlicensed_restricted", VCS),
+        client=VgpuClientFacts(gridd="", tokens=0, gridd_conf=False),
+        host_manager="580.65.05",
+    )
+
+
+def vgpu_guest_expired() -> HostFacts:
+    """An R535 (vGPU 16) guest on an R580 (vGPU 19) manager, licence lease expired."""
+    return _vgpu(
+        "535.230.02",
+        "12.2",
+        licence=VgpuLicense("licensed", VCS, "2025-05-31T11:32:22Z"),
+        client=GRIDD,
+        host_manager="580.65.05",
+    )
+
+
+def vgpu_guest_host_older() -> HostFacts:
+    """An R580 (vGPU 19) guest on an R535 (vGPU 16) manager: not a supported combination."""
+    return _vgpu(
+        "580.65.06",
+        "13.0",
+        licence=VgpuLicense("licensed", VCS, "permanent"),
+        client=GRIDD,
+        host_manager="535.230.01",
+    )
+
+
+def docker_systemd_no_dev_char() -> HostFacts:
+    """Docker with the systemd cgroup driver and the NVIDIA runtime's hook (mode auto), and no
+    /dev/char links for the NVIDIA nodes (NVIDIA's notice, nvidia-container-toolkit #48)."""
+    devices = ContainerDeviceFacts(
+        cgroup_version=2,
+        docker_cgroup_driver="systemd",
+        runtime_mode="auto",
+        dev_char_missing=("/dev/nvidia-uvm", "/dev/nvidia0", "/dev/nvidiactl"),
+    )
+    return healthy(H100, 1, container_runtime=replace(DOCKER, devices=devices))
+
+
+def cdi_spec_stale() -> HostFacts:
+    """A CDI spec generated for 550.54.15 (its libraries since removed) naming MIG device 0:1,
+    on a host now running 550.90.07 with MIG off."""
+    spec = CdiSpec(
+        path="/etc/cdi/nvidia.yaml",
+        driver_version="550.54.15",
+        libraries=(
+            "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15",
+            "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15",
+        ),
+        libraries_missing=(
+            "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15",
+            "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15",
+        ),
+        devices=("0", "0:1", "all"),
+    )
+    devices = ContainerDeviceFacts(
+        cgroup_version=2,
+        docker_cgroup_driver="cgroupfs",
+        runtime_mode="cdi",
+        dev_char_missing=(),
+        cdi_specs=(spec,),
+    )
+    return healthy(H100, 1, container_runtime=replace(DOCKER, devices=devices))
+
+
+def cgroup_v2_old_toolkit() -> HostFacts:
+    """A cgroup v2 host with NVIDIA Container Toolkit 1.7.0 (before cgroup v2 support)."""
+    devices = ContainerDeviceFacts(
+        cgroup_version=2, docker_cgroup_driver="cgroupfs", runtime_mode="legacy"
+    )
+    runtime = replace(DOCKER, toolkit_version="1.7.0", devices=devices)
+    return healthy(H100, 1, container_runtime=runtime)
 
 
 def pcie_degraded() -> HostFacts:
@@ -949,6 +1058,12 @@ HOSTS: dict[str, Callable[[], HostFacts]] = {
         kvm_host_vfio_iommu_off,
         vm_passthrough_guest,
         vgpu_guest,
+        vgpu_guest_unlicensed,
+        vgpu_guest_expired,
+        vgpu_guest_host_older,
+        docker_systemd_no_dev_char,
+        cdi_spec_stale,
+        cgroup_v2_old_toolkit,
         pcie_degraded,
         memory_repair_pending,
         docker_without_nvidia_runtime,

@@ -1,0 +1,49 @@
+"""The error lines of containers that lose or never get their GPUs, pasted: each becomes a
+report-error finding with the fix of the finding that predicts it from host facts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from gpudoctor.checks import run_checks
+from gpudoctor.checks.catalogue import CATALOGUE
+from gpudoctor.checks.error_lines import BY_CODE
+from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Severity
+from gpudoctor.matrix.model import Matrix
+
+Read = Callable[[str], HostFacts]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "Failed to initialize NVML: Unknown Error",
+            ("nvml-unknown-error", "dev-char-links", "create-dev-char-symlinks --create-all"),
+        ),
+        (
+            "nvidia-container-cli: container error: cgroup subsystem devices not found: unknown.",
+            ("cgroup-devices-not-found", "cgroup-v2-toolkit", "1.8.0 or newer"),
+        ),
+        (
+            "failed to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=0",
+            ("cdi-unresolvable", "cdi-spec-current", "nvidia-ctk cdi generate"),
+        ),
+    ],
+)
+def test_pasted_container_errors(
+    read: Read, matrix: Matrix, line: str, expected: tuple[str, str, str]
+) -> None:
+    code, predicted_by, fix_words = expected
+    facts = read(f"$ docker run --rm --gpus all ubuntu nvidia-smi\n{line}\n")
+    (error,) = [f for f in run_checks(facts, matrix).findings if f.code == "report-error"]
+    assert error.severity is Severity.ERROR  # no fact in a bare paste explains it
+    assert ("error", code) in error.evidence
+    assert fix_words in error.fix
+    assert BY_CODE[code].predicted_by == (predicted_by,)
+    assert (
+        fix_words.split(maxsplit=1)[0] in CATALOGUE[predicted_by].fix
+    )  # the same fix as the finding
