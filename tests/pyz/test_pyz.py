@@ -126,9 +126,26 @@ def test_archive_is_sorted_stamped_and_free_of_machine_code(pyz: Path) -> None:
         "typer/main.py",
         "docker/api/client.py",
         "tomli/_parser.py",
+        "prometheus_client/exposition.py",
     ):
         assert name in names, name
     assert "example.py" not in names  # nvidia-ml-py's stray top-level module
+
+
+def test_every_runtime_dependency_is_pinned_for_the_pyz() -> None:
+    """A dependency added to pyproject.toml must reach the .pyz too (with the ones it needs)."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    from gpudoctor import tomlread
+
+    project = tomlread.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    needed = {canonicalize_name(Requirement(r).name) for r in project["dependencies"]}
+    pinned = set()
+    for line in (ROOT / "scripts" / "pyz-requirements.txt").read_text("utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            pinned.add(canonicalize_name(line.split("==")[0]))
+    assert needed <= pinned, needed - pinned
 
 
 def test_offline_build_with_an_empty_cache_names_what_is_missing(tmp_path: Path) -> None:
@@ -212,6 +229,16 @@ def test_check_of_a_recorded_host_matches_the_installed_tool(run: Runner) -> Non
     installed = venv_gpudoctor("check", "--from", str(HOST), "--format", "json")
     assert done.stdout == installed.stdout
     assert "driver" in done.stdout
+    # Through prometheus_client; the same series but the time of the run.
+    metrics = run("check", "--from", str(HOST), "--format", "prometheus")
+    assert metrics.returncode == 1, metrics.stderr
+    installed = venv_gpudoctor("check", "--from", str(HOST), "--format", "prometheus")
+
+    def series(text: str) -> list[str]:
+        return [line for line in text.splitlines() if "last_run_timestamp" not in line]
+
+    assert series(metrics.stdout) == series(installed.stdout)
+    assert "gpudoctor_build_info" in metrics.stdout
 
 
 def test_render_matches_the_installed_tool(run: Runner) -> None:
