@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpudoctor.facts_amd import AmdFacts
 from gpudoctor.facts_multigpu import (
     FabricFacts,
     GpuPairFacts,
@@ -18,7 +19,8 @@ from gpudoctor.facts_multigpu import (
 )
 from gpudoctor.frozen import Frozen
 
-SCHEMA_VERSION = 1
+# 2: FrameworkFacts.companions (torchvision, torchaudio). Older snapshots load with defaults.
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -321,6 +323,15 @@ class BundledLib(Frozen):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class Companion(Frozen):
+    """A package installed to match a framework release (torchvision, torchaudio)."""
+
+    name: str  # "torchvision"
+    version: str  # public version: "0.20.1"
+    local: str = ""  # local tag: "cu124", "cpu"; "" when none
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class FrameworkFacts(Frozen):
     """An installed framework, read without importing it."""
 
@@ -332,6 +343,8 @@ class FrameworkFacts(Frozen):
     cudnn: str | None = None  # bundled/declared cuDNN version when known
     hip: str | None = None  # ROCm build
     bundled: tuple[BundledLib, ...] = ()
+    # torch's torchvision/torchaudio as installed (snapshot schema 2; () in older snapshots)
+    companions: tuple[Companion, ...] = ()
 
     @property
     def label(self) -> str:
@@ -424,6 +437,7 @@ class HostFacts(Frozen):
     frameworks: tuple[FrameworkFacts, ...] = ()
     deep: tuple[DeepFrameworkFacts, ...] = ()  # only with --deep: one per installed framework
     multigpu: MultiGpuFacts = field(default_factory=MultiGpuFacts)
+    amd: AmdFacts = field(default_factory=AmdFacts)  # AMD GPUs and ROCm (facts_amd.py)
     issues: tuple[ProbeIssue, ...] = ()
     timings: tuple[ProbeTiming, ...] = ()  # wall time per probe, for --verbose and bench/
     report: ReportFacts | None = None  # only for facts read from a pasted text report

@@ -17,7 +17,7 @@ import re
 import stat
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar, Union, get_args, get_origin
 
@@ -197,9 +197,15 @@ def _exact(tp: type) -> Convert:
 def _str(value: Any, path: Path_, issues: list[ProbeIssue]) -> str:
     if not isinstance(value, str):
         raise _type_error(path, "str", value)
+    return valid_text(value)
+
+
+def valid_text(value: str) -> str:
+    """`value` with every lone surrogate as U+FFFD: JSON can spell them ("\ud800"), and a
+    host file name that is not UTF-8 arrives as them (Python's surrogateescape); no UTF-8
+    writer accepts them, and a lenient one writes the raw bytes. The one rule for both."""
     if value.isascii():
         return value
-    # JSON can spell lone surrogates ("\ud800"), which no UTF-8 writer accepts.
     return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
@@ -275,11 +281,46 @@ def loads(text: str, source: str = "<snapshot>") -> HostFacts:
             hint="upgrade gpudoctor (pip install -U gpudoctor) to read it",
         )
     try:
-        return from_dict(HostFacts, data)
+        facts = from_dict(HostFacts, data)
     except FactsError as exc:
         raise FactsError(f"{source}: {exc.message}", hint=exc.hint or _HINT) from None
     except RecursionError:
         raise FactsError(f"{source}: nested too deeply to be a snapshot", hint=_HINT) from None
+    _refuse_repeated_indexes(facts, source)
+    return facts
+
+
+def _refuse_repeated_indexes(facts: HostFacts, source: str) -> None:
+    """A GPU index (a MIG device's within its GPU, an NVLink's within its GPU) names one
+    thing: a snapshot repeating one cannot come from a host, and whatever reads it (the
+    Prometheus text above all, whose scrapers reject duplicate series) would show two
+    things as one. Refused here, where every snapshot is loaded, so no writer has to."""
+    seen = _repeated(gpu.index for gpu in facts.nvml.gpus)
+    if seen is not None:
+        raise _repeat(source, f"GPU index {seen} appears twice")
+    for gpu in facts.nvml.gpus:
+        mig = _repeated(m.index for m in gpu.mig_devices)
+        if mig is not None:
+            raise _repeat(source, f"GPU {gpu.index}: MIG device index {mig} appears twice")
+        link = _repeated(n.link for n in gpu.nvlinks)
+        if link is not None:
+            raise _repeat(source, f"GPU {gpu.index}: NVLink {link} appears twice")
+
+
+def _repeated(values: Iterable[int]) -> int | None:
+    seen: set[int] = set()
+    for value in values:
+        if value in seen:
+            return value
+        seen.add(value)
+    return None
+
+
+def _repeat(source: str, what: str) -> FactsError:
+    return FactsError(
+        f"{source}: {what}; a snapshot of a host names each once",
+        hint="record the host again with `gpudoctor snapshot -o FILE`, or fix the edited file",
+    )
 
 
 def load(path: Path) -> HostFacts:

@@ -8,12 +8,14 @@ Pure: the loader (`load_fleet`) is the only part that reads files.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from gpudoctor.errors import FactsError
 from gpudoctor.findings import Finding, Severity
@@ -177,9 +179,14 @@ def load_fleet(paths: Sequence[Path]) -> list[tuple[str, HostFacts | FactsError]
 def host_names(paths: Sequence[Path], hostnames: Sequence[str | None]) -> list[str]:
     """Each host by its hostname (when the snapshot kept it) or its file name, by its path
     where that name repeats, and numbered if even that repeats."""
-    names = [hostname or path.stem for path, hostname in zip(paths, hostnames)]
+    from gpudoctor.report.clean import printable
+
+    # A file name need not be UTF-8 (nor printable): made so here, before any format.
+    names = [printable(hostname or path.stem) for path, hostname in zip(paths, hostnames)]
     counts = Counter(names)  # not list.count: quadratic over a 3000-host folder
-    spelled = [str(path) if counts[name] > 1 else name for name, path in zip(names, paths)]
+    spelled = [
+        printable(str(path)) if counts[name] > 1 else name for name, path in zip(names, paths)
+    ]
     return unique_names(spelled)
 
 
@@ -202,12 +209,15 @@ def unique_names(names: Sequence[str]) -> list[str]:
 
 def _unreadable(error: FactsError) -> Finding:
     from gpudoctor.checks.base import finding
+    from gpudoctor.report.clean import clean_finding
 
-    return finding(
-        "unreadable-snapshot",
-        Severity.ERROR,
-        f"cannot read the snapshot: {error.message}",
-        fix=error.hint or "record the host again with `gpudoctor snapshot -o FILE`",
+    return clean_finding(
+        finding(
+            "unreadable-snapshot",
+            Severity.ERROR,
+            f"cannot read the snapshot: {error.message}",
+            fix=error.hint or "record the host again with `gpudoctor snapshot -o FILE`",
+        )
     )
 
 
@@ -252,6 +262,7 @@ class _Job:
 
 Judged = tuple[Optional[str], tuple[Finding, ...], int]  # hostname, findings, exit code
 _WORKER_JOB: list[_Job] = []  # the job of a worker process, set by its initializer
+_PARENT: list[int] = []  # the judging process's pid, as its forked workers inherit it
 PARALLEL_FROM = 200  # hosts; below this, starting workers costs more than it saves
 
 
@@ -262,20 +273,72 @@ def _judge_all(files: Sequence[Path], job: _Job) -> list[Judged]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    _PARENT[:] = [os.getpid()]
     try:
-        with ProcessPoolExecutor(
+        pool = ProcessPoolExecutor(
             workers,
             mp_context=multiprocessing.get_context("fork"),
-            initializer=_WORKER_JOB.append,
+            initializer=_worker_start,
             initargs=(job,),
-        ) as pool:
-            return list(pool.map(_judge_in_worker, files, chunksize=32))
+        )
     except (OSError, ImportError):  # no process support here (a sandbox): judge in-process
         return [_judge(path, job) for path in files]
+    try:
+        # submit, not map: map cancels its pending futures when interrupted, which races with
+        # the executor marking them broken once the workers are stopped (InvalidStateError).
+        futures = [
+            pool.submit(_judge_in_worker, files[i : i + 32]) for i in range(0, len(files), 32)
+        ]
+        judged = [one for future in futures for one in future.result()]
+    except BaseException:
+        # Ctrl-C, SIGTERM or a failure here: the workers go now, not after the queue drains.
+        _stop_workers(pool)
+        raise
+    pool.shutdown(wait=True)
+    return judged
 
 
-def _judge_in_worker(path: Path) -> Judged:
-    return _judge(path, _WORKER_JOB[0])
+def _worker_start(job: _Job) -> None:
+    """In each worker: die with the parent (even a SIGKILLed one), leave Ctrl-C and SIGTERM
+    to the parent, which stops the workers itself."""
+    import signal
+
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _WORKER_JOB.append(job)
+
+
+def _die_with_parent() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if _PARENT and os.getppid() != _PARENT[0]:  # the parent died before the call
+        os._exit(1)
+
+
+def _stop_workers(pool: Any) -> None:
+    processes = dict(getattr(pool, "_processes", None) or {})
+    for process in processes.values():
+        with contextlib.suppress(OSError, AttributeError):
+            process.terminate()
+    # Not cancel_futures: the executor's manager thread then marks the pending work broken on
+    # its own, where cancelling raced with it (InvalidStateError on a cancelled future).
+    pool.shutdown(wait=False)
+    for process in processes.values():
+        with contextlib.suppress(OSError, AttributeError, ValueError, AssertionError):
+            process.join(timeout=5)
+
+
+def _judge_in_worker(paths: Sequence[Path]) -> list[Judged]:
+    return [_judge(path, _WORKER_JOB[0]) for path in paths]
 
 
 def _judge(path: Path, job: _Job) -> Judged:

@@ -51,7 +51,7 @@ class DockerSdkEngine:
         """
         import os
 
-        from gpudoctor.probes.redact import url_without_credentials
+        from gpudoctor.redaction import url_without_credentials
 
         env = dict(os.environ if environment is None else environment)
         # Messages name the endpoint without the credentials a tcp:// or ssh:// URL may hold.
@@ -66,12 +66,13 @@ class DockerSdkEngine:
 
     def ping(self) -> DaemonInfo:
         with _translate_errors(self._host):
-            info = self._client.info()
+            info = _object(self._client.info(), self._host, "/info")
+        runtimes = info.get("Runtimes")
         return DaemonInfo(
-            version=str(info.get("ServerVersion", "")),
-            runtimes=tuple(sorted(info.get("Runtimes") or {})),
-            default_runtime=info.get("DefaultRuntime"),
-            architecture=info.get("Architecture") or None,
+            version=_text(info.get("ServerVersion")) or "",
+            runtimes=tuple(sorted(str(k) for k in runtimes)) if isinstance(runtimes, dict) else (),
+            default_runtime=_text(info.get("DefaultRuntime")),
+            architecture=_text(info.get("Architecture")) or None,
         )
 
     def build(
@@ -143,13 +144,16 @@ class DockerSdkEngine:
                         raise
                     # The command outran its limit: its result, not a daemon fault. Exit 124
                     # as timeout(1) reports it; remove(force=True) below stops it.
-                    out = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
+                    out = _logs(container, stdout=True)
                     return RunResult(124, out, f"timed out after {timeout:g} s")
-                out = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
-                err = container.logs(stdout=False, stderr=True).decode("utf-8", "replace")
+                out = _logs(container, stdout=True)
+                err = _logs(container, stdout=False)
             finally:
                 container.remove(force=True)
-        return RunResult(int(status.get("StatusCode", -1)), out, err)
+        code = _object(status, self._host, "/containers/wait").get("StatusCode")
+        if not isinstance(code, int) or isinstance(code, bool):
+            raise _odd_reply(self._host, "/containers/wait", "no StatusCode number")
+        return RunResult(code, out, err)
 
     def inspect(self, image: str) -> ImageInfo | None:
         with _translate_errors(self._host):
@@ -159,15 +163,26 @@ class DockerSdkEngine:
                 data = self._client.api.inspect_image(image)
             except docker.errors.ImageNotFound:
                 return None
-        config = data.get("Config") or {}
+        data = _object(data, self._host, "/images/json")
+        if not isinstance(data.get("Id"), str):
+            raise _odd_reply(self._host, "/images/json", "no image Id")
+        config = data.get("Config")
+        config = config if isinstance(config, dict) else {}
+        labels = config.get("Labels")
+        size = data.get("Size")
         return ImageInfo(
-            id=str(data["Id"]),
-            tags=tuple(sorted(data.get("RepoTags") or ())),
-            size=int(data.get("Size") or 0),
-            labels=dict(config.get("Labels") or {}),
-            env=tuple(config.get("Env") or ()),
-            user=str(config.get("User") or ""),
-            architecture=data.get("Architecture") or None,
+            id=data["Id"],
+            tags=_texts(data.get("RepoTags")),
+            size=size if isinstance(size, int) and not isinstance(size, bool) else 0,
+            # The image's author wrote these: only text values are labels.
+            labels={
+                k: v
+                for k, v in (labels.items() if isinstance(labels, dict) else ())
+                if isinstance(k, str) and isinstance(v, str)
+            },
+            env=_texts(config.get("Env")),
+            user=_text(config.get("User")) or "",
+            architecture=_text(data.get("Architecture")) or None,
         )
 
     def push(self, tag: str) -> Iterator[str]:
@@ -176,6 +191,8 @@ class DockerSdkEngine:
             repository, name_tag = tag, "latest"
         with _translate_errors(self._host):
             for chunk in self._client.api.push(repository, name_tag, stream=True, decode=True):
+                if not isinstance(chunk, dict):
+                    continue  # not a progress object: nothing to show
                 if "error" in chunk:
                     raise EnvironmentUnavailable(
                         f"push of {tag} refused: {chunk['error']}",
@@ -183,6 +200,25 @@ class DockerSdkEngine:
                     )
                 if chunk.get("status"):
                     yield " ".join(str(chunk[k]) for k in ("id", "status") if chunk.get(k))
+
+
+MAX_LOG_BYTES = 8 << 20  # of one stream of a probe container's output
+
+
+def _logs(container: Any, *, stdout: bool) -> str:
+    """One output stream of a finished container, read in chunks up to MAX_LOG_BYTES: an image
+    that prints without end is not held in memory whole."""
+    received = bytearray()
+    chunks = container.logs(stdout=stdout, stderr=not stdout, stream=True, follow=False)
+    for chunk in chunks:
+        if isinstance(chunk, (bytes, bytearray)):
+            received += chunk
+        if len(received) > MAX_LOG_BYTES:
+            close = getattr(chunks, "close", None)
+            if callable(close):
+                close()
+            break
+    return bytes(received[:MAX_LOG_BYTES]).decode("utf-8", "replace")
 
 
 def _timed_out(exc: BaseException) -> bool:
@@ -218,10 +254,38 @@ def _translate_errors(host: str) -> Iterator[None]:
         raise _unreachable(host, exc) from None
     except (requests.exceptions.RequestException, ConnectionError, OSError) as exc:
         raise _unreachable(host, exc) from None
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+        # The SDK met a reply of a shape the Docker API never has (a lying or broken engine).
+        raise _odd_reply(host, "a request", f"{type(exc).__name__}: {exc}") from None
+
+
+def _object(value: Any, host: str, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _odd_reply(host, what, f"a JSON {type(value).__name__}, not an object")
+    return value
+
+
+def _odd_reply(host: str, what: str, why: str) -> EnvironmentUnavailable:
+    from gpudoctor.redaction import url_without_credentials
+
+    why = " ".join(url_without_credentials(why).split())[:200]
+    return EnvironmentUnavailable(
+        f"the Docker daemon at {host} answered {what} with something that is not the Docker "
+        f"API's reply ({why})",
+        hint="check that DOCKER_HOST points at a Docker Engine (now: " + host + ")",
+    )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
 def _unreachable(host: str, exc: Exception) -> EnvironmentUnavailable:
-    from gpudoctor.probes.redact import url_without_credentials
+    from gpudoctor.redaction import url_without_credentials
 
     reason = url_without_credentials(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     return EnvironmentUnavailable(

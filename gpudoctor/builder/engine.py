@@ -101,9 +101,12 @@ def parse_build_output(chunks: Iterable[Mapping[str, Any]]) -> Iterator[BuildEve
     """Turn the classic builder's JSON stream (`{"stream": ...}`, `{"error": ...}`,
     `{"aux": {"ID": ...}}`) into BuildEvents, one per line of output."""
     for chunk in chunks:
+        if not isinstance(chunk, Mapping):
+            continue  # the engine's stream holds objects; anything else says nothing
         if "error" in chunk:
-            detail = chunk.get("errorDetail") or {}
-            yield BuildEvent("error", str(detail.get("message") or chunk["error"]).strip())
+            detail = chunk.get("errorDetail")
+            message = detail.get("message") if isinstance(detail, Mapping) else None
+            yield BuildEvent("error", str(message or chunk["error"]).strip())
         elif "aux" in chunk and isinstance(chunk["aux"], Mapping) and "ID" in chunk["aux"]:
             yield BuildEvent("image", str(chunk["aux"]["ID"]))
         elif "stream" in chunk:

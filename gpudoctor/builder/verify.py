@@ -22,6 +22,7 @@ from gpudoctor.builder.spec import VENV, VERIFY_SCRIPT, ImageSpec
 from gpudoctor.builder.verify_codes import CATALOGUE
 from gpudoctor.errors import VerifyFailed
 from gpudoctor.findings import Finding, Severity, make_finding
+from gpudoctor.report.clean import clean_finding
 
 RUN_TIMEOUT_S = 300.0
 
@@ -101,10 +102,12 @@ def _make(
 
 
 def compare_report(report: Mapping[str, Any], spec: ImageSpec, *, gpu: bool) -> list[Finding]:
-    """Pure: the probe's report against the row, one Finding per promise."""
+    """Pure: the probe's report against the row, one Finding per promise. The report comes
+    from inside the image: every field is read through verify_report's typed accessors, so a
+    value of the wrong shape counts as not reported (a failed promise), never an exception."""
     row = spec.row
     findings = []
-    py = str(report.get("python_version", ""))
+    py = verify_report.text(report.get("python_version")) or ""
     findings.append(
         _finding(
             "verify-python",
@@ -114,12 +117,12 @@ def compare_report(report: Mapping[str, Any], spec: ImageSpec, *, gpu: bool) -> 
             {"image": py, "row": row.python},
         )
     )
-    errors = report.get("errors") or []
-    errors = errors if isinstance(errors, list) else [errors]
-    version = report.get("framework_version")
+    errors = report.get("errors")
+    errors = verify_report.texts(errors if isinstance(errors, list) else [errors])
+    version = verify_report.text(report.get("framework_version"))
     try:
         same = version is not None and (
-            versions.pep440(str(version)).public == versions.pep440(row.version).public
+            versions.pep440(version).public == versions.pep440(row.version).public
         )
     except ValueError:  # packaging's InvalidVersion
         same = False
@@ -128,22 +131,24 @@ def compare_report(report: Mapping[str, Any], spec: ImageSpec, *, gpu: bool) -> 
             "verify-framework-version",
             same,
             f"{row.framework} {version or 'not importable'} (row: {row.version})",
-            "; ".join(str(e) for e in errors),
+            "; ".join(errors),
             {"image": version, "row": row.version},
         )
     )
     findings.append(_cuda_finding(report, spec))
     findings.append(_cudnn_finding(report, spec))
+    findings.append(_arch_finding(report, spec))
     findings.append(_cuda_once_finding(report))
     findings.extend(_gpu_findings(report, gpu))
-    return findings
+    # Titles and evidence quote what the image reported: printable before any format.
+    return [clean_finding(f) for f in findings]
 
 
 def _cuda_once_finding(report: Mapping[str, Any]) -> Finding:
     """Each CUDA library once: the same library in two folders (an nvidia/cuda base's
     /usr/local/cuda and the framework's nvidia-* wheels) wastes gigabytes, and which copy the
     loader takes depends on the search order."""
-    duplicates = report.get("cuda_library_duplicates")
+    duplicates = verify_report.text_lists(report.get("cuda_library_duplicates"))
     if duplicates is None:
         return _make("verify-cuda-once", Severity.NA, "CUDA libraries: not reported")
     found = sorted(duplicates)
@@ -157,9 +162,9 @@ def _cuda_once_finding(report: Mapping[str, Any]) -> Finding:
 
 
 def _cuda_finding(report: Mapping[str, Any], spec: ImageSpec) -> Finding:
-    built = report.get("built_cuda")
+    built = verify_report.text(report.get("built_cuda"))
     row = spec.row
-    ok = built is not None and versions.same_prefix(str(built), row.cuda, 2)
+    ok = built is not None and versions.same_prefix(built, row.cuda, 2)
     if built is None:
         detail = (
             f"a CPU-only {row.framework} build: it was built without CUDA, but the row promises "
@@ -177,17 +182,55 @@ def _cuda_finding(report: Mapping[str, Any], spec: ImageSpec) -> Finding:
 
 
 def _cudnn_finding(report: Mapping[str, Any], spec: ImageSpec) -> Finding:
-    built, promised = report.get("built_cudnn"), spec.row.cudnn
+    built, promised = verify_report.text(report.get("built_cudnn")), spec.row.cudnn
     if promised is None:
         return _make("verify-built-cudnn", Severity.NA, "cuDNN: the row names none")
     # Compare as many components as both sides give: torch reports M.m.p, TF often only M.
-    ok = built is not None and versions.same_prefix(str(built), promised)
+    ok = built is not None and versions.same_prefix(built, promised)
     return _finding(
         "verify-built-cudnn",
         ok,
         f"built with cuDNN {built or 'none'} (row: {promised})",
         "" if ok else f"cuDNN {built or 'none'} in the image, the row promises {promised}",
         {"image": built, "row": promised},
+    )
+
+
+def torch_arch_names(arch_list: Sequence[str]) -> set[str]:
+    """A TORCH_CUDA_ARCH_LIST ("8.0", "9.0a", "9.0+PTX") as torch.cuda.get_arch_list() names it
+    ("sm_80", "sm_90a", "sm_90" and "compute_90")."""
+    names: set[str] = set()
+    for entry in arch_list:
+        base, ptx = entry.removesuffix("+PTX"), entry.endswith("+PTX")
+        digits = base.replace(".", "")
+        names.add(f"sm_{digits}")
+        if ptx:
+            names.add(f"compute_{digits.rstrip('af')}")
+    return names
+
+
+def _arch_finding(report: Mapping[str, Any], spec: ImageSpec) -> Finding:
+    """The compiled architectures torch reports against the row's arch list (a fact often not
+    read from the wheel: the row's provenance)."""
+    promised, built = spec.row.arch_list, report.get("arch_list")
+    if not promised:
+        return _make("verify-arch-list", Severity.NA, "arch list: the row names none")
+    if not isinstance(built, list) or not built:
+        return _make(
+            "verify-arch-list",
+            Severity.NA,
+            "arch list: not reported (torch names it only where CUDA is available: verify "
+            "with a GPU)",
+        )
+    want, have = torch_arch_names(promised), {str(a) for a in built}
+    ok = want == have
+    shown = " ".join(sorted(have))
+    return _finding(
+        "verify-arch-list",
+        ok,
+        f"compiled for {shown} (row: {' '.join(promised)})",
+        "" if ok else f"arch list {shown} in the image, the row promises {' '.join(sorted(want))}",
+        {"image": shown, "row": " ".join(promised)},
     )
 
 
@@ -199,12 +242,15 @@ def _gpu_findings(report: Mapping[str, Any], gpu: bool) -> list[Finding]:
                 Severity.NA,
                 "CUDA at run time: not checked (verify ran without a GPU)",
                 detail="on a host with a GPU and the NVIDIA runtime, build verifies with --gpus",
-                evidence=(("cuda_available", str(report.get("cuda_available"))),),
+                evidence=(
+                    ("cuda_available", str(verify_report.flag(report.get("cuda_available")))),
+                ),
             )
         ]
-    available = bool(report.get("cuda_available"))
-    count = report.get("device_count", 0)
-    result, expected = report.get("kernel_result"), report.get("kernel_expected")
+    available = verify_report.flag(report.get("cuda_available")) is True
+    count = verify_report.integer(report.get("device_count")) or 0
+    result = verify_report.number(report.get("kernel_result"))
+    expected = verify_report.number(report.get("kernel_expected"))
     return [
         _finding(
             "verify-cuda-available",
@@ -217,8 +263,12 @@ def _gpu_findings(report: Mapping[str, Any], gpu: bool) -> list[Finding]:
             "verify-kernel",
             available and result is not None and result == expected,
             f"a small GPU kernel: {result} (expected {expected})",
-            str(report.get("kernel_error") or ""),
-            {"result": result, "expected": expected, "device": report.get("device_name")},
+            verify_report.text(report.get("kernel_error")) or "",
+            {
+                "result": result,
+                "expected": expected,
+                "device": verify_report.text(report.get("device_name")),
+            },
         ),
     ]
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks import (
+    amd,
     container_devices,
     deep,
     devices,
@@ -64,7 +65,9 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("software", c) for c in shadowing.CHECKS),
     *(("software", c) for c in deep.CHECKS),
     *(("multigpu", c) for c in (*links.CHECKS, *placement.CHECKS, *nccl.CHECKS, *xid.CHECKS)),
+    *(("amd", c) for c in amd.CHECKS),
     *(("intent", c) for c in intent.CHECKS),
+    *(("intent", c) for c in amd.INTENT_CHECKS),
     *(("intent", c) for c in image_verdict.CHECKS),
     ("requirements", requirements.check_requirements),
 )

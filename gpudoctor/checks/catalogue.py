@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gpudoctor.checks.catalogue_amd import AMD_ENTRIES
 from gpudoctor.findings import CatalogueEntry, severities
 
 AREAS = (
@@ -20,6 +21,7 @@ AREAS = (
     "runtime",
     "software",
     "multigpu",
+    "amd",
     "intent",
     "requirements",
 )
@@ -31,6 +33,7 @@ AREA_TITLES = {
     "runtime": "Container runtime",
     "software": "Frameworks and CUDA libraries",
     "multigpu": "Multi-GPU and multi-node",
+    "amd": "AMD GPUs and ROCm",
     "intent": "Will it run here",
     "requirements": "Requirements",
 }
@@ -444,6 +447,8 @@ _ENTRIES = (
             ("shm", "The size of /dev/shm (`shm>=1GiB`)."),
             ("ib", "Active InfiniBand/RoCE ports (`ib>=4`)."),
             ("xid", "No XID in the kernel log (`xid=none`)."),
+            ("amd-gpus", "The number of AMD GPUs ROCm sees: GPU nodes of the KFD topology, "
+             "one per die or partition (`amd_gpus>=8`)."),
         )
     ),
     _E("unreadable-value", "driver", "A recorded value cannot be read", "unknown",
@@ -459,6 +464,7 @@ _ENTRIES = (
        "A check raised an exception on these facts; its result is unknown (a gpudoctor bug: "
        "please report it with `gpudoctor snapshot`).",
        "Report it at the gpudoctor issue tracker with the snapshot attached."),
+    *AMD_ENTRIES,
 )  # fmt: skip
 
 CATALOGUE: dict[str, CatalogueEntry] = {e.code: e for e in _ENTRIES}

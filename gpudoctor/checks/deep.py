@@ -170,6 +170,20 @@ def _cuda_available(
         shown = f": {', '.join(names)}" if names else ""
         title = f"{fw.label} sees {deep.device_count} CUDA device(s){shown}"
         return finding(code, OK, title, evidence=ev, subject=subject)
+    if fw.hip and facts.amd.seen and deep.cuda_available is False:
+        # A ROCm build answers torch.cuda for the AMD GPUs: seeing none is the AMD failure.
+        return finding(
+            code,
+            ERROR,
+            f"{fw.label} (ROCm) sees no GPU, though this host has AMD GPUs",
+            detail="the AMD checks name the usual causes: /dev/kfd not accessible to this user "
+            "(amd-device-access), no code object for the GPU's target (amd-torch-gfx), "
+            "HIP_VISIBLE_DEVICES hiding the GPUs (amd-visible-devices)",
+            fix="fix what the AMD GPUs and ROCm area reports; `rocminfo` run as the same user "
+            "shows the runtime's own view",
+            evidence=[*ev, ("amd_gpus", len(facts.amd.gpu_nodes or facts.amd.pci_gpus))],
+            subject=subject,
+        )
     cuda_build = deep.cuda is not None or (fw.cpu_only is False and fw.hip is None)
     if not cuda_build:
         what = f"a ROCm build (HIP {fw.hip})" if fw.hip else "a CPU-only build"
@@ -273,14 +287,14 @@ def _no_kernel_image(
 ) -> Finding:
     """The build lacks kernels for this GPU: the run-time proof of what framework-arch predicts
     from the matrix, with the same fix."""
-    from gpudoctor.checks.suggest import torch_install_for_host
+    from gpudoctor.checks.suggest import install_for_host
 
     ccs = sorted(
         {d.compute_capability for d in deep.devices if d.compute_capability}
         or {g.compute_capability for g in live_gpus(facts) if g.compute_capability}
     )
     arch = ", ".join(deep.arch_list) or "unknown"
-    alt = torch_install_for_host(facts, matrix, fw.version) if fw.name == "torch" else None
+    alt = install_for_host(facts, matrix, "pytorch", fw.version) if fw.name == "torch" else None
     return finding(
         "framework-kernel",
         ERROR,

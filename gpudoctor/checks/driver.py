@@ -45,6 +45,18 @@ def check_gpu_present(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[
                 evidence=[*ev, ("nvml_error", facts.nvml.error)],
             )
         ]
+    if facts.amd.seen:  # the AMD area judges this host's GPUs
+        return [
+            finding(
+                "no-nvidia-gpu",
+                INFO,
+                "no NVIDIA GPU on this host: its AMD GPUs are judged under AMD GPUs and ROCm",
+                detail="the NVIDIA checks (driver, GPUs, GPU container runtime, multi-GPU) are "
+                "skipped; the AMD ones run",
+                fix="nothing to fix for the NVIDIA side",
+                evidence=[*ev, ("amd_gpus", len(facts.amd.gpu_nodes or facts.amd.pci_gpus))],
+            )
+        ]
     return [
         finding(
             "no-nvidia-gpu",

@@ -28,6 +28,7 @@ class KnownError:
     # Lower-case literals, one of which every matching line holds: a paste is searched for these
     # first (str.find), and the pattern runs only on the lines that hold one.
     keywords: tuple[str, ...] = ()
+    source: str = ""  # a public thread where users paste this line and its cause is settled
 
 
 KNOWN_ERRORS: tuple[KnownError, ...] = (
@@ -250,6 +251,73 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
             "unresolvable CDI devices nvidia.com/gpu=0:1: unknown"
         ),
         keywords=("unresolvable cdi devices",),
+    ),
+    # --- AMD ROCm (HIP and the HSA runtime) ---------------------------------------------------
+    KnownError(
+        "hip-no-binary-for-gpu",
+        r"hipErrorNoBinaryForGpu",
+        "the program (torch, a ROCm library) has no code object for this GPU's gfx target: a "
+        "ROCm or torch build that does not list the GPU",
+        "install a torch +rocm build (or ROCm) whose gfx list has the GPU's target "
+        "(`rocminfo | grep gfx`); HSA_OVERRIDE_GFX_VERSION is an unsupported workaround for "
+        "Radeon GPUs only",
+        ("amd-torch-gfx", "amd-rocm-gfx"),
+        example="hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+        keywords=("hiperrornobinaryforgpu",),
+        source="https://github.com/ROCm/legacy-rocm-build/issues/2061",
+    ),
+    KnownError(
+        "hip-invalid-device-function",
+        r"(hip|rocm) error: invalid device function",
+        "a kernel was launched that has no code object for this GPU's gfx target",
+        "use a build whose gfx list (PYTORCH_ROCM_ARCH, AMDGPU_TARGETS) has the GPU's target",
+        ("amd-torch-gfx", "amd-rocm-gfx"),
+        example="ROCm error: invalid device function",
+        keywords=("invalid device function",),
+        source="https://github.com/ggml-org/llama.cpp/pull/15994",
+    ),
+    KnownError(
+        "hsa-out-of-resources",
+        r"HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+        "the ROCm runtime could not open /dev/kfd read-write: on most hosts the user is not in "
+        "the group that owns it (render, on older installs video); it works as root",
+        "sudo usermod -aG render,video $USER, then log out and in again",
+        ("amd-device-access", "amd-driver"),
+        example=(
+            "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate "
+            "the necessary resources."
+        ),
+        keywords=("hsa_status_error_out_of_resources",),
+        source="https://github.com/ROCm/legacy-rocm-build/issues/1080",
+    ),
+    KnownError(
+        "hsa-status-error",
+        r"HSA_STATUS_ERROR_[A-Z_]{3,60}",
+        "the ROCm runtime (HSA) stopped with the status it names: MEMORY_APERTURE_VIOLATION and "
+        "MEMORY_FAULT are a kernel reading outside its memory (the program, or a ROCm and "
+        "framework mismatch), others a runtime or driver failure",
+        "for a memory fault, update the framework and ROCm to a pair built together; for other "
+        "statuses run `rocminfo` as the same user and read its error",
+        ("amd-torch-gfx", "amd-library-clash"),
+        example=(
+            "Device::callbackQueue aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_"
+            "VIOLATION: The agent attempted to access memory beyond the largest legal address. "
+            "code: 0x29"
+        ),
+        keywords=("hsa_status_error_",),
+        source="https://github.com/ROCm/legacy-rocm-build/issues/2153",
+    ),
+    KnownError(
+        "no-hip-gpus",
+        r"No HIP GPUs are available",
+        "torch's ROCm build sees no GPU: /dev/kfd not accessible (user not in render), the "
+        "container started without /dev/kfd and /dev/dri, or HIP_VISIBLE_DEVICES hides them",
+        "check `rocminfo` as the same user; add the user to render and video; in a container "
+        "add --device=/dev/kfd --device=/dev/dri",
+        ("amd-device-access", "amd-driver"),
+        example="RuntimeError: No HIP GPUs are available",
+        keywords=("no hip gpus are available",),
+        source="https://github.com/ROCm/hip/issues/3799",
     ),
 )
 

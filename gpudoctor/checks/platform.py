@@ -144,11 +144,12 @@ def check_container_gpus(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
     )
     if value in (None, "", "void", "none"):
         if not has_gpu(facts):
+            amd = " (its AMD GPUs: see amd-device-access)" if facts.amd.seen else ""
             return [
                 finding(
                     "container-gpus",
                     INFO,
-                    "no GPU passed to this container (and none on the host's PCI bus)",
+                    "no NVIDIA GPU passed to this container (and none on the host's PCI bus)" + amd,
                     evidence=ev,
                 )
             ]

@@ -41,6 +41,7 @@ KEYS = (
     "shm",
     "ib",
     "xid",
+    "amd_gpus",
 )
 _SWITCHES = {
     "mig": ("on", "off"),
@@ -92,7 +93,7 @@ def _parse_value(key: str, op: str, raw: str, text: str) -> Value:
                 hint=_HINT,
             )
         return float(mem.group(1)) * _UNITS[mem.group(2).lower()]
-    if key in ("gpus", "ib"):
+    if key in ("gpus", "ib", "amd_gpus"):
         if not raw.isdigit():
             raise UsageError(f"{raw!r} is not a whole number in {text!r}", hint=_HINT)
         return (int(raw),)
@@ -177,6 +178,8 @@ _FIX = {
     "on a node that has them.",
     "xid": "See xid-history for the action each XID needs: restart the application, reset the "
     "GPU, or drain and reboot the node.",
+    "amd_gpus": "Run on a host with that many AMD GPUs; the AMD GPUs and ROCm area says why one "
+    "present is not in the KFD topology (amd-driver).",
 }
 
 
@@ -309,6 +312,16 @@ def _ib(facts: HostFacts, matrix: Matrix) -> Actual:
     return (n,), f"{n} active InfiniBand/RoCE port(s)"
 
 
+def _amd_gpus(facts: HostFacts, matrix: Matrix) -> Actual:
+    """The AMD GPUs ROCm sees (KFD GPU nodes: one per die or partition)."""
+    nodes = len(facts.amd.gpu_nodes)
+    if nodes or facts.amd.kfd_present or facts.report is not None:
+        return (nodes,), f"{nodes} AMD GPU(s) in the KFD topology"
+    if facts.amd.pci_gpus:
+        return (0,), f"{len(facts.amd.pci_gpus)} AMD GPU(s) on the PCI bus, none in KFD"
+    return (0,), "no AMD GPU"
+
+
 _ACTUAL: dict[str, Callable[[HostFacts, Matrix], Actual]] = {
     "driver": _driver,
     "cuda": _cuda,
@@ -324,4 +337,5 @@ _ACTUAL: dict[str, Callable[[HostFacts, Matrix], Actual]] = {
     "shm": _shm,
     "ib": _ib,
     "xid": _verdict("xid"),
+    "amd_gpus": _amd_gpus,
 }

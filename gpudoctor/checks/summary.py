@@ -28,6 +28,7 @@ def headlines(facts: HostFacts, intent: Intent) -> dict[str, str]:
         "runtime": _runtime(facts),
         "software": _software(facts),
         "multigpu": _multigpu(facts),
+        "amd": _amd(facts),
         "intent": _intent(intent),
         "requirements": f"{len(intent.requirements)} requirement(s)",
     }
@@ -46,6 +47,7 @@ def _driver(facts: HostFacts) -> str:
             "no GPU in the report"
             if facts.report is not None
             else "not checked: no NVIDIA GPU on this host"
+            + (" (AMD GPUs: see AMD GPUs and ROCm)" if facts.amd.seen else "")
         )
     if passthrough_only(facts):
         return "none expected: the GPUs are bound to vfio-pci for passthrough"
@@ -65,7 +67,9 @@ def _gpus(facts: HostFacts) -> str:
     gpus = live_gpus(facts)
     if not gpus:
         pci = len(nvidia_pci_gpus(facts))
-        return f"{pci} on the PCI bus, none usable" if pci else "none"
+        if pci:
+            return f"{pci} on the PCI bus, none usable"
+        return "no NVIDIA GPU (AMD GPUs: see AMD GPUs and ROCm)" if facts.amd.seen else "none"
     kinds = Counter((g.name or "unknown GPU", g.compute_capability) for g in gpus)
     return "; ".join(
         f"{n} × {name}"  # noqa: RUF001 - the multiplication sign is meant
@@ -110,6 +114,18 @@ def _intent(intent: Intent) -> str:
         return f"CUDA {intent.cuda}" if intent.cuda else ""
     name = intent.framework + (f"=={intent.framework_version}" if intent.framework_version else "")
     return name + (f" with CUDA {intent.cuda}" if intent.cuda else "")
+
+
+def _amd(facts: HostFacts) -> str:
+    amd = facts.amd
+    if not amd.seen:
+        return ""
+    kinds = Counter(n.gfx_target or "unknown target" for n in amd.gpu_nodes)
+    gpus = "; ".join(
+        f"{n} × {gfx}"  # noqa: RUF001 - the multiplication sign is meant
+        for gfx, n in kinds.items()
+    ) or f"{len(amd.pci_gpus)} listed" + ("" if facts.report else " on the PCI bus, none in KFD")
+    return gpus + (f", ROCm {amd.rocm_version}" if amd.rocm_version else "")
 
 
 def _multigpu(facts: HostFacts) -> str:

@@ -11,7 +11,7 @@ from typing import Annotated, Optional, Union
 
 import typer
 
-from gpudoctor import __version__
+from gpudoctor import __version__, children
 from gpudoctor.cli.common import CliState
 from gpudoctor.cli.errors_out import ClickException, click_error, report, wants_json
 from gpudoctor.errors import GpuDoctorError, UsageError
@@ -108,7 +108,21 @@ def _root(
 
 def run(argv: Optional[list[str]] = None) -> int:
     """Run the command line and return its exit code (tests call this; `main` exits with it)."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except children.Terminated:
+        sys.stderr.write("terminated\n")
+        return 143
+    finally:
+        # Every way out (a result, an error, Ctrl-C, SIGTERM): no tool gpudoctor started may
+        # outlive it (probe threads may still wait on one).
+        children.kill_all()
+
+
+def _run(args: list[str]) -> int:
     debug = "--debug" in args or bool(os.environ.get("GPUDOCTOR_DEBUG"))
     command = typer.main.get_command(make_app(command_named(args)))
     as_json = wants_json(args)
@@ -125,9 +139,6 @@ def run(argv: Optional[list[str]] = None) -> int:
         return 130
     except (GpuDoctorError, RecursionError) as exc:
         return _report_error(exc, as_json=as_json, debug=debug)
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        return 130
     return int(result) if isinstance(result, int) else 0
 
 
@@ -192,4 +203,22 @@ def refuse_bad_arguments(args: list[str]) -> None:
 
 
 def main() -> None:
-    sys.exit(run())
+    from gpudoctor.cli import streams
+
+    children.install_signal_handlers()
+    streams.guard_stdout()
+    try:
+        code = run()
+    finally:
+        children.kill_all(closing=True)  # and a probe thread may start no tool after this
+    try:
+        sys.stdout.flush()
+    except streams.OutputFailed as exc:
+        code = report(
+            exc.message,
+            exc.hint,
+            exit_code=int(exc.exit_code),
+            reference=exc.reference,
+            as_json=False,
+        )
+    sys.exit(code)

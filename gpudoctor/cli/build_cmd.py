@@ -180,8 +180,10 @@ def run_build(ctx: typer.Context, request: "BuildRequest", fmt: str) -> int:
         report = build_image(request, matrix, engine, StderrProgress(), templates_dir())
     except BuildFailed as exc:
         # The log scrolled by live; repeat its tail next to the error the CLI prints.
-        sys.stderr.write(f"--- log tail of {exc.step or 'the build'}:\n")
-        sys.stderr.writelines(f"    {line}\n" for line in exc.log_tail)
+        from gpudoctor.report.clean import printable
+
+        sys.stderr.write(f"--- log tail of {printable(exc.step or 'the build')}:\n")
+        sys.stderr.writelines(f"    {printable(line)}\n" for line in exc.log_tail)
         raise
     sys.stdout.write(report.to_json() if fmt == "json" else report.to_text())
     return 0
@@ -197,20 +199,27 @@ class StderrProgress:
         sys.stderr.write(f"==> {message}\n")
 
     def build_event(self, event: "BuildEvent") -> None:
+        from gpudoctor.report.clean import printable
+
+        # The engine relays what the build printed (a base image's, pip's): shown printable,
+        # so no escape sequence in it acts on the terminal.
+        text = printable(event.text)
         if event.kind == "step":
-            sys.stderr.write(f"{event.text}\n")
+            sys.stderr.write(f"{text}\n")
         elif event.kind == "cache":
             self.cached += 1
             sys.stderr.write(f"    using cache ({self.cached} so far)\n")
         elif event.kind == "log":
-            sys.stderr.write(f"    {event.text}\n")
+            sys.stderr.write(f"    {text}\n")
         elif event.kind == "error":
-            sys.stderr.write(f"!!! {event.text}\n")
+            sys.stderr.write(f"!!! {text}\n")
         sys.stderr.flush()
 
     def finding(self, finding: "Finding") -> None:
         from gpudoctor.findings import MARKS
+        from gpudoctor.report.clean import clean_finding
 
+        finding = clean_finding(finding)  # titles quote what the image's probe reported
         mark = MARKS[finding.severity]
         detail = f": {finding.detail}" if finding.detail and str(finding.severity) != "n/a" else ""
         sys.stderr.write(f"    {mark} {finding.title}{detail}\n")

@@ -89,6 +89,9 @@ def write_output(text: str, output: Optional[Path], *, private: bool = False) ->
 
     `private` makes the file 0600 (an unredacted snapshot); otherwise a replaced file keeps its
     mode."""
+    from gpudoctor.facts_json import valid_text
+
+    text = valid_text(text)  # the last guard: no lone surrogate (raw bytes) reaches a reader
     if output is None or str(output) == "-":
         _write_stdout(text)
         return
@@ -116,12 +119,21 @@ def _is_device(path: Path) -> bool:
 
 
 def _write_stdout(text: str) -> None:
+    if sys.stdout is None:  # descriptor 1 closed (`>&-`) and no guard installed (tests)
+        from gpudoctor.cli.streams import OutputFailed
+
+        raise OutputFailed(
+            "cannot write the output: standard output is closed",
+            hint="run it with stdout open, or write to a file with -o FILE",
+        )
     try:
         sys.stdout.write(text)
     except UnicodeEncodeError:
         # PYTHONIOENCODING=ascii or a C locale: replace what the terminal cannot show.
         encoding = sys.stdout.encoding or "ascii"
         sys.stdout.write(text.encode(encoding, "replace").decode(encoding))
+    # Now, not at exit: a full disk or a closed stdout is reported as one error line.
+    sys.stdout.flush()
 
 
 def refuse_output_over_input(output: Optional[Path], inputs: Iterable[Optional[Path]]) -> None:

@@ -38,6 +38,12 @@ def report(
     as_json: bool,
     extra: Optional[dict[str, object]] = None,
 ) -> int:
+    from gpudoctor.redaction import url_without_credentials
+
+    # Every error line passes here: a URL the user or a config gave (an --index-url, a
+    # DOCKER_HOST) is shown without its credentials, whichever code worded the message.
+    message = url_without_credentials(message)
+    hint = url_without_credentials(hint) if hint else hint
     sys.stderr.write(f"error: {message}\n")
     if hint:
         sys.stderr.write(f"hint: {hint}\n")

@@ -34,6 +34,8 @@ def check_evidence(matrix: Matrix, problems: Problems) -> None:
         ("mig_gpu", "name", matrix.mig_gpus),
         ("distro", "name", matrix.distros),
         ("driver_branch", "branch", matrix.driver_branches),
+        ("rocm", "version", matrix.rocm),
+        ("amd_gpu", "name", matrix.amd_gpus),
     )
     for table, key, rows in tables:
         for index, row in enumerate(rows):
@@ -49,6 +51,9 @@ def check_evidence(matrix: Matrix, problems: Problems) -> None:
         for vindex, variant in enumerate(release.variants):
             vwhere = f'{where} > [[pytorch.variants]] row {vindex + 1} (cuda "{variant.cuda}")'
             _row(problems, vwhere, variant, needs_evidence=True)
+    for index, rocm in enumerate(matrix.pytorch_rocm):
+        where = f'[[pytorch_rocm]] row {index + 1} (pytorch "{rocm.pytorch}")'
+        _row(problems, where, rocm, needs_evidence=True)
 
 
 def _row(problems: Problems, where: str, row: object, *, needs_evidence: bool) -> None:

@@ -11,11 +11,13 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 from stat import S_ISREG
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import fields as f
+from gpudoctor.matrix import load_rocm
 from gpudoctor.matrix.fields import COMMON_KEYS, Problems, RowReader, row_label
+from gpudoctor.matrix.load_rocm import TABLES as ROCM_TABLES
 from gpudoctor.matrix.model import (
     Architecture,
     BaseImage,
@@ -46,6 +48,7 @@ TABLES = {
     "driver_branch": "branch",
     "wheel": "version",
     "image_platform": "platform",
+    **ROCM_TABLES,
 }
 _MAX_SHOWN = 25
 # The shipped matrix is under 100 KiB; a user's extended one stays far below this. The cap keeps
@@ -137,6 +140,9 @@ def parse_matrix(text: str, path: Path) -> Matrix:
         driver_branches=_table(doc, "driver_branch", problems, _driver_branch),
         wheels=_table(doc, "wheel", problems, _wheel),
         image_platforms=_table(doc, "image_platform", problems, _image_platform),
+        rocm=_table(doc, "rocm", problems, load_rocm.rocm),
+        amd_gpus=_table(doc, "amd_gpu", problems, load_rocm.amd_gpu),
+        pytorch_rocm=_table(doc, "pytorch_rocm", problems, load_rocm.pytorch_rocm),
     )
     if not problems.lines:  # cross-row rules only make sense on well-formed rows
         from gpudoctor.matrix.validate import cross_check
@@ -215,10 +221,16 @@ def _cuda(problems: Problems, where: str, raw: dict[str, object]) -> CudaRelease
         version=r.get_str("version", f.CUDA_RELEASE),
         label=r.get_str("label", f.TEXT),
         released=r.get("released", f.YEAR_MONTH, required=False),
-        min_driver_linux=r.get_str("min_driver_linux", f.DRIVER),
+        min_driver_linux=r.get("min_driver_linux", f.DRIVER, required=False),
         min_driver_windows=r.get("min_driver_windows", f.DRIVER, required=False),
         **r.common(),
     )
+    if "min_driver_linux" not in raw and not row.notes:
+        r.fail(
+            "missing key 'min_driver_linux' (expected a driver version, or 'notes' saying why "
+            "the release's own Linux floor is unsourced: it is then judged by its major's "
+            "minor-version rule only)"
+        )
     return row if r.ok else None
 
 
@@ -278,7 +290,8 @@ def _pytorch(problems: Problems, where: str, raw: dict[str, object]) -> PytorchR
         problems,
         where,
         raw,
-        "version released python torchvision torchaudio pypi_default_cuda variants",
+        "version released python torchvision torchaudio pypi_default_cuda judge_only variants "
+        + _PROVENANCE,
     )
     variants = _variants(problems, where, r)
     row = PytorchRelease(
@@ -289,6 +302,8 @@ def _pytorch(problems: Problems, where: str, raw: dict[str, object]) -> PytorchR
         torchaudio=r.get("torchaudio", f.PEP440, required=False),
         pypi_default_cuda=r.get("pypi_default_cuda", f.MAJOR_MINOR, required=False),
         variants=variants,
+        judge_only=r.get_bool("judge_only", False),
+        **_provenance(r),
         **r.common(),
     )
     return row if r.ok else None
@@ -309,13 +324,15 @@ def _variants(problems: Problems, where: str, release: RowReader) -> tuple[Pytor
         if not isinstance(item, dict):
             release.fail(f"{label}: expected a table, found {f.describe(item)}")
             continue
-        r = _reader(problems, label, item, "cuda tag index_url cudnn arch_list")
+        r = _reader(problems, label, item, "cuda tag index_url cudnn arch_list nccl " + _PROVENANCE)
         variant = PytorchVariant(
             cuda=r.get_str("cuda", f.MAJOR_MINOR),
             tag=r.get_str("tag", f.CUDA_TAG),
             index_url=r.get_str("index_url", f.URL),
             cudnn=r.get_str("cudnn", f.DOTTED),
             arch_list=r.get_list("arch_list", f.ARCH_ENTRY, required=False),
+            nccl=r.get("nccl", f.DOTTED, required=False),
+            **_provenance(r),
             **r.common(),
         )
         release.ok = release.ok and r.ok
@@ -323,14 +340,27 @@ def _variants(problems: Problems, where: str, release: RowReader) -> tuple[Pytor
     return tuple(out)
 
 
+_PROVENANCE = "exists read"
+
+
+def _provenance(r: RowReader) -> dict[str, Any]:
+    """`exists` (the primary source that the build exists) and `read` (the facts read from the
+    artifact itself): docs/matrix-format.md, "Provenance"."""
+    return {
+        "exists": r.get("exists", f.URL, required=False) or "",
+        "read": r.get_list("read", f.ARTIFACT_FACT, required=False, non_empty=False),
+    }
+
+
 def _tensorflow(problems: Problems, where: str, raw: dict[str, object]) -> TensorflowRelease | None:
-    r = _reader(problems, where, raw, "version python cuda cudnn pip")
+    r = _reader(problems, where, raw, "version python cuda cudnn pip " + _PROVENANCE)
     row = TensorflowRelease(
         version=r.get_str("version", f.PEP440),
         python=r.get_list("python", f.PYTHON),
         cuda=r.get_str("cuda", f.MAJOR_MINOR),
         cudnn=r.get_str("cudnn", f.DOTTED),
         pip=r.get_str("pip", f.REQUIREMENT),
+        **_provenance(r),
         **r.common(),
     )
     return row if r.ok else None
@@ -405,7 +435,7 @@ def _driver_branch(problems: Problems, where: str, raw: dict[str, object]) -> Dr
     row = DriverBranch(
         branch=r.get_str("branch", f.BRANCH),
         designation=r.get_str("designation", f.BRANCH_SUPPORT),
-        end_of_life=r.get("end_of_life", f.YEAR_MONTH, required=False),
+        end_of_life=r.get("end_of_life", f.END_OF_LIFE, required=False),
         max_cuda_major=max_major,
         last_for=r.get_list("last_for", f.TEXT, required=False),
         vgpu_release=vgpu,
@@ -416,7 +446,7 @@ def _driver_branch(problems: Problems, where: str, raw: dict[str, object]) -> Dr
 
 
 def _wheel(problems: Problems, where: str, raw: dict[str, object]) -> PlatformWheel | None:
-    r = _reader(problems, where, raw, "framework version machine index cuda wheel")
+    r = _reader(problems, where, raw, "framework version machine index cuda wheel " + _PROVENANCE)
     row = PlatformWheel(
         framework=r.get_str("framework", f.FRAMEWORK),
         version=r.get_str("version", f.PEP440),
@@ -424,6 +454,7 @@ def _wheel(problems: Problems, where: str, raw: dict[str, object]) -> PlatformWh
         index=r.get_str("index", f.WHEEL_INDEX),
         cuda=r.get_str("cuda", f.WHEEL_CUDA),
         wheel=r.get("wheel", f.TEXT, required=False),
+        **_provenance(r),
         **r.common(),
     )
     return row if r.ok else None

@@ -14,9 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gpudoctor import versions
+from gpudoctor import netread, versions
 from gpudoctor.matrix import edit
 from gpudoctor.matrix.model import Matrix, PytorchRelease, PytorchVariant, TensorflowRelease
+from gpudoctor.redaction import url_without_credentials
 from gpudoctor.wheels import index, release
 from gpudoctor.wheels.fields import Field, companion_pin, release_fields
 from gpudoctor.wheels.index import MalformedIndexPage
@@ -51,8 +52,17 @@ class Updater:
     index_url: str
     arch_lists: bool = False  # also re-read arch lists of rows already at the index's version
     log: Callable[[str], None] = lambda _line: None
+    deadline_s: float = netread.DEFAULT_DEADLINE_S  # per request, the whole reply
     _urls: dict[str, str] = field(default_factory=dict)  # wheel file name -> its URL
     _cache: dict[str, dict[Version, ReleaseWheels]] = field(default_factory=dict)
+    _client: netread.Client | None = None
+
+    @property
+    def client(self) -> netread.Client:
+        """The bounded reader, with the index's credentials (sent as Basic auth, never shown)."""
+        if self._client is None:
+            self._client = netread.Client.for_index(self.index_url, self.deadline_s)
+        return self._client
 
     def proposals(self) -> list[Proposal]:
         out: list[Proposal] = []
@@ -65,18 +75,29 @@ class Updater:
     # -- reading -----------------------------------------------------------------------------
 
     def _releases(self, project: str) -> dict[Version, ReleaseWheels]:
-        self.log(f"reading {self.index_url.rstrip('/')}/{project}/")
-        return release.releases(project, index.project_files(self.index_url, project))
+        from gpudoctor.netread import FetchError
+
+        self.log(f"reading {self._project_url(project)}")
+        try:
+            files = index.project_files(self.client, self.index_url, project)
+        except FetchError as exc:
+            if exc.status != 404:
+                raise
+            # PEP 503: an index answers 404 for a project it does not have (torch without
+            # torchvision): the project is absent, not the index unreachable.
+            self.log(f"{project}: not on this index (HTTP 404)")
+            return {}
+        return release.releases(project, files)
 
     def _facts(self, wheels: ReleaseWheels, *, fatbins: bool) -> tuple[WheelFacts, list[Field]]:
         wheel = wheels.representative()
         self._urls[wheel.filename] = wheel.url
         self.log(f"reading {wheel.filename}" + (" (with fatbins)" if fatbins else ""))
         try:
-            facts = release.read(wheel, fatbins=fatbins)
-        except (zipfile.BadZipFile, OSError, ValueError) as exc:
+            facts = release.read(self.client, wheel, fatbins=fatbins)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
             raise MalformedIndexPage(
-                f"{wheel.url}: not a readable wheel: {exc}",
+                f"{url_without_credentials(wheel.url)}: not a readable wheel: {str(exc)[:200]}",
                 hint="the index serves a damaged file; report it to the index's maintainers",
             ) from exc
         return facts, release_fields(wheels, facts)
@@ -427,10 +448,10 @@ class Updater:
     # -- helpers ------------------------------------------------------------------------------
 
     def _project_url(self, project: str) -> str:
-        return f"{self.index_url.rstrip('/')}/{project}/"
+        return index.project_url(self.index_url, project)
 
     def _wheel_url(self, facts: WheelFacts) -> str:
-        return self._urls.get(facts.filename, self._project_url("torch"))
+        return url_without_credentials(self._urls.get(facts.filename, self._project_url("torch")))
 
 
 def _variant_evidence(by_key: dict[str, Field]) -> str:

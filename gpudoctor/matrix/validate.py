@@ -61,12 +61,42 @@ def cross_check(matrix: Matrix, problems: Problems) -> None:
     _base_images(matrix, problems)
     check_evidence(matrix, problems)
     _wheels(matrix, problems)
+    _rocm(matrix, problems)
     arch_ccs = {a.compute_capability for a in matrix.architectures}
     for index, mig in enumerate(matrix.mig_gpus):
         if mig.compute_capability not in arch_ccs:
             problems.add(
                 _label("mig_gpu", index, "name", mig.name),
                 f"key 'compute_capability': no [[architecture]] row has {mig.compute_capability}",
+            )
+
+
+def _rocm(matrix: Matrix, problems: Problems) -> None:
+    """ROCm tables: one row per release series, per GPU name, per torch release and ROCm; a PCI
+    id names one GPU model; a torch ROCm variant names a [[pytorch]] release."""
+    _duplicates(problems, "rocm", matrix.rocm, lambda r: r.version, "version")
+    _duplicates(problems, "amd_gpu", matrix.amd_gpus, lambda r: r.name, "name")
+    _duplicates(
+        problems,
+        "pytorch_rocm",
+        matrix.pytorch_rocm,
+        lambda r: f"{r.pytorch}+{r.tag}",
+        "pytorch and rocm",
+    )
+    owner: dict[str, str] = {}
+    for index, gpu in enumerate(matrix.amd_gpus):
+        for pci_id in gpu.pci_ids:
+            if owner.setdefault(pci_id, gpu.name) != gpu.name:
+                problems.add(
+                    _label("amd_gpu", index, "name", gpu.name),
+                    f"key 'pci_ids': {pci_id} is also {owner[pci_id]}'s",
+                )
+    releases = {r.version for r in matrix.pytorch}
+    for index, variant in enumerate(matrix.pytorch_rocm):
+        if variant.pytorch not in releases:
+            problems.add(
+                _label("pytorch_rocm", index, "pytorch", variant.pytorch),
+                f"key 'pytorch': no [[pytorch]] row has version {variant.pytorch}",
             )
 
 
@@ -78,7 +108,7 @@ def _driver_floors(matrix: Matrix, problems: Problems) -> None:
     for index, release in enumerate(matrix.cuda):
         major, minor = numeric(release.version)[:2]
         floor = floors.get(major)
-        if floor is None or minor == 0:
+        if floor is None or minor == 0 or release.min_driver_linux is None:
             continue
         if numeric(release.min_driver_linux) < numeric(floor):
             problems.add(

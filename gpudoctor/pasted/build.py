@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from gpudoctor import versions
 from gpudoctor.facts import (
     BundledLib,
+    Companion,
     CudaLibFacts,
     CudaToolkit,
     DeepFrameworkFacts,
@@ -28,6 +29,7 @@ from gpudoctor.facts import (
 from gpudoctor.facts_multigpu import FabricFacts
 
 if TYPE_CHECKING:
+    from gpudoctor.facts_amd import AmdFacts
     from gpudoctor.matrix.model import Architecture
     from gpudoctor.pasted.draft import Draft
 
@@ -52,6 +54,7 @@ def build(draft: Draft, source: str, architectures: Sequence[Architecture] = ())
         cuda_libs=_cuda_libs(draft),
         frameworks=frameworks,
         deep=_deep(draft, frameworks),
+        amd=_amd(draft),
     )
     from gpudoctor.pasted.unknowns import unknowns
 
@@ -63,6 +66,34 @@ def build(draft: Draft, source: str, architectures: Sequence[Architecture] = ())
         errors=tuple(draft.errors),
     )
     return HostFacts(**{**facts.__dict__, "report": report})
+
+
+def _amd(draft: Draft) -> AmdFacts:
+    """The AMD GPUs the ROCm tools or collect_env listed, as KFD nodes (what ROCm sees): the
+    report shows their gfx target, not the sysfs, /dev and group facts the probe reads."""
+    from gpudoctor.facts_amd import AmdFacts, AmdPciGpu, KfdNode, gfx_version
+
+    listed = {i: g for i, g in draft.amd_gpus.items() if i < 1000}
+    gpus = listed or draft.amd_gpus  # rocminfo's agents only when no tool numbered the GPUs
+    nodes, cards = [], []
+    for position, (_, gpu) in enumerate(sorted(gpus.items())):
+        gfx = gpu.get("gfx")
+        version = gfx_version(gfx) if gfx else None
+        device = gpu.get("device_id")
+        if version is None:
+            if device:  # rocm-smi -i names the device, not its target: the matrix maps it.
+                # The ROCm tools list only GPUs amdgpu drives, so the driver is amdgpu.
+                cards.append(AmdPciGpu(f"GPU {position}", gpu.get("bdf"), device, None, "amdgpu"))
+            continue
+        nodes.append(
+            KfdNode(
+                node=gpu.get("node", position),
+                gfx_target_version=version,
+                gfx_target=gfx,
+                device_id=int(device, 16) if device else None,
+            )
+        )
+    return AmdFacts(**{**draft.amd, "kfd_nodes": tuple(nodes), "pci_gpus": tuple(cards)})
 
 
 def _gpu(part: dict[str, Any], architectures: Sequence[Architecture]) -> GpuFacts:
@@ -143,7 +174,19 @@ def _torch(draft: Draft) -> FrameworkFacts | None:
         cudnn=cudnn_wheel,
         hip=hip,
         bundled=_bundled(draft),
+        companions=_companions(draft),
     )
+
+
+def _companions(draft: Draft) -> tuple[Companion, ...]:
+    """torchvision/torchaudio from the pasted pip or conda list, as the probe records them."""
+    out = []
+    for name in ("torchvision", "torchaudio"):
+        version = draft.packages.get(name)
+        if version:
+            public, local = _public(version)
+            out.append(Companion(name, public, local))
+    return tuple(out)
 
 
 def _bundled(draft: Draft) -> tuple[BundledLib, ...]:

@@ -48,10 +48,25 @@ def parse(block: str, draft: Draft) -> None:
             key = ""
 
 
+# A ROCm build prints each GPU as torch sees it: "AMD Instinct MI300X (gfx942:sramecc+:xnack-)".
+_AMD_GPU = re.compile(r"^(.{1,120}?) \((gfx[0-9a-f]{3,4})(?::[^)]{0,40})?\)$")
+
+
 def _gpu(line: str, draft: Draft) -> None:
     found = _GPU.match(line)
-    if found:
+    if found and not _amd_gpu(int(found.group(1)), found.group(2).strip(), draft):
         put(draft.gpu(int(found.group(1))), "name", found.group(2).strip())
+
+
+def _amd_gpu(index: int, text: str, draft: Draft) -> bool:
+    """An AMD GPU line (its gfx target in parentheses) goes to the AMD part, not NVML's."""
+    found = _AMD_GPU.match(text)
+    if found is None:
+        return False
+    gpu = draft.amd_gpu(index)
+    put(gpu, "name", found.group(1).strip())
+    put(gpu, "gfx", found.group(2))
+    return True
 
 
 def _value(key: str, value: str, draft: Draft) -> None:  # noqa: PLR0912 - one branch per key
@@ -59,9 +74,16 @@ def _value(key: str, value: str, draft: Draft) -> None:  # noqa: PLR0912 - one b
         if unknown_value(value):
             return
         _gpu(value, draft)
-        if not value.startswith("GPU"):  # a single GPU is printed as its bare name
-            put(draft.gpu(0), "name", value)
-        put(draft.nvml, "status", "ok")  # the list comes from nvidia-smi, which worked
+        if not value.startswith("GPU") and not _amd_gpu(0, value, draft):
+            put(draft.gpu(0), "name", value)  # a single GPU is printed as its bare name
+        if draft.gpus:
+            put(draft.nvml, "status", "ok")  # the list comes from nvidia-smi, which worked
+        return
+    if key == "hip runtime version" and not unknown_value(value):
+        put(draft.amd, "hip_runtime_version", value)
+        return
+    if key == "miopen runtime version" and not unknown_value(value):
+        put(draft.amd, "miopen_version", value)
         return
     if key == "cuda used to build pytorch" and value == "None":
         draft.torch["cuda_none"] = True  # a CPU-only (or ROCm) build; "Could not collect" is not

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor.errors import FactsError
+from gpudoctor.pasted import amd as amd_tools
 from gpudoctor.pasted import collect_env, errors, lines, packages, smi_query, smi_table, smi_xml
 from gpudoctor.pasted import tensorflow as tf_info
 from gpudoctor.pasted.clean import clean
@@ -54,6 +55,7 @@ LINES: tuple[LineShape, ...] = (
     LineShape(lines.PROC, lines.PROC_DESCRIPTION, lines.proc_version),
     LineShape(lines.TF_LOG, lines.TF_LOG_DESCRIPTION, lines.tf_devices),
     LineShape(packages.NAME, packages.DESCRIPTION, packages.parse),
+    LineShape(amd_tools.NAME, amd_tools.DESCRIPTION, amd_tools.parse),
     LineShape(errors.NAME, errors.DESCRIPTION, errors.parse),
 )
 

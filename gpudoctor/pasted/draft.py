@@ -28,6 +28,8 @@ class Draft:
     nvcc_version: str | None = None
     cudnn_files: list[str] = field(default_factory=list)
     errors: list[ReportError] = field(default_factory=list)
+    amd: dict[str, Any] = field(default_factory=dict)  # AmdFacts fields the ROCm tools showed
+    amd_gpus: dict[int, dict[str, Any]] = field(default_factory=dict)  # name, gfx, device_id, bdf
 
     def section(self, name: str) -> None:
         if name not in self.sections:
@@ -35,6 +37,9 @@ class Draft:
 
     def gpu(self, index: int) -> dict[str, Any]:
         return self.gpus.setdefault(index, {"index": index})
+
+    def amd_gpu(self, index: int) -> dict[str, Any]:
+        return self.amd_gpus.setdefault(index, {})
 
 
 def put(part: dict[str, Any], key: str, value: Any) -> None:

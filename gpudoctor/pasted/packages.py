@@ -17,7 +17,7 @@ NAME = "pip list"
 DESCRIPTION = "`pip list` / `pip freeze` (and collect_env's [pip3]/[conda] lines)"
 
 _WANTED = (
-    r"torch|pytorch|tensorflow|tensorflow-cpu|tensorflow-gpu|tf-nightly|jax|jaxlib"
+    r"torch|pytorch|torchvision|torchaudio|tensorflow|tensorflow-cpu|tensorflow-gpu|tf-nightly|jax|jaxlib"
     r"|jax-cuda\d+-plugin|jax-cuda\d+-pjrt|nvidia-[a-z0-9-]{1,40}-cu\d+|nvidia-ml-py|pynvml"
     r"|cpuonly|pytorch-cuda"
 )

@@ -26,6 +26,8 @@ def unknowns(facts: HostFacts) -> list[str]:
     if k.nvidia_module_version is None:
         out.append("the loaded kernel module version (/proc/driver/nvidia/version)")
     out.append("PCI devices, kernel modules, /dev/nvidia* device nodes")
+    if facts.amd.seen:
+        out.append("/dev/kfd and render-node permissions, the user's groups, /opt/rocm")
     if p.container is None:
         out.append("whether it ran in a container, and the container runtime")
     return out

@@ -32,6 +32,7 @@ from gpudoctor.facts import (
     ProbeIssue,
     ProbeTiming,
 )
+from gpudoctor.facts_amd import AmdFacts
 from gpudoctor.facts_multigpu import MultiGpuFacts
 from gpudoctor.probes.runner import Runner, run_command
 from gpudoctor.probes.runtime import DockerFactory
@@ -69,6 +70,7 @@ def collect_facts(
     `deep` then imports each framework found, with `python` (None: this interpreter) in a
     subprocess bounded by `deep_timeout_s` (None: the probe's default), and runs one small
     kernel (probes/deep.py)."""
+    from gpudoctor.probes.amd import probe_amd
     from gpudoctor.probes.cudalibs import probe_cuda_libs
     from gpudoctor.probes.frameworks import probe_frameworks
     from gpudoctor.probes.multigpu import probe_multigpu
@@ -91,6 +93,7 @@ def collect_facts(
         "cudalibs": (lambda: probe_cuda_libs(root, env, runner), CudaLibFacts()),
         "frameworks": (lambda: probe_frameworks(distributions, site_paths), ()),
         "multigpu": (lambda: probe_multigpu(root, env, redact=redact), MultiGpuFacts()),
+        "amd": (lambda: probe_amd(root, env), AmdFacts()),
     }
     started = time.perf_counter()
     results, issues, timings = _run_all(probes)
@@ -117,9 +120,13 @@ def collect_facts(
         frameworks=frameworks,
         deep=deep_facts,
         multigpu=results["multigpu"],
+        amd=results["amd"],
         issues=tuple(issues),
         timings=tuple(timings),
     )
+    from gpudoctor.probes import redact as _redact
+
+    facts = _redact.valid_strings(facts)  # before any format: names that are not UTF-8
     return redacted(facts) if redact else facts
 
 

@@ -10,17 +10,13 @@ module never raises for what the host does.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from gpudoctor import framework_names, verify_report
+from gpudoctor import children, framework_names, verify_report
 from gpudoctor.facts import DeepDevice, DeepFrameworkFacts, FrameworkFacts, ProbeIssue
 from gpudoctor.wording import exit_text, last_line
 
@@ -48,6 +44,7 @@ class ChildResult:
     seconds: float
     timed_out: bool = False
     start_error: str | None = None
+    truncated: bool = False  # printed more than children.MAX_OUTPUT: killed there
 
 
 def verify_script() -> Path:
@@ -83,41 +80,23 @@ def probe_deep(
 
 
 def run_child(argv: Sequence[str], env: Mapping[str, str], timeout_s: float) -> ChildResult:
-    """Run `argv` in its own session so that a timeout kills it and anything it spawned (a
-    grandchild holding the pipes open would otherwise keep us waiting past the timeout)."""
+    """Run `argv` in its own session (gpudoctor/children.py) so that a timeout, too much
+    output or an interrupt kills it and anything it spawned (a grandchild holding the pipes
+    open would otherwise keep us waiting past the timeout)."""
     started = time.perf_counter()
     try:
-        child = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env),
-            start_new_session=True,
-        )
+        child = children.start(argv, env)
     except OSError as exc:
         return ChildResult(None, "", "", 0.0, start_error=f"{argv[0]}: {exc.strerror or exc}")
-    try:
-        out, err = child.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        _kill_group(child.pid)
-        try:
-            out, err = child.communicate(timeout=5)
-        except subprocess.TimeoutExpired:  # a process in uninterruptible sleep (a stuck driver)
-            out, err = b"", b""
-        return ChildResult(
-            None, _text(out), _text(err), time.perf_counter() - started, timed_out=True
-        )
-    except BaseException:  # interrupted, or a timeout the platform refuses: never leave it
-        _kill_group(child.pid)
-        child.wait()
-        raise
-    return ChildResult(child.returncode, _text(out), _text(err), time.perf_counter() - started)
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(OSError):  # already gone
-        os.killpg(pid, signal.SIGKILL)
+    done = children.capture(child, timeout_s)
+    return ChildResult(
+        done.returncode,
+        _text(done.stdout),
+        _text(done.stderr),
+        time.perf_counter() - started,
+        timed_out=done.timed_out,
+        truncated=done.truncated,
+    )
 
 
 def _text(data: bytes | None) -> str:
@@ -139,6 +118,9 @@ def interpret(
         return _replace(base, outcome="crashed", error=child.start_error)
     if child.timed_out:
         return _replace(base, outcome="timeout", error=_excerpt(child.stderr))
+    if child.truncated:  # no report anyone could read: it is stopped, as a crash
+        limit = children.MAX_OUTPUT >> 20
+        return _replace(base, outcome="crashed", error=f"printed more than {limit} MiB; stopped")
     report = verify_report.read(child.stdout).data
     if report is None:
         outcome = "no_report" if child.rc == 0 else "crashed"
@@ -149,7 +131,7 @@ def interpret(
 def from_report(base: DeepFrameworkFacts, report: Mapping[str, Any]) -> DeepFrameworkFacts:
     """The facts in verify_image.py's report; unexpected types read as unknown, not a crash."""
     imported = report.get("imported") == framework_names.SCRIPT_NAME.get(base.name)
-    errors = [str(e) for e in report.get("errors") or [] if e]
+    errors = [e for e in verify_report.texts(report.get("errors")) if e]
     if not imported:
         error = _str(report.get("import_error")) or "; ".join(errors) or "the import failed"
         return _replace(base, outcome="import_failed", import_ok=False, error=_excerpt(error))
@@ -216,24 +198,13 @@ def _replace(base: DeepFrameworkFacts, **changes: Any) -> DeepFrameworkFacts:
     return replace(base, **changes)
 
 
-def _str(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-def _float(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _bool(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
-
-
-def _strs(value: Any) -> tuple[str, ...]:
-    return tuple(str(v) for v in value) if isinstance(value, list) else ()
+# The report comes from a child that may run anything: every field through the protocol's
+# typed accessors (a value of the wrong shape is "not reported").
+_str = verify_report.text
+_float = verify_report.number
+_int = verify_report.integer
+_bool = verify_report.flag
+_strs = verify_report.texts
 
 
 def _devices(value: Any) -> tuple[DeepDevice, ...]:

@@ -14,13 +14,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gpudoctor import versions
-from gpudoctor.facts import BundledLib, FrameworkFacts, ProbeIssue
+from gpudoctor.assignments import MAX_BYTES, read_assignments
+from gpudoctor.facts import BundledLib, Companion, FrameworkFacts, ProbeIssue
 from gpudoctor.probes.dist_info import Dist, dist_folders
 from gpudoctor.probes.files import read_text
 
 PROBE = "frameworks"
 _TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tensorflow-intel")
-_ASSIGN = re.compile(r"^(\w+)\s*(?::[^=]*)?=\s*(.*?)\s*$", re.MULTILINE)
 _REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 _JAX_PLUGIN = re.compile(r"^jax-cuda(\d+)-(plugin|pjrt)$")
 _INTERESTING = ("torch", "jax", "nvidia-")
@@ -99,17 +99,6 @@ def _cudnn(bundled: Iterable[BundledLib]) -> str | None:
     return next((b.version for b in bundled if re.match(r"^nvidia-cudnn-cu\d+$", b.package)), None)
 
 
-def read_assignments(text: str) -> dict[str, str | None]:
-    """Top-level `name = 'value'` / `name: Optional[str] = None` lines of a generated file."""
-    values: dict[str, str | None] = {}
-    for name, raw in _ASSIGN.findall(text):
-        if raw == "None":
-            values[name] = None
-        elif len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
-            values[name] = raw[1:-1]
-    return values
-
-
 def torch_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> FrameworkFacts | None:
     dist = dists.get("torch")
     if dist is None:
@@ -117,7 +106,7 @@ def torch_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> FrameworkFa
     version = dist.version
     local = version.partition("+")[2]
     version_file = Path(str(dist.locate_file("torch/version.py")))
-    text = read_text(version_file)
+    text = read_text(version_file, MAX_BYTES)
     if text is not None:
         values = read_assignments(text)
         cuda, hip = values.get("cuda"), values.get("hip")
@@ -142,7 +131,19 @@ def torch_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> FrameworkFa
         cudnn=_cudnn(bundled),
         hip=hip,
         bundled=bundled,
+        companions=companions(dists, ("torchvision", "torchaudio")),
     )
+
+
+def companions(dists: dict[str, Dist], names: Sequence[str]) -> tuple[Companion, ...]:
+    """The installed packages among `names`, with version and local tag ("0.20.1", "cu124")."""
+    out = []
+    for name in names:
+        dist = dists.get(name)
+        if dist is not None and dist.version:
+            public, _, local = dist.version.partition("+")
+            out.append(Companion(name, public, local))
+    return tuple(out)
 
 
 def tensorflow_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> FrameworkFacts | None:

@@ -7,17 +7,19 @@ unreachable daemon (EnvironmentUnavailable, exit 3) and an image that is not the
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gpudoctor import versions
 from gpudoctor.builder.spec import LABEL_PREFIX
 from gpudoctor.compat.image import ImageFacts
 from gpudoctor.errors import UsageError
+from gpudoctor.verify_report import text
 
 if TYPE_CHECKING:
     from gpudoctor.builder.engine import ImageEngine
 
 RUN_TIMEOUT_S = 60.0
+MAX_REPORT_CHARS = 64 << 10  # the snippet's report line is under 200 characters
 MARKER = "GPUDOCTOR-IMAGE "
 # Runs inside the image with its own python3: standard library only, Python 3.8+ syntax.
 _SNIPPET = r"""
@@ -45,9 +47,10 @@ def probe_image(engine: ImageEngine, reference: str) -> ImageFacts:
             f"image {reference} is not on this Docker daemon",
             hint=f"pull it first (`docker pull {reference}`), or build it with gpudoctor build",
         )
-    env = dict(e.partition("=")[::2] for e in info.env)
+    env = dict(e.partition("=")[::2] for e in info.env if isinstance(e, str))
     require = env.get("NVIDIA_REQUIRE_CUDA")
-    labels = info.labels
+    # The image's author wrote its labels: only text values count.
+    labels = {k: v for k, v in info.labels.items() if isinstance(k, str) and isinstance(v, str)}
     platform = labels.get(LABEL_PREFIX + "platform") or (
         f"linux/{info.architecture}" if info.architecture else None
     )
@@ -69,20 +72,33 @@ def probe_image(engine: ImageEngine, reference: str) -> ImageFacts:
         tail = (result.stderr or result.stdout).strip()[-300:]
         error = tail or "no report"
         return ImageFacts(reference, "run", require_cuda=require, error=error, platform=platform)
-    data = json.loads(line[len(MARKER) :])
-    version = data.get("version")
-    cuda = data.get("cuda")
-    public = version.partition("+")[0] if isinstance(version, str) else None
+    data = _report(line[len(MARKER) :])
+    if isinstance(data, str):  # the image printed a report line gpudoctor cannot read
+        return ImageFacts(reference, "run", require_cuda=require, error=data, platform=platform)
+    version = text(data.get("version"))
+    framework = text(data.get("framework"))
     return ImageFacts(
         reference=reference,
         source="run",
-        framework=data.get("framework"),
-        version=public,
-        cuda=_major_minor(cuda),
+        framework=framework if framework in ("pytorch", "tensorflow") else None,
+        version=version.partition("+")[0] if version else None,
+        cuda=_major_minor(text(data.get("cuda"))),
         require_cuda=require,
-        error=data.get("error"),
+        error=text(data.get("error")),
         platform=platform,
     )
+
+
+def _report(raw: str) -> dict[str, Any] | str:
+    """The in-image probe's JSON object, or why it is unreadable (the image may print any
+    JSON: a list, a number, nesting without end, strings of megabytes)."""
+    try:
+        data = json.loads(raw[:MAX_REPORT_CHARS])
+    except (ValueError, RecursionError):
+        return "unreadable report from the image (not a JSON object gpudoctor wrote)"
+    if not isinstance(data, dict):
+        return f"unreadable report from the image (a JSON {type(data).__name__}, not an object)"
+    return data
 
 
 def _major_minor(text: object) -> str | None:

@@ -36,8 +36,8 @@ from gpudoctor.probes.files import (
     read_int,
     under,
 )
-from gpudoctor.probes.redact import text as redact_text
 from gpudoctor.probes.xid import read_xid_events
+from gpudoctor.redaction import text as redact_text
 
 PROBE = "multigpu"
 

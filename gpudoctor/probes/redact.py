@@ -7,15 +7,19 @@ a secret or a machine (the default; `gpudoctor snapshot --no-redact` keeps every
   `s=http://admin:pw@...`), and what follows a lone `--` is the init program's;
 - GPU and MIG UUIDs in NVIDIA_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES become the GPU's index;
 - every recorded string loses URL credentials (`user:password@`) and the user name of a home
-  directory (`/home/alice/...` -> `/home/<user>/...`, `/run/user/1000` -> `/run/user/<uid>`).
+  directory (`/home/alice/...` -> `/home/<user>/...`, `/run/user/1000` -> `/run/user/<uid>`):
+  the one rule of `gpudoctor/redaction.py`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
+
+from gpudoctor.facts_json import valid_text
+from gpudoctor.redaction import text
 
 T = TypeVar("T")
 
@@ -51,9 +55,6 @@ _KEPT_PREFIXES = (
 )
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _DEVICE_UUID = re.compile(rf"(GPU-|MIG-)?({_UUID}|[0-9a-fA-F-]{{4,}})")
-_CREDENTIALS = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@")
-_HOME = re.compile(r"(?P<base>/(?:home|Users)/)(?P<user>[^/\s:'\"]+)")
-_RUN_USER = re.compile(r"/run/user/\d+")
 
 
 def kernel_cmdline(cmdline: str) -> str:
@@ -91,35 +92,27 @@ def visible_devices(value: str | None, indexes: Mapping[str, str]) -> str | None
     return ",".join(items)
 
 
-def url_without_credentials(value: str) -> str:
-    """`value` with the `user:password@` of every URL in it removed (error texts too)."""
-    return _CREDENTIALS.sub(r"\g<scheme>", value) if "://" in value else value
-
-
-def text(value: str) -> str:
-    """A recorded string without URL credentials or home-directory user names."""
-    if "/" not in value:
-        return value
-    value = url_without_credentials(value)
-    value = _HOME.sub(r"\g<base><user>", value)
-    return _RUN_USER.sub("/run/user/<uid>", value)
-
-
 def every_string(obj: T) -> T:
     """`obj` (a facts dataclass) with `text` applied to every string in it."""
-    return _walk(obj)  # type: ignore[no-any-return]
+    return _walk(obj, text)  # type: ignore[no-any-return]
 
 
-def _walk(obj: Any) -> Any:
+def valid_strings(obj: T) -> T:
+    """`obj` (a facts dataclass) with every string valid Unicode (facts_json.valid_text): a
+    name read from the host that is not UTF-8 holds U+FFFD, never bytes no writer accepts."""
+    return _walk(obj, valid_text)  # type: ignore[no-any-return]
+
+
+def _walk(obj: Any, fn: Callable[[str], str]) -> Any:
     if isinstance(obj, str):
-        return text(obj)
+        return fn(obj)
     if isinstance(obj, tuple):
-        return tuple(_walk(v) for v in obj)
+        return tuple(_walk(v, fn) for v in obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         changes = {}
         for f in dataclasses.fields(obj):
             old = getattr(obj, f.name)
-            new = _walk(old)
+            new = _walk(old, fn)
             if new is not old and new != old:
                 changes[f.name] = new
         return dataclasses.replace(obj, **changes) if changes else obj

@@ -6,15 +6,13 @@ collect_env's `run_lambda`); only `collect_facts` wires the real `run_command`.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from gpudoctor import children
 from gpudoctor.facts import ProbeIssue
 
 DEFAULT_TIMEOUT_S = 5.0
@@ -25,7 +23,8 @@ _SBIN_DIRS = ("/usr/local/sbin", "/usr/sbin", "/sbin")
 @dataclass(frozen=True)
 class CommandResult:
     """What one command did. `error` is set when it did not run to completion:
-    "not-found", "timeout" or "os-error"; `rc` is then None."""
+    "not-found", "timeout", "truncated" (it printed more than children.MAX_OUTPUT and was
+    killed; stdout and stderr hold the part read) or "os-error"; `rc` is then None."""
 
     argv: tuple[str, ...]
     rc: int | None
@@ -44,6 +43,8 @@ class CommandResult:
             return f"`{cmd}`: command not found"
         if self.error == "timeout":
             return f"`{cmd}` timed out"
+        if self.error == "truncated":
+            return f"`{cmd}` printed more than {children.MAX_OUTPUT >> 20} MiB and was stopped"
         if self.error is not None:
             return f"`{cmd}` could not run: {self.stderr.strip()[:200]}"
         if self.rc == 0:  # ran fine, but the caller found nothing it could parse
@@ -60,50 +61,31 @@ class Runner(Protocol):
 
 
 def run_command(argv: Sequence[str], *, timeout_s: float = DEFAULT_TIMEOUT_S) -> CommandResult:
-    """The real runner: subprocess with a timeout; every failure becomes a value."""
+    """The real runner: bounded in time and output; every failure becomes a value.
+
+    The tool runs in its own process group (gpudoctor/children.py): on timeout, on too much
+    output and on any way out of gpudoctor the whole group is killed, so that a hung tool's
+    children (a wrapper script's `sleep`, a daemon it forked) die with it."""
     args = tuple(argv)
     exe = _resolve(args[0])
     if exe is None:
         return CommandResult(args, None, error="not-found")
     try:
-        # Its own process group (session): on timeout the whole group is killed, so that a
-        # hung tool's children (a wrapper script's `sleep`, a daemon it forked) die with it.
-        child = subprocess.Popen(
-            [exe, *args[1:]],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            # A fixed locale keeps tool output parseable (nvcc, ldconfig print localized text).
-            env={**os.environ, "LC_ALL": "C"},
-        )
+        # A fixed locale keeps tool output parseable (nvcc, ldconfig print localized text).
+        child = children.start([exe, *args[1:]], env={**os.environ, "LC_ALL": "C"})
     except OSError as exc:
         return CommandResult(args, None, stderr=str(exc), error="os-error")
-    try:
-        out, err = child.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        kill_group(child)
+    done = children.capture(child, timeout_s)
+    out, err = _text(done.stdout), _text(done.stderr)
+    if done.truncated:
+        return CommandResult(args, None, out, err, error="truncated")
+    if done.timed_out:
         return CommandResult(args, None, error="timeout")
-    finally:
-        if child.returncode is None:  # an exception in communicate: never leave it running
-            kill_group(child)
-    return CommandResult(
-        args, child.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
-    )
+    return CommandResult(args, done.returncode, out, err)
 
 
-def kill_group(child: subprocess.Popen[bytes]) -> None:
-    """Kill `child`'s process group (it was started in its own session) and reap `child`."""
-    with contextlib.suppress(OSError):
-        os.killpg(child.pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        child.kill()
-    # Pipes held open by a grandchild that escaped the group must not block the reap.
-    for stream in (child.stdout, child.stderr):
-        if stream is not None:
-            with contextlib.suppress(OSError):
-                stream.close()
-    child.wait()
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
 
 
 def _resolve(name: str) -> str | None:
@@ -122,7 +104,9 @@ def command_issue(probe: str, field: str, result: CommandResult) -> ProbeIssue:
     if result.error is None and result.rc == 0:
         code = "command-output-unrecognised"
     else:
-        code = {"not-found": "command-not-found", "timeout": "command-timeout"}.get(
-            result.error or "", "command-failed"
-        )
+        code = {
+            "not-found": "command-not-found",
+            "timeout": "command-timeout",
+            "truncated": "command-output-truncated",
+        }.get(result.error or "", "command-failed")
     return ProbeIssue(probe=probe, field=field, code=code, reason=result.describe())

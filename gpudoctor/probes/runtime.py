@@ -123,7 +123,7 @@ class UnixSocketDocker:
             )
         try:
             data = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             raise DockerUnavailable(f"GET {path}: the answer is not JSON") from None
         if not isinstance(data, dict):
             raise DockerUnavailable(f"GET {path} answered {type(data).__name__}, not an object")
@@ -204,7 +204,7 @@ def _docker(
         True,
         str(version["Version"]) if version.get("Version") else None,
         tuple(sorted(runtimes)) if isinstance(runtimes, dict) else (),
-        info.get("DefaultRuntime") or None,
+        default if isinstance(default := info.get("DefaultRuntime"), str) and default else None,
     )
 
 
@@ -251,8 +251,9 @@ def cdi_specs(root: Path, issues: list[ProbeIssue]) -> tuple[tuple[str, ...], tu
     return names, tuple(sorted(devices))
 
 
-def cdi_devices(text: str, *, json_spec: bool = False) -> list[str]:
-    """Fully qualified NVIDIA device names ("nvidia.com/gpu=0") a CDI spec declares.
+def cdi_devices(text: str, *, json_spec: bool = False, vendor: str = "nvidia.com/") -> list[str]:
+    """Fully qualified device names of `vendor` ("nvidia.com/gpu=0", "amd.com/gpu=0") a CDI
+    spec declares.
 
     YAML specs are read by a tolerant line parser (no YAML dependency): the top-level `kind:`
     and the `- name:` items, which in a CDI spec only occur in the `devices` list."""
@@ -269,7 +270,7 @@ def cdi_devices(text: str, *, json_spec: bool = False) -> list[str]:
         kind_match = re.search(r"^kind:\s*[\"']?([^\"'\s#]+)", text, re.MULTILINE)
         kind = kind_match.group(1) if kind_match else ""
         names = re.findall(r"^\s*-\s+name:\s*[\"']?([^\"'\s#]+)", text, re.MULTILINE)
-    if not kind.startswith("nvidia.com/"):
+    if not kind.startswith(vendor):
         return []
     return [f"{kind}={n}" for n in names if isinstance(n, (str, int))]
 

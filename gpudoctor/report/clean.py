@@ -14,6 +14,9 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gpudoctor.facts_json import valid_text
+from gpudoctor.redaction import url_without_credentials
+
 if TYPE_CHECKING:
     from gpudoctor.findings import Finding
 
@@ -25,10 +28,11 @@ _UNSAFE = re.compile(
 
 
 def printable(text: str) -> str:
-    """`text` on one line with every control character shown as `?` (a tab as a space)."""
+    """`text` on one line with every control character shown as `?` (a tab as a space) and
+    undecodable bytes (lone surrogates) as U+FFFD."""
     if text.isprintable():  # the common case, and fast
         return text
-    return _UNSAFE.sub(lambda m: " " if m.group() == "\t" else "?", text)
+    return _UNSAFE.sub(lambda m: " " if m.group() == "\t" else "?", valid_text(text))
 
 
 def printable_lines(text: str) -> str:
@@ -39,17 +43,27 @@ def printable_lines(text: str) -> str:
     return "\n".join(printable(line) for line in text.split("\n"))
 
 
+def shown(text: str) -> str:
+    """`printable(text)` without URL credentials (the one redaction rule)."""
+    return printable(url_without_credentials(text))
+
+
 def clean_finding(f: Finding) -> Finding:
-    """The finding with every text field printable (codes and severities are ours already)."""
+    """The finding with every text field printable and without URL credentials (codes and
+    severities are ours already)."""
     fields = (f.title, f.detail.replace("\n", " "), f.fix, f.subject)
-    evidence = tuple((printable(k), printable(v)) for k, v in f.evidence)
-    if all(map(str.isprintable, fields)) and evidence == f.evidence:
+    evidence = tuple((shown(k), shown(v)) for k, v in f.evidence)
+    if (
+        all(map(str.isprintable, fields))
+        and not any("://" in x and "@" in x for x in fields)
+        and evidence == f.evidence
+    ):
         return f
     return replace(
         f,
-        title=printable(f.title),
-        detail=printable_lines(f.detail),
-        fix=printable(f.fix),
-        subject=printable(f.subject),
+        title=shown(f.title),
+        detail=printable_lines(url_without_credentials(f.detail)),
+        fix=shown(f.fix),
+        subject=shown(f.subject),
         evidence=evidence,
     )

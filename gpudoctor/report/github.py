@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.checks.catalogue import AREA_TITLES
 from gpudoctor.findings import MARKS, Severity
+from gpudoctor.report.markdown import escape, inert
 from gpudoctor.report.text import area_mark, summary_line
 
 if TYPE_CHECKING:
@@ -47,7 +48,12 @@ def render_annotations(run: CheckRun) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Report text in the step summary (a web page): markdown-inert, one line, no bare pipe."""
+    return escape(text)
+
+
+def _fix_cell(text: str) -> str:
+    return inert(text, table=True)
 
 
 def render_step_summary(run: CheckRun) -> str:
@@ -67,7 +73,7 @@ def render_step_summary(run: CheckRun) -> str:
         out += ["", "| | code | subject | finding | fix |", "|---|---|---|---|---|"]
         out += [
             f"| {MARKS[f.severity]} | `{f.code}` | {_cell(f.subject)} | {_cell(f.title)} | "
-            f"{_cell(f.fix)} |"
+            f"{_fix_cell(f.fix)} |"
             for f in problems
         ]
     out += ["", summary_line(run), ""]

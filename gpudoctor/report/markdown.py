@@ -2,7 +2,8 @@
 problems with their fixes, what the report showed and what it could not tell.
 
 Pasted text (GPU names, error lines) reaches the reply: it is escaped so that it cannot open
-HTML, links, images or @mentions in the comment a bot posts.
+HTML, links, autolinks, images or @mentions in the comment a bot posts (`escape`, and `inert`
+for fixes, whose `code` spans are kept).
 """
 
 from __future__ import annotations
@@ -17,20 +18,44 @@ if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
 
 _SHOWN = (Severity.ERROR, Severity.WARN)
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~&])")
+# What GitHub turns into a link without any markup: URLs with a scheme and www. names (the
+# extended autolinks of GFM); emails are broken by the '@' rule below.
+_AUTOLINK = re.compile(r"(?i)(:)(//)|(www)(\.)")
+_CODE_SPAN = re.compile(r"(`[^`\n]*`)")
 
 
 def escape(text: str) -> str:
-    """Markdown-inert text: special characters backslash-escaped, @mentions and #refs broken
-    with a zero-width space, line breaks folded."""
-    text = _SPECIAL.sub(r"\\\1", " ".join(text.split()))
+    """Markdown-inert text: special characters backslash-escaped (no link, image, HTML or
+    entity can open), bare URLs and www. names broken with a zero-width space (no autolink),
+    @mentions and #refs broken likewise, line breaks folded."""
+    return _inert_part(" ".join(text.split()))
+
+
+def _inert_part(text: str) -> str:
+    text = _SPECIAL.sub(r"\\\1", text)
+    text = _AUTOLINK.sub(lambda m: "\u200b".join(g for g in m.groups() if g), text)
     return text.replace("@", "@\u200b")
 
 
+def inert(text: str, *, table: bool = False) -> str:
+    """Text that may mark commands as `code` (fixes): the code spans kept as they are (nothing
+    in a code span is a link or HTML), everything else escaped as `escape` does. In a table
+    cell a pipe in a code span is escaped too (GFM splits cells before code spans)."""
+    parts = _CODE_SPAN.split(" ".join(text.split()))
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            out.append(part.replace("|", "\\|") if table else part)
+        else:
+            out.append(_inert_part(part))
+    return "".join(out)
+
+
 def _fix(text: str) -> str:
-    # Fixes are ours (catalogue and checks), with `commands` already marked: keep them, escape
-    # only what could open HTML or a mention.
-    return " ".join(text.split()).replace("<", "&lt;").replace(">", "&gt;").replace("@", "@\u200b")
+    # Fixes are ours (catalogue and checks), with `commands` marked, but they quote values
+    # from the report (a package name, a path): only their code spans are kept as markup.
+    return inert(text)
 
 
 def _summary(run: CheckRun) -> str:

@@ -112,7 +112,9 @@ def _skipped_lines(run: CheckRun) -> list[str]:
     codes = sorted(
         {f.code for f in run.findings if f.severity is Severity.NA and f.area in _GPU_AREAS}
     )
-    text = f"skipped without a GPU ({len(codes)} checks): {', '.join(codes)}"
+    amd = any(f.area == "amd" for f in run.findings)
+    gpu = "an NVIDIA GPU" if amd else "a GPU"
+    text = f"skipped without {gpu} ({len(codes)} checks): {', '.join(codes)}"
     return textwrap.wrap(
         text, width=79, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False
     )

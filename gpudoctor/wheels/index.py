@@ -10,6 +10,7 @@ from __future__ import annotations
 import configparser
 import json
 import os
+import stat
 import sys
 import urllib.parse
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ from pathlib import Path
 
 from gpudoctor import versions
 from gpudoctor.errors import EnvironmentUnavailable
+from gpudoctor.netread import PAGE_CAP, Client
+from gpudoctor.redaction import split_credentials
 from gpudoctor.wheels import remote
 
 PYPI = "https://pypi.org/simple"
@@ -68,9 +71,12 @@ def pip_index_url(files: list[Path] | None = None) -> str:
     found = PYPI
     for path in pip_config_files() if files is None else files:
         parser = configparser.RawConfigParser()
+        text = _config_text(path)
+        if text is None:
+            continue
         try:
-            parser.read(path, encoding="utf-8")
-        except (configparser.Error, OSError, UnicodeDecodeError):
+            parser.read_string(text, str(path))
+        except configparser.Error:
             continue
         for section in ("global", "download"):
             if parser.has_option(section, "index-url"):
@@ -78,17 +84,54 @@ def pip_index_url(files: list[Path] | None = None) -> str:
     return found
 
 
-def project_files(index_url: str, project: str) -> list[IndexFile]:
-    """Every file the index lists for a project."""
-    url = f"{index_url.rstrip('/')}/{normalize(project)}/"
-    body, content_type, final_url = remote.get(url, accept=_ACCEPT)
+_CONFIG_CAP = 1 << 20  # a pip.conf is a few lines
+
+
+def _config_text(path: Path) -> str | None:
+    """A pip configuration file's text, or None: missing, unreadable, not UTF-8, too large, or
+    not a regular file (a FIFO planted as PIP_CONFIG_FILE would block the read forever)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as stream:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            data = stream.read(_CONFIG_CAP + 1)
+        except OSError:
+            return None
+    if len(data) > _CONFIG_CAP:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def project_url(index_url: str, project: str) -> str:
+    """A project's page under an index, without the index's credentials."""
+    clean, _user, _password = split_credentials(index_url)
+    return f"{clean.rstrip('/')}/{normalize(project)}/"
+
+
+def project_files(client: Client, index_url: str, project: str) -> list[IndexFile]:
+    """Every file the index lists for a project (the page at most PAGE_CAP bytes)."""
+    client.add_credentials(index_url)
+    url = project_url(index_url, project)
+    body, content_type, final_url = remote.get(client, url, accept=_ACCEPT, cap=PAGE_CAP)
     try:
         if "json" in content_type:
             return _from_json(body, final_url)
         return _from_html(body, final_url)
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+    except RecursionError:
         raise MalformedIndexPage(
-            f"the index page {url} is not a simple-API page: {exc}",
+            f"the index page {url} is nested too deeply to be a simple-API page",
+            hint="point --index-url at a PEP 503/691 simple index",
+        ) from None
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError, AssertionError) as exc:
+        raise MalformedIndexPage(
+            f"the index page {url} is not a simple-API page: {str(exc)[:200]}",
             hint="point --index-url at a PEP 503/691 simple index (the URL pip's --index-url "
             "takes, e.g. https://pypi.org/simple)",
         ) from exc
@@ -106,7 +149,9 @@ def _from_json(body: bytes, base: str) -> list[IndexFile]:
     for entry in document["files"]:
         if not isinstance(entry, dict) or not isinstance(entry.get("filename"), str):
             raise ValueError("a file entry has no 'filename'")
-        url = urllib.parse.urljoin(base, str(entry["url"])).split("#")[0]
+        if not isinstance(entry.get("url"), str):
+            raise ValueError("a file entry has no 'url'")
+        url = urllib.parse.urljoin(base, entry["url"]).split("#")[0]
         metadata = entry.get("core-metadata", entry.get("dist-info-metadata"))
         requires = entry.get("requires-python")
         out.append(

@@ -4,7 +4,6 @@ facts of one of those wheels (METADATA, torch/version.py, optionally its fatbins
 from __future__ import annotations
 
 import re
-import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
 from gpudoctor import versions
+from gpudoctor.netread import METADATA_CAP, Client
 from gpudoctor.wheels import remote
 from gpudoctor.wheels.index import IndexFile
 from gpudoctor.wheels.wheel import WheelFacts, parse_metadata, python_tag, read_wheel
@@ -64,21 +64,19 @@ def releases(project: str, files: Iterable[IndexFile]) -> dict[Version, ReleaseW
     return {v: ReleaseWheels(project, v, tuple(ws)) for v, ws in grouped.items()}
 
 
-def read(wheel: IndexFile, *, fatbins: bool = False) -> WheelFacts:
+def read(client: Client, wheel: IndexFile, *, fatbins: bool = False) -> WheelFacts:
     """A wheel's facts: the PEP 658 metadata file when served and nothing else is needed, else
     the wheel itself through range requests (a few requests; the whole CUDA library for
     `fatbins`)."""
     if wheel.metadata_url and not fatbins and not _may_have_version_py(wheel):
-        body, _type, _url = remote.get(wheel.metadata_url)
+        body, _type, _url = remote.get(client, wheel.metadata_url, cap=METADATA_CAP)
         name, version, requires_python, requires_dist = parse_metadata(
             body.decode("utf-8", "replace")
         )
         return WheelFacts(wheel.filename, name, version, requires_python, requires_dist)
-    if wheel.url.startswith("file:"):
-        path = urllib.parse.unquote(urllib.parse.urlparse(wheel.url).path)
-        with open(path, "rb") as stream:
-            return read_wheel(stream, wheel.filename, fatbins=fatbins)
-    with remote.RangeFile(wheel.url) as stream:
+    # A file: wheel (from a file: index only) goes through the same reader: a regular file,
+    # never a FIFO or device planted where the link points.
+    with remote.RangeFile(client, wheel.url) as stream:
         return read_wheel(stream, wheel.filename, fatbins=fatbins)  # type: ignore[arg-type]
 
 

@@ -1,74 +1,42 @@
-"""HTTP for the package index: one GET helper with a timeout and clear errors, and a seekable
-file over range requests so that `zipfile` reads a wheel's few small members without the rest.
+"""Reading a package index's files through the bounded reader (gpudoctor/netread.py): whole
+small files (pages, METADATA), and a seekable file over HTTP range requests so that `zipfile`
+reads a wheel's few small members without the rest.
 
-A server that ignores `Range` (answers 200) is read in full once into a temporary file.
+A server that ignores `Range` (answers 200) is read in full once into a temporary file (at
+most `WHEEL_CAP`). Every read is bounded: a range reply is at most the size asked for, a file
+claims at most `WHEEL_CAP`, and no single read asks for more than `READ_CAP` (a zip directory
+that claims gigabytes is refused, not allocated).
 """
 
 from __future__ import annotations
 
 import io
-import shutil
+import os
 import tempfile
-import urllib.error
-import urllib.request
 from typing import IO
 
-from gpudoctor.errors import EnvironmentUnavailable
+from gpudoctor.netread import PAGE_CAP, Client, FetchError
 
-TIMEOUT_S = 60.0
-_USER_AGENT = "gpudoctor-matrix-update"
+IndexUnreachable = FetchError  # the name callers and tests know
+WHEEL_CAP = 8 << 30  # the largest wheel believed (torch CUDA wheels are 1 to 3 GiB)
+READ_CAP = 32 << 20  # the largest single read of a wheel (a zip directory: torch's is ~2 MiB)
 _CHUNK = 1 << 20  # read-ahead per range request
 
 
-class IndexUnreachable(EnvironmentUnavailable):
-    """The package index (or a file it links to) could not be fetched."""
-
-    default_reference = "index-unreachable"
-
-
-def _request(url: str, headers: dict[str, str]) -> urllib.request.Request:
-    return urllib.request.Request(url, headers={"User-Agent": _USER_AGENT, **headers})
-
-
-def _unreachable(url: str, exc: BaseException) -> IndexUnreachable:
-    if isinstance(exc, urllib.error.HTTPError):
-        why = f"HTTP {exc.code} {exc.reason}"
-    elif isinstance(exc, urllib.error.URLError):
-        why = str(exc.reason)
-    else:
-        why = str(exc) or type(exc).__name__
-    return IndexUnreachable(
-        f"cannot fetch {url}: {why}",
-        hint="check the index URL (--index-url, or pip's index-url setting), the network and "
-        "any proxy (HTTPS_PROXY); `pip download --no-deps torch` should work from here",
-    )
-
-
-def get(url: str, accept: str | None = None) -> tuple[bytes, str, str]:
-    """(body, content type, final URL) of a GET; IndexUnreachable on any failure."""
-    headers = {"Accept": accept} if accept else {}
-    try:
-        with urllib.request.urlopen(_request(url, headers), timeout=TIMEOUT_S) as response:
-            body: bytes = response.read()
-            return body, response.headers.get("Content-Type", ""), response.geturl()
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise _unreachable(url, exc) from exc
-
-
-def exists(url: str) -> bool:
-    """Whether a GET of `url` answers 2xx (PEP 658 metadata files are optional)."""
-    try:
-        with urllib.request.urlopen(_request(url, {}), timeout=TIMEOUT_S) as response:
-            return 200 <= int(response.status) < 300
-    except (urllib.error.URLError, OSError, ValueError):
-        return False
+def get(
+    client: Client, url: str, accept: str | None = None, cap: int = PAGE_CAP
+) -> tuple[bytes, str, str]:
+    """(body, content type, final URL) of a GET of at most `cap` bytes; FetchError otherwise."""
+    reply = client.get(url, cap=cap, accept=accept)
+    return reply.body, reply.content_type, reply.url
 
 
 class RangeFile(io.RawIOBase):
     """A read-only, seekable view of a remote file through HTTP range requests."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, client: Client, url: str) -> None:
         super().__init__()
+        self.client = client
         self.url = url
         self._pos = 0
         self._size = -1
@@ -78,19 +46,28 @@ class RangeFile(io.RawIOBase):
         self._probe()
 
     def _probe(self) -> None:
+        if self.url.lower().startswith("file:"):  # a local wheel: read in place, no copy
+            self._whole = self.client.open_file(self.url)
+            self._size = os.fstat(self._whole.fileno()).st_size
+            if self._size > WHEEL_CAP:
+                self._whole.close()
+                raise FetchError(self.url, "larger than any wheel")
+            return
+        whole = tempfile.TemporaryFile()  # noqa: SIM115 (closed here or in close())
         try:
-            request = _request(self.url, {"Range": "bytes=0-0"})
-            with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
-                total = response.headers.get("Content-Range", "").rpartition("/")[2]
-                if response.status == 206 and total.isdigit():
-                    self._size = int(total)
-                    return
-                # No range support: keep the whole file, once.
-                self._whole = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
-                shutil.copyfileobj(response, self._whole, _CHUNK)
-                self._size = self._whole.tell()
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            raise _unreachable(self.url, exc) from exc
+            reply = self.client.get(self.url, cap=WHEEL_CAP, byte_range=(0, 0), spill=whole)
+        except BaseException:
+            whole.close()
+            raise
+        total = reply.headers.get("content-range", "").rpartition("/")[2]
+        if reply.status == 206:
+            whole.close()
+            if not total.isdigit() or int(total) > WHEEL_CAP:
+                raise FetchError(self.url, f"a range reply with an unusable size ({total[:20]!r})")
+            self._size = int(total)
+            return
+        self._whole = whole  # no range support: the whole file, once
+        self._size = whole.tell()
 
     def readable(self) -> bool:
         return True
@@ -105,6 +82,20 @@ class RangeFile(io.RawIOBase):
         base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence]
         self._pos = max(0, base + offset)
         return self._pos
+
+    def read(self, size: int | None = -1) -> bytes:
+        # RawIOBase.read allocates `size` bytes before reading: a zip directory claiming
+        # gigabytes would be allocated whole. Refuse first.
+        left = max(0, self._size - self._pos)
+        wanted = left if size is None or size < 0 else min(size, left)
+        if wanted > READ_CAP:
+            raise FetchError(
+                self.url, f"a read of {wanted} bytes at once (more than a wheel needs)"
+            )
+        return super().read(wanted) or b""
+
+    def readall(self) -> bytes:
+        return self.read(-1)
 
     def readinto(self, target: memoryview | bytearray) -> int:  # type: ignore[override]
         wanted = min(len(target), max(0, self._size - self._pos))
@@ -123,12 +114,10 @@ class RangeFile(io.RawIOBase):
         if start >= 0 and pos + count <= self._buffer_at + len(self._buffer):
             return self._buffer[start : start + count]
         end = min(self._size, pos + max(count, _CHUNK)) - 1
-        try:
-            request = _request(self.url, {"Range": f"bytes={pos}-{end}"})
-            with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
-                self._buffer = response.read()
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            raise _unreachable(self.url, exc) from exc
+        reply = self.client.get(self.url, cap=end - pos + 1, byte_range=(pos, end))
+        if reply.status != 206 or not reply.body:
+            raise FetchError(self.url, "the server stopped answering range requests")
+        self._buffer = reply.body
         self._buffer_at = pos
         return self._buffer[:count]
 

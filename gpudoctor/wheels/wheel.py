@@ -6,7 +6,6 @@ range requests, so that METADATA and torch/version.py cost a few kilobytes of a 
 
 from __future__ import annotations
 
-import ast
 import re
 import shutil
 import tempfile
@@ -16,11 +15,14 @@ from email.parser import HeaderParser
 from typing import BinaryIO
 
 from gpudoctor import versions
+from gpudoctor.assignments import MAX_BYTES, read_assignments
+from gpudoctor.netread import METADATA_CAP
 from gpudoctor.wheels.fatbin import FatbinEntry, parse_fatbins, read_section
 
 # Wheels whose fatbins tell a framework's compiled architectures (torch keeps nearly all its
 # kernels in libtorch_cuda.so; older releases split it into _cu and _cpp parts).
 CUDA_LIBRARIES = re.compile(r"(^|/)torch/lib/libtorch_cuda(_cu|_cpp)?\.so$")
+LIBRARY_CAP = 8 << 30  # a CUDA library unpacked to a temporary file (libtorch_cuda.so: ~1.5 GB)
 _WHEEL_NAME = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-(?P<py>[^-]+)-")
 
 
@@ -92,24 +94,23 @@ def parse_metadata(text: str) -> tuple[str, str, str | None, tuple[str, ...]]:
 
 
 def parse_version_py(text: str) -> dict[str, str]:
-    """The string (or None) assignments of torch/version.py, read with `ast`, never executed."""
-    out: dict[str, str] = {}
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return out
-    for node in tree.body:
-        target = None
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            target, value = node.target, node.value
-        if isinstance(target, ast.Name) and isinstance(value, ast.Constant):
-            if isinstance(value.value, str):
-                out[target.id] = value.value
-            elif value.value is None:
-                out[target.id] = ""
-    return out
+    """The string (or None, as "") assignments of torch/version.py, read by the same bounded
+    line rule as the live frameworks probe (gpudoctor/assignments.py): never executed, never
+    given to the Python parser (a hostile file could exhaust it)."""
+    return {k: "" if v is None else v for k, v in read_assignments(text).items()}
+
+
+def read_member(archive: zipfile.ZipFile, name: str, cap: int) -> bytes:
+    """A zip member of at most `cap` bytes: its declared size is checked before reading, and
+    the read stops past `cap` whatever the declared size said (zipfile also stops at it)."""
+    info = archive.getinfo(name)
+    if info.file_size > cap:
+        raise ValueError(f"{name} is {info.file_size} bytes unpacked, more than {cap} allowed")
+    with archive.open(info) as member:
+        data = member.read(cap + 1)
+    if len(data) > cap:
+        raise ValueError(f"{name} unpacks to more than {cap} bytes")
+    return data
 
 
 def read_wheel(stream: BinaryIO, filename: str, *, fatbins: bool = False) -> WheelFacts:
@@ -122,12 +123,12 @@ def read_wheel(stream: BinaryIO, filename: str, *, fatbins: bool = False) -> Whe
         if metadata_name is None:
             raise zipfile.BadZipFile(f"{filename}: no *.dist-info/METADATA")
         name, version, requires_python, requires_dist = parse_metadata(
-            archive.read(metadata_name).decode("utf-8", "replace")
+            read_member(archive, metadata_name, METADATA_CAP).decode("utf-8", "replace")
         )
         version_py: dict[str, str] = {}
         if "torch/version.py" in names:
             version_py = parse_version_py(
-                archive.read("torch/version.py").decode("utf-8", "replace")
+                read_member(archive, "torch/version.py", MAX_BYTES).decode("utf-8", "replace")
             )
         found: list[frozenset[FatbinEntry]] = []
         libraries: list[str] = []
@@ -151,8 +152,11 @@ def read_wheel(stream: BinaryIO, filename: str, *, fatbins: bool = False) -> Whe
 def _member_fatbins(archive: zipfile.ZipFile, member: str) -> list[frozenset[FatbinEntry]]:
     # The ELF needs random access; a deflated member has none, so it is unpacked to a temporary
     # file first (libtorch_cuda.so is over a gigabyte: never held in memory).
+    info = archive.getinfo(member)
+    if info.file_size > LIBRARY_CAP:
+        raise ValueError(f"{member} is {info.file_size} bytes unpacked, more than {LIBRARY_CAP}")
     with tempfile.TemporaryFile() as scratch:
-        with archive.open(member) as source:
+        with archive.open(info) as source:  # stops at the declared size
             shutil.copyfileobj(source, scratch, 1 << 22)
         section = read_section(scratch)
     return parse_fatbins(section) if section else []

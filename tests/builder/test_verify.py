@@ -15,6 +15,7 @@ from gpudoctor.builder.verify import (
     compare_labels,
     compare_report,
     raise_on_mismatch,
+    torch_arch_names,
     verify_image,
 )
 from gpudoctor.errors import VerifyFailed
@@ -47,8 +48,32 @@ def test_a_matching_image_passes_and_cuda_at_run_time_is_na_without_gpu() -> Non
         "verify-framework-version": Severity.OK,
         "verify-built-cuda": Severity.OK,
         "verify-built-cudnn": Severity.OK,
+        "verify-arch-list": Severity.NA,  # torch reports none without a GPU
         "verify-cuda-once": Severity.OK,
         "verify-cuda-available": Severity.NA,
+    }
+
+
+def test_an_unread_fact_that_differs_in_the_image_fails_naming_field_and_both_values() -> None:
+    """What the row did not read from the wheel (cuDNN pin, arch list) build checks inside the
+    image: a mismatch is exit 4, naming the field and both values."""
+    assert ROW.arch_list  # the test row promises one
+    names = sorted(torch_arch_names(ROW.arch_list))
+    good = {**GOOD, "arch_list": names}
+    assert _severities(good)["verify-arch-list"] is Severity.OK
+    bad = {**GOOD, "arch_list": [*names[:-1]], "built_cudnn": "9.5.1"}
+    findings = compare_report(bad, SPEC, gpu=False)
+    with pytest.raises(VerifyFailed) as info:
+        raise_on_mismatch(findings, "t:1")
+    message = info.value.message
+    assert info.value.exit_code == 4
+    assert f"cuDNN 9.5.1 in the image, the row promises {ROW.cudnn}" in message
+    assert "arch list " + " ".join(names[:-1]) + " in the image, the row promises" in message
+    assert torch_arch_names(["8.0", "9.0a", "9.0+PTX"]) == {
+        "sm_80",
+        "sm_90a",
+        "sm_90",
+        "compute_90",
     }
 
 
@@ -236,3 +261,35 @@ def test_an_unreadable_verify_script_is_a_verify_failure(tmp_path: Path) -> None
     engine = FakeEngine(probe_stdout="", labels=dict(SPEC.labels))
     with pytest.raises(VerifyFailed, match=r"verify script .* unreadable"):
         verify_image(engine, "t:1", SPEC, gpu=False, template_dir=tmp_path)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"cuda_library_duplicates": 5},
+        {"cuda_library_duplicates": {"libcudart.so.12": 7, "b": [1, None]}},
+        {"cuda_library_duplicates": ["a", "b"]},
+        {"errors": {"x": 1}, "framework_version": ["2.5.1"]},
+        {"built_cuda": {"v": 12}, "built_cudnn": [9], "python_version": None},
+        {"cuda_available": "yes", "device_count": "8", "kernel_result": 10**400},
+        {"kernel_result": [1], "kernel_expected": {"a": 1}, "device_name": 5},
+        {"python_version": "3" * 5000},
+    ],
+)
+def test_a_report_of_any_shape_is_compared_without_an_exception(change: dict[str, Any]) -> None:
+    """The report comes from inside an image someone else may have built: any JSON shape is
+    a failed (or unreported) promise, never a crash."""
+    for gpu in (False, True):
+        findings = compare_report({**GOOD, **change}, SPEC, gpu=gpu)
+        assert {f.code for f in findings} >= {"verify-python", "verify-built-cuda"}
+        assert all(len(f.title) < 5000 for f in findings)
+
+
+def test_what_the_image_reports_is_printable_in_every_finding() -> None:
+    evil = "3.11\x1b]52;c;aGk=\x07\r\nerror: forged\u202e"
+    report = {**GOOD, "python_version": evil, "framework_version": evil, "built_cuda": evil}
+    for f in compare_report(report, SPEC, gpu=True):
+        for text in (f.title, *(v for _, v in f.evidence)):
+            assert text.isprintable(), text
+        # A detail keeps its line feeds (reporters indent each line) and nothing else.
+        assert all(line.isprintable() for line in f.detail.split("\n")), f.detail

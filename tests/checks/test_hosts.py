@@ -94,13 +94,29 @@ EXPECTED: dict[str, set[tuple[str, Severity, str]]] = {
     "rtx5090-r570-86": {("framework-driver-cuda", NA, "")},
     "h100-r580": {("framework-driver-cuda", OK_, "torch")},
     "cudnn-shadowed": {("library-shadowing", E, "torch")},
+    "amd-mi300x-8x": {("amd-driver", OK_, ""), ("amd-device-access", OK_, ""),
+                      ("amd-rocm-gfx", OK_, ""), ("amd-torch-gfx", INF, "torch"),
+                      ("amd-torch-build", OK_, "torch"), ("amd-library-clash", OK_, ""),
+                      ("amd-hsa-override", OK_, ""), ("no-nvidia-gpu", INF, ""),
+                      ("amd-container-runtime", OK_, "")},
+    "amd-mi250x-torch-cuda": {("amd-torch-build", E, "torch"), ("amd-hsa-override", W, ""),
+                              ("amd-container-runtime", INF, ""),
+                              ("amd-driver", OK_, ""), ("amd-rocm-gfx", OK_, "")},
+    "amd-rx7900xtx-workstation": {("amd-device-access", E, ""), ("amd-library-clash", W, ""),
+                                  ("amd-torch-gfx", OK_, "torch"), ("amd-rocm-gfx", NA, "")},
+    "amd-container-without-kfd": {("amd-device-access", E, ""), ("amd-driver", OK_, "")},
+    "nvidia-and-amd": {("amd-torch-gfx", E, "torch"), ("amd-rocm-gfx", W, ""),
+                       ("driver-version", OK_, ""), ("framework-driver-cuda", NA, "torch"),
+                       ("amd-device-access", OK_, "")},
+    "nvidia-with-ryzen-igpu": {("amd-device-access", INF, ""), ("amd-torch-build", INF, "torch"),
+                               ("amd-container-runtime", NA, ""), ("driver-version", OK_, "")},
 }  # fmt: skip
 PASSING = ("h100-8x-healthy", "h100-8x-driver-560", "minor-version-compat",
            "vm-passthrough-guest", "vgpu-guest", "vgpu-guest-expired", "pcie-degraded",
            "no-gpu-toolkit-only", "wsl2",
            "thermal-throttling", "hgx-h100-healthy", "pcie-4x-acs-on", "a100-8x-r535",
            "pascal-geforce-r535", "p100-r470", "v100-r550", "rtx5090-r570-86",
-           "h100-r580", "dgx-spark")  # fmt: skip
+           "h100-r580", "dgx-spark", "amd-mi300x-8x", "nvidia-with-ryzen-igpu")  # fmt: skip
 EXIT = dict.fromkeys(EXPECTED, 1) | dict.fromkeys(PASSING, 0)
 
 
@@ -126,13 +142,16 @@ def test_host_findings(name: str, matrix: Matrix) -> None:
 
 
 # The hosts whose text reports are kept as goldens too: one of each layout (no GPU and the
-# skipped list; every area healthy; an error with its fix; multi-GPU problems). The JSON golden
+# skipped list; every area healthy; an error with its fix; multi-GPU problems; an AMD host and
+# its skipped NVIDIA list; both vendors in one host). The JSON golden
 # of every host holds the same findings, so the text of the others would only repeat them.
 TEXT_GOLDEN_HOSTS = (
     "no-gpu-toolkit-only",
     "h100-8x-healthy",
     "driver-too-old",
     "hgx-h100-fabric-manager-down",
+    "amd-mi250x-torch-cuda",
+    "nvidia-and-amd",
 )
 
 

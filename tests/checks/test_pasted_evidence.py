@@ -80,7 +80,10 @@ def test_markdown_reply(matrix: Matrix) -> None:
     reply = render_markdown(run_checks(facts, matrix), facts)
     assert reply.startswith("### gpudoctor\n\n✗ **torch 2.5.1\\+cu124 has no kernels")
     assert "#### Findings" in reply
-    assert "**Fix:** install a build with kernels for 12.0: pip install torch==" in reply
+    assert (
+        "**Fix:** install a build with kernels for 12.0: the newest build that runs here: "
+        "pip install torch==" in reply
+    )
     assert "#### What it could not tell" in reply
     assert "- recognised: nvidia-smi, pip list" in reply
 

@@ -170,6 +170,24 @@ def test_pip_list_plain_version_leaves_cuda_unknown(read: Read) -> None:
     assert (torch.version, torch.cuda, torch.cpu_only) == ("2.4.1", None, None)
 
 
+def test_pip_and_conda_lists_fill_torchs_companions(read: Read) -> None:
+    """The same field the frameworks probe fills: torchvision/torchaudio, version and local tag."""
+    text = "torch==2.5.1+cu124\ntorchvision==0.20.1+cu124\ntorchaudio==2.5.1+cu124\n"
+    (torch,) = read(text).frameworks
+    assert [(c.name, c.version, c.local) for c in torch.companions] == [
+        ("torchvision", "0.20.1", "cu124"),
+        ("torchaudio", "2.5.1", "cu124"),
+    ]
+    conda = (
+        "[conda] pytorch    2.1.0           py3.10_cuda11.8_cudnn8.7.0_0    pytorch\n"
+        "[conda] torchvision    0.16.0           py310_cu118    pytorch\n"
+    )
+    (torch,) = read(conda).frameworks
+    assert [(c.name, c.version, c.local) for c in torch.companions] == [
+        ("torchvision", "0.16.0", "")
+    ]
+
+
 def test_conda_lines(read: Read) -> None:
     text = "[conda] pytorch    2.1.0           py3.10_cuda11.8_cudnn8.7.0_0    pytorch\n"
     (torch,) = read(text).frameworks

@@ -102,8 +102,7 @@ def test_deep_timeout_must_be_a_finite_bounded_number() -> None:
 def test_the_deep_child_is_reaped_even_when_waiting_fails(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import subprocess as sp
-
+    from gpudoctor import children
     from gpudoctor.probes import deep
 
     pids = tmp_path / "pid"
@@ -111,12 +110,12 @@ def test_the_deep_child_is_reaped_even_when_waiting_fails(
     script.write_text(f"#!/bin/sh\nsleep 300 &\necho $! > {pids}\nsleep 300\n")
     script.chmod(0o755)
 
-    def refuse(self: sp.Popen[bytes], timeout: float | None = None) -> None:
+    def refuse(*_args: object) -> str:
         while not pids.exists():
             time.sleep(0.02)
         raise OverflowError("timeout value is too large")
 
-    monkeypatch.setattr(sp.Popen, "communicate", refuse)
+    monkeypatch.setattr(children, "_read", refuse)
     with pytest.raises(OverflowError):
         deep.run_child([str(script)], dict(os.environ), 1e308)
     child = int(pids.read_text())

@@ -11,7 +11,17 @@ from gpudoctor.probes import collect_facts
 from gpudoctor.probes.runner import CommandResult
 from tests.support.probe_fakes import LDCONFIG_HEALTHY, NVCC_12_4, FakeDocker, FakeRunner
 
-PROBES = ["platform", "sysfs", "nvml", "runtime", "cudalibs", "frameworks", "multigpu", "total"]
+PROBES = [
+    "platform",
+    "sysfs",
+    "nvml",
+    "runtime",
+    "cudalibs",
+    "frameworks",
+    "multigpu",
+    "amd",
+    "total",
+]
 
 
 def test_healthy_scenario_end_to_end(scenario) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpudoctor.facts import BundledLib
+from gpudoctor.facts import BundledLib, Companion
 from gpudoctor.probes.frameworks import probe_frameworks
 from tests.support.probe_fakes import write_dist
 
@@ -80,6 +80,16 @@ def test_torch_cuda_build_with_bundled_wheels(tmp_path: Path) -> None:
         BundledLib("nvidia-nccl-cu12", "2.21.5"),
         BundledLib("nvidia-nvjitlink-cu12", "12.4.127"),
     )
+
+
+def test_torch_companions_are_recorded_with_their_local_tag(tmp_path: Path) -> None:
+    _torch_cu124(tmp_path)
+    write_dist(tmp_path, "torchvision", "0.20.1+cu124", requires=["torch==2.5.1"])
+    (torch,), _ = probe_frameworks(paths=[tmp_path])
+    assert torch.companions == (Companion("torchvision", "0.20.1", "cu124"),)  # no torchaudio
+    write_dist(tmp_path, "torchaudio", "2.5.1", requires=["torch==2.5.1"])
+    (torch,), _ = probe_frameworks(paths=[tmp_path])
+    assert torch.companions[1] == Companion("torchaudio", "2.5.1", "")
 
 
 def test_torch_cpu_build(tmp_path: Path) -> None:

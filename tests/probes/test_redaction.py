@@ -20,7 +20,8 @@ from gpudoctor.facts import (
 )
 from gpudoctor.facts_json import dumps
 from gpudoctor.probes import redacted
-from gpudoctor.probes.redact import text, visible_devices
+from gpudoctor.probes.redact import visible_devices
+from gpudoctor.redaction import text
 
 U0 = "GPU-3f1c2a9e-8d7b-4c1e-9a2f-5b6d7e8f9a0b"
 U1 = "GPU-aaaaaaaa-8d7b-4c1e-9a2f-5b6d7e8f9a0b"

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
+from gpudoctor.netread import Client
 from gpudoctor.wheels import index, release
 from gpudoctor.wheels.fields import release_fields
 from gpudoctor.wheels.index import MalformedIndexPage
@@ -69,11 +70,11 @@ def test_release_read_over_http(json_pages: bool, ranges: bool) -> None:
     served.add("torch", "torch-2.9.1-cp312-none-macosx_11_0_arm64.whl", b"")
     served.add("torch", "torch-2.10.0rc1-cp312-cp312-manylinux_2_28_x86_64.whl", b"")
     with serve(served) as url:
-        found = release.releases("torch", index.project_files(url, "torch"))
+        found = release.releases("torch", index.project_files(Client(), url, "torch"))
         assert list(found) == [Version("2.9.1")]
         wheels = found[Version("2.9.1")]
         assert wheels.pythons == ("3.11", "3.12")  # free-threaded and macOS wheels don't count
-        facts = release.read(wheels.representative(), fatbins=True)
+        facts = release.read(Client(), wheels.representative(), fatbins=True)
     assert facts.torch_version_py["cuda"] == "12.8"
     assert len(facts.fatbins) == 1
     assert len(facts.fatbins[0]) == 4
@@ -85,8 +86,10 @@ def test_range_requests_fetch_only_what_is_read() -> None:
     data = torch_wheel("2.9.1", "12.8", "9.10.2.21", ARCHES, extra={"torch/lib/big.so": noise})
     served.add("torch", "torch-2.9.1-cp312-cp312-manylinux_2_28_x86_64.whl", data)
     with serve(served) as url:
-        wheels = release.releases("torch", index.project_files(url, "torch"))[Version("2.9.1")]
-        facts = release.read(wheels.representative())
+        wheels = release.releases("torch", index.project_files(Client(), url, "torch"))[
+            Version("2.9.1")
+        ]
+        facts = release.read(Client(), wheels.representative())
     assert facts.torch_version_py["cuda"] == "12.8"
     assert not facts.fatbins  # not asked for
     assert served.bytes_sent < len(data) // 2
@@ -96,14 +99,14 @@ def test_malformed_page_is_reported() -> None:
     served = Index(broken={"torch"})
     served.add("torch", "x.whl", b"")
     with serve(served) as url, pytest.raises(MalformedIndexPage, match="not a simple-API page"):
-        index.project_files(url, "torch")
+        index.project_files(Client(), url, "torch")
 
 
 def test_unreachable_index_is_an_environment_error() -> None:
     with serve(Index()) as url:
         dead = url
     with pytest.raises(IndexUnreachable) as caught:
-        index.project_files(dead, "torch")
+        index.project_files(Client(), dead, "torch")
     assert caught.value.exit_code == 3
     assert caught.value.hint
 

@@ -38,6 +38,7 @@ from gpudoctor.facts import (
     VgpuClientFacts,
     VgpuLicense,
 )
+from gpudoctor.facts_amd import AmdDeviceNode, AmdFacts, AmdPciGpu, KfdNode, gfx_name
 from gpudoctor.facts_json import dumps
 from gpudoctor.facts_multigpu import (
     EnvVar,
@@ -1041,6 +1042,243 @@ def cudnn_shadowed() -> HostFacts:
     return healthy(RTX4090, 1, "550.90.07", "12.4", container_runtime=NO_DOCKER, cuda_libs=libs)
 
 
+# --- AMD hosts: the same layouts as the fake root trees of tests/support/amd_trees.py ----------
+
+RENDER_GID = 110  # the `render` group of a stock Ubuntu install
+
+
+def amd_gpus(
+    addresses: tuple[str, ...],
+    device: str,
+    gfx: int,
+    *,
+    cpu_nodes: int = 2,
+    revision: str = "0x00",
+    first_card: int = 0,
+    simd: int = 1216,
+    ecc: bool = True,
+    partition: str | None = None,
+) -> tuple[tuple[AmdPciGpu, ...], tuple[KfdNode, ...]]:
+    """DRM cards and KFD nodes (after `cpu_nodes` CPU nodes) of AMD GPUs at `addresses`; `ecc`:
+    the card has RAS counters (Instinct), all zero."""
+    count = 0 if ecc else None
+    cards = tuple(
+        AmdPciGpu(f"card{first_card + i}", a, device, revision, "amdgpu", count, count, partition)
+        for i, a in enumerate(addresses)
+    )
+    # A CPU node prints its properties too: zero device id, location and render minor.
+    cpus = tuple(KfdNode(n, 0, None, 0, 0, 0, 0) for n in range(cpu_nodes))
+    nodes = cpus + tuple(
+        KfdNode(
+            node=cpu_nodes + i,
+            gfx_target_version=gfx,
+            gfx_target=gfx_name(gfx),
+            device_id=int(device, 16),
+            location_id=_location(a),
+            drm_render_minor=128 + i,
+            simd_count=simd,
+        )
+        for i, a in enumerate(addresses)
+    )
+    return cards, nodes
+
+
+def _location(address: str) -> int:
+    bus, devfn = address.split(":")[1:]
+    device, function = devfn.split(".")
+    return (int(bus, 16) << 8) | (int(device, 16) << 3) | int(function)
+
+
+def amd_nodes(n: int, *, member: bool = True, kfd: bool = True) -> tuple[AmdDeviceNode, ...]:
+    """/dev/kfd (absent when not `kfd`) and n render nodes, root:render 0660."""
+
+    def node(path: str) -> AmdDeviceNode:
+        return AmdDeviceNode(path, "0660", 0, RENDER_GID, "render", member)
+
+    kfd_node = node("/dev/kfd") if kfd else AmdDeviceNode("/dev/kfd")
+    return (kfd_node, *(node(f"/dev/dri/renderD{128 + i}") for i in range(n)))
+
+
+def amd(cards_nodes: tuple[tuple[AmdPciGpu, ...], tuple[KfdNode, ...]], **kw: object) -> AmdFacts:
+    cards, nodes = cards_nodes
+    base = AmdFacts(
+        pci_gpus=cards,
+        kfd_present=True,
+        kfd_nodes=nodes,
+        amdgpu_loaded=True,
+        amdgpu_version="6.10.5",
+        rocm_path="/opt/rocm",
+        rocm_version="6.3.1-48",
+        rocm_installs=("/opt/rocm-6.3.1",),
+        device_nodes=amd_nodes(len(cards)),
+        user_uid=1000,
+        user_groups=(44, 1000, RENDER_GID),
+        amdsmi_status="not_installed",
+        amdsmi_error="No module named 'amdsmi'",
+    )
+    return replace(base, **kw)  # type: ignore[arg-type]
+
+
+def rocm_torch(version: str, hip: str) -> FrameworkFacts:
+    return FrameworkFacts(
+        name="torch",
+        version=version,
+        location="/opt/venv/lib/python3.11/site-packages/torch",
+        cpu_only=False,
+        hip=hip,
+    )
+
+
+MI300X_ADDRESSES = tuple(f"0000:{0x0C + 0x10 * i:02x}:00.0" for i in range(8))
+MI250X_ADDRESSES = tuple(
+    f"0000:{0x29 + 0x20 * c + die:02x}:00.0" for c in range(4) for die in range(2)
+)
+AMD_PLATFORM = {"dmi_vendor": "Supermicro", "dmi_product": "AS -8125GS-TNMR2"}
+
+
+def amd_host(facts: AmdFacts, **kw: object) -> HostFacts:
+    """An AMD-only host: no NVIDIA driver, NVML library absent."""
+    values: dict[str, object] = {
+        "platform": platform(
+            iommu=IommuFacts(enabled=True, vendor="amd", group_count=96), **AMD_PLATFORM
+        ),
+        "kernel": KernelFacts(release="6.8.0-49-generic", modules_loaded=()),
+        "nvml": NvmlFacts(status="library_not_found", error="NVML Shared Library Not Found"),
+        "container_runtime": NO_DOCKER,
+        "amd": facts,
+    }
+    values.update(kw)
+    return host(**values)
+
+
+def amd_mi300x_8x() -> HostFacts:
+    """8x Instinct MI300X (gfx942) on ROCm 6.3.1 with torch 2.7.1+rocm6.3: a healthy node (the
+    BMC's ASPEED VGA has a DRM card too, and is not an AMD GPU)."""
+    gpus = amd_gpus(MI300X_ADDRESSES, "0x74a1", 90402, first_card=1, partition="SPX")
+    docker = ContainerRuntimeFacts(
+        docker_reachable=True,
+        docker_version="27.3.1",
+        runtimes=("amd", "io.containerd.runc.v2", "runc"),
+        default_runtime="runc",
+        daemon_json_runtimes=("amd",),
+    )
+    return amd_host(
+        amd(gpus),
+        container_runtime=docker,
+        frameworks=(rocm_torch("2.7.1+rocm6.3", "6.3.42131-fa1d09cbd"),),
+    )
+
+
+def amd_mi250x_torch_cuda() -> HostFacts:
+    """4x MI250X (two gfx90a dies each: 8 KFD nodes) on ROCm 6.2.4, where someone installed the
+    CUDA torch from PyPI and set HSA_OVERRIDE_GFX_VERSION from a Radeon how-to."""
+    gpus = amd_gpus(MI250X_ADDRESSES, "0x740c", 90010, revision="0x01", simd=440)
+    facts = amd(
+        gpus,
+        amdgpu_version="6.8.5",
+        rocm_version="6.2.4-120",
+        rocm_installs=("/opt/rocm-6.2.4",),
+        hsa_override_gfx_version="9.0.10",
+    )
+    docker = ContainerRuntimeFacts(
+        docker_reachable=True,
+        docker_version="26.1.3",
+        runtimes=("io.containerd.runc.v2", "runc"),
+        default_runtime="runc",
+    )
+    return amd_host(
+        facts,
+        container_runtime=docker,
+        frameworks=(torch("2.5.1+cu124", "12.4", "9.1.0.70"),),
+    )
+
+
+def amd_rx7900xtx_workstation() -> HostFacts:
+    """A Radeon RX 7900 XTX (gfx1100) desktop with the kernel's own amdgpu, torch
+    2.5.1+rocm6.2 from pip, no /opt/rocm but an old /opt/rocm-6.1.0 on LD_LIBRARY_PATH, and a
+    user who was never added to the render group."""
+    gpus = amd_gpus(
+        ("0000:03:00.0",), "0x744c", 110000, cpu_nodes=1, revision="0xc8", simd=192, ecc=False
+    )
+    facts = amd(
+        gpus,
+        amdgpu_version=None,
+        rocm_path=None,
+        rocm_version=None,
+        rocm_installs=("/opt/rocm-6.1.0",),
+        device_nodes=amd_nodes(1, member=False),
+        user_groups=(4, 24, 27, 1000),
+        ld_library_path_rocm=("/opt/rocm-6.1.0/lib",),
+    )
+    p = platform(
+        os_version="24.04",
+        os_pretty="Ubuntu 24.04.1 LTS",
+        dmi_vendor="ASUS",
+        dmi_product="System Product Name",
+        iommu=IommuFacts(),
+    )
+    return amd_host(
+        facts,
+        platform=p,
+        frameworks=(rocm_torch("2.5.1+rocm6.2", "6.2.41133-dd7f95766"),),
+    )
+
+
+def amd_container_without_kfd() -> HostFacts:
+    """A Docker container on an MI300X node started with --device=/dev/dri only: sysfs shows
+    the GPUs, /dev/kfd is missing."""
+    gpus = amd_gpus(MI300X_ADDRESSES[:2], "0x74a1", 90402, partition="SPX")
+    facts = amd(gpus, device_nodes=amd_nodes(2, kfd=False), user_uid=0, user_groups=(0,))
+    p = platform(container="docker", iommu=IommuFacts(), **AMD_PLATFORM)
+    return amd_host(
+        facts, platform=p, frameworks=(rocm_torch("2.7.1+rocm6.3", "6.3.42131-fa1d09cbd"),)
+    )
+
+
+def nvidia_and_amd() -> HostFacts:
+    """An RTX 4090 next to a Radeon RX 7800 XT (gfx1101) in one workstation: the NVIDIA side is
+    healthy, torch 2.5.1+rocm6.2 has no gfx1101 kernels and ROCm 6.3 does not list gfx1101."""
+    gpus = amd_gpus(
+        ("0000:03:00.0",),
+        "0x747e",
+        110001,
+        cpu_nodes=1,
+        first_card=1,
+        revision="0xc8",
+        simd=120,
+        ecc=False,
+    )
+    facts = amd(gpus)
+    return healthy(
+        RTX4090,
+        1,
+        "550.90.07",
+        "12.4",
+        container_runtime=NO_DOCKER,
+        amd=facts,
+        frameworks=(rocm_torch("2.5.1+rocm6.2", "6.2.41133-dd7f95766"),),
+    )
+
+
+def nvidia_with_ryzen_igpu() -> HostFacts:
+    """An RTX 4090 workstation whose Ryzen 7000 CPU has an integrated Radeon (gfx1036) that the
+    kernel's amdgpu and KFD list: no ROCm installed, the user outside the render group. A
+    healthy NVIDIA host: the AMD side is information only."""
+    gpus = amd_gpus(
+        ("0000:7c:00.0",), "0x164e", 100306, cpu_nodes=1, revision="0xc1", simd=4, ecc=False
+    )
+    facts = amd(
+        gpus,
+        amdgpu_version=None,
+        rocm_path=None,
+        rocm_version=None,
+        rocm_installs=(),
+        device_nodes=amd_nodes(1, member=False),
+        user_groups=(4, 24, 27, 1000),
+    )
+    return healthy(RTX4090, 1, "550.90.07", "12.4", container_runtime=DOCKER, amd=facts)
+
+
 HOSTS: dict[str, Callable[[], HostFacts]] = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -1085,6 +1323,12 @@ HOSTS: dict[str, Callable[[], HostFacts]] = {
         rtx5090_r570_86,
         h100_r580,
         cudnn_shadowed,
+        amd_mi300x_8x,
+        amd_mi250x_torch_cuda,
+        amd_rx7900xtx_workstation,
+        amd_container_without_kfd,
+        nvidia_and_amd,
+        nvidia_with_ryzen_igpu,
     )
 }
 
