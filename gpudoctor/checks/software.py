@@ -150,6 +150,8 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
     from gpudoctor.compat.tiers import coverage, driver_tier
 
     code, subject = "framework-arch", fw.name
+    if fw.name == "tensorflow" and fw.arch_list and not fw.cpu_only:
+        return _arch_from_build(facts, matrix, fw)
     if fw.cpu_only or fw.hip or fw.name != "torch":
         why = "a CPU-only build" if fw.cpu_only else "not judged (the matrix has arch lists for "
         why = why if fw.cpu_only else (why + "torch CUDA builds only)")
@@ -219,6 +221,54 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
                 )
             )
     return _merge_gpus(out)
+
+
+def _arch_from_build(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> list[Finding]:
+    """A build that states its own compiled architectures (TensorFlow's build_info), judged
+    from them with the matrix's kernel rule (matrix.queries.arch_list_covers)."""
+    from gpudoctor.matrix.queries import arch_list_covers
+
+    gpus = [g for g in live_gpus(facts) if g.compute_capability]
+    if not gpus:
+        sev = NA if not has_gpu(facts) or driver_broken(facts) else UNKNOWN
+        return [finding("framework-arch", sev, "no GPU compute capability known", subject=fw.name)]
+    out = []
+    for g in gpus:
+        cc = g.compute_capability or ""
+        verdict = arch_list_covers(fw.arch_list, cc)
+        ev = [("arch_list", fw.arch_list), ("compute_capability", cc), ("gpu", g.name)]
+        subject = f"{fw.name} on GPU {g.index}"
+        if verdict.ok:
+            sev = INFO if verdict.how == "ptx-jit" else OK
+            title = (
+                f"{fw.label} runs on {cc} through PTX JIT"
+                if verdict.how == "ptx-jit"
+                else f"{fw.label} has kernels for {cc}"
+            )
+            out.append(finding("framework-arch", sev, title, detail=verdict.reason,
+                               evidence=ev, subject=subject))  # fmt: skip
+            continue
+        alt = tensorflow_fix(facts, matrix)
+        out.append(
+            finding(
+                "framework-arch",
+                ERROR,
+                f"{fw.label} has no kernels for compute capability {cc} ({g.name})",
+                detail=verdict.reason + " (its build_info's cuda_compute_capabilities)",
+                fix=f"install a TensorFlow release built for {cc}: {alt}"
+                if alt
+                else f"no TensorFlow build in the matrix runs on {cc} here: build TensorFlow "
+                f"from source with {cc} in TF_CUDA_COMPUTE_CAPABILITIES",
+                evidence=ev,
+                subject=subject,
+            )
+        )
+    return _merge_gpus(out)
+
+
+def tensorflow_fix(facts: HostFacts, matrix: Matrix) -> str | None:
+    tf = next((f for f in facts.frameworks if f.name == "tensorflow"), None)
+    return install_for_host(facts, matrix, "tensorflow", tf.version if tf else None)
 
 
 def _merge_gpus(found: list[Finding]) -> list[Finding]:

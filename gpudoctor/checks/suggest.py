@@ -68,3 +68,36 @@ def install_for_host(
     if not offered:
         return None
     return "; ".join(f"{label}: {install_line(v, flags)}" for label, v in offered)
+
+
+def install_for_package(facts: HostFacts, matrix: Matrix, package: str) -> str | None:
+    """The install command a known error line's fix names for `package` ("torch" or
+    "tensorflow"): the one builder's lines for the installed release, else, on a report that
+    shows GPUs but no driver, the newest build whose kernels cover every GPU."""
+    framework = framework_names.MATRIX_NAME.get(package)
+    if framework is None:
+        return None
+    fw = next((f for f in facts.frameworks if f.name == package), None)
+    line = install_for_host(facts, matrix, framework, fw.version if fw else None)
+    if line is not None:
+        return line
+    covering = _covers_gpus(facts, matrix, framework)
+    return install_line(covering) if covering is not None else None
+
+
+def _covers_gpus(facts: HostFacts, matrix: Matrix, framework: str) -> Verdict | None:
+    """With the driver unknown (a paste without nvidia-smi), the newest build whose kernels
+    cover every GPU of the report: the driver is judged once it is known."""
+    from gpudoctor import versions
+    from gpudoctor.compat.builds import enumerate_builds
+    from gpudoctor.compat.host import from_facts
+    from gpudoctor.compat.tiers import judge
+
+    host = from_facts(facts)
+    if host.driver is not None or not host.gpus:
+        return None
+    builds = [b for b in enumerate_builds(matrix, framework) if b.exists and not b.judge_only]
+    judged = [judge(matrix, host, b) for b in builds]
+    good = [v for v in judged if v.coverage and all(c.ok for c in v.coverage)]
+    good.sort(key=lambda v: (versions.pep440(v.build.version), versions.numeric(v.build.cuda)))
+    return good[-1] if good else None

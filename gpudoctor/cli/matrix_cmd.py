@@ -70,10 +70,14 @@ was rejected, and the exit code is 2.
 
 VALIDATE_HELP = """Check a matrix file: TOML syntax, every key and type, versions, duplicates
 and references between tables. Prints an ok line with counts, or every problem (exit 2).
+A signature catalogue (a file of [[signature]] tables, like matrices/signatures.toml) is
+checked as one: every key, a source for every entry, patterns free of nested repeats,
+templates that name the pattern's groups, examples the pattern finds.
 
 \b
   gpudoctor matrix validate my-matrix.toml
   gpudoctor matrix validate          the --matrix file, or the shipped one
+  gpudoctor matrix validate matrices/signatures.toml
 
 The format is documented in docs/matrix-format.md.
 """
@@ -280,9 +284,34 @@ def validate_cmd(
     from gpudoctor.cli.common import state
     from gpudoctor.matrix.load import load_matrix
 
-    matrix = load_matrix(file or state(ctx).matrix_path)
+    path = file or state(ctx).matrix_path
+    if path is not None and _is_signature_file(path):
+        from gpudoctor.matrix.signatures import load_signatures
+
+        catalogue = load_signatures(path)
+        unverified = sum(not s.verified for s in catalogue.signatures)
+        typer.echo(
+            f"ok: {path}: {len(catalogue.signatures)} signatures, each with its source"
+            + (f" ({unverified} marked verified = false)" if unverified else "")
+        )
+        return 0
+    matrix = load_matrix(path)
     typer.echo(views.validate_line(matrix))
     return 0
+
+
+def _is_signature_file(path: Path) -> bool:
+    """A signature catalogue is told by its [[signature]] tables (a matrix has none)."""
+    from stat import S_ISREG
+
+    try:
+        if not S_ISREG(path.stat().st_mode):
+            return False  # a FIFO would block: the matrix loader refuses it with its words
+        with path.open("rb") as stream:
+            head = stream.read(1 << 20).decode("utf-8", errors="replace")
+    except OSError:
+        return False  # the matrix loader words the read error
+    return any(line.strip() == "[[signature]]" for line in head.splitlines())
 
 
 def _machine(platform: Optional[str], machine: Optional[str]) -> Optional[str]:

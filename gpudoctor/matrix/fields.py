@@ -113,6 +113,21 @@ WHEEL_CUDA = _pattern('a MAJOR.MINOR CUDA like "13.0", or "none" (CPU-only)', r"
 # The facts of a build that can be read from its artifact (docs/matrix-format.md, "Provenance").
 ARTIFACT_FACTS = ("version", "cuda", "cudnn", "nccl", "arch_list", "python")
 ARTIFACT_FACT = Kind(" or ".join(f'"{n}"' for n in ARTIFACT_FACTS), lambda v: v in ARTIFACT_FACTS)
+
+
+def _specifier(value: object) -> bool:
+    if not isinstance(value, str) or not bounded(value):
+        return False
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        SpecifierSet(value)
+    except InvalidSpecifier:
+        return False
+    return True
+
+
+SPECIFIER = Kind('a PEP 440 specifier like "<=0.14.0" or ">=2.0"', _specifier)
 GFX = _pattern('an LLVM GPU target like "gfx942" or "gfx1100"', r"gfx[0-9a-f]{3,4}")
 ROCM = _pattern('a ROCm version like "6.3" or "6.2.4"', r"\d+\.\d+(\.\d+)?")
 PCI_ID = _pattern('a PCI device id like "0x74a1"', r"0x[0-9a-f]{4}")

@@ -28,7 +28,9 @@ from gpudoctor.matrix.model import (
     ImagePlatform,
     Matrix,
     MigGpu,
+    NcclRelease,
     PlatformWheel,
+    ProgramMinimum,
     PytorchRelease,
     PytorchVariant,
     TensorflowRelease,
@@ -48,6 +50,8 @@ TABLES = {
     "driver_branch": "branch",
     "wheel": "version",
     "image_platform": "platform",
+    "program": "name",
+    "nccl": "versions",
     **ROCM_TABLES,
 }
 _MAX_SHOWN = 25
@@ -109,18 +113,7 @@ def _load_cached(path: Path, mtime_ns: int, size: int) -> Matrix:
 
 def parse_matrix(text: str, path: Path) -> Matrix:
     """Parse and validate matrix TOML text; `path` is what messages name (no I/O here)."""
-    from gpudoctor import (
-        tomlread,  # here, not at the top: a cached load (matrix/cache.py) needs no parser
-    )
-
-    try:
-        doc = tomlread.loads(text)
-    except tomlread.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
-        raise MatrixError(f"{path}: not valid TOML: {exc}", hint=_HINT) from None
-    except RecursionError:
-        raise MatrixError(f"{path}: nested too deeply to be a matrix", hint=_HINT) from None
-    except ValueError as exc:  # tomllib: an integer past Python's 4300-digit conversion limit
-        raise MatrixError(f"{path}: not a valid matrix: {exc}", hint=_HINT) from None
+    doc = toml_loads(text, path)
     problems = Problems(str(path))
     schema = _schema_version(doc, problems)
     for key in doc:
@@ -140,6 +133,8 @@ def parse_matrix(text: str, path: Path) -> Matrix:
         driver_branches=_table(doc, "driver_branch", problems, _driver_branch),
         wheels=_table(doc, "wheel", problems, _wheel),
         image_platforms=_table(doc, "image_platform", problems, _image_platform),
+        programs=_table(doc, "program", problems, _program),
+        nccl=_table(doc, "nccl", problems, _nccl),
         rocm=_table(doc, "rocm", problems, load_rocm.rocm),
         amd_gpus=_table(doc, "amd_gpu", problems, load_rocm.amd_gpu),
         pytorch_rocm=_table(doc, "pytorch_rocm", problems, load_rocm.pytorch_rocm),
@@ -152,16 +147,31 @@ def parse_matrix(text: str, path: Path) -> Matrix:
     return matrix
 
 
-def raise_problems(problems: Problems) -> None:
+def toml_loads(text: str, path: Path) -> dict[str, object]:
+    """TOML text as a table; MatrixError naming the file for anything that is not TOML (the
+    matrix and the signature catalogue share this reader)."""
+    from gpudoctor import tomlread  # here, not at the top: a cached load needs no parser
+
+    try:
+        return tomlread.loads(text)
+    except tomlread.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
+        raise MatrixError(f"{path}: not valid TOML: {exc}", hint=_HINT) from None
+    except RecursionError:
+        raise MatrixError(f"{path}: nested too deeply to be a matrix", hint=_HINT) from None
+    except ValueError as exc:  # tomllib: an integer past Python's 4300-digit conversion limit
+        raise MatrixError(f"{path}: not a valid matrix: {exc}", hint=_HINT) from None
+
+
+def raise_problems(problems: Problems, hint: str = _HINT, what: str = "the matrix") -> None:
     lines = problems.lines
     if not lines:
         return
     if len(lines) == 1:
-        raise MatrixError(lines[0], hint=_HINT)
+        raise MatrixError(lines[0], hint=hint)
     shown = lines[:_MAX_SHOWN]
     more = [f"... and {len(lines) - _MAX_SHOWN} more"] if len(lines) > _MAX_SHOWN else []
     body = "\n  ".join([*shown, *more])
-    raise MatrixError(f"{len(lines)} problems in the matrix:\n  {body}", hint=_HINT)
+    raise MatrixError(f"{len(lines)} problems in {what}:\n  {body}", hint=hint)
 
 
 def _schema_version(doc: dict[str, object], problems: Problems) -> int:
@@ -468,4 +478,48 @@ def _image_platform(problems: Problems, where: str, raw: dict[str, object]) -> I
         min_cuda=r.get_str("min_cuda", f.CUDA_RELEASE),
         **r.common(),
     )
+    return row if r.ok else None
+
+
+def _program(problems: Problems, where: str, raw: dict[str, object]) -> ProgramMinimum | None:
+    r = _reader(problems, where, raw, "name min_compute_capability versions pip")
+    row = ProgramMinimum(
+        name=r.get_str("name", f.TEXT),
+        min_compute_capability=r.get_str("min_compute_capability", f.COMPUTE_CAPABILITY),
+        versions=r.get("versions", f.SPECIFIER, required=False) or "",
+        pip=r.get_bool("pip", True),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _nccl(problems: Problems, where: str, raw: dict[str, object]) -> NcclRelease | None:
+    r = _reader(
+        problems,
+        where,
+        raw,
+        "versions build_cuda architectures bad_compute_capabilities fixed_in problem "
+        "peermem_detected",
+    )
+    peermem = raw.get("peermem_detected")
+    row = NcclRelease(
+        versions=r.get_str("versions", f.SPECIFIER),
+        build_cuda=r.get("build_cuda", f.SPECIFIER, required=False) or "",
+        architectures=r.get_list("architectures", f.ARCH_ENTRY, required=False),
+        bad_compute_capabilities=r.get_list(
+            "bad_compute_capabilities", f.COMPUTE_CAPABILITY, required=False
+        ),
+        fixed_in=r.get("fixed_in", f.PEP440, required=False),
+        problem=r.get("problem", f.TEXT, required=False) or "",
+        peermem_detected=r.get_bool("peermem_detected", False) if peermem is not None else None,
+        **r.common(),
+    )
+    kinds = [bool(row.architectures), bool(row.bad_compute_capabilities), peermem is not None]
+    if sum(kinds) != 1:
+        r.fail(
+            "a row states one fact: 'architectures', 'bad_compute_capabilities' (with "
+            "'fixed_in' and 'problem') or 'peermem_detected'"
+        )
+    if row.bad_compute_capabilities and not (row.fixed_in and row.problem):
+        r.fail("'bad_compute_capabilities' needs 'fixed_in' and 'problem'")
     return row if r.ok else None

@@ -247,6 +247,22 @@ class ImagePlatform(Frozen):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class ProgramMinimum(Frozen):
+    """The documented minimum compute capability of a program people run on GPUs (vLLM,
+    flash-attention, bitsandbytes, ollama), for the releases `versions` names."""
+
+    name: str  # distribution (pip) name, or the program's own name where `pip` is false
+    min_compute_capability: str
+    source: str
+    versions: str = ""  # a PEP 440 specifier ("<=0.14.0"); "" for every release
+    pip: bool = True  # found as an installed distribution of that name (ollama is not)
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+    evidence: str = ""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class RocmRelease(Frozen):
     """A ROCm release series ("6.3"): the GPU (LLVM) targets AMD supports with it on Linux and
     the kernel-mode driver (KMD) release series its user space is tested with."""
@@ -255,6 +271,26 @@ class RocmRelease(Frozen):
     gfx: tuple[str, ...]  # "gfx942", ...
     source: str
     kmd: tuple[str, ...] = ()  # "6.1", "6.2", ...; () = not recorded
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+    evidence: str = ""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class NcclRelease(Frozen):
+    """One fact about a range of NCCL releases, from NCCL's own source: the architectures its
+    default build compiles (by the CUDA it is built with), a GPU architecture a release fails
+    on and the release that fixes it, or whether it detects the nvidia-peermem module."""
+
+    versions: str  # PEP 440 specifier over NCCL versions: ">=2.18.1,<2.25.1"
+    source: str
+    build_cuda: str = ""  # PEP 440 specifier over the CUDA NCCL was built with; "" any
+    architectures: tuple[str, ...] = ()  # arch list entries: "9.0", "12.0+PTX"
+    bad_compute_capabilities: tuple[str, ...] = ()
+    fixed_in: str | None = None
+    problem: str = ""
+    peermem_detected: bool | None = None  # finds GPUDirect RDMA through nvidia-peermem
     sources: tuple[str, ...] = ()
     verified: bool = True
     notes: str = ""
@@ -315,6 +351,8 @@ class Matrix(Frozen):
     driver_branches: tuple[DriverBranch, ...] = ()
     wheels: tuple[PlatformWheel, ...] = ()
     image_platforms: tuple[ImagePlatform, ...] = ()
+    programs: tuple[ProgramMinimum, ...] = ()
+    nccl: tuple[NcclRelease, ...] = ()
     rocm: tuple[RocmRelease, ...] = ()
     amd_gpus: tuple[AmdGpu, ...] = ()
     pytorch_rocm: tuple[PytorchRocmVariant, ...] = ()

@@ -144,6 +144,7 @@ def test_snapshot_contract_top_level_keys() -> None:
         "container_runtime",
         "cuda_libs",
         "frameworks",
+        "programs",  # added without a schema bump: older snapshots load with ()
         "deep",
         "multigpu",
         "amd",
@@ -203,3 +204,16 @@ def test_snapshot_from_before_multigpu_facts_loads_with_defaults() -> None:
     assert facts.nvml.gpus[0].nvlinks == ()
     assert facts.nvml.gpus[0].fabric is None
     assert facts.nvml.pairs == ()
+
+
+def test_snapshot_from_before_programs_loads_with_defaults() -> None:
+    """`programs`, `report.ranges`, the L4T release and the peer-memory clients were added
+    without a schema bump: a snapshot that lacks them loads with their defaults."""
+    data = json.loads(facts_json.dumps(HostFacts()))
+    del data["programs"]
+    del data["platform"]["l4t_release"]
+    del data["kernel"]["peer_memory_clients"]
+    facts = facts_json.loads(json.dumps(data), "old.json")
+    assert facts.programs == ()
+    assert facts.platform.l4t_release is None
+    assert facts.kernel.peer_memory_clients is None

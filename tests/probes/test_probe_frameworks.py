@@ -129,6 +129,8 @@ def test_tensorflow_build_info(tmp_path: Path) -> None:
         False,
         "8",  # the declared major; no nvidia-cudnn wheel installed
     )
+    assert tf.arch_list == ("sm_60", "sm_70", "sm_80", "sm_89", "compute_90")
+    assert tf.build_cudnn == "8"
     write_dist(tmp_path, "nvidia-cudnn-cu12", "8.9.7.29")
     (tf,), _ = probe_frameworks(paths=[tmp_path])
     assert tf.cudnn == "8.9.7.29"
