@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import http.client
 import os
 import socket
@@ -256,8 +257,17 @@ class _Socket:
                 self._sock.shutdown(socket.SHUT_RDWR)
 
     def set(self) -> None:
-        if self._sock is not None:
+        if self._sock is None:
+            return
+        try:
             self._sock.settimeout(max(0.001, self.deadline - time.monotonic()))
+        except OSError as exc:
+            # http.client closes the socket of a will-close reply once its headers are read;
+            # from Python 3.13 on, settimeout on it then fails with EBADF. A closed descriptor
+            # cannot block (a read on it fails at once), so there is no wait left to bound.
+            if exc.errno != errno.EBADF:
+                raise
+            self._sock = None
 
     def release(self) -> None:
         if self._timer is not None:
