@@ -107,12 +107,19 @@ def platforms_of(matrix: Matrix, framework: str, version: str, cuda: str) -> tup
     return machines_of(matrix, framework, version, cuda)
 
 
+def torch_pins(release: PytorchRelease) -> list[str]:
+    """torch with the torchvision/torchaudio of its release: one set for every runtime's index
+    (the CUDA and ROCm wheel sets of a release carry the same companion versions)."""
+    pins = [f"torch=={release.version}", f"torchvision=={release.torchvision}"]
+    if release.torchaudio:
+        pins.append(f"torchaudio=={release.torchaudio}")
+    return pins
+
+
 def _pytorch_builds(matrix: Matrix) -> list[Build]:
     out: list[Build] = []
     for release in sorted(matrix.pytorch, key=lambda r: versions.pep440(r.version), reverse=True):
-        pins = [f"torch=={release.version}", f"torchvision=={release.torchvision}"]
-        if release.torchaudio:
-            pins.append(f"torchaudio=={release.torchaudio}")
+        pins = torch_pins(release)
         for variant in sorted(release.variants, key=lambda v: numeric(v.cuda), reverse=True):
             facts = ("cudnn", "arch_list") + (("nccl",) if variant.nccl else ())
             exists, unread = provenance(variant, facts)

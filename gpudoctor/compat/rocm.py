@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
+from gpudoctor.compat.builds import torch_pins
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts
@@ -38,6 +39,9 @@ class RocmBuild:
     targets: tuple[str, ...]  # the gfx list it was judged by
     by: str  # "wheel" (its own PYTORCH_ROCM_ARCH) or "rocm" (its ROCm series' supported list)
     supported: tuple[str, ...] | None = None  # what AMD supports with its ROCm; None: unknown
+    # torch with its release's torchvision/torchaudio (compat.builds.torch_pins); torch alone
+    # when the matrix has no [[pytorch]] row of that release
+    pins: tuple[str, ...] = ()
 
     def runs(self, gfx: str) -> bool:
         """Kernels for the target, on a ROCm release AMD supports it with (when known)."""
@@ -52,7 +56,8 @@ class RocmBuild:
         from gpudoctor.compat.install import command  # the one pip command shape
 
         note = "" if self.variant.verified else " (its matrix row is marked verified = false)"
-        return command((f"torch=={self.variant.pytorch}",), self.variant.index_url) + note
+        pins = self.pins or (f"torch=={self.variant.pytorch}",)
+        return command(pins, self.variant.index_url) + note
 
 
 def gpu_model(matrix: Matrix, device_id: str | None) -> AmdGpu | None:
@@ -122,9 +127,11 @@ def judged(matrix: Matrix, variant: PytorchRocmVariant) -> RocmBuild | None:
     neither is recorded)."""
     row = rocm_release(matrix, variant.series)
     supported = row.gfx if row is not None else None
+    release = next((r for r in matrix.pytorch if r.version == variant.pytorch), None)
+    pins = tuple(torch_pins(release)) if release is not None else ()
     if variant.gfx:
-        return RocmBuild(variant, variant.gfx, "wheel", supported)
-    return RocmBuild(variant, row.gfx, "rocm", supported) if row is not None else None
+        return RocmBuild(variant, variant.gfx, "wheel", supported, pins)
+    return RocmBuild(variant, row.gfx, "rocm", supported, pins) if row is not None else None
 
 
 def newest_for_host(

@@ -102,7 +102,8 @@ def test_wheel_list_error_names_the_newest_build_that_covers_the_gpu(matrix: Mat
     f = _one(check_amd_torch_gfx(host("nvidia-and-amd"), matrix, Intent()))
     assert f.severity is E
     assert f.fix.startswith(
-        "pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/rocm7.1"
+        "pip install torch==2.10.0 torchvision==0.25.0 torchaudio==2.10.0"
+        " --index-url https://download.pytorch.org/whl/rocm7.1"
     )
     assert "hipErrorNoBinaryForGpu" in f.detail
     assert "issue 684" in f.detail

@@ -31,7 +31,8 @@ def test_check_framework_on_amd_host_names_the_rocm_build(
     assert run(["-v", "check", "--from", snap("amd-mi300x-8x"), "--framework", "pytorch"]) == 0
     out = capsys.readouterr().out
     assert "torch 2.10.0+rocm7.1" in out
-    assert "pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/rocm7.1" in out
+    line = "pip install torch==2.10.0 torchvision==0.25.0 torchaudio==2.10.0 --index-url "
+    assert line + "https://download.pytorch.org/whl/rocm7.1" in out  # with its release's companions
     assert "runtime=rocm" in out
 
 
