@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from gpudoctor import __version__
 from gpudoctor.checks.catalogue import AREA_TITLES
 from gpudoctor.facts_json import to_dict
-from gpudoctor.findings import area_status
+from gpudoctor.findings import area_status_of
 
 if TYPE_CHECKING:
     from gpudoctor.checks import CheckRun, Intent
@@ -47,7 +47,7 @@ def envelope(run: CheckRun, facts: HostFacts, intent: Intent) -> dict[str, Any]:
                 "area": area,
                 "title": AREA_TITLES.get(area, area),
                 "headline": run.headlines.get(area, ""),
-                "status": area_status(f.severity for f in found).value,
+                "status": area_status_of(found).value,
             }
         )
     return {

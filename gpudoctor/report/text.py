@@ -8,7 +8,7 @@ import os
 from typing import IO, TYPE_CHECKING
 
 from gpudoctor.checks.catalogue import AREA_TITLES
-from gpudoctor.findings import MARKS, Finding, Severity, area_status
+from gpudoctor.findings import MARKS, Finding, Severity, area_status_of
 from gpudoctor.wording import plural
 
 if TYPE_CHECKING:
@@ -40,8 +40,9 @@ def _paint(mark: str, text: str, colour: bool) -> str:
 
 
 def area_mark(findings: list[Finding]) -> str:
-    """The area's status box: its worst finding; ✓ when only ok/info; - when all n/a."""
-    return MARKS[area_status(f.severity for f in findings)]
+    """The area's status box: its worst finding; ✓ when only ok/info; - when all n/a or
+    without an NVIDIA GPU (see `area_status_of`)."""
+    return MARKS[area_status_of(findings)]
 
 
 def _shown(f: Finding, verbose: bool) -> bool:
@@ -91,8 +92,7 @@ def render_text(run: CheckRun, *, verbose: bool = False, colour: bool = False) -
     out = [] if verbose else ["gpudoctor check (to see all details, run gpudoctor check -v):"]
     for area in run.areas():
         found = [f for f in run.findings if f.area == area]
-        # No GPU at all: the driver area has nothing to be green about.
-        mark = "-" if any(f.code == "no-nvidia-gpu" for f in found) else area_mark(found)
+        mark = area_mark(found)
         headline = run.headlines.get(area, "")
         title = AREA_TITLES.get(area, area) + (f": {headline}" if headline else "")
         out.append(f"[{_paint(mark, mark, colour)}] {title}")
