@@ -94,7 +94,7 @@ def _parse_value(key: str, op: str, raw: str, text: str) -> Value:
             )
         return float(mem.group(1)) * _UNITS[mem.group(2).lower()]
     if key in ("gpus", "ib", "amd_gpus"):
-        if not raw.isdigit():
+        if not raw.isdecimal():
             raise UsageError(f"{raw!r} is not a whole number in {text!r}", hint=_HINT)
         return (int(raw),)
     try:
