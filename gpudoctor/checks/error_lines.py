@@ -36,9 +36,10 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "no-kernel-image",
         r"no kernel image is available for execution on the device",
         "the framework build has no kernels (cubin or PTX) for this GPU's compute capability",
-        "install a build whose architecture list covers the GPU (Blackwell GeForce, sm_120, "
-        "needs torch built with CUDA 12.8 or newer: `pip install torch --index-url "
-        "https://download.pytorch.org/whl/cu128`)",
+        "install a build whose architecture list covers the GPU's compute capability: "
+        "`python -c 'import torch; print(torch.cuda.get_arch_list())'` prints a build's list and "
+        "`gpudoctor check --framework pytorch` on that host names a build that has it (for a "
+        "Blackwell GeForce, sm_120: torch built with CUDA 12.8 or newer)",
         ("framework-arch", "framework-kernel"),
         example=(
             "RuntimeError: CUDA error: no kernel image is available for execution on the device"
