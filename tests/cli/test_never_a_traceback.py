@@ -145,3 +145,13 @@ def test_a_matrix_value_with_an_escape_sequence_is_refused_and_not_echoed(
     err = capsys.readouterr().err
     assert "control character" in err
     assert "\x1b" not in err
+
+
+def test_a_missing_matrix_file_hint_fits_matrix_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`matrix validate FILE` names no --matrix: its hint must not speak of one."""
+    missing = str(tmp_path / "missing.toml")
+    _bad_input(["matrix", "validate", missing], capsys, "cannot read matrix file")
+    assert run(["matrix", "validate", missing]) == 2
+    assert "given to --matrix" not in capsys.readouterr().err
