@@ -448,7 +448,8 @@ _ENTRIES = (
             ("ib", "Active InfiniBand/RoCE ports (`ib>=4`)."),
             ("xid", "No XID in the kernel log (`xid=none`)."),
             ("amd-gpus", "The number of AMD GPUs ROCm sees: GPU nodes of the KFD topology, "
-             "one per die or partition (`amd_gpus>=8`)."),
+             "one per die or partition; none without a /dev/kfd this user can open "
+             "(`amd_gpus>=8`)."),
         )
     ),
     _E("unreadable-value", "driver", "A recorded value cannot be read", "unknown",

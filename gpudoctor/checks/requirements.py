@@ -315,6 +315,12 @@ def _ib(facts: HostFacts, matrix: Matrix) -> Actual:
 def _amd_gpus(facts: HostFacts, matrix: Matrix) -> Actual:
     """The AMD GPUs ROCm sees (KFD GPU nodes: one per die or partition)."""
     nodes = len(facts.amd.gpu_nodes)
+    kfd = next((n for n in facts.amd.device_nodes if n.path == "/dev/kfd"), None)
+    if nodes and facts.amd.device_nodes and (kfd is None or kfd.mode is None):
+        # sysfs shows the host's GPUs in a container too: without /dev/kfd HIP finds none.
+        return (0,), f"{nodes} AMD GPU(s) in the KFD topology, but no /dev/kfd: ROCm sees none"
+    if nodes and kfd is not None and kfd.accessible is False:
+        return (0,), f"{nodes} AMD GPU(s) in the KFD topology, but this user cannot open /dev/kfd"
     if nodes or facts.amd.kfd_present or facts.report is not None:
         return (nodes,), f"{nodes} AMD GPU(s) in the KFD topology"
     if facts.amd.pci_gpus:

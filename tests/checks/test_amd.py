@@ -300,6 +300,11 @@ def test_require_amd_gpus(matrix: Matrix) -> None:
     assert verdict("amd-mi250x-torch-cuda", "amd_gpus>=8") is OK_  # 4 cards, 2 dies each
     assert verdict("amd-mi250x-torch-cuda", "amd_gpus>=16") is E
     assert verdict("h100-8x-healthy", "amd_gpus>=1") is E
+    # sysfs shows the host's GPUs in a container without /dev/kfd: HIP sees none there, and a
+    # user who cannot open /dev/kfd gets none either (hipErrorNoDevice)
+    assert verdict("amd-container-without-kfd", "amd_gpus>=1") is E
+    assert verdict("amd-rx7900xtx-workstation", "amd_gpus>=1") is E
+    assert verdict("amd-mi300x-8x", "amd_gpus>=8") is OK_
 
 
 def test_unknown_targets_are_unknown(matrix: Matrix) -> None:
