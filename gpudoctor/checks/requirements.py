@@ -321,7 +321,12 @@ def _amd_gpus(facts: HostFacts, matrix: Matrix) -> Actual:
         return (0,), f"{nodes} AMD GPU(s) in the KFD topology, but no /dev/kfd: ROCm sees none"
     if nodes and kfd is not None and kfd.accessible is False:
         return (0,), f"{nodes} AMD GPU(s) in the KFD topology, but this user cannot open /dev/kfd"
-    if nodes or facts.amd.kfd_present or facts.report is not None:
+    if facts.report is not None:
+        # A pasted rocm-smi/amd-smi names some GPUs by device id only (no gfx target): those
+        # are cards, not KFD nodes, and each GPU of a report is one or the other.
+        listed = nodes + len(facts.amd.pci_gpus)
+        return (listed,), f"{listed} AMD GPU(s) in the report"
+    if nodes or facts.amd.kfd_present:
         return (nodes,), f"{nodes} AMD GPU(s) in the KFD topology"
     if facts.amd.pci_gpus:
         return (0,), f"{len(facts.amd.pci_gpus)} AMD GPU(s) on the PCI bus, none in KFD"

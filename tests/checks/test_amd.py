@@ -22,7 +22,7 @@ from gpudoctor.facts import FrameworkFacts, HostFacts
 from gpudoctor.facts_amd import AmdFacts
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.model import Matrix
-from tests.support.hosts import host
+from tests.support.hosts import HOSTS_DIR, host
 
 E, W, INF, OK_, NA, UNK = (
     Severity.ERROR,
@@ -305,6 +305,19 @@ def test_require_amd_gpus(matrix: Matrix) -> None:
     assert verdict("amd-container-without-kfd", "amd_gpus>=1") is E
     assert verdict("amd-rx7900xtx-workstation", "amd_gpus>=1") is E
     assert verdict("amd-mi300x-8x", "amd_gpus>=8") is OK_
+
+
+def test_require_amd_gpus_counts_the_gpus_a_pasted_rocm_smi_lists(matrix: Matrix) -> None:
+    """rocm-smi names these two MI300X by device id only: `amd_gpus>=2` said 0 GPUs."""
+    from gpudoctor.checks.requirements import parse_requirement
+    from gpudoctor.pasted.dispatch import read_report
+
+    path = HOSTS_DIR.parent / "reports" / "rocm-4759-rocm-smi-mi300x.txt"
+    facts = read_report(path.read_text(encoding="utf-8"), path.name, matrix.architectures)
+    for text, want in (("amd_gpus>=2", OK_), ("amd_gpus>=3", E)):
+        run = run_checks(facts, matrix, Intent(requirements=(parse_requirement(text),)))
+        found = next(f for f in run.findings if f.code == "requirement-amd-gpus")
+        assert found.severity is want, found
 
 
 def test_unknown_targets_are_unknown(matrix: Matrix) -> None:
