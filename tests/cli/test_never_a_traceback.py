@@ -90,6 +90,26 @@ def test_an_unwritable_step_summary_is_a_warning(
         assert "Traceback" not in captured.err
 
 
+def test_a_step_summary_fifo_nobody_reads_is_a_warning_not_a_hang(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import threading
+
+    fifo = tmp_path / "summary.fifo"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(fifo))
+    codes: list[int] = []
+    thread = threading.Thread(
+        target=lambda: codes.append(run(["check", "--from", str(HOST), "--format", "github"])),
+        daemon=True,
+    )
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive(), "the step summary blocked on a FIFO without a reader"
+    assert codes == [0]
+    assert "warning: cannot write the step summary" in capsys.readouterr().err
+
+
 def test_a_manifest_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "images"
     assert run(["render", "--all", "--out", str(out)]) == 0
