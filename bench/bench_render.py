@@ -43,8 +43,8 @@ def time_call(call: Callable[[], object], runs: int, *, warm: bool = True) -> li
 def in_process(runs: int, work: Path) -> list[tuple[str, list[float]]]:
     from gpudoctor.builder.images import plan_images, render_images, tag_prefix
     from gpudoctor.builder.images_tree import write_tree
+    from gpudoctor.compat.resolve import all_rows
     from gpudoctor.matrix.load import parse_matrix
-    from gpudoctor.matrix.resolve import all_rows
     from gpudoctor.resources import default_matrix_path, templates_dir
 
     path = default_matrix_path()

@@ -70,10 +70,10 @@ def time_call(call: Callable[[], object], runs: int) -> list[float]:
 
 
 def in_process(runs: int) -> list[tuple[str, list[float]]]:
+    from gpudoctor.compat.request import ResolveRequest
+    from gpudoctor.compat.resolve import all_rows, resolve
     from gpudoctor.matrix import cache
     from gpudoctor.matrix.load import parse_matrix
-    from gpudoctor.matrix.model import ResolveRequest
-    from gpudoctor.matrix.resolve import all_rows, resolve
     from gpudoctor.resources import default_matrix_path
 
     path = default_matrix_path()

@@ -19,7 +19,8 @@ from gpudoctor.facts_multigpu import (
 )
 from gpudoctor.frozen import Frozen
 
-SCHEMA_VERSION = 1
+# 2: FrameworkFacts.companions (torchvision, torchaudio). Older snapshots load with defaults.
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -179,6 +180,9 @@ class KernelFacts(Frozen):
     nvidia_module_flavor: str | None = None  # "open" or "proprietary"
     modules_loaded: tuple[str, ...] = ()  # of interest: nvidia, nvidia_uvm, nvidia_modeset, ...
     nouveau_blacklisted: bool | None = None
+    # Peer-memory clients registered with the RDMA stack (/sys/kernel/mm/memory_peers: "nv_mem"
+    # when nvidia-peermem registers through it); None: not probed.
+    peer_memory_clients: tuple[str, ...] | None = None
     device_nodes: tuple[DeviceNode, ...] = ()
     pci_devices: tuple[PciDevice, ...] = ()
 
@@ -233,6 +237,8 @@ class PlatformFacts(Frozen):
     nvidia_visible_devices: str | None = None
     nvidia_driver_capabilities: str | None = None
     cuda_visible_devices: str | None = None
+    # A Jetson's L4T release from /etc/nv_tegra_release ("36.3.0"); None elsewhere.
+    l4t_release: str | None = None
     iommu: IommuFacts = field(default_factory=IommuFacts)
     cpu: CpuFacts = field(default_factory=CpuFacts)
     vgpu_client: VgpuClientFacts = field(default_factory=VgpuClientFacts)
@@ -322,6 +328,15 @@ class BundledLib(Frozen):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class Companion(Frozen):
+    """A package installed to match a framework release (torchvision, torchaudio)."""
+
+    name: str  # "torchvision"
+    version: str  # public version: "0.20.1"
+    local: str = ""  # local tag: "cu124", "cpu"; "" when none
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class FrameworkFacts(Frozen):
     """An installed framework, read without importing it."""
 
@@ -333,11 +348,26 @@ class FrameworkFacts(Frozen):
     cudnn: str | None = None  # bundled/declared cuDNN version when known
     hip: str | None = None  # ROCm build
     bundled: tuple[BundledLib, ...] = ()
+    # torch's torchvision/torchaudio as installed (snapshot schema 2; () in older snapshots)
+    companions: tuple[Companion, ...] = ()
+    # What the build itself states (TensorFlow's build_info): its compiled architectures
+    # ("sm_80", "compute_90") and the cuDNN it was built against ("9": a major only).
+    arch_list: tuple[str, ...] = ()
+    build_cudnn: str | None = None
 
     @property
     def label(self) -> str:
         """ "torch 2.5.1+cu124": how findings name it."""
         return f"{self.name} {self.version}"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class InstalledProgram(Frozen):
+    """A program people run on GPUs (vLLM, flash-attn, bitsandbytes, ollama): its name as the
+    matrix's [[program]] rows name it, and its version."""
+
+    name: str
+    version: str
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -382,12 +412,21 @@ class DeepFrameworkFacts(Frozen):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ReportError(Frozen):
-    """A known error line found in a pasted report (`code` names its row in
-    checks/error_lines.py); `text` is the line as pasted, trimmed; `line` its 1-based number."""
+    """A known error or log line found in a pasted report (`code` names its entry in
+    matrices/signatures.toml); `text` is the line as pasted, trimmed; `line` its 1-based number."""
 
     code: str
     text: str
     line: int | None = None
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ReportRange(Frozen):
+    """The lines of a paste one shape read: `first` to `last`, 1-based, inclusive."""
+
+    section: str
+    first: int
+    last: int
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -400,6 +439,8 @@ class ReportFacts(Frozen):
     notes: tuple[str, ...] = ()  # provenance: which of two reports was used, truncation, ...
     unknown: tuple[str, ...] = ()  # what the report could not tell
     errors: tuple[ReportError, ...] = ()
+    ranges: tuple[ReportRange, ...] = ()  # what was read, by line ranges
+    lines: int = 0  # how many lines the paste has
 
 
 # --- the snapshot -------------------------------------------------------------------------------
@@ -423,6 +464,7 @@ class HostFacts(Frozen):
     container_runtime: ContainerRuntimeFacts = field(default_factory=ContainerRuntimeFacts)
     cuda_libs: CudaLibFacts = field(default_factory=CudaLibFacts)
     frameworks: tuple[FrameworkFacts, ...] = ()
+    programs: tuple[InstalledProgram, ...] = ()  # GPU programs (framework_names.GPU_PROGRAMS)
     deep: tuple[DeepFrameworkFacts, ...] = ()  # only with --deep: one per installed framework
     multigpu: MultiGpuFacts = field(default_factory=MultiGpuFacts)
     amd: AmdFacts = field(default_factory=AmdFacts)  # AMD GPUs and ROCm (facts_amd.py)

@@ -142,15 +142,22 @@ def _counts(findings: Iterable[Finding]) -> Counts:
 # --- loading ------------------------------------------------------------------------------------
 
 
+REPORT_SUFFIXES = (".txt", ".log")  # pasted text reports a folder may hold beside snapshots
+
+
 def snapshot_paths(paths: Sequence[Path]) -> list[Path]:
-    """Files as given, folders expanded to their `*.json` files (sorted); each file once."""
+    """Files as given, folders expanded to their snapshots (`*.json`) and text reports
+    (`*.txt`, `*.log`), sorted; each file once."""
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            files = sorted(p for p in path.glob("*.json") if p.is_file())
+            files = sorted(
+                p for p in path.iterdir() if p.suffix in (".json", *REPORT_SUFFIXES) and p.is_file()
+            )
             if not files:
                 raise FactsError(
-                    f"{path}: no snapshot files (*.json) in this folder",
+                    f"{path}: no snapshot files (*.json) or text reports (*.txt, *.log) in this "
+                    "folder",
                     hint="write them with `gpudoctor snapshot -o DIR/HOST.json` on each host",
                 )
             found.extend(files)
@@ -160,20 +167,40 @@ def snapshot_paths(paths: Sequence[Path]) -> list[Path]:
     return [p for p in found if unique[p.resolve()] is p]
 
 
-def load_fleet(paths: Sequence[Path]) -> list[tuple[str, HostFacts | FactsError]]:
-    """Load every snapshot; a file that cannot be read is kept as its error (the rest of the
-    fleet is still judged). Hosts are named as `host_names` says."""
-    from gpudoctor.facts_json import load
+def load_hosts(path: Path, matrix: Matrix | None = None) -> list[tuple[str, HostFacts]]:
+    """The hosts one file holds: a snapshot is one; a pasted text report may hold several
+    (reports that disagree), named "FILE #N". FactsError when it cannot be read."""
+    from gpudoctor.pasted.load import load_host_list
 
-    loaded: list[tuple[Path, HostFacts | FactsError]] = []
+    architectures = matrix.architectures if matrix is not None else ()
+    return load_host_list(path, architectures)
+
+
+def load_fleet(
+    paths: Sequence[Path], matrix: Matrix | None = None
+) -> list[tuple[str, HostFacts | FactsError]]:
+    """Load every snapshot and report; a file that cannot be read is kept as its error (the rest
+    of the fleet is still judged). Hosts are named as `host_names` says."""
+    loaded: list[tuple[Path, str | None, HostFacts | FactsError]] = []
     for path in snapshot_paths(paths):
         try:
-            loaded.append((path, load(path)))
+            hosts = load_hosts(path, matrix)
         except FactsError as exc:
-            loaded.append((path, exc))
-    hostnames = [None if isinstance(f, FactsError) else f.platform.hostname for _, f in loaded]
-    names = host_names([path for path, _ in loaded], hostnames)
-    return [(name, facts) for name, (_, facts) in zip(names, loaded)]
+            loaded.append((path, None, exc))
+            continue
+        for name, facts in hosts:
+            loaded.append(
+                (path, facts.platform.hostname or _part_name(path, name, len(hosts)), facts)
+            )
+    names = host_names([path for path, _, _ in loaded], [hint for _, hint, _ in loaded])
+    return [(name, facts) for name, (_, _, facts) in zip(names, loaded)]
+
+
+def _part_name(path: Path, name: str, count: int) -> str | None:
+    """A host of a report that holds several: "report #2" (the file's stem and its number)."""
+    if count == 1:
+        return None
+    return path.stem + name[name.rfind(" #") :]
 
 
 def host_names(paths: Sequence[Path], hostnames: Sequence[str | None]) -> list[str]:
@@ -242,13 +269,33 @@ def judge_fleet(
 
     files = snapshot_paths(paths)
     job = _Job(matrix, intent, only, skip, strict)
-    judged = _judge_all(files, job)
-    names = host_names(files, [hostname for hostname, _, _ in judged])
+    judged = [(path, host) for path, hosts in zip(files, _judge_all(files, job)) for host in hosts]
+    names = host_names([path for path, _ in judged], [hint for _, (hint, _, _) in judged])
     hosts: list[tuple[str, HostFacts, Sequence[Finding]]] = [
-        (name, HostFacts(), findings) for name, (_, findings, _) in zip(names, judged)
+        (name, HostFacts(), findings) for name, (_, (_, findings, _)) in zip(names, judged)
     ]
-    exit_code = max((code for _, _, code in judged), default=0)
+    exit_code = max((code for _, (_, _, code) in judged), default=0)
     return summarize_fleet(hosts), exit_code
+
+
+def judge_hosts(
+    hosts: Sequence[tuple[str, HostFacts]],
+    matrix: Matrix,
+    intent: Intent | None = None,
+    *,
+    only: frozenset[str] = frozenset(),
+    skip: frozenset[str] = frozenset(),
+    strict: bool = False,
+) -> tuple[FleetSummary, int]:
+    """Hosts already read (the several hosts of one pasted report) judged as a fleet."""
+    from gpudoctor.checks import run_checks
+
+    runs = [
+        (name, facts, run_checks(facts, matrix, intent, only=only, skip=skip, strict=strict))
+        for name, facts in hosts
+    ]
+    summary = summarize_fleet([(name, facts, run.findings) for name, facts, run in runs])
+    return summary, max((run.exit_code for _, _, run in runs), default=0)
 
 
 @dataclass(frozen=True)
@@ -266,7 +313,7 @@ _PARENT: list[int] = []  # the judging process's pid, as its forked workers inhe
 PARALLEL_FROM = 200  # hosts; below this, starting workers costs more than it saves
 
 
-def _judge_all(files: Sequence[Path], job: _Job) -> list[Judged]:
+def _judge_all(files: Sequence[Path], job: _Job) -> list[list[Judged]]:
     workers = min(os.cpu_count() or 1, 8)
     if len(files) < PARALLEL_FROM or workers < 2:
         return [_judge(path, job) for path in files]
@@ -337,17 +384,23 @@ def _stop_workers(pool: Any) -> None:
             process.join(timeout=5)
 
 
-def _judge_in_worker(paths: Sequence[Path]) -> list[Judged]:
+def _judge_in_worker(paths: Sequence[Path]) -> list[list[Judged]]:
     return [_judge(path, _WORKER_JOB[0]) for path in paths]
 
 
-def _judge(path: Path, job: _Job) -> Judged:
+def _judge(path: Path, job: _Job) -> list[Judged]:
+    """Every host of one file (a report may hold several), each judged on its own."""
     from gpudoctor.checks import run_checks
-    from gpudoctor.facts_json import load
 
     try:
-        facts = load(path)
+        hosts = load_hosts(path, job.matrix)
     except FactsError as exc:
-        return None, (_unreadable(exc),), 1
-    run = run_checks(facts, job.matrix, job.intent, only=job.only, skip=job.skip, strict=job.strict)
-    return facts.platform.hostname, run.findings, run.exit_code
+        return [(None, (_unreadable(exc),), 1)]
+    out: list[Judged] = []
+    for name, facts in hosts:
+        run = run_checks(
+            facts, job.matrix, job.intent, only=job.only, skip=job.skip, strict=job.strict
+        )
+        hint = facts.platform.hostname or _part_name(path, name, len(hosts))
+        out.append((hint, run.findings, run.exit_code))
+    return out

@@ -12,3 +12,9 @@ MATRIX_NAME = {"torch": "pytorch", "tensorflow": "tensorflow"}
 SCRIPT_NAME = {"torch": "pytorch", "tensorflow": "tensorflow", "jax": "jax"}
 # What a user may type for `--framework` -> the matrix name.
 ALIASES = {"pytorch": "pytorch", "torch": "pytorch", "tensorflow": "tensorflow", "tf": "tensorflow"}
+
+# Programs people run on GPUs whose minimum compute capability the matrix's [[program]] rows
+# may name: the pip distributions the probe looks for (canonical names), and programs a pasted
+# log names (ollama is a server binary; the `ollama` pip package is only its client).
+GPU_PROGRAMS = ("vllm", "flash-attn", "xformers", "bitsandbytes", "llama-cpp-python")
+LOGGED_PROGRAMS = ("ollama",)

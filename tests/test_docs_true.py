@@ -11,9 +11,9 @@ import pytest
 
 from gpudoctor.builder.images import render_images
 from gpudoctor.cli.matrix_show import show_row
+from gpudoctor.compat.resolve import all_rows
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.model import Matrix
-from gpudoctor.matrix.resolve import all_rows
 from gpudoctor.resources import templates_dir
 
 ROOT = Path(__file__).resolve().parents[1]

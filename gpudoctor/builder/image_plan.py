@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from gpudoctor.builder import validate
 from gpudoctor.builder.spec import BuildOptions, ImageSpec, cuda_tag
+from gpudoctor.compat.request import ResolvedRow
 from gpudoctor.errors import RenderError, UsageError
-from gpudoctor.matrix.model import ResolvedRow
 
 README = "README.md"
 BAKE_FILE = "docker-bake.json"

@@ -30,7 +30,7 @@ def render_images(
     """
     from gpudoctor.builder.bake import bake_json
     from gpudoctor.builder.images_index import index_markdown
-    from gpudoctor.matrix.resolve import all_rows
+    from gpudoctor.compat.resolve import all_rows
 
     prefix = tag_prefix(registry)
     images = plan_images(all_rows(matrix), prefix)

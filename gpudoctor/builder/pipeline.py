@@ -21,8 +21,9 @@ from gpudoctor.builder.engine import (
 from gpudoctor.builder.render import render_dockerfile
 from gpudoctor.builder.report import BuildReport
 from gpudoctor.builder.spec import BuildOptions, ImageSpec, make_spec
+from gpudoctor.compat.request import ResolvedRow, ResolveRequest
 from gpudoctor.findings import Finding
-from gpudoctor.matrix.model import Matrix, ResolvedRow, ResolveRequest
+from gpudoctor.matrix.model import Matrix
 
 if TYPE_CHECKING:
     from gpudoctor.builder.context import BuildContext
@@ -55,7 +56,7 @@ class Progress(Protocol):
 
 def resolve_row(matrix: Matrix, request: ResolveRequest) -> ResolvedRow:
     """The newest row meeting every constraint (NoMatchingRow lists the nearest otherwise)."""
-    from gpudoctor.matrix.resolve import resolve
+    from gpudoctor.compat.resolve import resolve
 
     return resolve(matrix, request)
 

@@ -25,7 +25,9 @@ WHEELS_DIR = "/tmp/gpudoctor/wheels"
 
 def requirements_files(spec: ImageSpec) -> dict[str, str]:
     """The requirement files the Dockerfile COPYs: name -> content (one requirement a line)."""
-    files = {"requirements.txt": "".join(f"{r}\n" for r in spec.requirements)}
+    from gpudoctor.compat.install import requirement_lines
+
+    files = {"requirements.txt": "".join(requirement_lines(spec.requirements))}
     if spec.extra_requirements:
         files["extra-requirements.txt"] = "".join(f"{r}\n" for r in spec.extra_requirements)
     return files

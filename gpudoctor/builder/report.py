@@ -57,6 +57,11 @@ class BuildReport:
             f"  base {self.spec.base_image}" + ("" if self.spec.base_pinned else " (tag only)"),
             f"  {self.outcome.steps} steps, {self.outcome.cached} from cache",
         ]
+        if row.unread:
+            from gpudoctor.compat.install import unread_clause
+
+            clause = unread_clause(row.unread).strip(" ()")
+            lines.append(f"  {clause}: checked inside the image below")
         lines += [f"  {MARKS[f.severity]} {f.title}" for f in self.findings]
         if self.pushed:
             lines.append(f"  pushed {self.spec.tag}")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from gpudoctor import __version__, versions
 from gpudoctor.builder import validate
+from gpudoctor.compat.request import ResolvedRow
 from gpudoctor.errors import UsageError
-from gpudoctor.matrix.model import ResolvedRow
 
 VENV = "/opt/venv"
 USER = "gpudoctor"

@@ -137,6 +137,7 @@ def compare_report(report: Mapping[str, Any], spec: ImageSpec, *, gpu: bool) -> 
     )
     findings.append(_cuda_finding(report, spec))
     findings.append(_cudnn_finding(report, spec))
+    findings.append(_arch_finding(report, spec))
     findings.append(_cuda_once_finding(report))
     findings.extend(_gpu_findings(report, gpu))
     # Titles and evidence quote what the image reported: printable before any format.
@@ -192,6 +193,44 @@ def _cudnn_finding(report: Mapping[str, Any], spec: ImageSpec) -> Finding:
         f"built with cuDNN {built or 'none'} (row: {promised})",
         "" if ok else f"cuDNN {built or 'none'} in the image, the row promises {promised}",
         {"image": built, "row": promised},
+    )
+
+
+def torch_arch_names(arch_list: Sequence[str]) -> set[str]:
+    """A TORCH_CUDA_ARCH_LIST ("8.0", "9.0a", "9.0+PTX") as torch.cuda.get_arch_list() names it
+    ("sm_80", "sm_90a", "sm_90" and "compute_90")."""
+    names: set[str] = set()
+    for entry in arch_list:
+        base, ptx = entry.removesuffix("+PTX"), entry.endswith("+PTX")
+        digits = base.replace(".", "")
+        names.add(f"sm_{digits}")
+        if ptx:
+            names.add(f"compute_{digits.rstrip('af')}")
+    return names
+
+
+def _arch_finding(report: Mapping[str, Any], spec: ImageSpec) -> Finding:
+    """The compiled architectures torch reports against the row's arch list (a fact often not
+    read from the wheel: the row's provenance)."""
+    promised, built = spec.row.arch_list, report.get("arch_list")
+    if not promised:
+        return _make("verify-arch-list", Severity.NA, "arch list: the row names none")
+    if not isinstance(built, list) or not built:
+        return _make(
+            "verify-arch-list",
+            Severity.NA,
+            "arch list: not reported (torch names it only where CUDA is available: verify "
+            "with a GPU)",
+        )
+    want, have = torch_arch_names(promised), {str(a) for a in built}
+    ok = want == have
+    shown = " ".join(sorted(have))
+    return _finding(
+        "verify-arch-list",
+        ok,
+        f"compiled for {shown} (row: {' '.join(promised)})",
+        "" if ok else f"arch list {shown} in the image, the row promises {' '.join(sorted(want))}",
+        {"image": shown, "row": " ".join(promised)},
     )
 
 

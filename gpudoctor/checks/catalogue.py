@@ -53,12 +53,13 @@ _ENTRIES = (
        "a pasted report.",
        "For a full verdict, run `gpudoctor check` on the host, or ask for the missing output "
        "(`nvidia-smi`, `python -m torch.utils.collect_env`)."),
-    _E("report-error", "report", "A known error line in the report", "ok, info, error",
+    _E("report-error", "report", "A known error line in the report", "ok, info, warn, error",
        "The report holds a known error line (no kernel image, sm_XX not compatible, driver too "
        "old, CUDA driver version insufficient, libcudnn not loaded, undefined symbol, "
        "driver/library mismatch, error 802, could not select device driver, cannot dlopen GPU "
        "libraries, ...). When a finding from the report's facts predicts it, both say so and "
-       "this one is info; an error line no fact explains stays an error with its usual cause.",
+       "this one is info; an error line no fact explains stays an error with its usual cause "
+       "(a warn where the line says something runs degraded, like GPUDirect RDMA disabled).",
        "The fix in the finding (the one of the matching finding when there is one)."),
     # --- driver -----------------------------------------------------------------------------
     _E("no-nvidia-gpu", "driver", "No NVIDIA GPU found", "info, unknown",
@@ -79,7 +80,8 @@ _ENTRIES = (
        "Blacklist it: `printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
        "/etc/modprobe.d/blacklist-nouveau.conf`, rebuild the initramfs (`sudo update-initramfs "
        "-u` or `sudo dracut --force`) and reboot."),
-    _E("nvidia-module-not-loaded", "driver", "nvidia kernel module not loaded", "ok, error, n/a",
+    _E("nvidia-module-not-loaded", "driver", "nvidia kernel module not loaded",
+       "ok, error, n/a, unknown",
        "A GPU is present but the nvidia kernel module is not loaded (NVML: driver not loaded).",
        "`sudo modprobe nvidia`; if that fails, reinstall the driver for the running kernel "
        "(DKMS) and check `dmesg` for NVRM lines."),
@@ -88,7 +90,8 @@ _ENTRIES = (
        "and gpudoctor's GPU checks cannot work.",
        "Install the driver's user-space libraries (the nvidia-utils / libnvidia-compute package "
        "matching the kernel module); in a container, run it with `--gpus all`."),
-    _E("driver-library-mismatch", "driver", "Driver/library version mismatch", "ok, error, n/a",
+    _E("driver-library-mismatch", "driver", "Driver/library version mismatch",
+       "ok, error, n/a, unknown",
        "The loaded kernel module (/proc/driver/nvidia/version) and the user-space library "
        "(libnvidia-ml.so.<version>) differ, typically after a driver upgrade without a reboot; "
        "NVML fails with 'Driver/library version mismatch'.",
@@ -212,7 +215,10 @@ _ENTRIES = (
        "Start the container with `--gpus all` (Docker) or "
        "`--device nvidia.com/gpu=all` (CDI), or a GPU resource limit in Kubernetes."),
     _E("cuda-visible-devices", "platform", "CUDA_VISIBLE_DEVICES", "ok, info, warn",
-       "CUDA_VISIBLE_DEVICES set to an empty value or -1 hides every GPU from CUDA.",
+       "CUDA_VISIBLE_DEVICES set to an empty value or -1 hides every GPU from CUDA; an entry "
+       "that names no device here (an index past the last GPU, a GPU- or MIG- UUID of another "
+       "host, an ambiguous UUID prefix) makes CUDA ignore it and every entry after it. Indexes, "
+       "UUIDs and MIG UUIDs are matched against the GPUs and MIG devices present.",
        "`unset CUDA_VISIBLE_DEVICES` or set it to the GPU indices/UUIDs you want."),
     _E("cpu-memory", "platform", "CPU, NUMA layout and GPU memory coherence", "ok, unknown",
        "The CPU model (Arm part from /proc/cpuinfo or MIDR_EL1: Grace is Neoverse-V2), the "
@@ -284,12 +290,37 @@ _ENTRIES = (
        "(error), an older minor may lack symbols (warn).",
        "`pip install nvidia-cudnn-cu12==<version from the finding>` or reinstall the "
        "framework so that pip picks its cuDNN."),
+    _E("tf-cuda-wheels", "software", "TensorFlow's CUDA wheels", "ok, warn, error, unknown, n/a",
+       "From TensorFlow 2.14 a Linux CUDA build gets CUDA and cuDNN from the nvidia-* wheels of "
+       "its [and-cuda] extra (the matrix row's pip requirement names the extra). Installed "
+       "without it, no such wheel is there: with no system CUDA and cuDNN TensorFlow logs "
+       "'Cannot dlopen some GPU libraries' and runs on the CPU (error); with system libraries "
+       "it loads those instead of the ones it was built against (warn).",
+       "`pip install 'tensorflow[and-cuda]==VERSION'` (the finding names the release for this "
+       "host)."),
+    _E("jetson-wheel", "software", "Framework builds on a Jetson", "ok, warn, error, n/a",
+       "On a Jetson (/etc/nv_tegra_release: L4T), a framework that brings PyPI's nvidia-* CUDA "
+       "wheels, or a torch +cuXXX build, is built for server Arm (SBSA), not for the Jetson's "
+       "integrated GPU and JetPack's CUDA (error); a CPU-only build wastes the GPU (warn).",
+       "Install NVIDIA's build for JetPack (Installing PyTorch for Jetson Platform, "
+       "docs.nvidia.com)."),
+    _E("program-min-compute-capability", "software",
+       "A GPU below a program's documented minimum compute capability", "ok, error, n/a",
+       "A program people run on GPUs (vLLM, flash-attention 2, bitsandbytes, ollama) is "
+       "installed or running, and a GPU is below the minimum compute capability the program's "
+       "own documentation names for that release (the matrix's [[program]] rows, each with its "
+       "source): it fails with 'FlashAttention only supports Ampere GPUs or newer', 'no kernel "
+       "image', or skips the GPU.",
+       "Run the program on a GPU at or above its minimum, or use another implementation that "
+       "supports the GPU (PyTorch SDPA instead of flash-attention)."),
     _E("library-shadowing", "software", "A system CUDA library shadows a framework's wheel",
        "ok, warn, error, n/a",
-       "A cuDNN, cuBLAS or NCCL on LD_LIBRARY_PATH (error) or in the loader cache built from "
+       "A CUDA library on LD_LIBRARY_PATH (error) or in the loader cache built from "
        "ld.so.conf (warn) has the same soname as the copy the framework's nvidia-* wheel "
-       "brings but another version, and the loader finds it first: 'Could not load symbol "
-       "cudnnGetLibConfig', 'undefined symbol: ncclCommRegister'.",
+       "brings, and the loader finds it first: cuDNN, cuBLAS or NCCL of another version, or an "
+       "older nvJitLink, cuSPARSE, cuFFT, cuRAND, cuSOLVER, cudart, NVRTC or CUPTI (a system "
+       "CUDA toolkit): 'Could not load symbol cudnnGetLibConfig', 'undefined symbol: "
+       "ncclCommRegister', 'undefined symbol: __nvJitLinkAddData_12_1'.",
        "Take that folder off LD_LIBRARY_PATH (or remove the system package / its ld.so.conf.d "
        "entry and run `sudo ldconfig`), so the framework loads its own wheels."),
     _E("nvcc-driver-cuda", "software", "CUDA toolkit (nvcc) vs driver", "ok, info, warn, n/a",
@@ -405,6 +436,13 @@ _ENTRIES = (
        "A framework's own NCCL wheel (nvidia-nccl-cu12) against a different libnccl in a "
        "folder on LD_LIBRARY_PATH, which the loader may pick first.",
        "Remove that folder from LD_LIBRARY_PATH for the job."),
+    _E("nccl-gpu-support", "multigpu", "The NCCL release against the GPUs", "ok, info, error, n/a",
+       "The NCCL in use (a version a pasted NCCL log states, else the nvidia-nccl wheel the "
+       "framework pins, else a system libnccl) against the matrix's [[nccl]] rows, read from "
+       "NCCL's own source: a GPU architecture the release is known to fail on (NCCL 2.25.x on "
+       "compute capability 12.0, fixed in 2.26.2), or one its build has no kernels for (when "
+       "the build's CUDA is known: 'NCCL version 2.25.1+cuda12.8').",
+       "Use the NCCL release the finding names or newer (a framework release that pins it)."),
     _E("xid-history", "multigpu", "XID history of the kernel log",
        "ok, info, warn, error, n/a, unknown",
        "Recent `NVRM: Xid` lines of the kernel log (/dev/kmsg; readable by root or with "

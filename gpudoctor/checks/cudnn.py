@@ -19,16 +19,13 @@ if TYPE_CHECKING:
 
 
 def _expected(matrix: Matrix, fw: FrameworkFacts) -> str | None:
-    from gpudoctor.checks.suggest import torch_variant
-    from gpudoctor.matrix.queries import tensorflow_release_for
+    from gpudoctor.checks.suggest import installed_build
 
-    if fw.name == "torch":
-        variant = torch_variant(matrix, fw)
-        return variant.cudnn if variant else None
-    if fw.name == "tensorflow":
-        release = tensorflow_release_for(matrix, fw.version)
-        return release.cudnn if release else None
-    return None
+    build = installed_build(matrix, fw)
+    if build is not None:
+        return build.cudnn
+    # a TensorFlow release the matrix lacks is judged by the cuDNN its own build_info names
+    return fw.build_cudnn if fw.name == "tensorflow" else None
 
 
 def _loaded(facts: HostFacts, fw: FrameworkFacts) -> tuple[str | None, str]:
@@ -70,10 +67,7 @@ def judge_cudnn(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding
     fix = (
         f"pip install '{pip_name}=={expected}'"
         if fw.name == "torch"
-        else (
-            f"install cuDNN {expected} for CUDA {fw.cuda or '?'} (or pip install "
-            f"'tensorflow[and-cuda]=={fw.version.partition('+')[0]}')"
-        )
+        else _tf_fix(matrix, fw, expected)
     )
     if have[:1] != want[:1]:
         return finding(
@@ -101,3 +95,14 @@ def judge_cudnn(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding
         evidence=ev,
         subject=subject,
     )
+
+
+def _tf_fix(matrix: Matrix, fw: FrameworkFacts, expected: str) -> str:
+    """Install the cuDNN the release expects, or reinstall the release so that pip brings it
+    (the command from the one install-command builder)."""
+    from gpudoctor.checks.suggest import installed_build
+    from gpudoctor.compat.install import for_build
+
+    build = installed_build(matrix, fw)
+    text = f"install cuDNN {expected} for CUDA {fw.cuda or '?'}"
+    return f"{text}, or: {for_build(build, build.index_url)}" if build else text

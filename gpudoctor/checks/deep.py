@@ -289,14 +289,14 @@ def _no_kernel_image(
 ) -> Finding:
     """The build lacks kernels for this GPU: the run-time proof of what framework-arch predicts
     from the matrix, with the same fix."""
-    from gpudoctor.checks.suggest import torch_install_for_host
+    from gpudoctor.checks.suggest import install_for_host
 
     ccs = sorted(
         {d.compute_capability for d in deep.devices if d.compute_capability}
         or {g.compute_capability for g in live_gpus(facts) if g.compute_capability}
     )
     arch = ", ".join(deep.arch_list) or "unknown"
-    alt = torch_install_for_host(facts, matrix, fw.version) if fw.name == "torch" else None
+    alt = install_for_host(facts, matrix, "pytorch", fw.version) if fw.name == "torch" else None
     return finding(
         "framework-kernel",
         ERROR,

@@ -45,7 +45,9 @@ def import_cause(  # noqa: PLR0911 - one return per known message
 ) -> Cause:
     """What an import error means, from its text."""
     error, python, module = deep.error or "", python_of(deep), fw.name  # its import name
-    reinstall = f"pip install --force-reinstall '{pin(fw)}'"
+    from gpudoctor.compat.install import command  # the one pip command shape
+
+    reinstall = command((pin(fw),), None, " --force-reinstall")
     lib = _MISSING_LIB.search(error)
     if lib and lib.group(1).startswith("libcuda.so"):
         return Cause(
@@ -124,11 +126,13 @@ def kernel_cause(deep: DeepFrameworkFacts) -> Cause:
     for pattern, what, fix in _KERNEL_CAUSES:
         if re.search(pattern, error, re.IGNORECASE):
             return Cause(what, fix)
-    from gpudoctor.checks.error_lines import match_error
+    from gpudoctor.matrix.signatures import match_signature, render
 
-    known = match_error(error)  # the one table of known error lines (HIP and HSA ones too)
+    known = match_signature(error)  # the one catalogue of known lines (HIP and HSA ones too)
     if known is not None:
-        return Cause(known.cause, known.fix)
+        values = known.values(error)
+        values.setdefault("install", "the build `gpudoctor matrix resolve --from HOST.json` names")
+        return Cause(render(known.cause, values), render(known.fix, values))
     return Cause(
         "the small test computation failed",
         "rerun with CUDA_LAUNCH_BLOCKING=1 for the exact failing call: "

@@ -1,7 +1,10 @@
 """Pasted reports (`check --from report.txt`): what was read, and the error lines as evidence.
 
-`check_report_read` says which sections were recognised and what the report could not tell;
-`check_report_errors` makes one finding per known error line (checks/error_lines.py). After all
+`check_report_read` says which sections were recognised, by line ranges, and what the report
+could not tell; `check_report_errors` makes one finding per known error or log line, worded by
+its entry of the signature catalogue (matrices/signatures.toml, loaded only when a report has
+such lines) with the numbers the line states, and with the install command the compatibility
+model builds for the host where the fix installs something. After all
 checks ran, `link_evidence` joins each error line to the fact-based findings that predict it:
 the matching finding says "the report's error line matches", and the error-line finding becomes
 info that names it, so the verdict is counted once, on the finding with the facts and the fix.
@@ -14,12 +17,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.error_lines import BY_CODE
 from gpudoctor.findings import ERROR, INFO, OK, WARN, Finding
 
 if TYPE_CHECKING:
-    from gpudoctor.facts import HostFacts
+    from gpudoctor.facts import HostFacts, ReportFacts
     from gpudoctor.matrix.model import Matrix
+    from gpudoctor.matrix.signatures import Signature
 
 _PREDICTS = (ERROR, WARN)
 
@@ -31,11 +34,13 @@ def check_report_read(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[
     detail = "; ".join(report.notes)
     if report.unknown:
         detail += ("; " if detail else "") + "not in the report: " + ", ".join(report.unknown)
+    where = read_ranges(report)
     return [
         finding(
             "report-read",
             INFO,
-            f"read {', '.join(report.sections)} from {report.source}",
+            f"read {', '.join(report.sections)} from {report.source}"
+            + (f" ({where})" if where else ""),
             detail=detail,
             fix="for the rest, run `gpudoctor check` on that host (or ask for `nvidia-smi` and "
             "`python -m torch.utils.collect_env`)"
@@ -52,32 +57,89 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         return []
     if not report.errors:
         return [finding("report-error", OK, "no known error line in the report")]
+    from gpudoctor.matrix.signatures import load_signatures, render
+
+    by_code = load_signatures().by_code
     out = []
     for error in report.errors:
-        known = BY_CODE[error.code]
+        known = by_code.get(error.code)
+        if known is None:  # a snapshot written with another catalogue: say what it holds
+            out.append(
+                finding(
+                    "report-error",
+                    ERROR,
+                    f"the report shows: {error.text}",
+                    detail=f"'{error.code}' is not in this gpudoctor's signature catalogue",
+                    fix="read the line and the lines above it; upgrade gpudoctor",
+                    evidence=[("line", error.line), ("error", error.code)],
+                    subject=error.code,
+                )
+            )
+            continue
+        values = known.values(error.text)
+        if known.install:
+            values["install"] = _install(known, facts, matrix)
         out.append(
             finding(
                 "report-error",
-                ERROR,
+                WARN if known.severity == "warn" else ERROR,
                 f"the report shows: {error.text}",
-                detail=known.cause,
-                fix=known.fix,
-                evidence=[("line", error.line), ("error", known.code)],
+                detail=render(known.cause, values),
+                fix=render(known.fix, values),
+                evidence=[("line", error.line), ("error", known.code), ("layer", known.layer)],
                 subject=known.code,
             )
         )
     return out
 
 
+def read_ranges(report: ReportFacts) -> str:
+    """ "collect_env lines 1-40, error lines 52, 77 of 90": what the paste's header says."""
+    parts: dict[str, list[str]] = {}
+    for r in report.ranges:
+        parts.setdefault(r.section, []).append(
+            str(r.first) if r.first == r.last else f"{r.first}-{r.last}"
+        )
+    if not parts:
+        return ""
+    shown = ", ".join(
+        f"{name} line{'s' if len(spans) > 1 or '-' in spans[0] else ''} {', '.join(spans[:8])}"
+        + (" ..." if len(spans) > 8 else "")
+        for name, spans in parts.items()
+    )
+    return shown + (f" of {report.lines}" if report.lines else "")
+
+
+def _install(known: Signature, facts: HostFacts, matrix: Matrix) -> str:
+    """The install command of the build this host should run, from the compatibility model."""
+    from gpudoctor.checks.suggest import install_for_package
+    from gpudoctor.facts_view import driver_version
+
+    line = install_for_package(facts, matrix, known.install or "")
+    if line and driver_version(facts) is None:
+        return f"{line} (the report does not show the driver: check that it supports that CUDA)"
+    if line:
+        return line  # labelled lines (compat.choose.choices), like every other fix
+    framework = "pytorch" if known.install == "torch" else known.install
+    return (
+        f"`gpudoctor matrix resolve --framework {framework} --from HOST.json` names the build "
+        "once the host's driver and GPUs are known"
+    )
+
+
 def link_evidence(findings: Sequence[Finding]) -> list[Finding]:
     """Join error-line findings to the findings that predict them (see the module docstring)."""
-    errors = [f for f in findings if f.code == "report-error" and f.severity is ERROR]
+    errors = [f for f in findings if f.code == "report-error" and f.severity in _PREDICTS]
     if not errors:
         return list(findings)
     matched: dict[int, list[Finding]] = {}  # id of a predicting finding -> error lines
     explained: dict[int, list[Finding]] = {}  # id of an error line -> predicting findings
+    from gpudoctor.matrix.signatures import load_signatures
+
+    by_code = load_signatures().by_code
     for error in errors:
-        predicted_by = BY_CODE[error.subject].predicted_by
+        known = by_code.get(error.subject)
+        predicted_by = known.predicted_by if known else ()
         for f in findings:
             if f.code in predicted_by and f.severity in _PREDICTS:
                 matched.setdefault(id(f), []).append(error)

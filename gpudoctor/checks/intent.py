@@ -1,8 +1,9 @@
 """`--framework NAME[==VER]` / `--cuda VER`: will this run here, and the newest row that does.
 
-Both lines ask the compatibility model (gpudoctor.compat): the verdict ranks the builds the user
-asked for on this host, the newest row comes from `resolve` with this host as its target, which
-ranks builds the same way, so the two name the same build.
+Both lines ask the compatibility model (gpudoctor.compat): the verdict is `compat.choose.pick`
+over the builds the user asked for on this host, the newest row comes from `resolve` with this
+host as its target, which ranks builds by the same rule, so the two name the same build; both
+pip lines come from the one install-command builder (compat.install).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from gpudoctor.checks.base import Intent, finding
 from gpudoctor.errors import NoMatchingRow
 from gpudoctor.facts_view import driver_version, has_gpu, live_gpus
 from gpudoctor.findings import Finding, Severity
-from gpudoctor.matrix.platforms import pip_index_args
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
@@ -69,7 +69,7 @@ def _verdict(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
     if intent.framework is None:
         return _cuda_verdict(facts, matrix, intent, driver)
     from gpudoctor.checks.suggest import install_line
-    from gpudoctor.compat.choose import counts, rank
+    from gpudoctor.compat.choose import pick, rank
     from gpudoctor.compat.host import from_facts
 
     builds = _asked_builds(matrix, intent)
@@ -87,21 +87,26 @@ def _verdict(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
         ("candidates", [b.label for b in builds]),
     ]
     native_only = intent.native_only
-    # Verified rows first (as resolve), then the unverified ones, which the fix then says.
-    for group in ([b for b in builds if b.verified], [b for b in builds if not b.verified]):
-        ranked = rank(matrix, host, group, native_only=native_only)
-        if ranked and counts(ranked[0], native_only=native_only):
-            best = ranked[0]
-            how = "" if best.native else f" (by minor-version compatibility: {best.driver.limits})"
-            sev = Severity.OK if best.native else Severity.INFO
-            return finding(
-                code,
-                sev,
-                f"{asked} runs here: {best.build.label}{how}",
-                detail=best.driver.reason,
-                fix=install_line(best),
-                evidence=[*ev, ("tier", best.tier.value)],
-            )
+    version = builds[0].version if intent.framework_version else None
+    best = pick(
+        matrix,
+        host,
+        intent.framework,
+        version=version,
+        cuda=intent.cuda,
+        native_only=native_only,
+        judge_only=version is not None,  # a release the user named is judged, old or not
+    )
+    if best is not None:
+        how = "" if best.native else f" (by minor-version compatibility: {best.driver.limits})"
+        return finding(
+            code,
+            Severity.OK if best.native else Severity.INFO,
+            f"{asked} runs here: {best.build.label}{how}",
+            detail=best.driver.reason,
+            fix=install_line(best),
+            evidence=[*ev, ("tier", best.tier.value)],
+        )
     first = rank(matrix, host, builds[:1], native_only=native_only)[0]
     problems = first.problems() or [
         f"runs by minor-version compatibility only, and --native-only asks for native: "
@@ -122,7 +127,7 @@ def _cuda_verdict(facts: HostFacts, matrix: Matrix, intent: Intent, driver: str)
     from gpudoctor.compat.host import from_facts
     from gpudoctor.compat.tiers import Tier, driver_tier
 
-    cuda = intent.cuda or ""
+    cuda = _concrete_cuda(matrix, intent.cuda or "")
     tier = driver_tier(matrix, from_facts(facts), cuda)
     ev = [("driver", driver), ("tier", tier.tier.value)]
     asked = _asked(intent)
@@ -146,10 +151,22 @@ def _cuda_verdict(facts: HostFacts, matrix: Matrix, intent: Intent, driver: str)
     )
 
 
+def _concrete_cuda(matrix: Matrix, wanted: str) -> str:
+    """`--cuda 12` (any 12.x) or a range: the newest CUDA release line of the matrix it admits
+    (the newest wins, as everywhere); a version with a minor stays as given."""
+    from gpudoctor.matrix.inputs import cuda_matches, is_plain_version
+    from gpudoctor.versions import numeric
+
+    if is_plain_version(wanted) and "." in wanted:
+        return wanted
+    lines = [c.major_minor for c in matrix.cuda if cuda_matches(c.major_minor, wanted)]
+    return max(lines, key=numeric, default=wanted)
+
+
 def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
     from gpudoctor.compat.host import from_facts
-    from gpudoctor.matrix.model import ResolveRequest
-    from gpudoctor.matrix.resolve import resolve
+    from gpudoctor.compat.request import ResolveRequest
+    from gpudoctor.compat.resolve import resolve
 
     code, driver = "intent-newest-row", driver_version(facts)
     framework = intent.framework or "pytorch"
@@ -170,12 +187,12 @@ def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
         except NoMatchingRow as exc:
             last = exc.message
             continue
-        pins = " ".join(row.requirements)
-        index = pip_index_args(row.index_url)
+        from gpudoctor.compat.install import for_row
+
         note = (
             ""
             if version == intent.framework_version
-            else f" (no verified {framework}=={intent.framework_version} row fits this host)"
+            else f" (no {framework}=={intent.framework_version} row fits this host)"
         )
         how = " (by minor-version compatibility)" if row.tier == "minor-version" else ""
         return finding(
@@ -183,17 +200,17 @@ def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
             Severity.INFO,
             f"newest {framework} this host runs: {row.version} with CUDA {row.cuda}{how}{note}",
             detail=f"matrix row {row.id}; image base {row.base_image}",
-            fix=f"pip install {pins}{index}",
+            fix=for_row(row),
             evidence=[("row", row.id), ("driver", driver), ("compute_capabilities", ccs)],
         )
     return finding(
         code,
         Severity.WARN,
-        f"no verified {framework} image row in the matrix runs on this host",
+        f"no {framework} image row in the matrix runs on this host",
         detail="; ".join(line.strip(" :") for line in last.splitlines()[:2]),
         fix="Upgrade the NVIDIA driver (newer rows need a newer one); "
         f"`gpudoctor matrix resolve --framework {framework} --allow-unverified` also considers "
-        "rows not yet verified.",
+        "builds whose existence no primary source settles.",
         evidence=[("driver", driver)],
     )
 

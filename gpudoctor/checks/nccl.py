@@ -73,6 +73,25 @@ def check_gpudirect_rdma(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
     loaded = "nvidia_peermem" in facts.kernel.modules_loaded
     ev = [("nvidia_peermem", loaded), ("kernel_module_flavor", facts.kernel.nvidia_module_flavor)]
     if loaded:
+        from gpudoctor.checks.nccl_release import nccl_in_use, peermem_blind
+
+        blind = peermem_blind(facts, matrix)
+        nccl = nccl_in_use(facts)
+        if blind is not None and nccl is not None:
+            return [
+                finding(
+                    "gpudirect-rdma",
+                    WARN,
+                    f"nvidia_peermem is loaded, but NCCL {nccl.version} ({nccl.where}) looks "
+                    "only for the old nv_peer_mem module: it turns GPUDirect RDMA off",
+                    detail="no nv_mem client in /sys/kernel/mm/memory_peers, and this NCCL "
+                    f"does not check /sys/module/nvidia_peermem ({blind.source}); its log says "
+                    "'GPU Direct RDMA Disabled for HCA'",
+                    fix=f"use NCCL {blind.fixed_in} or newer (a framework release that pins a "
+                    "newer nvidia-nccl wheel)",
+                    evidence=[*ev, ("nccl", nccl.version)],
+                )
+            ]
         return [finding("gpudirect-rdma", OK, "nvidia_peermem loaded", evidence=ev)]
     fix = (
         "sudo modprobe nvidia-peermem; to load it at boot: echo nvidia-peermem | sudo tee "

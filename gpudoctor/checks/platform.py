@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
@@ -10,7 +12,7 @@ from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.wording import gpu_label, plural
 
 if TYPE_CHECKING:
-    from gpudoctor.facts import HostFacts, NumaNode
+    from gpudoctor.facts import GpuFacts, HostFacts, NumaNode
     from gpudoctor.matrix.model import Matrix
 
 
@@ -195,7 +197,86 @@ def check_cuda_visible(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
                 evidence=ev,
             )
         ]
-    return [finding("cuda-visible-devices", INFO, f"CUDA_VISIBLE_DEVICES={value}", evidence=ev)]
+    gpus = live_gpus(facts)
+    if not gpus:
+        return [finding("cuda-visible-devices", INFO, f"CUDA_VISIBLE_DEVICES={value}", evidence=ev)]
+    entries = [e.strip() for e in value.split(",")]
+    for position, entry in enumerate(entries):
+        why = visible_entry_problem(entry, gpus)
+        if why is None:
+            continue
+        lost = entries[position:]
+        seen = entries[:position]
+        return [
+            finding(
+                "cuda-visible-devices",
+                WARN,
+                f"CUDA_VISIBLE_DEVICES={value!r}: {entry!r} {why}",
+                detail="CUDA makes visible only the devices listed before the first entry it "
+                f"cannot match; it ignores {', '.join(repr(e) for e in lost)}"
+                + (
+                    f" and shows {', '.join(seen)}"
+                    if seen
+                    else ", so no GPU is visible ('no CUDA-capable device is detected')"
+                ),
+                fix=f"list devices this host has: indexes 0 to {len(gpus) - 1}, or GPU-/MIG- "
+                "UUIDs from `nvidia-smi -L`; a program that reads the variable as integers "
+                "needs the index form",
+                evidence=[*ev, ("gpus", len(gpus))],
+            )
+        ]
+    return [
+        finding(
+            "cuda-visible-devices",
+            OK,
+            f"CUDA_VISIBLE_DEVICES={value}: every entry names a device here",
+            evidence=ev,
+        )
+    ]
+
+
+_INDEX = re.compile(r"-?[0-9]{1,9}")  # ASCII digits only: "²".isdigit() is true
+
+
+def visible_entry_problem(entry: str, gpus: Sequence[GpuFacts]) -> str | None:
+    """Why one CUDA_VISIBLE_DEVICES entry names no device of these GPUs, or None when it does
+    (or when the facts cannot tell). Forms (CUDA C Programming Guide, environment variables): an
+    index, a GPU-/MIG- UUID or a unique prefix of one; a redacted snapshot writes a UUID as its
+    GPU's index ("0"), a MIG device's as "GPU:MIG" ("0:1"), an unknown one as "GPU-<redacted>"."""
+    if _INDEX.fullmatch(entry):
+        index, count = int(entry), len(gpus)
+        return None if 0 <= index < count else f"is no GPU index here (GPUs 0 to {count - 1})"
+    if entry.endswith("<redacted>"):
+        return "is a UUID of no GPU or MIG device on this host"
+    pair = entry.split(":")
+    if len(pair) == 2 and all(_INDEX.fullmatch(p) for p in pair):
+        return _mig_pair_problem(int(pair[0]), int(pair[1]), gpus)
+    return _uuid_problem(entry, gpus)
+
+
+def _uuid_problem(entry: str, gpus: Sequence[GpuFacts]) -> str | None:
+    kind = entry[:4].upper()
+    if kind not in ("GPU-", "MIG-"):
+        return "is neither an index nor a GPU-/MIG- UUID"
+    if kind == "GPU-":
+        known = [g.uuid for g in gpus if g.uuid]
+    else:
+        known = [m.uuid for g in gpus for m in g.mig_devices if m.uuid]
+    matches = [u for u in known if u.lower().startswith(entry.lower())]
+    if not known or len(matches) == 1:
+        return None  # unrecorded UUIDs cannot be compared; one match is the device
+    if matches:
+        return "is a UUID prefix of more than one device"
+    return "is a UUID of no " + ("GPU" if kind == "GPU-" else "MIG device") + " here"
+
+
+def _mig_pair_problem(gpu_index: int, mig_index: int, gpus: Sequence[GpuFacts]) -> str | None:
+    gpu = next((g for g in gpus if g.index == gpu_index), None)
+    if gpu is None:
+        return f"names MIG device {mig_index} of GPU {gpu_index}, which is not here"
+    if gpu.mig_devices and all(m.index != mig_index for m in gpu.mig_devices):
+        return f"names MIG device {mig_index} of GPU {gpu_index}, which has no such device"
+    return None
 
 
 def check_cpu_memory(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:

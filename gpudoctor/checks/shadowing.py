@@ -1,18 +1,22 @@
-"""Library shadowing: a system cuDNN, cuBLAS or NCCL that the dynamic loader finds before the
-copy a framework's nvidia-* wheels bring. torch and TensorFlow find their wheels' libraries
+"""Library shadowing: a system copy of a CUDA library that the dynamic loader finds before the
+copy a framework's nvidia-* wheels bring (every library of cuda_wheels.WHEEL_LIBRARIES: cuDNN,
+cuBLAS, NCCL, nvJitLink, cuSPARSE, cuFFT, ...). torch and TensorFlow find their wheels' libraries
 through RUNPATH, and LD_LIBRARY_PATH is searched before RUNPATH (ld.so(8)), so a folder on it
 holding the same soname in another version wins: "Could not load symbol cudnnGetLibConfig",
-"undefined symbol: ncclCommRegister". The loader cache (ld.so.conf) comes after RUNPATH; it
+"undefined symbol: ncclCommRegister", "undefined symbol: __nvJitLinkAddData_12_1, version
+libnvJitLink.so.12". cuDNN, cuBLAS and NCCL must match their wheel's version; the other
+libraries serve callers of their own or an older version, so only an older copy shadows them.
+The loader cache (ld.so.conf) comes after RUNPATH; it
 bites only where a library is opened by bare name, so it is a warning. Pure; no I/O.
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.cuda_wheels import wheel_libraries
 from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
@@ -20,36 +24,40 @@ if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix
 
 CODE = "library-shadowing"
-_WHEEL = re.compile(r"^nvidia-(cudnn|cublas|nccl)(?:-cu\d+)?$")
+_EXACT = frozenset({"libcudnn", "libcublas", "libcublasLt", "libnccl"})  # must match exactly
 
 
 def _wheels(fw: FrameworkFacts) -> dict[str, str]:
-    """libcudnn/libcublas/libnccl -> the version its nvidia-* wheel brings."""
+    """Library name (libcudnn, libnvJitLink, ...) -> the version its nvidia-* wheel brings."""
     out: dict[str, str] = {}
     for b in fw.bundled:
-        match = _WHEEL.match(b.package)
-        if match:
-            out[f"lib{match.group(1)}"] = b.version
+        for lib in wheel_libraries(b.package):
+            out[lib] = b.version
     return out
 
 
 def _clash(lib: LibraryFact, wheel: str) -> str | None:
-    """Why `lib` shadows the wheel's copy, or None when it does not (another soname, or the
-    same version). "unknown" when the file name carries only the major."""
+    """Why `lib` shadows the wheel's copy, or None when it does not (another soname, the same
+    version, or a newer copy of a library that serves older callers). "unknown" when the file
+    name carries only the major."""
     have, want = versions.release(lib.version), versions.release(wheel)
     if have is None or want is None or have[0] != want[0]:
         return None  # another major is another soname: the loader keeps them apart
     if len(have) < 2:
         return "unknown"
     n = min(len(have), len(want))
-    return None if have[:n] == want[:n] else "differs"
+    if have[:n] == want[:n]:
+        return None
+    if lib.name in _EXACT:
+        return "differs"
+    return "older" if have[:n] < want[:n] else None
 
 
 def check_library_shadowing(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     frameworks = [(fw, _wheels(fw)) for fw in facts.frameworks]
     frameworks = [(fw, w) for fw, w in frameworks if w]
     if not frameworks:
-        return [finding(CODE, NA, "no framework with nvidia-* cuDNN, cuBLAS or NCCL wheels")]
+        return [finding(CODE, NA, "no framework with nvidia-* CUDA library wheels")]
     return [_judge(facts, fw, wheels) for fw, wheels in frameworks]
 
 
@@ -63,12 +71,12 @@ def _judge(facts: HostFacts, fw: FrameworkFacts, wheels: dict[str, str]) -> Find
             if why is None:
                 continue
             where = "LD_LIBRARY_PATH" if severity is ERROR else "the loader cache (ld.so.conf)"
-            sev = severity if why == "differs" else WARN
+            sev = severity if why in ("differs", "older") else WARN
             return finding(
                 CODE,
                 sev,
                 f"{lib.name} {lib.version or '?'} in {where} can shadow {fw.name}'s own "
-                f"{lib.name} {wheel}",
+                f"{lib.name} {wheel}" + (" (an older copy)" if why == "older" else ""),
                 detail=f"{lib.path} is found before the {fw.name} wheel's copy; expect "
                 "'Could not load symbol ...' or 'undefined symbol: ...' when the versions "
                 "differ",
@@ -86,7 +94,7 @@ def _judge(facts: HostFacts, fw: FrameworkFacts, wheels: dict[str, str]) -> Find
     return finding(
         CODE,
         OK,
-        f"no system cuDNN, cuBLAS or NCCL shadows {fw.name}'s own wheels",
+        f"no system CUDA library shadows {fw.name}'s own wheels",
         evidence=[("wheels", sorted(f"{k} {v}" for k, v in wheels.items()))],
         subject=subject,
     )

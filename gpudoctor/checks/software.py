@@ -13,9 +13,8 @@ from gpudoctor import framework_names, versions
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.checks.suggest import (
     host_driver_tier,
+    install_for_host,
     installed_build,
-    torch_install_for_host,
-    torch_variant,
 )
 from gpudoctor.facts_view import driver_broken, driver_version, has_gpu, live_gpus
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
@@ -36,12 +35,19 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
 ) -> Finding:
     code, subject = "framework-driver-cuda", fw.name
     driver = driver_version(facts)
-    ev = [
+    ev: list[tuple[str, object]] = [
         ("framework", fw.version),
         ("framework_cuda", fw.cuda),
         ("driver", driver),
         ("driver_cuda", facts.nvml.cuda_driver_version),
     ]
+    if fw.companions:  # what a reinstall must keep matched (the fix installs them together)
+        ev.append(
+            (
+                "companions",
+                [f"{c.name} {c.version}{'+' + c.local if c.local else ''}" for c in fw.companions],
+            )
+        )
     if fw.cpu_only or fw.hip:
         what = "a CPU-only build" if fw.cpu_only else f"a ROCm build (HIP {fw.hip})"
         return finding(code, NA, f"{fw.label} is {what}", evidence=ev, subject=subject)
@@ -124,13 +130,10 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
 
 
 def _older_build(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, driver: str) -> str | None:
-    if fw.name == "torch":
-        return torch_install_for_host(facts, matrix, fw.version)
-    if fw.name == "tensorflow":
-        from gpudoctor.checks.suggest import tensorflow_install_for_host
-
-        return tensorflow_install_for_host(facts, matrix)
-    return None
+    framework = framework_names.MATRIX_NAME.get(fw.name)
+    if framework is None:
+        return None
+    return install_for_host(facts, matrix, framework, fw.version)
 
 
 def check_framework_arch(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
@@ -147,6 +150,8 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
     from gpudoctor.compat.tiers import coverage, driver_tier
 
     code, subject = "framework-arch", fw.name
+    if fw.name == "tensorflow" and fw.arch_list and not fw.cpu_only:
+        return _arch_from_build(facts, matrix, fw)
     if fw.cpu_only or fw.hip or fw.name != "torch":
         why = "a CPU-only build" if fw.cpu_only else "not judged (the matrix has arch lists for "
         why = why if fw.cpu_only else (why + "torch CUDA builds only)")
@@ -155,8 +160,8 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
     if not gpus:
         sev = NA if not has_gpu(facts) or driver_broken(facts) else UNKNOWN
         return [finding(code, sev, "no GPU compute capability known", subject=subject)]
-    variant = torch_variant(matrix, fw)
-    if variant is None:
+    build = installed_build(matrix, fw)
+    if build is None or build.arch_list is None:
         return [
             finding(
                 code,
@@ -166,8 +171,6 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
                 subject=subject,
             )
         ]
-    build = installed_build(matrix, fw)
-    assert build is not None  # torch_variant found its variant
     host = from_facts(facts)
     tier = driver_tier(matrix, host, build.cuda).tier
     out = []
@@ -175,7 +178,7 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
         cc = g.compute_capability
         v = coverage(matrix, build, g, tier)
         name = next(x.name for x in gpus if x.index == g.index)
-        ev = [("arch_list", variant.arch_list), ("compute_capability", cc), ("gpu", name)]
+        ev = [("arch_list", build.arch_list), ("compute_capability", cc), ("gpu", name)]
         subj = f"{fw.name} on GPU {g.index}"
         if v.ok and v.how != "ptx-jit":
             out.append(
@@ -200,7 +203,7 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
                 )
             )
         else:
-            alt = torch_install_for_host(facts, matrix, fw.version)
+            alt = install_for_host(facts, matrix, "pytorch", fw.version)
             out.append(
                 finding(
                     code,
@@ -218,6 +221,54 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
                 )
             )
     return _merge_gpus(out)
+
+
+def _arch_from_build(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> list[Finding]:
+    """A build that states its own compiled architectures (TensorFlow's build_info), judged
+    from them with the matrix's kernel rule (matrix.queries.arch_list_covers)."""
+    from gpudoctor.matrix.queries import arch_list_covers
+
+    gpus = [g for g in live_gpus(facts) if g.compute_capability]
+    if not gpus:
+        sev = NA if not has_gpu(facts) or driver_broken(facts) else UNKNOWN
+        return [finding("framework-arch", sev, "no GPU compute capability known", subject=fw.name)]
+    out = []
+    for g in gpus:
+        cc = g.compute_capability or ""
+        verdict = arch_list_covers(fw.arch_list, cc)
+        ev = [("arch_list", fw.arch_list), ("compute_capability", cc), ("gpu", g.name)]
+        subject = f"{fw.name} on GPU {g.index}"
+        if verdict.ok:
+            sev = INFO if verdict.how == "ptx-jit" else OK
+            title = (
+                f"{fw.label} runs on {cc} through PTX JIT"
+                if verdict.how == "ptx-jit"
+                else f"{fw.label} has kernels for {cc}"
+            )
+            out.append(finding("framework-arch", sev, title, detail=verdict.reason,
+                               evidence=ev, subject=subject))  # fmt: skip
+            continue
+        alt = tensorflow_fix(facts, matrix)
+        out.append(
+            finding(
+                "framework-arch",
+                ERROR,
+                f"{fw.label} has no kernels for compute capability {cc} ({g.name})",
+                detail=verdict.reason + " (its build_info's cuda_compute_capabilities)",
+                fix=f"install a TensorFlow release built for {cc}: {alt}"
+                if alt
+                else f"no TensorFlow build in the matrix runs on {cc} here: build TensorFlow "
+                f"from source with {cc} in TF_CUDA_COMPUTE_CAPABILITIES",
+                evidence=ev,
+                subject=subject,
+            )
+        )
+    return _merge_gpus(out)
+
+
+def tensorflow_fix(facts: HostFacts, matrix: Matrix) -> str | None:
+    tf = next((f for f in facts.frameworks if f.name == "tensorflow"), None)
+    return install_for_host(facts, matrix, "tensorflow", tf.version if tf else None)
 
 
 def _merge_gpus(found: list[Finding]) -> list[Finding]:
@@ -273,7 +324,7 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
         )
     trap = _aarch64_trap(facts, matrix, fw)
     if fw.name == "torch":
-        alt = torch_install_for_host(facts, matrix, fw.version, " --force-reinstall")
+        alt = install_for_host(facts, matrix, "pytorch", fw.version, " --force-reinstall")
         fix = (
             alt
             if alt
@@ -288,8 +339,10 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
             "container image built with CUDA for arm64, or build it from source"
         )
     elif fw.name == "tensorflow":
-        pin = versions.public(fw.version)
-        fix = f"pip uninstall -y tensorflow-cpu; pip install 'tensorflow[and-cuda]=={pin}'"
+        alt = install_for_host(facts, matrix, "tensorflow", fw.version)
+        fix = "pip uninstall -y tensorflow-cpu; " + (
+            alt or f"pip install 'tensorflow[and-cuda]=={versions.public(fw.version)}'"
+        )
     else:
         fix = "pip install -U 'jax[cuda12]'"
     return finding(

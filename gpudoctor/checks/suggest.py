@@ -7,14 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor import framework_names, versions
-from gpudoctor.matrix.platforms import pip_index_args
+from gpudoctor import framework_names
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
     from gpudoctor.compat.tiers import DriverTier, Verdict
     from gpudoctor.facts import FrameworkFacts, HostFacts
-    from gpudoctor.matrix.model import Matrix, PytorchVariant
+    from gpudoctor.matrix.model import Matrix
 
 
 def host_driver_tier(facts: HostFacts, matrix: Matrix, driver: str, cuda: str) -> DriverTier:
@@ -27,70 +26,78 @@ def host_driver_tier(facts: HostFacts, matrix: Matrix, driver: str, cuda: str) -
     return driver_tier(matrix, replace(from_facts(facts), driver=driver), cuda)
 
 
-def torch_variant(matrix: Matrix, fw: FrameworkFacts) -> PytorchVariant | None:
-    from gpudoctor.matrix.queries import pytorch_release_for, pytorch_variant_for
-
-    release = pytorch_release_for(matrix, fw.version)
-    if release is None or fw.cuda is None:
-        return None
-    return pytorch_variant_for(release, fw.cuda)
-
-
 def installed_build(matrix: Matrix, fw: FrameworkFacts) -> Build | None:
-    """The enumerated build an installed framework is (torch: release x CUDA variant)."""
-    from gpudoctor.compat.builds import enumerate_builds, matching
+    """The enumerated build an installed framework is (compat.builds.installed, the one lookup
+    that images use too)."""
+    from gpudoctor.compat.builds import installed
 
     framework = framework_names.MATRIX_NAME.get(fw.name)
-    if framework is None or fw.cuda is None:
+    if framework is None:
         return None
-    found = matching(enumerate_builds(matrix, framework), versions.major_minor(fw.version), fw.cuda)
-    return found[0] if found else None
+    return installed(matrix, framework, fw.version, fw.cuda)
 
 
-_UNVERIFIED_NOTE = " (its matrix row is marked verified = false)"
+def install_line(verdict: Verdict, flags: str = "") -> str:
+    """The pip command of a judged build (compat.install: the framework with its companions, the
+    index for the host's machine), then which of its facts were not read from the wheel."""
+    from gpudoctor.compat.install import for_verdict
 
-
-def install_line(verdict: Verdict, version: str | None = None, flags: str = "") -> str:
-    """The pip command of a judged build (`version` pins the installed patch instead; `flags`
-    are more pip options, kept inside the command, before any note about the row)."""
-    build = verdict.build
-    note = "" if build.verified and verdict.index_verified else _UNVERIFIED_NOTE
-    if build.framework == "pytorch":
-        pin = version or build.version
-        # The index for the host's machine (judge): PyPI's aarch64 wheels carry CUDA 13 from
-        # 2.11.0, where download.pytorch.org's cuXYZ index holds the x86_64 build.
-        return f"pip install torch=={pin}{pip_index_args(verdict.index_url)}{flags}{note}"
-    return build.install + flags + note
+    return for_verdict(verdict, flags)
 
 
 def best_for_host(
     facts: HostFacts, matrix: Matrix, framework: str, *, native_only: bool = False
 ) -> Verdict | None:
-    """The build this host should run (compat.choose.pick): verified rows first."""
+    """The build this host should run (compat.choose.pick)."""
     from gpudoctor.compat.choose import pick
     from gpudoctor.compat.host import from_facts
 
     return pick(matrix, from_facts(facts), framework, native_only=native_only)
 
 
-def torch_install_for_host(
-    facts: HostFacts, matrix: Matrix, installed: str, flags: str = ""
+def install_for_host(
+    facts: HostFacts, matrix: Matrix, framework: str, installed: str | None, flags: str = ""
 ) -> str | None:
-    """`pip install torch==X --index-url URL` for a build that runs here on every GPU: a
-    variant of the installed release (the smaller change), else the build this host should
-    run. None when nothing in the matrix runs here."""
-    from gpudoctor.compat.choose import pick
+    """At most two labelled pip commands (compat.choose.choices): the installed release in a
+    variant that runs here, and the newest build that runs here. None when nothing in the
+    matrix runs here."""
+    from gpudoctor.compat.choose import choices
     from gpudoctor.compat.host import from_facts
 
+    offered = choices(matrix, from_facts(facts), framework, installed)
+    if not offered:
+        return None
+    return "; ".join(f"{label}: {install_line(v, flags)}" for label, v in offered)
+
+
+def install_for_package(facts: HostFacts, matrix: Matrix, package: str) -> str | None:
+    """The install command a known error line's fix names for `package` ("torch" or
+    "tensorflow"): the one builder's lines for the installed release, else, on a report that
+    shows GPUs but no driver, the newest build whose kernels cover every GPU."""
+    framework = framework_names.MATRIX_NAME.get(package)
+    if framework is None:
+        return None
+    fw = next((f for f in facts.frameworks if f.name == package), None)
+    line = install_for_host(facts, matrix, framework, fw.version if fw else None)
+    if line is not None:
+        return line
+    covering = _covers_gpus(facts, matrix, framework)
+    return install_line(covering) if covering is not None else None
+
+
+def _covers_gpus(facts: HostFacts, matrix: Matrix, framework: str) -> Verdict | None:
+    """With the driver unknown (a paste without nvidia-smi), the newest build whose kernels
+    cover every GPU of the report: the driver is judged once it is known."""
+    from gpudoctor import versions
+    from gpudoctor.compat.builds import enumerate_builds
+    from gpudoctor.compat.host import from_facts
+    from gpudoctor.compat.tiers import judge
+
     host = from_facts(facts)
-    same = pick(matrix, host, "pytorch", version=versions.major_minor(installed))
-    if same is not None:
-        return install_line(same, versions.public(installed), flags)
-    best = pick(matrix, host, "pytorch")
-    return install_line(best, flags=flags) if best is not None else None
-
-
-def tensorflow_install_for_host(facts: HostFacts, matrix: Matrix) -> str | None:
-    """`pip install 'tensorflow[and-cuda]==X'` for the release this host should run."""
-    best = best_for_host(facts, matrix, "tensorflow")
-    return install_line(best) if best is not None else None
+    if host.driver is not None or not host.gpus:
+        return None
+    builds = [b for b in enumerate_builds(matrix, framework) if b.exists and not b.judge_only]
+    judged = [judge(matrix, host, b) for b in builds]
+    good = [v for v in judged if v.coverage and all(c.ok for c in v.coverage)]
+    good.sort(key=lambda v: (versions.pep440(v.build.version), versions.numeric(v.build.cuda)))
+    return good[-1] if good else None

@@ -43,12 +43,11 @@ def _report(facts: HostFacts) -> str:
 
 def _driver(facts: HostFacts) -> str:
     if not has_gpu(facts):
-        return (
-            "no GPU in the report"
-            if facts.report is not None
-            else "not checked: no NVIDIA GPU on this host"
-            + (" (AMD GPUs: see AMD GPUs and ROCm)" if facts.amd.seen else "")
-        )
+        if facts.report is None:
+            amd = " (AMD GPUs: see AMD GPUs and ROCm)" if facts.amd.seen else ""
+            return "not checked: no NVIDIA GPU on this host" + amd
+        named = driver_version(facts)  # an NGC refusal or a prose list names the driver only
+        return f"{named} (the report lists no GPU)" if named else "no GPU in the report"
     if passthrough_only(facts):
         return "none expected: the GPUs are bound to vfio-pci for passthrough"
     version = driver_version(facts)

@@ -28,7 +28,7 @@ def xid_verdict(facts: HostFacts) -> tuple[str | None, str]:
 
 def check_xid(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     m = facts.multigpu
-    if not m.collected:
+    if not m.collected and m.xid_readable is not True:  # a pasted kernel log sets only these
         return [finding("xid-history", NA, NOT_RECORDED)]
     if m.xid_readable is not True:
         return [finding("xid-history", NA, f"kernel log not read: {m.xid_unreadable_reason}")]

@@ -5,6 +5,7 @@ Only typer here (the `--help` budget); the target host's facts are read lazily.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -15,8 +16,9 @@ from gpudoctor.errors import EnvironmentUnavailable, UsageError
 if TYPE_CHECKING:
     from gpudoctor.builder.spec import BuildOptions
     from gpudoctor.compat.host import Host
+    from gpudoctor.compat.request import ResolveRequest
     from gpudoctor.facts import HostFacts
-    from gpudoctor.matrix.model import Matrix, ResolveRequest
+    from gpudoctor.matrix.model import Architecture, Matrix
 
 FLAVORS = ("runtime", "devel")
 
@@ -54,7 +56,10 @@ ForHostOpt = Annotated[
 FromOpt = Annotated[
     Optional[Path],
     typer.Option(
-        "--from", metavar="HOST.JSON", help="Target a recorded host (gpudoctor snapshot)."
+        "--from",
+        metavar="PATH",
+        help="Target a recorded host: a snapshot, a pasted text report, or a folder of "
+        "snapshots (the newest build that runs on every readable one).",
     ),
 ]
 NativeOnlyOpt = Annotated[
@@ -65,7 +70,12 @@ NativeOnlyOpt = Annotated[
     ),
 ]
 AllowUnverifiedOpt = Annotated[
-    bool, typer.Option("--allow-unverified", help="Consider rows marked verified = false.")
+    bool,
+    typer.Option(
+        "--allow-unverified",
+        help="Also consider builds whose existence no primary source settles, and base "
+        "images or CUDA rows marked verified = false.",
+    ),
 ]
 PipOpt = Annotated[
     Optional[list[str]],
@@ -123,8 +133,8 @@ def resolve_request(
     """The ResolveRequest the flags describe; a target host supplies driver and GPUs."""
     from gpudoctor.builder.validate import python_version
     from gpudoctor.cli.common import check_choice
+    from gpudoctor.compat.request import ResolveRequest
     from gpudoctor.matrix.inputs import framework_and_version, refuse_rocm
-    from gpudoctor.matrix.model import ResolveRequest
 
     refuse_rocm("--cuda", cuda)
     name, version = framework_and_version(framework, version)
@@ -166,18 +176,11 @@ def resolve_request(
 
 
 def platform_machine(platform: Optional[str]) -> Optional[str]:
-    """The machine of `--platform` ("linux/arm64" -> "aarch64"); UsageError for anything else."""
-    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
+    """The machine of `--platform` ("linux/arm64", "arm64" or "aarch64" -> "aarch64"), by the
+    one rule every command uses (matrix.inputs.machine_option)."""
+    from gpudoctor.matrix.inputs import machine_option
 
-    if platform is None:
-        return None
-    machine = machine_of(platform) if platform.startswith("linux/") else None
-    if machine is None:
-        raise UsageError(
-            f"--platform {platform!r} is not one of: {', '.join(DOCKER_PLATFORM.values())}",
-            hint="use --platform linux/arm64 (Grace, DGX Spark) or --platform linux/amd64",
-        )
-    return machine
+    return machine_option(platform, "--platform")
 
 
 def check_in_matrix(matrix: Matrix, request: ResolveRequest) -> None:
@@ -188,19 +191,53 @@ def check_in_matrix(matrix: Matrix, request: ResolveRequest) -> None:
     check_asked(matrix, request.framework, request.version, request.cuda)
 
 
-def target_host(for_host: bool, from_file: Optional[Path]) -> Optional[Host]:
-    """The target host as the compatibility model sees it; None when none is named."""
+def target_host(
+    for_host: bool, from_file: Optional[Path], architectures: Sequence[Architecture] = ()
+) -> Optional[Host]:
+    """The target host as the compatibility model sees it; None when none is named. `--from`
+    takes what `check --from` takes: a snapshot, a pasted text report, or a fleet folder (the
+    newest build that runs on every readable host)."""
     if for_host and from_file is not None:
         raise UsageError("--for-host and --from both name a target host", hint="give one")
     if from_file is not None:
-        from gpudoctor.facts_json import load
-
-        return host_target(load(from_file), str(from_file), recorded=True)
+        return host_from(from_file, architectures)
     if for_host:
         from gpudoctor.probes import collect_facts
 
         return host_target(collect_facts(include_docker=False), "this host")
     return None
+
+
+def host_from(path: Path, architectures: Sequence[Architecture] = ()) -> Host:
+    """`--from PATH`: a snapshot or pasted report (told apart by content, as `check --from`
+    does), or a folder of snapshots: one target that every readable host is (its oldest
+    driver, every GPU; compat.host.fleet), unreadable hosts named on stderr."""
+    if not architectures:  # the GPU names of a pasted report are mapped by this table
+        from gpudoctor.matrix.load import load_matrix
+
+        architectures = load_matrix().architectures
+    if not path.is_dir():
+        from gpudoctor.pasted.load import load_facts
+
+        return host_target(load_facts(path, architectures), str(path), recorded=True)
+    from gpudoctor.compat.host import fleet
+    from gpudoctor.errors import FactsError
+    from gpudoctor.fleet_summary import load_fleet
+
+    hosts: list[Host] = []
+    for name, facts in load_fleet([path]):
+        if isinstance(facts, FactsError):
+            typer.echo(f"warning: {name}: unreadable, left out ({facts.message})", err=True)
+        elif facts.nvml.driver_version is None:
+            typer.echo(f"warning: {name}: no NVIDIA driver version, left out", err=True)
+        else:
+            hosts.append(host_target(facts, name, recorded=True))
+    if not hosts:
+        raise UsageError(
+            f"{path}: no readable host with an NVIDIA driver in this folder",
+            hint="write snapshots with `gpudoctor snapshot -o DIR/HOST.json` on each host",
+        )
+    return fleet(hosts, str(path))
 
 
 def host_target(facts: HostFacts, where: str, *, recorded: bool = False) -> Host:

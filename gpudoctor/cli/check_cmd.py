@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from gpudoctor.checks import CheckRun, Intent
     from gpudoctor.facts import HostFacts
-    from gpudoctor.matrix.model import Architecture
+    from gpudoctor.matrix.model import Architecture, Matrix
 
 HELP = """Check this host: driver, GPUs, platform, container runtime and the installed
 frameworks against the compatibility matrix; every problem comes with its fix.
@@ -185,12 +185,24 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
             ctx, paths, intent, fmt, only=only_codes, skip=skip_codes, strict=strict, output=output
         )
     matrix = load_matrix(ctx)
-    facts = read_facts(
-        paths[0] if paths else None,
-        deep=deep,
-        deep_timeout_s=deep_timeout,
-        architectures=matrix.architectures,
-    )
+    if paths:
+        from gpudoctor.pasted.load import load_host_list
+
+        hosts = load_host_list(paths[0], matrix.architectures)
+        if len(hosts) > 1:  # a paste of reports that disagree: its hosts are a fleet
+            return report_fleet_of_one_file(
+                hosts,
+                matrix,
+                intent,
+                fmt,
+                only=only_codes,
+                skip=skip_codes,
+                strict=strict,
+                output=output,
+            )
+        facts = hosts[0][1]
+    else:
+        facts = read_facts(None, deep=deep, deep_timeout_s=deep_timeout)
     run = run_checks(facts, matrix, intent, only=only_codes, skip=skip_codes, strict=strict)
     verbose = verbose or state(ctx).verbose
     write_output(render(run, facts, intent, fmt, verbose=verbose, to_file=output), output)
@@ -222,6 +234,35 @@ def check_fleet(
     summary, exit_code = judge_fleet(
         paths, load_matrix(ctx), intent, only=only, skip=skip, strict=strict
     )
+    text = render_fleet_json(summary) if fmt == "json" else render_fleet_text(summary)
+    write_output(text, output)
+    wrote(output, f"the {fmt} fleet report (exit {exit_code})")
+    return exit_code
+
+
+def report_fleet_of_one_file(
+    hosts: "Sequence[tuple[str, HostFacts]]",
+    matrix: "Matrix",
+    intent: "Intent",
+    fmt: str,
+    *,
+    only: frozenset[str],
+    skip: frozenset[str],
+    strict: bool,
+    output: Optional[Path],
+) -> int:
+    """The hosts of one pasted report judged as a fleet (text or JSON, like a folder)."""
+    from gpudoctor.errors import UsageError
+    from gpudoctor.fleet_summary import judge_hosts
+    from gpudoctor.report.fleet import render_fleet_json, render_fleet_text
+
+    if fmt not in _FLEET_FORMATS:
+        raise UsageError(
+            f"--format {fmt} reports one host, and the report holds {len(hosts)} hosts (its "
+            "reports disagree)",
+            hint="use --format text or --format json, or paste one host's report per file",
+        )
+    summary, exit_code = judge_hosts(hosts, matrix, intent, only=only, skip=skip, strict=strict)
     text = render_fleet_json(summary) if fmt == "json" else render_fleet_text(summary)
     write_output(text, output)
     wrote(output, f"the {fmt} fleet report (exit {exit_code})")

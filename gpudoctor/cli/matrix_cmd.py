@@ -70,10 +70,14 @@ was rejected, and the exit code is 2.
 
 VALIDATE_HELP = """Check a matrix file: TOML syntax, every key and type, versions, duplicates
 and references between tables. Prints an ok line with counts, or every problem (exit 2).
+A signature catalogue (a file of [[signature]] tables, like matrices/signatures.toml) is
+checked as one: every key, a source for every entry, patterns free of nested repeats,
+templates that name the pattern's groups, examples the pattern finds.
 
 \b
   gpudoctor matrix validate my-matrix.toml
   gpudoctor matrix validate          the --matrix file, or the shipped one
+  gpudoctor matrix validate matrices/signatures.toml
 
 The format is documented in docs/matrix-format.md.
 """
@@ -184,7 +188,12 @@ def resolve_cmd(
         Optional[str], typer.Option("--distro", metavar="DISTRO", help="e.g. ubuntu22.04.")
     ] = None,
     allow_unverified: Annotated[
-        bool, typer.Option("--allow-unverified", help="Consider rows marked verified = false.")
+        bool,
+        typer.Option(
+            "--allow-unverified",
+            help="Also consider builds whose existence no primary source settles, and base "
+            "images or CUDA rows marked verified = false.",
+        ),
     ] = False,
     native_only: Annotated[
         bool,
@@ -195,14 +204,22 @@ def resolve_cmd(
     from_file: Annotated[
         Optional[Path],
         typer.Option(
-            "--from", metavar="HOST.JSON", help="Target a recorded host (gpudoctor snapshot)."
+            "--from",
+            metavar="PATH",
+            help="Target a recorded host: a snapshot, a pasted text report, or a folder of "
+            "snapshots (the newest build that runs on every readable one).",
+        ),
+    ] = None,
+    platform: Annotated[
+        Optional[str],
+        typer.Option(
+            "--platform",
+            metavar="OS/ARCH",
+            help="Target platform: linux/amd64 (default) or linux/arm64 (also amd64, aarch64).",
         ),
     ] = None,
     machine: Annotated[
-        Optional[str],
-        typer.Option(
-            "--machine", metavar="MACHINE", help="Target machine: x86_64 (default) or aarch64."
-        ),
+        Optional[str], typer.Option("--machine", metavar="MACHINE", hidden=True)
     ] = None,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help=_FORMAT_HELP)] = "text",
 ) -> int:
@@ -211,14 +228,16 @@ def resolve_cmd(
     from gpudoctor.cli import matrix_views as views
     from gpudoctor.cli.build_options import check_in_matrix, target_host
     from gpudoctor.cli.common import check_choice, load_matrix
+    from gpudoctor.compat.request import ResolveRequest
     from gpudoctor.matrix.inputs import framework_and_version, refuse_rocm
-    from gpudoctor.matrix.model import ResolveRequest
 
     check_choice("--format", fmt, ("text", "json"))
     refuse_rocm("--cuda", cuda)
     name, version = framework_and_version(framework, version)
     assert name is not None  # --framework is required
-    host = target_host(False, from_file) if from_file is not None else None
+    host = None
+    if from_file is not None:
+        host = target_host(False, from_file, load_matrix(ctx).architectures)
     if host is not None and (driver or compute_capability):
         from gpudoctor.errors import UsageError
 
@@ -237,7 +256,7 @@ def resolve_cmd(
         distro=distro,
         allow_unverified=allow_unverified,
         native_only=native_only,
-        machine=_machine(machine),
+        machine=_machine(platform, machine),
     )
     if host is not None:
         request = replace(
@@ -265,21 +284,43 @@ def validate_cmd(
     from gpudoctor.cli.common import state
     from gpudoctor.matrix.load import load_matrix
 
-    matrix = load_matrix(file or state(ctx).matrix_path)
+    path = file or state(ctx).matrix_path
+    if path is not None and _is_signature_file(path):
+        from gpudoctor.matrix.signatures import load_signatures
+
+        catalogue = load_signatures(path)
+        unverified = sum(not s.verified for s in catalogue.signatures)
+        typer.echo(
+            f"ok: {path}: {len(catalogue.signatures)} signatures, each with its source"
+            + (f" ({unverified} marked verified = false)" if unverified else "")
+        )
+        return 0
+    matrix = load_matrix(path)
     typer.echo(views.validate_line(matrix))
     return 0
 
 
-def _machine(text: Optional[str]) -> Optional[str]:
-    from gpudoctor.errors import UsageError
-    from gpudoctor.matrix.platforms import MACHINES, machine_of
+def _is_signature_file(path: Path) -> bool:
+    """A signature catalogue is told by its [[signature]] tables (a matrix has none)."""
+    from stat import S_ISREG
 
-    if text is None:
-        return None
-    machine = machine_of(text)
-    if machine is None:
-        raise UsageError(
-            f"--machine {text!r} is not one of: {', '.join(MACHINES)}",
-            hint="use --machine aarch64 (Grace, DGX Spark) or --machine x86_64",
-        )
-    return machine
+    try:
+        if not S_ISREG(path.stat().st_mode):
+            return False  # a FIFO would block: the matrix loader refuses it with its words
+        with path.open("rb") as stream:
+            head = stream.read(1 << 20).decode("utf-8", errors="replace")
+    except OSError:
+        return False  # the matrix loader words the read error
+    return any(line.strip() == "[[signature]]" for line in head.splitlines())
+
+
+def _machine(platform: Optional[str], machine: Optional[str]) -> Optional[str]:
+    """`--platform` (and its hidden alias `--machine`), read by the one rule (matrix.inputs)."""
+    from gpudoctor.errors import UsageError
+    from gpudoctor.matrix.inputs import machine_option
+
+    if platform is not None and machine is not None:
+        raise UsageError("--platform and --machine name the same thing", hint="give --platform")
+    if machine is not None:
+        return machine_option(machine, "--machine")
+    return machine_option(platform, "--platform")

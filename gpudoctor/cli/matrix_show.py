@@ -8,8 +8,9 @@ from typing import Optional, Union
 
 from gpudoctor import framework_names
 from gpudoctor.cli.matrix_views import LEGEND, _plain, fields, row_json, row_text, table
+from gpudoctor.compat.request import ResolveRequest
 from gpudoctor.errors import NoMatchingRow, UsageError
-from gpudoctor.matrix.model import Matrix, PytorchRelease, ResolveRequest, TensorflowRelease
+from gpudoctor.matrix.model import Matrix, PytorchRelease, TensorflowRelease
 
 _FRAMEWORKS = "|".join(framework_names.MATRIX)
 _ROW_ID = re.compile(
@@ -96,7 +97,7 @@ def _tensorflow_text(release: TensorflowRelease) -> str:
 
 def show_row(matrix: Matrix, row_id: str, fmt: str) -> str:
     """Re-resolve the row an id names (its parts are the constraints) and show it."""
-    from gpudoctor.matrix.resolve import resolve
+    from gpudoctor.compat.resolve import resolve
 
     match = _ROW_ID.fullmatch(row_id.strip())
     if match is None:
@@ -130,7 +131,7 @@ def show_row(matrix: Matrix, row_id: str, fmt: str) -> str:
 def _is_verified(matrix: Matrix, request: ResolveRequest) -> bool:
     from dataclasses import replace
 
-    from gpudoctor.matrix.resolve import resolve
+    from gpudoctor.compat.resolve import resolve
 
     try:
         resolve(matrix, replace(request, allow_unverified=False))

@@ -11,12 +11,8 @@ from collections.abc import Sequence
 from typing import Optional
 
 from gpudoctor import framework_names
-from gpudoctor.matrix.model import (
-    Matrix,
-    PytorchRelease,
-    ResolvedRow,
-    ResolveRequest,
-)
+from gpudoctor.compat.request import ResolvedRow, ResolveRequest
+from gpudoctor.matrix.model import Matrix, PytorchRelease
 
 FRAMEWORKS = framework_names.MATRIX
 UNVERIFIED = "?"
@@ -70,7 +66,12 @@ def list_text(matrix: Matrix, framework: Optional[str]) -> str:
 
 def _cuda(matrix: Matrix) -> str:
     rows = [
-        (r.version + _mark(r.verified), r.label, r.min_driver_linux, r.min_driver_windows or "-")
+        (
+            r.version + _mark(r.verified),
+            r.label,
+            r.min_driver_linux or "-",
+            r.min_driver_windows or "-",
+        )
         for r in matrix.cuda
     ]
     head = ("version", "label", "min driver Linux", "Windows")
@@ -264,7 +265,7 @@ def validate_line(matrix: Matrix) -> str:
 
 
 def resolve(matrix: Matrix, request: ResolveRequest, fmt: str) -> str:
-    from gpudoctor.matrix.resolve import resolve as _resolve
+    from gpudoctor.compat.resolve import resolve as _resolve
 
     row = _resolve(matrix, request)
     return row_json(row) if fmt == "json" else row_text(row)
@@ -275,9 +276,8 @@ def row_json(row: ResolvedRow) -> str:
 
 
 def row_text(row: ResolvedRow, verified: bool = True) -> str:
-    install = " ".join(row.requirements)
-    if row.index_url:
-        install = f"--index-url {row.index_url} {install}"
+    from gpudoctor.compat.install import command, unread_clause
+
     pairs = [
         ("framework", f"{row.framework} {row.version} (CUDA {row.cuda}, cuDNN {row.cudnn or '-'})"),
         ("python", row.python),
@@ -292,9 +292,14 @@ def row_text(row: ResolvedRow, verified: bool = True) -> str:
             else ()
         ),
         ("starts with", f"NVIDIA_REQUIRE_CUDA {row.require_cuda}"),
-        ("install", f"pip install {install}"),
+        ("install", command(row.requirements, row.index_url)),
+        *(
+            (("not read", unread_clause(row.unread).strip(" ()") + "; build verifies them"),)
+            if row.unread
+            else ()
+        ),
         ("arch list", " ".join(row.arch_list) or "- (not in the matrix)"),
-        ("verified", "yes" if verified else f"no ({LEGEND})"),
+        *((("verified", f"no ({LEGEND})"),) if not verified else ()),
         *(("warning", w) for w in row.warnings),
         *(("source" if i == 0 else "", s) for i, s in enumerate(row.sources)),
     ]

@@ -18,7 +18,7 @@ from gpudoctor.errors import UsageError
 
 if TYPE_CHECKING:
     from gpudoctor.builder.spec import BuildOptions
-    from gpudoctor.matrix.model import ResolveRequest
+    from gpudoctor.compat.request import ResolveRequest
 
 RENDER_HELP = """Render the Dockerfile of one known-good matrix row, or of all (no Docker needed).
 
@@ -156,6 +156,14 @@ def render_one(
     row = resolve_row(matrix, request)
     spec, dockerfile = render_row(row, options, templates_dir())
     opts.print_warnings(spec.warnings)
+    if row.unread:
+        from gpudoctor.compat.install import unread_clause
+
+        typer.echo(
+            f"note: row {row.id}: {unread_clause(row.unread).strip(' ()')}; `gpudoctor build` "
+            "verifies them inside the image (a mismatch fails with exit 4)",
+            err=True,
+        )
     write_output(dockerfile, output)
     wrote(output, f"the Dockerfile of row {row.id}")
     return 0

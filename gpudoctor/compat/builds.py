@@ -12,13 +12,23 @@ from gpudoctor.errors import UsageError
 from gpudoctor.versions import numeric
 
 if TYPE_CHECKING:
-    from gpudoctor.matrix.model import Matrix
+    from gpudoctor.matrix.model import Matrix, PytorchRelease, PytorchVariant, TensorflowRelease
 
 # Where a build's CUDA user-space libraries (cudart, cuBLAS, cuDNN, ...) come from: its own pip
 # wheels (nvidia-* packages), or the system (the host, or the image's nvidia/cuda base).
 CudaFrom = Literal["wheels", "system"]
 # The platforms every build is published for until the matrix says otherwise per build.
 DEFAULT_PLATFORMS = ("x86_64",)
+# The facts of a build that may or may not have been read from its artifact, as output names them.
+FACT_NAMES = {
+    "cudnn": "cuDNN pin",
+    "nccl": "NCCL pin",
+    "arch_list": "arch list",
+    "python": "Python list",
+    "version": "version",
+    "cuda": "CUDA version",
+    "companions": "Python list and companion pins",
+}
 
 
 @dataclass(frozen=True)
@@ -34,10 +44,21 @@ class Build:
     index_url: str | None
     arch_list: tuple[str, ...] | None  # None: the matrix does not list them (TensorFlow)
     cuda_from: CudaFrom
-    verified: bool
+    # Provenance: does the build exist (a primary source says so, or it was read from the
+    # artifact), and which of its facts were not read from the artifact (cudnn, arch_list, ...).
+    exists: bool
+    unread: tuple[str, ...]
     sources: tuple[str, ...]
     tag: str = ""  # "cu124" for PyTorch variants
     platforms: tuple[str, ...] = DEFAULT_PLATFORMS
+    runtime: str = "cuda"  # the GPU runtime the build is for: "cuda" (next: "rocm")
+    judge_only: bool = False  # judged when installed; never offered, resolved or built
+    nccl: str | None = None  # the NCCL wheel it pins, when the matrix knows it
+
+    @property
+    def verified(self) -> bool:
+        """It exists and every fact of it was read from the artifact."""
+        return self.exists and not self.unread
 
     @property
     def system_cudnn(self) -> bool:
@@ -51,12 +72,16 @@ class Build:
             return f"{self.framework} {self.version} {self.tag}"
         return f"{self.framework} {self.version} (CUDA {self.cuda})"
 
-    @property
-    def install(self) -> str:
-        """The pip command that installs this build on a host."""
-        if self.framework == "pytorch":
-            return f"pip install {self.requirements[0]} --index-url {self.index_url}"
-        return f"pip install '{self.requirements[0]}'"
+
+def provenance(
+    row: PytorchVariant | PytorchRelease | TensorflowRelease, facts: tuple[str, ...]
+) -> tuple[bool, tuple[str, ...]]:
+    """(exists, unread) of a matrix row: a `verified = true` row was read whole from the
+    artifact; otherwise it exists when `exists` names a primary source, and the facts it does
+    not list under `read` were not read from the artifact."""
+    if row.verified:
+        return True, ()
+    return bool(row.exists), tuple(f for f in facts if f not in row.read)
 
 
 def enumerate_builds(matrix: Matrix, framework: str) -> list[Build]:
@@ -89,6 +114,13 @@ def _pytorch_builds(matrix: Matrix) -> list[Build]:
         if release.torchaudio:
             pins.append(f"torchaudio=={release.torchaudio}")
         for variant in sorted(release.variants, key=lambda v: numeric(v.cuda), reverse=True):
+            facts = ("cudnn", "arch_list") + (("nccl",) if variant.nccl else ())
+            exists, unread = provenance(variant, facts)
+            # The release row's own provenance: it exists, and its Python list and companions
+            # were read, or not.
+            exists = exists and (release.verified or bool(release.exists))
+            if not release.verified:
+                unread = (*unread, "companions")
             out.append(
                 Build(
                     framework="pytorch",
@@ -100,8 +132,17 @@ def _pytorch_builds(matrix: Matrix) -> list[Build]:
                     index_url=variant.index_url,
                     arch_list=variant.arch_list,
                     cuda_from="wheels",  # the nvidia-* wheels torch depends on
-                    verified=release.verified and variant.verified,
-                    sources=(release.source, *release.sources, variant.source, *variant.sources),
+                    exists=exists,
+                    unread=unread,
+                    sources=(
+                        release.source,
+                        *release.sources,
+                        *((variant.exists,) if variant.exists else ()),
+                        variant.source,
+                        *variant.sources,
+                    ),
+                    nccl=variant.nccl,
+                    judge_only=release.judge_only,
                     tag=variant.tag,
                     platforms=platforms_of(matrix, "pytorch", release.version, variant.cuda),
                 )
@@ -111,28 +152,36 @@ def _pytorch_builds(matrix: Matrix) -> list[Build]:
 
 def _tensorflow_builds(matrix: Matrix) -> list[Build]:
     return [
-        Build(
-            framework="tensorflow",
-            version=tf.version,
-            cuda=tf.cuda,
-            python=tf.python,
-            cudnn=tf.cudnn,
-            requirements=(tf.pip,),
-            index_url=None,
-            arch_list=None,
-            # Since 2.14 `tensorflow[and-cuda]` installs CUDA and cuDNN from PyPI; older
-            # releases load them from the system.
-            cuda_from="wheels" if "[and-cuda]" in tf.pip.replace(" ", "") else "system",
-            verified=tf.verified,
-            sources=(tf.source, *tf.sources),
-            platforms=platforms_of(matrix, "tensorflow", tf.version, tf.cuda),
-        )
+        _tensorflow_build(matrix, tf)
         for tf in sorted(matrix.tensorflow, key=lambda r: versions.pep440(r.version), reverse=True)
     ]
 
 
+def _tensorflow_build(matrix: Matrix, tf: TensorflowRelease) -> Build:
+    exists, unread = provenance(tf, ("cudnn",))
+    return Build(
+        framework="tensorflow",
+        version=tf.version,
+        cuda=tf.cuda,
+        python=tf.python,
+        cudnn=tf.cudnn,
+        requirements=(tf.pip,),
+        index_url=None,
+        arch_list=None,
+        # Since 2.14 `tensorflow[and-cuda]` installs CUDA and cuDNN from PyPI; older
+        # releases load them from the system.
+        cuda_from="wheels" if "[and-cuda]" in tf.pip.replace(" ", "") else "system",
+        exists=exists,
+        unread=unread,
+        sources=(tf.source, *tf.sources),
+        platforms=platforms_of(matrix, "tensorflow", tf.version, tf.cuda),
+    )
+
+
 def matching(builds: list[Build], version: str | None, cuda: str | None) -> list[Build]:
-    """Builds of `version` ("2.5" = 2.5.*) and `cuda` ("12.4" = 12.4.*), prefix-matched."""
+    """Builds of `version` ("2.5" = 2.5.*) and `cuda` as `--cuda` means it everywhere
+    (matrix.inputs.cuda_matches: "12" any 12.x, "12.4" or "12.4.1" 12.4, a range on X.Y)."""
+    from gpudoctor.matrix.inputs import cuda_matches
 
     def prefix(text: str, wanted: str | None) -> bool:
         if wanted is None:
@@ -140,5 +189,18 @@ def matching(builds: list[Build], version: str | None, cuda: str | None) -> list
         want = numeric(wanted)
         return numeric(text)[: len(want)] == want
 
-    cuda_mm = versions.major_minor(cuda, pad=False) if cuda else None  # a build is judged by X.Y
-    return [b for b in builds if prefix(b.version, version) and prefix(b.cuda, cuda_mm)]
+    return [b for b in builds if prefix(b.version, version) and cuda_matches(b.cuda, cuda)]
+
+
+def installed(matrix: Matrix, framework: str, version: str, cuda: str | None) -> Build | None:
+    """The one lookup of the build a host (or an image) has installed: the release by
+    major.minor ("2.5.1+cu124" -> the 2.5 row) and, for torch, the variant by its CUDA
+    (major.minor; None for a CPU-only or unknown build: no variant). TensorFlow has one build
+    per release, whatever CUDA the host reports."""
+    if framework == "pytorch" and cuda is None:
+        return None
+    wanted_cuda = cuda if framework == "pytorch" else None
+    found = matching(
+        enumerate_builds(matrix, framework), versions.major_minor(version), wanted_cuda
+    )
+    return found[0] if found else None

@@ -4,7 +4,10 @@
 host, minor-version compatibility counting as running (PyTorch documents its cu12x wheels for
 Linux drivers >= 525.60.13; uv's `--torch-backend=auto` uses the same floors). Between builds of
 the same release, one the driver runs natively is preferred, then the newest CUDA. With
-`native_only`, minor-version builds do not count. Verified rows come before unverified ones.
+`native_only`, minor-version builds do not count. Every build that exists (a primary source
+says so: docs/matrix-format.md, "Provenance") is ranked by this one rule, whatever of it was
+read from the wheel; a build whose existence is unsettled counts only with `allow_unsettled`
+(`--allow-unverified`).
 """
 
 from __future__ import annotations
@@ -53,16 +56,39 @@ def pick(
     version: str | None = None,
     cuda: str | None = None,
     native_only: bool = False,
-    allow_unverified: bool = True,
+    allow_unsettled: bool = False,
+    judge_only: bool = False,
 ) -> Verdict | None:
-    """The build this host should run: the first in `rank` order among verified builds, else
-    (when allowed) among unverified ones. None when nothing runs."""
-    candidates = matching(enumerate_builds(matrix, framework), version, cuda)
-    tiers = [[b for b in candidates if b.verified]]
-    if allow_unverified:
-        tiers.append([b for b in candidates if not b.verified])
-    for group in tiers:
-        ranked = rank(matrix, host, group, native_only=native_only)
-        if ranked and counts(ranked[0], native_only=native_only):
-            return ranked[0]
+    """The build this host should run: the first in `rank` order among the builds that exist
+    (with `allow_unsettled`, among every build). Judge-only builds (torch 1.x) are never
+    offered unless `judge_only` (a verdict on a release the user named). None when nothing
+    runs."""
+    candidates = [
+        b
+        for b in matching(enumerate_builds(matrix, framework), version, cuda)
+        if judge_only or not b.judge_only
+    ]
+    for verdict in rank(matrix, host, candidates, native_only=native_only):
+        if not counts(verdict, native_only=native_only):
+            return None  # rank puts every build that runs first
+        if verdict.exists or allow_unsettled:
+            return verdict
     return None
+
+
+def choices(
+    matrix: Matrix, host: Host, framework: str, installed: str | None, *, native_only: bool = False
+) -> list[tuple[str, Verdict]]:
+    """At most two builds a report offers, both by `pick`, each labelled: the installed release
+    in a variant that runs here (the smaller change), and the newest build that runs here
+    (left out when it is the same build)."""
+    out: list[tuple[str, Verdict]] = []
+    if installed:
+        release = versions.major_minor(installed)
+        same = pick(matrix, host, framework, version=release, native_only=native_only)
+        if same is not None:
+            out.append((f"the installed {framework} {release} in a variant that runs here", same))
+    best = pick(matrix, host, framework, native_only=native_only)
+    if best is not None and all(v.build != best.build for _, v in out):
+        out.append(("the newest build that runs here", best))
+    return out

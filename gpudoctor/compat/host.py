@@ -7,6 +7,7 @@ Pure; no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -67,6 +68,35 @@ def from_facts(facts: HostFacts) -> Host:
         wsl=bool(facts.platform.wsl),
         driver_cuda=facts.nvml.cuda_driver_version,
         forward_compat_libs=compat,
+    )
+
+
+def fleet(hosts: Sequence[Host], where: str) -> Host:
+    """Every host of a fleet as one target: a build runs on this one exactly when it runs on
+    each of them. The oldest driver (a newer driver runs all an older one runs), every GPU (each
+    needs kernels), data-center only if all are. Hosts of different machines cannot share one
+    image: UsageError."""
+    from gpudoctor.errors import UsageError
+    from gpudoctor.versions import numeric
+
+    machines = {h.machine or "x86_64" for h in hosts}
+    if len(machines) > 1:
+        raise UsageError(
+            f"{where}: the hosts are of different machines ({', '.join(sorted(machines))}); one "
+            "image cannot serve them all",
+            hint="split the folder by machine",
+        )
+    drivers = [h.driver for h in hosts if h.driver]
+    oldest = min(drivers, key=numeric) if len(drivers) == len(hosts) else None
+    own = [h for h in hosts if h.driver == oldest]
+    gpus = [g for h in hosts for g in h.gpus]
+    return Host(
+        driver=oldest,
+        gpus=tuple(Gpu(i, g.compute_capability, g.datacenter) for i, g in enumerate(gpus)),
+        machine=hosts[0].machine,
+        wsl=any(h.wsl for h in hosts),
+        driver_cuda=own[0].driver_cuda if own else None,
+        forward_compat_libs=all(h.forward_compat_libs for h in hosts),
     )
 
 

@@ -33,19 +33,16 @@ class ImageFacts:
 
 def build_of(matrix: Matrix, image: ImageFacts) -> Build | None:
     """The enumerated build the image holds; its own arch list (a label) wins."""
-    from gpudoctor.compat.builds import enumerate_builds, matching
+    from gpudoctor.compat.builds import installed
 
     if image.framework not in framework_names.MATRIX or not image.version:
         return None
-    if not image.cuda and image.framework == "pytorch":
-        return None  # a CPU-only torch
-    # TensorFlow read without importing it: its release's one CUDA, from the matrix
-    found = matching(
-        enumerate_builds(matrix, image.framework), versions.major_minor(image.version), image.cuda
-    )
-    if not found:
+    # a CPU-only torch has no variant; TensorFlow read without importing it: its release's one
+    # CUDA, from the matrix (the one lookup of an installed build)
+    found = installed(matrix, image.framework, image.version, image.cuda or None)
+    if found is None:
         return None
-    build = replace(found[0], version=image.version)
+    build = replace(found, version=image.version)
     return replace(build, arch_list=image.arch_list) if image.arch_list else build
 
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
-from gpudoctor.matrix.platforms import pip_index_args
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts
@@ -50,11 +49,10 @@ class RocmBuild:
 
     @property
     def install(self) -> str:
+        from gpudoctor.compat.install import command  # the one pip command shape
+
         note = "" if self.variant.verified else " (its matrix row is marked verified = false)"
-        return (
-            f"pip install torch=={self.variant.pytorch}"
-            f"{pip_index_args(self.variant.index_url)}{note}"
-        )
+        return command((f"torch=={self.variant.pytorch}",), self.variant.index_url) + note
 
 
 def gpu_model(matrix: Matrix, device_id: str | None) -> AmdGpu | None:

@@ -23,36 +23,22 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.compat.builds import Build
-from gpudoctor.strenum import StrEnum
+from gpudoctor.matrix.queries import MINOR_LIMITS, RUNS, DriverTier, Tier
+
+__all__ = [
+    "MINOR_LIMITS",
+    "RUNS",
+    "Coverage",
+    "DriverTier",
+    "Tier",
+    "Verdict",
+    "driver_tier",
+    "judge",
+]
 
 if TYPE_CHECKING:
     from gpudoctor.compat.host import Gpu, Host
     from gpudoctor.matrix.model import Matrix
-
-
-class Tier(StrEnum):
-    NATIVE = "native"
-    MINOR_VERSION = "minor-version"
-    FORWARD_COMPAT = "forward-compat"
-    NO = "no"
-    UNKNOWN = "unknown"
-
-
-RUNS = (Tier.NATIVE, Tier.MINOR_VERSION)
-MINOR_LIMITS = (
-    "PTX newer than the driver cannot be JIT-compiled, and features that need a newer driver "
-    "are unavailable"
-)
-
-
-@dataclass(frozen=True)
-class DriverTier:
-    tier: Tier
-    reason: str
-    required: str | None = None  # the CUDA release's own minimum driver
-    floor: str | None = None  # the major's minor-version floor
-    limits: str = ""
-    way_out: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,7 +58,19 @@ class Verdict:
     platform_problem: str = ""
     # Where pip installs the build on this host's machine (None: PyPI); x86_64: the row's index.
     index_url: str | None = None
-    index_verified: bool = True  # that index was read from the wheels, not only from a thread
+    # Provenance of the build on this machine: a primary source settles that it exists, and
+    # which facts were not read from the wheel (the row's, plus the machine's wheel row's).
+    exists: bool = True
+    machine_unread: tuple[str, ...] = ()
+
+    @property
+    def runtime(self) -> str:
+        """The GPU runtime the verdict is about ("cuda"; "rocm" next), the build's."""
+        return self.build.runtime
+
+    @property
+    def unread(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*self.build.unread, *self.machine_unread)))
 
     @property
     def tier(self) -> Tier:
@@ -112,19 +110,8 @@ def driver_tier(matrix: Matrix, host: Host, cuda: str) -> DriverTier:
     required, floor = verdict.required, verdict.floor
     if host.wsl or (required is None and floor is None):
         return _by_driver_cuda(host, cuda, required, floor, verdict.reason)
-    if verdict.via == "release":
-        return DriverTier(Tier.NATIVE, verdict.reason, required, floor)
-    if verdict.via == "minor-compat":
-        return DriverTier(
-            Tier.MINOR_VERSION,
-            verdict.reason,
-            required,
-            floor,
-            limits=MINOR_LIMITS,
-            way_out=f"upgrade the driver to >= {required} for native CUDA {cuda}"
-            if required
-            else "",
-        )
+    if verdict.ok:  # the matrix's rule is the answer: native or minor-version
+        return verdict
     need = floor or required
     upgrade = f"upgrade the driver to >= {need}"
     major = int(cuda.split(".", maxsplit=1)[0])
@@ -241,4 +228,5 @@ def judge(matrix: Matrix, host: Host, build: Build) -> Verdict:
     platform = "" if where.ok else where.reason
     kernels = tuple(coverage(matrix, build, g, tier.tier) for g in host.gpus)
     index = where.index_url if where.ok else None
-    return Verdict(build, tier, kernels, platform, index, where.verified or not where.ok)
+    exists = build.exists and (where.exists or not where.ok)
+    return Verdict(build, tier, kernels, platform, index, exists, where.unread if where.ok else ())

@@ -1,7 +1,7 @@
-"""The compatibility matrix: typed model, validated loading, queries and resolution.
+"""The compatibility matrix: typed model, validated loading and queries (choosing a build and
+its image row is gpudoctor.compat's job: compat/choose.py and compat/resolve.py).
 
 Public API (import from here):
 - load_matrix(path=None) -> Matrix         matrix/load.py (None: the shipped matrices/compat.toml)
-- resolve(matrix, request) -> ResolvedRow      matrix/resolve.py (raises NoMatchingRow)
 - queries in matrix/queries.py (see their docstrings)
 """

@@ -81,6 +81,11 @@ DRIVER = _pattern('a driver version like "525.60.13" (or a branch like "580")', 
 DOTTED = _pattern('a version like "9.1.0.70" or "9"', r"\d+(\.\d+)*")
 PYTHON = _pattern('a Python version like "3.11"', r"3\.\d+")
 YEAR_MONTH = _pattern('a date like "2024-10" (YYYY-MM)', r"\d{4}-(0[1-9]|1[0-2])")
+# A driver branch's end of life: the month, or "ended" where NVIDIA states it has passed
+# without giving the month.
+END_OF_LIFE = _pattern(
+    'a date like "2024-10" (YYYY-MM), or "ended"', r"\d{4}-(0[1-9]|1[0-2])|ended"
+)
 PACKAGE_MANAGER = Kind(
     '"apt" (the package manager the Dockerfile template drives)', lambda v: v == "apt"
 )
@@ -105,6 +110,24 @@ MACHINE = Kind('"aarch64" or "x86_64" (uname -m)', lambda v: v in ("aarch64", "x
 WHEEL_INDEX = _pattern('"pypi" or an index URL', r"pypi|https://\S+")
 OCI_PLATFORM = Kind('"linux/arm64"', lambda v: v == "linux/arm64")
 WHEEL_CUDA = _pattern('a MAJOR.MINOR CUDA like "13.0", or "none" (CPU-only)', r"none|\d+\.\d+")
+# The facts of a build that can be read from its artifact (docs/matrix-format.md, "Provenance").
+ARTIFACT_FACTS = ("version", "cuda", "cudnn", "nccl", "arch_list", "python")
+ARTIFACT_FACT = Kind(" or ".join(f'"{n}"' for n in ARTIFACT_FACTS), lambda v: v in ARTIFACT_FACTS)
+
+
+def _specifier(value: object) -> bool:
+    if not isinstance(value, str) or not bounded(value):
+        return False
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        SpecifierSet(value)
+    except InvalidSpecifier:
+        return False
+    return True
+
+
+SPECIFIER = Kind('a PEP 440 specifier like "<=0.14.0" or ">=2.0"', _specifier)
 GFX = _pattern('an LLVM GPU target like "gfx942" or "gfx1100"', r"gfx[0-9a-f]{3,4}")
 ROCM = _pattern('a ROCm version like "6.3" or "6.2.4"', r"\d+\.\d+(\.\d+)?")
 PCI_ID = _pattern('a PCI device id like "0x74a1"', r"0x[0-9a-f]{4}")

@@ -26,7 +26,7 @@ FRAMEWORKS = framework_names.MATRIX
 _ALIASES = framework_names.ALIASES
 _SPEC = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]*)\s*(?:==?\s*(\S+?))?\s*$")
 _PLAIN_VERSION = re.compile(r"\d+(?:\.\d+)*")
-_CUDA = re.compile(r"\d+\.\d+(?:\.\d+)?")
+_CU_TAG = re.compile(r"cu(\d{1,2}?)(\d)")  # a wheel tag: cu121 -> 12.1, cu90 -> 9.0
 _NEAREST = 3
 
 
@@ -104,9 +104,58 @@ def framework_and_version(
 
 
 def parse_cuda(text: str) -> str:
-    if not _CUDA.fullmatch(text.strip()):
-        raise UsageError(f"--cuda {text!r} is not a CUDA version like 12.1", hint="--cuda 12.1")
-    return text.strip()
+    """`--cuda` as every command reads it: `12` (any 12.x, the newest wins), `12.1` or `cu121`
+    (12.1.x), `12.1.0` (12.1, and for devel builds the 12.1.0 base image), or a PEP 440 range
+    on major.minor (`>=12.1,<12.5`). A wheel tag is turned into its version; UsageError for
+    anything else."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    value = text.strip().replace(" ", "")
+    tag = _CU_TAG.fullmatch(value)
+    if tag:
+        return f"{int(tag.group(1))}.{tag.group(2)}"
+    if _PLAIN_VERSION.fullmatch(value) and value.count(".") <= 2:
+        return value
+    try:
+        SpecifierSet(value)
+    except InvalidSpecifier:
+        raise UsageError(
+            f"--cuda {text!r} is not a CUDA version, a wheel tag or a PEP 440 range",
+            hint="e.g. --cuda 12, --cuda 12.1, --cuda cu121, --cuda 12.1.0 or "
+            "--cuda '>=12.1,<12.5'",
+        ) from None
+    return value
+
+
+def cuda_matches(build_cuda: str, wanted: str | None) -> bool:
+    """Does a build's CUDA (major.minor) meet `--cuda` (already through parse_cuda)? A bare
+    version matches by prefix on major.minor (`12` any 12.x, `12.1.0` like `12.1`); a range
+    is tested on major.minor."""
+    from packaging.specifiers import SpecifierSet
+
+    if wanted is None:
+        return True
+    if _PLAIN_VERSION.fullmatch(wanted):
+        want = versions.numeric(wanted)[:2]
+        return versions.numeric(build_cuda)[: len(want)] == want
+    return SpecifierSet(wanted).contains(build_cuda, prereleases=True)
+
+
+def machine_option(text: str | None, option: str = "--platform") -> str | None:
+    """`--platform` (and its hidden alias `--machine`): linux/arm64, arm64 or aarch64 name the
+    same machine; UsageError for anything else."""
+    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
+
+    if text is None:
+        return None
+    machine = machine_of(text)
+    if machine is None:
+        raise UsageError(
+            f"{option} {text!r} is not one of: {', '.join(DOCKER_PLATFORM.values())} "
+            "(or x86_64, amd64, aarch64, arm64)",
+            hint=f"use {option} linux/arm64 (Grace, DGX Spark) or {option} linux/amd64",
+        )
+    return machine
 
 
 def is_plain_version(text: str | None) -> bool:
@@ -181,8 +230,7 @@ def check_cuda(matrix: Matrix, framework: str | None, cuda: str | None) -> None:
         return
     assert cuda is not None
     known = sorted(set(cuda_versions(matrix, framework)), key=versions.sort_key)
-    short = versions.major_minor(cuda.strip(), pad=False) or cuda.strip()
-    if not any(_matches(k, short) for k in known):
+    if not any(cuda_matches(k, cuda.strip()) for k in known):
         listing = "gpudoctor matrix list" + (f" --framework {framework}" if framework else "")
         raise not_in_matrix("CUDA", cuda.strip(), known, listing, scope=framework or "")
 

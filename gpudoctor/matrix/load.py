@@ -11,7 +11,7 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 from stat import S_ISREG
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import fields as f
@@ -28,7 +28,9 @@ from gpudoctor.matrix.model import (
     ImagePlatform,
     Matrix,
     MigGpu,
+    NcclRelease,
     PlatformWheel,
+    ProgramMinimum,
     PytorchRelease,
     PytorchVariant,
     TensorflowRelease,
@@ -48,6 +50,8 @@ TABLES = {
     "driver_branch": "branch",
     "wheel": "version",
     "image_platform": "platform",
+    "program": "name",
+    "nccl": "versions",
     **ROCM_TABLES,
 }
 _MAX_SHOWN = 25
@@ -109,18 +113,7 @@ def _load_cached(path: Path, mtime_ns: int, size: int) -> Matrix:
 
 def parse_matrix(text: str, path: Path) -> Matrix:
     """Parse and validate matrix TOML text; `path` is what messages name (no I/O here)."""
-    from gpudoctor import (
-        tomlread,  # here, not at the top: a cached load (matrix/cache.py) needs no parser
-    )
-
-    try:
-        doc = tomlread.loads(text)
-    except tomlread.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
-        raise MatrixError(f"{path}: not valid TOML: {exc}", hint=_HINT) from None
-    except RecursionError:
-        raise MatrixError(f"{path}: nested too deeply to be a matrix", hint=_HINT) from None
-    except ValueError as exc:  # tomllib: an integer past Python's 4300-digit conversion limit
-        raise MatrixError(f"{path}: not a valid matrix: {exc}", hint=_HINT) from None
+    doc = toml_loads(text, path)
     problems = Problems(str(path))
     schema = _schema_version(doc, problems)
     for key in doc:
@@ -140,6 +133,8 @@ def parse_matrix(text: str, path: Path) -> Matrix:
         driver_branches=_table(doc, "driver_branch", problems, _driver_branch),
         wheels=_table(doc, "wheel", problems, _wheel),
         image_platforms=_table(doc, "image_platform", problems, _image_platform),
+        programs=_table(doc, "program", problems, _program),
+        nccl=_table(doc, "nccl", problems, _nccl),
         rocm=_table(doc, "rocm", problems, load_rocm.rocm),
         amd_gpus=_table(doc, "amd_gpu", problems, load_rocm.amd_gpu),
         pytorch_rocm=_table(doc, "pytorch_rocm", problems, load_rocm.pytorch_rocm),
@@ -152,16 +147,31 @@ def parse_matrix(text: str, path: Path) -> Matrix:
     return matrix
 
 
-def raise_problems(problems: Problems) -> None:
+def toml_loads(text: str, path: Path) -> dict[str, object]:
+    """TOML text as a table; MatrixError naming the file for anything that is not TOML (the
+    matrix and the signature catalogue share this reader)."""
+    from gpudoctor import tomlread  # here, not at the top: a cached load needs no parser
+
+    try:
+        return tomlread.loads(text)
+    except tomlread.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
+        raise MatrixError(f"{path}: not valid TOML: {exc}", hint=_HINT) from None
+    except RecursionError:
+        raise MatrixError(f"{path}: nested too deeply to be a matrix", hint=_HINT) from None
+    except ValueError as exc:  # tomllib: an integer past Python's 4300-digit conversion limit
+        raise MatrixError(f"{path}: not a valid matrix: {exc}", hint=_HINT) from None
+
+
+def raise_problems(problems: Problems, hint: str = _HINT, what: str = "the matrix") -> None:
     lines = problems.lines
     if not lines:
         return
     if len(lines) == 1:
-        raise MatrixError(lines[0], hint=_HINT)
+        raise MatrixError(lines[0], hint=hint)
     shown = lines[:_MAX_SHOWN]
     more = [f"... and {len(lines) - _MAX_SHOWN} more"] if len(lines) > _MAX_SHOWN else []
     body = "\n  ".join([*shown, *more])
-    raise MatrixError(f"{len(lines)} problems in the matrix:\n  {body}", hint=_HINT)
+    raise MatrixError(f"{len(lines)} problems in {what}:\n  {body}", hint=hint)
 
 
 def _schema_version(doc: dict[str, object], problems: Problems) -> int:
@@ -221,10 +231,16 @@ def _cuda(problems: Problems, where: str, raw: dict[str, object]) -> CudaRelease
         version=r.get_str("version", f.CUDA_RELEASE),
         label=r.get_str("label", f.TEXT),
         released=r.get("released", f.YEAR_MONTH, required=False),
-        min_driver_linux=r.get_str("min_driver_linux", f.DRIVER),
+        min_driver_linux=r.get("min_driver_linux", f.DRIVER, required=False),
         min_driver_windows=r.get("min_driver_windows", f.DRIVER, required=False),
         **r.common(),
     )
+    if "min_driver_linux" not in raw and not row.notes:
+        r.fail(
+            "missing key 'min_driver_linux' (expected a driver version, or 'notes' saying why "
+            "the release's own Linux floor is unsourced: it is then judged by its major's "
+            "minor-version rule only)"
+        )
     return row if r.ok else None
 
 
@@ -284,7 +300,8 @@ def _pytorch(problems: Problems, where: str, raw: dict[str, object]) -> PytorchR
         problems,
         where,
         raw,
-        "version released python torchvision torchaudio pypi_default_cuda variants",
+        "version released python torchvision torchaudio pypi_default_cuda judge_only variants "
+        + _PROVENANCE,
     )
     variants = _variants(problems, where, r)
     row = PytorchRelease(
@@ -295,6 +312,8 @@ def _pytorch(problems: Problems, where: str, raw: dict[str, object]) -> PytorchR
         torchaudio=r.get("torchaudio", f.PEP440, required=False),
         pypi_default_cuda=r.get("pypi_default_cuda", f.MAJOR_MINOR, required=False),
         variants=variants,
+        judge_only=r.get_bool("judge_only", False),
+        **_provenance(r),
         **r.common(),
     )
     return row if r.ok else None
@@ -315,13 +334,15 @@ def _variants(problems: Problems, where: str, release: RowReader) -> tuple[Pytor
         if not isinstance(item, dict):
             release.fail(f"{label}: expected a table, found {f.describe(item)}")
             continue
-        r = _reader(problems, label, item, "cuda tag index_url cudnn arch_list")
+        r = _reader(problems, label, item, "cuda tag index_url cudnn arch_list nccl " + _PROVENANCE)
         variant = PytorchVariant(
             cuda=r.get_str("cuda", f.MAJOR_MINOR),
             tag=r.get_str("tag", f.CUDA_TAG),
             index_url=r.get_str("index_url", f.URL),
             cudnn=r.get_str("cudnn", f.DOTTED),
             arch_list=r.get_list("arch_list", f.ARCH_ENTRY, required=False),
+            nccl=r.get("nccl", f.DOTTED, required=False),
+            **_provenance(r),
             **r.common(),
         )
         release.ok = release.ok and r.ok
@@ -329,14 +350,27 @@ def _variants(problems: Problems, where: str, release: RowReader) -> tuple[Pytor
     return tuple(out)
 
 
+_PROVENANCE = "exists read"
+
+
+def _provenance(r: RowReader) -> dict[str, Any]:
+    """`exists` (the primary source that the build exists) and `read` (the facts read from the
+    artifact itself): docs/matrix-format.md, "Provenance"."""
+    return {
+        "exists": r.get("exists", f.URL, required=False) or "",
+        "read": r.get_list("read", f.ARTIFACT_FACT, required=False, non_empty=False),
+    }
+
+
 def _tensorflow(problems: Problems, where: str, raw: dict[str, object]) -> TensorflowRelease | None:
-    r = _reader(problems, where, raw, "version python cuda cudnn pip")
+    r = _reader(problems, where, raw, "version python cuda cudnn pip " + _PROVENANCE)
     row = TensorflowRelease(
         version=r.get_str("version", f.PEP440),
         python=r.get_list("python", f.PYTHON),
         cuda=r.get_str("cuda", f.MAJOR_MINOR),
         cudnn=r.get_str("cudnn", f.DOTTED),
         pip=r.get_str("pip", f.REQUIREMENT),
+        **_provenance(r),
         **r.common(),
     )
     return row if r.ok else None
@@ -411,7 +445,7 @@ def _driver_branch(problems: Problems, where: str, raw: dict[str, object]) -> Dr
     row = DriverBranch(
         branch=r.get_str("branch", f.BRANCH),
         designation=r.get_str("designation", f.BRANCH_SUPPORT),
-        end_of_life=r.get("end_of_life", f.YEAR_MONTH, required=False),
+        end_of_life=r.get("end_of_life", f.END_OF_LIFE, required=False),
         max_cuda_major=max_major,
         last_for=r.get_list("last_for", f.TEXT, required=False),
         vgpu_release=vgpu,
@@ -422,7 +456,7 @@ def _driver_branch(problems: Problems, where: str, raw: dict[str, object]) -> Dr
 
 
 def _wheel(problems: Problems, where: str, raw: dict[str, object]) -> PlatformWheel | None:
-    r = _reader(problems, where, raw, "framework version machine index cuda wheel")
+    r = _reader(problems, where, raw, "framework version machine index cuda wheel " + _PROVENANCE)
     row = PlatformWheel(
         framework=r.get_str("framework", f.FRAMEWORK),
         version=r.get_str("version", f.PEP440),
@@ -430,6 +464,7 @@ def _wheel(problems: Problems, where: str, raw: dict[str, object]) -> PlatformWh
         index=r.get_str("index", f.WHEEL_INDEX),
         cuda=r.get_str("cuda", f.WHEEL_CUDA),
         wheel=r.get("wheel", f.TEXT, required=False),
+        **_provenance(r),
         **r.common(),
     )
     return row if r.ok else None
@@ -443,4 +478,48 @@ def _image_platform(problems: Problems, where: str, raw: dict[str, object]) -> I
         min_cuda=r.get_str("min_cuda", f.CUDA_RELEASE),
         **r.common(),
     )
+    return row if r.ok else None
+
+
+def _program(problems: Problems, where: str, raw: dict[str, object]) -> ProgramMinimum | None:
+    r = _reader(problems, where, raw, "name min_compute_capability versions pip")
+    row = ProgramMinimum(
+        name=r.get_str("name", f.TEXT),
+        min_compute_capability=r.get_str("min_compute_capability", f.COMPUTE_CAPABILITY),
+        versions=r.get("versions", f.SPECIFIER, required=False) or "",
+        pip=r.get_bool("pip", True),
+        **r.common(),
+    )
+    return row if r.ok else None
+
+
+def _nccl(problems: Problems, where: str, raw: dict[str, object]) -> NcclRelease | None:
+    r = _reader(
+        problems,
+        where,
+        raw,
+        "versions build_cuda architectures bad_compute_capabilities fixed_in problem "
+        "peermem_detected",
+    )
+    peermem = raw.get("peermem_detected")
+    row = NcclRelease(
+        versions=r.get_str("versions", f.SPECIFIER),
+        build_cuda=r.get("build_cuda", f.SPECIFIER, required=False) or "",
+        architectures=r.get_list("architectures", f.ARCH_ENTRY, required=False),
+        bad_compute_capabilities=r.get_list(
+            "bad_compute_capabilities", f.COMPUTE_CAPABILITY, required=False
+        ),
+        fixed_in=r.get("fixed_in", f.PEP440, required=False),
+        problem=r.get("problem", f.TEXT, required=False) or "",
+        peermem_detected=r.get_bool("peermem_detected", False) if peermem is not None else None,
+        **r.common(),
+    )
+    kinds = [bool(row.architectures), bool(row.bad_compute_capabilities), peermem is not None]
+    if sum(kinds) != 1:
+        r.fail(
+            "a row states one fact: 'architectures', 'bad_compute_capabilities' (with "
+            "'fixed_in' and 'problem') or 'peermem_detected'"
+        )
+    if row.bad_compute_capabilities and not (row.fixed_in and row.problem):
+        r.fail("'bad_compute_capabilities' needs 'fixed_in' and 'problem'")
     return row if r.ok else None

@@ -8,19 +8,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gpudoctor.frozen import Frozen
-
-if TYPE_CHECKING:
-    from gpudoctor.compat.host import Host
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class CudaRelease(Frozen):
     version: str  # "12.1.1"
     label: str
-    min_driver_linux: str
+    # The release's own minimum Linux driver; None where no source gives it (from 13.4 NVIDIA
+    # no longer bundles a Linux driver): such a release is judged by its major's
+    # minor-version floor only, never as native.
+    min_driver_linux: str | None
     source: str
     min_driver_windows: str | None = None
     released: str | None = None
@@ -77,8 +76,15 @@ class PytorchVariant(Frozen):
     cudnn: str
     arch_list: tuple[str, ...]  # TORCH_CUDA_ARCH_LIST form: "8.0", "9.0+PTX"
     source: str
+    nccl: str | None = None  # the nvidia-nccl wheel the build pins ("2.21.5")
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
+    # Provenance (docs/matrix-format.md, "Provenance"): the primary source that says the build
+    # exists (a release build matrix at a named commit, an index listing, an install page), and
+    # which of its facts were read from the artifact itself (wheel METADATA, torch/version.py,
+    # fat binaries). `verified = true` means every fact was read from the artifact.
+    exists: str = ""
+    read: tuple[str, ...] = ()
     notes: str = ""
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
@@ -95,6 +101,11 @@ class PytorchRelease(Frozen):
     released: str | None = None
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
+    exists: str = ""  # provenance of the release row (see PytorchVariant)
+    read: tuple[str, ...] = ()
+    # Kept to judge hosts that have it installed (check); never offered, resolved, built or
+    # rendered (torch 1.0-1.12: no image gpudoctor builds should hold them).
+    judge_only: bool = False
     notes: str = ""
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
@@ -109,6 +120,12 @@ class TensorflowRelease(Frozen):
     source: str
     sources: tuple[str, ...] = ()  # further pages, when one `source` does not cover the row
     verified: bool = True
+    # Provenance (docs/matrix-format.md, "Provenance"): the primary source that says the build
+    # exists (a release build matrix at a named commit, an index listing, an install page), and
+    # which of its facts were read from the artifact itself (wheel METADATA, torch/version.py,
+    # fat binaries). `verified = true` means every fact was read from the artifact.
+    exists: str = ""
+    read: tuple[str, ...] = ()
     notes: str = ""
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
@@ -172,7 +189,7 @@ class DriverBranch(Frozen):
     branch: str  # "580"
     designation: str  # "long-term support", "production", "new feature", ...
     source: str
-    end_of_life: str | None = None  # "YYYY-MM"
+    end_of_life: str | None = None  # "YYYY-MM", or "ended" (passed; NVIDIA gives no month)
     max_cuda_major: int | None = None  # newest CUDA major without the forward-compat package
     last_for: tuple[str, ...] = ()  # architecture names: ("Maxwell", "Pascal", "Volta")
     # The NVIDIA vGPU software release built on this branch (19 for R580), and where it is said.
@@ -200,6 +217,12 @@ class PlatformWheel(Frozen):
     wheel: str | None = None  # the file whose METADATA was read
     sources: tuple[str, ...] = ()
     verified: bool = True
+    # Provenance (docs/matrix-format.md, "Provenance"): the primary source that says the build
+    # exists (a release build matrix at a named commit, an index listing, an install page), and
+    # which of its facts were read from the artifact itself (wheel METADATA, torch/version.py,
+    # fat binaries). `verified = true` means every fact was read from the artifact.
+    exists: str = ""
+    read: tuple[str, ...] = ()
     notes: str = ""
     evidence: str = ""  # what was read, from which artifact, to verify the row
 
@@ -224,6 +247,22 @@ class ImagePlatform(Frozen):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class ProgramMinimum(Frozen):
+    """The documented minimum compute capability of a program people run on GPUs (vLLM,
+    flash-attention, bitsandbytes, ollama), for the releases `versions` names."""
+
+    name: str  # distribution (pip) name, or the program's own name where `pip` is false
+    min_compute_capability: str
+    source: str
+    versions: str = ""  # a PEP 440 specifier ("<=0.14.0"); "" for every release
+    pip: bool = True  # found as an installed distribution of that name (ollama is not)
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+    evidence: str = ""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class RocmRelease(Frozen):
     """A ROCm release series ("6.3"): the GPU (LLVM) targets AMD supports with it on Linux and
     the kernel-mode driver (KMD) release series its user space is tested with."""
@@ -232,6 +271,26 @@ class RocmRelease(Frozen):
     gfx: tuple[str, ...]  # "gfx942", ...
     source: str
     kmd: tuple[str, ...] = ()  # "6.1", "6.2", ...; () = not recorded
+    sources: tuple[str, ...] = ()
+    verified: bool = True
+    notes: str = ""
+    evidence: str = ""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class NcclRelease(Frozen):
+    """One fact about a range of NCCL releases, from NCCL's own source: the architectures its
+    default build compiles (by the CUDA it is built with), a GPU architecture a release fails
+    on and the release that fixes it, or whether it detects the nvidia-peermem module."""
+
+    versions: str  # PEP 440 specifier over NCCL versions: ">=2.18.1,<2.25.1"
+    source: str
+    build_cuda: str = ""  # PEP 440 specifier over the CUDA NCCL was built with; "" any
+    architectures: tuple[str, ...] = ()  # arch list entries: "9.0", "12.0+PTX"
+    bad_compute_capabilities: tuple[str, ...] = ()
+    fixed_in: str | None = None
+    problem: str = ""
+    peermem_detected: bool | None = None  # finds GPUDirect RDMA through nvidia-peermem
     sources: tuple[str, ...] = ()
     verified: bool = True
     notes: str = ""
@@ -292,73 +351,8 @@ class Matrix(Frozen):
     driver_branches: tuple[DriverBranch, ...] = ()
     wheels: tuple[PlatformWheel, ...] = ()
     image_platforms: tuple[ImagePlatform, ...] = ()
+    programs: tuple[ProgramMinimum, ...] = ()
+    nccl: tuple[NcclRelease, ...] = ()
     rocm: tuple[RocmRelease, ...] = ()
     amd_gpus: tuple[AmdGpu, ...] = ()
     pytorch_rocm: tuple[PytorchRocmVariant, ...] = ()
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class ResolveRequest(Frozen):
-    """Constraints for `resolve`; every field None means "any". Specs are PEP 440 specifiers or
-    bare versions (`"12.1"` means `==12.1.*` for CUDA, `"2.5"` means `==2.5.*` for frameworks)."""
-
-    framework: str  # "pytorch" or "tensorflow"
-    version: str | None = None
-    cuda: str | None = None
-    python: str | None = None  # "3.11"
-    driver: str | None = None  # the target host's driver: only CUDA it runs
-    compute_capabilities: tuple[str, ...] = ()  # the target host's GPUs: wheels must have kernels
-    flavor: str | None = None  # runtime | devel (base images)
-    machine: str | None = None  # the target host's machine ("aarch64"); None: x86_64
-    distro: str | None = None  # "ubuntu22.04"
-    allow_unverified: bool = False
-    native_only: bool = False  # minor-version compatibility does not count as running
-    # The target host as the compatibility model sees it (`--for-host`, `--from`); when None,
-    # `driver` and `compute_capabilities` describe it.
-    host: Host | None = None
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class ResolvedRow(Frozen):
-    """One known-good image: a framework release x CUDA variant x Python x base image."""
-
-    id: str  # "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime"
-    framework: str
-    version: str
-    cuda: str  # "12.4", the framework build's CUDA
-    # "12.4.1", the CUDA release of an nvidia/cuda base; None: a plain distribution base (the
-    # build's CUDA comes with its pip wheels)
-    cuda_release: str | None
-    cudnn: str | None
-    python: str
-    # The oldest driver that runs the build (the compatibility model: its major's minor-version
-    # floor, 525.60.13 for 12.x)
-    min_driver_linux: str
-    base_image: str  # "ubuntu:22.04", "nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04"
-    base_digest: str | None
-    flavor: str
-    distro: str
-    requirements: tuple[
-        str, ...
-    ]  # pinned pip requirements, e.g. ("torch==2.5.1", "torchvision==0.20.1")
-    index_url: str | None  # pip --index-url for the framework, None = PyPI
-    arch_list: tuple[str, ...]  # compiled architectures (empty when the matrix does not say)
-    sources: tuple[str, ...]
-    cuda_from: str = "wheels"  # where its CUDA libraries come from: "wheels" or "system"
-    native_driver_linux: str | None = None  # the build's CUDA release's own minimum driver
-    # The start-time requirement (NVIDIA_REQUIRE_CUDA's clause) the model gives the build:
-    # "cuda>=12.0" admits every driver of the minor-version floor and newer.
-    require_cuda: str = ""
-    # On a target host: "native" or "minor-version", and what that means; None without a host.
-    tier: str | None = None
-    tier_note: str = ""
-    warnings: tuple[str, ...] = ()  # e.g. the base image's tags are end-of-life
-    platform: str = "linux/amd64"  # the OCI platform the row's wheels are for
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Rejection(Frozen):
-    """A candidate row `resolve` rejected, and why (shown when nothing matches)."""
-
-    candidate: str
-    reasons: tuple[str, ...]

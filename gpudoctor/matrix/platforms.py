@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from gpudoctor import versions
 
 if TYPE_CHECKING:
-    from gpudoctor.matrix.model import Matrix, PlatformWheel, ResolveRequest
+    from gpudoctor.matrix.model import Matrix, PlatformWheel
 
 X86_64 = "x86_64"
 AARCH64 = "aarch64"
@@ -49,6 +49,8 @@ class Availability:
     index_url: str | None  # pip --index-url; None: PyPI
     verified: bool  # what says so was read from the wheels (x86_64: the row itself)
     reason: str  # where it comes from, or why it does not exist
+    exists: bool = True  # a primary source settles that it exists (or it was read)
+    unread: tuple[str, ...] = ()  # facts of this machine's wheel not read from it ("cuda")
 
 
 def available_on(
@@ -67,16 +69,31 @@ def available_on(
         return Availability(True, target, row_index_url, True, "an x86_64 build (matrix row)")
     rows = [w for w in wheels_for(matrix, framework, version, target) if w.cuda == cuda]
     if rows:
-        # Prefer what was read from the wheels, then PyPI (no extra index to trust).
-        best = sorted(rows, key=lambda w: (not w.verified, w.index != "pypi"))[0]
+        # Prefer what settles existence, then what was read from the wheels, then PyPI (no
+        # extra index to trust).
+        best = sorted(rows, key=lambda w: (not _settled(w), not w.verified, w.index != "pypi"))[0]
         index = None if best.index == "pypi" else best.index
         where = "PyPI" if index is None else index
-        return Availability(True, target, index, best.verified, f"{target} wheel on {where}")
+        unread = () if best.verified else tuple(f for f in ("cuda",) if f not in best.read)
+        return Availability(
+            True,
+            target,
+            index,
+            best.verified,
+            f"{target} wheel on {where}",
+            exists=_settled(best),
+            unread=unread,
+        )
     cpu = pypi_cpu_only(matrix, framework, version, target)
     why = f"no {target} wheel of {framework} {version} with CUDA {cuda} is known"
     if cpu is not None:
         why += f" (PyPI's {target} wheel of {version} is CPU-only)"
-    return Availability(False, target, None, False, why)
+    return Availability(False, target, None, False, why, exists=False)
+
+
+def _settled(row: PlatformWheel) -> bool:
+    """A primary source says the wheel exists, or it was read."""
+    return row.verified or bool(row.exists)
 
 
 def machines_of(matrix: Matrix, framework: str, version: str, cuda: str) -> tuple[str, ...]:
@@ -147,10 +164,3 @@ def image_on_platform(
         and numeric(cuda_release) >= numeric(row.min_cuda)
     ]
     return bool(rows), any(row.verified for row in rows)
-
-
-def target_machine(request: ResolveRequest) -> str:
-    """The machine the row is for: --machine/--platform, else the target host's; x86_64 when
-    neither says (the matrix's own rows)."""
-    host = request.host.machine if request.host is not None else None
-    return machine_of(request.machine) or machine_of(host) or X86_64

@@ -36,16 +36,43 @@ from gpudoctor.matrix.model import (
     PytorchVariant,
     TensorflowRelease,
 )
+from gpudoctor.strenum import StrEnum
 from gpudoctor.versions import numeric
 
 
+class Tier(StrEnum):
+    """How a driver runs applications built with one CUDA version (gpudoctor.compat.tiers)."""
+
+    NATIVE = "native"
+    MINOR_VERSION = "minor-version"
+    FORWARD_COMPAT = "forward-compat"
+    NO = "no"
+    UNKNOWN = "unknown"
+
+
+RUNS = (Tier.NATIVE, Tier.MINOR_VERSION)
+MINOR_LIMITS = (
+    "PTX newer than the driver cannot be JIT-compiled, and features that need a newer driver "
+    "are unavailable"
+)
+
+
 @dataclass(frozen=True)
-class DriverVerdict:
-    ok: bool
-    via: Literal["release", "minor-compat"] | None
-    required: str | None  # per-release minimum driver (Linux) of the CUDA asked about
-    floor: str | None  # minor-version compatibility floor of its major
+class DriverTier:
+    """The one driver verdict: the matrix's rule (`driver_supports_cuda`) and the model's
+    refinement for a host (compat.tiers.driver_tier: forward compatibility, WSL) return it."""
+
+    tier: Tier
     reason: str
+    required: str | None = None  # per-release minimum driver (Linux) of the CUDA asked about
+    floor: str | None = None  # minor-version compatibility floor of its major
+    limits: str = ""
+    way_out: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """It runs (natively or by minor-version compatibility)."""
+        return self.tier in RUNS
 
 
 @dataclass(frozen=True)
@@ -108,51 +135,50 @@ def _compat_package(row: CudaMajor | None, cuda: tuple[int, ...]) -> str:
     return name
 
 
-def driver_supports_cuda(matrix: Matrix, driver: str, cuda: str) -> DriverVerdict:
+def driver_supports_cuda(matrix: Matrix, driver: str, cuda: str) -> DriverTier:
     """Does a Linux driver run applications built with `cuda` ("12.4" or "12.4.1")?"""
     have = _version(driver, "driver version")
     wanted = _version(cuda, "CUDA version")
     required = min_driver_for_cuda(matrix, cuda)
     floor = minor_compat_floor(matrix, wanted[0])
     if required is not None and have >= numeric(required):
-        return DriverVerdict(
-            True,
-            "release",
-            required,
-            floor,
-            f"driver {driver} >= {required}, CUDA {cuda}'s minimum",
+        return DriverTier(
+            Tier.NATIVE, f"driver {driver} >= {required}, CUDA {cuda}'s minimum", required, floor
         )
     if floor is not None and have >= numeric(floor):
-        return DriverVerdict(
-            True,
-            "minor-compat",
-            required,
-            floor,
+        return DriverTier(
+            Tier.MINOR_VERSION,
             f"driver {driver} runs CUDA {cuda} by minor-version compatibility (>= {floor} for "
             f"{wanted[0]}.x), with its limits: PTX newer than the driver cannot be JIT-compiled",
+            required,
+            floor,
+            limits=MINOR_LIMITS,
+            way_out=f"upgrade the driver to >= {required} for native CUDA {cuda}"
+            if required
+            else "",
         )
     if required is None and floor is None:
-        return DriverVerdict(
-            False, None, None, None, f"CUDA {cuda} is not in the matrix; cannot judge the driver"
+        return DriverTier(
+            Tier.UNKNOWN, f"CUDA {cuda} is not in the matrix; cannot judge the driver"
         )
     need = floor or required
     package = _compat_package(_major_row(matrix, wanted[0]), wanted)
-    return DriverVerdict(
-        False,
-        None,
-        required,
-        floor,
+    return DriverTier(
+        Tier.NO,
         f"driver {driver} is older than {need}, the oldest that runs CUDA {cuda}"
         + (f" (its own minimum is {required})" if required and required != need else "")
         + f"; upgrade the driver to >= {required or need}, or on a data-center GPU use forward "
         f"compatibility ({package})",
+        required,
+        floor,
+        way_out=f"upgrade the driver to >= {required or need}",
     )
 
 
 def newest_cuda_for_driver(matrix: Matrix, driver: str) -> CudaRelease | None:
     """The newest CUDA release whose own minimum driver is met (per-release rule)."""
     have = _version(driver, "driver version")
-    runs = [r for r in matrix.cuda if numeric(r.min_driver_linux) <= have]
+    runs = [r for r in matrix.cuda if r.min_driver_linux and numeric(r.min_driver_linux) <= have]
     return max(runs, key=lambda r: numeric(r.version), default=None)
 
 

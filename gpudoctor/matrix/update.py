@@ -75,8 +75,19 @@ class Updater:
     # -- reading -----------------------------------------------------------------------------
 
     def _releases(self, project: str) -> dict[Version, ReleaseWheels]:
+        from gpudoctor.netread import FetchError
+
         self.log(f"reading {self._project_url(project)}")
-        return release.releases(project, index.project_files(self.client, self.index_url, project))
+        try:
+            files = index.project_files(self.client, self.index_url, project)
+        except FetchError as exc:
+            if exc.status != 404:
+                raise
+            # PEP 503: an index answers 404 for a project it does not have (torch without
+            # torchvision): the project is absent, not the index unreachable.
+            self.log(f"{project}: not on this index (HTTP 404)")
+            return {}
+        return release.releases(project, files)
 
     def _facts(self, wheels: ReleaseWheels, *, fatbins: bool) -> tuple[WheelFacts, list[Field]]:
         wheel = wheels.representative()

@@ -53,6 +53,13 @@ def cross_check(matrix: Matrix, problems: Problems) -> None:
     _duplicates(problems, "mig_gpu", matrix.mig_gpus, lambda r: r.name, "name")
     _duplicates(problems, "distro", matrix.distros, lambda r: r.name, "name")
     _duplicates(problems, "driver_branch", matrix.driver_branches, lambda r: r.branch, "branch")
+    _duplicates(
+        problems,
+        "program",
+        matrix.programs,
+        lambda r: f"{r.name} {r.versions}",
+        "name and versions",
+    )
     _architectures(matrix, problems)
     for index, release in enumerate(matrix.pytorch):
         _pytorch(matrix, problems, index, release)
@@ -108,7 +115,7 @@ def _driver_floors(matrix: Matrix, problems: Problems) -> None:
     for index, release in enumerate(matrix.cuda):
         major, minor = numeric(release.version)[:2]
         floor = floors.get(major)
-        if floor is None or minor == 0:
+        if floor is None or minor == 0 or release.min_driver_linux is None:
             continue
         if numeric(release.min_driver_linux) < numeric(floor):
             problems.add(

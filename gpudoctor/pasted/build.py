@@ -12,20 +12,24 @@ from typing import TYPE_CHECKING, Any
 from gpudoctor import versions
 from gpudoctor.facts import (
     BundledLib,
+    Companion,
+    ContainerRuntimeFacts,
     CudaLibFacts,
     CudaToolkit,
     DeepFrameworkFacts,
     FrameworkFacts,
     GpuFacts,
     HostFacts,
+    InstalledProgram,
     KernelFacts,
     LibraryFact,
     NvmlFacts,
     PlatformFacts,
     ReportFacts,
+    ReportRange,
     VgpuLicense,
 )
-from gpudoctor.facts_multigpu import FabricFacts
+from gpudoctor.facts_multigpu import FabricFacts, MultiGpuFacts
 
 if TYPE_CHECKING:
     from gpudoctor.facts_amd import AmdFacts
@@ -37,7 +41,9 @@ _TF_NAMES = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly")
 _CUDNN_SO = re.compile(r"libcudnn(?:_\w+)?\.so\.(\d+(?:\.\d+){0,2})$")
 
 
-def build(draft: Draft, source: str, architectures: Sequence[Architecture] = ()) -> HostFacts:
+def build(
+    draft: Draft, source: str, architectures: Sequence[Architecture] = (), lines: int = 0
+) -> HostFacts:
     from gpudoctor import __version__
 
     gpus = tuple(_gpu(g, architectures) for _, g in sorted(draft.gpus.items()))
@@ -47,12 +53,19 @@ def build(draft: Draft, source: str, architectures: Sequence[Architecture] = ())
         tool_version=__version__,
         platform=PlatformFacts(**draft.platform),
         kernel=KernelFacts(
-            **{**draft.kernel, "modules_loaded": tuple(draft.kernel.get("modules_loaded", ()))}
+            **{
+                **draft.kernel,
+                "modules_loaded": tuple(draft.kernel.get("modules_loaded", ())),
+                "pci_devices": tuple(draft.kernel.get("pci_devices", ())),
+            }
         ),
         nvml=nvml,
+        container_runtime=ContainerRuntimeFacts(**draft.runtime),
         cuda_libs=_cuda_libs(draft),
         frameworks=frameworks,
+        programs=_programs(draft),
         deep=_deep(draft, frameworks),
+        multigpu=_multigpu(draft),
         amd=_amd(draft),
     )
     from gpudoctor.pasted.unknowns import unknowns
@@ -63,8 +76,46 @@ def build(draft: Draft, source: str, architectures: Sequence[Architecture] = ())
         notes=tuple(draft.notes),
         unknown=tuple(unknowns(facts)),
         errors=tuple(draft.errors),
+        ranges=merge_ranges(draft.ranges),
+        lines=lines,
     )
     return HostFacts(**{**facts.__dict__, "report": report})
+
+
+def merge_ranges(ranges: Sequence[tuple[str, int, int]]) -> tuple[ReportRange, ...]:
+    """Per section, touching or overlapping line ranges joined, in order of their first line."""
+    by_section: dict[str, list[list[int]]] = {}
+    for section, first, last in sorted(ranges, key=lambda r: (r[0], r[1], r[2])):
+        spans = by_section.setdefault(section, [])
+        if spans and first <= spans[-1][1] + 1:
+            spans[-1][1] = max(spans[-1][1], last)
+        else:
+            spans.append([first, last])
+    out = [ReportRange(s, a, b) for s, spans in by_section.items() for a, b in spans]
+    return tuple(sorted(out, key=lambda r: (r.first, r.section)))
+
+
+def _programs(draft: Draft) -> tuple[InstalledProgram, ...]:
+    """The GPU programs the paste names with a version (pip lines, start-up logs)."""
+    from gpudoctor.framework_names import GPU_PROGRAMS, LOGGED_PROGRAMS
+
+    return tuple(
+        InstalledProgram(name=name, version=draft.packages[name])
+        for name in (*GPU_PROGRAMS, *LOGGED_PROGRAMS)
+        if name in draft.packages
+    )
+
+
+def _multigpu(draft: Draft) -> MultiGpuFacts:
+    """A pasted kernel log's Xid lines and the NCCL_* variables a paste sets; the rest of the
+    multi-GPU probe was not run."""
+    if not draft.xid_events and not draft.nccl_env:
+        return MultiGpuFacts()
+    return MultiGpuFacts(
+        xid_readable=True if draft.xid_events else None,
+        xid_events=tuple(draft.xid_events),
+        nccl_env=tuple(draft.nccl_env),
+    )
 
 
 def _amd(draft: Draft) -> AmdFacts:
@@ -173,7 +224,19 @@ def _torch(draft: Draft) -> FrameworkFacts | None:
         cudnn=cudnn_wheel,
         hip=hip,
         bundled=_bundled(draft),
+        companions=_companions(draft),
     )
+
+
+def _companions(draft: Draft) -> tuple[Companion, ...]:
+    """torchvision/torchaudio from the pasted pip or conda list, as the probe records them."""
+    out = []
+    for name in ("torchvision", "torchaudio"):
+        version = draft.packages.get(name)
+        if version:
+            public, local = _public(version)
+            out.append(Companion(name, public, local))
+    return tuple(out)
 
 
 def _bundled(draft: Draft) -> tuple[BundledLib, ...]:
@@ -199,6 +262,8 @@ def _tensorflow(draft: Draft) -> FrameworkFacts | None:
         cpu_only=cpu_only,
         cudnn=tf.get("cudnn"),
         bundled=_bundled(draft),
+        arch_list=tuple(tf.get("arch_list") or ()),
+        build_cudnn=tf.get("build_cudnn"),
     )
 
 
@@ -214,7 +279,12 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
         toolkits = (
             CudaToolkit(path="nvcc on PATH (collect_env)", nvcc_version=draft.nvcc_version),
         )
-    return CudaLibFacts(toolkits=toolkits, cudnn=tuple(cudnn))
+    nccl: tuple[LibraryFact, ...] = ()
+    if "nccl" in draft.libraries:
+        built = draft.libraries.get("nccl_cuda")
+        stated = draft.libraries["nccl"] + (f"+cuda{built}" if built else "")
+        nccl = (LibraryFact(name="libnccl", path="(named in the report)", version=stated),)
+    return CudaLibFacts(toolkits=toolkits, cudnn=tuple(cudnn), nccl=nccl)
 
 
 def _deep(draft: Draft, frameworks: tuple[FrameworkFacts, ...]) -> tuple[DeepFrameworkFacts, ...]:

@@ -85,8 +85,10 @@ def _value(key: str, value: str, draft: Draft) -> None:  # noqa: PLR0912 - one b
     if key == "miopen runtime version" and not unknown_value(value):
         put(draft.amd, "miopen_version", value)
         return
-    if key == "cuda used to build pytorch" and value == "None":
-        draft.torch["cuda_none"] = True  # a CPU-only (or ROCm) build; "Could not collect" is not
+    if key == "cuda used to build pytorch" and value.lower() in ("none", "could not collect"):
+        # collect_env prints torch.version.cuda; its replace_nones writes None as "Could not
+        # collect" (and "N/A" when torch did not import): a CPU-only (or ROCm) build.
+        draft.torch["cuda_none"] = True
     if unknown_value(value):
         return
     if key == "pytorch version":

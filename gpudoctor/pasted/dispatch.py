@@ -67,43 +67,151 @@ def known_shapes() -> list[str]:
 
 
 def read_report(raw: str, source: str, architectures: Sequence[Architecture] = ()) -> HostFacts:
-    """HostFacts from a pasted report; FactsError ("no report recognised") when no shape fits."""
+    """HostFacts from a pasted report (the first host when it holds several, see read_reports);
+    FactsError ("no report recognised") when not one fact or known line is found."""
+    return read_reports(raw, source, architectures)[0][1]
+
+
+def read_reports(
+    raw: str, source: str, architectures: Sequence[Architecture] = ()
+) -> list[tuple[str, HostFacts]]:
+    """One (name, HostFacts) per host the paste shows. Blocks of different shapes are one host;
+    a shape that appears twice with values that disagree (two nvidia-smi tables of different
+    drivers or GPUs) starts another host, and the hosts are judged as a fleet. Repeats that
+    agree (the same output pasted twice) stay one host."""
+    text = clean(raw)
+    found = [shape.starts(text) for shape in BLOCKS]
+    cuts = _host_starts(text, found)
+    total = text.count("\n") + 1
+    drafts: list[Draft] = []
+    for begin, end in zip(cuts, [*cuts[1:], len(text)]):
+        # Line numbers stay those of the whole paste: pad the part with the lines before it.
+        part = "\n" * text.count("\n", 0, begin) + text[begin:end]
+        drafts.append(_read_part(part, architectures))
+    hosts = _split_or_merge(drafts, text, cuts)
+    if not any(d.sections for d in hosts):
+        raise FactsError(
+            f"{source}: no report recognised (not a gpudoctor snapshot either): not one version, "
+            "GPU name or known error line in it",
+            hint="paste one of: " + "; ".join(known_shapes()) + "; or a `gpudoctor snapshot`",
+        )
     from gpudoctor.pasted.build import build
 
-    text = clean(raw)
+    if len(hosts) == 1:
+        return [(source, build(hosts[0], source, architectures, total))]
+    return [
+        (f"{source} #{n}", build(d, f"{source} (host {n} of {len(hosts)})", architectures, total))
+        for n, d in enumerate(hosts, start=1)
+    ]
+
+
+def _read_part(text: str, architectures: Sequence[Architecture]) -> Draft:
+    from gpudoctor.pasted import facts_scan
+
     draft = Draft()
     found = [shape.starts(text) for shape in BLOCKS]
-    text = _first_report(text, found, draft)
-    starts = sorted((pos, i) for i, at in enumerate(found) for pos in at if pos < len(text))
+    starts = sorted((pos, i) for i, at in enumerate(found) for pos in at)
     ends = [pos for pos, _ in starts[1:]] + [len(text)]
     done: set[str] = set()
     for index, shape in enumerate(BLOCKS):  # in priority order, each on its first block
-        for (pos, owner), end in zip(starts, ends[: len(starts)]):
+        for (pos, owner), end in zip(starts, ends):
             if owner == index and shape.name not in done:
                 done.add(shape.name)
-                shape.parse(text[pos : min(end, pos + _BLOCK_CAP)], draft)
+                block = text[pos : min(end, pos + _BLOCK_CAP)]
+                shape.parse(block, draft)
+                if shape.name in draft.sections:
+                    first = text.count("\n", 0, pos) + 1
+                    last = first + block.rstrip("\n").count("\n")
+                    draft.ranges.append((shape.name, first, last))
     for line_shape in LINES:
         line_shape.parse(text, draft)
-    if not draft.sections:
-        raise FactsError(
-            f"{source}: no report recognised (not a gpudoctor snapshot either)",
-            hint="paste one of: " + "; ".join(known_shapes()) + "; or a `gpudoctor snapshot`",
-        )
-    return build(draft, source, architectures)
+    facts_scan.parse(text, draft, architectures)
+    return draft
 
 
-def _first_report(text: str, found: list[list[int]], draft: Draft) -> str:
-    """A paste with two reports of one shape (before and after, two hosts) is judged on the
-    first: the text is cut where the second one starts, and a note says so."""
-    cut: tuple[int, str] | None = None
-    for shape, at in zip(BLOCKS, found):
-        if len(at) > 1 and (cut is None or at[1] < cut[0]):
-            cut = (at[1], shape.name)
-    if cut is None:
-        return text
-    line = text.count("\n", 0, cut[0]) + 1
-    draft.notes.append(
-        f"the paste holds more than one {cut[1]} report; the first one was used (the next "
-        f"starts on line {line})"
+def _host_starts(text: str, found: list[list[int]]) -> list[int]:
+    """Where each host's part of the paste begins: 0, then each repeat of a block shape."""
+    cuts = {0}
+    for at in found:
+        cuts.update(at[1:])
+    return sorted(cuts)
+
+
+_KEY_FACTS = ("driver_version", "cuda_driver_version")
+
+
+def _signature_of(draft: Draft) -> tuple[object, ...]:
+    """The values that tell two hosts apart; None where a part does not show them."""
+    names = tuple(g.get("name") for _, g in sorted(draft.gpus.items())) or None
+    return (*(draft.nvml.get(k) for k in _KEY_FACTS), names, draft.torch.get("version"))
+
+
+def _conflict(a: Draft, b: Draft) -> bool:
+    return any(
+        x is not None and y is not None and x != y
+        for x, y in zip(_signature_of(a), _signature_of(b))
     )
-    return text[: cut[0]]
+
+
+def _split_or_merge(drafts: list[Draft], text: str, cuts: list[int]) -> list[Draft]:
+    """Parts whose values conflict are hosts of their own; the others join the host before."""
+    if len(drafts) == 1:
+        return drafts
+    hosts: list[Draft] = [drafts[0]]
+    merged_from: list[int] = []
+    for index, draft in enumerate(drafts[1:], start=1):
+        if not draft.sections:
+            continue
+        if _conflict(hosts[-1], draft):
+            hosts.append(draft)
+        else:
+            _merge(hosts[-1], draft)
+            merged_from.append(text.count("\n", 0, cuts[index]) + 1)
+    if merged_from:
+        hosts[0].notes.append(
+            "the paste repeats a report (from line "
+            + ", ".join(map(str, merged_from))
+            + "); the repeats agree and were read as the same host"
+        )
+    if len(hosts) > 1:
+        for n, host in enumerate(hosts, start=1):
+            host.notes.append(
+                f"host {n} of {len(hosts)}: the paste holds reports whose driver, GPUs or torch "
+                "disagree, judged as separate hosts"
+            )
+    return hosts
+
+
+def _merge(into: Draft, other: Draft) -> None:
+    """Facts of `other` the host does not have yet (the first value given wins)."""
+    for name in (
+        "nvml",
+        "kernel",
+        "platform",
+        "torch",
+        "tensorflow",
+        "libraries",
+        "runtime",
+        "image",
+    ):
+        target, extra = getattr(into, name), getattr(other, name)
+        for key, value in extra.items():
+            target.setdefault(key, value)
+    for key, value in other.packages.items():
+        into.packages.setdefault(key, value)
+    for index, gpu in other.gpus.items():
+        mine = into.gpus.setdefault(index, {"index": index})
+        for key, value in gpu.items():
+            mine.setdefault(key, value)
+    for section in other.sections:
+        into.section(section)
+    seen = {(e.code, e.line) for e in into.errors}
+    into.errors.extend(e for e in other.errors if (e.code, e.line) not in seen)
+    into.ranges.extend(other.ranges)
+    into.notes.extend(n for n in other.notes if n not in into.notes)
+    into.cudnn_files.extend(f for f in other.cudnn_files if f not in into.cudnn_files)
+    into.xid_events.extend(other.xid_events)
+    if into.torch_cuda_available is None:
+        into.torch_cuda_available = other.torch_cuda_available
+    if into.nvcc_version is None:
+        into.nvcc_version = other.nvcc_version

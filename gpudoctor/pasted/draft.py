@@ -28,6 +28,16 @@ class Draft:
     nvcc_version: str | None = None
     cudnn_files: list[str] = field(default_factory=list)
     errors: list[ReportError] = field(default_factory=list)
+    # (section, first line, last line) of each part read, for the report's header
+    ranges: list[tuple[str, int, int]] = field(default_factory=list)
+    libraries: dict[str, str] = field(default_factory=dict)  # "nccl" -> version named
+    runtime: dict[str, Any] = field(default_factory=dict)  # ContainerRuntimeFacts fields
+    image: dict[str, str] = field(default_factory=dict)  # a Dockerfile's base image: "cuda"
+    named_gpus: list[tuple[str, int, int]] = field(default_factory=list)  # name, count, line
+    scan_line: int = 0  # the line facts_scan is reading (its handlers name it)
+    xid_events: list[Any] = field(default_factory=list)  # facts_multigpu.XidEvent
+    nccl_env: list[Any] = field(default_factory=list)  # facts_multigpu.EnvVar
+    gpus_from_text: bool = False  # the GPUs were read from prose, not from a GPU listing
     amd: dict[str, Any] = field(default_factory=dict)  # AmdFacts fields the ROCm tools showed
     amd_gpus: dict[int, dict[str, Any]] = field(default_factory=dict)  # name, gfx, device_id, bdf
 

@@ -1,69 +1,110 @@
-"""The key error lines of a traceback or log, by the one table of known errors
-(checks/error_lines.py), and the facts some of them state outright: the GPU and compute
-capability in torch's "sm_120 is not compatible" warning, the driver's CUDA in "found version
-11040", NVML's state in nvidia-smi's own failures."""
+"""The known error and log lines of a paste, by the signature catalogue
+(matrices/signatures.toml), and the facts they state outright: the GPU and compute capability in
+torch's "sm_120 is not compatible" warning, the driver's CUDA in "found version 12080", the
+driver an NGC container detected, the module and library of an NVRM API mismatch, NVML's state.
+
+A line is named by the first signature (in catalogue order) that matches it, so a specific
+entry (an nvJitLink symbol) wins over a generic one (any undefined symbol). A message printed
+over two lines (an NGC refusal, an NVRM mismatch) is matched on the line joined with the next.
+"""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from gpudoctor.checks.error_lines import KNOWN_ERRORS, KnownError
 from gpudoctor.facts import ReportError
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import ascii_lower, iter_lines
 
+if TYPE_CHECKING:
+    from gpudoctor.matrix.signatures import Signature
+
 NAME = "error lines"
 DESCRIPTION = (
-    "the key error line of a traceback or log (" + "no kernel image, sm_XX not "
-    "compatible, driver too old, ...)"
+    "a known error or log line (no kernel image, sm_XX not compatible, driver too old, NCCL "
+    "WARN, NVRM, container toolkit, ...)"
 )
 
 _MAX_TEXT = 300
-_SM = re.compile(
-    r"([^\n]{1,120}?) with CUDA capability sm_(\d{1,2})(\d)a? is not compatible", re.IGNORECASE
+# What a log puts before each line (dmesg's "[ 12.345678]", syslog's "Mar  5 10:00:01 host
+# kernel:"): dropped from a continuation line before it is joined to the line above.
+_LOG_PREFIX = re.compile(
+    r"^(?:\[[ \d.]{1,20}\]\s{0,4}|[A-Z][a-z]{2} {1,2}\d{1,2} [\d:]{8} \S{1,64} kernel: ?"
+    r"(?:\[[ \d.]{1,20}\]\s{0,4})?)"
 )
-_FOUND_VERSION = re.compile(r"too old \(found version (\d{4,6})\)")
+_MAX_PER_SIGNATURE = 1  # the first line of each known error: a log repeats them
 
 
 def parse(text: str, draft: Draft) -> None:
-    """The first line of each known error, in the order they appear in the paste."""
+    """Every known line, once, in the order they appear in the paste."""
+    if not text:
+        return
+    from gpudoctor.matrix.signatures import load_signatures
+
+    catalogue = load_signatures()
     lower = ascii_lower(text)
-    found = sorted(
-        (hit for hit in (_first(text, lower, known) for known in KNOWN_ERRORS) if hit),
-        key=lambda hit: hit[1],
-    )
-    for known, offset, line in found:
-        draft.section(NAME)
-        number = text.count("\n", 0, offset) + 1
-        draft.errors.append(ReportError(code=known.code, text=line[:_MAX_TEXT], line=number))
-        if known.nvml_status:
-            put(draft.nvml, "status", known.nvml_status)
-        _facts(line, draft)
-
-
-def _first(text: str, lower: str, known: KnownError) -> tuple[KnownError, int, str] | None:
-    pattern = re.compile(known.pattern, re.IGNORECASE)
-    hits = []
-    for keyword in known.keywords:
-        for start, line in iter_lines(lower, text, keyword):
-            if pattern.search(line):
-                hits.append((known, start, line.strip()))
+    found: dict[int, tuple[Signature, str]] = {}  # line offset -> (owner, matched text)
+    for signature in catalogue.signatures:
+        hits = 0
+        for start, _line, matched in _candidates(text, lower, signature):
+            if start in found:
+                continue  # an earlier (more specific) signature owns this line
+            found[start] = (signature, matched)
+            hits += 1
+            if hits >= _MAX_PER_SIGNATURE:
                 break
-    return min(hits, key=lambda hit: hit[1]) if hits else None
+    for start, (signature, matched) in sorted(found.items()):
+        draft.section(NAME)
+        number = text.count("\n", 0, start) + 1
+        draft.errors.append(ReportError(code=signature.code, text=matched[:_MAX_TEXT], line=number))
+        draft.ranges.append((NAME, number, number))
+        if signature.nvml_status:
+            put(draft.nvml, "status", signature.nvml_status)
+        _facts(signature.values(matched), draft)
 
 
-def _facts(line: str, draft: Draft) -> None:
-    sm = _SM.search(line)
-    if sm:
-        name = sm.group(1).strip().removeprefix("UserWarning:").strip()
-        _gpu_cc(draft, name.split(": ")[-1], f"{sm.group(2)}.{sm.group(3)}")
-    found = _FOUND_VERSION.search(line)
-    if found:  # cudaDriverGetVersion's integer: 1000 * major + 10 * minor
-        value = int(found.group(1))
-        put(draft.nvml, "cuda_driver_version", f"{value // 1000}.{value % 1000 // 10}")
+def _candidates(text: str, lower: str, signature: Signature) -> list[tuple[int, str, str]]:
+    """(line offset, line, the text the pattern matched in) for each line holding a keyword."""
+    out: list[tuple[int, str, str]] = []
+    seen: set[int] = set()
+    for keyword in signature.keywords:
+        for start, line in iter_lines(lower, text, keyword):
+            if start in seen:
+                continue
+            seen.add(start)
+            stripped = line.strip()
+            if signature.compiled.search(stripped):
+                out.append((start, line, stripped))
+                continue
+            end = start + len(line) + 1
+            following = text[end : text.find("\n", end) if text.find("\n", end) != -1 else None]
+            joined = f"{stripped} {_LOG_PREFIX.sub('', following.strip())}"
+            if following and signature.compiled.search(joined):
+                out.append((start, line, joined))
+    return sorted(out)
 
 
-def _gpu_cc(draft: Draft, name: str, cc: str) -> None:
+def _facts(values: dict[str, str], draft: Draft) -> None:
+    if "driver" in values:
+        put(draft.nvml, "driver_version", values["driver"])
+    if "module" in values:
+        put(draft.kernel, "nvidia_module_version", values["module"])
+    if "library" in values:
+        put(draft.nvml, "library_version", values["library"])
+    if "driver_cuda_from_int" in values:
+        put(draft.nvml, "cuda_driver_version", values["driver_cuda_from_int"])
+    if "driver_cuda" in values:
+        put(draft.nvml, "cuda_driver_version", values["driver_cuda"])
+    if "nccl" in values:
+        put(draft.libraries, "nccl", values["nccl"])
+    cc = values.get("cc_from_sm") or values.get("cc")
+    if "gpu" in values and cc:
+        name = values["gpu"].strip().removeprefix("UserWarning:").strip()
+        gpu_cc(draft, name.split(": ")[-1], cc)
+
+
+def gpu_cc(draft: Draft, name: str, cc: str) -> None:
     """Give the named GPU its compute capability; a GPU no other section listed is added."""
     for gpu in draft.gpus.values():
         if gpu.get("name") and (gpu["name"] in name or name in gpu["name"]):

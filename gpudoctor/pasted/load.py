@@ -68,3 +68,22 @@ def _is_snapshot(text: str) -> bool:
     except (ValueError, RecursionError):
         return False
     return isinstance(data, dict)
+
+
+def load_host_list(
+    path: Path, architectures: Sequence[Architecture] = ()
+) -> list[tuple[str, HostFacts]]:
+    """Every host a file holds: a snapshot is one host; a pasted report holds one or more
+    (reports that disagree, see pasted.dispatch.read_reports)."""
+    from gpudoctor import facts_json
+    from gpudoctor.pasted.dispatch import read_reports
+
+    text, name = read_source(path)
+    if _is_snapshot(text):
+        return [(name, facts_json.loads(text, name))]
+    try:
+        return read_reports(text, name, architectures)
+    except FactsError:
+        if text.lstrip().startswith("{"):
+            return [(name, facts_json.loads(text, name))]
+        raise

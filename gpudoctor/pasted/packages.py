@@ -17,9 +17,9 @@ NAME = "pip list"
 DESCRIPTION = "`pip list` / `pip freeze` (and collect_env's [pip3]/[conda] lines)"
 
 _WANTED = (
-    r"torch|pytorch|tensorflow|tensorflow-cpu|tensorflow-gpu|tf-nightly|jax|jaxlib"
+    r"torch|pytorch|torchvision|torchaudio|tensorflow|tensorflow-cpu|tensorflow-gpu|tf-nightly|jax|jaxlib"
     r"|jax-cuda\d+-plugin|jax-cuda\d+-pjrt|nvidia-[a-z0-9-]{1,40}-cu\d+|nvidia-ml-py|pynvml"
-    r"|cpuonly|pytorch-cuda"
+    r"|cpuonly|pytorch-cuda|vllm|flash[-_]attn|xformers|bitsandbytes|llama[-_]cpp[-_]python"
 )
 _LINE = re.compile(
     rf"[ \t]*(?:\[(pip\d?|conda)\][ \t]+)?({_WANTED})(?:==|[ \t]+)([0-9][\w.+!-]{{0,60}})"
@@ -27,7 +27,22 @@ _LINE = re.compile(
     re.IGNORECASE,
 )
 # The lines worth matching hold one of these (lower case); str.find spots them fast.
-_NEEDLES = ("torch", "tensorflow", "tf-nightly", "jax", "nvidia-", "nvidia_", "pynvml", "cpuonly")
+_NEEDLES = (
+    "torch",
+    "tensorflow",
+    "tf-nightly",
+    "jax",
+    "nvidia-",
+    "nvidia_",
+    "pynvml",
+    "cpuonly",
+    "vllm",
+    "flash",
+    "xformers",
+    "bitsandbytes",
+    "llama",
+)
+_CONDA_ONLY = ("pytorch", "pytorch-cuda", "cpuonly")  # `conda list` names, never pip's
 _CONDA_BUILD = re.compile(r"cuda(\d+\.\d+)(?:_cudnn(\d+\.\d+(?:\.\d+)?))?")
 
 
@@ -42,7 +57,8 @@ def parse(text: str, draft: Draft) -> None:
             versions.pep440(version)
         except ValueError:  # packaging InvalidVersion
             continue
-        if (manager or "").lower() == "conda":
+        conda_line = manager is None and (name in _CONDA_ONLY or _CONDA_BUILD.search(build or ""))
+        if (manager or "").lower() == "conda" or conda_line:
             _conda(name, version, build or "", draft)
         else:
             draft.packages.setdefault(name, version)
@@ -59,5 +75,7 @@ def _conda(name: str, version: str, build: str, draft: Draft) -> None:
             draft.torch.setdefault("cpu_only", True)
     elif name == "cpuonly":
         draft.torch.setdefault("cpu_only", True)
-    elif name != "pytorch-cuda":
+    elif name == "pytorch-cuda":  # the metapackage pinning the CUDA of conda's pytorch
+        draft.torch.setdefault("cuda", versions.major_minor(version) or version)
+    else:
         draft.packages.setdefault(name, version)

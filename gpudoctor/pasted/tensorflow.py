@@ -7,7 +7,7 @@ from __future__ import annotations
 from gpudoctor.pasted.clean import version_text
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import lines_with
-from gpudoctor.probes.frameworks import tf_value
+from gpudoctor.probes.frameworks import tf_arch_list, tf_value
 
 NAME = "tf build info"
 DESCRIPTION = "`tf.sysconfig.get_build_info()`"
@@ -30,6 +30,8 @@ def parse(block: str, draft: Draft) -> None:
     draft.section(NAME)
     put(draft.tensorflow, "cuda", version_text(cuda))
     put(draft.tensorflow, "cudnn", version_text(tf_value(text, "cudnn_version")))
+    put(draft.tensorflow, "build_cudnn", version_text(tf_value(text, "cudnn_version")))
+    put(draft.tensorflow, "arch_list", tf_arch_list(text) or None)
     if is_cuda is not None:
         put(
             draft.tensorflow,

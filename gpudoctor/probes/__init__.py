@@ -72,7 +72,7 @@ def collect_facts(
     kernel (probes/deep.py)."""
     from gpudoctor.probes.amd import probe_amd
     from gpudoctor.probes.cudalibs import probe_cuda_libs
-    from gpudoctor.probes.frameworks import probe_frameworks
+    from gpudoctor.probes.frameworks import probe_frameworks, probe_programs
     from gpudoctor.probes.multigpu import probe_multigpu
     from gpudoctor.probes.platform import probe_platform
     from gpudoctor.probes.runtime import docker_from_env, probe_runtime
@@ -92,6 +92,7 @@ def collect_facts(
         ),
         "cudalibs": (lambda: probe_cuda_libs(root, env, runner), CudaLibFacts()),
         "frameworks": (lambda: probe_frameworks(distributions, site_paths), ()),
+        "programs": (lambda: probe_programs(distributions, site_paths), ()),
         "multigpu": (lambda: probe_multigpu(root, env, redact=redact), MultiGpuFacts()),
         "amd": (lambda: probe_amd(root, env), AmdFacts()),
     }
@@ -118,6 +119,7 @@ def collect_facts(
         container_runtime=results["runtime"],
         cuda_libs=results["cudalibs"],
         frameworks=frameworks,
+        programs=results["programs"],
         deep=deep_facts,
         multigpu=results["multigpu"],
         amd=results["amd"],

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from gpudoctor import versions
+from gpudoctor.cuda_wheels import LIBRARY_FILE
 from gpudoctor.facts import CudaLibFacts, CudaToolkit, LibraryFact, ProbeIssue
 from gpudoctor.probes.files import host_path, list_dir, read_text, under
 from gpudoctor.probes.runner import Runner, command_issue
@@ -23,7 +24,7 @@ PROBE = "cudalibs"
 LIB_NAMES = ("libcudart", "libcudnn", "libnccl", "libcuda")
 _LIB_FILE = re.compile(r"^(libcudart|libcudnn|libnccl|libcuda)\.so(?:\.(\d[\w.]*))?$")
 # Libraries a framework's nvidia-* wheels bring, which a system copy can shadow.
-_SHADOW_FILE = re.compile(r"^(libcudnn|libcublas|libnccl)\.so(?:\.(\d[\w.]*))?$")
+_SHADOW_FILE = LIBRARY_FILE
 _MAX_PATH_DIRS = 32  # LD_LIBRARY_PATH entries looked at (bounded)
 _LDCONFIG_LINE = re.compile(r"^\s*(\S+)\s+\(([^)]*)\)\s+=>\s+(\S+)\s*$")
 _NVCC_VERSION = re.compile(r"\bV(\d+\.\d+\.\d+)\b")
@@ -67,7 +68,8 @@ def probe_cuda_libs(
 
 
 def search_path_libs(root: Path, env: Mapping[str, str]) -> tuple[LibraryFact, ...]:
-    """cuDNN, cuBLAS and NCCL in LD_LIBRARY_PATH's folders, in the loader's search order."""
+    """The libraries nvidia-* wheels bring (cuda_wheels.LIBRARIES: cuDNN, cuBLAS, NCCL,
+    nvJitLink, cuSPARSE, ...) in LD_LIBRARY_PATH's folders, in the loader's search order."""
     out: list[LibraryFact] = []
     seen: set[str] = set()
     entries = [e for e in env.get("LD_LIBRARY_PATH", "").split(":") if e.startswith("/")]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gpudoctor import versions
 from gpudoctor.assignments import MAX_BYTES, read_assignments
-from gpudoctor.facts import BundledLib, FrameworkFacts, ProbeIssue
+from gpudoctor.facts import BundledLib, Companion, FrameworkFacts, InstalledProgram, ProbeIssue
 from gpudoctor.probes.dist_info import Dist, dist_folders
 from gpudoctor.probes.files import read_text
 
@@ -42,6 +42,26 @@ def probe_frameworks(
         jax_facts(dists),
     ]
     return tuple(f for f in found if f is not None), issues
+
+
+def probe_programs(
+    distributions: Iterable[Dist] | None = None,
+    paths: Sequence[str | Path] | None = None,
+) -> tuple[tuple[InstalledProgram, ...], list[ProbeIssue]]:
+    """The GPU programs installed as distributions (framework_names.GPU_PROGRAMS), found by
+    their dist-info folder names like the frameworks."""
+    from gpudoctor.framework_names import GPU_PROGRAMS
+
+    if distributions is None:
+        folders = dist_folders(sys.path if paths is None else paths)
+        distributions = [d for name, d in folders if normalize(name) in GPU_PROGRAMS]
+    dists = index(distributions)
+    found = tuple(
+        InstalledProgram(name=name, version=dists[name].version)
+        for name in GPU_PROGRAMS
+        if name in dists and dists[name].version
+    )
+    return found, []
 
 
 def find_distributions(paths: Sequence[str | Path]) -> list[Dist]:
@@ -131,7 +151,19 @@ def torch_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> FrameworkFa
         cudnn=_cudnn(bundled),
         hip=hip,
         bundled=bundled,
+        companions=companions(dists, ("torchvision", "torchaudio")),
     )
+
+
+def companions(dists: dict[str, Dist], names: Sequence[str]) -> tuple[Companion, ...]:
+    """The installed packages among `names`, with version and local tag ("0.20.1", "cu124")."""
+    out = []
+    for name in names:
+        dist = dists.get(name)
+        if dist is not None and dist.version:
+            public, _, local = dist.version.partition("+")
+            out.append(Companion(name, public, local))
+    return tuple(out)
 
 
 def tensorflow_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> FrameworkFacts | None:
@@ -162,7 +194,19 @@ def tensorflow_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> Framew
         cpu_only=cpu_only,
         cudnn=_cudnn(bundled) or tf_value(text, "cudnn_version") or None,
         bundled=bundled,
+        arch_list=tf_arch_list(text),
+        build_cudnn=tf_value(text, "cudnn_version") or None,
     )
+
+
+_TF_ARCHS = re.compile(r"""['"]cuda_compute_capabilities['"]\s*[,:]\s*\[([^\]]{0,400})\]""")
+_TF_ARCH = re.compile(r"(?:sm|compute)_\d{2,3}[af]?")
+
+
+def tf_arch_list(text: str | None) -> tuple[str, ...]:
+    """build_info's cuda_compute_capabilities: ['sm_60', 'sm_70', 'compute_90']."""
+    found = _TF_ARCHS.search(text or "")
+    return tuple(_TF_ARCH.findall(found.group(1))) if found else ()
 
 
 def tf_value(text: str | None, key: str) -> str | None:

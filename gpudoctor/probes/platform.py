@@ -78,11 +78,22 @@ def probe_platform(
         nvidia_visible_devices=env.get("NVIDIA_VISIBLE_DEVICES"),
         nvidia_driver_capabilities=env.get("NVIDIA_DRIVER_CAPABILITIES"),
         cuda_visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
+        l4t_release=l4t_release(read_first_line(root / "etc/nv_tegra_release")),
         iommu=probe_iommu(root),
         vgpu_client=licence_client(root),
         cpu=cpu,
     )
     return facts, issues
+
+
+_L4T = re.compile(r"#\s*R(\d{2,3})\s*\(release\),\s*REVISION:\s*(\d{1,3})\.(\d{1,3})")
+
+
+def l4t_release(line: str | None) -> str | None:
+    """/etc/nv_tegra_release's first line, "# R36 (release), REVISION: 3.0, GCID: ..." ->
+    "36.3.0": the L4T (Jetson Linux) release of a Jetson."""
+    found = _L4T.search(line or "")
+    return f"{found.group(1)}.{found.group(2)}.{found.group(3)}" if found else None
 
 
 def read_os_release(root: Path) -> dict[str, str]:

@@ -54,6 +54,8 @@ def probe_kernel(root: Path, *, redact: bool = True) -> tuple[KernelFacts, list[
         nvidia_module_flavor=flavor,
         modules_loaded=loaded_modules(root),
         nouveau_blacklisted=nouveau_blacklisted(root, cmdline),
+        # NCCL before 2.23.4 finds GPUDirect RDMA only through these (checks/nccl.py)
+        peer_memory_clients=tuple(sorted(list_dir(root / "sys/kernel/mm/memory_peers"))),
         device_nodes=device_nodes(root),
         pci_devices=nvidia_pci_devices(root),
     )

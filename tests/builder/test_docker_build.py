@@ -16,8 +16,8 @@ from gpudoctor.builder.docker_engine import DockerSdkEngine
 from gpudoctor.builder.pipeline import BuildRequest, build_row
 from gpudoctor.builder.spec import BuildOptions
 from gpudoctor.cli.app import run
+from gpudoctor.compat.request import ResolveRequest
 from gpudoctor.errors import VerifyFailed
-from gpudoctor.matrix.model import ResolveRequest
 from gpudoctor.resources import templates_dir
 from tests.support.builder import TORCH_ONLY_ROW, RecordingProgress
 
@@ -63,6 +63,7 @@ def test_build_verify_and_labels_read_back(
         "verify-framework-version": "ok",
         "verify-built-cuda": "ok",
         "verify-built-cudnn": "ok",
+        "verify-arch-list": "n/a",  # torch names it only where CUDA is available
         "verify-cuda-once": "ok",
         "verify-cuda-available": "n/a",
         "verify-labels": "ok",

@@ -10,10 +10,10 @@ import pytest
 from gpudoctor.builder.engine import BuildEvent
 from gpudoctor.builder.pipeline import BuildRequest, build_image, build_row
 from gpudoctor.builder.spec import BuildOptions, make_spec
+from gpudoctor.compat.request import ResolvedRow, ResolveRequest
+from gpudoctor.compat.resolve import resolve
 from gpudoctor.errors import BuildFailed, NoMatchingRow, VerifyFailed
 from gpudoctor.matrix.load import load_matrix
-from gpudoctor.matrix.model import ResolvedRow, ResolveRequest
-from gpudoctor.matrix.resolve import resolve
 from gpudoctor.resources import templates_dir
 from gpudoctor.verify_report import MARKER
 from tests.support.builder import OK_EVENTS, PROBE, ROW, FakeEngine, RecordingProgress

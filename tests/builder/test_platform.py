@@ -15,10 +15,10 @@ from gpudoctor.builder.docker_engine import DockerSdkEngine
 from gpudoctor.builder.pipeline import BuildRequest, build_image, build_row, render_row
 from gpudoctor.builder.spec import BuildOptions, make_spec
 from gpudoctor.cli.app import run as main
+from gpudoctor.compat.request import ResolvedRow, ResolveRequest
+from gpudoctor.compat.resolve import resolve
 from gpudoctor.errors import EnvironmentUnavailable
 from gpudoctor.matrix.load import load_matrix
-from gpudoctor.matrix.model import ResolvedRow, ResolveRequest
-from gpudoctor.matrix.resolve import resolve
 from gpudoctor.resources import templates_dir
 from gpudoctor.verify_report import MARKER
 from tests.support.builder import OK_EVENTS, PROBE, FakeEngine, RecordingProgress, hadolint

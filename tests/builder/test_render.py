@@ -54,8 +54,8 @@ def test_rendered_dockerfile_matches_golden(name: str) -> None:
 
 
 def test_every_row_of_the_shipped_matrix_renders_hadolint_clean() -> None:
+    from gpudoctor.compat.resolve import all_rows
     from gpudoctor.matrix.load import load_matrix
-    from gpudoctor.matrix.resolve import all_rows
 
     rows = all_rows(load_matrix())
     assert rows

@@ -15,6 +15,7 @@ from gpudoctor.builder.verify import (
     compare_labels,
     compare_report,
     raise_on_mismatch,
+    torch_arch_names,
     verify_image,
 )
 from gpudoctor.errors import VerifyFailed
@@ -47,8 +48,32 @@ def test_a_matching_image_passes_and_cuda_at_run_time_is_na_without_gpu() -> Non
         "verify-framework-version": Severity.OK,
         "verify-built-cuda": Severity.OK,
         "verify-built-cudnn": Severity.OK,
+        "verify-arch-list": Severity.NA,  # torch reports none without a GPU
         "verify-cuda-once": Severity.OK,
         "verify-cuda-available": Severity.NA,
+    }
+
+
+def test_an_unread_fact_that_differs_in_the_image_fails_naming_field_and_both_values() -> None:
+    """What the row did not read from the wheel (cuDNN pin, arch list) build checks inside the
+    image: a mismatch is exit 4, naming the field and both values."""
+    assert ROW.arch_list  # the test row promises one
+    names = sorted(torch_arch_names(ROW.arch_list))
+    good = {**GOOD, "arch_list": names}
+    assert _severities(good)["verify-arch-list"] is Severity.OK
+    bad = {**GOOD, "arch_list": [*names[:-1]], "built_cudnn": "9.5.1"}
+    findings = compare_report(bad, SPEC, gpu=False)
+    with pytest.raises(VerifyFailed) as info:
+        raise_on_mismatch(findings, "t:1")
+    message = info.value.message
+    assert info.value.exit_code == 4
+    assert f"cuDNN 9.5.1 in the image, the row promises {ROW.cudnn}" in message
+    assert "arch list " + " ".join(names[:-1]) + " in the image, the row promises" in message
+    assert torch_arch_names(["8.0", "9.0a", "9.0+PTX"]) == {
+        "sm_80",
+        "sm_90a",
+        "sm_90",
+        "compute_90",
     }
 
 

@@ -12,7 +12,7 @@ from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.platforms import available_on
 from tests.support.hosts import host
 
-_FIX = re.compile(r"pip install torch==(\S+)(?: --index-url (\S+))?")
+_FIX = re.compile(r"pip install torch==(\S+)(?: [a-z]+==\S+)*(?: --index-url (\S+))?")
 
 
 def _find(findings: list[Finding], code: str) -> Finding:
@@ -80,7 +80,8 @@ def test_dgx_spark_runs_pypi_torch_211(matrix: Matrix) -> None:
     assert _find(findings, "framework-cpu-only").severity is Severity.OK
     verdict = _find(findings, "intent-verdict")
     assert verdict.severity is Severity.OK, verdict.title
-    assert verdict.fix == "pip install torch==2.11.0"  # PyPI: its aarch64 wheel brings CUDA 13.0
+    # PyPI: its aarch64 wheel brings CUDA 13.0; the companions of the release come with it
+    assert verdict.fix == "pip install torch==2.11.0 torchvision==0.26.0 torchaudio==2.11.0"
     newest = _find(findings, "intent-newest-row")
     assert newest.fix
     assert "--index-url" not in newest.fix

@@ -1,13 +1,13 @@
-"""Error lines as evidence (checks/error_lines.py, checks/evidence.py) and the markdown reply."""
+"""Error lines as evidence (matrices/signatures.toml, checks/evidence.py) and the markdown reply."""
 
 from __future__ import annotations
 
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.catalogue import CATALOGUE
-from gpudoctor.checks.error_lines import KNOWN_ERRORS, match_error
 from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
+from gpudoctor.matrix.signatures import load_signatures
 from gpudoctor.pasted.dispatch import read_report
 from gpudoctor.report.markdown import escape, render_markdown
 
@@ -22,14 +22,15 @@ def _read(text: str, matrix: Matrix) -> HostFacts:
     return read_report(text, "paste.txt", matrix.architectures)
 
 
-def test_every_known_error_finds_its_example_and_names_real_findings() -> None:
-    for known in KNOWN_ERRORS:
-        assert known.example, known.code
-        found = match_error(known.example)
-        assert found is not None, known.code
-        assert found.code == known.code
+def test_every_signature_finds_its_example_and_names_real_findings() -> None:
+    catalogue = load_signatures()
+    assert len(catalogue.signatures) >= 30
+    for known in catalogue.signatures:
+        assert known.examples, known.code
+        for example in known.examples:
+            assert known.compiled.search(example), known.code
         assert set(known.predicted_by) <= CATALOGUE.keys(), known.code
-    assert match_error("everything works fine") is None
+    assert not any(s.compiled.search("everything works fine") for s in catalogue.signatures)
 
 
 def test_error_line_explained_by_a_fact_finding(matrix: Matrix) -> None:
@@ -62,7 +63,7 @@ def test_error_line_nothing_explains_stays_an_error(matrix: Matrix) -> None:
 def test_report_read_says_what_was_read_and_what_not(matrix: Matrix) -> None:
     run = run_checks(_read(SMI, matrix), matrix)
     (read,) = [f for f in run.findings if f.code == "report-read"]
-    assert read.title == "read nvidia-smi from paste.txt"
+    assert read.title == "read nvidia-smi from paste.txt (nvidia-smi lines 1-3 of 4)"
     assert "not in the report: " in read.detail
     assert "the installed frameworks" in read.detail
     (errors,) = [f for f in run.findings if f.code == "report-error"]
@@ -80,7 +81,10 @@ def test_markdown_reply(matrix: Matrix) -> None:
     reply = render_markdown(run_checks(facts, matrix), facts)
     assert reply.startswith("### gpudoctor\n\n✗ **torch 2.5.1\\+cu124 has no kernels")
     assert "#### Findings" in reply
-    assert "**Fix:** install a build with kernels for 12.0: pip install torch==" in reply
+    assert (
+        "**Fix:** install a build with kernels for 12.0: the newest build that runs here: "
+        "pip install torch==" in reply
+    )
     assert "#### What it could not tell" in reply
     assert "- recognised: nvidia-smi, pip list" in reply
 
@@ -121,3 +125,59 @@ def test_fabric_state_in_nvidia_smi_q_explains_error_802(matrix: Matrix) -> None
     (line,) = [f for f in run.findings if f.code == "report-error"]
     assert (line.severity, line.subject) == (Severity.INFO, "system-not-initialized")
     assert "explained by fabric-manager" in line.detail
+
+
+def test_found_version_is_explained_with_its_own_number(matrix: Matrix) -> None:
+    text = "RuntimeError: The NVIDIA driver on your system is too old (found version 12080).\n"
+    facts = _read(text, matrix)
+    assert facts.nvml.cuda_driver_version == "12.8"
+    run = run_checks(facts, matrix)
+    (line,) = [f for f in run.findings if f.code == "report-error"]
+    assert "CUDA up to 12.8 (found version 12080" in line.detail
+    assert "11040" not in line.detail
+    assert "11.4" not in line.detail
+    assert "CUDA 12.8 or older" in line.fix
+
+
+def test_an_a100_missing_sm_80_gets_a_fix_for_sm_80(matrix: Matrix) -> None:
+    text = (
+        "UserWarning: NVIDIA A100-SXM4-80GB with CUDA capability sm_80 is not compatible with "
+        "the current PyTorch installation.\n"
+    )
+    run = run_checks(_read(text, matrix), matrix)
+    (line,) = [f for f in run.findings if f.code == "report-error"]
+    assert "sm_80" in line.detail
+    assert "compute capability 8.0" in line.detail
+    assert "sm_80" in line.fix
+    assert "sm_120" not in line.fix
+    assert "cu128" not in line.fix
+    assert "pip install torch==" in line.fix  # the compatibility model's build, not canned
+    assert "does not show the driver" in line.fix
+
+
+def test_the_install_fix_follows_the_host_when_the_driver_is_known(matrix: Matrix) -> None:
+    text = SMI + "torch==2.5.1+cu124\nAssertionError: Torch not compiled with CUDA enabled\n"
+    run = run_checks(_read(text, matrix), matrix)
+    (line,) = [f for f in run.findings if f.subject == "torch-not-compiled-with-cuda"]
+    assert "pip install torch==" in line.fix
+    assert "does not show the driver" not in line.fix
+
+
+def test_a_gpu_without_a_driver_does_not_crash_a_check(matrix: Matrix) -> None:
+    text = "NVIDIA A100-SXM4-80GB with CUDA capability sm_80 is not compatible with the current "
+    text += "PyTorch installation.\n"  # a GPU, and nothing of the driver (NVML not run)
+    run = run_checks(_read(text, matrix), matrix)
+    assert not [f for f in run.findings if f.code == "check-crashed"]
+    (mismatch,) = [f for f in run.findings if f.code == "driver-library-mismatch"]
+    assert mismatch.severity is Severity.UNKNOWN
+
+
+def test_a_pasted_cpu_only_torch_next_to_nvidia_gpus_is_flagged(matrix: Matrix) -> None:
+    from tests.support.pasted_samples import COLLECT_ENV
+
+    cpu = COLLECT_ENV.replace("2.5.1+cu124", "2.5.1").replace(
+        "CUDA used to build PyTorch: 12.4", "CUDA used to build PyTorch: Could not collect"
+    )
+    run = run_checks(_read(cpu, matrix), matrix)
+    (cpu_only,) = [f for f in run.findings if f.code == "framework-cpu-only"]
+    assert cpu_only.severity in (Severity.ERROR, Severity.WARN)

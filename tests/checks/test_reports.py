@@ -41,7 +41,9 @@ def test_json_envelope_shape_is_pinned(matrix: Matrix) -> None:
         assert f.keys() == keys
         assert all(isinstance(v, str) for v in f["evidence"].values())
         assert f["docs"] == f"docs/findings.md#{f['code']}"
-    assert data["facts"]["schema_version"] == 1
+    assert (
+        data["facts"]["schema_version"] == 2
+    )  # the snapshot schema (FrameworkFacts.companions from 2)
     assert sum(data["summary"].values()) == len(data["findings"])
 
 

@@ -183,7 +183,10 @@ def test_driver_too_old_names_minimum_and_an_older_wheel(matrix: Matrix) -> None
             if f.code == "framework-driver-cuda"]  # fmt: skip
     assert "upgrade the driver to >= 525.60.13" in f.fix  # the 12.x minor-version floor
     assert "550.54.14 for native CUDA 12.4" in f.detail
-    assert "pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu118" in f.fix
+    assert (
+        "the installed pytorch 2.5 in a variant that runs here: pip install torch==2.5.1 "
+        "torchvision==0.20.1 torchaudio==2.5.1 --index-url https://download.pytorch.org/whl/cu118"
+    ) in f.fix
     assert dict(f.evidence)["required_driver"] == "550.54.14"
 
 
@@ -267,32 +270,46 @@ def test_intent_verdict_names_gpus_failing_alike_once(matrix: Matrix) -> None:
     assert verdict.detail.count("no kernels for 10.0") == 1
 
 
-def test_fixes_prefer_verified_rows_and_flag_unverified_ones(matrix: Matrix) -> None:
-    # Another release: the newest *verified* build with sm_100 kernels the 570 driver runs,
-    # the same one intent-newest-row names.
+def test_fixes_rank_every_existing_row_by_one_rule_and_say_what_was_not_read(
+    matrix: Matrix,
+) -> None:
+    # Another release: the newest build with sm_100 kernels the 570 driver runs, whatever of it
+    # was read from the wheel, the same one intent-newest-row names.
     b200 = run_checks(host("b200-torch25-no-sm100"), matrix, Intent(framework="pytorch"))
     (arch,) = [f for f in b200.findings if f.code == "framework-arch"]
     (newest,) = [f for f in b200.findings if f.code == "intent-newest-row"]
-    assert arch.fix.endswith("torch==2.10.0 --index-url https://download.pytorch.org/whl/cu128")
-    assert "pytorch-2.10.0-cu128-" in newest.detail
-    # With 2.10 unverified, the fix falls back to the newest verified build, 2.9.
-    unverified = replace(
+    assert arch.fix.endswith(
+        "torch==2.11.0 torchvision==0.26.0 torchaudio==2.11.0 "
+        "--index-url https://download.pytorch.org/whl/cu128 "
+        "(cuDNN pin, arch list not read from the wheel)"
+    )
+    assert "pytorch-2.11.0-cu128-" in newest.detail
+    # With 2.11's variants unsettled (no primary source says they exist), 2.10 is next.
+    unsettled = replace(
         matrix,
         pytorch=tuple(
-            replace(r, variants=tuple(replace(v, verified=False) for v in r.variants))
-            if r.version.startswith("2.10.")
+            replace(r, variants=tuple(replace(v, verified=False, exists="") for v in r.variants))
+            if r.version.startswith("2.11.")
             else r
             for r in matrix.pytorch
         ),
     )
     (arch,) = [
-        f for f in run_checks(host("b200-torch25-no-sm100"), unverified).findings
+        f for f in run_checks(host("b200-torch25-no-sm100"), unsettled).findings
         if f.code == "framework-arch"
     ]  # fmt: skip
-    assert arch.fix.endswith("torch==2.9.1 --index-url https://download.pytorch.org/whl/cu128")
-    # The installed release first, even through an unverified variant, which the fix then says.
+    assert arch.fix.endswith(
+        "torch==2.10.0 torchvision==0.25.0 torchaudio==2.10.0 "
+        "--index-url https://download.pytorch.org/whl/cu128"
+    )
+    # At most two builds, labelled: the installed release first (the smaller change), then
+    # the newest that runs; each says which of its facts were not read from the wheel.
     (drv,) = [
         f for f in run_checks(host("driver-too-old"), matrix).findings
         if f.code == "framework-driver-cuda"
     ]  # fmt: skip
-    assert drv.fix.endswith("whl/cu118 (its matrix row is marked verified = false)")
+    installed, newest_part = drv.fix.split("; the newest build that runs here: ")
+    assert "the installed pytorch 2.5 in a variant that runs here: " in installed
+    assert installed.endswith("whl/cu118 (cuDNN pin, arch list not read from the wheel)")
+    assert newest_part.startswith("pip install torch==2.7.1 ")
+    assert drv.fix.count("pip install") == 2

@@ -21,6 +21,8 @@ TORCH = FrameworkFacts(
         BundledLib("nvidia-cublas-cu12", "12.4.5.8"),
         BundledLib("nvidia-cudnn-cu12", "9.1.0.70"),
         BundledLib("nvidia-nccl-cu12", "2.21.5"),
+        BundledLib("nvidia-nvjitlink-cu12", "12.4.127"),
+        BundledLib("nvidia-cusparse-cu12", "12.3.1.170"),
     ),
 )
 
@@ -34,7 +36,7 @@ def _judge(matrix: Matrix, **libs: tuple[LibraryFact, ...]) -> tuple[Severity, s
 @pytest.mark.parametrize(
     ("libs", "severity", "title"),
     [
-        ({}, Severity.OK, "no system cuDNN, cuBLAS or NCCL shadows torch's own wheels"),
+        ({}, Severity.OK, "no system CUDA library shadows torch's own wheels"),
         # same soname (libcudnn.so.9), another version, first on the search path
         (
             {
@@ -53,13 +55,13 @@ def _judge(matrix: Matrix, **libs: tuple[LibraryFact, ...]) -> tuple[Severity, s
                 )
             },
             Severity.OK,
-            "no system cuDNN, cuBLAS or NCCL shadows torch's own wheels",
+            "no system CUDA library shadows torch's own wheels",
         ),
         # the same version is harmless
         (
             {"ld_library_path_libs": (LibraryFact("libnccl", "/x/libnccl.so.2.21.5", "2.21.5"),)},
             Severity.OK,
-            "no system cuDNN, cuBLAS or NCCL shadows torch's own wheels",
+            "no system CUDA library shadows torch's own wheels",
         ),
         # the loader cache comes after RUNPATH: a warning
         (
@@ -70,6 +72,38 @@ def _judge(matrix: Matrix, **libs: tuple[LibraryFact, ...]) -> tuple[Severity, s
             },
             Severity.WARN,
             "libnccl 2.18.3 in the loader cache (ld.so.conf) can shadow torch's own libnccl 2.21.5",
+        ),
+        # an older nvJitLink or cuSPARSE (a system CUDA 12.1) found first: the wheel's cuSPARSE
+        # misses its symbols
+        (
+            {
+                "ld_library_path_libs": (
+                    LibraryFact(
+                        "libnvJitLink",
+                        "/usr/local/cuda-12.1/lib64/libnvJitLink.so.12.1.105",
+                        "12.1.105",
+                    ),
+                )
+            },
+            Severity.ERROR,
+            "libnvJitLink 12.1.105 in LD_LIBRARY_PATH can shadow torch's own libnvJitLink "
+            "12.4.127 (an older copy)",
+        ),
+        (
+            {
+                "ld_library_path_libs": (
+                    LibraryFact("libcusparse", "/c/libcusparse.so.12.1.0.106", "12.1.0.106"),
+                )
+            },
+            Severity.ERROR,
+            "libcusparse 12.1.0.106 in LD_LIBRARY_PATH can shadow torch's own libcusparse "
+            "12.3.1.170 (an older copy)",
+        ),
+        # a newer nvJitLink serves the wheel's callers: no clash
+        (
+            {"ld_library_path_libs": (LibraryFact("libnvJitLink", "/n/x.so", "12.6.77"),)},
+            Severity.OK,
+            "no system CUDA library shadows torch's own wheels",
         ),
         # only the major known: cannot tell, a warning
         (

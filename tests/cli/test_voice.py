@@ -98,9 +98,9 @@ def test_nearest_rows_are_nearest_by_version_with_reasons_that_inform(
     # the asked release first (it lacks only the CUDA), then the nearest release that has it
     assert lines[1].startswith("  pytorch-2.5.1-cu124-")
     assert "pytorch 2.5.1 has builds for CUDA 11.8, 12.1, 12.4" in lines[1]
-    # (2.9.1 and 2.10.0 build cu130 too, but only from download.pytorch.org: unverified here)
-    assert lines[2].startswith("  pytorch-2.11.0-cu130-")
-    assert "release 2.11.0 is newer than the 2.5 asked for" in lines[2]
+    # the nearest release with a cu130 build (its release build matrix names it)
+    assert lines[2].startswith("  pytorch-2.9.1-cu130-")
+    assert "release 2.9.1 is newer than the 2.5 asked for" in lines[2]
 
 
 def test_version_option_is_checked_like_framework_version(

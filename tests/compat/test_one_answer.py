@@ -1,6 +1,7 @@
 """One compatibility model, one answer: on every recorded host and for every framework, the
-intent verdict, the newest-row line, the pip fix, `matrix resolve --from`-style resolution and
-`build --dry-run --from` name the same build (release and CUDA)."""
+selection rule (`compat.choose.pick`), the intent verdict, the newest-row line, every finding's
+pip fix, `matrix resolve --from` and `build --dry-run --from` name the same build, and every pip
+line is printed in the one command shape (`compat.install.command`)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,17 @@ import pytest
 
 from gpudoctor.checks import Intent, run_checks
 from gpudoctor.cli.app import run
+from gpudoctor.compat.choose import choices, pick
 from gpudoctor.compat.host import from_facts
+from gpudoctor.compat.install import command, for_row
+from gpudoctor.compat.request import ResolveRequest
+from gpudoctor.compat.resolve import resolve
 from gpudoctor.errors import NoMatchingRow
+from gpudoctor.facts import HostFacts
 from gpudoctor.facts_json import load
 from gpudoctor.facts_view import has_gpu
 from gpudoctor.matrix.load import load_matrix
-from gpudoctor.matrix.model import Matrix, ResolveRequest
-from gpudoctor.matrix.resolve import resolve
+from gpudoctor.matrix.model import Matrix
 from gpudoctor.resources import default_matrix_path
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -50,6 +55,40 @@ def _finding(facts: object, matrix: Matrix, framework: str, code: str) -> tuple[
     return one.title, one.fix
 
 
+# A pip command as gpudoctor prints it: up to a clause in parentheses, a ";", a backtick or the
+# end (no command holds one of those).
+_PIP = re.compile(r"pip install [^;()`\n]+")
+_FRAMEWORK_PIN = {"pytorch": "torch==", "tensorflow": "'tensorflow"}
+
+
+def _framework_commands(text: str, framework: str) -> list[str]:
+    """The pip commands in a fix that install `framework` (not cuDNN, NumPy, nvidia-ml-py)."""
+    return [
+        c.strip()
+        for c in _PIP.findall(text)
+        if c.split()[2].startswith(_FRAMEWORK_PIN[framework])
+        or c.split()[2].startswith(_FRAMEWORK_PIN[framework].strip("'"))
+    ]
+
+
+def _offered(facts: HostFacts, matrix: Matrix, framework: str) -> set[str]:
+    """Every command the one selection rule may offer on this host: per installed framework
+    the installed release in a variant that runs here, and the newest build that runs here."""
+    from gpudoctor import framework_names
+
+    host = from_facts(facts)
+    installed = [
+        fw.version
+        for fw in facts.frameworks
+        if framework_names.MATRIX_NAME.get(fw.name) == framework
+    ]
+    out: set[str] = set()
+    for version in [*installed, None]:
+        for _, verdict in choices(matrix, host, framework, version):
+            out.add(command(verdict.build.requirements, verdict.index_url))
+    return out
+
+
 @pytest.mark.parametrize("framework", FRAMEWORKS)
 @pytest.mark.parametrize("path", JUDGEABLE, ids=lambda p: p.stem)
 def test_every_consumer_names_the_same_build(
@@ -58,46 +97,70 @@ def test_every_consumer_names_the_same_build(
     facts = load(path)
     verdict, fix = _finding(facts, shipped, framework, "intent-verdict")
     newest, newest_fix = _finding(facts, shipped, framework, "intent-newest-row")
+    best = pick(shipped, from_facts(facts), framework)
     request = ResolveRequest(framework=framework, host=from_facts(facts))
     try:
         row = resolve(shipped, request)
     except NoMatchingRow:
-        # Nothing verified runs here: no newest row, and the verdict names no verified build.
-        assert newest.startswith("no verified"), newest
-        assert "will not run" in verdict or "verified = false" in fix, (verdict, fix)
+        # Nothing that exists runs here: no newest row, and the verdict names no build.
+        assert best is None
+        assert newest.startswith(f"no {framework} image row"), newest
+        assert "will not run" in verdict, (verdict, fix)
         assert run(["build", "--framework", framework, "--from", str(path), "--dry-run"]) == 2
         assert run(["matrix", "resolve", "--framework", framework, "--from", str(path)]) == 2
         return
-    tag = "cu" + row.cuda.replace(".", "")
-    # intent verdict: "pytorch runs here: pytorch 2.14.1 cu126 ..."
+    # The selection rule (pick) and resolve name the same build.
+    assert best is not None
+    assert (best.build.version, best.build.cuda) == (row.version, row.cuda)
+    shape = command(row.requirements, row.index_url)
+    # intent verdict: "pytorch runs here: pytorch 2.14.1 cu126 ..." and its one command
     if framework == "pytorch":
+        tag = "cu" + row.cuda.replace(".", "")
         assert f"runs here: pytorch {row.version} {tag}" in verdict, verdict
-        # The index the row names for the host's machine (None: PyPI, aarch64 from 2.11.0).
-        index = f" --index-url {row.index_url}" if row.index_url else ""
-        assert fix.startswith(f"pip install torch=={row.version}{index}"), fix
         assert row.index_url is None or row.index_url.endswith(f"/{tag}"), row.index_url
+        assert [
+            f"torch=={row.version}",
+            f"torchvision=={shipped_release(shipped, row.version)}",
+        ] == list(row.requirements[:2])
     else:
         assert f"runs here: tensorflow {row.version} (CUDA {row.cuda})" in verdict, verdict
-        assert fix == f"pip install '{row.requirements[0]}'", fix
+    assert fix == for_row(row), fix
     # newest-row line: "newest pytorch this host runs: 2.14.1 with CUDA 12.6 ..."
     assert f"runs: {row.version} with CUDA {row.cuda}" in newest, newest
-    assert f"=={row.version}" in newest_fix
+    assert newest_fix == fix
     # minor-version compatibility is said, with its limits, wherever it is the tier
     if row.tier == "minor-version":
         assert "minor-version" in verdict
         assert "minor-version" in newest
         assert "PTX" in verdict
-    # matrix resolve --from: the same row
+    # Every finding's fix on this host (the checks run with no intent, as a plain `check`):
+    # every framework pip line is one the selection rule offers, in the one command shape.
+    offered = _offered(facts, shipped, framework)
+    assert shape in offered
+    for f in run_checks(facts, shipped, Intent()).findings:
+        for cmd in _framework_commands(f.fix, framework):
+            if "/whl/rocm" in cmd:  # ROCm builds: compat/rocm.py until they join this rule
+                continue
+            assert cmd.removesuffix(" --force-reinstall") in offered, (f.code, cmd, offered)
+    # matrix resolve --from: the same row and the same command
     capsys.readouterr()
     assert run(["matrix", "resolve", "--framework", framework, "--from", str(path)]) == 0
-    assert capsys.readouterr().out.splitlines()[0] == row.id
-    # build --dry-run --from: the rendered Dockerfile names the same row
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == row.id
+    assert _framework_commands(out, framework) == [shape], out
+    # build --dry-run --from: the rendered Dockerfile names the same row and index
     capsys.readouterr()
     assert run(["build", "--framework", framework, "--from", str(path), "--dry-run"]) == 0
     dockerfile = capsys.readouterr().out
     rendered = re.search(r"from matrix row (\S+)\.", dockerfile)
     assert rendered is not None
     assert rendered[1] == row.id
+    if row.index_url:
+        assert f"--index-url {row.index_url}" in dockerfile
+
+
+def shipped_release(matrix: Matrix, version: str) -> str:
+    return next(r.torchvision for r in matrix.pytorch if r.version == version)
 
 
 def test_fixtures_span_generations_branches_and_classes() -> None:

@@ -89,23 +89,24 @@ def test_native_is_preferred_only_within_a_release(shipped: Matrix) -> None:
     a100_r535 = _host("535.104.05")
     newest = pick(shipped, a100_r535, "pytorch")
     assert newest is not None
-    # The newest verified CUDA 12 build (2.12-2.14's cu126 builds are unverified: their wheels
-    # are only on download.pytorch.org).
+    # The newest CUDA 12 build that exists (2.14's cu126, named by its release build matrix;
+    # its wheel was not read: the row says so, and selection ranks it by the same rule).
     assert (newest.build.version, newest.build.cuda, newest.tier) == (
-        "2.10.0",
-        "12.8",
+        "2.14.1",
+        "12.6",
         Tier.MINOR_VERSION,
     )
+    assert newest.unread
     native = pick(shipped, a100_r535, "pytorch", native_only=True)
     assert native is not None
     assert native.native
     release = matching(enumerate_builds(shipped, "pytorch"), "2.5", None)
     order = [v.build.cuda for v in rank(shipped, a100_r535, release)]
     assert order == ["12.1", "11.8", "12.4"]  # native (530.30.02, 520.61.05) before minor
-    # verified rows come first: 2.5.1 cu121 and cu118 are unverified in the shipped matrix
+    # one rule, no read-first pass: the native cu121 build wins within 2.5
     within = pick(shipped, a100_r535, "pytorch", version="2.5")
     assert within is not None
-    assert within.build.cuda == "12.4"
+    assert within.build.cuda == "12.1"
 
 
 def test_start_requirement_is_the_major_floor(shipped: Matrix) -> None:

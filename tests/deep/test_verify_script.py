@@ -10,9 +10,9 @@ from pathlib import Path
 
 from gpudoctor.builder.spec import BuildOptions, make_spec
 from gpudoctor.builder.verify import compare_report
+from gpudoctor.compat.resolve import all_rows
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.load import load_matrix
-from gpudoctor.matrix.resolve import all_rows
 from gpudoctor.resources import templates_dir
 from gpudoctor.verify_report import MARKER
 from tests.support.fake_torch import NO_KERNEL_IMAGE, make_fake_torch

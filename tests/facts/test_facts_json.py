@@ -13,6 +13,7 @@ from gpudoctor.errors import FactsError
 from gpudoctor.facts import (
     SCHEMA_VERSION,
     BundledLib,
+    Companion,
     FrameworkFacts,
     GpuFacts,
     HostFacts,
@@ -143,6 +144,7 @@ def test_snapshot_contract_top_level_keys() -> None:
         "container_runtime",
         "cuda_libs",
         "frameworks",
+        "programs",  # added without a schema bump: older snapshots load with ()
         "deep",
         "multigpu",
         "amd",
@@ -150,7 +152,33 @@ def test_snapshot_contract_top_level_keys() -> None:
         "timings",
         "report",
     ]
-    assert data["schema_version"] == SCHEMA_VERSION == 1
+    assert data["schema_version"] == SCHEMA_VERSION == 2
+
+
+def test_a_schema_1_snapshot_loads_without_companions() -> None:
+    """Schema 2 added FrameworkFacts.companions (torchvision, torchaudio): a schema 1 snapshot
+    (every recorded real host) loads, with none recorded."""
+    torch = FrameworkFacts(
+        name="torch",
+        version="2.5.1+cu124",
+        cuda="12.4",
+        companions=(Companion("torchvision", "0.20.1", "cu124"),),
+    )
+    data = json.loads(facts_json.dumps(HostFacts(frameworks=(torch,))))
+    assert data["frameworks"][0]["companions"] == [
+        {"name": "torchvision", "version": "0.20.1", "local": "cu124"}
+    ]
+    assert facts_json.loads(json.dumps(data)).frameworks[0].companions == torch.companions
+    data["schema_version"] = 1
+    del data["frameworks"][0]["companions"]
+    old = facts_json.loads(json.dumps(data), "old.json")
+    assert old.schema_version == 1
+    assert old.frameworks[0].companions == ()
+    real = sorted((Path(__file__).resolve().parents[1] / "data" / "real-hosts").glob("*.json"))
+    assert real
+    for path in real:
+        assert json.loads(path.read_text())["schema_version"] == 1
+        facts_json.load(path)  # recorded before schema 2: still loads
 
 
 def test_snapshot_from_before_amd_facts_loads_with_no_amd_gpu() -> None:
@@ -176,3 +204,16 @@ def test_snapshot_from_before_multigpu_facts_loads_with_defaults() -> None:
     assert facts.nvml.gpus[0].nvlinks == ()
     assert facts.nvml.gpus[0].fabric is None
     assert facts.nvml.pairs == ()
+
+
+def test_snapshot_from_before_programs_loads_with_defaults() -> None:
+    """`programs`, `report.ranges`, the L4T release and the peer-memory clients were added
+    without a schema bump: a snapshot that lacks them loads with their defaults."""
+    data = json.loads(facts_json.dumps(HostFacts()))
+    del data["programs"]
+    del data["platform"]["l4t_release"]
+    del data["kernel"]["peer_memory_clients"]
+    facts = facts_json.loads(json.dumps(data), "old.json")
+    assert facts.programs == ()
+    assert facts.platform.l4t_release is None
+    assert facts.kernel.peer_memory_clients is None

@@ -166,9 +166,36 @@ def test_load_fleet_reads_files_and_folders_and_names_hosts(tmp_path: Path) -> N
     assert [name for name, _ in hosts] == [
         str(folder / "gpu-01.json"),
         "dgx-7",
+        "notes",  # a text file is read as a pasted report: this one holds none
         str(other / "gpu-01.json"),
     ]
-    assert hosts[2][1].nvml.status == "library_not_found"
+    assert isinstance(hosts[2][1], FactsError)
+    assert "no report recognised" in hosts[2][1].message
+    facts = hosts[3][1]
+    assert not isinstance(facts, FactsError)
+    assert facts.nvml.status == "library_not_found"
+
+
+def test_a_folder_of_text_reports_is_a_fleet_and_a_report_of_two_hosts_is_two(
+    tmp_path: Path,
+) -> None:
+    from tests.support.pasted_samples import SMI_TABLE
+
+    (tmp_path / "a.txt").write_text(
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 12080).\n",
+        encoding="utf-8",
+    )
+    two = SMI_TABLE + "\nthe other node:\n" + SMI_TABLE.replace("570.86.16", "535.104.05")
+    (tmp_path / "b.log").write_text(two, encoding="utf-8")
+    from gpudoctor.matrix.load import load_matrix
+
+    hosts = load_fleet([tmp_path], load_matrix())
+    assert [name for name, _ in hosts] == ["a", "b #1", "b #2"]
+    drivers = [f.nvml.driver_version for _, f in hosts if not isinstance(f, FactsError)]
+    assert drivers == [None, "570.86.16", "535.104.05"]
+    a = hosts[0][1]
+    assert not isinstance(a, FactsError)
+    assert a.nvml.cuda_driver_version == "12.8"  # 12080 = 12.8
 
 
 def test_a_folder_without_snapshots_is_a_facts_error(tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ def test_committed_images_match_a_fresh_render(fresh: dict[str, bytes]) -> None:
 def test_the_set_is_the_whole_supported_matrix(fresh: dict[str, bytes]) -> None:
     from gpudoctor.builder.image_plan import image_folder
     from gpudoctor.matrix.load import load_matrix
-    from gpudoctor.matrix.resolve import all_rows
+    from gpudoctor.compat.resolve import all_rows
 
     rows = all_rows(load_matrix())
     assert len(rows) >= 10  # the shipped matrix, not an accident of an empty one

@@ -140,9 +140,9 @@ def test_a_wheel_row_for_a_release_not_in_the_matrix_is_refused() -> None:
 def test_arm64_rows_need_an_arm64_base_image(matrix: Matrix) -> None:
     from dataclasses import replace
 
+    from gpudoctor.compat.request import ResolveRequest
+    from gpudoctor.compat.resolve import resolve
     from gpudoctor.errors import NoMatchingRow
-    from gpudoctor.matrix.model import ResolveRequest
-    from gpudoctor.matrix.resolve import resolve
 
     # devel takes an nvidia/cuda base (nvcc); runtime rows of wheel-CUDA builds take the plain
     # distribution image, which is multi-arch.

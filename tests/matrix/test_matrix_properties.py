@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from gpudoctor.compat.request import ResolvedRow, ResolveRequest
+from gpudoctor.compat.resolve import resolve
 from gpudoctor.errors import NoMatchingRow
 from gpudoctor.matrix.load import load_matrix
-from gpudoctor.matrix.model import BaseImage, Matrix, ResolvedRow, ResolveRequest
+from gpudoctor.matrix.model import BaseImage, Matrix
 from gpudoctor.matrix.queries import arch_list_covers, architecture_for
-from gpudoctor.matrix.resolve import resolve
 from tests.support.matrices import SMALL
 
 
@@ -32,7 +33,7 @@ class Candidate:
     cuda: str
     python: tuple[str, ...]
     arch_list: tuple[str, ...] | None
-    verified: bool
+    verified: bool  # it exists (docs/matrix-format.md, "Provenance")
     system_cudnn: bool
     cudnn: str
 
@@ -46,14 +47,20 @@ def candidates(matrix: Matrix, framework: str) -> Iterator[Candidate]:
                     v.cuda,
                     r.python,
                     v.arch_list,
-                    r.verified and v.verified,
+                    (r.verified or bool(r.exists)) and (v.verified or bool(v.exists)),
                     False,
                     v.cudnn,
                 )
     else:
         for t in matrix.tensorflow:
             yield Candidate(
-                t.version, t.cuda, t.python, None, t.verified, "[and-cuda]" not in t.pip, t.cudnn
+                t.version,
+                t.cuda,
+                t.python,
+                None,
+                t.verified or bool(t.exists),
+                "[and-cuda]" not in t.pip,
+                t.cudnn,
             )
 
 
@@ -96,7 +103,8 @@ def build_ok(matrix: Matrix, c: Candidate, req: ResolveRequest) -> bool:
     release_level = req.cuda is not None and req.cuda[0].isdigit() and req.cuda.count(".") >= 2
     return (
         (req.driver is None or floor(matrix, c) <= _n(req.driver))
-        and (not (release_level and plain(c, req)))
+        # --cuda 12.4.1 means 12.4 for a runtime row on a plain base (its base is no CUDA image)
+        and (not (release_level and plain(c, req)) or c.cuda == _mm(req.cuda))
         and (req.version is None or spec(req.version).contains(c.version, prereleases=True))
         and (req.cuda is None or release_level or spec(req.cuda).contains(c.cuda))
         and (req.python is None or req.python in c.python)
@@ -257,3 +265,7 @@ def test_resolve_on_the_small_matrix_is_newest_and_correct(req: ResolveRequest) 
 @given(requests)
 def test_resolve_on_the_shipped_matrix_is_newest_and_correct(req: ResolveRequest) -> None:
     check(load_matrix(), req)
+
+
+def _mm(cuda: str | None) -> str:
+    return ".".join((cuda or "").split(".")[:2])

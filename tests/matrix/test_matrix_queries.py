@@ -7,6 +7,7 @@ import pytest
 from gpudoctor.errors import BadValue
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.queries import (
+    Tier,
     arch_list_covers,
     architecture_for,
     cuda_release,
@@ -50,7 +51,7 @@ def test_minor_compat_floors(small: Matrix) -> None:
 def test_driver_meeting_the_release_minimum_is_ok_via_release(small: Matrix) -> None:
     verdict = driver_supports_cuda(small, "550.54.15", "12.4")
     assert verdict.ok
-    assert verdict.via == "release"
+    assert verdict.tier is Tier.NATIVE
     assert verdict.required == "550.54.14"
     assert verdict.floor == "525.60.13"
 
@@ -58,28 +59,28 @@ def test_driver_meeting_the_release_minimum_is_ok_via_release(small: Matrix) -> 
 def test_525_runs_cuda_12_4_by_minor_version_compatibility(small: Matrix) -> None:
     verdict = driver_supports_cuda(small, "525.60.13", "12.4")
     assert verdict.ok
-    assert verdict.via == "minor-compat"
+    assert verdict.tier is Tier.MINOR_VERSION
     assert verdict.required == "550.54.14"
     assert "minor-version compatibility" in verdict.reason
     assert "PTX" in verdict.reason  # the limit of minor-version compatibility is named
 
 
 def test_535_runs_12_2_natively_and_12_8_by_minor_compat(small: Matrix) -> None:
-    assert driver_supports_cuda(small, "535.104.05", "12.2").via == "release"
-    assert driver_supports_cuda(small, "535.104.05", "12.8").via == "minor-compat"
+    assert driver_supports_cuda(small, "535.104.05", "12.2").tier is Tier.NATIVE
+    assert driver_supports_cuda(small, "535.104.05", "12.8").tier is Tier.MINOR_VERSION
 
 
 def test_newer_driver_runs_older_cuda(small: Matrix) -> None:
     verdict = driver_supports_cuda(small, "570.124.06", "11.8")
     assert verdict.ok
-    assert verdict.via == "release"
+    assert verdict.tier is Tier.NATIVE
 
 
 @pytest.mark.parametrize("driver", ["450.80.02", "470.57.02", "520.61.05", "525.60.12"])
 def test_drivers_below_the_12x_floor_cannot_run_12x(small: Matrix, driver: str) -> None:
     verdict = driver_supports_cuda(small, driver, "12.1")
     assert not verdict.ok
-    assert verdict.via is None
+    assert verdict.tier is Tier.NO
     assert "525.60.13" in verdict.reason
     assert "530.30.02" in verdict.reason  # 12.1's own minimum: the upgrade target
     # forward compatibility is named as the way out, but never counted as ok
@@ -88,7 +89,7 @@ def test_drivers_below_the_12x_floor_cannot_run_12x(small: Matrix, driver: str) 
 
 
 def test_470_runs_11_8_by_minor_compat_but_450_51_does_not(small: Matrix) -> None:
-    assert driver_supports_cuda(small, "470.57.02", "11.8").via == "minor-compat"
+    assert driver_supports_cuda(small, "470.57.02", "11.8").tier is Tier.MINOR_VERSION
     verdict = driver_supports_cuda(small, "450.51.05", "11.8")
     assert not verdict.ok
     assert "450.80.02" in verdict.reason

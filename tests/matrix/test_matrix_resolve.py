@@ -6,10 +6,11 @@ from dataclasses import replace
 
 import pytest
 
+from gpudoctor.compat.request import ResolveRequest
+from gpudoctor.compat.resolve import Unresolvable, all_rows, resolve
 from gpudoctor.errors import NoMatchingRow, UsageError
 from gpudoctor.exitcodes import ExitCode
-from gpudoctor.matrix.model import Matrix, ResolveRequest
-from gpudoctor.matrix.resolve import Unresolvable, all_rows, resolve
+from gpudoctor.matrix.model import Matrix
 
 
 def _id(matrix: Matrix, **kwargs: object) -> str:
@@ -105,9 +106,9 @@ def test_full_cuda_release_pins_the_base_image(small: Matrix) -> None:
     assert row.base_image == "nvidia/cuda:12.6.0-devel-ubuntu24.04"
     request = ResolveRequest(framework="pytorch", cuda="12.6.3", flavor="devel")
     assert resolve(small, request).cuda_release == "12.6.3"
-    # a runtime image of a wheel build has no nvidia/cuda base to pin
-    with pytest.raises(NoMatchingRow, match="names an nvidia/cuda release"):
-        resolve(small, ResolveRequest(framework="pytorch", cuda="12.6.0"))
+    # a runtime image of a wheel build has no nvidia/cuda base: 12.6.0 means 12.6 there
+    runtime = resolve(small, ResolveRequest(framework="pytorch", cuda="12.6.0"))
+    assert (runtime.cuda, runtime.cuda_release) == ("12.6", None)
 
 
 def test_distro_falls_back_to_an_older_patch_image_that_has_it(small: Matrix) -> None:
@@ -174,10 +175,13 @@ def test_no_match_lists_nearest_rows_with_reasons(small: Matrix) -> None:
 def test_unverified_rows_are_near_and_say_how_to_allow_them(small: Matrix) -> None:
     with pytest.raises(NoMatchingRow) as caught:
         resolve(small, ResolveRequest(framework="pytorch", version="2.6"))
-    assert "pytorch-2.6.0-cu124-py3.11-ubuntu22.04-runtime: marked verified = false" in str(
-        caught.value
-    )
+    assert (
+        "pytorch-2.6.0-cu124-py3.11-ubuntu22.04-runtime: no primary source settles that this "
+        "build exists"
+    ) in str(caught.value)
     assert "--allow-unverified" in str(caught.value)
+    nearest = caught.value.rejections[0]  # type: ignore[attr-defined]
+    assert (nearest.version, nearest.cuda, nearest.unsettled) == ("2.6.0", "12.4", 1)
 
 
 def test_python_and_gpu_reasons(small: Matrix) -> None:
@@ -209,7 +213,7 @@ def test_framework_without_rows(small: Matrix) -> None:
     [
         ({"framework": "jax"}, "unknown framework 'jax': gpudoctor knows pytorch, tensorflow"),
         ({"version": "two"}, "--version 'two' is not a version or a PEP 440 specifier"),
-        ({"cuda": "12.x"}, "--cuda '12.x' is not a version"),
+        ({"cuda": "12.x"}, "--cuda '12.x' is not a CUDA version, a wheel tag or a PEP 440 range"),
         ({"python": "3"}, "--python '3' is not like 3.11"),
         ({"flavor": "base"}, "--flavor 'base' is not one of: runtime, devel"),
         ({"driver": "latest"}, "--driver 'latest' is not a driver version"),

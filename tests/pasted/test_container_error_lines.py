@@ -9,10 +9,10 @@ import pytest
 
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.catalogue import CATALOGUE
-from gpudoctor.checks.error_lines import BY_CODE
 from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
+from gpudoctor.matrix.signatures import load_signatures
 
 Read = Callable[[str], HostFacts]
 
@@ -43,7 +43,7 @@ def test_pasted_container_errors(
     assert error.severity is Severity.ERROR  # no fact in a bare paste explains it
     assert ("error", code) in error.evidence
     assert fix_words in error.fix
-    assert BY_CODE[code].predicted_by == (predicted_by,)
+    assert load_signatures().by_code[code].predicted_by == (predicted_by,)
     assert (
         fix_words.split(maxsplit=1)[0] in CATALOGUE[predicted_by].fix
     )  # the same fix as the finding

@@ -15,6 +15,8 @@ from gpudoctor.cli.app import run
 from gpudoctor.errors import FactsError
 from gpudoctor.facts import HostFacts
 from gpudoctor.facts_json import dumps
+from gpudoctor.matrix.model import Matrix
+from gpudoctor.pasted.dispatch import read_reports
 from tests.support.pasted_samples import COLLECT_ENV, SMI_TABLE
 
 Read = Callable[[str], HostFacts]
@@ -45,14 +47,27 @@ def test_localised_decimal_commas(read: Read) -> None:
     assert facts.nvml.gpus[0].power_usage_w == 20.5
 
 
-def test_two_reports_in_one_paste_uses_the_first_and_says_so(read: Read) -> None:
+def test_two_reports_that_disagree_are_two_hosts(matrix: Matrix) -> None:
     second = SMI_TABLE.replace("570.86.16", "575.51.03")
-    facts = read(SMI_TABLE + "\nafter the upgrade:\n" + second)
-    assert facts.nvml.driver_version == "570.86.16"
+    hosts = read_reports(
+        SMI_TABLE + "\nafter the upgrade:\n" + second, "p.txt", matrix.architectures
+    )
+    assert [f.nvml.driver_version for _, f in hosts] == ["570.86.16", "575.51.03"]
+    assert [name for name, _ in hosts] == ["p.txt #1", "p.txt #2"]
+    first = hosts[0][1].report
+    assert first is not None
+    assert any("host 1 of 2" in n for n in first.notes)
+    second_report = hosts[1][1].report
+    assert second_report is not None
+    (smi,) = [r for r in second_report.ranges if r.section == "nvidia-smi"]
+    assert smi.first == 17  # line numbers are the paste's: the second "| NVIDIA-SMI" header
+
+
+def test_two_reports_that_agree_are_one_host(matrix: Matrix) -> None:
+    hosts = read_reports(SMI_TABLE + "\nagain:\n" + SMI_TABLE, "p.txt", matrix.architectures)
+    ((_, facts),) = hosts
     assert facts.report is not None
-    (note,) = facts.report.notes
-    assert "more than one nvidia-smi report; the first one was used" in note
-    assert "line 17" in note  # the second "| NVIDIA-SMI" header
+    assert any("repeats a report" in n and "agree" in n for n in facts.report.notes)
 
 
 def test_truncated_collect_env_reads_what_is_there(read: Read) -> None:

@@ -59,8 +59,11 @@ def test_collect_env_cpu_build_and_unknown_cuda(read: Read) -> None:
         "CUDA used to build PyTorch: 12.4", "CUDA used to build PyTorch: None"
     )
     assert read(cpu).frameworks[0].cpu_only is True
-    unknown = cpu.replace("PyTorch: None", "PyTorch: Could not collect")
-    assert read(unknown).frameworks[0].cpu_only is None  # never guessed
+    # collect_env writes torch.version.cuda = None as "Could not collect": still a CPU build
+    none = cpu.replace("PyTorch: None", "PyTorch: Could not collect")
+    assert read(none).frameworks[0].cpu_only is True
+    unknown = cpu.replace("PyTorch: None", "PyTorch: N/A")  # torch did not import: not guessed
+    assert read(unknown).frameworks[0].cpu_only is None
 
 
 def test_collect_env_aligned_keys_of_torch_2_8(read: Read) -> None:
@@ -168,6 +171,24 @@ def test_pip_list_plain_version_leaves_cuda_unknown(read: Read) -> None:
     text = "Package    Version\n---------- -------\nnumpy      2.1.3\ntorch      2.4.1\n"
     (torch,) = read(text).frameworks
     assert (torch.version, torch.cuda, torch.cpu_only) == ("2.4.1", None, None)
+
+
+def test_pip_and_conda_lists_fill_torchs_companions(read: Read) -> None:
+    """The same field the frameworks probe fills: torchvision/torchaudio, version and local tag."""
+    text = "torch==2.5.1+cu124\ntorchvision==0.20.1+cu124\ntorchaudio==2.5.1+cu124\n"
+    (torch,) = read(text).frameworks
+    assert [(c.name, c.version, c.local) for c in torch.companions] == [
+        ("torchvision", "0.20.1", "cu124"),
+        ("torchaudio", "2.5.1", "cu124"),
+    ]
+    conda = (
+        "[conda] pytorch    2.1.0           py3.10_cuda11.8_cudnn8.7.0_0    pytorch\n"
+        "[conda] torchvision    0.16.0           py310_cu118    pytorch\n"
+    )
+    (torch,) = read(conda).frameworks
+    assert [(c.name, c.version, c.local) for c in torch.companions] == [
+        ("torchvision", "0.16.0", "")
+    ]
 
 
 def test_conda_lines(read: Read) -> None:

@@ -18,6 +18,7 @@ PROBES = [
     "runtime",
     "cudalibs",
     "frameworks",
+    "programs",
     "multigpu",
     "amd",
     "total",

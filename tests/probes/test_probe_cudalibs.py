@@ -116,7 +116,10 @@ def test_cudnn_cublas_nccl_on_ld_library_path_and_in_the_loader_cache(tmp_path: 
     first = tmp_path / "opt/cudnn-8.9/lib"
     second = tmp_path / "usr/local/nccl/lib"
     for folder, names in (
-        (first, ("libcudnn.so.8.9.7", "libcublas.so.12.1.3.1", "libcudart.so.12")),
+        (
+            first,
+            ("libcudnn.so.8.9.7", "libcublas.so.12.1.3.1", "libcudart.so.12", "libfoo.so.1"),
+        ),
         (second, ("libnccl.so.2.18.3",)),
     ):
         folder.mkdir(parents=True)
@@ -130,8 +133,9 @@ def test_cudnn_cublas_nccl_on_ld_library_path_and_in_the_loader_cache(tmp_path: 
     ldconfig = "\tlibnccl.so.2 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libnccl.so.2\n"
     env = {"LD_LIBRARY_PATH": "/opt/cudnn-8.9/lib:relative:/usr/local/nccl/lib:/missing"}
     facts, _ = probe_cuda_libs(tmp_path, env, FakeRunner({"ldconfig -p": ldconfig}))
-    assert facts.ld_library_path_libs == (
+    assert facts.ld_library_path_libs == (  # every library a wheel brings; not libfoo
         LibraryFact("libcublas", "/opt/cudnn-8.9/lib/libcublas.so.12.1.3.1", "12.1.3.1"),
+        LibraryFact("libcudart", "/opt/cudnn-8.9/lib/libcudart.so.12", "12"),
         LibraryFact("libcudnn", "/opt/cudnn-8.9/lib/libcudnn.so.8.9.7", "8.9.7"),
         LibraryFact("libnccl", "/usr/local/nccl/lib/libnccl.so.2.18.3", "2.18.3"),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpudoctor.facts import BundledLib
+from gpudoctor.facts import BundledLib, Companion
 from gpudoctor.probes.frameworks import probe_frameworks
 from tests.support.probe_fakes import write_dist
 
@@ -82,6 +82,16 @@ def test_torch_cuda_build_with_bundled_wheels(tmp_path: Path) -> None:
     )
 
 
+def test_torch_companions_are_recorded_with_their_local_tag(tmp_path: Path) -> None:
+    _torch_cu124(tmp_path)
+    write_dist(tmp_path, "torchvision", "0.20.1+cu124", requires=["torch==2.5.1"])
+    (torch,), _ = probe_frameworks(paths=[tmp_path])
+    assert torch.companions == (Companion("torchvision", "0.20.1", "cu124"),)  # no torchaudio
+    write_dist(tmp_path, "torchaudio", "2.5.1", requires=["torch==2.5.1"])
+    (torch,), _ = probe_frameworks(paths=[tmp_path])
+    assert torch.companions[1] == Companion("torchaudio", "2.5.1", "")
+
+
 def test_torch_cpu_build(tmp_path: Path) -> None:
     write_dist(tmp_path, "torch", "2.5.1+cpu", files={"torch/version.py": TORCH_CPU_VERSION_PY})
     (torch,), _ = probe_frameworks(paths=[tmp_path])
@@ -119,6 +129,8 @@ def test_tensorflow_build_info(tmp_path: Path) -> None:
         False,
         "8",  # the declared major; no nvidia-cudnn wheel installed
     )
+    assert tf.arch_list == ("sm_60", "sm_70", "sm_80", "sm_89", "compute_90")
+    assert tf.build_cudnn == "8"
     write_dist(tmp_path, "nvidia-cudnn-cu12", "8.9.7.29")
     (tf,), _ = probe_frameworks(paths=[tmp_path])
     assert tf.cudnn == "8.9.7.29"

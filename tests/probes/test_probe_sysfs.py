@@ -250,3 +250,13 @@ def test_a_command_line_full_of_secrets_keeps_only_what_the_checks_use() -> None
         "pci=realloc",
         "<10",
     ]
+
+
+def test_peer_memory_clients(tmp_path: Path) -> None:
+    facts, _ = probe_kernel(tmp_path)
+    assert facts.peer_memory_clients == ()  # no peer-memory API: no client
+    peers = tmp_path / "sys/kernel/mm/memory_peers"
+    (peers / "nv_mem").mkdir(parents=True)
+    (peers / "nv_mem" / "version").write_text("1.3\n", encoding="utf-8")
+    facts, _ = probe_kernel(tmp_path)
+    assert facts.peer_memory_clients == ("nv_mem",)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from gpudoctor.builder.engine import BuildEvent, DaemonInfo, ImageInfo, RunResult
 from gpudoctor.builder.pipeline import Progress
+from gpudoctor.compat.request import ResolvedRow
 from gpudoctor.findings import Finding
-from gpudoctor.matrix.model import ResolvedRow
 
 STANDIN_BASE = "gpudoctor-test/base:bookworm-py3.11-v1"
 TEST_TAG_PREFIX = "gpudoctor-test/build"

@@ -143,6 +143,23 @@ def test_check_finds_every_lag_and_writes_nothing(
     assert "2.4.1" not in out
 
 
+def test_an_index_without_torchvision_still_reports_the_torch_lag(
+    matrix_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PEP 503: 404 for /simple/torchvision/ means the index does not have the project; that is
+    an absent companion, not an unreachable index (exit 1 for the lag, not 3)."""
+    served = _index()
+    for project in ("torchvision", "torchaudio"):
+        del served.projects[project]
+    with serve(served) as url:
+        code = _update(matrix_file, url, "--check")
+        assert any(path.startswith("/simple/torchvision") for path in served.requests)
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "pytorch 2.5.0: the index has 2.5.1" in out
+    assert "+torchvision" not in out  # no companion pin the index could show
+
+
 def test_write_applies_the_diff_then_check_is_clean(
     matrix_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

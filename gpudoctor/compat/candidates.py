@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.compat.builds import Build, enumerate_builds, unknown_framework
+from gpudoctor.compat.request import ResolveRequest, Unsettled
 from gpudoctor.errors import BadValue, UsageError
 from gpudoctor.matrix.inputs import FRAMEWORKS
-from gpudoctor.matrix.model import Matrix, ResolveRequest
+from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.queries import arch_list_covers, min_driver_for_cuda, minor_compat_floor
 from gpudoctor.versions import numeric
 
@@ -75,7 +76,10 @@ def check_request(request: ResolveRequest) -> Specs:
             arch_list_covers(["8.0"], cc)
         except BadValue as exc:  # typed by the user: bad input, worded as the query words it
             raise UsageError(exc.message, hint=exc.hint) from None
-    cuda = _spec(request.cuda, "--cuda")
+    from gpudoctor.matrix.inputs import parse_cuda
+
+    cuda_text = parse_cuda(request.cuda) if request.cuda else None
+    cuda = _spec(cuda_text, "--cuda")
     release_level = cuda is not None and all(
         len(versions.release(s.version.removesuffix(".*")) or ()) >= 3 for s in cuda
     )
@@ -84,7 +88,7 @@ def check_request(request: ResolveRequest) -> Specs:
         cuda,
         release_level,
         version_text=request.version or "",
-        cuda_text=request.cuda or "",
+        cuda_text=cuda_text or "",
     )
 
 
@@ -97,16 +101,17 @@ def build_reasons(matrix: Matrix, build: Build, request: ResolveRequest, specs: 
     reasons: list[str] = []
     if specs.version is not None and not contains(specs.version, build.version):
         reasons.append(_version_reason(build, specs))
-    if (
-        specs.cuda is not None
-        and not specs.cuda_by_release
-        and not contains(specs.cuda, build.cuda)
-    ):
+    if specs.cuda is not None and not _cuda_ok(build, specs):
         reasons.append(_cuda_reason(matrix, build, specs))
     if request.python is not None and request.python not in build.python:
         reasons.append(f"supports Python {span(build.python)}, not {request.python}")
-    if not build.verified and not request.allow_unverified:
-        reasons.append("marked verified = false (use --allow-unverified to consider it)")
+    if not build.exists and not request.allow_unverified:
+        reasons.append(
+            Unsettled(
+                "no primary source settles that this build exists (use --allow-unverified to "
+                "consider it)"
+            )
+        )
     major = versions.major(build.cuda)
     if (
         min_driver_for_cuda(matrix, build.cuda) is None
@@ -114,6 +119,17 @@ def build_reasons(matrix: Matrix, build: Build, request: ResolveRequest, specs: 
     ):
         reasons.append(f"CUDA {build.cuda} is not in the matrix: its minimum driver is unknown")
     return reasons
+
+
+def _cuda_ok(build: Build, specs: Specs) -> bool:
+    """The build's CUDA (X.Y) meets --cuda: a full release ("12.1.0") means its X.Y here (the
+    base image of a devel row is tested against the release itself, in resolve_base)."""
+    from gpudoctor.matrix.inputs import cuda_matches, is_plain_version
+
+    if specs.cuda_by_release and is_plain_version(specs.cuda_text):
+        return cuda_matches(build.cuda, specs.cuda_text)
+    assert specs.cuda is not None
+    return specs.cuda_by_release or contains(specs.cuda, build.cuda)
 
 
 def _version_reason(build: Build, specs: Specs) -> str:

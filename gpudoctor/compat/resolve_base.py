@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 from gpudoctor import versions
 from gpudoctor.compat.builds import Build
-from gpudoctor.matrix.candidates import Specs, contains, span
-from gpudoctor.matrix.model import BaseImage, Distro, Matrix, ResolveRequest
+from gpudoctor.compat.candidates import Specs, contains, span
+from gpudoctor.compat.request import ResolveRequest, Unsettled
+from gpudoctor.matrix.model import BaseImage, Distro, Matrix
 from gpudoctor.matrix.queries import cuda_release
 from gpudoctor.versions import numeric
 
@@ -54,12 +55,8 @@ def _ordered(names: list[str], request: ResolveRequest) -> list[str]:
 
 
 def _plain(matrix: Matrix, build: Build, request: ResolveRequest, specs: Specs) -> Choice:
+    # --cuda 12.1.0 means 12.1 here: the runtime image of a wheel build has no CUDA base
     reasons: list[str] = []
-    if specs.cuda is not None and specs.cuda_by_release:
-        reasons.append(
-            f"--cuda {specs.cuda_text} names an nvidia/cuda release, and the runtime image of "
-            f"a build whose CUDA comes with its wheels has no CUDA base (use --flavor devel)"
-        )
     # The distros of the build's nvidia/cuda release when it has one, so the runtime and devel
     # rows of a build share distro and Python; else every distro with a plain image.
     images = _images_for(matrix, build.cuda)
@@ -110,7 +107,7 @@ def _distro_python(
         reasons.append(f"no [[distro]] row for {distro}: which Pythons it packages is unknown")
         return fallback, reasons
     if not row.verified and not request.allow_unverified:
-        reasons.append(f"[[distro]] {distro} is marked verified = false")
+        reasons.append(Unsettled(f"[[distro]] {distro} is marked verified = false"))
     if request.python is not None:
         if request.python not in row.pythons:
             reasons.append(f"{distro} packages Python {span(row.pythons)}, not {request.python}")
@@ -128,7 +125,8 @@ def _platform_reasons(matrix: Matrix, image: BaseImage, request: ResolveRequest)
     """An nvidia/cuda base for another machine needs an [[image_platform]] row. (The plain
     distribution images of runtime rows, ubuntu and debian, are Docker Official Images published
     for linux/amd64 and linux/arm64 alike: https://hub.docker.com/_/ubuntu.)"""
-    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, image_on_platform, target_machine
+    from gpudoctor.compat.request import target_machine
+    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, image_on_platform
 
     machine = target_machine(request)
     published, verified = image_on_platform(matrix, image.repository, image.cuda, machine)
@@ -136,7 +134,7 @@ def _platform_reasons(matrix: Matrix, image: BaseImage, request: ResolveRequest)
     if not published:
         return [f"no {where} is known ([[image_platform]])"]
     if not verified and not request.allow_unverified:
-        return [f"the {where} is marked verified = false ([[image_platform]])"]
+        return [Unsettled(f"the {where} is marked verified = false ([[image_platform]])")]
     return []
 
 
@@ -154,9 +152,9 @@ def _choose(
         reasons.append(f"no [[cuda]] row for CUDA {image.cuda}")
     if not request.allow_unverified:
         if not image.verified:
-            reasons.append(f"[[base_image]] {image.cuda} is marked verified = false")
+            reasons.append(Unsettled(f"[[base_image]] {image.cuda} is marked verified = false"))
         if release is not None and not release.verified:
-            reasons.append(f"[[cuda]] {release.version} is marked verified = false")
+            reasons.append(Unsettled(f"[[cuda]] {release.version} is marked verified = false"))
     if build.system_cudnn:
         reasons.extend(_cudnn_reasons(image, build))
     reasons.extend(_platform_reasons(matrix, image, request))

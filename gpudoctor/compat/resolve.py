@@ -20,11 +20,17 @@ import re
 from typing import TYPE_CHECKING
 
 from gpudoctor.compat.builds import Build, enumerate_builds
+from gpudoctor.compat.candidates import FLAVORS, FRAMEWORKS, Specs, build_reasons, check_request
+from gpudoctor.compat.request import (
+    Rejection,
+    ResolvedRow,
+    ResolveRequest,
+    Unsettled,
+    target_machine,
+)
+from gpudoctor.compat.resolve_base import Choice, choose_base
 from gpudoctor.errors import NoMatchingRow
-from gpudoctor.matrix.candidates import FLAVORS, FRAMEWORKS, Specs, build_reasons, check_request
-from gpudoctor.matrix.model import Matrix, Rejection, ResolvedRow, ResolveRequest
-from gpudoctor.matrix.platforms import target_machine
-from gpudoctor.matrix.resolve_base import Choice, choose_base
+from gpudoctor.matrix.model import Matrix
 from gpudoctor.versions import numeric
 
 if TYPE_CHECKING:
@@ -32,7 +38,6 @@ if TYPE_CHECKING:
     from gpudoctor.compat.tiers import Verdict
 
 _NEAREST = 5
-_ROW_PARTS = re.compile(r"[a-z]+-(?P<version>[0-9.]+)-cu(?P<cuda>\d{2,4})-")
 
 
 class Unresolvable(NoMatchingRow):
@@ -61,7 +66,7 @@ def candidates(matrix: Matrix, request: ResolveRequest) -> list[tuple[Build, Ver
     """Builds in the order resolve tries them, each with its verdict on the target host."""
     from gpudoctor.compat.choose import rank
 
-    builds = enumerate_builds(matrix, request.framework)
+    builds = offered_builds(matrix, request.framework)
     host = target(request)
     if host is None:
         return [(b, None) for b in builds]
@@ -83,18 +88,24 @@ def resolve(matrix: Matrix, request: ResolveRequest) -> ResolvedRow:
 
 def all_rows(matrix: Matrix) -> list[ResolvedRow]:
     """Every supported row, for `render --all`: each framework release x CUDA variant, with the
-    newest Python it supports, the default distro, and both flavors; unverified rows left out.
+    newest Python it supports, the default distro, and both flavors; rows whose existence no
+    primary source settles are left out.
     Order: framework (pytorch, tensorflow), newest version first, newest CUDA first, runtime
     before devel."""
     rows: list[ResolvedRow] = []
     for framework in FRAMEWORKS:
-        for build in enumerate_builds(matrix, framework):
+        for build in offered_builds(matrix, framework):
             for flavor in FLAVORS:
                 request = ResolveRequest(framework=framework, flavor=flavor)
                 outcome = _evaluate(matrix, build, None, request, check_request(request))
                 if isinstance(outcome, ResolvedRow):
                     rows.append(outcome)
     return rows
+
+
+def offered_builds(matrix: Matrix, framework: str) -> list[Build]:
+    """The builds an image row may hold: judge-only releases (torch 1.0-1.12) are left out."""
+    return [b for b in enumerate_builds(matrix, framework) if not b.judge_only]
 
 
 def row_id(build: Build, python: str, distro: str, flavor: str) -> str:
@@ -138,13 +149,17 @@ def _evaluate(
     if not choices:
         reasons.append(f"no [[base_image]] for CUDA {build.cuda}")
         python = request.python or max(build.python, key=numeric)
-        return Rejection(row_id(build, python, request.distro or "any", flavor), tuple(reasons))
+        return _rejection(build, row_id(build, python, request.distro or "any", flavor), reasons)
     # The newest base without problems; else the one with the fewest (the nearest).
     best = min(choices, key=lambda c: len(c.reasons))
     candidate = row_id(build, best.python, best.distro, flavor)
     if reasons or best.reasons:
-        return Rejection(candidate, (*reasons, *best.reasons))
+        return _rejection(build, candidate, [*reasons, *best.reasons])
     return _row(matrix, build, verdict, best, row_id=candidate, flavor=flavor, request=request)
+
+
+def _rejection(build: Build, candidate: str, reasons: list[str]) -> Rejection:
+    return Rejection(candidate, tuple(reasons), build.framework, build.version, build.cuda)
 
 
 def _machine_reasons(
@@ -162,10 +177,12 @@ def _machine_reasons(
     )
     if not where.ok:
         return [] if judged else [where.reason]
-    if not where.verified and not request.allow_unverified:
+    if not where.exists and not request.allow_unverified:
         return [
-            f"{where.reason} is not read from the wheels (verified = false; use "
-            "--allow-unverified to consider it)"
+            Unsettled(
+                f"no primary source settles that the {where.reason} exists (use "
+                "--allow-unverified to consider it)"
+            )
         ]
     return []
 
@@ -223,6 +240,9 @@ def _row(
         tier_note=note,
         warnings=choice.warnings,
         platform=DOCKER_PLATFORM[machine],
+        unread=tuple(dict.fromkeys((*build.unread, *where.unread))),
+        runtime=build.runtime,
+        nccl=build.nccl,
     )
 
 
@@ -248,8 +268,8 @@ def describe_request(request: ResolveRequest) -> str:
 
 
 def _distance(rejection: Rejection) -> tuple[int, int]:
-    """Hard reasons first; "verified = false" is one flag away (--allow-unverified)."""
-    soft = sum("verified = false" in reason for reason in rejection.reasons)
+    """Hard reasons first; an unsettled row is one flag away (--allow-unverified)."""
+    soft = rejection.unsettled
     return len(rejection.reasons) - soft, soft
 
 
@@ -266,9 +286,8 @@ def _rank_distance(wanted: str | None, values: list[str]) -> dict[str, int]:
 
 
 def _by_closeness(request: ResolveRequest, rejections: list[Rejection]) -> list[Rejection]:
-    parts = [_ROW_PARTS.match(r.candidate) for r in rejections]
-    versions = [m["version"] if m else "" for m in parts]
-    cudas = [f"{m['cuda'][:-1]}.{m['cuda'][-1]}" if m else "" for m in parts]
+    versions = [r.version for r in rejections]
+    cudas = [r.cuda for r in rejections]
     by_version = _rank_distance(request.version, [v for v in versions if v])
     by_cuda = _rank_distance(request.cuda, [c for c in cudas if c])
     order = sorted(

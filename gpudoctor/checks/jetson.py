@@ -1,0 +1,72 @@
+"""Jetson (L4T): PyPI's CUDA wheels are not for it. A Jetson's GPU is integrated (Tegra) and
+runs JetPack's CUDA; the aarch64 CUDA wheels on PyPI and download.pytorch.org are built for
+server Arm (SBSA: Grace, Ampere Altra with a discrete GPU), and NVIDIA publishes separate
+framework builds for JetPack ("Installing PyTorch for Jetson Platform"). A framework that brings
+nvidia-* CUDA wheels, or a torch with a +cuXXX tag, is the wrong build there.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks.base import Intent, finding
+from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
+
+if TYPE_CHECKING:
+    from gpudoctor.facts import FrameworkFacts, HostFacts
+    from gpudoctor.matrix.model import Matrix
+
+CODE = "jetson-wheel"
+_CU_TAG = re.compile(r"\+cu\d{2,3}\b")
+_JETSON_DOCS = (
+    "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html"
+)
+
+
+def check_jetson_wheels(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    release = facts.platform.l4t_release
+    if release is None:
+        return [finding(CODE, NA, "not a Jetson (no /etc/nv_tegra_release)")]
+    if not facts.frameworks:
+        return [finding(CODE, NA, f"Jetson (L4T {release}): no framework installed")]
+    return [_judge(fw, release) for fw in facts.frameworks]
+
+
+def _judge(fw: FrameworkFacts, release: str) -> Finding:
+    wheels = [b.package for b in fw.bundled if b.package.startswith("nvidia-")]
+    ev = [("l4t_release", release), ("nvidia_wheels", wheels), ("version", fw.version)]
+    fix = (
+        f"uninstall it and install NVIDIA's {fw.name} build for JetPack (L4T R"
+        f"{release.split('.', 1)[0]}), as {_JETSON_DOCS} describes"
+    )
+    if wheels or (fw.name == "torch" and _CU_TAG.search(fw.version)):
+        return finding(
+            CODE,
+            ERROR,
+            f"{fw.label} is a PyPI CUDA build for server Arm (SBSA), not for this Jetson",
+            detail=f"L4T {release}: the Jetson's integrated GPU runs JetPack's CUDA; "
+            + (
+                f"the nvidia-* wheels it brings ({', '.join(wheels[:3])}) are SBSA builds"
+                if wheels
+                else "the +cu build on the PyTorch index is an SBSA build"
+            ),
+            fix=fix,
+            evidence=ev,
+            subject=fw.name,
+        )
+    if fw.cpu_only:
+        return finding(
+            CODE,
+            WARN,
+            f"{fw.label} is a CPU-only build on a Jetson (L4T {release})",
+            fix=fix,
+            evidence=ev,
+            subject=fw.name,
+        )
+    return finding(
+        CODE, OK, f"{fw.label}: no PyPI CUDA wheels on this Jetson", evidence=ev, subject=fw.name
+    )
+
+
+CHECKS = (check_jetson_wheels,)

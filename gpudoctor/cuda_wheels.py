@@ -1,0 +1,40 @@
+"""The CUDA libraries NVIDIA's pip wheels bring, by wheel: `nvidia-cusparse-cu12` installs
+libcusparse.so.12, and so on. The probe looks for system copies of these libraries on the
+loader's path (probes/cudalibs.py), and the shadowing check pairs each copy with the wheel that
+brings the same soname (checks/shadowing.py). A wheel's version is its library's version
+(nvidia-cusparse-cu12 12.1.0.106 ships libcusparse.so.12.1.0.106). Neutral: probes and checks
+read it.
+"""
+
+from __future__ import annotations
+
+import re
+
+# wheel name without its -cuXX suffix -> the libraries (file-name stems) it ships
+WHEEL_LIBRARIES: dict[str, tuple[str, ...]] = {
+    "nvidia-cudnn": ("libcudnn",),
+    "nvidia-cublas": ("libcublas", "libcublasLt"),
+    "nvidia-nccl": ("libnccl",),
+    "nvidia-nvjitlink": ("libnvJitLink",),
+    "nvidia-cusparse": ("libcusparse",),
+    "nvidia-cusparselt": ("libcusparseLt",),
+    "nvidia-cufft": ("libcufft",),
+    "nvidia-curand": ("libcurand",),
+    "nvidia-cusolver": ("libcusolver",),
+    "nvidia-cuda-runtime": ("libcudart",),
+    "nvidia-cuda-nvrtc": ("libnvrtc",),
+    "nvidia-cuda-cupti": ("libcupti",),
+    "nvidia-cufile": ("libcufile",),
+}
+LIBRARIES = tuple(lib for libs in WHEEL_LIBRARIES.values() for lib in libs)
+# "libcusparse.so.12.1.0.106" -> ("libcusparse", "12.1.0.106"); "libcublasLt.so.12" too.
+LIBRARY_FILE = re.compile(
+    r"^(" + "|".join(sorted(LIBRARIES, key=len, reverse=True)) + r")\.so(?:\.(\d[\w.]*))?$"
+)
+_WHEEL = re.compile(r"^(nvidia-[a-z-]+?)(?:-cu\d+)?$")
+
+
+def wheel_libraries(package: str) -> tuple[str, ...]:
+    """The libraries an installed nvidia-* wheel ships (none for an unknown wheel)."""
+    match = _WHEEL.match(package)
+    return WHEEL_LIBRARIES.get(match.group(1), ()) if match else ()

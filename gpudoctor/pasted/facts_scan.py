@@ -1,0 +1,831 @@
+"""Facts in any line of a paste, whatever its shape: environment lists in prose ("Driver: NVIDIA
+550.54.15, CUDA 12.4", "4x A100 80GB"), start-up logs (ollama, vLLM, llama.cpp, NCCL INFO),
+kernel logs (NVRM module and Xid lines), `uname -a`, `docker version`, `nvidia-ctk --version`,
+`kubectl describe node`, a Dockerfile's FROM line, `conda list`.
+
+Each rule is a literal needle (found with str.find, so a 10 MB log costs a few linear scans)
+and a pattern run on the lines that hold it; a fact is written only with the words that say
+what it is (a bare "12.4" is nothing; "CUDA Version: 12.4" is the driver's CUDA, as nvidia-smi
+prints it; "CUDA 12.4" alone does not say whose CUDA it is and stays a note). Facts of the
+recognised blocks come first: `put` never overwrites them.
+
+GPU names are matched as whole words against the matrix's model lists (`gpu_names`); a name
+that fits models of two compute capabilities ("A10/A100") keeps its compute capability unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gpudoctor import versions
+from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.scan import ascii_lower, iter_lines
+
+if TYPE_CHECKING:
+    from gpudoctor.matrix.model import Architecture
+
+NAME = "facts in text"
+DESCRIPTION = (
+    "versions and GPUs named in any text: environment lists, start-up and kernel logs "
+    "(driver, CUDA, cuDNN, NCCL, frameworks, OS, kernel, Docker, Kubernetes, MIG, vGPU)"
+)
+
+_VER3 = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"  # a driver version: 550.54.15, 535.86
+_MAX_LINE = 2000
+_MAX_PER_RULE = 200  # lines tried per rule: the first ones of a log hold the set-up facts
+
+Handler = Callable[[re.Match[str], Draft], bool]
+
+
+@dataclass(frozen=True)
+class _Rule:
+    needle: str  # lower case
+    pattern: re.Pattern[str]
+    handle: Handler
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def _driver(m: re.Match[str], d: Draft) -> bool:
+    put(d.nvml, "driver_version", m.group("v"))
+    return True
+
+
+def _module(m: re.Match[str], d: Draft) -> bool:
+    put(d.kernel, "nvidia_module_version", m.group("v"))
+    put(d.kernel, "nvidia_module_flavor", "open" if m.group("open") else "proprietary")
+    modules = d.kernel.setdefault("modules_loaded", [])
+    if "nvidia" not in modules:
+        modules.append("nvidia")
+    return True
+
+
+def _driver_cuda(m: re.Match[str], d: Draft) -> bool:
+    put(d.nvml, "cuda_driver_version", m.group("v"))
+    return True
+
+
+def _driver_cuda_int(m: re.Match[str], d: Draft) -> bool:
+    value = int(m.group("v"))  # cudaDriverGetVersion: 1000 * major + 10 * minor
+    put(d.nvml, "cuda_driver_version", f"{value // 1000}.{value % 1000 // 10}")
+    return True
+
+
+def _cuda_mentioned(m: re.Match[str], d: Draft) -> bool:
+    if "cuda version" in m.string.lower():
+        return False  # nvidia-smi's words for the driver's CUDA: the rule above read it
+    _note(d, f"CUDA {m.group('v')} is named, without saying whose (driver, toolkit or framework)")
+    return True
+
+
+def _nvcc(m: re.Match[str], d: Draft) -> bool:
+    if d.nvcc_version is None:
+        d.nvcc_version = m.group("v")
+    return True
+
+
+def _runtime_int(m: re.Match[str], d: Draft) -> bool:
+    """CuPy's show_config "CUDA Runtime Version : 11030": the CUDA toolkit runtime in use."""
+    if d.nvcc_version is None:
+        value = int(m.group("v"))
+        d.nvcc_version = f"{value // 1000}.{value % 1000 // 10}"
+    return True
+
+
+def _cudnn(m: re.Match[str], d: Draft) -> bool:
+    _note(d, f"cuDNN {m.group('v')} is named")
+    return True
+
+
+def _nccl(m: re.Match[str], d: Draft) -> bool:
+    put(d.libraries, "nccl", m.group("v"))
+    if m.groupdict().get("cuda"):
+        put(d.libraries, "nccl_cuda", m.group("cuda"))
+    return True
+
+
+def _package(name: str) -> Handler:
+    def handle(m: re.Match[str], d: Draft) -> bool:
+        if name == "torch" and d.torch.get("version"):
+            return False  # collect_env already named the installed torch
+        version = m.group("v")
+        try:
+            versions.pep440(version)
+        except ValueError:
+            return False
+        d.packages.setdefault(name, version)
+        return True
+
+    return handle
+
+
+def _visible(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "cuda_visible_devices", m.group("v"))
+    return True
+
+
+def _l4t(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "l4t_release", f"{m.group('r')}.{m.group('a')}.{m.group('b') or '0'}")
+    put(d.platform, "machine", "aarch64")
+    return True
+
+
+def _toolkit(m: re.Match[str], d: Draft) -> bool:
+    put(d.runtime, "toolkit_version", m.group("v"))
+    return True
+
+
+def _docker(m: re.Match[str], d: Draft) -> bool:
+    put(d.runtime, "docker_version", m.group("v"))
+    return True
+
+
+def _uname(m: re.Match[str], d: Draft) -> bool:
+    put(d.kernel, "release", m.group("release"))
+    if m.groupdict().get("machine"):
+        put(d.platform, "machine", m.group("machine"))
+    return True
+
+
+def _kernel(m: re.Match[str], d: Draft) -> bool:
+    put(d.kernel, "release", m.group("release"))
+    return True
+
+
+_OS_IDS = {
+    "ubuntu": "ubuntu",
+    "debian": "debian",
+    "rocky": "rocky",
+    "centos": "centos",
+    "red hat": "rhel",
+    "rhel": "rhel",
+    "fedora": "fedora",
+    "almalinux": "almalinux",
+    "amazon linux": "amzn",
+    "opensuse": "opensuse",
+    "sles": "sles",
+    "arch linux": "arch",
+}
+
+
+def _os(m: re.Match[str], d: Draft) -> bool:
+    if "os_pretty" in d.platform or "os_id" in d.platform:
+        return False  # one OS per host: the first one named (collect_env's OS line) stands
+    name = m.group("name").lower()
+    key = next((k for k in _OS_IDS if name.startswith(k)), None)
+    if key is None:
+        return False
+    put(d.platform, "os_id", _OS_IDS[key])
+    if m.group("v"):
+        put(d.platform, "os_version", m.group("v"))
+    put(d.platform, "os_pretty", m.group(0).strip())
+    return True
+
+
+def _wsl(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "wsl", True)
+    return True
+
+
+def _windows(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "os_pretty", m.group(0).strip())
+    return True
+
+
+def _kubernetes(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "kubernetes", True)
+    return True
+
+
+def _container(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "container", m.group("kind").lower())
+    return True
+
+
+def _nouveau(m: re.Match[str], d: Draft) -> bool:
+    """dmesg's "nouveau 0000:01:00.0: NVIDIA GM204": nouveau is loaded and drives a GPU."""
+    from gpudoctor.facts import PciDevice
+
+    modules = d.kernel.setdefault("modules_loaded", [])
+    if "nouveau" not in modules:
+        modules.append("nouveau")
+    devices = d.kernel.setdefault("pci_devices", [])
+    if all(dev.address != m.group("bus") for dev in devices):
+        devices.append(
+            PciDevice(address=m.group("bus"), vendor_id="0x10de", kind="gpu", driver="nouveau")
+        )
+    return True
+
+
+def _cmdline_any(m: re.Match[str], d: Draft) -> bool:
+    put(d.kernel, "cmdline", (m.group("cmdline") or m.group("c2") or "").strip())
+    return True
+
+
+def _nccl_env(m: re.Match[str], d: Draft) -> bool:
+    from gpudoctor.facts_multigpu import EnvVar
+
+    pair = EnvVar(m.group("name").upper(), m.group("value"))
+    if pair not in d.nccl_env:
+        d.nccl_env.append(pair)
+    return True
+
+
+def _process_table(m: re.Match[str], d: Draft) -> bool:
+    _note(
+        d,
+        "an nvidia-smi process table: inside a container it lists no process, because the "
+        "driver does not see the container's process IDs (run with --pid=host to see them)",
+    )
+    return True
+
+
+def _mig(m: re.Match[str], d: Draft) -> bool:
+    _note(d, "the text mentions MIG: at least one GPU is partitioned (or meant to be)")
+    return True
+
+
+def _vgpu(m: re.Match[str], d: Draft) -> bool:
+    _note(d, "the text mentions vGPU: the GPU may be a virtual GPU in a VM")
+    return True
+
+
+def _from_line(m: re.Match[str], d: Draft) -> bool:
+    image = m.group("image")
+    cuda = m.groupdict().get("cuda")
+    _note(d, f"Dockerfile base image {image}" + (f" (CUDA {cuda})" if cuda else ""))
+    if cuda:
+        put(d.image, "cuda", cuda)
+    return True
+
+
+def _ollama_gpu(m: re.Match[str], d: Draft) -> bool:
+    """ollama's `inference compute` line: compute=8.9 driver=12.4 name="NVIDIA ..."."""
+    gpu = d.gpu(_next_gpu_index(d, m.group("name")))
+    put(gpu, "name", m.group("name"))
+    put(gpu, "compute_capability", m.group("cc"))
+    if m.group("drv"):
+        put(d.nvml, "cuda_driver_version", m.group("drv"))
+    return True
+
+
+def _ggml_gpu(m: re.Match[str], d: Draft) -> bool:
+    """llama.cpp's `Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6`."""
+    gpu = d.gpu(int(m.group("i")))
+    put(gpu, "name", m.group("name").strip())
+    put(gpu, "compute_capability", m.group("cc"))
+    return True
+
+
+def _k8s_product(m: re.Match[str], d: Draft) -> bool:
+    """GPU feature discovery's node label: nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB."""
+    put(d.platform, "kubernetes", True)
+    d.named_gpus.append((m.group("name").replace("-", " "), 1, d.scan_line))
+    return True
+
+
+def _xid(m: re.Match[str], d: Draft) -> bool:
+    from gpudoctor.probes.xid import parse_record
+
+    event = parse_record(m.string)
+    if event is None:
+        return False
+    d.xid_events.append(event)
+    return True
+
+
+def _next_gpu_index(d: Draft, name: str) -> int:
+    for index, gpu in d.gpus.items():
+        if gpu.get("name") == name:
+            return index
+    return len(d.gpus)
+
+
+def _note(d: Draft, text: str) -> None:
+    if text not in d.notes:
+        d.notes.append(text)
+
+
+_RULES: tuple[_Rule, ...] = (
+    _Rule(
+        "driver",
+        _rx(rf"\bdriver(?: version)?\s{{0,4}}[:=]?\s{{0,4}}(?:nvidia\s{{1,4}})?v?(?P<v>{_VER3})\b"),
+        _driver,
+    ),
+    _Rule("nvidia", _rx(rf"\bnvidia(?:[- ]driver)?[- ](?P<v>{_VER3})\b"), _driver),
+    _Rule(
+        "kernel module",
+        _rx(
+            r"NVRM: loading NVIDIA UNIX (?P<open>Open )?[\w ]{0,30}?Kernel Module"
+            rf"(?: for \w{{1,20}})?\s{{1,8}}(?P<v>{_VER3})"
+        ),
+        _module,
+    ),
+    _Rule(
+        "cuda version",
+        _rx(r"\bcuda version\s{0,4}[:=]\s{0,4}(?P<v>\d{1,2}\.\d{1,2})\b"),
+        _driver_cuda,
+    ),
+    _Rule(
+        "cudadriverversion",
+        _rx(r"cudaDriverVersion\s{0,4}[:=]?\s{0,4}(?P<v>\d{4,6})\b"),
+        _driver_cuda_int,
+    ),
+    _Rule(
+        "release",
+        _rx(
+            r"cuda compilation tools, release \d{1,2}\.\d{1,2}, V(?P<v>\d{1,2}\.\d{1,2}\.\d{"
+            r"1,4})"
+        ),
+        _nvcc,
+    ),
+    _Rule(
+        "cuda driver version",
+        _rx(r"\bCUDA Driver Version\s{0,30}:\s{0,4}(?P<v>\d{4,6})\b"),
+        _driver_cuda_int,
+    ),
+    _Rule(
+        "cuda runtime version",
+        _rx(r"\bCUDA Runtime Version\s{0,30}:\s{0,4}(?P<v>\d{4,6})\b"),
+        _runtime_int,
+    ),
+    _Rule(
+        "build cuda_",
+        _rx(r"\bBuild cuda_(?P<v>\d{1,2}\.\d{1,2})\.r\d{1,2}\.\d{1,2}/compiler"),
+        _nvcc,
+    ),
+    _Rule(
+        "cuda",
+        _rx(
+            r"(?<![+\w])cuda(?: toolkit)?\s{0,4}[:=]?\s{0,4}v?(?P<v>1\d\.\d{1,2})(?:\.\d{1,3"
+            r"})?\b(?! ?or later)"
+        ),
+        _cuda_mentioned,
+    ),
+    _Rule(
+        "cudnn",
+        _rx(
+            r"\bcudnn(?: version)?\s{0,4}[:=]?\s{0,4}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
+            r"\b"
+        ),
+        _cudnn,
+    ),
+    _Rule(
+        "nccl version",
+        _rx(
+            r"NCCL version\s{0,4}[:=]?\s{0,4}(?P<v>2\.\d{1,2}\.\d{1,3})(?:\+cuda(?P<cuda>\d{"
+            r"1,2}\.\d{1,2}))?"
+        ),
+        _nccl,
+    ),
+    _Rule(
+        "nccl",
+        _rx(r"\bnccl\s{0,4}[:=]?\s{0,4}v?(?P<v>2\.\d{1,2}\.\d{1,3})\b"),
+        _nccl,
+    ),
+    _Rule(
+        "torch",
+        _rx(
+            r"\b(?:py)?torch(?: version)?(?: is)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?"
+            r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\+\w{1,12})?)(?![\w.])"
+        ),
+        _package("torch"),
+    ),
+    _Rule(
+        "tensorflow",
+        _rx(
+            r"\btensorflow(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d\.\d{1,2}(?:"
+            r"\.\d{1,3})?)(?![\w.])"
+        ),
+        _package("tensorflow"),
+    ),
+    _Rule(
+        "jax",
+        _rx(
+            r"\bjax(?:lib)?(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>0\.\d{1,2}\.\d"
+            r"{1,3})(?![\w.])"
+        ),
+        _package("jax"),
+    ),
+    _Rule(
+        "vllm",
+        _rx(
+            r"\bvllm(?: api server)?(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>0\.\d"
+            r"{1,2}(?:\.\d{1,3})?(?:\.post\d)?)(?![\w.])"
+        ),
+        _package("vllm"),
+    ),
+    _Rule(
+        "ollama",
+        _rx(
+            r"\bollama(?: version(?: is)?)?\s{0,4}[:=]?\s{0,4}v?(?P<v>0\.\d{1,2}\.\d{1,3})(?"
+            r"![\w.])"
+        ),
+        _package("ollama"),
+    ),
+    _Rule(
+        "toolkit",
+        _rx(
+            r"(?:nvidia[- ]container[- ]toolkit|container toolkit cli)(?: version)?\s{0,4}[:"
+            r"=]?\s{0,4}v?(?P<v>1\.\d{1,2}\.\d{1,3})"
+        ),
+        _toolkit,
+    ),
+    _Rule(
+        "cli-version",
+        _rx(r"^\s{0,8}cli-version:\s{0,4}(?P<v>1\.\d{1,2}\.\d{1,3})"),
+        _toolkit,
+    ),
+    _Rule(
+        "docker version",
+        _rx(r"\bdocker version (?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})"),
+        _docker,
+    ),
+    _Rule(
+        "cuda_visible_devices",
+        _rx(r"\bCUDA_VISIBLE_DEVICES\s{0,2}[=:]\s{0,2}[\"']?(?P<v>[\w:,<>-]{1,200})"),
+        _visible,
+    ),
+    _Rule(
+        "release), revision",
+        _rx(
+            r"#\s{0,4}R(?P<r>\d{2,3})\s{0,4}\(release\),\s{0,4}REVISION:\s{0,4}(?P<a>\d{1,3})\.(?P<b>\d{1,3})"
+        ),
+        _l4t,
+    ),
+    _Rule(
+        "l4t",
+        _rx(
+            r"\bL4T\s{0,4}(?:version\s{0,4}[:=]?\s{0,4})?R?(?P<r>\d{2,3})\.(?P<a>\d{1,3})(?:\.(?P<b>\d{1,3}))?"
+        ),
+        _l4t,
+    ),
+    _Rule(
+        "nouveau 0000:",
+        _rx(r"\bnouveau (?P<bus>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d): NVIDIA "),
+        _nouveau,
+    ),
+    _Rule(
+        "command line:",
+        _rx(
+            r"\bKernel command line:\s{0,4}(?P<cmdline>\S[^\n]{0,1000})"
+            r"|\bCommand line:\s{0,4}(?P<c2>BOOT_IMAGE=[^\n]{0,1000})"
+        ),
+        _cmdline_any,
+    ),
+    _Rule(
+        "nccl_",
+        _rx(r"\b(?P<name>NCCL_[A-Z0-9_]{2,40})\s{0,2}=\s{0,2}(?P<value>[\w.,:/-]{1,80})"),
+        _nccl_env,
+    ),
+    _Rule(
+        "processes:",
+        _rx(r"\|\s{0,4}Processes:\s{10,80}(?:GPU Memory\s{0,4})?\|"),
+        _process_table,
+    ),
+    _Rule(
+        "k3s",
+        _rx(r"\bk3s\b|\brke2\b|\bmicrok8s\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        "k8s",
+        _rx(r"\bk8s\b|\bgpu[- ]operator\b|\bruntimeClassName\b|\bdevice[- ]plugin\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        "kubectl",
+        _rx(r"\bkubectl\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        "kubernetes",
+        _rx(r"\bkubernetes\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        "nvidia.com/gpu.product",
+        _rx(r"nvidia\.com/gpu\.product[=:]\s{0,4}(?P<name>[\w-]{2,60})"),
+        _k8s_product,
+    ),
+    _Rule(
+        "nvidia.com/gpu",
+        _rx(r"nvidia\.com/gpu\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        "container",
+        _rx(r"\b(?:inside|in) an? (?P<kind>docker|podman|lxc) container\b"),
+        _container,
+    ),
+    _Rule(
+        "from ",
+        _rx(
+            r"^\s{0,8}FROM\s{1,8}(?:--platform=\S{1,40}\s{1,8})?(?P<image>(?:nvcr\.io/nvidia"
+            r"/\S{1,80}|(?:docker\.io/)?nvidia/cuda:(?P<cuda>\d{1,2}\.\d{1,2})\S{0,60}|(?:do"
+            r"cker\.io/)?pytorch/pytorch:\S{1,80}|(?:docker\.io/)?tensorflow/tensorflow:\S{1"
+            r",60}|vllm/vllm-openai:\S{1,40}|ollama/ollama\S{0,40}))"
+        ),
+        _from_line,
+    ),
+    _Rule(
+        "linux ",
+        _rx(
+            r"\bLinux \S{1,64} (?P<release>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,60}) #[^\n]{0,200"
+            r"}?\b(?P<machine>x86_64|aarch64)\b"
+        ),
+        _uname,
+    ),
+    _Rule(
+        "kernel",
+        _rx(
+            r"\bkernel(?: version| release)?\s{0,4}[:=]?\s{0,4}(?:linux\s{1,4})?(?P<release>"
+            r"\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,60})"
+        ),
+        _kernel,
+    ),
+    _Rule(
+        "ubuntu",
+        _rx(r"\b(?P<name>ubuntu)\s{0,4}(?P<v>\d{2}\.\d{2})"),
+        _os,
+    ),
+    _Rule(
+        "debian",
+        _rx(r"\b(?P<name>debian)(?: gnu/linux)?\s{1,4}(?P<v>\d{1,2})\b"),
+        _os,
+    ),
+    _Rule(
+        "rocky",
+        _rx(r"\b(?P<name>rocky(?: linux)?)\s{1,4}(?P<v>\d{1,2}(?:\.\d{1,2})?)"),
+        _os,
+    ),
+    _Rule(
+        "centos",
+        _rx(r"\b(?P<name>centos)(?: linux| stream)?\s{1,4}(?P<v>\d{1,2})"),
+        _os,
+    ),
+    _Rule(
+        "red hat",
+        _rx(
+            r"\b(?P<name>red hat enterprise linux)(?: release| server)?\s{1,4}(?P<v>\d{1,2}("
+            r"?:\.\d{1,2})?)"
+        ),
+        _os,
+    ),
+    _Rule(
+        "rhel",
+        _rx(r"\b(?P<name>rhel)\s{0,4}(?P<v>\d{1,2}(?:\.\d{1,2})?)\b"),
+        _os,
+    ),
+    _Rule(
+        "amazon linux",
+        _rx(r"\b(?P<name>amazon linux)\s{0,4}(?P<v>\d{1,4})?"),
+        _os,
+    ),
+    _Rule(
+        "wsl",
+        _rx(r"\bwsl ?2?\b|microsoft-standard-wsl"),
+        _wsl,
+    ),
+    _Rule(
+        "windows",
+        _rx(r"\bwindows (?:10|11|server \d{4})\b"),
+        _windows,
+    ),
+    _Rule(
+        "mig",
+        _rx(r"\bMIG(?: mode| device| \dg\.\d{1,3}gb|-[0-9a-f]{8})"),
+        _mig,
+    ),
+    _Rule(
+        "vgpu",
+        _rx(r"\bvgpu\b|\bgrid [a-z]\d{1,3}-\d{1,2}[a-z]\b"),
+        _vgpu,
+    ),
+    _Rule(
+        "inference compute",
+        _rx(
+            r"inference compute[^\n]{0,300}?compute=(?P<cc>\d{1,2}\.\d)[^\n]{0,120}?"
+            r"(?:driver=(?P<drv>\d{1,2}\.\d{1,2})[^\n]{0,80}?)?name=\"?(?P<name>[^\"\n]{2,80})\"?"
+        ),
+        _ollama_gpu,
+    ),
+    _Rule(
+        "compute capability",
+        _rx(
+            r"Device (?P<i>\d{1,2}): (?P<name>[^,\n]{2,80}), compute capability (?P<cc>\d{1,"
+            r"2}\.\d)"
+        ),
+        _ggml_gpu,
+    ),
+    _Rule(
+        "xid",
+        _rx(r"NVRM: Xid \(PCI:[0-9a-f:]{7,16}\): \d{1,3}"),
+        _xid,
+    ),
+)
+
+
+def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -> None:
+    """Every rule over the lines holding its needle; then GPU names against the matrix. A log
+    longer than _HEAD + _TAIL is read for facts in its head and tail only (where start-up and
+    environment lines are); its known error lines are looked for everywhere (errors.py)."""
+    if not text:
+        return
+    if len(text) <= _HEAD + _TAIL:
+        _scan(text, 0, draft)
+        _gpu_names(text, ascii_lower(text), draft, architectures)
+        return
+    head, tail_start = text[:_HEAD], len(text) - _TAIL
+    _scan(head, 0, draft)
+    _scan(text[tail_start:], text.count("\n", 0, tail_start), draft)
+    _gpu_names(head, ascii_lower(head), draft, architectures)
+    _note(
+        draft,
+        f"the paste is {len(text) >> 20} MB: facts were read from its first {_HEAD >> 20} MB and "
+        f"last {_TAIL >> 10} KB; known error lines from all of it",
+    )
+
+
+_HEAD = 2 << 20  # characters
+_TAIL = 256 << 10
+
+
+def _scan(text: str, line_offset: int, draft: Draft) -> None:
+    lower = ascii_lower(text)
+    for rule in _RULES:
+        for count, (start, line) in enumerate(iter_lines(lower, text, rule.needle)):
+            if count >= _MAX_PER_RULE:
+                break
+            if len(line) > _MAX_LINE:
+                continue
+            found = rule.pattern.search(line)
+            if found is None:
+                continue
+            number = line_offset + text.count("\n", 0, start) + 1
+            draft.scan_line = number
+            # A block's own facts came first (`put` keeps them); a line counts as read here only
+            # when it tells something new.
+            before = _fingerprint(draft)
+            if rule.handle(found, draft) and _fingerprint(draft) != before:
+                draft.section(NAME)  # only a line that told something new counts as read
+                draft.ranges.append((NAME, number, number))
+
+
+def _fingerprint(d: Draft) -> tuple[int, ...]:
+    return (
+        len(d.nvml),
+        len(d.kernel),
+        len(d.platform),
+        len(d.packages),
+        len(d.libraries),
+        len(d.runtime),
+        len(d.notes),
+        len(d.gpus),
+        len(d.xid_events),
+        len(d.nccl_env),
+        len(d.image),
+        len(d.named_gpus),
+        d.nvcc_version is not None,
+        sum(len(g) for g in d.gpus.values()),
+    )
+
+
+# --- GPU names --------------------------------------------------------------------------------
+
+_COUNT = re.compile(r"(?:(\d{1,2})\s{0,2}[x\u00d7*]\s{0,2}|(\d{1,2})\s{1,2})$", re.IGNORECASE)
+_SUFFIX_COUNT = re.compile(r"^\s{0,2}[x\u00d7*]\s{0,2}(\d{1,2})\b", re.IGNORECASE)
+_MODEL_NEEDLES_BELOW = 200_000  # characters; a long log is searched by the context words only
+_GPU_CONTEXT = ("gpu", "nvidia", "tesla", "geforce", "quadro", "rtx", "gb", "card", "device")
+_SPLIT = re.compile(r"[\s\-_/(),:;=\"'\[\]]+")
+
+
+def gpu_models(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], set[str]]:
+    """Each model name of the matrix as upper-case tokens -> the compute capabilities it has."""
+    out: dict[tuple[str, ...], set[str]] = {}
+    for arch in architectures:
+        for example in (*arch.datacenter_gpus, *arch.consumer_gpus):
+            tokens = tuple(t for t in _SPLIT.split(example.upper()) if t)
+            if tokens:
+                out.setdefault(tokens, set()).add(arch.compute_capability)
+                # "GeForce RTX 4090" is also written "RTX 4090"; "Tesla T4" also "T4"
+                if len(tokens) > 1 and tokens[0] in ("GEFORCE", "TESLA", "QUADRO", "NVIDIA"):
+                    out.setdefault(tokens[1:], set()).add(arch.compute_capability)
+    return out
+
+
+def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Architecture]) -> None:
+    """GPUs named in prose ("4x A100 80GB"), only when no block listed the GPUs."""
+    if draft.gpus or not architectures:
+        draft.named_gpus.clear()
+        return
+    models = gpu_models(architectures)
+    last_tokens = {tokens[-1] for tokens in models}
+    found: list[tuple[str, int, str | None, int]] = []  # name, count, cc, line number
+    seen_lines: set[int] = set()
+    for name, count, number in draft.named_gpus:
+        found.append((name, count, _cc_of(name.upper(), models), number))
+    needles = ["gpu", "nvidia", "tesla", "geforce", "rtx", " x ", "x ", "gb"]
+    if len(text) < _MODEL_NEEDLES_BELOW:  # a short paste: every model name is a needle too
+        needles += sorted({t.lower() for t in last_tokens if len(t) >= 3})
+    for needle in needles:
+        for start, line in iter_lines(lower, text, needle):
+            if start in seen_lines or len(line) > _MAX_LINE or len(seen_lines) > 2000:
+                continue
+            seen_lines.add(start)
+            for name, count, cc in _names_in_line(line, models, last_tokens):
+                found.append((name, count, cc, text.count("\n", 0, start) + 1))
+    if not found:
+        return
+    # One host's GPUs: the first name given; a second, different model is a note.
+    name, count, cc, number = found[0]
+    for index in range(min(count, 64)):
+        gpu = draft.gpu(index)
+        put(gpu, "name", name)
+        if cc:
+            put(gpu, "compute_capability", cc)
+    draft.section(NAME)
+    draft.ranges.append((NAME, number, number))
+    draft.gpus_from_text = True
+    if cc is None:
+        _note(
+            draft, f"'{name}' fits GPU models of different compute capabilities: it stays unknown"
+        )
+    others = sorted({n for n, _, _, _ in found[1:] if n != name})
+    if others:
+        _note(draft, "other GPU models named in the text: " + ", ".join(others[:5]))
+
+
+def _cc_of(name: str, models: dict[tuple[str, ...], set[str]]) -> str | None:
+    tokens = [t for t in _SPLIT.split(name) if t]
+    best: dict[int, set[str]] = {}
+    for want, ccs in models.items():
+        n = len(want)
+        if any(tuple(tokens[i : i + n]) == want for i in range(len(tokens) - n + 1)):
+            best.setdefault(n, set()).update(ccs)
+    if not best:
+        return None
+    ccs = best[max(best)]
+    return next(iter(ccs)) if len(ccs) == 1 else None
+
+
+def _names_in_line(
+    line: str, models: dict[tuple[str, ...], set[str]], last_tokens: set[str]
+) -> list[tuple[str, int, str | None]]:
+    upper = line.upper()
+    spans = [
+        (m.start(), m.end(), m.group(0)) for m in re.finditer(r"[^\s\-_/(),:;=\"'\[\]]+", upper)
+    ]
+    tokens = [s[2] for s in spans]
+    if not any(t in last_tokens for t in tokens):
+        return []
+    lowered = line.lower()
+    out: list[tuple[str, int, str | None]] = []
+    i = 0
+    while i < len(tokens):
+        match: tuple[int, set[str]] | None = None
+        for want, _ in models.items():
+            n = len(want)
+            if tuple(tokens[i : i + n]) == want and (match is None or n > match[0]):
+                match = (n, set())
+        if match is None:
+            i += 1
+            continue
+        n = match[0]
+        # every model spelled by these tokens (A10 and A100 never share a token; "A10/A100"
+        # names two models and is two matches)
+        ccs: set[str] = set()
+        for want, cc in models.items():
+            if tuple(tokens[i : i + len(want)]) == want and len(want) == n:
+                ccs |= cc
+        name = line[spans[i][0] : spans[i + n - 1][1]]
+        short = n == 1 and len(tokens[i]) <= 3
+        if short and not any(c in lowered for c in _GPU_CONTEXT):
+            i += n
+            continue
+        count = _count(line, spans[i][0], spans[i + n - 1][1])
+        out.append((name, count, next(iter(ccs)) if len(ccs) == 1 else None))
+        i += n
+    if len(out) > 1 and len({cc for _, _, cc in out}) > 1 and _joined(line, out):
+        # "A10/A100": one GPU written as two candidates that disagree: its CC stays unknown
+        return [("/".join(n for n, _, _ in out), out[0][1], None)]
+    return out
+
+
+def _joined(line: str, names: list[tuple[str, int, str | None]]) -> bool:
+    return "/".join(n for n, _, _ in names) in line
+
+
+def _count(line: str, start: int, end: int) -> int:
+    before = _COUNT.search(line[max(0, start - 8) : start])
+    if before:
+        return int(before.group(1) or before.group(2) or 1) or 1
+    after = _SUFFIX_COUNT.match(line[end : end + 8])
+    if after:
+        return int(after.group(1)) or 1
+    return 1

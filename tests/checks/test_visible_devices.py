@@ -1,0 +1,91 @@
+"""CUDA_VISIBLE_DEVICES against the GPUs and MIG devices present: indexes, GPU- and MIG- UUIDs
+(and their unique prefixes), the redacted forms a snapshot keeps. One rule, used by the live
+check and by a pasted report that states the variable."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gpudoctor.checks.base import Intent
+from gpudoctor.checks.platform import check_cuda_visible
+from gpudoctor.facts import HostFacts, MigDevice
+from gpudoctor.findings import Severity
+from gpudoctor.matrix.model import Matrix
+from tests.support.hosts import host
+
+GPU0 = "GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77"
+GPU1 = "GPU-5d5ba0d6-1111-2b2c-524d-9e3d8d2b8a78"
+MIG0 = "MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f"
+
+
+def _host(value: str, *, uuids: bool = True) -> HostFacts:
+    facts = host("a100-8x-r535")
+    gpus = list(facts.nvml.gpus[:2])
+    if uuids:
+        gpus[0] = replace(gpus[0], uuid=GPU0, mig_devices=(MigDevice(index=0, uuid=MIG0),))
+        gpus[1] = replace(gpus[1], uuid=GPU1)
+    nvml = replace(facts.nvml, gpus=tuple(gpus), device_count=2)
+    return replace(facts, nvml=nvml, platform=replace(facts.platform, cuda_visible_devices=value))
+
+
+def _judge(facts: HostFacts, matrix: Matrix) -> tuple[Severity, str, str]:
+    (f,) = check_cuda_visible(facts, matrix, Intent())
+    return f.severity, f.title, f.detail
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["0", "1,0", GPU0, GPU1[:20], MIG0, "0:0", f"{GPU1},0"],
+)
+def test_entries_that_name_devices_here_are_ok(value: str, matrix: Matrix) -> None:
+    severity, title, _ = _judge(_host(value), matrix)
+    assert severity is Severity.OK, title
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        ("2", "'2' is no GPU index here (GPUs 0 to 1)"),
+        ("0,7", "'7' is no GPU index here"),
+        ("GPU-ffffffff-0000", "is a UUID of no GPU here"),
+        ("MIG-ffffffff", "is a UUID of no MIG device here"),
+        ("GPU-5d5ba0d6", "prefix of more than one device"),
+        ("GPU-<redacted>", "is a UUID of no GPU or MIG device on this host"),
+        ("0:3", "names MIG device 3 of GPU 0, which has no such device"),
+        ("all", "neither an index nor a GPU-/MIG- UUID"),
+    ],
+)
+def test_entries_that_name_nothing_here_are_a_warning(
+    value: str, words: str, matrix: Matrix
+) -> None:
+    severity, title, detail = _judge(_host(value), matrix)
+    assert severity is Severity.WARN
+    assert words in title
+    assert "CUDA makes visible only the devices listed before" in detail
+
+
+def test_what_stays_visible_is_said(matrix: Matrix) -> None:
+    _, _, detail = _judge(_host("1,5,0"), matrix)
+    assert "ignores '5', '0' and shows 1" in detail
+    _, _, none = _judge(_host("9"), matrix)
+    assert "no GPU is visible" in none
+
+
+def test_uuids_not_recorded_are_not_judged(matrix: Matrix) -> None:
+    severity, _, _ = _judge(_host("GPU-ffffffff", uuids=False), matrix)
+    assert severity is Severity.OK
+
+
+def test_a_pasted_value_is_judged_by_the_same_rule(matrix: Matrix) -> None:
+    from gpudoctor.pasted.dispatch import read_report
+    from tests.support.pasted_samples import SMI_TABLE
+
+    facts = read_report(
+        SMI_TABLE + "$ CUDA_VISIBLE_DEVICES=1 python train.py\n", "p.txt", matrix.architectures
+    )
+    assert facts.platform.cuda_visible_devices == "1"
+    severity, title, _ = _judge(facts, matrix)
+    assert severity is Severity.WARN
+    assert "'1' is no GPU index here (GPUs 0 to 0)" in title

@@ -1,0 +1,304 @@
+"""Facts read from any line of a paste (pasted/facts_scan.py) and from known log lines
+(pasted/errors.py, matrices/signatures.toml): what people paste besides the recognised blocks.
+Each shape has a positive case and the nearby text that must not be read as a fact."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from gpudoctor.errors import FactsError
+from gpudoctor.facts import HostFacts
+from gpudoctor.matrix.model import Matrix
+from gpudoctor.matrix.regex_safety import problem
+from gpudoctor.pasted import facts_scan
+from gpudoctor.pasted.dispatch import read_report
+
+Read = Callable[[str], HostFacts]
+
+
+def _codes(facts: HostFacts) -> list[str]:
+    assert facts.report is not None
+    return [e.code for e in facts.report.errors]
+
+
+def test_prose_environment_list(read: Read) -> None:
+    facts = read(
+        "Environment:\n"
+        "- Driver: NVIDIA 550.54.15, CUDA 12.4\n"
+        "- 4x A100 80GB\n"
+        "- Ubuntu 22.04, kernel 5.15.0-105-generic\n"
+        "- vLLM 0.4.2, torch 2.3.0+cu121\n"
+    )
+    assert facts.nvml.driver_version == "550.54.15"
+    assert facts.nvml.cuda_driver_version is None  # "CUDA 12.4" does not say whose CUDA
+    assert [(g.name, g.compute_capability) for g in facts.nvml.gpus] == [("A100", "8.0")] * 4
+    assert facts.platform.os_id == "ubuntu"
+    assert facts.platform.os_version == "22.04"
+    assert facts.kernel.release == "5.15.0-105-generic"
+    (torch,) = facts.frameworks
+    assert (torch.version, torch.cuda) == ("2.3.0+cu121", "12.1")
+    assert facts.report is not None
+    assert any("CUDA 12.4 is named" in n for n in facts.report.notes)
+    assert [(r.section, r.first, r.last) for r in facts.report.ranges] == [("facts in text", 2, 5)]
+
+
+def test_numbers_without_their_words_are_not_facts(read: Read) -> None:
+    with pytest.raises(FactsError, match="no report recognised"):
+        read("I updated to version 12.4 and then 550.54.15 but it still fails\n")
+    with pytest.raises(FactsError, match="no report recognised"):
+        read("Layer L4 fails after 12 epochs; see the T4 column of the table\n")
+    facts = read("my CUDA driver 12.4 on Ubuntu 22.04\n")
+    assert facts.nvml.driver_version is None  # a driver version has a three-digit branch
+
+
+def test_gpu_names_are_whole_words_and_ambiguous_names_stay_unknown(read: Read) -> None:
+    assert [g.compute_capability for g in read("GPU: NVIDIA A10 24GB\n").nvml.gpus] == ["8.6"]
+    assert [g.compute_capability for g in read("GPU: 2 x A100\n").nvml.gpus] == ["8.0"] * 2
+    facts = read("tried it on A10/A100 GPUs\n")
+    assert [g.compute_capability for g in facts.nvml.gpus] == [None]
+    assert facts.report is not None
+    assert any("different compute capabilities" in n for n in facts.report.notes)
+    # "A1000" (a laptop GPU the matrix may not list) is not an A100
+    assert all(
+        g.name != "A100" for g in read("GPU: RTX A1000 laptop, driver 550.54.15\n").nvml.gpus
+    )
+
+
+def test_prose_gpus_do_not_add_to_a_gpu_listing(read: Read) -> None:
+    from tests.support.pasted_samples import SMI_TABLE
+
+    facts = read(SMI_TABLE + "\nwe also have 8x H100 in another cluster\n")
+    assert [g.name for g in facts.nvml.gpus] == ["NVIDIA GeForce RTX 5090"]
+
+
+def test_ngc_container_refusal_is_a_driver_fact(read: Read, matrix: Matrix) -> None:
+    from gpudoctor.checks import run_checks
+
+    facts = read(
+        "=============\n== PyTorch ==\n=============\n\n"
+        "ERROR: This container was built for NVIDIA Driver Release 545.23 or later, but\n"
+        "       version 535.104.05 was detected and compatibility mode is UNAVAILABLE.\n\n"
+        "       [[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]\n"
+    )
+    assert facts.nvml.driver_version == "535.104.05"
+    assert _codes(facts)[0] == "ngc-driver-too-old"
+    run = run_checks(facts, matrix)
+    (line,) = [f for f in run.findings if f.subject == "ngc-driver-too-old"]
+    assert "needs driver 545.23 or later and the host runs 535.104.05" in line.detail
+    assert "545.23" in line.fix
+    driver = run.headlines["driver"]
+    assert driver.startswith("535.104.05")
+    assert driver != "no GPU in the report"
+
+
+def test_nccl_info_log(read: Read) -> None:
+    facts = read(
+        "node1:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+        "node1:1234:1234 [0] NCCL INFO cudaDriverVersion 12020\n"
+        "NCCL version 2.18.1+cuda12.1\n"
+        "node1:1234:1250 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n"
+        "node1:1234:1250 [0] NCCL WARN Cuda failure 'no kernel image is available for "
+        "execution on the device'\n"
+    )
+    assert facts.nvml.cuda_driver_version == "12.2"
+    assert [lib.version for lib in facts.cuda_libs.nccl] == ["2.18.1+cuda12.1"]
+    assert _codes(facts) == ["nccl-gdr-disabled", "nccl-cuda-failure"]
+
+
+def test_kernel_log_module_and_xid(read: Read, matrix: Matrix) -> None:
+    from gpudoctor.checks import run_checks
+
+    facts = read(
+        "[    5.123456] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 "
+        "22:23:56 UTC 2024\n"
+        "[ 1234.567890] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen "
+        "off the bus.\n"
+    )
+    assert facts.kernel.nvidia_module_version == "550.54.15"
+    assert [e.xid for e in facts.multigpu.xid_events] == [79]
+    run = run_checks(facts, matrix)
+    (xid,) = [f for f in run.findings if f.code == "xid-history"]
+    assert xid.severity.value == "error"
+
+
+def test_container_and_kubernetes_errors(read: Read) -> None:
+    facts = read(
+        "docker: Error response from daemon: failed to create task for container: OCI runtime "
+        "create failed: runc create failed: error running hook #0: exit status 1, stderr: "
+        "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: "
+        "cannot open shared object file: no such file or directory: unknown.\n"
+        "Docker version 24.0.7, build afdd53b\n"
+        "NVIDIA Container Toolkit CLI version 1.14.3\n"
+    )
+    assert _codes(facts) == ["container-cli-no-nvml"]
+    assert facts.container_runtime.docker_version == "24.0.7"
+    assert facts.container_runtime.toolkit_version == "1.14.3"
+    k8s = read(
+        "Labels: nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB\n"
+        "Events:\n"
+        "  Warning  FailedScheduling  12s  default-scheduler  0/3 nodes are available: 3 "
+        "Insufficient nvidia.com/gpu.\n"
+    )
+    assert k8s.platform.kubernetes is True
+    assert [g.compute_capability for g in k8s.nvml.gpus] == ["8.0"]
+    assert _codes(k8s) == ["k8s-insufficient-gpu"]
+
+
+def test_program_start_up_logs(read: Read) -> None:
+    ollama = read(
+        'time=2024-05-01T10:00:00.000Z level=INFO source=types.go:71 msg="inference compute" '
+        "id=GPU-5d5ba0d6 library=cuda variant=v12 compute=8.6 driver=12.4 "
+        'name="NVIDIA GeForce RTX 3090" total="23.7 GiB" available="22.9 GiB"\n'
+    )
+    assert [(g.name, g.compute_capability) for g in ollama.nvml.gpus] == [
+        ("NVIDIA GeForce RTX 3090", "8.6")
+    ]
+    assert ollama.nvml.cuda_driver_version == "12.4"
+    llama = read(
+        "ggml_cuda_init: found 1 CUDA devices:\n"
+        "  Device 0: Tesla P40, compute capability 6.1, VMM: yes\n"
+    )
+    assert [(g.name, g.compute_capability) for g in llama.nvml.gpus] == [("Tesla P40", "6.1")]
+    vllm = read("INFO 05-01 10:00:00 api_server.py:149] vLLM API server version 0.4.2\n")
+    assert vllm.report is not None
+    assert vllm.report.sections == ("facts in text",)
+    jax = read(
+        "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not "
+        "installed. Falling back to cpu.\n"
+    )
+    assert _codes(jax) == ["jax-cpu-fallback"]
+
+
+def test_conda_list_and_dockerfile(read: Read) -> None:
+    facts = read(
+        "# packages in environment at /opt/conda:\n"
+        "pytorch                   2.1.0           py3.10_cuda11.8_cudnn8.7.0_0    pytorch\n"
+        "pytorch-cuda              11.8                 h7e8668a_5    pytorch\n"
+    )
+    (torch,) = facts.frameworks
+    assert (torch.version, torch.cuda, torch.cpu_only) == ("2.1.0", "11.8", False)
+    docker = read("FROM nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04\nRUN pip install x\n")
+    assert docker.report is not None
+    assert any("nvidia/cuda:12.4.1" in n and "(CUDA 12.4)" in n for n in docker.report.notes)
+
+
+def test_a_two_line_nvrm_mismatch_states_both_versions(read: Read) -> None:
+    facts = read(
+        "[ 12.3] NVRM: API mismatch: the client has the version 535.129.03, but\n"
+        "[ 12.3] NVRM: this kernel module has the version 535.113.01.  Please\n"
+    )
+    assert facts.nvml.library_version == "535.129.03"
+    assert facts.kernel.nvidia_module_version == "535.113.01"
+    assert _codes(facts) == ["nvrm-api-mismatch"]
+
+
+def test_a_specific_signature_wins_over_a_generic_one(read: Read) -> None:
+    facts = read(
+        "ImportError: /x/nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: "
+        "__nvJitLinkAddData_12_1, version libnvJitLink.so.12\n"
+    )
+    assert _codes(facts) == ["nvjitlink-shadowed"]
+
+
+def test_the_scanner_patterns_pass_the_backtracking_check() -> None:
+    for rule in facts_scan._RULES:
+        assert problem(rule.pattern.pattern) is None, rule.needle
+
+
+def test_a_big_log_reads_fast(matrix: Matrix) -> None:
+    import time
+
+    line = "node1:1234:1234 [0] NCCL INFO Channel 00/02 : 0 1 2 3 4 5 6 7 driver gpu x 80GB\n"
+    text = "NCCL version 2.21.5+cuda12.4\n" + line * 100_000
+    start = time.perf_counter()
+    facts = read_report(text, "big.log", matrix.architectures)
+    assert time.perf_counter() - start < 10
+    assert [lib.version for lib in facts.cuda_libs.nccl] == ["2.21.5+cuda12.4"]
+
+
+def test_kernel_log_nouveau_and_command_line(read: Read, matrix: Matrix) -> None:
+    from gpudoctor.checks import run_checks
+
+    facts = read(
+        "[    0.000000] Command line: BOOT_IMAGE=/vmlinuz-4.20.6 ro rd.driver.blacklist=nouveau\n"
+        "[    5.436312] nouveau 0000:01:00.0: NVIDIA GM204 (124020a1)\n"
+    )
+    assert facts.kernel.cmdline == "BOOT_IMAGE=/vmlinuz-4.20.6 ro rd.driver.blacklist=nouveau"
+    assert "nouveau" in facts.kernel.modules_loaded
+    assert [(d.address, d.driver) for d in facts.kernel.pci_devices] == [
+        ("0000:01:00.0", "nouveau")
+    ]
+    (nouveau,) = [f for f in run_checks(facts, matrix).findings if f.code == "nouveau-loaded"]
+    assert nouveau.severity.value == "error"
+
+
+def test_kubernetes_words_and_settings_are_facts_not_problems(read: Read) -> None:
+    facts = read(
+        "I installed a k3s cluster and the gpu operator; pods need runtimeClassName: nvidia\n"
+    )
+    assert facts.platform.kubernetes is True
+    env = read("export NCCL_P2P_DISABLE=1\nNCCL_SOCKET_IFNAME=eth0\n")
+    assert [(v.name, v.value) for v in env.multigpu.nccl_env] == [
+        ("NCCL_P2P_DISABLE", "1"),
+        ("NCCL_SOCKET_IFNAME", "eth0"),
+    ]
+    # "kubernetes" inside a word, or "k8s" as part of a name, is not a cluster
+    with pytest.raises(FactsError):
+        read("see mykubernetesnotes and k8sutils for details\n")
+
+
+def test_cupy_show_config_and_nvcc_build_line(read: Read) -> None:
+    cupy = read(
+        "CUDA Root                    : /usr/local/cuda-11.3\n"
+        "CUDA Driver Version          : 11020\n"
+        "CUDA Runtime Version         : 11030\n"
+    )
+    assert cupy.nvml.cuda_driver_version == "11.2"
+    assert [t.nvcc_version for t in cupy.cuda_libs.toolkits] == ["11.3"]
+    nvcc = read("Driver: 525.105.12\nNvcc Version: Build cuda_12.3.r12.3/compiler.33567101_0\n")
+    assert nvcc.nvml.driver_version == "525.105.12"
+    assert [t.nvcc_version for t in nvcc.cuda_libs.toolkits] == ["12.3"]
+
+
+def test_a_process_table_is_read_without_a_verdict(read: Read, matrix: Matrix) -> None:
+    from gpudoctor.checks import run_checks
+
+    facts = read(
+        "+-----------------------------------------------------------------------------+\n"
+        "| Processes:                                                       GPU Memory |\n"
+        "|  GPU       PID  Type  Process name                               Usage      |\n"
+        "+-----------------------------------------------------------------------------+\n"
+    )
+    assert facts.report is not None
+    assert any("--pid=host" in n for n in facts.report.notes)
+    bad = [f for f in run_checks(facts, matrix).findings if f.severity.value in ("error", "warn")]
+    assert bad == []
+
+
+def test_a_degraded_line_is_a_warning(read: Read, matrix: Matrix) -> None:
+    from gpudoctor.checks import run_checks
+
+    facts = read("n1:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n")
+    (line,) = [f for f in run_checks(facts, matrix).findings if f.code == "report-error"]
+    assert line.severity.value == "warn"
+    assert line.subject == "nccl-gdr-disabled"
+
+
+def test_short_prose_names_gpus_and_versions_in_any_case(read: Read) -> None:
+    facts = read("Hi, I have an a100 machine with MIG.\n\ntorch is 1.13.1\nOS: ubuntu20.04\n")
+    assert [(g.name, g.compute_capability) for g in facts.nvml.gpus] == [("a100", "8.0")]
+    (torch,) = facts.frameworks
+    assert torch.version == "1.13.1"
+    assert (facts.platform.os_id, facts.platform.os_version) == ("ubuntu", "20.04")
+
+
+def test_a_node_with_gpus_is_not_a_node_without(read: Read) -> None:
+    zero = read("Capacity:\n  cpu: 64\n  nvidia.com/gpu:     0\nAllocatable:\n")
+    assert _codes(zero) == ["k8s-node-zero-gpus"]
+    healthy = read(
+        "Capacity:\n  nvidia.com/gpu:     4\nAllocated resources:\n  nvidia.com/gpu  0  0\n"
+    )
+    assert _codes(healthy) == []
+    assert healthy.platform.kubernetes is True
