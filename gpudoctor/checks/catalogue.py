@@ -280,8 +280,8 @@ _ENTRIES = (
        "torch for Blackwell."),
     _E("framework-cpu-only", "software", "CPU-only framework build on a GPU host",
        "ok, error, n/a, unknown",
-       "The installed framework is a CPU-only build (torch +cpu, tensorflow-cpu) but this host "
-       "has NVIDIA GPUs: it will never use them.",
+       "The installed framework is a CPU-only build (torch +cpu, tensorflow-cpu), or a ROCm "
+       "build (torch +rocm) on a host with NVIDIA GPUs only: it will never use them.",
        "Reinstall the CUDA build (the pip command is in the finding)."),
     _E("framework-cudnn", "software", "cuDNN accepted by the framework",
        "ok, warn, error, n/a, unknown",

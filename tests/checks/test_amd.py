@@ -327,3 +327,24 @@ def test_unknown_targets_are_unknown(matrix: Matrix) -> None:
     bare = _amd(facts, kfd_nodes=(), kfd_present=False, pci_gpus=cards, rocm_version="6.3.1")
     assert _one(check_amd_torch_gfx(bare, matrix, Intent())).severity is UNK
     assert _one(check_amd_rocm_gfx(bare, matrix, Intent())).severity is UNK
+
+
+def test_a_rocm_torch_on_an_nvidia_only_host_is_an_error(matrix: Matrix) -> None:
+    """8 H100s and torch+rocm6.2: the wheel can never use them, yet the host passed."""
+    import json
+
+    from gpudoctor.facts_json import loads
+
+    data = json.loads((HOSTS_DIR / "h100-8x-healthy.json").read_text(encoding="utf-8"))
+    data["frameworks"][0].update(
+        version="2.5.1+rocm6.2", cuda=None, hip="6.2.41133", cudnn=None, bundled=[]
+    )
+    run = run_checks(loads(json.dumps(data)), matrix)
+    found = next(f for f in run.findings if f.code == "framework-cpu-only")
+    assert found.severity is E
+    assert "ROCm build" in found.title
+    assert "download.pytorch.org/whl/cu" in found.fix
+    assert run.exit_code == 1
+    # beside an AMD GPU the ROCm build is the right one for that GPU: not this error
+    mixed = run_checks(host("nvidia-and-amd"), matrix).findings
+    assert all(f.severity is not E for f in mixed if f.code == "framework-cpu-only")
