@@ -16,10 +16,21 @@ class ExitCode(IntEnum):
     """A required part of the environment is unreachable (the Docker daemon for `build`)."""
     BUILD_FAILED = 4
     """An image build or its verification failed."""
+    INTERNAL = 5
+    """gpudoctor itself failed (a bug, e.g. a check raised): never a pass; the message names
+    what failed and how to report it."""
 
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 nothing failed; 1 a check or requirement failed (with --strict, warnings too); "
     "2 usage or bad input; 3 a required environment part is unreachable (e.g. the Docker daemon); "
-    "4 image build or verification failed."
+    "4 image build or verification failed; 5 gpudoctor itself failed (a bug: the message says how "
+    "to report it)."
+)
+
+# What a maintainer needs to reproduce a failure of gpudoctor itself: the traceback (--debug)
+# and the host's facts (a redacted snapshot that `check --from` replays anywhere).
+REPORT_BUG = (
+    "run `gpudoctor check --debug` and `gpudoctor snapshot -o host.json`, and attach both "
+    "outputs (host.json is redacted) to a bug report on gpudoctor's issue tracker"
 )

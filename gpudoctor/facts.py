@@ -237,6 +237,7 @@ class PlatformFacts(Frozen):
     nvidia_visible_devices: str | None = None
     nvidia_driver_capabilities: str | None = None
     cuda_visible_devices: str | None = None
+    systemd: bool | None = None  # /run/systemd/system exists: systemd is the init (sd_booted)
     # A Jetson's L4T release from /etc/nv_tegra_release ("36.3.0"); None elsewhere.
     l4t_release: str | None = None
     iommu: IommuFacts = field(default_factory=IommuFacts)

@@ -54,17 +54,6 @@ def area_status(severities: Iterable[Severity]) -> Severity:
     return worst if worst in (Severity.ERROR, Severity.WARN, Severity.UNKNOWN) else Severity.OK
 
 
-def area_status_of(findings: Iterable[Finding]) -> Severity:
-    """An area's status as every reporter shows it. Without an NVIDIA GPU (`no-nvidia-gpu`)
-    the area has nothing to be green about, so it is n/a, unless another of its findings is a
-    problem (a pasted error line, an unknown), which then shows."""
-    found = list(findings)
-    if any(f.code == "no-nvidia-gpu" for f in found):
-        rest = area_status(f.severity for f in found if f.code != "no-nvidia-gpu")
-        return rest if rest in (Severity.ERROR, Severity.WARN, Severity.UNKNOWN) else Severity.NA
-    return area_status(f.severity for f in found)
-
-
 # Short names for the checks modules, where severities are on every other line.
 OK, INFO, WARN, ERROR, NA, UNKNOWN = (
     Severity.OK,

@@ -49,3 +49,51 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+
+
+def start_docker(systemd: bool | None) -> str:
+    """How to start the Docker daemon on a host: `systemctl` only where systemd is the init
+    (/run/systemd/system exists, sd_booted(3)); containers and WSL often have none."""
+    if systemd:
+        return "`sudo systemctl start docker`"
+    if systemd is None:
+        return "`sudo systemctl start docker` where systemd runs, else `sudo dockerd &`"
+    return "`sudo dockerd &` (no systemd here), or the docker service of this host's init system"
+
+
+def connection_failure(exc: BaseException) -> str:
+    """Why a connection failed, in words: the operating system's reason found anywhere in the
+    chain requests/urllib3/docker-py wrap it in (their own texts are nested reprs, cut short by
+    one-line messages), never an exception's class name."""
+    import errno
+    import os
+    import socket
+
+    seen: list[BaseException] = []
+    todo: list[object] = [exc]
+    while todo:
+        item = todo.pop(0)
+        if not isinstance(item, BaseException) or any(item is s for s in seen):
+            continue
+        seen.append(item)
+        todo += [item.__cause__, item.__context__, getattr(item, "reason", None), *item.args]
+    for item in seen:
+        if isinstance(item, socket.gaierror):
+            return "the host name does not resolve"
+        if isinstance(item, OSError) and item.errno is not None:
+            words = {
+                errno.ENOENT: "no socket there (no daemon listening)",
+                errno.ECONNREFUSED: "connection refused (nothing listens there)",
+                errno.EACCES: "permission denied",
+                errno.EPERM: "permission denied",
+                errno.ETIMEDOUT: "no answer in time",
+            }
+            return words.get(item.errno) or os.strerror(item.errno).lower()
+    if any(isinstance(i, TimeoutError) or "timed out" in str(i).lower() for i in seen):
+        return "no answer in time"
+    first = last_line(str(exc).splitlines()[0] if str(exc).strip() else "")
+    # A plain sentence (docker-py's own words) is kept; nested reprs of requests and urllib3,
+    # which one-line messages cut short, are not.
+    return (
+        first[:200] if first and not any(c in first for c in "()<>[]") else "the connection failed"
+    )

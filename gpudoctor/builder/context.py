@@ -33,7 +33,7 @@ def context_members(
     for name, text in requirements_files(spec).items():
         members[name] = text.encode("utf-8")
     notes: tuple[str, ...] = ()
-    if spec.wheelhouse is not None:
+    if spec.wheelhouse is not None and spec.wheel_url is None:  # served wheels stay out
         wheels, notes = _wheel_members(spec)
         members.update(wheels)
     return members, notes
@@ -47,12 +47,6 @@ def _wheel_members(spec: ImageSpec) -> tuple[dict[str, bytes | Path], tuple[str,
         spec.wheelhouse, (*spec.requirements, *spec.extra_requirements), spec.python
     )
     notes = [selection.reason] if selection.whole else []
-    if selection.missing:
-        notes.append(
-            f"wheelhouse {spec.wheelhouse} lacks {', '.join(selection.missing)}: the offline "
-            f"install fails unless the base image's venv already has them "
-            f"(add them with `pip download -d {spec.wheelhouse} NAME`)"
-        )
     members: dict[str, bytes | Path] = {f"wheels/{p.name}": p for p in selection.files}
     return members, tuple(notes)
 
@@ -64,7 +58,7 @@ def write_context(
     members, notes = context_members(spec, dockerfile, template_dir)
     path = directory / "context.tar"
     with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as tar:
-        if spec.wheelhouse is not None:  # even empty: the Dockerfile COPYs wheels/
+        if spec.wheelhouse is not None and spec.wheel_url is None:  # the Dockerfile COPYs it
             tar.addfile(_info("wheels", 0, tarfile.DIRTYPE, 0o755))
         for name in sorted(members):
             content = members[name]

@@ -7,10 +7,10 @@ EnvironmentUnavailable (exit 3) with the fix; a failed build step is reported as
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from gpudoctor.builder.engine import (
     BuildEvent,
@@ -28,10 +28,27 @@ CONNECT_TIMEOUT_S = 10.0
 API_TIMEOUT_S = 600.0
 BUILD_READ_TIMEOUT_S = 3600.0
 
-DAEMON_HINT = (
-    "start the Docker daemon (`sudo systemctl start docker`, or `dockerd &`), "
-    "or point DOCKER_HOST at a reachable one (now: {host})"
-)
+
+def daemon_hint(host: str, reason: str = "", *, systemd: bool | None = None) -> str:
+    """What to do about a daemon that does not answer: the local socket's is started here
+    (with systemctl only where systemd runs), a remote one on its own host."""
+    if "permission denied" in reason:
+        return (
+            f"run as root, or add your user to the docker group (`sudo usermod -aG docker "
+            f"$USER`, then log in again); the socket: {host}"
+        )
+    if not host.startswith("unix://"):
+        return "start the Docker daemon on that host, or point DOCKER_HOST at a reachable one"
+    if systemd is None:
+        from pathlib import Path
+
+        systemd = Path("/run/systemd/system").is_dir()
+    from gpudoctor.wording import start_docker
+
+    return (
+        f"start the Docker daemon ({start_docker(systemd)}), or point DOCKER_HOST at a "
+        f"reachable one (now: {host})"
+    )
 
 
 class DockerSdkEngine:
@@ -73,6 +90,7 @@ class DockerSdkEngine:
             runtimes=tuple(sorted(str(k) for k in runtimes)) if isinstance(runtimes, dict) else (),
             default_runtime=_text(info.get("DefaultRuntime")),
             architecture=_text(info.get("Architecture")) or None,
+            shares_host_network=_shares_host_network(self._host, info),
         )
 
     def build(
@@ -83,12 +101,18 @@ class DockerSdkEngine:
         nocache: bool,
         build_args: Mapping[str, str],
         platform: str | None = None,
+        sent: Callable[[int], None] | None = None,
+        host_network: bool = False,
     ) -> Iterator[BuildEvent]:
-        with _translate_errors(self._host), context.open("rb") as fileobj:
+        with _translate_errors(self._host), context.open("rb") as raw:
             import docker.errors
 
+            fileobj = CountingReader(raw, context.stat().st_size, sent)
+            extra: dict[str, Any] = {"platform": platform} if platform else {}
+            if host_network:
+                extra["network_mode"] = "host"
             try:
-                stream = self._build_stream(fileobj, tag, nocache, build_args, platform)
+                stream = self._build_stream(fileobj, tag, nocache, build_args, extra)
                 yield from parse_build_output(stream)
             except docker.errors.APIError as exc:
                 if exc.response is None:
@@ -102,10 +126,9 @@ class DockerSdkEngine:
         tag: str,
         nocache: bool,
         build_args: Mapping[str, str],
-        platform: str | None,
+        extra: Mapping[str, Any],
     ) -> Iterator[Mapping[str, Any]]:
-        # Only sent when given: older daemons refuse the parameter.
-        extra = {"platform": platform} if platform else {}
+        # platform and network_mode only when given: older daemons refuse the parameters.
         stream: Iterator[Mapping[str, Any]] = self._client.api.build(
             fileobj=fileobj,
             custom_context=True,
@@ -183,6 +206,7 @@ class DockerSdkEngine:
             env=_texts(config.get("Env")),
             user=_text(config.get("User")) or "",
             architecture=_text(data.get("Architecture")) or None,
+            repo_digests=_texts(data.get("RepoDigests")),
         )
 
     def push(self, tag: str) -> Iterator[str]:
@@ -200,6 +224,36 @@ class DockerSdkEngine:
                     )
                 if chunk.get("status"):
                     yield " ".join(str(chunk[k]) for k in ("id", "status") if chunk.get(k))
+
+
+def _shares_host_network(host: str, info: Mapping[str, Any]) -> bool:
+    """A daemon on this host's Unix socket, not rootless (rootless Docker runs its builds in
+    a network namespace of its own, where 127.0.0.1 is not this host's)."""
+    if not host.startswith("unix://") or "/run/user/" in host:
+        return False
+    options = info.get("SecurityOptions")
+    return not any("rootless" in str(o) for o in (options if isinstance(options, list) else ()))
+
+
+class CountingReader:
+    """The context file as requests uploads it (read() until empty), telling `sent` the bytes
+    read so far: the upload of a large context is otherwise minutes without a word."""
+
+    def __init__(self, raw: BinaryIO, size: int, sent: Callable[[int], None] | None) -> None:
+        self._raw = raw
+        self._size = size
+        self._sent = sent
+        self.count = 0
+
+    def __len__(self) -> int:  # requests sets Content-Length from it (no chunked encoding)
+        return self._size
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        self.count += len(data)
+        if self._sent is not None:
+            self._sent(self.count)
+        return data
 
 
 MAX_LOG_BYTES = 8 << 20  # of one stream of a probe container's output
@@ -286,9 +340,10 @@ def _texts(value: Any) -> tuple[str, ...]:
 
 def _unreachable(host: str, exc: Exception) -> EnvironmentUnavailable:
     from gpudoctor.redaction import url_without_credentials
+    from gpudoctor.wording import connection_failure
 
-    reason = url_without_credentials(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    reason = url_without_credentials(connection_failure(exc))
     return EnvironmentUnavailable(
         f"cannot reach the Docker daemon at {host}: {reason}",
-        hint=DAEMON_HINT.format(host=host),
+        hint=daemon_hint(host, reason),
     )

@@ -16,9 +16,12 @@ from typing import Any, Literal, Protocol
 
 from gpudoctor.errors import BuildFailed
 
-EventKind = Literal["step", "cache", "log", "image", "error"]
+# "pull": the base image's layers arriving in a FROM step (docker's {"status": ...} chunks),
+# progress for the ticker, not log lines.
+EventKind = Literal["step", "cache", "log", "image", "error", "pull"]
 _STEP = re.compile(r"^Step (\d+)/(\d+) : (.*)$")
 _BUILT = re.compile(r"^Successfully built ([0-9a-f]+)$")
+_LAYER = re.compile(r"^\s*---> ([0-9a-f]{12,64})$")  # the image a step ended with
 LOG_TAIL_LINES = 25
 
 
@@ -38,6 +41,9 @@ class DaemonInfo:
     runtimes: tuple[str, ...] = ()
     default_runtime: str | None = None
     architecture: str | None = None  # /info "Architecture": "x86_64", "aarch64"
+    # Its builds share this host's network namespace with network_mode=host (a local rootful
+    # daemon), so a server on 127.0.0.1 here is reachable from a build step.
+    shares_host_network: bool = False
 
     @property
     def has_nvidia_runtime(self) -> bool:
@@ -53,6 +59,9 @@ class ImageInfo:
     env: tuple[str, ...] = ()
     user: str = ""
     architecture: str | None = None  # the image config's "Architecture": "amd64", "arm64"
+    # "repo@sha256:..." for each registry the image was pulled from or pushed to; none for an
+    # image that exists only here (built, `docker load`ed, `docker import`ed).
+    repo_digests: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -78,9 +87,13 @@ class ImageEngine(Protocol):
         nocache: bool,
         build_args: Mapping[str, str],
         platform: str | None = None,
+        sent: Callable[[int], None] | None = None,
+        host_network: bool = False,
     ) -> Iterator[BuildEvent]:
         """Build the tar `context` (holding a Dockerfile) as `tag` for `platform` ("linux/arm64";
-        None: the daemon's own), yielding progress events.
+        None: the daemon's own), yielding progress events; `sent` is told the bytes of the
+        context sent so far while it uploads (before the first event); `host_network`: the
+        steps run in the daemon host's network namespace (to reach a server on 127.0.0.1).
         A failed step is an "error" event, not an exception (follow_build turns it into one)."""
         ...
 
@@ -113,6 +126,9 @@ def parse_build_output(chunks: Iterable[Mapping[str, Any]]) -> Iterator[BuildEve
             for line in str(chunk["stream"]).splitlines():
                 if line.strip():
                     yield _line_event(line.rstrip())
+        elif chunk.get("status"):
+            words = (chunk.get("status"), chunk.get("id"), chunk.get("progress"))
+            yield BuildEvent("pull", " ".join(str(w) for w in words if w))
 
 
 def _line_event(line: str) -> BuildEvent:
@@ -133,6 +149,9 @@ class BuildOutcome:
     steps: int  # "Step N/M" lines seen
     from_steps: int  # of which FROM (never cached: they name a base)
     cached: int  # "Using cache" hits
+    # The image each stage but the last ended with: in a multi-stage build these stay behind
+    # untagged (the layer cache of the next build), and the report names them.
+    stage_images: tuple[str, ...] = ()
 
     @property
     def all_cached(self) -> bool:
@@ -151,12 +170,16 @@ def follow_build(
     tail: deque[str] = deque(maxlen=LOG_TAIL_LINES)
     step: BuildEvent | None = None
     steps = from_steps = cached = 0
-    image_id = ""
+    image_id = layer = ""
+    stages: list[str] = []
     for event in events:
         progress(event)
         if event.kind == "step":
             step, steps = event, steps + 1
-            from_steps += " : FROM " in event.text
+            if " : FROM " in event.text:
+                from_steps += 1
+                if layer:  # the previous stage ended with this image
+                    stages.append(layer)
             tail.clear()
         elif event.kind == "cache":
             cached += 1
@@ -164,22 +187,27 @@ def follow_build(
             image_id = event.text  # the aux ID (sha256:...) beats the short "Successfully built"
         elif event.kind == "error":
             raise _failed(step, tail, event.text)
+        elif event.kind == "log":
+            found = _LAYER.match(event.text)
+            layer = found.group(1) if found else layer
+        elif event.kind == "pull":
+            continue  # a progress bar, not the step's log
         tail.append(event.text)
     if not image_id:
         raise _failed(step, tail, "the engine ended the build without an image id")
-    return BuildOutcome(image_id=image_id, steps=steps, from_steps=from_steps, cached=cached)
+    return BuildOutcome(
+        image_id=image_id,
+        steps=steps,
+        from_steps=from_steps,
+        cached=cached,
+        stage_images=tuple(stages),
+    )
 
 
 def _failed(step: BuildEvent | None, tail: deque[str], message: str) -> BuildFailed:
     where = step.text if step else "before the first step"
-    hint = "read the log tail above; fix the cause (or the matrix row) and build again"
-    if step is not None and " : FROM " in f" {step.text}":
-        # The classic builder pulls the base in its FROM step: a failure there is nearly always
-        # a registry that cannot be reached (air-gapped) or a tag NVIDIA has since deleted.
-        hint = (
-            "the base image could not be pulled: `docker pull` it where a registry is reachable, "
-            "or pass --base-image REF (a mirror or a locally loaded image)"
-        )
+    # builder/failure.py words the hints that need the spec and options (base image, index).
+    hint = "read the step's log above; fix the cause (or the matrix row) and build again"
     return BuildFailed(
         f"image build failed at {where}: {message}",
         hint=hint,

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from gpudoctor.builder import validate
-from gpudoctor.builder.spec import BuildOptions, ImageSpec, cuda_tag
+from gpudoctor.builder.spec import BuildOptions, ImageSpec, cuda_tag, image_name
 from gpudoctor.compat.request import ResolvedRow
 from gpudoctor.errors import RenderError, UsageError
 
@@ -41,11 +41,6 @@ class ImageSet:
 
 def image_folder(row: ResolvedRow) -> str:
     return f"{row.framework}/{row.version}/{cuda_tag(row.cuda)}-{row.distro}-{row.flavor}"
-
-
-def image_name(row: ResolvedRow) -> str:
-    tag = f"{row.version}-{cuda_tag(row.cuda)}-py{row.python}-{row.distro}-{row.flavor}"
-    return f"{row.framework}:{tag}"
 
 
 def target_name(row: ResolvedRow) -> str:

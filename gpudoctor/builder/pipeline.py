@@ -7,7 +7,9 @@ what happens. The engine and the matrix are parameters: only the CLI wires the r
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -16,12 +18,15 @@ from gpudoctor.builder.engine import (
     BuildOutcome,
     DaemonInfo,
     ImageEngine,
+    ImageInfo,
     follow_build,
 )
+from gpudoctor.builder.failure import explain_failure
 from gpudoctor.builder.render import render_dockerfile
 from gpudoctor.builder.report import BuildReport
 from gpudoctor.builder.spec import BuildOptions, ImageSpec, make_spec
 from gpudoctor.compat.request import ResolvedRow, ResolveRequest
+from gpudoctor.errors import BuildFailed
 from gpudoctor.findings import Finding
 from gpudoctor.matrix.model import Matrix
 
@@ -49,6 +54,9 @@ class Progress(Protocol):
 
     def build_event(self, event: BuildEvent) -> None:
         """One line of build output."""
+
+    def sending(self, sent: int, total: int) -> None:
+        """Bytes of the build context sent to the engine so far (while it uploads)."""
 
     def finding(self, finding: Finding) -> None:
         """One verify result."""
@@ -79,7 +87,6 @@ def build_image(
     resolve_request = request.resolve
     if resolve_request.machine is None:
         # No --platform and no target host: the image is for the daemon's own platform.
-        from dataclasses import replace
 
         from gpudoctor.matrix.platforms import machine_of
 
@@ -103,20 +110,25 @@ def build_row(
         VerifyFailed: the image does not hold what the row promises (exit 4).
     """
     spec, dockerfile = render_row(row, request.options, template_dir)
-    for warning in spec.warnings:
-        progress.phase(f"warning: {warning}")
+    wheels = _required_wheels(spec)
     daemon = engine.ping()
     foreign = check_platform(spec.platform, daemon, request.emulated, progress)
-    outcome, context = _build(
-        spec,
-        dockerfile,
-        request,
-        engine=engine,
-        progress=progress,
-        template_dir=template_dir,
-        platform=spec.platform if foreign else None,
-    )
+    spec = replace(spec, warnings=base_warnings(spec, engine))
+    for warning in spec.warnings:
+        progress.phase(f"warning: {warning}")
+    with _wheel_source(spec, wheels, daemon, progress) as spec:
+        dockerfile = render_dockerfile(spec, template_dir)
+        outcome, context = _build(
+            spec,
+            dockerfile,
+            request,
+            engine=engine,
+            progress=progress,
+            template_dir=template_dir,
+            platform=spec.platform if foreign else None,
+        )
     info = engine.inspect(spec.tag)
+    stage = install_stage(engine, outcome)
     findings: list[Finding] = []
     if request.verify:
         gpu = daemon.has_nvidia_runtime if request.gpu is None else request.gpu
@@ -135,7 +147,76 @@ def build_row(
         notes=(*spec.warnings, *context.notes),
         findings=tuple(findings),
         pushed=request.push,
+        install_stage=stage,
     )
+
+
+def install_stage(engine: ImageEngine, outcome: BuildOutcome) -> ImageInfo | None:
+    """The install stage's image, left behind untagged as the layer cache of the next build
+    (the template labels it io.gpudoctor.stage=install); the report names it and its size."""
+    from gpudoctor.builder.spec import LABEL_PREFIX
+
+    for image in reversed(outcome.stage_images):
+        info = engine.inspect(image)
+        if info is not None and info.labels.get(LABEL_PREFIX + "stage") == "install":
+            return info
+    return None
+
+
+def base_warnings(spec: ImageSpec, engine: ImageEngine) -> tuple[str, ...]:
+    """The spec's warnings, the tag-only one as the daemon's copy of the base allows: with the
+    digest it was pulled with; none for an image that exists only here (no registry digest can
+    pin it: its image id does); as it was for a base the build will pull."""
+    from gpudoctor.builder.spec import TAG_ONLY, tag_only_warning
+
+    if spec.base_pinned:
+        return spec.warnings
+    others = tuple(w for w in spec.warnings if TAG_ONLY not in w)
+    info = engine.inspect(spec.base_image)
+    if info is None:
+        return spec.warnings
+    if not info.repo_digests:
+        return others
+    name = spec.base_image.rpartition(":")[0] or spec.base_image
+    digest = next((d for d in info.repo_digests if d.startswith(f"{name}@")), "")
+    pin = digest.partition("@")[2] or info.repo_digests[0].partition("@")[2]
+    return (tag_only_warning(spec.base_image, pin), *others)
+
+
+def _required_wheels(spec: ImageSpec) -> tuple[Path, ...]:
+    """The wheelhouse's files the build installs; UsageError (exit 2) before anything is built
+    when it lacks one."""
+    if spec.wheelhouse is None:
+        return ()
+    from gpudoctor.builder.wheelhouse import require_wheels
+
+    wanted = (*spec.requirements, *spec.extra_requirements)
+    return require_wheels(spec.wheelhouse, wanted, spec.python).files
+
+
+@contextmanager
+def _wheel_source(
+    spec: ImageSpec, wheels: tuple[Path, ...], daemon: DaemonInfo, progress: Progress
+) -> Iterator[ImageSpec]:
+    """The spec to build: a wheelhouse is served on 127.0.0.1 for the build's duration (a
+    daemon sharing this host's network), else copied into the context."""
+    if spec.wheelhouse is None:
+        yield spec
+        return
+    if not daemon.shares_host_network:
+        progress.phase(
+            "note: the Docker daemon does not share this host's network, so the wheelhouse "
+            "goes into the build context (sent again on every build)"
+        )
+        yield replace(spec, wheel_url=None)
+        return
+    from gpudoctor.builder.spec import wheel_port, wheel_url
+    from gpudoctor.builder.wheel_server import serve_wheels
+    from gpudoctor.builder.wheelhouse import wheel_manifest
+
+    with serve_wheels(wheels, wheel_port(spec.row.id, spec.extra_requirements)) as port:
+        progress.phase(f"serving {len(wheels)} wheel(s) of {spec.wheelhouse} on 127.0.0.1:{port}")
+        yield replace(spec, wheel_url=wheel_url(port), wheel_manifest=wheel_manifest(wheels))
 
 
 def check_platform(
@@ -195,8 +276,13 @@ def _build(
             nocache=request.no_cache,
             build_args=dict(spec.build_args),
             platform=platform,
+            sent=lambda n: progress.sending(n, context.size),
+            host_network=spec.wheel_url is not None,
         )
-        return follow_build(events, progress.build_event), context
+        try:
+            return follow_build(events, progress.build_event), context
+        except BuildFailed as exc:
+            raise explain_failure(exc, spec, request.options) from None
 
 
 def _verify(

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 TEMPLATE_NAME = "Dockerfile.j2"
 WHEELS_DIR = "/tmp/gpudoctor/wheels"
+WHEEL_MANIFEST = "wheelhouse.txt"  # the served wheels' names and content digests
 
 
 def requirements_files(spec: ImageSpec) -> dict[str, str]:
@@ -30,13 +31,20 @@ def requirements_files(spec: ImageSpec) -> dict[str, str]:
     files = {"requirements.txt": "".join(requirement_lines(spec.requirements))}
     if spec.extra_requirements:
         files["extra-requirements.txt"] = "".join(f"{r}\n" for r in spec.extra_requirements)
+    if spec.wheelhouse is not None and spec.wheel_url is not None:
+        files[WHEEL_MANIFEST] = spec.wheel_manifest
     return files
+
+
+def wheel_source(spec: ImageSpec) -> str:
+    """Where pip finds the wheelhouse: its URL on this host, else the copy in the context."""
+    return spec.wheel_url or WHEELS_DIR
 
 
 def framework_source(spec: ImageSpec) -> str:
     """pip flags naming where the framework comes from: the wheelhouse, the row's index, PyPI."""
     if spec.wheelhouse is not None:
-        return f"--no-index --find-links {WHEELS_DIR}"
+        return f"--no-index --find-links {wheel_source(spec)}"
     if spec.index_url is not None:
         return f"--index-url {spec.index_url}"
     return "--index-url https://pypi.org/simple"
@@ -45,7 +53,7 @@ def framework_source(spec: ImageSpec) -> str:
 def extra_source(spec: ImageSpec) -> str:
     """Extra --pip packages come from PyPI, or from the wheelhouse when building offline."""
     if spec.wheelhouse is not None:
-        return f"--no-index --find-links {WHEELS_DIR}"
+        return f"--no-index --find-links {wheel_source(spec)}"
     return "--index-url https://pypi.org/simple"
 
 
@@ -60,7 +68,7 @@ def template_values(spec: ImageSpec) -> dict[str, Any]:
         "uid": USER_UID,
         "python_env": spec.python_env,
         "context_files": sorted(requirements_files(spec)),
-        "wheelhouse": spec.wheelhouse is not None,
+        "wheelhouse": spec.wheelhouse is not None and spec.wheel_url is None,  # COPY wheels/
         "framework_source": framework_source(spec),
         "extra_requirements": bool(spec.extra_requirements),
         "extra_source": extra_source(spec),

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from gpudoctor.builder.engine import BuildOutcome
+from gpudoctor.builder.engine import BuildOutcome, ImageInfo
 from gpudoctor.builder.spec import ImageSpec
 from gpudoctor.findings import MARKS, Finding
 
@@ -25,6 +25,7 @@ class BuildReport:
     notes: tuple[str, ...] = ()
     findings: tuple[Finding, ...] = ()
     pushed: bool = False
+    install_stage: ImageInfo | None = None  # left behind as the next build's layer cache
 
     def to_dict(self) -> dict[str, Any]:
         spec = self.spec
@@ -43,6 +44,13 @@ class BuildReport:
             "verify": [_finding_dict(f) for f in self.findings],
             "pushed": self.pushed,
             "notes": list(self.notes),
+            "install_stage": None
+            if self.install_stage is None
+            else {
+                "id": self.install_stage.id,
+                "size": self.install_stage.size,
+                "remove": remove_stage_command(self.install_stage.id),
+            },
         }
 
     def to_json(self) -> str:
@@ -65,7 +73,23 @@ class BuildReport:
         lines += [f"  {MARKS[f.severity]} {f.title}" for f in self.findings]
         if self.pushed:
             lines.append(f"  pushed {self.spec.tag}")
+        stage = self.install_stage
+        if stage is not None:
+            short = stage.id.removeprefix("sha256:")[:12]
+            lines.append(
+                f"  kept the install stage as the layer cache of the next build: image {short} "
+                f"({stage.size / 1e9:.1f} GB with its base layers); remove it with "
+                f"`{remove_stage_command(stage.id)}`, or every such stage with "
+                f"`{PRUNE_STAGES}`"
+            )
         return "\n".join(lines) + "\n"
+
+
+PRUNE_STAGES = "docker image prune -f --filter label=io.gpudoctor.stage=install"
+
+
+def remove_stage_command(image_id: str) -> str:
+    return f"docker image rm {image_id.removeprefix('sha256:')[:12]}"
 
 
 def _finding_dict(finding: Finding) -> dict[str, Any]:

@@ -46,6 +46,13 @@ class ImageSpec:
     extra_requirements: tuple[str, ...] = ()  # --pip, sorted
     index_url: str | None = None
     wheelhouse: Path | None = None
+    # Where pip finds the wheelhouse: served on 127.0.0.1 to a host-network build (the wheels
+    # never enter the context: a rebuild does not send gigabytes again), or None: copied into
+    # the context (a daemon on another host or network namespace cannot reach this one).
+    wheel_url: str | None = None
+    # The served wheels' identity (wheelhouse.wheel_manifest), COPYed before the pip step: the
+    # layer cache must miss when the wheels change, as it did when they were in the context.
+    wheel_manifest: str = ""
     build_args: tuple[tuple[str, str], ...] = ()
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
@@ -99,8 +106,17 @@ def cuda_tag(cuda: str) -> str:
     return versions.cuda_tag(cuda)
 
 
+def image_name(row: ResolvedRow) -> str:
+    """ "pytorch:2.5.1-cu124-py3.11-ubuntu22.04-runtime": every axis rows of one release differ
+    by (a devel and a runtime build of one version must never share a tag)."""
+    tag = f"{row.version}-{cuda_tag(row.cuda)}-py{row.python}-{row.distro}-{row.flavor}"
+    return f"{row.framework}:{tag}"
+
+
 def default_tag(row: ResolvedRow) -> str:
-    return f"gpudoctor/{row.framework}:{row.version}-{cuda_tag(row.cuda)}-py{row.python}"
+    """The image name plus the platform's architecture ("-amd64", "-arm64"): an image is built
+    for one platform, and an arm64 build must not replace the amd64 one under the same tag."""
+    return f"gpudoctor/{image_name(row)}-{row.platform.rpartition('/')[2]}"
 
 
 def image_labels(spec: ImageSpec) -> dict[str, str]:
@@ -149,15 +165,18 @@ def make_spec(row: ResolvedRow, options: BuildOptions) -> ImageSpec:
         validate.index_url(index, "--index-url" if options.index_url else "matrix index_url")
     for value in (row.id, row.version, row.cuda, row.cuda_release or "none", row.min_driver_linux):
         _check_row_value(row, value)
+    wheelhouse = _wheelhouse(options.wheelhouse)
+    extras = tuple(sorted({validate.pip_requirement(p) for p in options.pip}))
     return ImageSpec(
         row=row,
         base_image=base,
         base_pinned=pinned,
         tag=validate.image_tag(options.tag) if options.tag else default_tag(row),
         requirements=tuple(sorted(_row_requirement(row, r) for r in row.requirements)),
-        extra_requirements=tuple(sorted({validate.pip_requirement(p) for p in options.pip})),
+        extra_requirements=extras,
         index_url=index,
-        wheelhouse=_wheelhouse(options.wheelhouse),
+        wheelhouse=wheelhouse,
+        wheel_url=wheel_url(wheel_port(row.id, extras)) if wheelhouse is not None else None,
         build_args=tuple(sorted(validate.build_arg(a) for a in options.build_args)),
         warnings=warnings,
     )
@@ -172,14 +191,20 @@ def _base_image(row: ResolvedRow, override: str | None) -> tuple[str, bool, tupl
             base = validate.image_reference(f"{base}@{row.base_digest}", "matrix base_digest")
     if validate.reference_is_pinned(base):
         return base, True, ()
+    return base, False, (tag_only_warning(base),)
+
+
+TAG_ONLY = "is pinned by tag only"
+
+
+def tag_only_warning(base: str, digest: str | None = None) -> str:
+    """The base names a tag, which registries re-publish and delete; `digest`: the one the
+    daemon's copy was pulled with (RepoDigests), to pin exactly what was built from."""
+    pin = f"{base.rpartition(':')[0] if ':' in base.rpartition('/')[2] else base}@{digest}"
     return (
-        base,
-        False,
-        (
-            f"base image {base} is pinned by tag only: tags are mutable (registries re-publish "
-            f"and delete them), so a rebuild may get different bits; pin it with "
-            f"--base-image {base}@sha256:<digest>",
-        ),
+        f"base image {base} {TAG_ONLY}: tags are mutable (registries re-publish and delete "
+        f"them), so a rebuild may get different bits; pin it with --base-image "
+        + (pin if digest else f"{base}@sha256:<digest>")
     )
 
 
@@ -199,6 +224,24 @@ def _check_row_value(row: ResolvedRow, value: str) -> None:
             f"matrix row {row.id!r}: value {value!r} holds characters a label cannot",
             hint="fix the row in the matrix (gpudoctor matrix validate)",
         )
+
+
+WHEEL_PORTS = (20000, 40000)  # the range a wheelhouse's preferred port is taken from
+
+
+def wheel_port(row_id: str, extra_requirements: tuple[str, ...]) -> int:
+    """The port a wheelhouse is served on for one image: the same for the same row and extras
+    (wherever the folder is), so the pip step's line, which names it, and so its layer cache
+    stay the same from one build to the next."""
+    import zlib
+
+    low, high = WHEEL_PORTS
+    key = "\n".join((row_id, *extra_requirements)).encode("utf-8")
+    return low + zlib.crc32(key) % (high - low)
+
+
+def wheel_url(port: int) -> str:
+    return f"http://127.0.0.1:{port}/"
 
 
 def _wheelhouse(path: Path | None) -> Path | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import stat
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from email.parser import Parser
 from pathlib import Path
@@ -161,3 +161,46 @@ def _whole(
         missing=tuple(sorted(missing)),
         reason=f"copied the whole wheelhouse: {why}, whose dependencies cannot be read unbuilt",
     )
+
+
+def require_wheels(wheelhouse: Path, requirements: Sequence[str], python: str) -> WheelSelection:
+    """The wheels an offline build installs, checked before the build starts: a wheelhouse
+    without them would fail minutes later inside the pip step.
+
+    Raises:
+        UsageError: the folder holds no wheel, or lacks a project the requirements reach
+            (named, with the command that fills it).
+    """
+    selection = select_wheels(wheelhouse, requirements, python)
+    hint = (
+        f"fill it where the index is reachable: `gpudoctor build ... --download-wheels "
+        f"{wheelhouse}` (the same build options), then copy the folder here"
+    )
+    if not any(_project_name(p) for p in wheelhouse.iterdir()):
+        raise UsageError(f"--wheelhouse {wheelhouse}: holds no wheel", hint=hint)
+    if selection.missing:
+        raise UsageError(
+            f"--wheelhouse {wheelhouse}: lacks {', '.join(selection.missing)} (needed by "
+            f"{', '.join(requirements)} for Python {python})",
+            hint=hint,
+        )
+    return selection
+
+
+def wheel_manifest(files: Sequence[Path]) -> str:
+    """One line per served file: its name, size and a digest of its zip directory (every
+    member's name, CRC-32 and size): a changed wheel changes it, and reading it costs the
+    directory at the end of the file, not the gigabytes before it."""
+    import hashlib
+
+    lines = []
+    for path in sorted(files, key=lambda p: p.name):
+        digest = hashlib.sha256()
+        try:
+            with zipfile.ZipFile(path) as archive:
+                for info in archive.infolist():
+                    digest.update(f"{info.filename}\0{info.CRC}\0{info.file_size}\n".encode())
+        except (zipfile.BadZipFile, OSError):  # an sdist: its bytes are small enough to hash
+            digest.update(path.read_bytes())
+        lines.append(f"{path.name} {path.stat().st_size} sha256-dir:{digest.hexdigest()}\n")
+    return "".join(lines)

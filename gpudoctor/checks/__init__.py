@@ -5,6 +5,7 @@
 Exit-code policy (documented in `gpudoctor check --help` and docs/findings.md):
 - 1 when any finding is `error`, or a `--require` requirement is unmet or cannot be judged;
 - with `--strict` also for `warn` and `unknown` findings;
+- 5 when a check raised (`check-crashed`): gpudoctor itself failed, which is never a pass;
 - 0 otherwise (`ok`, `info`, `n/a`).
 """
 
@@ -45,14 +46,14 @@ from gpudoctor.checks.catalogue import AREAS, CATALOGUE
 from gpudoctor.checks.summary import headlines
 from gpudoctor.errors import BadValue, UsageError
 from gpudoctor.exitcodes import ExitCode
-from gpudoctor.findings import Finding, Severity
+from gpudoctor.findings import Finding, Severity, area_status
 from gpudoctor.report.clean import clean_finding, printable
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
     from gpudoctor.matrix.model import Matrix
 
-__all__ = ["REGISTRY", "CheckRun", "Intent", "exit_code", "run_checks", "select_codes"]
+__all__ = ["REGISTRY", "CheckRun", "Crash", "Intent", "exit_code", "run_checks", "select_codes"]
 
 # (area, check) in report order; a check's findings carry codes of its area (catalogue.py).
 REGISTRY: tuple[tuple[str, Check], ...] = (
@@ -81,6 +82,23 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
 )
 
 
+# The areas whose checks need a GPU (a host without one gets n/a there).
+GPU_AREAS = ("driver", "gpu", "runtime", "multigpu")
+
+
+@dataclass(frozen=True)
+class Crash:
+    """A check that raised, or a probe whose crash the facts record: which one, and the
+    exception (shown only under --debug: its class name and traceback help a maintainer, not
+    the person reading the report)."""
+
+    check: str  # the check function's or the probe's name
+    area: str
+    error: str  # "ValueError: ..."
+    traceback: str  # "" for a probe: the facts keep its error only
+    kind: str = "check"  # or "probe"
+
+
 @dataclass(frozen=True)
 class CheckRun:
     """Everything a reporter presents: the findings in report order and one headline per area."""
@@ -88,9 +106,22 @@ class CheckRun:
     findings: tuple[Finding, ...]
     headlines: dict[str, str] = field(default_factory=dict)
     strict: bool = False
+    crashes: tuple[Crash, ...] = ()  # kept even when --skip hides their findings
+    no_gpu: bool = False  # neither NVML nor the PCI bus shows an NVIDIA GPU
+
+    def area_status(self, area: str) -> Severity:
+        """The status every reporter shows for an area: its worst problem, else ok, else n/a.
+        An area that needs a GPU, on a host without one, checked nothing: n/a, not ok (its
+        "no NCCL variable set" and "no XID logged" are true, but not a passed GPU check)."""
+        status = area_status(f.severity for f in self.findings if f.area == area)
+        if self.no_gpu and area in GPU_AREAS and status is Severity.OK:
+            return Severity.NA
+        return status
 
     @property
     def exit_code(self) -> int:
+        if self.crashes:
+            return int(ExitCode.INTERNAL)
         return exit_code(self.findings, strict=self.strict)
 
     def counts(self) -> dict[str, int]:
@@ -113,6 +144,9 @@ def fails(f: Finding, *, strict: bool) -> bool:
 
 
 def exit_code(findings: Iterable[Finding], *, strict: bool = False) -> int:
+    findings = tuple(findings)
+    if any(f.code == CRASHED for f in findings):
+        return int(ExitCode.INTERNAL)
     return int(ExitCode.FAILED if any(fails(f, strict=strict) for f in findings) else ExitCode.OK)
 
 
@@ -143,17 +177,41 @@ def run_checks(
 ) -> CheckRun:
     intent = intent or Intent()
     found: list[Finding] = []
+    crashes: list[Crash] = []
     for area, check in REGISTRY:
-        found += _run_one(area, check, facts, matrix, intent)
+        found += _run_one(area, check, facts, matrix, intent, crashes=crashes)
     found = evidence.link_evidence(found)  # before --only/--skip: a skipped finding still counts
     found = [f for f in found if (not only or f.code in only) and f.code not in skip]
     # Findings quote host data (GPU names, error texts): cleaned once here, for every reporter.
     lines = {area: printable(text) for area, text in headlines(facts, intent).items()}
-    return CheckRun(tuple(clean_finding(f) for f in found), lines, strict)
+    # A probe that crashed while collecting these facts: its part of the report is missing.
+    crashes += [
+        Crash(i.probe, "probe", i.reason, "", kind="probe")
+        for i in facts.issues
+        if i.code == "probe-crashed"
+    ]
+    from gpudoctor.facts_view import has_gpu
+
+    return CheckRun(
+        tuple(clean_finding(f) for f in found),
+        lines,
+        strict,
+        tuple(crashes),
+        no_gpu=not has_gpu(facts),
+    )
+
+
+CRASHED = "check-crashed"
 
 
 def _run_one(
-    area: str, check: Check, facts: HostFacts, matrix: Matrix, intent: Intent
+    area: str,
+    check: Check,
+    facts: HostFacts,
+    matrix: Matrix,
+    intent: Intent,
+    *,
+    crashes: list[Crash] | None = None,
 ) -> list[Finding]:
     try:
         return check(facts, matrix, intent)
@@ -168,13 +226,18 @@ def _run_one(
             )
         ]
     except Exception as exc:  # a check bug must not hide every other finding (flutter's crash)
+        import traceback
+
+        if crashes is not None:
+            text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            crashes.append(Crash(check.__name__, area, f"{type(exc).__name__}: {exc}", text))
         return [
             Finding(
-                code="check-crashed",
+                code=CRASHED,
                 severity=Severity.UNKNOWN,
                 area=area,
-                title=f"{check.__name__} crashed: {type(exc).__name__}: {exc}",
-                fix=CATALOGUE["check-crashed"].fix,
+                title="this check crashed, so its answer is unknown (a gpudoctor bug)",
+                fix=CATALOGUE[CRASHED].fix,
                 subject=check.__name__,
             )
         ]

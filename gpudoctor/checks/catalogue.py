@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gpudoctor.checks.catalogue_amd import AMD_ENTRIES
+from gpudoctor.exitcodes import REPORT_BUG
 from gpudoctor.findings import CatalogueEntry, severities
 
 AREAS = (
@@ -500,9 +501,9 @@ _ENTRIES = (
        "still judged.",
        "Record that host again with `gpudoctor snapshot -o FILE`, or remove the file."),
     _E("check-crashed", "driver", "A check crashed", "unknown",
-       "A check raised an exception on these facts; its result is unknown (a gpudoctor bug: "
-       "please report it with `gpudoctor snapshot`).",
-       "Report it at the gpudoctor issue tracker with the snapshot attached."),
+       "A check raised an exception on these facts; its result is unknown. This is a bug of "
+       "gpudoctor, not a problem of the host, and the run exits 5 (never a pass).",
+       REPORT_BUG[0].upper() + REPORT_BUG[1:] + "."),
     *AMD_ENTRIES,
 )  # fmt: skip
 

@@ -42,13 +42,24 @@ def check_report_read(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[
             f"read {', '.join(report.sections)} from {report.source}"
             + (f" ({where})" if where else ""),
             detail=detail,
-            fix="for the rest, run `gpudoctor check` on that host (or ask for `nvidia-smi` and "
-            "`python -m torch.utils.collect_env`)"
-            if report.unknown
-            else "",
+            fix=_ask_for_more(report.sections) if report.unknown else "",
             evidence=[("sections", report.sections), ("source", report.source)],
         )
     ]
+
+
+# The outputs worth asking a reporter for, each with the section names that already hold it.
+_ASK = (
+    ("`nvidia-smi`", ("nvidia-smi", "nvidia-smi -q", "nvidia-smi -q -x")),
+    ("`python -m torch.utils.collect_env`", ("collect_env",)),
+)
+
+
+def _ask_for_more(sections: Sequence[str]) -> str:
+    """Run gpudoctor there; or ask only for the outputs the report does not already hold."""
+    missing = [what for what, names in _ASK if not set(names) & set(sections)]
+    ask = f" (or ask for {' and '.join(missing)})" if missing else ""
+    return f"for the rest, run `gpudoctor check` on that host{ask}"
 
 
 def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:

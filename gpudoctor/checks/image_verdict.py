@@ -42,13 +42,20 @@ def _judge(facts: HostFacts, matrix: Matrix, image: ImageFacts) -> Finding:
         ("machine", facts.platform.machine),
     ]
     if not has_gpu(facts):
-        return finding(CODE, ERROR, f"{ref} cannot use a GPU here: no NVIDIA GPU", evidence=ev)
+        return finding(
+            CODE,
+            ERROR,
+            f"{ref} cannot use a GPU here: no NVIDIA GPU",
+            fix=(
+                "run it on a host with an NVIDIA GPU and driver, or judge it against one: "
+                f"`gpudoctor snapshot -o host.json` there, then `gpudoctor check --from "
+                f"host.json --image {ref}`"
+            ),
+            evidence=ev,
+        )
     build = build_of(matrix, image)
     if build is None:
-        what = image.error or f"{image.framework} {image.version} (CUDA {image.cuda})"
-        return finding(
-            CODE, UNKNOWN, f"{ref}: its framework build is not known ({what})", evidence=ev
-        )
+        return finding(CODE, UNKNOWN, f"{ref}: {_unknown_build(image)}", evidence=ev)
     start = None
     if image.require_cuda is not None:
         start = admits(
@@ -79,14 +86,35 @@ def _judge(facts: HostFacts, matrix: Matrix, image: ImageFacts) -> Finding:
         )
     how = "" if verdict.native else f" (by minor-version compatibility: {verdict.driver.limits})"
     severity = OK if verdict.native else INFO
+    fix = ""
     if start is None and image.require_cuda is not None:
         severity, how = WARN, how + "; whether NVIDIA_REQUIRE_CUDA admits this host is unknown"
+        # The host's driver or CUDA version could not be read: one start answers it.
+        fix = f"start it once here: `docker run --rm --gpus all {ref} true`"
     return finding(
         CODE,
         severity,
         f"{ref} runs here: {build.label}{how}",
         detail=verdict.driver.reason,
+        fix=fix,
         evidence=ev,
+    )
+
+
+def _unknown_build(image: ImageFacts) -> str:
+    """Why the image's framework build cannot be judged, in words (no exception names)."""
+    if image.error:
+        return f"its framework could not be read ({image.error})"
+    if image.framework is None:
+        return (
+            "it holds no GPU framework gpudoctor knows (neither torch nor tensorflow is "
+            "installed for its python3), so whether its workload runs here is unknown"
+        )
+    if image.framework == "pytorch" and image.version and not image.cuda:
+        return f"it holds a CPU-only torch {image.version}: it runs, but never on the GPU"
+    cuda = f" (CUDA {image.cuda})" if image.cuda else ""
+    return (
+        f"its framework build {image.framework} {image.version or '?'}{cuda} is not in the matrix"
     )
 
 

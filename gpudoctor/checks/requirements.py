@@ -69,8 +69,14 @@ def parse_requirement(text: str) -> Requirement:
     key, op, raw = match.group(1).lower().replace("-", "_"), match.group(2), match.group(3)
     op = "==" if op == "=" else op
     if key not in KEYS:
+        from gpudoctor.matrix.inputs import did_you_mean
+
+        guess = did_you_mean(key, KEYS)
         raise UsageError(
-            f"unknown key {match.group(1)!r} in {text!r}; keys: {', '.join(KEYS)}", hint=_HINT
+            f"unknown key {match.group(1)!r} in {text!r}; keys: {', '.join(KEYS)}",
+            hint=f"did you mean {guess}? --require '{guess}{match.group(2)}{raw}'"
+            if guess
+            else _HINT,
         )
     return Requirement(text=text, key=key, op=op, value=_parse_value(key, op, raw, text))
 
@@ -146,6 +152,14 @@ def judge(facts: HostFacts, matrix: Matrix, req: Requirement) -> Finding:
     sev = Severity.OK if met else Severity.ERROR
     verdict = "met" if met else "not met"
     fix = "" if met else _FIX[req.key]
+    if not met and req.key == "runtime" and facts.platform.systemd is False:
+        fix = fix.replace("sudo systemctl restart docker", "then restart dockerd (no systemd here)")
+    if not met and values == ["n/a"]:
+        # The host has no such part (no NVSwitch, no NVLink): nothing to install or repair.
+        fix = (
+            f"This host has none ({reason}): run where `{req.text}` can hold (a node that has "
+            f"it), or drop --require '{req.text}'."
+        )
     return finding(code, sev, f"{verdict} ({reason})", fix=fix, evidence=ev, subject=req.text)
 
 

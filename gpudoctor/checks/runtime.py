@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.checks.base import Intent, finding, issue_about
 from gpudoctor.facts_view import has_gpu
 from gpudoctor.findings import Finding, Severity
+from gpudoctor.wording import start_docker
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -20,7 +21,12 @@ OK, WARN, ERROR, NA, UNKNOWN = (
     Severity.UNKNOWN,
 )
 
-_CONFIGURE = "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"
+
+def _configure(facts: HostFacts) -> str:
+    """Register the NVIDIA runtime, then restart dockerd (with systemctl only under systemd)."""
+    if facts.platform.systemd is False:
+        return "`sudo nvidia-ctk runtime configure --runtime=docker`, then restart dockerd"
+    return "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"
 
 
 def docker_present(facts: HostFacts) -> bool:
@@ -32,13 +38,14 @@ def docker_absence(facts: HostFacts) -> str:
     """Which part of Docker is missing, and how to start it, when no daemon answered."""
     r = facts.container_runtime
     if r.docker_reachable is None:
-        return "Docker not asked (--no-docker)"
+        # A pasted report never shows Docker; only `snapshot --no-docker` leaves it unasked.
+        return "not in the report" if facts.report is not None else "Docker not asked (--no-docker)"
     if r.docker_client:
         why = issue_about(facts, "docker_reachable")
         because = f" ({why.removeprefix('runtime: ')})" if why else ""
         return (
             f"Docker client installed ({r.docker_client}) but its daemon does not answer"
-            f"{because}: start it with `sudo systemctl start docker`"
+            f"{because}: start it with {start_docker(facts.platform.systemd)}"
         )
     return "Docker not found (no daemon answering, no docker client on PATH)"
 
@@ -84,9 +91,9 @@ def check_docker_runtime(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
             "Docker has neither the NVIDIA runtime nor NVIDIA CDI devices",
             detail='`docker run --gpus all` fails with \'could not select device driver "" '
             "with capabilities: [[gpu]]'",
-            fix=_CONFIGURE
+            fix=_configure(facts)
             if r.toolkit_tools
-            else "install nvidia-container-toolkit, then " + _CONFIGURE,
+            else "install nvidia-container-toolkit, then " + _configure(facts),
             evidence=ev,
         )
     ]
@@ -105,7 +112,8 @@ def check_toolkit(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Find
             "container-toolkit",
             WARN,
             "NVIDIA Container Toolkit not installed (no nvidia-ctk on PATH)",
-            fix="install nvidia-container-toolkit from NVIDIA's repository, then " + _CONFIGURE,
+            fix="install nvidia-container-toolkit from NVIDIA's repository, then "
+            + _configure(facts),
             evidence=ev,
         )
     ]

@@ -76,6 +76,15 @@ def command_named(args: list[str]) -> Optional[str]:
     return None
 
 
+def global_debug_first(args: list[str]) -> list[str]:
+    """`--debug` is a global option, but the bug-report line asks for `gpudoctor check --debug`
+    (where people add a flag): move it before the command, never past a `--`."""
+    end = args.index("--") if "--" in args else len(args)
+    if "--debug" not in args[:end]:
+        return args
+    return ["--debug", *(a for a in args[:end] if a != "--debug"), *args[end:]]
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"gpudoctor {__version__}")
@@ -108,22 +117,25 @@ def _root(
 
 def run(argv: Optional[list[str]] = None) -> int:
     """Run the command line and return its exit code (tests call this; `main` exits with it)."""
+    args = global_debug_first(list(sys.argv[1:] if argv is None else argv))
+    debug = "--debug" in args or bool(os.environ.get("GPUDOCTOR_DEBUG"))
     try:
-        return _run(list(sys.argv[1:] if argv is None else argv))
+        return _run(args, debug=debug)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
     except children.Terminated:
         sys.stderr.write("terminated\n")
         return 143
+    except Exception:  # a bug of gpudoctor: one line saying how to report it, never a pass
+        return _report_bug(command_named(args), as_json=wants_json(args), debug=debug)
     finally:
         # Every way out (a result, an error, Ctrl-C, SIGTERM): no tool gpudoctor started may
         # outlive it (probe threads may still wait on one).
         children.kill_all()
 
 
-def _run(args: list[str]) -> int:
-    debug = "--debug" in args or bool(os.environ.get("GPUDOCTOR_DEBUG"))
+def _run(args: list[str], *, debug: bool) -> int:
     command = typer.main.get_command(make_app(command_named(args)))
     as_json = wants_json(args)
     try:
@@ -140,6 +152,25 @@ def _run(args: list[str]) -> int:
     except (GpuDoctorError, RecursionError) as exc:
         return _report_error(exc, as_json=as_json, debug=debug)
     return int(result) if isinstance(result, int) else 0
+
+
+def _report_bug(command: Optional[str], *, as_json: bool, debug: bool) -> int:
+    """gpudoctor itself failed: exit 5; the exception's name and text only under --debug (with
+    the traceback), since they mean nothing to a user and the hint asks for them anyway."""
+    from gpudoctor.exitcodes import REPORT_BUG, ExitCode
+
+    if debug:
+        import traceback
+
+        traceback.print_exc()
+    where = f"`gpudoctor {command}`" if command else "gpudoctor"
+    return report(
+        f"{where} failed: an internal error of gpudoctor (a bug, not a problem of this host)",
+        REPORT_BUG,
+        exit_code=int(ExitCode.INTERNAL),
+        reference="internal-error",
+        as_json=as_json,
+    )
 
 
 def _report_error(exc: Union[GpuDoctorError, RecursionError], *, as_json: bool, debug: bool) -> int:

@@ -15,9 +15,7 @@ import typer
 from gpudoctor.cli import build_options as opts
 
 if TYPE_CHECKING:
-    from gpudoctor.builder.engine import BuildEvent
     from gpudoctor.builder.pipeline import BuildRequest
-    from gpudoctor.findings import Finding
 
 BUILD_HELP = """Build a known-good GPU framework image, then verify it against its matrix row.
 
@@ -30,9 +28,12 @@ BUILD_HELP = """Build a known-good GPU framework image, then verify it against i
   gpudoctor build --framework pytorch --dry-run     print the Dockerfile only
   gpudoctor build --framework pytorch --from gh200.json
       an arm64 image for a Grace host
+  gpudoctor build --framework pytorch --cuda 12.4 --download-wheels ./wheels
+      where the index is reachable: fill a wheelhouse with the image's wheels
   gpudoctor build --framework pytorch --cuda 12.4 --wheelhouse ./wheels \\
       --base-image mirror.example/nvidia/cuda:12.4.1-runtime-ubuntu22.04
-      offline: no index, a mirrored base image
+      offline: no index, a mirrored base image (the wheels are served to
+      the build on 127.0.0.1, never sent as build context)
 
 Steps: resolve the row (like `gpudoctor matrix resolve`), render templates/Dockerfile.j2, build
 through the Docker daemon (DOCKER_HOST) with live progress on stderr, run the in-image verify
@@ -41,9 +42,10 @@ NVIDIA runtime, also cuda.is_available() and one small kernel), then push with -
 The image is for --platform (linux/amd64, linux/arm64), else the target host's, else
 the daemon's; a daemon that cannot build it (another architecture, no QEMU binfmt
 handler) is refused, never emulated behind your back.
-Exit codes: 2 bad input or no matching row; 3 Docker daemon unreachable or unable to
-build the platform; 4 a build step failed or the image does not hold what the row
-promises.
+Exit codes: 2 bad input, no matching row, or a wheelhouse without the image's wheels;
+3 Docker daemon unreachable or unable to build the platform, or pip unable to download;
+4 a build step failed or the image does not hold what the row promises; 5 gpudoctor
+itself failed (a bug).
 """
 
 
@@ -72,6 +74,7 @@ def build_cmd(
     base_image: opts.BaseImageOpt = None,
     index_url: opts.IndexUrlOpt = None,
     wheelhouse: opts.WheelhouseOpt = None,
+    download_wheels: opts.DownloadWheelsOpt = None,
     tag: opts.TagOpt = None,
     build_arg: Annotated[
         Optional[list[str]],
@@ -136,11 +139,64 @@ def build_cmd(
         verify=not skip_verify,
         gpu=gpus,
     )
+    if download_wheels is not None:
+        check_download(download_wheels, dry_run=dry_run, push=push, wheelhouse=wheelhouse)
+        return run_download(ctx, request, download_wheels, fmt)
     if dry_run:
         from gpudoctor.cli.render_cmd import render_one
 
         return render_one(ctx, request.resolve, request.options, output)
     return run_build(ctx, request, fmt)
+
+
+def check_download(dest: Path, *, dry_run: bool, push: bool, wheelhouse: Optional[Path]) -> None:
+    """--download-wheels fills a wheelhouse and builds nothing."""
+    from gpudoctor.errors import UsageError
+
+    clash = "--dry-run" if dry_run else "--push" if push else None
+    if clash is not None:
+        raise UsageError(
+            f"--download-wheels downloads and builds nothing, so {clash} has nothing to do",
+            hint=f"drop {clash}; build afterwards with --wheelhouse {dest}",
+        )
+    if wheelhouse is not None:
+        raise UsageError(
+            "--download-wheels fills a wheelhouse and --wheelhouse builds from one: give one",
+            hint=f"first --download-wheels {dest}, then the same build with --wheelhouse {dest}",
+        )
+
+
+def run_download(ctx: typer.Context, request: "BuildRequest", dest: Path, fmt: str) -> int:
+    """Resolve the row (for --platform, the target host, else this machine) and let pip fill
+    `dest` with its wheels; the summary (or JSON) on stdout."""
+    import json
+
+    from gpudoctor.builder.download import download_wheels
+    from gpudoctor.builder.pipeline import resolve_row
+    from gpudoctor.builder.spec import make_spec
+    from gpudoctor.cli.common import err, load_matrix
+
+    matrix = load_matrix(ctx)
+    opts.check_in_matrix(matrix, request.resolve)
+    row = resolve_row(matrix, opts.this_machine_unless_named(request.resolve))
+    spec = make_spec(row, request.options)
+    wheels = download_wheels(spec, dest.resolve(), lambda line: err(f"==> {line}"))
+    total = sum(p.stat().st_size for p in wheels)
+    if fmt == "json":
+        data = {
+            "row": row.id,
+            "platform": spec.platform,
+            "wheelhouse": str(dest.resolve()),
+            "wheels": [p.name for p in wheels],
+            "bytes": total,
+        }
+        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(
+            f"{dest}: {len(wheels)} wheel(s), {total / 1e9:.2f} GB, for row {row.id} "
+            f"({spec.platform}); build offline with the same options and --wheelhouse {dest}\n"
+        )
+    return 0
 
 
 def check_dry_run(*, dry_run: bool, output: bool, push: bool) -> None:
@@ -168,58 +224,17 @@ def run_build(ctx: typer.Context, request: "BuildRequest", fmt: str) -> int:
     from gpudoctor.builder.binfmt import emulated_machines
     from gpudoctor.builder.docker_engine import DockerSdkEngine
     from gpudoctor.builder.pipeline import build_image
+    from gpudoctor.cli.build_progress import StderrProgress
     from gpudoctor.cli.common import load_matrix
-    from gpudoctor.errors import BuildFailed
     from gpudoctor.resources import templates_dir
 
     matrix = load_matrix(ctx)
     opts.check_in_matrix(matrix, request.resolve)
     engine = DockerSdkEngine.connect()
     request = replace(request, emulated=emulated_machines(Path("/")))
-    try:
-        report = build_image(request, matrix, engine, StderrProgress(), templates_dir())
-    except BuildFailed as exc:
-        # The log scrolled by live; repeat its tail next to the error the CLI prints.
-        from gpudoctor.report.clean import printable
-
-        sys.stderr.write(f"--- log tail of {printable(exc.step or 'the build')}:\n")
-        sys.stderr.writelines(f"    {printable(line)}\n" for line in exc.log_tail)
-        raise
+    # The failing step's log scrolled by live, once; the error line the CLI prints names the
+    # step and the daemon's message (--format json carries the tail in its error object).
+    with StderrProgress() as progress:
+        report = build_image(request, matrix, engine, progress, templates_dir())
     sys.stdout.write(report.to_json() if fmt == "json" else report.to_text())
     return 0
-
-
-class StderrProgress:
-    """Live progress on stderr: each step, cache hits counted, verify results."""
-
-    def __init__(self) -> None:
-        self.cached = 0
-
-    def phase(self, message: str) -> None:
-        sys.stderr.write(f"==> {message}\n")
-
-    def build_event(self, event: "BuildEvent") -> None:
-        from gpudoctor.report.clean import printable
-
-        # The engine relays what the build printed (a base image's, pip's): shown printable,
-        # so no escape sequence in it acts on the terminal.
-        text = printable(event.text)
-        if event.kind == "step":
-            sys.stderr.write(f"{text}\n")
-        elif event.kind == "cache":
-            self.cached += 1
-            sys.stderr.write(f"    using cache ({self.cached} so far)\n")
-        elif event.kind == "log":
-            sys.stderr.write(f"    {text}\n")
-        elif event.kind == "error":
-            sys.stderr.write(f"!!! {text}\n")
-        sys.stderr.flush()
-
-    def finding(self, finding: "Finding") -> None:
-        from gpudoctor.findings import MARKS
-        from gpudoctor.report.clean import clean_finding
-
-        finding = clean_finding(finding)  # titles quote what the image's probe reported
-        mark = MARKS[finding.severity]
-        detail = f": {finding.detail}" if finding.detail and str(finding.severity) != "n/a" else ""
-        sys.stderr.write(f"    {mark} {finding.title}{detail}\n")

@@ -89,6 +89,14 @@ IndexUrlOpt = Annotated[
     Optional[str],
     typer.Option("--index-url", metavar="URL", help="Framework pip index (a mirror) instead."),
 ]
+DownloadWheelsOpt = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--download-wheels",
+        metavar="DIR",
+        help="Download the image's wheels into DIR (for --wheelhouse DIR); build nothing.",
+    ),
+]
 WheelhouseOpt = Annotated[
     Optional[Path],
     typer.Option(
@@ -98,7 +106,10 @@ WheelhouseOpt = Annotated[
 TagOpt = Annotated[
     Optional[str],
     typer.Option(
-        "--tag", "-t", metavar="NAME:TAG", help="Image tag (default gpudoctor/FW:VER-cuXY-pyX.Y)."
+        "--tag",
+        "-t",
+        metavar="NAME:TAG",
+        help="Image tag (default gpudoctor/FW:VER-cuXY-pyX.Y-DISTRO-FLAVOR-ARCH).",
     ),
 ]
 PlatformOpt = Annotated[
@@ -181,6 +192,19 @@ def platform_machine(platform: Optional[str]) -> Optional[str]:
     from gpudoctor.matrix.inputs import machine_option
 
     return machine_option(platform, "--platform")
+
+
+def this_machine_unless_named(request: ResolveRequest) -> ResolveRequest:
+    """Nothing names a platform and no daemon is asked (render, --download-wheels): this
+    machine's."""
+    if request.machine is not None:
+        return request
+    import platform as _platform
+    from dataclasses import replace
+
+    from gpudoctor.matrix.platforms import X86_64, machine_of
+
+    return replace(request, machine=machine_of(_platform.machine()) or X86_64)
 
 
 def check_in_matrix(matrix: Matrix, request: ResolveRequest) -> None:

@@ -67,7 +67,8 @@ operators >= <= > < == != =.
 
 Exit codes: 0 nothing failed; 1 an error finding, or a requirement unmet or not judgeable (with
 --strict, warnings and unknowns too); 2 usage or bad input (bad flag, expression, snapshot or
-matrix).
+matrix); 3 the Docker daemon unreachable (--image); 5 gpudoctor itself failed (a check crashed:
+a bug; the message says how to report it).
 """
 
 _FORMATS = ("text", "json", "junit", "github", "prometheus", "markdown")
@@ -207,7 +208,25 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     verbose = verbose or state(ctx).verbose
     write_output(render(run, facts, intent, fmt, verbose=verbose, to_file=output), output)
     wrote(output, f"the {fmt} report (exit {run.exit_code})")
+    report_crashes(run, debug=state(ctx).debug)
     return run.exit_code
+
+
+def report_crashes(run: "CheckRun", *, debug: bool) -> None:
+    """A check that raised: one line naming it and how to report it (exit 5); the exception and
+    its traceback only under --debug."""
+    from gpudoctor.exitcodes import REPORT_BUG
+
+    for crash in run.crashes:
+        if debug:
+            sys.stderr.write(crash.traceback or f"{crash.error}\n")
+        what = "its answer is unknown" if crash.kind == "check" else "what it reads is unknown"
+        sys.stderr.write(
+            f"error: {crash.kind} {crash.check} crashed (a bug of gpudoctor, not a problem of "
+            f"this host); {what}\n"
+        )
+    if run.crashes:
+        sys.stderr.write(f"hint: {REPORT_BUG}\n")
 
 
 def check_fleet(
@@ -237,6 +256,14 @@ def check_fleet(
     text = render_fleet_json(summary) if fmt == "json" else render_fleet_text(summary)
     write_output(text, output)
     wrote(output, f"the {fmt} fleet report (exit {exit_code})")
+    from gpudoctor.exitcodes import REPORT_BUG, ExitCode
+
+    if exit_code == ExitCode.INTERNAL:
+        sys.stderr.write(
+            "error: a check crashed on at least one host (a bug of gpudoctor); its answer there "
+            "is unknown: `gpudoctor check --debug --from FILE` on that host's file shows which\n"
+            f"hint: {REPORT_BUG}\n"
+        )
     return exit_code
 
 

@@ -73,7 +73,8 @@ def click_error(exc: Exception) -> tuple[str, str, int]:
     if isinstance(exc, click_exceptions.NoSuchOption):
         name = exc.option_name
         options = _option_names(ctx)
-        guess = (exc.possibilities or [None])[0] or did_you_mean(name, options)
+        guess = _format_flag(name, ctx) or (exc.possibilities or [None])[0]
+        guess = guess or did_you_mean(name, options)
         hint = f"did you mean {guess}? {help_hint}" if guess else help_hint
         return f"{path}: no such option {name}", hint, code
     text = exc.format_message() if hasattr(exc, "format_message") else str(exc)
@@ -89,6 +90,19 @@ def click_error(exc: Exception) -> tuple[str, str, int]:
         )
     first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     return f"{path}: {first[0].lower()}{first[1:].rstrip('.')}", help_hint, code
+
+
+def _format_flag(name: str, ctx: Any) -> str | None:
+    """`--json` -> `--format json`, where the command's --format takes that value (its help
+    names every value it takes: "text, json, junit, ...")."""
+    import re
+
+    word = name.lstrip("-").lower()
+    params = ctx.command.params if ctx is not None else []
+    helps = [p.help or "" for p in params if "--format" in getattr(p, "opts", ())]
+    if word and any(re.search(rf"\b{re.escape(word)}\b", h) for h in helps):
+        return f"--format {word}"
+    return None
 
 
 def _option_names(ctx: Any) -> list[str]:

@@ -145,15 +145,7 @@ def render_one(
 
     matrix = load_matrix(ctx)
     opts.check_in_matrix(matrix, request)
-    if request.machine is None:
-        # Nothing names a platform and rendering asks no daemon: this machine's.
-        import platform as _platform
-        from dataclasses import replace
-
-        from gpudoctor.matrix.platforms import X86_64, machine_of
-
-        request = replace(request, machine=machine_of(_platform.machine()) or X86_64)
-    row = resolve_row(matrix, request)
+    row = resolve_row(matrix, opts.this_machine_unless_named(request))
     spec, dockerfile = render_row(row, options, templates_dir())
     opts.print_warnings(spec.warnings)
     if row.unread:

@@ -45,6 +45,7 @@ def load_facts(path: Path, architectures: Sequence[Architecture] = ()) -> HostFa
     from gpudoctor.pasted.dispatch import read_report
 
     text, name = read_source(path)
+    refuse_empty(text, name)
     if _is_snapshot(text):
         return facts_json.loads(text, name)
     try:
@@ -70,6 +71,24 @@ def _is_snapshot(text: str) -> bool:
     return isinstance(data, dict)
 
 
+def refuse_empty(text: str, name: str) -> None:
+    """An empty file (or input) is named as empty, not as a report nobody recognised."""
+    if text.strip():
+        return
+    empty = "is empty" if not text else "holds only blank lines"
+    if name == "<stdin>":
+        raise FactsError(
+            f"standard input {empty}",
+            hint="pipe a report in: `nvidia-smi | gpudoctor check --from -`",
+        )
+    raise FactsError(
+        f"{name}: the file {empty}",
+        hint="save the report into it first (`nvidia-smi > report.txt`, `python -m "
+        "torch.utils.collect_env >> report.txt`), or record a snapshot: `gpudoctor snapshot "
+        "-o host.json`",
+    )
+
+
 def load_host_list(
     path: Path, architectures: Sequence[Architecture] = ()
 ) -> list[tuple[str, HostFacts]]:
@@ -79,6 +98,7 @@ def load_host_list(
     from gpudoctor.pasted.dispatch import read_reports
 
     text, name = read_source(path)
+    refuse_empty(text, name)
     if _is_snapshot(text):
         return [(name, facts_json.loads(text, name))]
     try:

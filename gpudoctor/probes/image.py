@@ -24,7 +24,13 @@ MARKER = "GPUDOCTOR-IMAGE "
 # Runs inside the image with its own python3: standard library only, Python 3.8+ syntax.
 _SNIPPET = r"""
 import importlib.metadata as m, importlib.util as u, json, os, re
-out = {}
+def dist(*names):
+    for name in names:
+        try:
+            return m.version(name)
+        except m.PackageNotFoundError:
+            pass
+out = {"framework": None}
 try:
     spec = u.find_spec("torch")
     if spec and spec.origin:
@@ -32,10 +38,11 @@ try:
         v = re.search(r"__version__\s*=\s*['\"]([^'\"]+)", text)
         c = re.search(r"^cuda\s*(?::\s*\S+\s*)?=\s*['\"]([^'\"]+)", text, re.M)
         out = {"framework": "pytorch", "version": v and v.group(1), "cuda": c and c.group(1)}
-    else:
-        out = {"framework": "tensorflow", "version": m.version("tensorflow")}
+    elif u.find_spec("tensorflow") is not None:
+        v = dist("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly")
+        out = {"framework": "tensorflow", "version": v}
 except Exception as exc:
-    out = {"error": "%s: %s" % (type(exc).__name__, exc)}
+    out = {"error": str(exc) or "reading it failed"}
 print("GPUDOCTOR-IMAGE " + json.dumps(out))
 """
 
@@ -69,8 +76,7 @@ def probe_image(engine: ImageEngine, reference: str) -> ImageFacts:
     result = engine.run(reference, ["python3", "-c", _SNIPPET], gpus=False, timeout=RUN_TIMEOUT_S)
     line = next((x for x in result.stdout.splitlines() if x.startswith(MARKER)), None)
     if line is None:
-        tail = (result.stderr or result.stdout).strip()[-300:]
-        error = tail or "no report"
+        error = _no_report(result.exit_code, result.stderr or result.stdout)
         return ImageFacts(reference, "run", require_cuda=require, error=error, platform=platform)
     data = _report(line[len(MARKER) :])
     if isinstance(data, str):  # the image printed a report line gpudoctor cannot read
@@ -86,6 +92,20 @@ def probe_image(engine: ImageEngine, reference: str) -> ImageFacts:
         require_cuda=require,
         error=text(data.get("error")),
         platform=platform,
+    )
+
+
+def _no_report(exit_code: int, output: str) -> str:
+    """Why the image's python3 gave no report, in words: its last line without a Python
+    exception's class name (an image without python3, or one older than 3.8)."""
+    import re
+
+    lines = [x.strip() for x in output.strip().splitlines() if x.strip()]
+    last = re.sub(r"^[A-Za-z_.]*(Error|Exception|Exit): ", "", lines[-1])[:200] if lines else ""
+    if exit_code == 127:
+        return f"the image has no python3 to read it with ({last or 'not found'})"
+    return f"python3 in the image exited {exit_code} without a report" + (
+        f": {last}" if last else ""
     )
 
 

@@ -78,6 +78,7 @@ def probe_platform(
         nvidia_visible_devices=env.get("NVIDIA_VISIBLE_DEVICES"),
         nvidia_driver_capabilities=env.get("NVIDIA_DRIVER_CAPABILITIES"),
         cuda_visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
+        systemd=(root / "run/systemd/system").is_dir(),
         l4t_release=l4t_release(read_first_line(root / "etc/nv_tegra_release")),
         iommu=probe_iommu(root),
         vgpu_client=licence_client(root),

@@ -195,7 +195,9 @@ def _docker(
         issues.append(ProbeIssue(PROBE, "docker_reachable", "docker-unreachable", str(exc)))
         return False, None, (), None
     except Exception as exc:  # the SDK raises requests, urllib3 and docker errors alike
-        reason = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        from gpudoctor.wording import connection_failure
+
+        reason = connection_failure(exc)
         issues.append(ProbeIssue(PROBE, "docker_reachable", "docker-unreachable", reason))
         return False, None, (), None
     info_out.update(info)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.checks.catalogue import AREA_TITLES
 from gpudoctor.findings import MARKS, Severity
 from gpudoctor.report.markdown import escape, inert
-from gpudoctor.report.text import area_mark, summary_line
+from gpudoctor.report.text import summary_line
 
 if TYPE_CHECKING:
     from gpudoctor.checks import CheckRun
@@ -60,10 +60,9 @@ def render_step_summary(run: CheckRun) -> str:
     """Markdown for $GITHUB_STEP_SUMMARY: areas with marks, then a table of the problems."""
     out = ["## gpudoctor check", ""]
     for area in run.areas():
-        found = [f for f in run.findings if f.area == area]
         headline = run.headlines.get(area, "")
         out.append(
-            f"- {area_mark(found)} **{AREA_TITLES.get(area, area)}**"
+            f"- {MARKS[run.area_status(area)]} **{AREA_TITLES.get(area, area)}**"
             + (f": {_cell(headline)}" if headline else "")
         )
     problems = [

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from gpudoctor import __version__
 from gpudoctor.checks.catalogue import AREA_TITLES
 from gpudoctor.facts_json import to_dict
-from gpudoctor.findings import area_status_of
 
 if TYPE_CHECKING:
     from gpudoctor.checks import CheckRun, Intent
@@ -41,13 +40,12 @@ def finding_dict(f: Finding) -> dict[str, Any]:
 def envelope(run: CheckRun, facts: HostFacts, intent: Intent) -> dict[str, Any]:
     areas = []
     for area in run.areas():
-        found = [f for f in run.findings if f.area == area]
         areas.append(
             {
                 "area": area,
                 "title": AREA_TITLES.get(area, area),
                 "headline": run.headlines.get(area, ""),
-                "status": area_status_of(found).value,
+                "status": run.area_status(area).value,
             }
         )
     return {

@@ -69,7 +69,8 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric(
         "gpudoctor_check_exit_code",
-        "Exit code of the check: 0 ok, 1 a check failed, 2 bad input, 3 environment.",
+        "Exit code of the check: 0 ok, 1 a check failed, 2 bad input, 3 environment, 5 a check "
+        "crashed.",
     ),
     Metric(
         "gpudoctor_check_status",

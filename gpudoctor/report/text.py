@@ -7,8 +7,10 @@ from __future__ import annotations
 import os
 from typing import IO, TYPE_CHECKING
 
+from gpudoctor.checks import GPU_AREAS
 from gpudoctor.checks.catalogue import AREA_TITLES
-from gpudoctor.findings import MARKS, Finding, Severity, area_status_of
+from gpudoctor.exitcodes import ExitCode
+from gpudoctor.findings import MARKS, Finding, Severity
 from gpudoctor.wording import plural
 
 if TYPE_CHECKING:
@@ -37,12 +39,6 @@ def use_colour(stream: IO[str], env: dict[str, str] | None = None) -> bool:
 
 def _paint(mark: str, text: str, colour: bool) -> str:
     return f"\033[{_COLOURS[mark]}m{text}\033[0m" if colour else text
-
-
-def area_mark(findings: list[Finding]) -> str:
-    """The area's status box: its worst finding; ✓ when only ok/info; - when all n/a or
-    without an NVIDIA GPU (see `area_status_of`)."""
-    return MARKS[area_status_of(findings)]
 
 
 def _shown(f: Finding, verbose: bool) -> bool:
@@ -92,7 +88,7 @@ def render_text(run: CheckRun, *, verbose: bool = False, colour: bool = False) -
     out = [] if verbose else ["gpudoctor check (to see all details, run gpudoctor check -v):"]
     for area in run.areas():
         found = [f for f in run.findings if f.area == area]
-        mark = area_mark(found)
+        mark = MARKS[run.area_status(area)]
         headline = run.headlines.get(area, "")
         title = AREA_TITLES.get(area, area) + (f": {headline}" if headline else "")
         out.append(f"[{_paint(mark, mark, colour)}] {title}")
@@ -110,7 +106,7 @@ def _skipped_lines(run: CheckRun) -> list[str]:
     import textwrap
 
     codes = sorted(
-        {f.code for f in run.findings if f.severity is Severity.NA and f.area in _GPU_AREAS}
+        {f.code for f in run.findings if f.severity is Severity.NA and f.area in GPU_AREAS}
     )
     amd = any(f.area == "amd" for f in run.findings)
     gpu = "an NVIDIA GPU" if amd else "a GPU"
@@ -118,9 +114,6 @@ def _skipped_lines(run: CheckRun) -> list[str]:
     return textwrap.wrap(
         text, width=79, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False
     )
-
-
-_GPU_AREAS = ("driver", "gpu", "runtime", "multigpu")
 
 
 def summary_line(run: CheckRun, colour: bool = False) -> str:
@@ -137,4 +130,6 @@ def summary_line(run: CheckRun, colour: bool = False) -> str:
     worst = Severity.ERROR if c["error"] else Severity.WARN if c["warn"] else Severity.UNKNOWN
     mark = MARKS[worst]
     verdict = "failed" if run.exit_code else "passed"
+    if run.exit_code == ExitCode.INTERNAL:
+        verdict = "did not finish: gpudoctor itself failed"
     return _paint(mark, f"{mark} {problems}", colour) + f"; check {verdict} (exit {run.exit_code})"

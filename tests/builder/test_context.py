@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tarfile
+from dataclasses import replace
 from pathlib import Path
 
 from gpudoctor.builder.context import write_context
@@ -13,8 +14,11 @@ from gpudoctor.resources import templates_dir
 from tests.support.builder import ROW, make_fake_torch, make_wheel
 
 
-def _context(tmp_path: Path, name: str, options: BuildOptions) -> tuple[Path, list[str]]:
+def _context(
+    tmp_path: Path, name: str, options: BuildOptions, *, served: bool = True
+) -> tuple[Path, list[str]]:
     spec = make_spec(ROW, options)
+    spec = spec if served else replace(spec, wheel_url=None)
     out = tmp_path / name
     out.mkdir()
     ctx = write_context(spec, render_dockerfile(spec, templates_dir()), templates_dir(), out)
@@ -89,8 +93,16 @@ def test_an_sdist_in_the_way_copies_the_whole_wheelhouse_and_says_so(tmp_path: P
     assert len(chosen.files) == len(list(house.iterdir()))
 
 
-def test_offline_context_carries_only_the_needed_wheels(tmp_path: Path) -> None:
+def test_a_served_wheelhouse_stays_out_of_the_context(tmp_path: Path) -> None:
+    """The default: the wheels are served on 127.0.0.1, the context is as small as without."""
     house = _house(tmp_path)
     _, names = _context(tmp_path, "ctx", BuildOptions(wheelhouse=house))
+    assert names == ["Dockerfile", "requirements.txt", "wheelhouse.txt"]  # their digests
+
+
+def test_offline_context_carries_only_the_needed_wheels(tmp_path: Path) -> None:
+    """A daemon that cannot reach this host's 127.0.0.1 gets the needed wheels in the context."""
+    house = _house(tmp_path)
+    _, names = _context(tmp_path, "ctx", BuildOptions(wheelhouse=house), served=False)
     wheels = sorted(n for n in names if n.startswith("wheels/"))
     assert [w.split("/")[1].split("-")[0] for w in wheels] == ["pillow", "torch", "torchvision"]

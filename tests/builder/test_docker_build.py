@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.builder.docker_engine import DockerSdkEngine
+from gpudoctor.builder.engine import BuildOutcome
 from gpudoctor.builder.pipeline import BuildRequest, build_row
 from gpudoctor.builder.spec import BuildOptions
 from gpudoctor.cli.app import run
 from gpudoctor.compat.request import ResolveRequest
 from gpudoctor.errors import VerifyFailed
 from gpudoctor.resources import templates_dir
-from tests.support.builder import TORCH_ONLY_ROW, RecordingProgress
+from tests.support.builder import TORCH_ONLY_ROW, RecordingProgress, make_fake_torch, make_wheel
 
 pytestmark = pytest.mark.docker
 MATRIX = str(Path(__file__).resolve().parents[1] / "data" / "build" / "matrix.toml")
@@ -55,7 +56,12 @@ def test_build_verify_and_labels_read_back(
     captured = capsys.readouterr()
     report = json.loads(captured.out)
     assert "Step 1/" in captured.err  # live progress went to stderr
+    assert "\x1b" not in captured.err  # stderr is no terminal here
     assert report["image"]["tags"] == [test_tag]
+    stage = report["install_stage"]  # kept as layer cache, named with its size and removal
+    assert stage["size"] > 0
+    assert stage["remove"].startswith("docker image rm ")
+    assert engine.inspect(stage["id"]) is not None
     assert report["row"]["id"] == "pytorch-2.5.1-cu124-py3.11-ubuntu22.04-runtime"
     verdicts = {v["code"]: v["severity"] for v in report["verify"]}
     assert verdicts == {
@@ -132,18 +138,28 @@ def test_a_cpu_only_wheel_fails_verification_with_exit_4(
     assert "CUDA 12.4" in err
 
 
-def test_a_failing_step_exits_4_with_the_step_and_log_tail(
+def _wrong_torch(tmp_path: Path) -> Path:
+    house = tmp_path / "wrong"
+    house.mkdir()
+    make_fake_torch(house, version="2.5.0+cu124")
+    make_wheel(house, "torchvision", "0.20.1", {}, requires=("torch==2.5.1",))
+    return house
+
+
+def test_a_failing_step_exits_4_with_its_log_once_and_the_option_that_fixes_it(
     standin_base: str, tmp_path: Path, test_tag: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    assert _cli_build(standin_base, empty, test_tag) == 4
+    """A wheelhouse holding torch, but not the pinned release: the check before the build
+    passes (the project is there), pip fails inside the step."""
+    house = _wrong_torch(tmp_path)
+    assert _cli_build(standin_base, house, test_tag) == 4
     err = capsys.readouterr().err
     assert "error: image build failed at Step" in err
     assert "pip install" in err.split("error: image build failed at ")[1].splitlines()[0]
-    tail = err.split("--- log tail of ")[1]
-    assert "No matching distribution found for torch==2.5.1" in tail
-    assert "note: wheelhouse" in err  # the missing wheels were announced before building
+    assert err.count("No matching distribution found for torch==2.5.1") == 1  # the live log
+    assert f"hint: the wheelhouse {house} has no wheel for torch==2.5.1" in err
+    assert "--download-wheels" in err
+    assert "\x1b" not in err  # not a terminal: no escape sequences
 
 
 def test_a_rebuild_takes_every_step_from_the_cache(
@@ -161,6 +177,28 @@ def test_a_rebuild_takes_every_step_from_the_cache(
     assert second.outcome.cached == second.outcome.steps - second.outcome.from_steps > 8
     assert second.image_id == first.image_id
     assert sum(e.kind == "cache" for e in progress.events) == second.outcome.cached
+    assert not [n for n in second.context_files if n.startswith("wheels/")]  # served, not sent
+
+
+def test_a_served_wheelhouse_whose_wheels_changed_misses_the_cache(
+    standin_base: str,
+    wheelhouse: Path,
+    cpu_wheelhouse: Path,
+    test_tag: str,
+    engine: DockerSdkEngine,
+) -> None:
+    """The pip step names the same URL for both wheelhouses (same row): only the manifest of
+    the wheels' digests, copied before it, tells the builder the wheels are not the same."""
+
+    def build(house: Path) -> BuildOutcome:
+        options = BuildOptions(base_image=standin_base, wheelhouse=house, tag=test_tag)
+        request = BuildRequest(ResolveRequest("pytorch"), options, verify=False)
+        report = build_row(TORCH_ONLY_ROW, request, engine, RecordingProgress(), templates_dir())
+        return report.outcome
+
+    build(wheelhouse)
+    assert not build(cpu_wheelhouse).all_cached
+    assert build(cpu_wheelhouse).all_cached
 
 
 def test_verify_of_a_foreign_image_names_the_differences(
@@ -189,8 +227,8 @@ def test_check_image_without_labels_runs_it_once(
         ["--image", standin_base, "--from", str(hosts / "h100-8x-healthy.json")], capsys
     )
     assert found["severity"] == "unknown"
-    assert "its framework build is not known" in found["title"]
-    assert "PackageNotFoundError" in found["title"]
+    assert "holds no GPU framework gpudoctor knows" in found["title"]
+    assert "Error" not in found["title"]
     assert code == 0
 
 
@@ -216,11 +254,23 @@ def test_a_run_that_outlives_its_timeout_is_exit_124_not_an_unreachable_daemon(
 def test_a_failing_build_with_format_json_prints_a_json_error_exit_4(
     standin_base: str, tmp_path: Path, test_tag: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    assert _cli_build(standin_base, empty, test_tag, "--format", "json") == 4
+    assert _cli_build(standin_base, _wrong_torch(tmp_path), test_tag, "--format", "json") == 4
     error = json.loads(capsys.readouterr().out)["error"]
     assert error["exit_code"] == 4
     assert error["reference"] == "build-failed"
     assert error["step"].startswith("Step ")
     assert any("No matching distribution" in line for line in error["log_tail"])
+
+
+def test_a_missing_base_given_with_base_image_is_pulled_or_loaded_not_given_again(
+    tmp_path: Path, wheelhouse: Path, test_tag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No registry is reachable here: the FROM step fails at once, and the hint names the
+    image and how to get it onto the daemon, not the option the user already gave."""
+    assert _cli_build("gpudoctor-test/nosuch:1", wheelhouse, test_tag) == 4
+    err = capsys.readouterr().err
+    assert "error: image build failed at Step 1/" in err
+    hint = next(line for line in err.splitlines() if line.startswith("hint: "))
+    assert hint.startswith("hint: image gpudoctor-test/nosuch:1 is not on this Docker daemon")
+    assert "docker load" in hint
+    assert "--base-image" not in hint

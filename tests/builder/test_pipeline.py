@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from gpudoctor.builder.engine import BuildEvent
+from gpudoctor.builder.engine import BuildEvent, ImageInfo
 from gpudoctor.builder.pipeline import BuildRequest, build_image, build_row
 from gpudoctor.builder.spec import BuildOptions, make_spec
 from gpudoctor.compat.request import ResolvedRow, ResolveRequest
@@ -36,12 +37,13 @@ def _request(**kw: object) -> BuildRequest:
 def test_build_row_builds_verifies_and_reports() -> None:
     engine, progress = _engine(), RecordingProgress()
     report = build_row(ROW, _request(), engine, progress, templates_dir())
-    assert [name for name, _ in engine.calls] == ["ping", "build", "inspect", "inspect", "run"]
+    calls = [name for name, _ in engine.calls]
+    assert calls == ["ping", "inspect", "build", "inspect", "inspect", "run"]
     assert engine.context_names == ["Dockerfile", "requirements.txt"]  # no verify script
     assert report.outcome.cached == 1
     assert report.image_id == "sha256:" + "ab" * 32
     assert [f.code for f in progress.findings][-1] == "verify-labels"
-    assert any("mutable" in p for p in progress.phases)
+    assert not any("mutable" in p for p in progress.phases)  # a base only here: no digest
     data = report.to_dict()
     assert set(data) == {
         "schema_version",
@@ -53,6 +55,7 @@ def test_build_row_builds_verifies_and_reports() -> None:
         "verify",
         "pushed",
         "notes",
+        "install_stage",
     }
     assert data["row"]["id"] == ROW.id
     assert data["build"]["steps"] == 2
@@ -76,6 +79,7 @@ def test_options_reach_the_engine_and_push_runs_after_verify() -> None:
         "nocache": True,
         "args": {"HTTPS_PROXY": "http://p:3128"},
         "platform": None,  # the daemon's own platform: not sent
+        "host_network": False,  # no wheelhouse to serve
     }
     run = next(args for name, args in engine.calls if name == "run")
     assert isinstance(run, dict)
@@ -122,3 +126,66 @@ def test_build_image_resolves_from_the_matrix_first() -> None:
             RecordingProgress(),
             templates_dir(),
         )
+
+
+STAGED_EVENTS = (
+    BuildEvent("step", "Step 1/4 : FROM base AS python", 1, 4),
+    BuildEvent("log", " ---> 37c51e2d4c29"),
+    BuildEvent("step", "Step 2/4 : FROM python AS install", 2, 4),
+    BuildEvent("step", "Step 3/4 : RUN pip install", 3, 4),
+    BuildEvent("log", " ---> 5e810c7070ce"),
+    BuildEvent("step", "Step 4/4 : FROM python", 4, 4),
+    BuildEvent("log", " ---> 37c51e2d4c29"),
+    BuildEvent("image", "sha256:" + "ab" * 32),
+)
+
+
+@dataclass
+class StageEngine(FakeEngine):
+    """Knows the install stage's image as the daemon would: labelled, 8.1 GB."""
+
+    def inspect(self, image: str) -> ImageInfo | None:
+        if image == "5e810c7070ce":
+            stage = {"io.gpudoctor.stage": "install"}
+            return ImageInfo(
+                id="sha256:5e810c7070ce" + "0" * 52, tags=(), size=8_100_000_000, labels=stage
+            )
+        return super().inspect(image)
+
+
+def test_the_install_stage_left_as_cache_is_named_with_its_size_and_removal() -> None:
+    base = _engine()
+    engine = StageEngine(
+        build_events=STAGED_EVENTS, probe_stdout=base.probe_stdout, labels=base.labels
+    )
+    report = build_row(ROW, _request(verify=False), engine, RecordingProgress(), templates_dir())
+    text = report.to_text()
+    assert "kept the install stage as the layer cache of the next build: image 5e810c7070ce" in text
+    assert "(8.1 GB with its base layers)" in text
+    assert "`docker image rm 5e810c7070ce`" in text
+    assert "docker image prune -f --filter label=io.gpudoctor.stage=install" in text
+    stage = report.to_dict()["install_stage"]
+    assert stage["remove"] == "docker image rm 5e810c7070ce"
+    assert stage["size"] == 8_100_000_000
+
+
+@pytest.mark.parametrize(
+    ("digests", "warned"),
+    [
+        ((), None),  # loaded or built here: no registry digest can pin it
+        (("nvidia/cuda@sha256:" + "cd" * 32,), "@sha256:" + "cd" * 32),  # the one it came with
+    ],
+)
+def test_the_tag_only_warning_only_where_a_digest_can_be_had(
+    digests: tuple[str, ...], warned: str | None
+) -> None:
+    engine = _engine(repo_digests=digests)
+    progress = RecordingProgress()
+    report = build_row(ROW, _request(verify=False), engine, progress, templates_dir())
+    warnings = [p for p in progress.phases if "pinned by tag only" in p]
+    if warned is None:
+        assert warnings == []
+        assert not any("pinned by tag only" in n for n in report.notes)
+    else:
+        assert len(warnings) == 1  # once
+        assert warnings[0].endswith(f"--base-image nvidia/cuda{warned}")

@@ -16,7 +16,7 @@ DIGEST = "sha256:" + "ab" * 32
 
 def test_defaults_come_from_the_row() -> None:
     spec = make_spec(ROW, BuildOptions())
-    assert spec.tag == "gpudoctor/pytorch:2.5.1-cu124-py3.11"
+    assert spec.tag == "gpudoctor/pytorch:2.5.1-cu124-py3.11-ubuntu22.04-runtime-amd64"
     assert spec.base_image == ROW.base_image
     assert spec.index_url == ROW.index_url
     assert spec.requirements == ("torch==2.5.1", "torchvision==0.20.1")
@@ -90,5 +90,16 @@ def test_bad_matrix_requirement_names_the_row() -> None:
 
 def test_default_tag_uses_the_wheel_index_naming() -> None:
     assert default_tag(dataclasses.replace(ROW, cuda="13.0", python="3.12")) == (
-        "gpudoctor/pytorch:2.5.1-cu130-py3.12"
+        "gpudoctor/pytorch:2.5.1-cu130-py3.12-ubuntu22.04-runtime-amd64"
     )
+
+
+def test_default_tags_of_rows_differing_by_flavour_or_platform_never_collide() -> None:
+    rows = [
+        dataclasses.replace(ROW, flavor=flavor, platform=platform)
+        for flavor in ("runtime", "devel")
+        for platform in ("linux/amd64", "linux/arm64")
+    ]
+    tags = {default_tag(row) for row in rows}
+    assert len(tags) == 4
+    assert "gpudoctor/pytorch:2.5.1-cu124-py3.11-ubuntu22.04-devel-arm64" in tags

@@ -93,3 +93,48 @@ def test_an_amd64_image_does_not_run_on_an_aarch64_host() -> None:
     )  # fmt: skip
     severity, title, _ = _verdict("dgx-spark", arm)
     assert severity == "ok", title
+
+
+IMAGE_SHAPES = (
+    ImageFacts("labelled:1", "labels", "pytorch", "2.5.1", "12.4", require_cuda="cuda>=12.0"),
+    ImageFacts("no-framework:1", "run"),
+    ImageFacts("cpu-torch:1", "run", "pytorch", "2.5.1", None),
+    ImageFacts("tf:1", "run", "tensorflow", "2.16.1"),
+    ImageFacts("unknown-tf:1", "run", "tensorflow", None),
+    ImageFacts("no-python:1", "run", error="the image has no python3 to read it with"),
+    ImageFacts("odd:1", "labels", "pytorch", "9.9.9", "99.9", require_cuda="cuda>=99.9"),
+)
+
+
+@pytest.mark.parametrize("host", sorted(p.stem for p in HOSTS.glob("*.json")))
+def test_every_image_shape_on_every_recorded_host_is_judged_never_crashes(host: str) -> None:
+    """The issue's crashes: a host without a GPU (an error finding without a fix) and an image
+    without a framework. Every shape of image facts, on every kind of host, gives one finding
+    whose words carry no Python exception name, and problems carry a fix."""
+    facts = load(HOSTS / f"{host}.json")
+    matrix = load_matrix(default_matrix_path())
+    for image in IMAGE_SHAPES:
+        found = run_checks(facts, matrix, Intent(image=image), only=frozenset({"image-runs-here"}))
+        assert not found.crashes, (image.reference, found.crashes)
+        (one,) = found.findings
+        assert "Error" not in one.title + one.detail
+        if one.severity.value in ("error", "warn"):
+            assert one.fix
+
+
+def test_no_gpu_is_an_error_with_a_fix_that_names_a_gpu_host() -> None:
+    severity, title, _ = _verdict("no-gpu-toolkit-only", IMAGE_SHAPES[0])
+    assert (severity, title) == ("error", "labelled:1 cannot use a GPU here: no NVIDIA GPU")
+    facts = load(HOSTS / "no-gpu-toolkit-only.json")
+    run_ = run_checks(facts, load_matrix(default_matrix_path()), Intent(image=IMAGE_SHAPES[0]))
+    (one,) = [f for f in run_.findings if f.code == "image-runs-here"]
+    assert "gpudoctor check --from host.json --image labelled:1" in one.fix
+    assert run_.exit_code == 1
+
+
+def test_an_image_without_a_framework_is_unknown_in_words() -> None:
+    severity, title, _ = _verdict("h100-8x-healthy", IMAGE_SHAPES[1])
+    assert severity == "unknown"
+    assert "holds no GPU framework gpudoctor knows (neither torch nor tensorflow" in title
+    severity, title, _ = _verdict("h100-8x-healthy", IMAGE_SHAPES[2])
+    assert "CPU-only torch 2.5.1" in title

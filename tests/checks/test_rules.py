@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from gpudoctor.checks import Intent, _run_one, run_checks, select_codes
+from gpudoctor.checks import Crash, Intent, _run_one, run_checks, select_codes
 from gpudoctor.errors import UsageError
 from gpudoctor.facts import DeviceNode, FrameworkFacts, HostFacts, ProbeIssue
 from gpudoctor.findings import Finding, Severity
@@ -55,9 +55,11 @@ def test_a_crashing_check_becomes_an_unknown_finding(matrix: Matrix) -> None:
     def broken(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
         raise KeyError("nope")
 
-    (f,) = _run_one("gpu", broken, host("h100-8x-healthy"), matrix, Intent())
-    assert (f.code, f.severity, f.area) == ("check-crashed", U, "gpu")
-    assert "KeyError" in f.title
+    crashes: list[Crash] = []
+    (f,) = _run_one("gpu", broken, host("h100-8x-healthy"), matrix, Intent(), crashes=crashes)
+    assert (f.code, f.severity, f.area, f.subject) == ("check-crashed", U, "gpu", "broken")
+    assert "KeyError" not in f.title  # the class name only under --debug
+    assert [c.error for c in crashes] == ["KeyError: 'nope'"]
 
 
 def test_gpu_label() -> None:

@@ -70,17 +70,26 @@ def test_daemon_not_asked_when_no_factory(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "error",
-    [DockerUnavailable("no Docker socket at /var/run/docker.sock"), ConnectionError("refused")],
+    ("error", "reason"),
+    [
+        (DockerUnavailable("no Docker socket at /var/run/docker.sock"), None),
+        (
+            ConnectionRefusedError(111, "Connection refused"),
+            "connection refused (nothing listens there)",
+        ),
+        (ConnectionError("refused"), "refused"),
+    ],
 )
-def test_unreachable_daemon_is_a_value_and_an_issue(tmp_path: Path, error: Exception) -> None:
+def test_unreachable_daemon_is_a_value_and_an_issue(
+    tmp_path: Path, error: Exception, reason: str | None
+) -> None:
     def factory() -> FakeDocker:
         raise error
 
     facts, issues = probe_runtime(tmp_path, {}, FakeRunner(), factory)
     assert facts.docker_reachable is False
     assert facts.runtimes == ()
-    assert [(i.code, i.reason) for i in issues] == [("docker-unreachable", str(error))]
+    assert [(i.code, i.reason) for i in issues] == [("docker-unreachable", reason or str(error))]
 
 
 def test_malformed_daemon_json(tmp_path: Path) -> None:

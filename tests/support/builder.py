@@ -7,7 +7,7 @@ import hashlib
 import shutil
 import subprocess
 import zipfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -151,6 +151,7 @@ class FakeEngine:
     runtimes: tuple[str, ...] = ("runc",)
     architecture: str | None = "x86_64"  # the daemon's /info "Architecture"
     calls: list[tuple[str, object]] = field(default_factory=list)
+    repo_digests: tuple[str, ...] = ()  # what inspect says every image was pulled with
     context_names: list[str] = field(default_factory=list)
 
     def ping(self) -> DaemonInfo:
@@ -165,12 +166,22 @@ class FakeEngine:
         nocache: bool,
         build_args: Mapping[str, str],
         platform: str | None = None,
+        sent: Callable[[int], None] | None = None,
+        host_network: bool = False,
     ) -> Iterator[BuildEvent]:
         import tarfile
 
         with tarfile.open(context) as tar:
             self.context_names = tar.getnames()
-        call = {"tag": tag, "nocache": nocache, "args": dict(build_args), "platform": platform}
+        if sent is not None:
+            sent(context.stat().st_size)
+        call = {
+            "tag": tag,
+            "nocache": nocache,
+            "args": dict(build_args),
+            "platform": platform,
+            "host_network": host_network,
+        }
         self.calls.append(("build", call))
         yield from self.build_events
 
@@ -180,7 +191,13 @@ class FakeEngine:
 
     def inspect(self, image: str) -> ImageInfo | None:
         self.calls.append(("inspect", image))
-        return ImageInfo(id="sha256:" + "ab" * 32, tags=(image,), size=123, labels=self.labels)
+        return ImageInfo(
+            id="sha256:" + "ab" * 32,
+            tags=(image,),
+            size=123,
+            labels=self.labels,
+            repo_digests=self.repo_digests,
+        )
 
     def push(self, tag: str) -> Iterator[str]:
         self.calls.append(("push", tag))

@@ -31,12 +31,11 @@ ENV PATH="/opt/venv/bin:${PATH}" \
 FROM python AS install
 # Names this stage's leftover (untagged) image: docker image prune --filter label=io.gpudoctor.stage
 LABEL io.gpudoctor.stage="install"
-COPY extra-requirements.txt requirements.txt /tmp/gpudoctor/
-COPY wheels/ /tmp/gpudoctor/wheels/
-RUN /opt/venv/bin/pip install --no-cache-dir --no-index --find-links /tmp/gpudoctor/wheels \
+COPY extra-requirements.txt requirements.txt wheelhouse.txt /tmp/gpudoctor/
+RUN /opt/venv/bin/pip install --no-cache-dir --no-index --find-links http://127.0.0.1:30592/ \
         -r /tmp/gpudoctor/requirements.txt
 # Extra packages, constrained so that they cannot move the framework's pins.
-RUN /opt/venv/bin/pip install --no-cache-dir --no-index --find-links /tmp/gpudoctor/wheels \
+RUN /opt/venv/bin/pip install --no-cache-dir --no-index --find-links http://127.0.0.1:30592/ \
         -c /tmp/gpudoctor/requirements.txt -r /tmp/gpudoctor/extra-requirements.txt
 
 FROM python
