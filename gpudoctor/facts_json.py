@@ -201,7 +201,7 @@ def _str(value: Any, path: Path_, issues: list[ProbeIssue]) -> str:
 
 
 def valid_text(value: str) -> str:
-    """`value` with every lone surrogate as U+FFFD: JSON can spell them ("\ud800"), and a
+    """`value` with every lone surrogate as U+FFFD: JSON can spell them ("\\ud800"), and a
     host file name that is not UTF-8 arrives as them (Python's surrogateescape); no UTF-8
     writer accepts them, and a lenient one writes the raw bytes. The one rule for both."""
     if value.isascii():

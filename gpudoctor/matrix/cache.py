@@ -6,7 +6,7 @@ The key is the matrix file's content digest plus the code that turns it into the
 gpudoctor version and the modification times of the matrix modules), so an edited matrix or an
 upgraded gpudoctor is parsed and validated again. The cache is only an optimisation: any failure
 to read or write it falls back to parsing. It is pickled, so it is trusted only in a folder and
-file that belong to this user and that nobody else can write (0700 / 0600).
+file that belong to this user and that nobody else can write (user_cache.private).
 GPUDOCTOR_NO_MATRIX_CACHE=1 turns it off.
 """
 
@@ -26,10 +26,19 @@ _CODE = ("model.py", "load.py", "load_rocm.py", "fields.py", "validate.py", "cac
 def _folder() -> Path | None:
     if os.environ.get("GPUDOCTOR_NO_MATRIX_CACHE"):
         return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    if not os.path.isabs(base):
-        return None
-    return Path(base) / "gpudoctor"
+    from gpudoctor import user_cache
+
+    return user_cache.folder()
+
+
+def _code_stamps() -> list[str]:
+    """What changes when the code that builds the model changes: its modules' modification
+    times, or inside the single-file gpudoctor.pyz (a zip: no file to stat) the archive's."""
+    archive = getattr(__spec__.loader, "archive", None)  # set by zipimport
+    if isinstance(archive, str):
+        return [str(os.stat(archive).st_mtime_ns)]
+    here = Path(__file__).parent
+    return [str((here / name).stat().st_mtime_ns) for name in _CODE]
 
 
 def _key(path: Path, content: bytes) -> str:
@@ -39,20 +48,8 @@ def _key(path: Path, content: bytes) -> str:
 
     from gpudoctor import __version__
 
-    here = Path(__file__).parent
-    stamps = [str((here / name).stat().st_mtime_ns) for name in _CODE]
-    code = "\0".join((str(path), __version__, sys.version, *stamps)).encode()
+    code = "\0".join((str(path), __version__, sys.version, *_code_stamps())).encode()
     return f"{zlib.crc32(code):08x}-{zlib.crc32(content):08x}-{len(content)}"
-
-
-def _private(path: Path, *, folder: bool) -> bool:
-    """Owned by this user and writable by nobody else (else a pickle there is not trusted)."""
-    try:
-        st = path.stat()
-    except OSError:
-        return False
-    mode_ok = (st.st_mode & 0o022) == 0 if folder else (st.st_mode & 0o077) == 0
-    return st.st_uid == os.getuid() and mode_ok
 
 
 def load(path: Path, content: bytes) -> Matrix | None:
@@ -61,8 +58,10 @@ def load(path: Path, content: bytes) -> Matrix | None:
     if folder is None:
         return None
     try:
+        from gpudoctor.user_cache import private
+
         entry = folder / f"matrix-{_key(path, content)}.pickle"
-        if not (_private(folder, folder=True) and _private(entry, folder=False)):
+        if not (private(folder, is_folder=True) and private(entry, is_folder=False)):
             return None
         import pickle
 
@@ -82,8 +81,10 @@ def store(path: Path, content: bytes, matrix: Matrix) -> None:
     try:
         import pickle
 
+        from gpudoctor.user_cache import private
+
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not _private(folder, folder=True):
+        if not private(folder, is_folder=True):
             return
         entry = folder / f"matrix-{_key(path, content)}.pickle"
         tmp = folder / f".{entry.name}.{os.getpid()}.tmp"

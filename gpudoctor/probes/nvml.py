@@ -136,11 +136,14 @@ def _library_absent() -> tuple[NvmlFacts, list[ProbeIssue]] | None:
     except (ImportError, ValueError):
         return None
     origin = spec.origin if spec is not None else None
-    if not origin or not origin.endswith(".py"):
+    get_data = getattr(spec.loader if spec is not None else None, "get_data", None)
+    if not origin or not origin.endswith(".py") or get_data is None:
         return None
     try:
-        source = Path(origin).read_bytes()
+        source = get_data(origin)  # the loader's read: also inside gpudoctor.pyz (a zip)
     except OSError:
+        source = None
+    if not isinstance(source, bytes):
         return None
     import ctypes
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import yaml
 from gpudoctor.facts import HostFacts
 from tests.support.ci import ACTION_SCRIPT, REPO, make_stub, run_action, write_snapshot
 from tests.support.fleet_hosts import degraded_host, no_driver_host
+from tests.support.repo import git_repository
 
 ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
 
@@ -257,13 +259,31 @@ def test_install_without_a_working_python_fails_clearly(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_install_then_check_as_the_action_does(tmp_path: Path) -> None:
-    """Both steps of action.yml in order: a venv with gpudoctor from this checkout, then a check."""
+    """Both steps of action.yml in order, from the action's checkout at the ref `uses:` names (as
+    the runner clones `OWNER/gpudoctor@v-test`: here from a file:// repository whose branch has
+    moved past the tag): a venv with gpudoctor from that checkout, then a check."""
+    url, tagged = git_repository(tmp_path / "repo", "v-test")
+    action_path = tmp_path / "action"
+    subprocess.run(
+        ["git", "clone", "-q", "--branch", "v-test", url, str(action_path)],
+        check=True,
+        capture_output=True,
+    )
     github_env = tmp_path / "github_env"
-    env = {"GPUDOCTOR_SOURCE": str(REPO), "GITHUB_ENV": str(github_env)}
+    env = {"GPUDOCTOR_SOURCE": str(action_path), "GITHUB_ENV": str(github_env)}
     installed = run_action(tmp_path, env, "install")
     assert installed.rc == 0, installed.stdout + installed.stderr
     exported = dict(line.split("=", 1) for line in github_env.read_text("utf-8").splitlines())
     assert exported["GPUDOCTOR"] == str(tmp_path / "gpudoctor-venv" / "bin" / "gpudoctor")
+    (record,) = (tmp_path / "gpudoctor-venv" / "lib").glob(
+        "python3.*/site-packages/gpudoctor-*.dist-info/direct_url.json"
+    )
+    assert json.loads(record.read_text(encoding="utf-8"))["url"] == action_path.as_uri()
+    assert not (action_path / "LATER.txt").exists()  # the tagged commit, not the branch's head
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=action_path, capture_output=True, text=True, check=True
+    )
+    assert head.stdout.strip() == tagged
     snapshot = write_snapshot(tmp_path / "gpu.json", degraded_host())
     run = run_action(tmp_path, {**exported, "INPUT_FROM": str(snapshot), "INPUT_FORMAT": "text"})
     assert (run.rc, run.outputs["result"]) == (0, "passed"), run.stdout + run.stderr

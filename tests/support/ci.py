@@ -138,7 +138,9 @@ def gitlab_job() -> dict[str, object]:
     return job
 
 
-def run_gitlab(tmp: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def run_gitlab(
+    tmp: Path, env: dict[str, str], *, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """The template's script under `sh` (dash here), with its variables as GitLab exports them."""
     job = gitlab_job()
     variables = {k: str(v) for k, v in dict(job["variables"]).items()}  # type: ignore[call-overload]
@@ -150,6 +152,6 @@ def run_gitlab(tmp: Path, env: dict[str, str]) -> subprocess.CompletedProcess[st
         cwd=tmp,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         check=False,
     )
