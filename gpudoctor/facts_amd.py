@@ -112,7 +112,7 @@ def gfx_name(version: int) -> str | None:
 def gfx_version(name: str) -> int | None:
     """The inverse of gfx_name: "gfx942" -> 90402, "gfx90a" -> 90010, "gfx1100" -> 110000."""
     digits = name[3:] if name.startswith("gfx") else ""
-    if len(digits) < 3 or not digits[:-2].isdigit():
+    if len(digits) < 3 or not digits[:-2].isdecimal():
         return None
     try:
         minor, stepping = int(digits[-2], 16), int(digits[-1], 16)

@@ -305,10 +305,17 @@ def _refuse_repeated_indexes(facts: HostFacts, source: str) -> None:
         link = _repeated(n.link for n in gpu.nvlinks)
         if link is not None:
             raise _repeat(source, f"GPU {gpu.index}: NVLink {link} appears twice")
+    # AMD: a KFD node id and a PCI address name one GPU each (counted by `amd_gpus>=N`).
+    node = _repeated(n.node for n in facts.amd.kfd_nodes)
+    if node is not None:
+        raise _repeat(source, f"AMD KFD node {node} appears twice")
+    address = _repeated(g.address for g in facts.amd.pci_gpus if g.address)
+    if address is not None:
+        raise _repeat(source, f"AMD GPU at PCI address {address} appears twice")
 
 
-def _repeated(values: Iterable[int]) -> int | None:
-    seen: set[int] = set()
+def _repeated(values: Iterable[T]) -> T | None:
+    seen: set[T] = set()
     for value in values:
         if value in seen:
             return value

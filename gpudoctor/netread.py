@@ -346,7 +346,7 @@ def _content_length(response: http.client.HTTPResponse, url: str) -> int | None:
     value = response.getheader("Content-Length")
     if value is None:
         return None
-    if not value.strip().isdigit():
+    if not value.strip().isdecimal():
         raise FetchError(url, f"a Content-Length that is not a number: {value[:40]!r}")
     return int(value)
 

@@ -521,7 +521,7 @@ def check_amd_visible_devices(facts: HostFacts, matrix: Matrix, intent: Intent) 
                     evidence=ev,
                 )
             ]
-        past = [e for e in entries if e.isdigit() and int(e) >= count]
+        past = [e for e in entries if e.isdecimal() and int(e) >= count]
         if past:
             return [
                 finding(

@@ -4,6 +4,7 @@ fails loudly in tests instead of reaching users undocumented)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
@@ -85,6 +86,9 @@ def unknown_or_na(facts: HostFacts, *names: str) -> tuple[Severity, str]:
     return Severity.NA, "not reported by this GPU or driver"
 
 
+_ONE_GPU = re.compile(r"-i N\b")
+
+
 def group_by_gpu(
     code: str, per_gpu: Iterable[tuple[int, Finding]], *, of: int | None = None
 ) -> list[Finding]:
@@ -96,6 +100,9 @@ def group_by_gpu(
         groups.setdefault(key, ([], f))[0].append(index)
     merged = []
     for indices, f in groups.values():
+        # A per-GPU fix says `nvidia-smi -i N`; for one GPU the command names it, for several
+        # the subject lists the N to run it for.
+        fix = _ONE_GPU.sub(f"-i {indices[0]}", f.fix) if len(indices) == 1 else f.fix
         merged.append(
             Finding(
                 code=code,
@@ -103,7 +110,7 @@ def group_by_gpu(
                 area=f.area,
                 title=f.title,
                 detail=f.detail,
-                fix=f.fix,
+                fix=fix,
                 evidence=f.evidence,
                 subject=gpu_label(indices),
             )

@@ -281,8 +281,8 @@ _ENTRIES = (
        "torch for Blackwell."),
     _E("framework-cpu-only", "software", "CPU-only framework build on a GPU host",
        "ok, error, n/a, unknown",
-       "The installed framework is a CPU-only build (torch +cpu, tensorflow-cpu) but this host "
-       "has NVIDIA GPUs: it will never use them.",
+       "The installed framework is a CPU-only build (torch +cpu, tensorflow-cpu), or a ROCm "
+       "build (torch +rocm) on a host with NVIDIA GPUs only: it will never use them.",
        "Reinstall the CUDA build (the pip command is in the finding)."),
     _E("framework-cudnn", "software", "cuDNN accepted by the framework",
        "ok, warn, error, n/a, unknown",
@@ -487,7 +487,8 @@ _ENTRIES = (
             ("ib", "Active InfiniBand/RoCE ports (`ib>=4`)."),
             ("xid", "No XID in the kernel log (`xid=none`)."),
             ("amd-gpus", "The number of AMD GPUs ROCm sees: GPU nodes of the KFD topology, "
-             "one per die or partition (`amd_gpus>=8`)."),
+             "one per die or partition; none without a /dev/kfd this user can open "
+             "(`amd_gpus>=8`)."),
         )
     ),
     _E("unreadable-value", "driver", "A recorded value cannot be read", "unknown",

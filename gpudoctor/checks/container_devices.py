@@ -138,7 +138,7 @@ def _missing_mig(facts: HostFacts, spec: CdiSpec) -> list[str]:
     gone = []
     for name in spec.devices:
         gpu_text, sep, mig_text = name.partition(":")
-        if not sep or not gpu_text.isdigit() or not mig_text.isdigit():
+        if not sep or not gpu_text.isdecimal() or not mig_text.isdecimal():
             continue
         gpu = gpus.get(int(gpu_text))
         if gpu is None or gpu.mig_mode_current is False or int(mig_text) >= len(gpu.mig_devices):

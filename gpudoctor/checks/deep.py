@@ -169,6 +169,8 @@ def _cuda_available(
         names = sorted({d.name for d in deep.devices if d.name})
         shown = f": {', '.join(names)}" if names else ""
         title = f"{fw.label} sees {deep.device_count} CUDA device(s){shown}"
+        if deep.device_count is None:  # a pasted collect_env: "CUDA available: True", no count
+            title = f"{fw.label} has CUDA available{shown}"
         return finding(code, OK, title, evidence=ev, subject=subject)
     if fw.hip and facts.amd.seen and deep.cuda_available is False:
         # A ROCm build answers torch.cuda for the AMD GPUs: seeing none is the AMD failure.

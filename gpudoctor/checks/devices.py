@@ -66,7 +66,7 @@ def check_gpu_count(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Fi
     pci = [d for d in nvidia_pci_gpus(facts) if d.driver == "nvidia"]
     nvml = facts.nvml.device_count if facts.nvml.device_count is not None else len(facts.nvml.gpus)
     nodes = [
-        n.path for n in facts.kernel.device_nodes if n.path.removeprefix("/dev/nvidia").isdigit()
+        n.path for n in facts.kernel.device_nodes if n.path.removeprefix("/dev/nvidia").isdecimal()
     ]
     ev = [
         ("pci_gpus_bound_to_nvidia", len(pci)),

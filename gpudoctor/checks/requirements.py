@@ -100,7 +100,7 @@ def _parse_value(key: str, op: str, raw: str, text: str) -> Value:
             )
         return float(mem.group(1)) * _UNITS[mem.group(2).lower()]
     if key in ("gpus", "ib", "amd_gpus"):
-        if not raw.isdigit():
+        if not raw.isdecimal():
             raise UsageError(f"{raw!r} is not a whole number in {text!r}", hint=_HINT)
         return (int(raw),)
     try:
@@ -329,7 +329,18 @@ def _ib(facts: HostFacts, matrix: Matrix) -> Actual:
 def _amd_gpus(facts: HostFacts, matrix: Matrix) -> Actual:
     """The AMD GPUs ROCm sees (KFD GPU nodes: one per die or partition)."""
     nodes = len(facts.amd.gpu_nodes)
-    if nodes or facts.amd.kfd_present or facts.report is not None:
+    kfd = next((n for n in facts.amd.device_nodes if n.path == "/dev/kfd"), None)
+    if nodes and facts.amd.device_nodes and (kfd is None or kfd.mode is None):
+        # sysfs shows the host's GPUs in a container too: without /dev/kfd HIP finds none.
+        return (0,), f"{nodes} AMD GPU(s) in the KFD topology, but no /dev/kfd: ROCm sees none"
+    if nodes and kfd is not None and kfd.accessible is False:
+        return (0,), f"{nodes} AMD GPU(s) in the KFD topology, but this user cannot open /dev/kfd"
+    if facts.report is not None:
+        # A pasted rocm-smi/amd-smi names some GPUs by device id only (no gfx target): those
+        # are cards, not KFD nodes, and each GPU of a report is one or the other.
+        listed = nodes + len(facts.amd.pci_gpus)
+        return (listed,), f"{listed} AMD GPU(s) in the report"
+    if nodes or facts.amd.kfd_present:
         return (nodes,), f"{nodes} AMD GPU(s) in the KFD topology"
     if facts.amd.pci_gpus:
         return (0,), f"{len(facts.amd.pci_gpus)} AMD GPU(s) on the PCI bus, none in KFD"

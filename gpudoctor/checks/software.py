@@ -303,6 +303,18 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
             evidence=ev,
             subject=subject,
         )
+    if not fw.cpu_only and fw.hip and not fw.cuda and has_gpu(facts) and not facts.amd.seen:
+        # A ROCm build drives AMD GPUs only: on NVIDIA GPUs it is as good as a CPU-only one.
+        return finding(
+            code,
+            ERROR,
+            f"{fw.label} is a ROCm build on a host with NVIDIA GPUs only",
+            detail=f"built with HIP {fw.hip} for AMD GPUs: it will never use the NVIDIA GPUs "
+            "(torch.cuda.is_available() is False)",
+            fix=_gpu_build_fix(facts, matrix, fw, ""),
+            evidence=[*ev, ("hip", fw.hip)],
+            subject=subject,
+        )
     if not fw.cpu_only:
         built = f"CUDA {fw.cuda}" if fw.cuda else f"HIP {fw.hip}" if fw.hip else "a GPU backend"
         return finding(code, OK, f"{fw.label} is built with {built}", evidence=ev, subject=subject)
@@ -323,28 +335,7 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
             subject=subject,
         )
     trap = _aarch64_trap(facts, matrix, fw)
-    if fw.name == "torch":
-        alt = install_for_host(facts, matrix, "pytorch", fw.version, " --force-reinstall")
-        fix = (
-            alt
-            if alt
-            else (
-                f"pip install --force-reinstall torch=={versions.public(fw.version)} with a CUDA "
-                "index URL from https://pytorch.org/get-started/previous-versions/"
-            )
-        )
-    elif fw.name == "tensorflow" and trap:
-        fix = (
-            "no CUDA TensorFlow wheel exists for this machine on PyPI: run TensorFlow from a "
-            "container image built with CUDA for arm64, or build it from source"
-        )
-    elif fw.name == "tensorflow":
-        alt = install_for_host(facts, matrix, "tensorflow", fw.version)
-        fix = "pip uninstall -y tensorflow-cpu; " + (
-            alt or f"pip install 'tensorflow[and-cuda]=={versions.public(fw.version)}'"
-        )
-    else:
-        fix = "pip install -U 'jax[cuda12]'"
+    fix = _gpu_build_fix(facts, matrix, fw, trap)
     return finding(
         code,
         ERROR,
@@ -354,6 +345,31 @@ def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
         evidence=[*ev, ("machine", facts.platform.machine)] if trap else ev,
         subject=subject,
     )
+
+
+def _gpu_build_fix(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, trap: str) -> str:
+    """The install line of a CUDA build of `fw` for this host (for a CPU-only or ROCm build)."""
+    if fw.name == "torch":
+        alt = install_for_host(facts, matrix, "pytorch", fw.version, " --force-reinstall")
+        return (
+            alt
+            if alt
+            else (
+                f"pip install --force-reinstall torch=={versions.public(fw.version)} with a CUDA "
+                "index URL from https://pytorch.org/get-started/previous-versions/"
+            )
+        )
+    if fw.name == "tensorflow" and trap:
+        return (
+            "no CUDA TensorFlow wheel exists for this machine on PyPI: run TensorFlow from a "
+            "container image built with CUDA for arm64, or build it from source"
+        )
+    if fw.name == "tensorflow":
+        alt = install_for_host(facts, matrix, "tensorflow", fw.version)
+        return "pip uninstall -y tensorflow-cpu; " + (
+            alt or f"pip install 'tensorflow[and-cuda]=={versions.public(fw.version)}'"
+        )
+    return "pip install -U 'jax[cuda12]'"
 
 
 def _aarch64_trap(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> str:

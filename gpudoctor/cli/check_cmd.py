@@ -369,7 +369,9 @@ def append_step_summary(path: str, markdown: str) -> None:
     from gpudoctor.cli.common import err
 
     try:
-        with open(path, "a", encoding="utf-8") as stream:
+        # O_NONBLOCK: a FIFO nobody reads is ENXIO (a warning), never a blocked open().
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC
+        with open(os.open(path, flags, 0o644), "a", encoding="utf-8") as stream:
             stream.write(markdown)
     except OSError as exc:
         err(f"warning: cannot write the step summary to {path}: {exc.strerror or exc}")

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional, TextIO
 
 import typer
 
@@ -99,7 +99,7 @@ def write_output(text: str, output: Optional[Path], *, private: bool = False) ->
         if _is_device(output):
             # A device or FIFO (-o /dev/stdout, /dev/null): write through it; renaming a temp
             # file over it would replace the device node with a regular file.
-            with output.open("w", encoding="utf-8", errors="replace") as stream:
+            with _open_special(output) as stream:
                 stream.write(text)
             return
         from gpudoctor.safe_write import write_atomic
@@ -110,6 +110,36 @@ def write_output(text: str, output: Optional[Path], *, private: bool = False) ->
             f"cannot write {output}: {exc.strerror or exc}",
             hint="choose a writable path with -o, or -o - for stdout",
         ) from None
+
+
+# How long `-o FIFO` waits for a process to open the FIFO for reading.
+FIFO_READER_WAIT_S = 10.0
+
+
+def _open_special(path: Path) -> TextIO:
+    """Open a device or FIFO for writing without blocking: a FIFO nobody reads would block
+    open() for ever, so wait a bounded time for its reader, then say so."""
+    import errno
+    import fcntl
+    import time
+
+    deadline = time.monotonic() + FIFO_READER_WAIT_S
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # ENXIO: a FIFO without a reader (yet)
+                raise
+            if time.monotonic() >= deadline:
+                raise UsageError(
+                    f"cannot write {path}: no process opened this FIFO for reading within "
+                    f"{FIFO_READER_WAIT_S:.0f} s",
+                    hint="start its reader first (e.g. `cat FIFO &`), or write to a file",
+                ) from None
+            time.sleep(0.1)
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    return open(fd, "w", encoding="utf-8", errors="replace")  # the caller closes it
 
 
 def _is_device(path: Path) -> bool:

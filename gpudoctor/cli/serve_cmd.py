@@ -139,7 +139,7 @@ def parse_listen(text: str) -> tuple[str, int]:
         host = ""  # an IPv6 address without brackets: refused below
     if (
         not sep
-        or not port_text.isdigit()
+        or not port_text.isdecimal()
         or not 0 <= int(port_text) <= 65535
         or (not host and text.count(":") > 1)
     ):

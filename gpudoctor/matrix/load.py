@@ -78,7 +78,7 @@ def load_matrix(path: Path | None = None) -> Matrix:
     except OSError as exc:
         raise MatrixError(
             f"cannot read matrix file {path}: {exc.strerror or exc}",
-            hint="check the path given to --matrix (without it the shipped matrix is used)",
+            hint="check the path of the matrix file (without one the shipped matrix is used)",
         ) from None
     if not S_ISREG(stat.st_mode):  # a FIFO or device would block or never end
         raise MatrixError(f"cannot read matrix file {path}: not a regular file", hint=_HINT)

@@ -111,10 +111,10 @@ class Signature(Frozen):
         if found is None:
             return {}
         out = {k: v for k, v in found.groupdict().items() if v}
-        if "cuda_int" in out and out["cuda_int"].isdigit():
+        if "cuda_int" in out and out["cuda_int"].isdecimal():
             value = int(out["cuda_int"])  # cudaDriverGetVersion: 1000 * major + 10 * minor
             out["driver_cuda_from_int"] = f"{value // 1000}.{value % 1000 // 10}"
-        if "sm" in out and out["sm"].isdigit() and len(out["sm"]) >= 2:
+        if "sm" in out and out["sm"].isdecimal() and len(out["sm"]) >= 2:
             out["cc_from_sm"] = f"{out['sm'][:-1]}.{out['sm'][-1]}"
         return out
 

@@ -113,7 +113,7 @@ def _smi(line: str, draft: Draft, state: _State) -> bool:
         _device_id(gpu, value)
     elif name == "BDF":
         put(gpu, "bdf", value.lower())
-    elif name == "NODE_ID" and value.isdigit():
+    elif name == "NODE_ID" and value.isdecimal():
         put(gpu, "node", int(value))
     elif name == "VERSION" and re.fullmatch(r"\d+(\.\d+){1,3}", value):
         put(draft.amd, "amdgpu_version", value)  # static's DRIVER: VERSION

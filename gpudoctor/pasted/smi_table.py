@@ -74,7 +74,7 @@ def _gpu_row(cells: list[str], draft: Draft) -> int | None:
     put(gpu, "persistence_mode", on_off(found.group(3)))
     put(gpu, "pci_bus_id", bus_id(cells[1].split()[0]))
     ecc = cells[2].strip()
-    if ecc.isdigit():
+    if ecc.isdecimal():
         put(gpu, "ecc_uncorrected_volatile", int(ecc))
         put(gpu, "ecc_mode_current", True)
     elif ecc == "Off":

@@ -150,7 +150,7 @@ def _pci_address(device: Path) -> str | None:
 
 def kfd_nodes(root: Path, issues: list[ProbeIssue]) -> tuple[KfdNode, ...]:
     base = root / KFD_TOPOLOGY / "nodes"
-    names = [n for n in list_dir(base) if n.isdigit()]
+    names = [n for n in list_dir(base) if n.isdecimal()]
     if len(names) > MAX_NODES:
         reason = f"{len(names)} KFD nodes; read the first {MAX_NODES}"
         issues.append(ProbeIssue(PROBE, "kfd_nodes", "kfd-too-many-nodes", reason))
@@ -231,7 +231,7 @@ def group_names(root: Path) -> dict[int, str]:
     names: dict[int, str] = {}
     for line in (read_text(root / "etc/group") or "").splitlines():
         parts = line.split(":")
-        if len(parts) >= 3 and parts[2].isdigit():
+        if len(parts) >= 3 and parts[2].isdecimal():
             names.setdefault(int(parts[2]), parts[0])
     return names
 

@@ -117,6 +117,6 @@ def _count_cpulist(text: str | None) -> int:
     count = 0
     for part in (text or "").split(","):
         lo, sep, hi = part.strip().partition("-")
-        if lo.isdigit() and (not sep or hi.isdigit()):
+        if lo.isdecimal() and (not sep or hi.isdecimal()):
             count += int(hi) - int(lo) + 1 if sep else 1
     return count

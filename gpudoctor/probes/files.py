@@ -79,5 +79,5 @@ def list_dir(path: Path) -> list[str]:
 def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
     """Sort key that puts nvidia2 before nvidia10."""
     return tuple(
-        (0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", text)
+        (0, int(part)) if part.isdecimal() else (1, part) for part in re.split(r"(\d+)", text)
     )

@@ -117,7 +117,7 @@ def _locality(root: Path, address: str) -> GpuLocality:
     path = root / "sys/bus/pci/devices" / address
     numa = read_int(path / "numa_node")
     group = link_name(path / "iommu_group")
-    group_id = int(group) if group and group.isdigit() else None
+    group_id = int(group) if group and group.isdecimal() else None
     kind = None
     if group_id is not None:
         kind = read_first_line(root / f"sys/kernel/iommu_groups/{group_id}/type")
@@ -200,7 +200,7 @@ def ib_ports(root: Path) -> tuple[IbPort, ...]:
     for device in sorted(list_dir(base), key=natural_key):
         for port in sorted(list_dir(base / device / "ports"), key=natural_key):
             path = base / device / "ports" / port
-            if not port.isdigit():
+            if not port.isdecimal():
                 continue
             ports.append(
                 IbPort(
@@ -256,7 +256,7 @@ def _memlock(root: Path) -> tuple[int | None, bool | None]:
             soft = line[len("Max locked memory") :].split()[:1]
             if soft == ["unlimited"]:
                 return None, True
-            if soft and soft[0].isdigit():
+            if soft and soft[0].isdecimal():
                 return int(soft[0]), False
     return None, None
 

@@ -184,7 +184,7 @@ def probe_iommu(root: Path) -> IommuFacts:
     class_dir = root / "sys/class/iommu"
     units = [u for u in list_dir(class_dir) if not u.startswith(".")]
     groups_dir = root / "sys/kernel/iommu_groups"
-    groups = [g for g in list_dir(groups_dir) if g.isdigit()]
+    groups = [g for g in list_dir(groups_dir) if g.isdecimal()]
     if units or groups:
         enabled: bool | None = True
     else:

@@ -80,7 +80,7 @@ def visible_devices(value: str | None, indexes: Mapping[str, str]) -> str | None
     items = []
     for item in value.split(","):
         text = item.strip()
-        if not text or text.isdigit() or text in ("all", "none", "void", "-1"):
+        if not text or text.isdecimal() or text in ("all", "none", "void", "-1"):
             items.append(item)
             continue
         match = _DEVICE_UUID.fullmatch(text)

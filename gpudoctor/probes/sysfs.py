@@ -160,7 +160,7 @@ def pci_device(address: str, path: Path) -> PciDevice:
         class_code=class_code,
         kind=device_kind(class_code),
         driver=link_name(path / "driver"),
-        iommu_group=int(group) if group and group.isdigit() else None,
+        iommu_group=int(group) if group and group.isdecimal() else None,
         numa_node=numa if numa is not None and numa >= 0 else None,
         link_gen_current=link_gen(read_first_line(path / "current_link_speed")),
         link_gen_max=link_gen(read_first_line(path / "max_link_speed")),
@@ -197,4 +197,4 @@ def link_gen(speed: str | None) -> int | None:
 def _width(text: str | None) -> int | None:
     value = (text or "").lower().removeprefix("x")
     # 255 is what some devices report when the link is down.
-    return int(value) if value.isdigit() and 0 < int(value) < 255 else None
+    return int(value) if value.isdecimal() and 0 < int(value) < 255 else None

@@ -83,7 +83,7 @@ def parse_record(record: str) -> XidEvent | None:
     seconds = None
     if sep:
         fields = head.split(",")
-        if len(fields) >= 3 and fields[2].isdigit():
+        if len(fields) >= 3 and fields[2].isdecimal():
             seconds = int(fields[2]) / 1e6
     else:
         message = record

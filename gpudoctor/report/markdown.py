@@ -58,7 +58,7 @@ def _fix(text: str) -> str:
     return inert(text)
 
 
-def _summary(run: CheckRun) -> str:
+def _summary(run: CheckRun, pasted: bool) -> str:
     c = run.counts()
     if c["error"]:
         worst = next(f for f in run.findings if f.severity is Severity.ERROR)
@@ -67,7 +67,8 @@ def _summary(run: CheckRun) -> str:
         worst = next(f for f in run.findings if f.severity is Severity.WARN)
         lead = f"! **{escape(worst.title)}**"
     else:
-        lead = f"{MARKS[Severity.OK]} **No problem found in what the report shows.**"
+        what = "in what the report shows" if pasted else "on this host"
+        lead = f"{MARKS[Severity.OK]} **No problem found {what}.**"
     counts = ", ".join(f"{c[k]} {k}" for k in ("error", "warn", "unknown") if c[k])
     return lead + (f" ({counts})" if counts else "")
 
@@ -83,7 +84,7 @@ def _finding(f: Finding) -> list[str]:
 
 
 def render_markdown(run: CheckRun, facts: HostFacts) -> str:
-    out = ["### gpudoctor", "", _summary(run), ""]
+    out = ["### gpudoctor", "", _summary(run, facts.report is not None), ""]
     problems = [f for f in run.findings if f.severity in _SHOWN]
     if problems:
         out += ["#### Findings", ""]
@@ -108,9 +109,15 @@ def render_markdown(run: CheckRun, facts: HostFacts) -> str:
             out += [f"- {escape(u)}" for u in report.unknown]
             out += [f"- {escape(f.title)} (`{f.code}`)" for f in unknown]
             out.append("")
+    # A snapshot or a live check is not "pasted text": say what was judged.
+    source = (
+        "the pasted text only"
+        if report is not None
+        else "the facts it collected on the host, live or in a snapshot"
+    )
+    full = "; run `gpudoctor check` on the host for a full verdict" if report is not None else ""
     out.append(
-        "<sub>Judged by gpudoctor from the pasted text only (each `code` is explained in "
-        "gpudoctor's docs/findings.md); run `gpudoctor check` on the host for a full "
-        "verdict.</sub>"
+        f"<sub>Judged by gpudoctor from {source} (each `code` is explained in "
+        f"gpudoctor's docs/findings.md){full}.</sub>"
     )
     return "\n".join(out) + "\n"

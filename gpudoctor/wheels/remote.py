@@ -62,7 +62,7 @@ class RangeFile(io.RawIOBase):
         total = reply.headers.get("content-range", "").rpartition("/")[2]
         if reply.status == 206:
             whole.close()
-            if not total.isdigit() or int(total) > WHEEL_CAP:
+            if not total.isdecimal() or int(total) > WHEEL_CAP:
                 raise FetchError(self.url, f"a range reply with an unusable size ({total[:20]!r})")
             self._size = int(total)
             return

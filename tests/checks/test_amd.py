@@ -22,7 +22,7 @@ from gpudoctor.facts import FrameworkFacts, HostFacts
 from gpudoctor.facts_amd import AmdFacts
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.model import Matrix
-from tests.support.hosts import host
+from tests.support.hosts import HOSTS_DIR, host
 
 E, W, INF, OK_, NA, UNK = (
     Severity.ERROR,
@@ -301,6 +301,24 @@ def test_require_amd_gpus(matrix: Matrix) -> None:
     assert verdict("amd-mi250x-torch-cuda", "amd_gpus>=8") is OK_  # 4 cards, 2 dies each
     assert verdict("amd-mi250x-torch-cuda", "amd_gpus>=16") is E
     assert verdict("h100-8x-healthy", "amd_gpus>=1") is E
+    # sysfs shows the host's GPUs in a container without /dev/kfd: HIP sees none there, and a
+    # user who cannot open /dev/kfd gets none either (hipErrorNoDevice)
+    assert verdict("amd-container-without-kfd", "amd_gpus>=1") is E
+    assert verdict("amd-rx7900xtx-workstation", "amd_gpus>=1") is E
+    assert verdict("amd-mi300x-8x", "amd_gpus>=8") is OK_
+
+
+def test_require_amd_gpus_counts_the_gpus_a_pasted_rocm_smi_lists(matrix: Matrix) -> None:
+    """rocm-smi names these two MI300X by device id only: `amd_gpus>=2` said 0 GPUs."""
+    from gpudoctor.checks.requirements import parse_requirement
+    from gpudoctor.pasted.dispatch import read_report
+
+    path = HOSTS_DIR.parent / "reports" / "rocm-4759-rocm-smi-mi300x.txt"
+    facts = read_report(path.read_text(encoding="utf-8"), path.name, matrix.architectures)
+    for text, want in (("amd_gpus>=2", OK_), ("amd_gpus>=3", E)):
+        run = run_checks(facts, matrix, Intent(requirements=(parse_requirement(text),)))
+        found = next(f for f in run.findings if f.code == "requirement-amd-gpus")
+        assert found.severity is want, found
 
 
 def test_unknown_targets_are_unknown(matrix: Matrix) -> None:
@@ -310,3 +328,24 @@ def test_unknown_targets_are_unknown(matrix: Matrix) -> None:
     bare = _amd(facts, kfd_nodes=(), kfd_present=False, pci_gpus=cards, rocm_version="6.3.1")
     assert _one(check_amd_torch_gfx(bare, matrix, Intent())).severity is UNK
     assert _one(check_amd_rocm_gfx(bare, matrix, Intent())).severity is UNK
+
+
+def test_a_rocm_torch_on_an_nvidia_only_host_is_an_error(matrix: Matrix) -> None:
+    """8 H100s and torch+rocm6.2: the wheel can never use them, yet the host passed."""
+    import json
+
+    from gpudoctor.facts_json import loads
+
+    data = json.loads((HOSTS_DIR / "h100-8x-healthy.json").read_text(encoding="utf-8"))
+    data["frameworks"][0].update(
+        version="2.5.1+rocm6.2", cuda=None, hip="6.2.41133", cudnn=None, bundled=[]
+    )
+    run = run_checks(loads(json.dumps(data)), matrix)
+    found = next(f for f in run.findings if f.code == "framework-cpu-only")
+    assert found.severity is E
+    assert "ROCm build" in found.title
+    assert "download.pytorch.org/whl/cu" in found.fix
+    assert run.exit_code == 1
+    # beside an AMD GPU the ROCm build is the right one for that GPU: not this error
+    mixed = run_checks(host("nvidia-and-amd"), matrix).findings
+    assert all(f.severity is not E for f in mixed if f.code == "framework-cpu-only")

@@ -90,6 +90,26 @@ def test_an_unwritable_step_summary_is_a_warning(
         assert "Traceback" not in captured.err
 
 
+def test_a_step_summary_fifo_nobody_reads_is_a_warning_not_a_hang(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import threading
+
+    fifo = tmp_path / "summary.fifo"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(fifo))
+    codes: list[int] = []
+    thread = threading.Thread(
+        target=lambda: codes.append(run(["check", "--from", str(HOST), "--format", "github"])),
+        daemon=True,
+    )
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive(), "the step summary blocked on a FIFO without a reader"
+    assert codes == [0]
+    assert "warning: cannot write the step summary" in capsys.readouterr().err
+
+
 def test_a_manifest_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "images"
     assert run(["render", "--all", "--out", str(out)]) == 0
@@ -145,3 +165,13 @@ def test_a_matrix_value_with_an_escape_sequence_is_refused_and_not_echoed(
     err = capsys.readouterr().err
     assert "control character" in err
     assert "\x1b" not in err
+
+
+def test_a_missing_matrix_file_hint_fits_matrix_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`matrix validate FILE` names no --matrix: its hint must not speak of one."""
+    missing = str(tmp_path / "missing.toml")
+    _bad_input(["matrix", "validate", missing], capsys, "cannot read matrix file")
+    assert run(["matrix", "validate", missing]) == 2
+    assert "given to --matrix" not in capsys.readouterr().err

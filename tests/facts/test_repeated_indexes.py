@@ -54,3 +54,22 @@ def test_a_repeated_gpu_index_is_exit_2_in_every_format(
 def test_a_snapshot_with_distinct_indexes_still_loads() -> None:
     facts = loads(MULTI.read_text(), str(MULTI))
     assert loads(dumps(facts)).nvml.gpus == facts.nvml.gpus
+
+
+AMD = HOSTS_DIR / "amd-mi300x-8x.json"
+
+
+@pytest.mark.parametrize("section", ["kfd_nodes", "pci_gpus"])
+def test_a_repeated_amd_gpu_is_refused_at_load(section: str) -> None:
+    """A repeated KFD GPU node was counted twice: `--require 'amd_gpus>=9'` passed on 8 GPUs."""
+    data = json.loads(AMD.read_text())
+    entries = data["amd"][section]
+    gpu = next(e for e in entries if e.get("gfx_target_version", 1))  # not a CPU node
+    entries.append(gpu)
+    with pytest.raises(FactsError, match="appears twice"):
+        loads(json.dumps(data), "host.json")
+
+
+def test_an_amd_snapshot_with_distinct_gpus_still_loads() -> None:
+    facts = loads(AMD.read_text(), str(AMD))
+    assert len(facts.amd.gpu_nodes) == 8

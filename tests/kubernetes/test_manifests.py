@@ -86,9 +86,9 @@ def test_no_host_path_is_writable_and_the_container_is_not_root() -> None:
     assert security["runAsUser"] != 0
 
 
-def expanded_args() -> list[str]:
+def expanded_args(pod_ip: str = "10.1.2.3") -> list[str]:
     """The container's arguments as the kubelet expands them ($(VAR) from the env)."""
-    env = {**ENV, "POD_IP": "10.1.2.3"}
+    env = {**ENV, "POD_IP": pod_ip}
     return [re.sub(r"\$\((\w+)\)", lambda m: str(env[m.group(1)]), a) for a in CONTAINER["args"]]
 
 
@@ -99,6 +99,9 @@ def test_the_container_serves_on_the_pod_address_and_gpudoctors_port() -> None:
     args = expanded_args()
     options = {args[i]: args[i + 1] for i in range(0, len(args), 2)}
     assert parse_listen(options["--listen"]) == ("10.1.2.3", DEFAULT_PORT)
+    # an IPv6 (or IPv6-first dual-stack) cluster gives the pod an IPv6 address
+    v6 = expanded_args("fd00:10:244::7")
+    assert parse_listen(v6[v6.index("--listen") + 1]) == ("fd00:10:244::7", DEFAULT_PORT)
     assert check_interval(float(options["--interval"])) == 300
     (port,) = CONTAINER["ports"]
     assert (port["name"], port["containerPort"]) == ("metrics", DEFAULT_PORT)
@@ -116,7 +119,7 @@ def test_the_cli_accepts_the_containers_command_line(capsys: pytest.CaptureFixtu
 
     args = [a.replace("10.1.2.3", "192.0.2.1") for a in expanded_args()]  # TEST-NET-1
     assert run(["serve", *args]) == 2
-    assert "--listen 192.0.2.1:9489: cannot serve there" in capsys.readouterr().err
+    assert "--listen [192.0.2.1]:9489: cannot serve there" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("path", MANIFESTS, ids=lambda p: p.name)
