@@ -139,7 +139,7 @@ def test_every_consumer_names_the_same_build(
     assert shape in offered
     for f in run_checks(facts, shipped, Intent()).findings:
         for cmd in _framework_commands(f.fix, framework):
-            if "/whl/rocm" in cmd:  # ROCm builds: compat/rocm.py until they join this rule
+            if "/whl/rocm" in cmd:  # ROCm lines: the one ROCm rule, test_one_answer_rocm.py
                 continue
             assert cmd.removesuffix(" --force-reinstall") in offered, (f.code, cmd, offered)
     # matrix resolve --from: the same row and the same command
