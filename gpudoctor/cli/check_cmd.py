@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from gpudoctor.checks import CheckRun, Intent
     from gpudoctor.facts import HostFacts
+    from gpudoctor.fleet_summary import FleetSummary
     from gpudoctor.matrix.model import Architecture, Matrix
 
 HELP = """Check this host: driver, GPUs, platform, container runtime and the installed
@@ -243,7 +244,6 @@ def check_fleet(
     """Several snapshots: one report grouped by problem; exit 1 when any host fails."""
     from gpudoctor.errors import UsageError
     from gpudoctor.fleet_summary import judge_fleet
-    from gpudoctor.report.fleet import render_fleet_json, render_fleet_text
 
     if fmt not in _FLEET_FORMATS:
         raise UsageError(
@@ -253,11 +253,18 @@ def check_fleet(
     summary, exit_code = judge_fleet(
         paths, load_matrix(ctx), intent, only=only, skip=skip, strict=strict
     )
+    return _write_fleet(summary, exit_code, fmt, output)
+
+
+def _write_fleet(summary: "FleetSummary", exit_code: int, fmt: str, output: Optional[Path]) -> int:
+    """A fleet's report (text or JSON) written out, and a crashed check said once on stderr:
+    the same for a folder of snapshots and for the several hosts of one pasted report."""
+    from gpudoctor.exitcodes import REPORT_BUG, ExitCode
+    from gpudoctor.report.fleet import render_fleet_json, render_fleet_text
+
     text = render_fleet_json(summary) if fmt == "json" else render_fleet_text(summary)
     write_output(text, output)
     wrote(output, f"the {fmt} fleet report (exit {exit_code})")
-    from gpudoctor.exitcodes import REPORT_BUG, ExitCode
-
     if exit_code == ExitCode.INTERNAL:
         sys.stderr.write(
             "error: a check crashed on at least one host (a bug of gpudoctor); its answer there "
@@ -281,7 +288,6 @@ def report_fleet_of_one_file(
     """The hosts of one pasted report judged as a fleet (text or JSON, like a folder)."""
     from gpudoctor.errors import UsageError
     from gpudoctor.fleet_summary import judge_hosts
-    from gpudoctor.report.fleet import render_fleet_json, render_fleet_text
 
     if fmt not in _FLEET_FORMATS:
         raise UsageError(
@@ -290,10 +296,7 @@ def report_fleet_of_one_file(
             hint="use --format text or --format json, or paste one host's report per file",
         )
     summary, exit_code = judge_hosts(hosts, matrix, intent, only=only, skip=skip, strict=strict)
-    text = render_fleet_json(summary) if fmt == "json" else render_fleet_text(summary)
-    write_output(text, output)
-    wrote(output, f"the {fmt} fleet report (exit {exit_code})")
-    return exit_code
+    return _write_fleet(summary, exit_code, fmt, output)
 
 
 def build_intent(

@@ -151,3 +151,19 @@ def test_a_probe_that_crashed_is_exit_5_too(
     assert "RuntimeError" not in out + err
     assert run(["check", "--debug", "--from", str(recorded)]) == 5
     assert "RuntimeError: runner bug" in capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("with_broken_check")
+def test_a_report_of_two_hosts_with_a_crash_says_so_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The several hosts of one pasted report are a fleet too, reported the same way."""
+    from tests.support.pasted_samples import SMI_TABLE
+
+    two = SMI_TABLE + "\nthe other node:\n" + SMI_TABLE.replace("570.86.16", "535.104.05")
+    report = tmp_path / "two.log"
+    report.write_text(two, encoding="utf-8")
+    assert run(["check", "--from", str(report)]) == 5
+    out, err = capsys.readouterr()
+    assert "a check crashed on at least one host" in err
+    assert "KeyError" not in out + err
