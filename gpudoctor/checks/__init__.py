@@ -47,7 +47,7 @@ from gpudoctor.checks.summary import headlines
 from gpudoctor.errors import BadValue, UsageError
 from gpudoctor.exitcodes import ExitCode
 from gpudoctor.findings import Finding, Severity, area_status
-from gpudoctor.report.clean import clean_finding, printable
+from gpudoctor.safe_text import clean_finding, printable
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts

@@ -102,7 +102,7 @@ class StderrProgress:
 
     def finding(self, finding: Finding) -> None:
         from gpudoctor.findings import MARKS
-        from gpudoctor.report.clean import clean_finding
+        from gpudoctor.safe_text import clean_finding
 
         finding = clean_finding(finding)  # titles quote what the image's probe reported
         mark = MARKS[finding.severity]
@@ -150,7 +150,7 @@ class StderrProgress:
     def _shown(self, text: str) -> str:
         """What the build printed (a base image's, pip's), as it may be shown: no escape
         sequence but colours on a terminal, every other unprintable character as `?`."""
-        from gpudoctor.report.clean import printable
+        from gpudoctor.safe_text import printable
 
         cleaned = clean(text, colour=self._colour)
         if not self._colour:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 from gpudoctor import framework_names, versions
-from gpudoctor.report.clean import printable
+from gpudoctor.safe_text import printable
 
 _DOTTED = re.compile(r"^\d+(\.\d+)+$")
 
