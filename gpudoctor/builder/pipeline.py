@@ -154,7 +154,7 @@ def build_row(
 def install_stage(engine: ImageEngine, outcome: BuildOutcome) -> ImageInfo | None:
     """The install stage's image, left behind untagged as the layer cache of the next build
     (the template labels it io.gpudoctor.stage=install); the report names it and its size."""
-    from gpudoctor.builder.spec import LABEL_PREFIX
+    from gpudoctor.image_labels import LABEL_PREFIX
 
     for image in reversed(outcome.stage_images):
         info = engine.inspect(image)

@@ -10,9 +10,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor import versions
-from gpudoctor.builder.spec import LABEL_PREFIX
 from gpudoctor.compat.image import ImageFacts
 from gpudoctor.errors import UsageError
+from gpudoctor.image_labels import LABEL_PREFIX
 from gpudoctor.verify_report import text
 
 if TYPE_CHECKING:
