@@ -21,7 +21,7 @@ FORBIDDEN = {
     "exporter": ("probes", "cli", "builder"),
 }
 # The docs generator documents the builder's verify codes beside the check codes.
-ALLOWED = {("gpudoctor.checks.docgen", "gpudoctor.builder.verify_codes")}
+ALLOWED = {("gpudoctor.cli.docgen", "gpudoctor.builder.verify_codes")}
 
 
 def _modules() -> dict[str, Path]:

@@ -1,5 +1,5 @@
 """The codes `gpudoctor build` reports when it verifies an image, one entry per promise of the
-matrix row; docs/findings.md documents them beside the check codes (checks/docgen.py)."""
+matrix row; docs/findings.md documents them beside the check codes (cli/docgen.py)."""
 
 from __future__ import annotations
 

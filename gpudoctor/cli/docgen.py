@@ -1,8 +1,9 @@
-"""Print docs/findings.md: `python -m gpudoctor.checks.docgen > docs/findings.md`.
+"""Print docs/findings.md: `python -m gpudoctor.cli.docgen > docs/findings.md`.
 
 The check codes (checks/catalogue.py) and the builder's verify codes (builder/verify_codes.py),
-so that every `docs` anchor a finding carries exists. A separate module so that running it does
-not re-import the catalogue the package already loaded.
+so that every `docs` anchor a finding carries exists. It joins the checks' codes and the
+builder's, so it sits in `cli/`, the one package above both; a module of its own so that running
+it does not re-import the catalogue the package already loaded.
 """
 
 from __future__ import annotations
