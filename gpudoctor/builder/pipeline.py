@@ -13,7 +13,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from gpudoctor.builder.engine import (
+from gpudoctor.builder.failure import explain_failure
+from gpudoctor.builder.render import render_dockerfile
+from gpudoctor.builder.report import BuildReport
+from gpudoctor.builder.spec import BuildOptions, ImageSpec, make_spec
+from gpudoctor.compat.request import ResolvedRow, ResolveRequest
+from gpudoctor.docker.engine import (
     BuildEvent,
     BuildOutcome,
     DaemonInfo,
@@ -21,11 +26,6 @@ from gpudoctor.builder.engine import (
     ImageInfo,
     follow_build,
 )
-from gpudoctor.builder.failure import explain_failure
-from gpudoctor.builder.render import render_dockerfile
-from gpudoctor.builder.report import BuildReport
-from gpudoctor.builder.spec import BuildOptions, ImageSpec, make_spec
-from gpudoctor.compat.request import ResolvedRow, ResolveRequest
 from gpudoctor.errors import BuildFailed
 from gpudoctor.findings import Finding
 from gpudoctor.matrix.model import Matrix

@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING
 from gpudoctor.builder.activity import SGR, SGR_SPLIT, clean, pip_activity
 
 if TYPE_CHECKING:
-    from gpudoctor.builder.engine import BuildEvent
+    from gpudoctor.docker.engine import BuildEvent
     from gpudoctor.findings import Finding
 
 TICK_S = 4.0  # silence after which the ticker speaks (the promise is: a line every 5 s)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.cli.docgen import document
 from gpudoctor.cli.app import run
+from gpudoctor.cli.docgen import document
 from tests.support.hosts import HOSTS_DIR, ROOT
 
 
