@@ -3,10 +3,10 @@ matrix row; docs/findings.md documents them beside the check codes (cli/docgen.p
 
 from __future__ import annotations
 
+from gpudoctor.areas import IMAGE
 from gpudoctor.findings import CatalogueEntry, severities
 
-AREA = "image"
-AREA_TITLE = "Image verification (`gpudoctor build`)"
+AREA = IMAGE.name
 _FIX = "Rebuild from the row's index (or fix the wheelhouse) and verify again."
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gpudoctor.areas import AREAS, GPU_AREAS
 from gpudoctor.checks import (
     amd,
     container_devices,
@@ -42,7 +43,7 @@ from gpudoctor.checks import (
     xid,
 )
 from gpudoctor.checks.base import Check, Intent
-from gpudoctor.checks.catalogue import AREAS, CATALOGUE
+from gpudoctor.checks.catalogue import CATALOGUE
 from gpudoctor.checks.summary import headlines
 from gpudoctor.errors import BadValue, UsageError
 from gpudoctor.exitcodes import ExitCode
@@ -55,14 +56,18 @@ if TYPE_CHECKING:
 
 __all__ = ["REGISTRY", "CheckRun", "Crash", "Intent", "exit_code", "run_checks", "select_codes"]
 
-# (area, check) in report order; a check's findings carry codes of its area (catalogue.py).
+# (area, check) in report order: the one place a check's area is said (areas.py declares the
+# areas); every finding a check reports carries a code of its area (catalogue.py), which a test
+# holds it to.
 REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("report", c) for c in evidence.CHECKS),
     *(("driver", c) for c in driver.CHECKS),
     *(("driver", c) for c in devices.CHECKS),
     *(("driver", c) for c in recorded.CHECKS),
     *(("gpu", c) for c in gpu.CHECKS),
-    *(("gpu", c) for c in vgpu.CHECKS),
+    ("gpu", vgpu.check_vgpu_license),
+    ("platform", vgpu.check_vgpu_license_client),
+    ("driver", vgpu.check_vgpu_release),
     *(("platform", c) for c in platform.CHECKS),
     *(("runtime", c) for c in runtime.CHECKS),
     *(("runtime", c) for c in container_devices.CHECKS),
@@ -80,10 +85,6 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("intent", c) for c in image_verdict.CHECKS),
     ("requirements", requirements.check_requirements),
 )
-
-
-# The areas whose checks need a GPU (a host without one gets n/a there).
-GPU_AREAS = ("driver", "gpu", "runtime", "multigpu")
 
 
 @dataclass(frozen=True)

@@ -10,34 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gpudoctor.areas import AREA_TITLES, AREAS
 from gpudoctor.checks.catalogue_amd import AMD_ENTRIES
 from gpudoctor.exitcodes import REPORT_BUG
 from gpudoctor.findings import CatalogueEntry, severities
-
-AREAS = (
-    "report",
-    "driver",
-    "gpu",
-    "platform",
-    "runtime",
-    "software",
-    "multigpu",
-    "amd",
-    "intent",
-    "requirements",
-)
-AREA_TITLES = {
-    "report": "Pasted report",
-    "driver": "NVIDIA driver",
-    "gpu": "GPUs",
-    "platform": "Platform",
-    "runtime": "Container runtime",
-    "software": "Frameworks and CUDA libraries",
-    "multigpu": "Multi-GPU and multi-node",
-    "amd": "AMD GPUs and ROCm",
-    "intent": "Will it run here",
-    "requirements": "Requirements",
-}
 
 
 def _E(code: str, area: str, title: str, allowed: str, meaning: str, fix: str) -> CatalogueEntry:  # noqa: PLR0917 (the entry's fields, in order, one table row per call)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import sys
 
-from gpudoctor.builder.verify_codes import AREA_TITLE, ENTRIES
+from gpudoctor.areas import IMAGE
+from gpudoctor.builder.verify_codes import ENTRIES
 from gpudoctor.checks.catalogue import markdown
 
 
 def document() -> str:
-    return markdown(extra=[(AREA_TITLE, ENTRIES)])
+    return markdown(extra=[(IMAGE.title, ENTRIES)])
 
 
 if __name__ == "__main__":
