@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.redaction import url_without_credentials
@@ -30,11 +29,17 @@ API_TIMEOUT_S = 600.0
 BUILD_READ_TIMEOUT_S = 3600.0
 
 
-@dataclass(frozen=True)
 class Endpoint:
-    """A daemon address as `DOCKER_HOST` gives it (`unix://`, `tcp://`, `ssh://`, ...)."""
+    """A daemon address as `DOCKER_HOST` gives it (`unix://`, `tcp://`, `ssh://`, ...). A plain
+    class, not a dataclass: the runtime probe builds one on every `check`'s start-up path."""
 
-    url: str  # credentials included: the SDK needs them; show `shown` instead
+    __slots__ = ("url",)
+
+    def __init__(self, url: str) -> None:
+        self.url = url  # credentials included: the SDK needs them; show `shown` instead
+
+    def __repr__(self) -> str:
+        return f"Endpoint({self.shown!r})"
 
     @property
     def scheme(self) -> str:
