@@ -1,5 +1,6 @@
 """Where the Docker daemon is and how long to wait for it: the one reading of `DOCKER_HOST`, the
-socket it names, and every Docker timeout.
+socket it names, and the timeouts of every exchange with the daemon. (How long a container may
+run is the step's that starts it: `builder/verify.py`, `probes/image.py`.)
 
 Both Docker clients use it: the start-up probe (`probes/runtime.py`, plain HTTP over a local
 socket, because importing the docker SDK costs a large share of the `check` budget) and the SDK
