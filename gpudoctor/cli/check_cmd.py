@@ -170,7 +170,7 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     only_codes = select_codes("--only", (only or "").split(","))
     skip_codes = select_codes("--skip", (skip or "").split(","))
     fleet = False
-    if paths:  # fleet_summary and its dataclasses (~2 ms) only when --from names something
+    if paths:  # fleet_summary and its dataclasses only when --from names something
         from gpudoctor.fleet_summary import is_fleet
 
         fleet = is_fleet(paths)

@@ -121,7 +121,7 @@ _LIBRARY = "libnvidia-ml.so.1"
 
 def _library_absent() -> tuple[NvmlFacts, list[ProbeIssue]] | None:
     """The facts nvmlInit's library_not_found gives, when libnvidia-ml.so.1 cannot be loaded;
-    else None. Importing pynvml (and the `logging` it pulls in) costs ~13 ms of every `check`,
+    else None. Importing pynvml (and the `logging` it pulls in) slows every `check` start,
     mostly on hosts without a driver: so the library is loaded first the way nvidia-ml-py's
     _LoadNvmlLibrary does on Linux (`CDLL("libnvidia-ml.so.1")`, through the loader's search:
     LD_LIBRARY_PATH, the cache), and pynvml is imported only when it loads. The binding is

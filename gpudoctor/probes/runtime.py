@@ -92,7 +92,7 @@ class UnixSocketDocker:
 
     def _get(self, path: str) -> dict[str, Any]:
         """One HTTP/1.0 GET over the socket: the daemon answers without chunking and closes,
-        so no HTTP library is needed (http.client would pull in ssl and email, ~45 ms)."""
+        so no HTTP library is needed (http.client would pull in ssl and email)."""
         import socket
         import time
 

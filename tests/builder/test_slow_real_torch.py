@@ -1,4 +1,4 @@
-"""Opt-in (`pytest -m slow`): a real PyTorch CUDA 13.0 image, built offline and verified.
+"""Manual (`pytest -m manual`): a real PyTorch CUDA 13.0 image, built offline and verified.
 
 Downloads torch 2.14.1 (+cu130, the PyPI default build) with its nvidia-* wheels and torchvision
 through pip's configured index (a local mirror where there is one; about 3 GB) into a wheelhouse
@@ -20,7 +20,7 @@ import pytest
 
 from gpudoctor.cli.app import run
 
-pytestmark = [pytest.mark.slow, pytest.mark.docker]
+pytestmark = [pytest.mark.manual, pytest.mark.docker]
 REQUIREMENTS = ("torch==2.14.1", "torchvision==0.29.1")
 
 
