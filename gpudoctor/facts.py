@@ -215,7 +215,7 @@ class CpuFacts(Frozen):
     parts: tuple[str, ...] = ()  # Arm MIDR part numbers seen: ("0xd4f",)
     numa_nodes: tuple[NumaNode, ...] = ()
     # True: CPU-less NUMA nodes hold memory (GPU memory the CPU addresses coherently); None: no
-    # such evidence (not False: a driver may keep GPU memory off the OS's NUMA nodes).
+    # such node seen (not False: a driver may keep GPU memory off the OS's NUMA nodes).
     gpu_memory_coherent: bool | None = None
 
 
