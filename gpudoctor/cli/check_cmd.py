@@ -1,6 +1,7 @@
 """`gpudoctor check`: judge this host (or a recorded snapshot) and report every problem with its
 fix. Exit codes: 0 nothing failed; 1 an error finding or an unmet requirement (with --strict,
-warnings and unknowns too); 2 bad usage or input."""
+warnings and unknowns too); 2 bad usage or input; 3 the Docker daemon unreachable (--image);
+5 a check crashed (gpudoctor itself failed)."""
 
 # No `from __future__ import annotations` here: typer reads these signatures at run time, and
 # before Python 3.10 it cannot see the `Annotated` options inside string annotations.

@@ -1,6 +1,7 @@
 """NVML probe: what the NVIDIA driver's management library says about this host and its GPUs.
 
-Entry point: `probe_nvml(nvml=None, *, redact=True, timeout_s=5.0) -> (NvmlFacts, issues)`.
+Entry point: `probe_nvml(nvml=None, *, redact=True, timeout_s=5.0, read_uuids=None)
+-> (NvmlFacts, issues)`.
 
 - `nvml` is the edge: a `pynvml` module (nvidia-ml-py). None imports the installed one lazily,
   and only when libnvidia-ml.so.1 loads (else library_not_found is recorded unimported);
