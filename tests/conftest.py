@@ -4,8 +4,9 @@
   reason, except where GPUDOCTOR_REQUIRE_DOCKER=1 (CI sets it), where they fail instead.
 - `gpu` tests run only on a host where NVML reports a GPU (never in CI).
 - `manual` tests run only when selected explicitly: `pytest -m manual`.
-- `slow` tests run like any other (CI's full run includes them); nothing here gates them: a
-  quick run deselects them with `-m "not slow"`, as .ci/run does on its other Pythons.
+- `slow` tests run like any other (CI's full run includes them): a quick run deselects them
+  with `-m "not slow"`, as .ci/run does on its other Pythons.
+The rule is `tests/support/markers.skip_reason`.
 - `GPUDOCTOR_UPDATE_GOLDEN=1` rewrites golden files instead of comparing (review the diff).
 """
 
@@ -55,18 +56,20 @@ def update_golden() -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    from tests.support.markers import skip_reason
+
     markexpr = config.getoption("markexpr") or ""
+    require_docker = os.environ.get("GPUDOCTOR_REQUIRE_DOCKER") == "1"
     for item in items:
-        if "manual" in item.keywords and "manual" not in markexpr:
-            item.add_marker(pytest.mark.skip(reason="manual test: select it with `-m manual`"))
-        if "gpu" in item.keywords and not gpu_present():
-            item.add_marker(pytest.mark.skip(reason="needs an NVIDIA GPU with a driver"))
-        if (
-            "docker" in item.keywords
-            and not docker_reachable()
-            and os.environ.get("GPUDOCTOR_REQUIRE_DOCKER") != "1"
-        ):
-            item.add_marker(pytest.mark.skip(reason="no Docker Engine reachable"))
+        reason = skip_reason(
+            item.keywords,
+            markexpr,
+            gpu_present=gpu_present,
+            docker_reachable=docker_reachable,
+            require_docker=require_docker,
+        )
+        if reason is not None:
+            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

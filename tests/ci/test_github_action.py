@@ -255,7 +255,7 @@ def test_install_without_a_working_python_fails_clearly(tmp_path: Path) -> None:
     assert "::error title=gpudoctor::'no-such-python -m venv' failed." in run.stdout
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # a venv and a pip install of gpudoctor from a clone
 def test_install_then_check_as_the_action_does(tmp_path: Path) -> None:
     """Both steps of action.yml in order, from the action's checkout at the ref `uses:` names (as
     the runner clones `OWNER/gpudoctor@v-test`: here from a file:// repository whose branch has

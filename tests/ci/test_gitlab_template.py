@@ -126,6 +126,7 @@ def test_the_default_names_no_package_and_refuses_the_placeholder_repository(
     assert stub.calls() == []
 
 
+@pytest.mark.slow  # a venv and a pip install of gpudoctor from a git ref
 @pytest.mark.usefixtures("no_gpu_here")
 def test_installs_gpudoctor_from_the_repository_at_the_pinned_ref(tmp_path: Path) -> None:
     """The job's pip install from a git URL and ref (here a file:// repository whose branch has
