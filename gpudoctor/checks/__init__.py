@@ -2,7 +2,7 @@
 
 `run_checks` runs every registered check, isolating each one (a crashing check becomes an
 `unknown` finding, never a crashed report), and returns a CheckRun that the reporters present.
-Exit-code policy (documented in `gpudoctor check --help` and docs/findings.md):
+Exit-code policy (documented in `gpudoctor check --help` and the README's "Exit codes"):
 - 1 when any finding is `error`, or a `--require` requirement is unmet or cannot be judged;
 - with `--strict` also for `warn` and `unknown` findings;
 - 5 when a check raised (`check-crashed`): gpudoctor itself failed, which is never a pass;
