@@ -3,8 +3,9 @@
 Downloads torch 2.14.1 (+cu130, the PyPI default build) with its nvidia-* wheels and torchvision
 through pip's configured index (a local mirror where there is one; about 3 GB) into a wheelhouse
 kept between runs (GPUDOCTOR_REAL_TORCH_WHEELHOUSE, default
-/tmp/gpudoctor-wheelhouse-torch-2.14.1), then builds the shipped matrix's row on the stand-in base and verifies it: torch.version.cuda
-"13.0" and a cuDNN 9 build, against the row. Takes minutes and ~10 GB of disk.
+/tmp/gpudoctor-wheelhouse-torch-2.14.1), then builds the shipped matrix's row on the stand-in
+base and verifies it: torch.version.cuda "13.0" and a cuDNN 9 build, against the row. Takes
+minutes and ~10 GB of disk.
 """
 
 from __future__ import annotations
