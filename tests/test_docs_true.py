@@ -105,3 +105,18 @@ def test_every_file_of_this_repository_named_exists(path: Path) -> None:
         if not (ROOT / name).exists() and not (ROOT / "gpudoctor" / name).exists()
     ]
     assert not missing, f"{path.relative_to(ROOT)} names files that do not exist: {missing}"
+
+
+_MILLISECONDS = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs)\b")
+
+
+def test_no_measured_figure_in_code_comments() -> None:
+    """Start-up and run-time figures live in bench/README.md, re-taken with bench/; a figure
+    copied into a comment or docstring goes stale with the next measurement."""
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "gpudoctor").rglob("*.py"))
+        for number, line in enumerate(_text(path).splitlines(), 1)
+        if _MILLISECONDS.search(line)
+    ]
+    assert not found, "\n".join(found)
