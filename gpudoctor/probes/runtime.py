@@ -50,8 +50,8 @@ DockerFactory = Callable[[], DockerClient]
 def docker_from_env(env: Mapping[str, str], *, sdk: bool = False) -> DockerFactory:
     """The real factory. A local socket (DOCKER_HOST unset or unix://) must exist, else it fails
     at once; it is then asked over plain HTTP, because importing the docker SDK alone costs a
-    large part of the snapshot budget (bench/README.md). Other hosts (tcp://, ssh://, TLS) and `sdk=True` use
-    the SDK: docker.from_env(timeout=2)."""
+    large part of the snapshot budget (bench/README.md). Other hosts (tcp://, ssh://, TLS) and
+    `sdk=True` use the SDK: docker.from_env(timeout=2)."""
 
     def factory() -> DockerClient:
         host = env.get("DOCKER_HOST", "unix:///var/run/docker.sock")
