@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TypedDict
 
 from gpudoctor import framework_names, versions
 from gpudoctor.report.clean import printable
@@ -187,23 +186,6 @@ class RowReader:
         self.ok = False
         self.problems.add(self.where, text)
 
-    def get(self, key: str, kind: Kind, *, required: bool = True) -> str | None:
-        """A string-valued key; None when absent or bad (the problem is recorded)."""
-        value = self._value(key, kind, required)
-        return value if isinstance(value, str) else None
-
-    def get_str(self, key: str, kind: Kind) -> str:
-        """A required string key; "" when missing or bad (the loader will raise anyway)."""
-        return self.get(key, kind) or ""
-
-    def get_bool(self, key: str, default: bool) -> bool:
-        value = self._value(key, BOOL, required=False)
-        return value if isinstance(value, bool) else default
-
-    def get_int(self, key: str, kind: Kind) -> int:
-        value = self._value(key, kind, required=True)
-        return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
     def get_list(
         self, key: str, kind: Kind, *, required: bool = True, non_empty: bool = True
     ) -> tuple[str, ...]:
@@ -231,7 +213,8 @@ class RowReader:
             self.fail(f"key '{key}': {', '.join(dupes)} listed twice")
         return tuple(good)
 
-    def _value(self, key: str, kind: Kind, required: bool) -> object:
+    def value(self, key: str, kind: Kind, required: bool) -> object:
+        """The key's value when present and of `kind`; None otherwise (the problem is recorded)."""
         if key not in self.raw:
             if required:
                 self.fail(f"missing key '{key}' (expected {kind.expected})")
@@ -245,27 +228,6 @@ class RowReader:
             self.fail(f"key '{key}': holds a control character, found {describe(value)}")
             return None
         return value
-
-    def common(self) -> Common:
-        """The keys every row may carry: source (required), sources, verified, notes, evidence."""
-        return Common(
-            source=self.get_str("source", URL),
-            sources=self.get_list("sources", URL, required=False),
-            verified=self.get_bool("verified", True),
-            notes=self.get("notes", ANY_TEXT, required=False) or "",
-            evidence=self.get("evidence", TEXT, required=False) or "",
-        )
-
-
-class Common(TypedDict):
-    source: str
-    sources: tuple[str, ...]
-    verified: bool
-    notes: str
-    evidence: str
-
-
-COMMON_KEYS = ("source", "sources", "verified", "notes", "evidence")
 
 
 def row_label(table: str, index: int, raw: object, identity: str) -> str:
