@@ -17,7 +17,13 @@ from stat import S_ISREG
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix.fields import Problems, RowReader
 from gpudoctor.matrix.model import Architecture, CudaRelease, DriverBranch, Matrix, NcclRelease
-from gpudoctor.matrix.reader import MAX_FILE_BYTES, RowRule, raise_problems, read_document, toml_loads
+from gpudoctor.matrix.reader import (
+    MAX_FILE_BYTES,
+    RowRule,
+    raise_problems,
+    read_document,
+    toml_loads,
+)
 
 MAX_MATRIX_BYTES = MAX_FILE_BYTES
 _HINT = "fix the file (format: docs/matrix-format.md) and re-run `gpudoctor matrix validate FILE`"
@@ -104,7 +110,11 @@ def _driver_branch(r: RowReader, row: DriverBranch) -> None:
 
 
 def _nccl(r: RowReader, row: NcclRelease) -> None:
-    kinds = [bool(row.architectures), bool(row.bad_compute_capabilities), "peermem_detected" in r.raw]
+    kinds = [
+        bool(row.architectures),
+        bool(row.bad_compute_capabilities),
+        "peermem_detected" in r.raw,
+    ]
     if sum(kinds) != 1:
         r.fail(
             "a row states one fact: 'architectures', 'bad_compute_capabilities' (with "

@@ -29,7 +29,9 @@ class Provenance(Frozen):
         )
     )
     sources: tuple[str, ...] = field(
-        metadata=array(f.URL, "further pages, when one `source` does not cover the row", optional=True)
+        metadata=array(
+            f.URL, "further pages, when one `source` does not cover the row", optional=True
+        )
     )
     verified: bool = field(
         metadata=flag(
@@ -39,7 +41,9 @@ class Provenance(Frozen):
         )
     )
     notes: str = field(
-        metadata=text(f.ANY_TEXT, "free text shown by `gpudoctor matrix show`", optional=True, absent="")
+        metadata=text(
+            f.ANY_TEXT, "free text shown by `gpudoctor matrix show`", optional=True, absent=""
+        )
     )
     evidence: str = field(
         metadata=text(
@@ -80,9 +84,7 @@ class BuildProvenance(Provenance):
 @dataclass(frozen=True, eq=False, repr=False)
 class CudaRelease(Provenance):
     version: str = field(
-        metadata=text(
-            f.CUDA_RELEASE, "full release, `\"12.1.0\"` for GA, `\"12.1.1\"` for Update 1"
-        )
+        metadata=text(f.CUDA_RELEASE, 'full release, `"12.1.0"` for GA, `"12.1.1"` for Update 1')
     )
     label: str = field(metadata=text(f.TEXT, "as NVIDIA names it", example="CUDA 12.1 Update 1"))
     # The release's own minimum Linux driver; None where no source gives it (from 13.4 NVIDIA
@@ -91,7 +93,7 @@ class CudaRelease(Provenance):
     min_driver_linux: str | None = field(
         metadata=text(
             f.DRIVER,
-            "minimum Linux x86_64 driver for this release (\"Toolkit Driver Version\", release "
+            'minimum Linux x86_64 driver for this release ("Toolkit Driver Version", release '
             "notes table 3). Absent only with `notes` saying why its own floor is unsourced "
             "(13.4.1 and 13.4.2 ship no Linux driver): such a release is judged by its major's "
             "minor-version rule only, never as `native`",
@@ -150,9 +152,11 @@ class CudaMajor(Provenance):
 class Architecture(Provenance):
     compute_capability: str = field(metadata=text(f.COMPUTE_CAPABILITY, "", example="8.0"))
     name: str = field(metadata=text(f.TEXT, "the architecture's name", example="Ampere"))
-    sm: str = field(metadata=text(f.TEXT, "`sm_` and the compute capability's digits", example="sm_80"))
+    sm: str = field(
+        metadata=text(f.TEXT, "`sm_` and the compute capability's digits", example="sm_80")
+    )
     min_cuda: str = field(
-        metadata=text(f.MAJOR_MINOR, "first CUDA release (`\"MAJOR.MINOR\"`) that supports it")
+        metadata=text(f.MAJOR_MINOR, 'first CUDA release (`"MAJOR.MINOR"`) that supports it')
     )
     max_cuda: str | None = field(
         default=None,
@@ -300,8 +304,8 @@ class BaseImage(Provenance):
         default=None,
         metadata=text(
             f.CUDNN_TAG,
-            "the cuDNN part of the tag for this release: `\"cudnn8\"` (older scheme) or "
-            "`\"cudnn\"` (newer scheme, cuDNN 9); absent when no cuDNN images exist",
+            'the cuDNN part of the tag for this release: `"cudnn8"` (older scheme) or '
+            '`"cudnn"` (newer scheme, cuDNN 9); absent when no cuDNN images exist',
             optional=True,
         ),
     )
@@ -375,7 +379,7 @@ class DriverBranch(Provenance):
         default=None,
         metadata=text(
             f.END_OF_LIFE,
-            "from NVIDIA's data-center driver lifecycle table, or `\"ended\"` where NVIDIA "
+            'from NVIDIA\'s data-center driver lifecycle table, or `"ended"` where NVIDIA '
             "states the branch is end of life without the month (new feature branches have "
             "none)",
             optional=True,
@@ -432,7 +436,7 @@ class PlatformWheel(BuildProvenance):
     index: str = field(
         metadata=text(
             f.WHEEL_INDEX,
-            "`\"pypi\"` (plain `pip install`) or the index URL",
+            '`"pypi"` (plain `pip install`) or the index URL',
             example="https://download.pytorch.org/whl/cu128",
         )
     )
@@ -462,7 +466,9 @@ class ImagePlatform(Provenance):
     platform: str = field(metadata=text(f.OCI_PLATFORM, ""))
     min_cuda: str = field(
         metadata=text(
-            f.CUDA_RELEASE, "the first CUDA release whose tags carry that platform", example="11.8.0"
+            f.CUDA_RELEASE,
+            "the first CUDA release whose tags carry that platform",
+            example="11.8.0",
         )
     )
 
@@ -482,7 +488,10 @@ class ProgramMinimum(Provenance):
     versions: str = field(
         default="",
         metadata=text(
-            f.SPECIFIER, "the releases the row covers; absent: every release", optional=True, absent=""
+            f.SPECIFIER,
+            "the releases the row covers; absent: every release",
+            optional=True,
+            absent="",
         ),
     )
     pip: bool = field(
@@ -503,8 +512,8 @@ class RocmRelease(Provenance):
     )
     gfx: tuple[str, ...] = field(
         metadata=array(
-            f.GFX, "the GPU (LLVM) targets AMD supports with it on Linux, from AMD's "
-            "compatibility matrix"
+            f.GFX,
+            "the GPU (LLVM) targets AMD supports with it on Linux, from AMD's compatibility matrix",
         )
     )
     kmd: tuple[str, ...] = field(
@@ -512,8 +521,8 @@ class RocmRelease(Provenance):
         metadata=array(
             f.MAJOR_MINOR,
             "the kernel-mode driver (amdgpu/KFD) release series its user space is supported on: "
-            "ROCm numbers up to 6.4 (`\"6.1\"`), the AMD GPU Driver's own numbers from ROCm 7.0 "
-            "(`\"30.10\"`)",
+            'ROCm numbers up to 6.4 (`"6.1"`), the AMD GPU Driver\'s own numbers from ROCm 7.0 '
+            '(`"30.10"`)',
             optional=True,
         ),
     )
@@ -554,7 +563,9 @@ class NcclRelease(Provenance):
     )
     problem: str = field(
         default="",
-        metadata=text(f.TEXT, "what fails (with `bad_compute_capabilities`)", optional=True, absent=""),
+        metadata=text(
+            f.TEXT, "what fails (with `bad_compute_capabilities`)", optional=True, absent=""
+        ),
     )
     peermem_detected: bool | None = field(  # finds GPUDirect RDMA through nvidia-peermem
         default=None,

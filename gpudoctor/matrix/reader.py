@@ -60,7 +60,9 @@ def read_table(
     raw = doc.get(table.name, [])
     if not isinstance(raw, list):
         found = f.describe(raw)
-        problems.add("", f"'{table.name}': expected an array of tables [[{table.name}]], found {found}")
+        problems.add(
+            "", f"'{table.name}': expected an array of tables [[{table.name}]], found {found}"
+        )
         return ()
     out: list[Any] = []
     for index, item in enumerate(raw):
@@ -203,6 +205,16 @@ def read_text(path: Path, what: str, hint: str) -> str:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise MatrixError(f"cannot read {what} {path}: {reason}", hint=hint) from None
+
+
+def stamp(path: Path) -> tuple[int, int]:
+    """A file's modification time and size, for caches keyed by them (an edited file is read
+    again); (0, -1) when it cannot be stat'ed (read_text then words why)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return 0, -1
+    return stat.st_mtime_ns, stat.st_size
 
 
 def raise_problems(problems: Problems, hint: str, what: str) -> None:

@@ -92,7 +92,9 @@ def array(
     return {_META: Key(ARRAY, kind, doc, not optional, absent, example, non_empty)}
 
 
-def integer(kind: Kind, doc: str, *, example: str = "", optional: bool = False) -> Mapping[str, Key]:
+def integer(
+    kind: Kind, doc: str, *, example: str = "", optional: bool = False
+) -> Mapping[str, Key]:
     """An integer key; absent (when optional) it reads as None."""
     return {_META: Key(INTEGER, kind, doc, not optional, None, example)}
 

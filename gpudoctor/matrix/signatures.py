@@ -23,7 +23,7 @@ from pathlib import Path
 from gpudoctor.matrix import fields as f
 from gpudoctor.matrix.fields import Problems, RowReader
 from gpudoctor.matrix.model import Provenance
-from gpudoctor.matrix.reader import raise_problems, read_document, read_text, toml_loads
+from gpudoctor.matrix.reader import raise_problems, read_document, read_text, stamp, toml_loads
 from gpudoctor.matrix.schema import array, table, text
 
 LAYERS = (
@@ -105,8 +105,8 @@ class Signature(Provenance):
     )
     cause: str = field(  # template over the named groups
         metadata=text(
-            f.TEXT, "template over the pattern's named groups (`{sm}`, `{driver}`), never a "
-            "canned example"
+            f.TEXT,
+            "template over the pattern's named groups (`{sm}`, `{driver}`), never a canned example",
         )
     )
     fix: str = field(  # template; {install} is the install command the compatibility model builds
@@ -116,7 +116,7 @@ class Signature(Provenance):
         default="vendor",
         metadata=text(
             _SOURCE_KIND,
-            "`\"vendor\"`: `source` is the vendor's own text; `\"threads\"`: `source` and "
+            '`"vendor"`: `source` is the vendor\'s own text; `"threads"`: `source` and '
             "`sources` name two independent public threads that settle the cause",
             optional=True,
             absent="vendor",
@@ -126,14 +126,16 @@ class Signature(Provenance):
         default="error",
         metadata=text(
             _SEVERITY,
-            "`\"warn\"`: the line says something runs slower or degraded",
+            '`"warn"`: the line says something runs slower or degraded',
             optional=True,
             absent="error",
         ),
     )
     needs: tuple[str, ...] = field(  # the facts that judge it (words, shown when unknown)
         default=(),
-        metadata=array(f.TEXT, "the facts that judge it (words, shown to the reader)", optional=True),
+        metadata=array(
+            f.TEXT, "the facts that judge it (words, shown to the reader)", optional=True
+        ),
     )
     install: str | None = field(  # "torch" / "tensorflow": the fix installs that framework
         default=None,
@@ -199,10 +201,15 @@ def signatures_path() -> Path:
     return matrices_dir() / "signatures.toml"
 
 
-@functools.lru_cache(maxsize=4)
 def load_signatures(path: Path | None = None) -> SignatureCatalogue:
     """The catalogue at `path` (the shipped one when None); MatrixError names every problem."""
     path = path or signatures_path()
+    return _load(path, *stamp(path))
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: Path, mtime_ns: int, size: int) -> SignatureCatalogue:
+    del mtime_ns, size  # part of the cache key only: an edited file is read again
     return parse_signatures(read_text(path, "signature file", _HINT), path)
 
 
