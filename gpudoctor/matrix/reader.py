@@ -87,7 +87,9 @@ def read_row(r: RowReader, cls: type, rules: Mapping[type, RowRule]) -> Any:
     return row
 
 
-def _value(r: RowReader, name: str, key: Key, rules: Mapping[type, RowRule]) -> Any:
+def _value(  # noqa: PLR0911 - one return per shape of key
+    r: RowReader, name: str, key: Key, rules: Mapping[type, RowRule]
+) -> Any:
     present = name in r.raw
     if key.shape == schema.ROWS:
         return _nested(r, name, key, rules)

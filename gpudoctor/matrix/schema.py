@@ -121,17 +121,19 @@ def table(name: str, row: type, identity: str, title: str) -> Mapping[str, Table
 def keys(row: type) -> Iterator[tuple[str, Key]]:
     """A row class's keys: its own in declaration order, then those of its bases, nearest
     first (provenance last): the order messages list valid keys in."""
-    declared = {f.name: f.metadata[_META] for f in _fields(row) if _META in f.metadata}
-    for cls in row.__mro__:
-        for name in cls.__dict__.get("__annotations__", {}):
-            if name in declared:
-                yield name, declared.pop(name)
+    chain = [c for c in row.__mro__ if dataclasses.is_dataclass(c)]
+    for cls, base in zip(chain, [*chain[1:], None]):
+        inherited = {f.name for f in _fields(base)} if base is not None else set()
+        for f in _fields(cls):
+            if f.name not in inherited and _META in f.metadata:
+                yield f.name, f.metadata[_META]
 
 
 def own_keys(row: type) -> Iterator[tuple[str, Key]]:
     """The keys a row class declares itself (not those of its bases)."""
-    annotations = row.__dict__.get("__annotations__", {})
-    return ((n, k) for n, k in keys(row) if n in annotations)
+    base = next((c for c in row.__mro__[1:] if dataclasses.is_dataclass(c)), None)
+    inherited = {f.name for f in _fields(base)} if base is not None else set()
+    return ((n, k) for n, k in keys(row) if n not in inherited)
 
 
 def tables(document: type) -> Iterator[tuple[str, Table]]:

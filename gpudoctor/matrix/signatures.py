@@ -23,7 +23,14 @@ from pathlib import Path
 from gpudoctor.matrix import fields as f
 from gpudoctor.matrix.fields import Problems, RowReader
 from gpudoctor.matrix.model import Provenance
-from gpudoctor.matrix.reader import raise_problems, read_document, read_text, stamp, toml_loads
+from gpudoctor.matrix.reader import (
+    RowRule,
+    raise_problems,
+    read_document,
+    read_text,
+    stamp,
+    toml_loads,
+)
 from gpudoctor.matrix.schema import array, table, text
 
 LAYERS = (
@@ -237,7 +244,7 @@ def _signature(r: RowReader, row: Signature) -> None:
         _cross_check(r, row, set(re.compile(row.pattern).groupindex))
 
 
-_RULES = {Signature: _signature}
+_RULES: dict[type, RowRule] = {Signature: _signature}
 
 
 def _cross_check(r: RowReader, row: Signature, groups: set[str]) -> None:

@@ -11,12 +11,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from gpudoctor.checks import Intent, run_checks
 from gpudoctor.checks.nccl import missing_interfaces
 from gpudoctor.checks.requirements import parse_requirement
-from gpudoctor.matrix.xid import load_xid_catalogue
 from gpudoctor.errors import UsageError
 from gpudoctor.facts_multigpu import EnvVar, FabricFacts, NcclLibrary
 from gpudoctor.findings import Severity
 from gpudoctor.fleet_summary import summarize_fleet
 from gpudoctor.matrix.model import Matrix
+from gpudoctor.matrix.xid import load_xid_catalogue
 from gpudoctor.report.prometheus import render_prometheus
 from gpudoctor.report.text import render_text
 from tests.support.hosts import host
