@@ -14,6 +14,7 @@ constructor: the provenance base declares no defaults, and a key a row may leave
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -118,9 +119,14 @@ def table(name: str, row: type, identity: str, title: str) -> Mapping[str, Table
     return {_TABLE: Table(name, row, identity, title)}
 
 
-def keys(row: type) -> Iterator[tuple[str, Key]]:
+@functools.cache
+def keys(row: type) -> tuple[tuple[str, Key], ...]:
     """A row class's keys: its own in declaration order, then those of its bases, nearest
     first (provenance last): the order messages list valid keys in."""
+    return tuple(_keys(row))
+
+
+def _keys(row: type) -> Iterator[tuple[str, Key]]:
     chain = [c for c in row.__mro__ if dataclasses.is_dataclass(c)]
     for cls, base in zip(chain, [*chain[1:], None]):
         inherited = {f.name for f in _fields(base)} if base is not None else set()
