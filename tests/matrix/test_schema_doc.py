@@ -78,3 +78,21 @@ def test_every_key_of_every_table_names_a_wrong_type(table: schema.Table) -> Non
         assert any(
             said + "expected " in line and line.endswith("found a table") for line in problems.lines
         ), name
+
+
+def test_every_shipped_data_file_goes_through_the_one_reader(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from gpudoctor.cli.app import run
+    from gpudoctor.resources import matrices_dir
+
+    files = sorted(matrices_dir().glob("*.toml"))
+    assert [p.name for p in files] == ["compat.toml", "signatures.toml", "xid.toml"]
+    declared = {t.name for t in TABLES}
+    for path in files:
+        assert run(["matrix", "validate", str(path)]) == 0, capsys.readouterr().err
+        assert capsys.readouterr().out.startswith("ok: ")
+        tables = {
+            line.strip()[2:-2] for line in path.read_text().splitlines() if line.startswith("[[")
+        }
+        assert tables <= declared | {"pytorch.variants"}, path
