@@ -1,8 +1,10 @@
-"""Typed reading of one TOML row: each value is checked against its kind, and every problem is
-recorded as one line naming the file, the table, the row and the key (docs/matrix-format.md).
+"""The kinds of values the data files hold (what a key's value must look like), and typed
+reading of one TOML row: each value is checked against its kind, and every problem is recorded
+as one line naming the file, the table, the row and the key (docs/matrix-format.md).
 
-The loader keeps going after a problem so that `gpudoctor matrix validate` reports all of them at
-once; a reader returns a placeholder for a bad value and the loader raises before building rows.
+matrix/reader.py drives a RowReader per row from the keys the dataclasses declare. It keeps going
+after a problem so that `gpudoctor matrix validate` reports all of them at once: a bad value
+reads as a placeholder, and a row with a problem is left out before the file is refused.
 """
 
 from __future__ import annotations
