@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpudoctor.frozen import Frozen
-from gpudoctor.matrix import fields as f
+from gpudoctor.matrix import kinds as k
 from gpudoctor.matrix.schema import array, digests, flag, integer, rows, table, text
 
 
@@ -23,14 +23,14 @@ class Provenance(Frozen):
 
     source: str = field(
         metadata=text(
-            f.URL,
+            k.URL,
             "the URL of the official page or repository file the row's facts come from, "
             "optionally followed by a short note on what was read there",
         )
     )
     sources: tuple[str, ...] = field(
         metadata=array(
-            f.URL, "further pages, when one `source` does not cover the row", optional=True
+            k.URL, "further pages, when one `source` does not cover the row", optional=True
         )
     )
     verified: bool = field(
@@ -42,12 +42,12 @@ class Provenance(Frozen):
     )
     notes: str = field(
         metadata=text(
-            f.ANY_TEXT, "free text shown by `gpudoctor matrix show`", optional=True, absent=""
+            k.ANY_TEXT, "free text shown by `gpudoctor matrix show`", optional=True, absent=""
         )
     )
     evidence: str = field(
         metadata=text(
-            f.TEXT,
+            k.TEXT,
             "what was read, from which artifact, to verify the row",
             optional=True,
             absent="",
@@ -65,7 +65,7 @@ class BuildProvenance(Provenance):
 
     exists: str = field(
         metadata=text(
-            f.URL,
+            k.URL,
             "the primary source that says the build exists",
             optional=True,
             absent="",
@@ -73,7 +73,7 @@ class BuildProvenance(Provenance):
     )
     read: tuple[str, ...] = field(
         metadata=array(
-            f.ARTIFACT_FACT,
+            k.ARTIFACT_FACT,
             "the facts read from the artifact itself",
             optional=True,
             non_empty=False,
@@ -84,15 +84,15 @@ class BuildProvenance(Provenance):
 @dataclass(frozen=True, eq=False, repr=False)
 class CudaRelease(Provenance):
     version: str = field(
-        metadata=text(f.CUDA_RELEASE, 'full release, `"12.1.0"` for GA, `"12.1.1"` for Update 1')
+        metadata=text(k.CUDA_RELEASE, 'full release, `"12.1.0"` for GA, `"12.1.1"` for Update 1')
     )
-    label: str = field(metadata=text(f.TEXT, "as NVIDIA names it", example="CUDA 12.1 Update 1"))
+    label: str = field(metadata=text(k.TEXT, "as NVIDIA names it", example="CUDA 12.1 Update 1"))
     # The release's own minimum Linux driver; None where no source gives it (from 13.4 NVIDIA
     # no longer bundles a Linux driver): such a release is judged by its major's
     # minor-version floor only, never as native.
     min_driver_linux: str | None = field(
         metadata=text(
-            f.DRIVER,
+            k.DRIVER,
             'minimum Linux x86_64 driver for this release ("Toolkit Driver Version", release '
             "notes table 3). Absent only with `notes` saying why its own floor is unsourced "
             "(13.4.1 and 13.4.2 ship no Linux driver): such a release is judged by its major's "
@@ -102,10 +102,10 @@ class CudaRelease(Provenance):
     )
     min_driver_windows: str | None = field(
         default=None,
-        metadata=text(f.DRIVER, "same, Windows (absent where NVIDIA lists none)", optional=True),
+        metadata=text(k.DRIVER, "same, Windows (absent where NVIDIA lists none)", optional=True),
     )
     released: str | None = field(
-        default=None, metadata=text(f.YEAR_MONTH, "release month", optional=True)
+        default=None, metadata=text(k.YEAR_MONTH, "release month", optional=True)
     )
 
     @property
@@ -117,21 +117,21 @@ class CudaRelease(Provenance):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class CudaMajor(Provenance):
-    major: int = field(metadata=integer(f.POSITIVE_INT, "the major release", example="12"))
+    major: int = field(metadata=integer(k.POSITIVE_INT, "the major release", example="12"))
     minor_compat_min_driver_linux: str = field(
         metadata=text(
-            f.DRIVER,
+            k.DRIVER,
             "driver floor for minor-version compatibility within this major",
             example="525.60.13",
         )
     )
     minor_compat_min_driver_windows: str | None = field(
-        default=None, metadata=text(f.DRIVER, "same, Windows", optional=True)
+        default=None, metadata=text(k.DRIVER, "same, Windows", optional=True)
     )
     forward_compat_package: str | None = field(
         default=None,
         metadata=text(
-            f.TEXT,
+            k.TEXT,
             "name of the forward-compatibility package",
             example="cuda-compat-12-x",
             optional=True,
@@ -140,7 +140,7 @@ class CudaMajor(Provenance):
     dropped_compute_capabilities: tuple[str, ...] = field(
         default=(),
         metadata=array(
-            f.COMPUTE_CAPABILITY,
+            k.COMPUTE_CAPABILITY,
             "compute capabilities this major no longer builds for",
             optional=True,
             non_empty=False,
@@ -150,18 +150,18 @@ class CudaMajor(Provenance):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Architecture(Provenance):
-    compute_capability: str = field(metadata=text(f.COMPUTE_CAPABILITY, "", example="8.0"))
-    name: str = field(metadata=text(f.TEXT, "the architecture's name", example="Ampere"))
+    compute_capability: str = field(metadata=text(k.COMPUTE_CAPABILITY, "", example="8.0"))
+    name: str = field(metadata=text(k.TEXT, "the architecture's name", example="Ampere"))
     sm: str = field(
-        metadata=text(f.TEXT, "`sm_` and the compute capability's digits", example="sm_80")
+        metadata=text(k.TEXT, "`sm_` and the compute capability's digits", example="sm_80")
     )
     min_cuda: str = field(
-        metadata=text(f.MAJOR_MINOR, 'first CUDA release (`"MAJOR.MINOR"`) that supports it')
+        metadata=text(k.MAJOR_MINOR, 'first CUDA release (`"MAJOR.MINOR"`) that supports it')
     )
     max_cuda: str | None = field(
         default=None,
         metadata=text(
-            f.MAJOR_MINOR,
+            k.MAJOR_MINOR,
             "last CUDA release that still supports it; absent while supported",
             optional=True,
         ),
@@ -169,20 +169,20 @@ class Architecture(Provenance):
     datacenter_gpus: tuple[str, ...] = field(
         default=(),
         metadata=array(
-            f.TEXT, "data-center GPUs", example='["A100", "A30"]', optional=True, non_empty=False
+            k.TEXT, "data-center GPUs", example='["A100", "A30"]', optional=True, non_empty=False
         ),
     )
     consumer_gpus: tuple[str, ...] = field(
         default=(),
         metadata=array(
-            f.TEXT, "consumer GPUs", example='["RTX 3090"]', optional=True, non_empty=False
+            k.TEXT, "consumer GPUs", example='["RTX 3090"]', optional=True, non_empty=False
         ),
     )
     # Reduced-precision tensor-core modes among tf32, bf16, fp8, fp4; None = not recorded.
     precisions: tuple[str, ...] | None = field(
         default=None,
         metadata=array(
-            f.PRECISION,
+            k.PRECISION,
             "reduced-precision tensor-core modes (may be empty; absent = not recorded); shown "
             "by the `precision-modes` check",
             optional=True,
@@ -193,7 +193,7 @@ class Architecture(Provenance):
     precision_source: str | None = field(
         default=None,
         metadata=text(
-            f.URL,
+            k.URL,
             "URL the precisions come from (required when `precisions` is not empty)",
             optional=True,
         ),
@@ -202,17 +202,17 @@ class Architecture(Provenance):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class PytorchVariant(BuildProvenance):
-    cuda: str = field(metadata=text(f.MAJOR_MINOR, "the CUDA of the build", example="12.4"))
+    cuda: str = field(metadata=text(k.MAJOR_MINOR, "the CUDA of the build", example="12.4"))
     tag: str = field(
-        metadata=text(f.CUDA_TAG, "local version tag and index name, `cu` + the CUDA's digits")
+        metadata=text(k.CUDA_TAG, "local version tag and index name, `cu` + the CUDA's digits")
     )
     index_url: str = field(
-        metadata=text(f.URL, "", example="https://download.pytorch.org/whl/cu124")
+        metadata=text(k.URL, "", example="https://download.pytorch.org/whl/cu124")
     )
-    cudnn: str = field(metadata=text(f.DOTTED, "cuDNN bundled with the wheel", example="9.1.0.70"))
+    cudnn: str = field(metadata=text(k.DOTTED, "cuDNN bundled with the wheel", example="9.1.0.70"))
     arch_list: tuple[str, ...] = field(
         metadata=array(
-            f.ARCH_ENTRY,
+            k.ARCH_ENTRY,
             "compiled architectures in `TORCH_CUDA_ARCH_LIST` form; `+PTX` marks embedded PTX",
             example='["7.0", "8.0", "9.0+PTX"]',
             optional=True,
@@ -221,7 +221,7 @@ class PytorchVariant(BuildProvenance):
     nccl: str | None = field(
         default=None,
         metadata=text(
-            f.DOTTED,
+            k.DOTTED,
             "the `nvidia-nccl-cu1x` wheel the build pins (absent when unknown or when NCCL is "
             "linked statically)",
             example="2.21.5",
@@ -232,11 +232,11 @@ class PytorchVariant(BuildProvenance):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class PytorchRelease(BuildProvenance):
-    version: str = field(metadata=text(f.PEP440, "", example="2.5.1"))
+    version: str = field(metadata=text(k.PEP440, "", example="2.5.1"))
     python: tuple[str, ...] = field(
-        metadata=array(f.PYTHON, "supported Python versions", example='["3.9", "3.10"]')
+        metadata=array(k.PYTHON, "supported Python versions", example='["3.9", "3.10"]')
     )
-    torchvision: str = field(metadata=text(f.PEP440, "matching torchvision"))
+    torchvision: str = field(metadata=text(k.PEP440, "matching torchvision"))
     variants: tuple[PytorchVariant, ...] = field(
         metadata=rows(
             "pytorch.variants", PytorchVariant, "cuda", "each CUDA variant of the official wheels"
@@ -245,19 +245,19 @@ class PytorchRelease(BuildProvenance):
     torchaudio: str | None = field(
         default=None,
         metadata=text(
-            f.PEP440, "matching torchaudio (absent where none was released)", optional=True
+            k.PEP440, "matching torchaudio (absent where none was released)", optional=True
         ),
     )
     pypi_default_cuda: str | None = field(
         default=None,
         metadata=text(
-            f.MAJOR_MINOR,
+            k.MAJOR_MINOR,
             "CUDA of the plain `pip install torch` wheel on PyPI (Linux x86_64)",
             optional=True,
         ),
     )
     released: str | None = field(
-        default=None, metadata=text(f.YEAR_MONTH, "release month", optional=True)
+        default=None, metadata=text(k.YEAR_MONTH, "release month", optional=True)
     )
     # Kept to judge hosts that have it installed (check); never offered, resolved, built or
     # rendered (torch 1.0-1.12: no image gpudoctor builds should hold them).
@@ -273,17 +273,17 @@ class PytorchRelease(BuildProvenance):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class TensorflowRelease(BuildProvenance):
-    version: str = field(metadata=text(f.PEP440, "", example="2.15.0"))
+    version: str = field(metadata=text(k.PEP440, "", example="2.15.0"))
     python: tuple[str, ...] = field(
-        metadata=array(f.PYTHON, "supported Python versions", example='["3.9", "3.10", "3.11"]')
+        metadata=array(k.PYTHON, "supported Python versions", example='["3.9", "3.10", "3.11"]')
     )
     cuda: str = field(
-        metadata=text(f.MAJOR_MINOR, "CUDA it was built and tested with", example="12.2")
+        metadata=text(k.MAJOR_MINOR, "CUDA it was built and tested with", example="12.2")
     )
-    cudnn: str = field(metadata=text(f.DOTTED, "", example="8.9"))
+    cudnn: str = field(metadata=text(k.DOTTED, "", example="8.9"))
     pip: str = field(
         metadata=text(
-            f.REQUIREMENT,
+            k.REQUIREMENT,
             "PEP 508 requirement of the GPU build",
             example="tensorflow[and-cuda]==2.15.0",
         )
@@ -292,18 +292,18 @@ class TensorflowRelease(BuildProvenance):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class BaseImage(Provenance):
-    cuda: str = field(metadata=text(f.CUDA_RELEASE, "full release", example="12.1.1"))
-    repository: str = field(metadata=text(f.TEXT, "", example="nvidia/cuda"))
+    cuda: str = field(metadata=text(k.CUDA_RELEASE, "full release", example="12.1.1"))
+    repository: str = field(metadata=text(k.TEXT, "", example="nvidia/cuda"))
     flavors: tuple[str, ...] = field(
-        metadata=array(f.FLAVOR, "", example='["base", "runtime", "devel"]')
+        metadata=array(k.FLAVOR, "", example='["base", "runtime", "devel"]')
     )
     distros: tuple[str, ...] = field(
-        metadata=array(f.DISTRO, "", example='["ubuntu22.04", "rockylinux8"]')
+        metadata=array(k.DISTRO, "", example='["ubuntu22.04", "rockylinux8"]')
     )
     cudnn_tag: str | None = field(
         default=None,
         metadata=text(
-            f.CUDNN_TAG,
+            k.CUDNN_TAG,
             'the cuDNN part of the tag for this release: `"cudnn8"` (older scheme) or '
             '`"cudnn"` (newer scheme, cuDNN 9); absent when no cuDNN images exist',
             optional=True,
@@ -311,11 +311,11 @@ class BaseImage(Provenance):
     )
     cudnn: str | None = field(
         default=None,
-        metadata=text(f.DOTTED, "the cuDNN version inside the cuDNN images", optional=True),
+        metadata=text(k.DOTTED, "the cuDNN version inside the cuDNN images", optional=True),
     )
     digests: tuple[tuple[str, str], ...] = field(  # (tag, "sha256:...")
         default=(),
-        metadata=digests(f.DIGEST, 'optional `"TAG" = "sha256:..."` pins'),
+        metadata=digests(k.DIGEST, 'optional `"TAG" = "sha256:..."` pins'),
     )
     # NVIDIA moved the tags to end-of-life: no more updates, deleted six months later.
     end_of_life: bool = field(
@@ -330,10 +330,10 @@ class BaseImage(Provenance):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class MigGpu(Provenance):
-    name: str = field(metadata=text(f.TEXT, "", example="A100"))
-    compute_capability: str = field(metadata=text(f.COMPUTE_CAPABILITY, ""))
-    max_instances: int = field(metadata=integer(f.POSITIVE_INT, "most GPU instances"))
-    min_driver_linux: str = field(metadata=text(f.DRIVER, "first Linux driver with MIG on it"))
+    name: str = field(metadata=text(k.TEXT, "", example="A100"))
+    compute_capability: str = field(metadata=text(k.COMPUTE_CAPABILITY, ""))
+    max_instances: int = field(metadata=integer(k.POSITIVE_INT, "most GPU instances"))
+    min_driver_linux: str = field(metadata=text(k.DRIVER, "first Linux driver with MIG on it"))
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -343,13 +343,13 @@ class Distro(Provenance):
     The Dockerfile template installs Python from the distribution, so a row may only promise a
     Python its distro packages (nvidia/cuda images ship none)."""
 
-    name: str = field(metadata=text(f.DISTRO, "as in base image tags", example="ubuntu22.04"))
+    name: str = field(metadata=text(k.DISTRO, "as in base image tags", example="ubuntu22.04"))
     package_manager: str = field(
-        metadata=text(f.PACKAGE_MANAGER, "the only one `templates/Dockerfile.j2` drives")
+        metadata=text(k.PACKAGE_MANAGER, "the only one `templates/Dockerfile.j2` drives")
     )
     pythons: tuple[str, ...] = field(
         metadata=array(
-            f.PYTHON,
+            k.PYTHON,
             "Pythons the distribution's own archive installs with venv support",
             example='["3.10", "3.11"]',
         )
@@ -359,7 +359,7 @@ class Distro(Provenance):
     image: str | None = field(
         default=None,
         metadata=text(
-            f.TEXT,
+            k.TEXT,
             "the distribution's plain image (no CUDA libraries): the runtime base of builds "
             "whose CUDA comes with their wheels",
             example="ubuntu:22.04",
@@ -373,12 +373,12 @@ class DriverBranch(Provenance):
     """An NVIDIA driver branch (R580): its designation, end of life, and the GPU architectures
     for which it is the last branch."""
 
-    branch: str = field(metadata=text(f.BRANCH, "", example="580"))
-    designation: str = field(metadata=text(f.BRANCH_SUPPORT, "NVIDIA's designation of the branch"))
+    branch: str = field(metadata=text(k.BRANCH, "", example="580"))
+    designation: str = field(metadata=text(k.BRANCH_SUPPORT, "NVIDIA's designation of the branch"))
     end_of_life: str | None = field(
         default=None,
         metadata=text(
-            f.END_OF_LIFE,
+            k.END_OF_LIFE,
             'from NVIDIA\'s data-center driver lifecycle table, or `"ended"` where NVIDIA '
             "states the branch is end of life without the month (new feature branches have "
             "none)",
@@ -388,7 +388,7 @@ class DriverBranch(Provenance):
     max_cuda_major: int | None = field(
         default=None,
         metadata=integer(
-            f.POSITIVE_INT,
+            k.POSITIVE_INT,
             "newest CUDA major the branch runs without the forward-compatibility package",
             optional=True,
         ),
@@ -396,7 +396,7 @@ class DriverBranch(Provenance):
     last_for: tuple[str, ...] = field(
         default=(),
         metadata=array(
-            f.TEXT,
+            k.TEXT,
             "GPU architectures for which this is the last branch: R470 for Kepler, R580 for "
             "Maxwell, Pascal and Volta",
             example='["Maxwell", "Pascal", "Volta"]',
@@ -407,7 +407,7 @@ class DriverBranch(Provenance):
     vgpu_release: int | None = field(
         default=None,
         metadata=integer(
-            f.POSITIVE_INT,
+            k.POSITIVE_INT,
             "the NVIDIA vGPU software release (major) built on this branch: 16 for R535, 19 for "
             "R580 (the `vgpu-release` check reads it)",
             optional=True,
@@ -416,7 +416,7 @@ class DriverBranch(Provenance):
     vgpu_source: str = field(
         default="",
         metadata=text(
-            f.TEXT, "where `vgpu_release` is stated (required with it)", optional=True, absent=""
+            k.TEXT, "where `vgpu_release` is stated (required with it)", optional=True, absent=""
         ),
     )
 
@@ -429,27 +429,27 @@ class PlatformWheel(BuildProvenance):
     rows (see gpudoctor/matrix/platforms.py)."""
 
     framework: str = field(
-        metadata=text(f.FRAMEWORK, "`version` names a row of that framework's table")
+        metadata=text(k.FRAMEWORK, "`version` names a row of that framework's table")
     )
-    version: str = field(metadata=text(f.PEP440, "the release row's version", example="2.2.2"))
-    machine: str = field(metadata=text(f.MACHINE, "Docker's `arm64` is `aarch64`"))
+    version: str = field(metadata=text(k.PEP440, "the release row's version", example="2.2.2"))
+    machine: str = field(metadata=text(k.MACHINE, "Docker's `arm64` is `aarch64`"))
     index: str = field(
         metadata=text(
-            f.WHEEL_INDEX,
+            k.WHEEL_INDEX,
             '`"pypi"` (plain `pip install`) or the index URL',
             example="https://download.pytorch.org/whl/cu128",
         )
     )
     cuda: str = field(
         metadata=text(
-            f.WHEEL_CUDA,
+            k.WHEEL_CUDA,
             "the CUDA the wheel brings; a PyTorch CUDA wheel must equal one of the release's "
             "variants",
         )
     )
     wheel: str | None = field(
         default=None,
-        metadata=text(f.TEXT, "the file whose METADATA was read", optional=True),
+        metadata=text(k.TEXT, "the file whose METADATA was read", optional=True),
     )
 
     @property
@@ -462,11 +462,11 @@ class ImagePlatform(Provenance):
     """A platform other than linux/amd64 that a base image repository's tags carry, from a CUDA
     release on: `[[image_platform]]` rows. Every `[[base_image]]` row is linux/amd64."""
 
-    repository: str = field(metadata=text(f.TEXT, "", example="nvidia/cuda"))
-    platform: str = field(metadata=text(f.OCI_PLATFORM, ""))
+    repository: str = field(metadata=text(k.TEXT, "", example="nvidia/cuda"))
+    platform: str = field(metadata=text(k.OCI_PLATFORM, ""))
     min_cuda: str = field(
         metadata=text(
-            f.CUDA_RELEASE,
+            k.CUDA_RELEASE,
             "the first CUDA release whose tags carry that platform",
             example="11.8.0",
         )
@@ -480,15 +480,15 @@ class ProgramMinimum(Provenance):
 
     name: str = field(
         metadata=text(
-            f.TEXT,
+            k.TEXT,
             "the pip distribution's name, or the program's own name where `pip` is false",
         )
     )
-    min_compute_capability: str = field(metadata=text(f.COMPUTE_CAPABILITY, ""))
+    min_compute_capability: str = field(metadata=text(k.COMPUTE_CAPABILITY, ""))
     versions: str = field(
         default="",
         metadata=text(
-            f.SPECIFIER,
+            k.SPECIFIER,
             "the releases the row covers; absent: every release",
             optional=True,
             absent="",
@@ -508,18 +508,18 @@ class RocmRelease(Provenance):
     the kernel-mode driver (KMD) release series its user space is tested with."""
 
     version: str = field(
-        metadata=text(f.MAJOR_MINOR, "the series (patch releases share it)", example="6.3")
+        metadata=text(k.MAJOR_MINOR, "the series (patch releases share it)", example="6.3")
     )
     gfx: tuple[str, ...] = field(
         metadata=array(
-            f.GFX,
+            k.GFX,
             "the GPU (LLVM) targets AMD supports with it on Linux, from AMD's compatibility matrix",
         )
     )
     kmd: tuple[str, ...] = field(
         default=(),
         metadata=array(
-            f.MAJOR_MINOR,
+            k.MAJOR_MINOR,
             "the kernel-mode driver (amdgpu/KFD) release series its user space is supported on: "
             'ROCm numbers up to 6.4 (`"6.1"`), the AMD GPU Driver\'s own numbers from ROCm 7.0 '
             '(`"30.10"`)',
@@ -535,12 +535,12 @@ class NcclRelease(Provenance):
     on and the release that fixes it, or whether it detects the nvidia-peermem module."""
 
     versions: str = field(
-        metadata=text(f.SPECIFIER, "the NCCL releases the row covers", example=">=2.18.1,<2.25.1")
+        metadata=text(k.SPECIFIER, "the NCCL releases the row covers", example=">=2.18.1,<2.25.1")
     )
     build_cuda: str = field(
         default="",
         metadata=text(
-            f.SPECIFIER,
+            k.SPECIFIER,
             "the CUDA NCCL was built with, for `architectures`; absent: any",
             optional=True,
             absent="",
@@ -549,22 +549,22 @@ class NcclRelease(Provenance):
     architectures: tuple[str, ...] = field(
         default=(),
         metadata=array(
-            f.ARCH_ENTRY, "the arch list entries its default build compiles", optional=True
+            k.ARCH_ENTRY, "the arch list entries its default build compiles", optional=True
         ),
     )
     bad_compute_capabilities: tuple[str, ...] = field(
         default=(),
         metadata=array(
-            f.COMPUTE_CAPABILITY, "GPU architectures the releases fail on", optional=True
+            k.COMPUTE_CAPABILITY, "GPU architectures the releases fail on", optional=True
         ),
     )
     fixed_in: str | None = field(
-        default=None, metadata=text(f.PEP440, "the release that fixes it", optional=True)
+        default=None, metadata=text(k.PEP440, "the release that fixes it", optional=True)
     )
     problem: str = field(
         default="",
         metadata=text(
-            f.TEXT, "what fails (with `bad_compute_capabilities`)", optional=True, absent=""
+            k.TEXT, "what fails (with `bad_compute_capabilities`)", optional=True, absent=""
         ),
     )
     peermem_detected: bool | None = field(  # finds GPUDirect RDMA through nvidia-peermem
@@ -577,14 +577,14 @@ class NcclRelease(Provenance):
 class AmdGpu(Provenance):
     """An AMD GPU model, its LLVM target and the PCI device ids it shows on the bus."""
 
-    name: str = field(metadata=text(f.TEXT, "", example="AMD Instinct MI300X"))
-    gfx: str = field(metadata=text(f.GFX, "its LLVM target (AMD's GPU specifications)"))
+    name: str = field(metadata=text(k.TEXT, "", example="AMD Instinct MI300X"))
+    gfx: str = field(metadata=text(k.GFX, "its LLVM target (AMD's GPU specifications)"))
     kind: str = field(
-        metadata=text(f.AMD_KIND, "`instinct`: data centre; `radeon`: Radeon and Radeon PRO")
+        metadata=text(k.AMD_KIND, "`instinct`: data centre; `radeon`: Radeon and Radeon PRO")
     )
     pci_ids: tuple[str, ...] = field(
         default=(),
-        metadata=array(f.PCI_ID, "PCI device ids as sysfs shows them, from pci.ids", optional=True),
+        metadata=array(k.PCI_ID, "PCI device ids as sysfs shows them, from pci.ids", optional=True),
     )
 
 
@@ -592,19 +592,19 @@ class AmdGpu(Provenance):
 class PytorchRocmVariant(Provenance):
     """A torch +rocmX.Y wheel set of one release on download.pytorch.org."""
 
-    pytorch: str = field(metadata=text(f.PEP440, "a `[[pytorch]]` row's version", example="2.5.1"))
+    pytorch: str = field(metadata=text(k.PEP440, "a `[[pytorch]]` row's version", example="2.5.1"))
     rocm: str = field(
         metadata=text(
-            f.ROCM, "the ROCm of the wheels as the index and the local version tag spell it"
+            k.ROCM, "the ROCm of the wheels as the index and the local version tag spell it"
         )
     )
     index_url: str = field(
-        metadata=text(f.URL, "", example="https://download.pytorch.org/whl/rocm6.2")
+        metadata=text(k.URL, "", example="https://download.pytorch.org/whl/rocm6.2")
     )
     gfx: tuple[str, ...] = field(
         default=(),
         metadata=array(
-            f.GFX,
+            k.GFX,
             "the build's `PYTORCH_ROCM_ARCH`; absent where it could not be read",
             optional=True,
         ),

@@ -18,6 +18,7 @@ from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import fields as f
 from gpudoctor.matrix import schema
 from gpudoctor.matrix.fields import Problems, RowReader, row_label
+from gpudoctor.matrix.kinds import BOOL
 from gpudoctor.matrix.schema import Key
 
 # A rule over one row's keys: it is given the row's reader (to `fail`) and the row as read,
@@ -102,7 +103,7 @@ def _value(  # noqa: PLR0911 - one return per shape of key
         assert key.kind is not None
         return r.get_list(name, key.kind, required=key.required, non_empty=key.non_empty)
     if key.shape == schema.FLAG:
-        value = r.value(name, f.BOOL, key.required)
+        value = r.value(name, BOOL, key.required)
         return value if isinstance(value, bool) else placeholder
     assert key.kind is not None
     value = r.value(name, key.kind, key.required)

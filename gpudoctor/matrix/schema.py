@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpudoctor.matrix.fields import Kind
+from gpudoctor.matrix.kinds import Kind
 
 # The shapes a key's value takes in TOML.
 SCALAR = "scalar"  # a string

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpudoctor.matrix import fields as f
+from gpudoctor.matrix import kinds as k
 from gpudoctor.matrix.fields import Problems, RowReader
 from gpudoctor.matrix.model import Provenance
 from gpudoctor.matrix.reader import (
@@ -64,14 +65,14 @@ FACT_GROUPS = {
 DERIVED = {"driver_cuda_from_int": "cuda_int", "cc_from_sm": "sm"}
 INSTALLS = ("torch", "tensorflow")
 SOURCE_KINDS = ("vendor", "threads")
-_CODE = f.Kind(
+_CODE = k.Kind(
     'a kebab-case code like "driver-too-old"',
     lambda v: isinstance(v, str) and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", v) is not None,
 )
-_LAYER = f.Kind(" or ".join(f'"{x}"' for x in LAYERS), lambda v: v in LAYERS)
-_INSTALL = f.Kind(" or ".join(f'"{x}"' for x in INSTALLS), lambda v: v in INSTALLS)
-_SOURCE_KIND = f.Kind('"vendor" or "threads"', lambda v: v in SOURCE_KINDS)
-_KEYWORD = f.Kind(
+_LAYER = k.Kind(" or ".join(f'"{x}"' for x in LAYERS), lambda v: v in LAYERS)
+_INSTALL = k.Kind(" or ".join(f'"{x}"' for x in INSTALLS), lambda v: v in INSTALLS)
+_SOURCE_KIND = k.Kind('"vendor" or "threads"', lambda v: v in SOURCE_KINDS)
+_KEYWORD = k.Kind(
     "a lower-case literal of 3 or more characters",
     lambda v: isinstance(v, str) and len(v) >= 3 and v == v.lower(),
 )
@@ -80,7 +81,7 @@ _HINT = (
     "validate FILE`"
 )
 SEVERITIES = ("error", "warn")
-_SEVERITY = f.Kind('"error" or "warn"', lambda v: v in SEVERITIES)
+_SEVERITY = k.Kind('"error" or "warn"', lambda v: v in SEVERITIES)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -91,7 +92,7 @@ class Signature(Provenance):
     layer: str = field(metadata=text(_LAYER, "the layer the line is about"))
     pattern: str = field(
         metadata=text(
-            f.TEXT,
+            k.TEXT,
             "a regular expression searched in one line (case-insensitive), or in the line "
             "joined with the next for a message printed over two lines; named groups are the "
             "numbers the line states",
@@ -106,18 +107,18 @@ class Signature(Provenance):
     )
     examples: tuple[str, ...] = field(  # lines as users paste them (a test runs the pattern)
         metadata=array(
-            f.TEXT,
+            k.TEXT,
             "lines as users paste them; the pattern must find each, and each must hold a keyword",
         )
     )
     cause: str = field(  # template over the named groups
         metadata=text(
-            f.TEXT,
+            k.TEXT,
             "template over the pattern's named groups (`{sm}`, `{driver}`), never a canned example",
         )
     )
     fix: str = field(  # template; {install} is the install command the compatibility model builds
-        metadata=text(f.TEXT, "template, as `cause`")
+        metadata=text(k.TEXT, "template, as `cause`")
     )
     source_kind: str = field(  # "threads": two public threads settle the cause (sources)
         default="vendor",
@@ -141,7 +142,7 @@ class Signature(Provenance):
     needs: tuple[str, ...] = field(  # the facts that judge it (words, shown when unknown)
         default=(),
         metadata=array(
-            f.TEXT, "the facts that judge it (words, shown to the reader)", optional=True
+            k.TEXT, "the facts that judge it (words, shown to the reader)", optional=True
         ),
     )
     install: str | None = field(  # "torch" / "tensorflow": the fix installs that framework
@@ -164,7 +165,7 @@ class Signature(Provenance):
     nvml_status: str | None = field(  # NVML's state when the line is printed
         default=None,
         metadata=text(
-            f.TEXT,
+            k.TEXT,
             "NVML's state when the line is printed",
             example="driver_not_loaded",
             optional=True,

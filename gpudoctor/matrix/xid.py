@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpudoctor.frozen import Frozen
-from gpudoctor.matrix import fields as f
+from gpudoctor.matrix import kinds as k
 from gpudoctor.matrix.fields import Problems
 from gpudoctor.matrix.model import Provenance
 from gpudoctor.matrix.reader import raise_problems, read_document, read_text, stamp, toml_loads
 from gpudoctor.matrix.schema import flag, integer, table, text
 
 SEVERITIES = ("info", "warn", "error")
-_SEVERITY = f.Kind('"info", "warn" or "error"', lambda v: v in SEVERITIES)
-_ACTION = f.Kind(
+_SEVERITY = k.Kind('"info", "warn" or "error"', lambda v: v in SEVERITIES)
+_ACTION = k.Kind(
     'an action bucket like "RESET_GPU"',
     lambda v: isinstance(v, str) and re.fullmatch(r"[A-Z][A-Z_]*", v) is not None,
 )
@@ -37,7 +37,7 @@ class XidAction(Frozen):
     """An immediate-action bucket of NVIDIA's Xid catalog, and what it means for a node."""
 
     name: str = field(metadata=text(_ACTION, "the bucket's name in NVIDIA's Xid catalog"))
-    meaning: str = field(metadata=text(f.TEXT, "what to do, shown as the finding's fix"))
+    meaning: str = field(metadata=text(k.TEXT, "what to do, shown as the finding's fix"))
     severity: str = field(metadata=text(_SEVERITY, "the `xid-history` finding's severity"))
     reset_due: bool = field(metadata=flag("a GPU reset is due", required=True))
     drain_due: bool = field(metadata=flag("a node drain is due", required=True))
@@ -45,8 +45,8 @@ class XidAction(Frozen):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class XidEntry(Provenance):
-    xid: int = field(metadata=integer(f.POSITIVE_INT, "the Xid number", example="79"))
-    description: str = field(metadata=text(f.TEXT, "what the XID means, from NVIDIA's Xid table"))
+    xid: int = field(metadata=integer(k.POSITIVE_INT, "the Xid number", example="79"))
+    description: str = field(metadata=text(k.TEXT, "what the XID means, from NVIDIA's Xid table"))
     action: str = field(metadata=text(_ACTION, "an `[[action]]` row's name"))
 
 
