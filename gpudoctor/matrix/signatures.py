@@ -158,7 +158,8 @@ class Signature(Provenance):
         default=(),
         metadata=array(
             _CODE,
-            "finding codes that explain the line from the host's facts",
+            "finding codes that explain the line from the host's facts "
+            "(`checks/pasted_report.py` links them)",
             optional=True,
         ),
     )
@@ -166,8 +167,8 @@ class Signature(Provenance):
         default=None,
         metadata=text(
             k.TEXT,
-            "NVML's state when the line is printed",
-            example="driver_not_loaded",
+            "NVML's state when the line is printed (`driver_not_loaded`, "
+            "`lib_rm_version_mismatch`)",
             optional=True,
         ),
     )
