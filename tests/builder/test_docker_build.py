@@ -138,6 +138,36 @@ def test_a_cpu_only_wheel_fails_verification_with_exit_4(
     assert "CUDA 12.4" in err
 
 
+def test_an_arch_list_other_than_the_rows_fails_verification_with_exit_4(
+    standin_base: str,
+    tmp_path: Path,
+    test_tag: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The arch list is a fact the row may not have read from the wheel: build reads it inside
+    the image and a torch compiled for other GPUs fails the build, naming both lists."""
+    house = tmp_path / "arch-wheels"
+    house.mkdir()
+    # The row promises 5.0-9.0; this build stops at 8.6 (no Hopper kernels) and adds 8.9.
+    built = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89"]
+    make_fake_torch(house, arch_list=built)
+    make_wheel(
+        house,
+        "torchvision",
+        "0.20.1+cu124",
+        {"torchvision/__init__.py": "__version__ = '0.20.1+cu124'\n"},
+        requires=("torch==2.5.1",),
+    )
+    assert _cli_build(standin_base, house, test_tag) == 4
+    err = capsys.readouterr().err
+    assert "does not hold what its row promises" in err
+    image = " ".join(sorted(built))
+    row = " ".join(sorted(["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]))
+    assert f"arch list {image} in the image, the row promises {row}" in err
+    # the one broken promise is named: the rest of the image holds
+    assert "cuDNN" not in err.split("does not hold what its row promises")[1].split("hint:")[0]
+
+
 def _wrong_torch(tmp_path: Path) -> Path:
     house = tmp_path / "wrong"
     house.mkdir()
