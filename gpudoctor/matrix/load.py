@@ -339,7 +339,9 @@ def _variants(problems: Problems, where: str, release: RowReader) -> tuple[Pytor
             cuda=r.get_str("cuda", f.MAJOR_MINOR),
             tag=r.get_str("tag", f.CUDA_TAG),
             index_url=r.get_str("index_url", f.URL),
-            cudnn=r.get_str("cudnn", f.DOTTED),
+            # A judge-only release (torch before 1.8) may have no source for its cuDNN: then
+            # it has none rather than a guessed one.
+            cudnn=r.get("cudnn", f.DOTTED, required=release.raw.get("judge_only") is not True),
             arch_list=r.get_list("arch_list", f.ARCH_ENTRY, required=False),
             nccl=r.get("nccl", f.DOTTED, required=False),
             **_provenance(r),

@@ -73,7 +73,7 @@ class PytorchVariant(Frozen):
     cuda: str  # "12.4"
     tag: str  # "cu124"
     index_url: str
-    cudnn: str
+    cudnn: str | None  # None only in a judge-only release whose cuDNN no source states
     arch_list: tuple[str, ...]  # TORCH_CUDA_ARCH_LIST form: "8.0", "9.0+PTX"
     source: str
     nccl: str | None = None  # the nvidia-nccl wheel the build pins ("2.21.5")
