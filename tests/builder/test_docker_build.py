@@ -138,19 +138,33 @@ def test_a_cpu_only_wheel_fails_verification_with_exit_4(
     assert "CUDA 12.4" in err
 
 
+# The row promises 5.0-9.0; this build stops at 8.6 (no Hopper kernels) and adds 8.9.
+_BUILT = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89"]
+
+
+@pytest.mark.parametrize(
+    "stand_in",
+    [
+        (_BUILT, None),  # torch 2.14.1: get_arch_list() answers without a GPU
+        ([], " ".join(_BUILT)),  # older torch: [] without a GPU; the build's own flags answer
+    ],
+    ids=["get_arch_list", "arch_flags"],
+)
 def test_an_arch_list_other_than_the_rows_fails_verification_with_exit_4(
     standin_base: str,
     tmp_path: Path,
     test_tag: str,
     capsys: pytest.CaptureFixture[str],
+    stand_in: tuple[list[str], str | None],
 ) -> None:
     """The arch list is a fact the row may not have read from the wheel: build reads it inside
-    the image and a torch compiled for other GPUs fails the build, naming both lists."""
+    the image, without a GPU, and a torch compiled for other GPUs fails the build, naming both
+    lists."""
     house = tmp_path / "arch-wheels"
     house.mkdir()
-    # The row promises 5.0-9.0; this build stops at 8.6 (no Hopper kernels) and adds 8.9.
-    built = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89"]
-    make_fake_torch(house, arch_list=built)
+    built = _BUILT
+    arch_list, arch_flags = stand_in
+    make_fake_torch(house, arch_list=arch_list, arch_flags=arch_flags)
     make_wheel(
         house,
         "torchvision",
