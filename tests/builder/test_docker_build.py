@@ -69,7 +69,7 @@ def test_build_verify_and_labels_read_back(
         "verify-framework-version": "ok",
         "verify-built-cuda": "ok",
         "verify-built-cudnn": "ok",
-        "verify-arch-list": "n/a",  # torch names it only where CUDA is available
+        "verify-arch-list": "n/a",  # this stand-in torch names no arch list at all
         "verify-cuda-once": "ok",
         "verify-cuda-available": "n/a",
         "verify-labels": "ok",
