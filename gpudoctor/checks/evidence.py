@@ -123,9 +123,13 @@ def read_ranges(report: ReportFacts) -> str:
 
 def _install(known: Signature, facts: HostFacts, matrix: Matrix) -> str:
     """The install command of the build this host should run, from the compatibility model."""
+    from gpudoctor.checks.jetson import jetson_install
     from gpudoctor.checks.suggest import install_for_package
     from gpudoctor.facts_view import driver_version
 
+    jetson = jetson_install(facts, known.install or "")
+    if jetson is not None:
+        return jetson  # PyPI's aarch64 CUDA wheels are server-Arm builds, not for a Jetson
     line = install_for_package(facts, matrix, known.install or "")
     if line and driver_version(facts) is None:
         return f"{line} (the report does not show the driver: check that it supports that CUDA)"
