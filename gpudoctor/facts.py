@@ -442,6 +442,9 @@ class ReportFacts(Frozen):
     errors: tuple[ReportError, ...] = ()
     ranges: tuple[ReportRange, ...] = ()  # what was read, by line ranges
     lines: int = 0  # how many lines the paste has
+    # Frameworks the text names outside its known error lines ("pip install jax", "import
+    # torch"): a framework's own fallback notice matters only where that framework is in use.
+    named: tuple[str, ...] = ()
 
 
 # --- the snapshot -------------------------------------------------------------------------------

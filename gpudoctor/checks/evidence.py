@@ -90,6 +90,19 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         values = known.values(error.text)
         if known.install:
             values["install"] = _install(known, facts, matrix)
+        notice = _unused_fallback(known.code, facts, report)
+        if notice is not None:
+            out.append(
+                finding(
+                    "report-error",
+                    INFO,
+                    f"the report shows: {error.text}",
+                    detail=f"{render(known.cause, values)}; {notice}",
+                    evidence=[("line", error.line), ("error", known.code), ("layer", known.layer)],
+                    subject=known.code,
+                )
+            )
+            continue
         out.append(
             finding(
                 "report-error",
@@ -102,6 +115,25 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             )
         )
     return out
+
+
+# A framework's own notice that it runs on the CPU: printed whenever that framework is merely
+# imported (a dependency of a program that computes with another one), so it is a fault only
+# where the report shows the framework in use.
+_FALLBACK_NOTICES = {"jax-cpu-fallback": "jax"}
+
+
+def _unused_fallback(code: str, facts: HostFacts, report: ReportFacts) -> str | None:
+    framework = _FALLBACK_NOTICES.get(code)
+    if framework is None:
+        return None
+    if framework in report.named or any(f.name == framework for f in facts.frameworks):
+        return None
+    return (
+        f"the report names no use of {framework} beyond this line: the notice is harmless "
+        f"where the program computes with another framework (install {framework}'s CUDA "
+        "build only if you run it)"
+    )
 
 
 def read_ranges(report: ReportFacts) -> str:

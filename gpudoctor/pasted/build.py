@@ -78,8 +78,19 @@ def build(
         errors=tuple(draft.errors),
         ranges=merge_ranges(draft.ranges),
         lines=lines,
+        named=_named(draft),
     )
     return HostFacts(**{**facts.__dict__, "report": report})
+
+
+def _named(draft: Draft) -> tuple[str, ...]:
+    """The frameworks named on lines that are not known error lines, in order."""
+    error_lines = {e.line for e in draft.errors}
+    out: list[str] = []
+    for word, line in draft.named:
+        if line not in error_lines and word not in out:
+            out.append(word)
+    return tuple(out)
 
 
 def merge_ranges(ranges: Sequence[tuple[str, int, int]]) -> tuple[ReportRange, ...]:

@@ -40,6 +40,7 @@ class Draft:
     gpus_from_text: bool = False  # the GPUs were read from prose, not from a GPU listing
     amd: dict[str, Any] = field(default_factory=dict)  # AmdFacts fields the ROCm tools showed
     amd_gpus: dict[int, dict[str, Any]] = field(default_factory=dict)  # name, gfx, device_id, bdf
+    named: list[tuple[str, int]] = field(default_factory=list)  # framework word, line number
 
     def section(self, name: str) -> None:
         if name not in self.sections:

@@ -299,6 +299,17 @@ def _xid(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+_NAMED = {"jaxlib": "jax", "pytorch": "torch"}
+
+
+def _named(m: re.Match[str], d: Draft) -> bool:
+    """A framework named in prose ("pip install jax", "import torch"): not a version, only
+    that the text is about it (kept apart from facts: it is not a line read)."""
+    word = m.group("name").lower()
+    d.named.append((_NAMED.get(word, word), d.scan_line))
+    return False
+
+
 def _next_gpu_index(d: Draft, name: str) -> int:
     for index, gpu in d.gpus.items():
         if gpu.get("name") == name:
@@ -392,7 +403,7 @@ _RULES: tuple[_Rule, ...] = (
         "torch",
         _rx(
             r"\b(?:py)?torch(?: version)?(?: is)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?"
-            r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\+\w{1,12}(?:\.\w{1,12}){0,3})?)"
+            r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\+[\w.]{0,39}\w)?)"
             r"(?![\w.])"
         ),
         _package("torch"),
@@ -624,6 +635,9 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _ggml_gpu,
     ),
+    _Rule("jax", _rx(r"\b(?P<name>jax(?:lib)?)\b"), _named),
+    _Rule("torch", _rx(r"\b(?P<name>(?:py)?torch)\b"), _named),
+    _Rule("tensorflow", _rx(r"\b(?P<name>tensorflow)\b"), _named),
     _Rule(
         "xid",
         _rx(r"NVRM: Xid \(PCI:[0-9a-f:]{7,16}\): \d{1,3}"),
