@@ -305,6 +305,9 @@ class CudaToolkit(Frozen):
     path: str  # /usr/local/cuda-13.0
     version: str | None = None  # from version.json
     nvcc_version: str | None = None  # "13.0.48" from nvcc --version
+    # The program compiles kernels at run time with this toolkit's NVRTC (CuPy's show_config):
+    # NVRTC emits PTX, which only a driver of that CUDA release or newer can JIT-compile.
+    nvrtc: bool = False
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -288,7 +288,13 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
     toolkits: tuple[CudaToolkit, ...] = ()
     if draft.nvcc_version:
         toolkits = (
-            CudaToolkit(path="nvcc on PATH (collect_env)", nvcc_version=draft.nvcc_version),
+            CudaToolkit(
+                path="CUDA runtime with NVRTC (CuPy)"
+                if draft.nvrtc
+                else "nvcc on PATH (collect_env)",
+                nvcc_version=draft.nvcc_version,
+                nvrtc=draft.nvrtc,
+            ),
         )
     nccl: tuple[LibraryFact, ...] = ()
     if "nccl" in draft.libraries:

@@ -97,6 +97,15 @@ def _runtime_int(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _nvrtc(m: re.Match[str], d: Draft) -> bool:
+    """CuPy's show_config "NVRTC Version : (11, 3)": kernels are compiled at run time."""
+    if d.nvrtc:
+        return False
+    d.nvrtc = True
+    _note(d, f"NVRTC {m.group('major')}.{m.group('minor')} compiles kernels at run time")
+    return True
+
+
 def _cudnn(m: re.Match[str], d: Draft) -> bool:
     _note(d, f"cuDNN {m.group('v')} is named")
     return True
@@ -364,6 +373,11 @@ _RULES: tuple[_Rule, ...] = (
         "cuda runtime version",
         _rx(r"\bCUDA Runtime Version\s{0,30}:\s{0,4}(?P<v>\d{4,6})\b"),
         _runtime_int,
+    ),
+    _Rule(
+        "nvrtc version",
+        _rx(r"\bNVRTC Version\s{0,30}:\s{0,4}\(?(?P<major>\d{1,2})[,.]\s{0,2}(?P<minor>\d{1,2})"),
+        _nvrtc,
     ),
     _Rule(
         "build cuda_",
