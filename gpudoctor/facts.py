@@ -445,8 +445,9 @@ class ReportFacts(Frozen):
     errors: tuple[ReportError, ...] = ()
     ranges: tuple[ReportRange, ...] = ()  # what was read, by line ranges
     lines: int = 0  # how many lines the paste has
-    # Frameworks the text names outside its known error lines ("pip install jax", "import
-    # torch"): a framework's own fallback notice matters only where that framework is in use.
+    # Frameworks and GPU vendors the text names outside its known error lines ("pip install
+    # jax", "import torch", "an AMD GPU"): a framework's own fallback notice matters only where
+    # that framework is in use, a missing NVIDIA library only where an NVIDIA GPU may be.
     named: tuple[str, ...] = ()
 
 

@@ -90,7 +90,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         values = known.values(error.text)
         if known.install:
             values["install"] = _install(known, facts, matrix)
-        notice = _unused_fallback(known.code, facts, report)
+        notice = _unused_fallback(known.code, facts, report) or _no_nvidia_gpu(known.code, facts)
         if notice is not None:
             out.append(
                 finding(
@@ -133,6 +133,25 @@ def _unused_fallback(code: str, facts: HostFacts, report: ReportFacts) -> str | 
         f"the report names no use of {framework} beyond this line: the notice is harmless "
         f"where the program computes with another framework (install {framework}'s CUDA "
         "build only if you run it)"
+    )
+
+
+# Lines that only say the NVIDIA driver is absent: what any CUDA-capable program prints on a
+# host without an NVIDIA GPU.
+_DRIVER_ABSENT = frozenset({"libcuda-not-found", "tf-no-cuda-drivers"})
+
+
+def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
+    from gpudoctor.facts_view import driver_version
+
+    report = facts.report
+    if code not in _DRIVER_ABSENT or report is None or "amd" not in report.named:
+        return None
+    if facts.nvml.gpus or driver_version(facts) is not None or facts.kernel.pci_devices:
+        return None
+    return (
+        "the report names an AMD GPU and no NVIDIA GPU or driver: on a host without an NVIDIA "
+        "GPU there is no libcuda, and the line is expected"
     )
 
 

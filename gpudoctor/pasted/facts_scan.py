@@ -319,6 +319,12 @@ def _named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
+def _amd_named(m: re.Match[str], d: Draft) -> bool:
+    """An AMD GPU named in prose ("my system is all AMD", "Radeon RX 7900")."""
+    d.named.append(("amd", d.scan_line))
+    return False
+
+
 def _next_gpu_index(d: Draft, name: str) -> int:
     for index, gpu in d.gpus.items():
         if gpu.get("name") == name:
@@ -649,6 +655,8 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _ggml_gpu,
     ),
+    _Rule("amd", _rx(r"\b(?P<name>amd) (?:gpu|graphics|card)|\ball[- ](?P<all>amd)\b"), _amd_named),
+    _Rule("radeon", _rx(r"\b(?P<name>radeon)\b"), _amd_named),
     _Rule("jax", _rx(r"\b(?P<name>jax(?:lib)?)\b"), _named),
     _Rule("torch", _rx(r"\b(?P<name>(?:py)?torch)\b"), _named),
     _Rule("tensorflow", _rx(r"\b(?P<name>tensorflow)\b"), _named),
