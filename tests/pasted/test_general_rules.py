@@ -1,0 +1,168 @@
+"""General reading and judging rules for what people paste: Markdown labels, Jetson hosts, a
+framework's fallback notice, the P2P workaround, run-time compiled kernels, a missing libcuda,
+and CUDA error codes. Each test pastes a short text of the kind the rule is for (its own words,
+not a corpus thread's) and checks the finding and its severity, and a near miss that must not
+fire."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gpudoctor.checks import run_checks
+from gpudoctor.checks.base import Intent
+from gpudoctor.checks.jetson import check_jetson_wheels, jetson_release
+from gpudoctor.facts import FrameworkFacts, GpuFacts, HostFacts, NvmlFacts
+from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.model import Matrix
+from gpudoctor.pasted.clean import clean
+
+Read = Callable[[str], HostFacts]
+
+
+def _findings(read: Read, matrix: Matrix, text: str) -> list[Finding]:
+    return list(run_checks(read(text), matrix).findings)
+
+
+def _error_line(findings: list[Finding], code: str) -> Finding:
+    (found,) = [f for f in findings if f.code == "report-error" and ("error", code) in f.evidence]
+    return found
+
+
+def _bad(findings: list[Finding]) -> list[tuple[str, str]]:
+    return [(f.code, f.title) for f in findings if f.severity in (Severity.WARN, Severity.ERROR)]
+
+
+def test_markdown_bold_leaves_label_and_value(read: Read) -> None:
+    assert clean("- **Driver:** 580.82.09\n") == "- Driver: 580.82.09\n"
+    facts = read("## Environment\n- **Driver**: 580.82.09\n- **OS**: Ubuntu 22.04\n")
+    assert facts.nvml.driver_version == "580.82.09"
+
+
+def test_a_prerelease_torch_with_a_long_local_tag_is_read(read: Read) -> None:
+    facts = read("- torch: 2.5.0a0+872d972e41.nv24.08\n- Python: 3.10.12\n")
+    assert [(f.name, f.version) for f in facts.frameworks] == [
+        ("torch", "2.5.0a0+872d972e41.nv24.08")
+    ]
+
+
+def test_a_jetson_is_known_by_its_gpu_without_an_l4t_release(matrix: Matrix) -> None:
+    gpu = GpuFacts(index=0, name="Jetson AGX Orin")
+    facts = HostFacts(
+        nvml=NvmlFacts(gpus=(gpu,)),
+        frameworks=(FrameworkFacts(name="torch", version="2.6.0+cu126", cuda="12.6"),),
+    )
+    assert jetson_release(facts) == "unknown"
+    (found,) = check_jetson_wheels(facts, matrix, Intent())
+    assert found.severity is Severity.ERROR
+    assert "nv_tegra_release" in found.fix  # it asks for the release it could not read
+    other = HostFacts(nvml=NvmlFacts(gpus=(GpuFacts(index=0, name="NVIDIA A100-SXM4-80GB"),)))
+    assert jetson_release(other) is None
+
+
+def test_torch_without_cuda_on_a_jetson_gets_the_jetpack_build(read: Read, matrix: Matrix) -> None:
+    findings = _findings(
+        read, matrix, "On my Jetson Orin Nano torch.cuda.is_available() returns False\n"
+    )
+    line = _error_line(findings, "torch-cuda-unavailable")
+    assert line.severity is Severity.ERROR
+    assert "JetPack" in line.fix
+    assert "download.pytorch.org" not in line.fix  # PyPI's aarch64 CUDA wheels are SBSA builds
+    ok = _findings(
+        read, matrix, "Driver Version: 550.54.15\ntorch.cuda.is_available() returns True\n"
+    )
+    assert not [f for f in ok if f.code == "report-error" and f.severity is Severity.ERROR]
+
+
+def test_nouveau_holding_the_gpu_is_one_finding(read: Read, matrix: Matrix) -> None:
+    findings = _findings(
+        read,
+        matrix,
+        "[    5.43] nouveau 0000:01:00.0: NVIDIA GA102 (172000a1)\n"
+        "[    5.60] nouveau 0000:01:00.0: bios: version 94.02.42.00.a9\n",
+    )
+    severity = {f.code: f.severity for f in findings}
+    assert severity["nouveau-loaded"] is Severity.ERROR
+    assert severity["nvidia-module-not-loaded"] is Severity.NA
+
+
+def test_jax_cpu_fallback_matters_only_where_jax_is_used(read: Read, matrix: Matrix) -> None:
+    notice = (
+        "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not "
+        "installed. Falling back to cpu."
+    )
+    unused = _error_line(
+        _findings(read, matrix, f"{notice}\ntraining runs fine\n"), "jax-cpu-fallback"
+    )
+    assert unused.severity is Severity.INFO
+    used = _error_line(
+        _findings(read, matrix, f"$ pip install jax\n$ python train.py\n{notice}\n"),
+        "jax-cpu-fallback",
+    )
+    assert used.severity is Severity.ERROR
+
+
+def test_the_p2p_workaround_points_at_acs(read: Read, matrix: Matrix) -> None:
+    findings = _findings(
+        read, matrix, "all_reduce hangs with 8 GPUs; it runs with NCCL_P2P_DISABLE=1 set\n"
+    )
+    line = _error_line(findings, "nccl-p2p-disabled")
+    assert line.severity is Severity.WARN
+    assert "ACS" in line.detail
+    assert "ACSCtl" in line.fix
+    unset = _findings(read, matrix, "export NCCL_P2P_DISABLE=0\nNCCL version 2.21.5+cuda12.4\n")
+    assert not [f for f in unset if f.code == "report-error" and f.severity is Severity.WARN]
+
+
+def test_a_cpu_torch_stated_in_prose(read: Read, matrix: Matrix) -> None:
+    findings = _findings(
+        read, matrix, "2x RTX 4090; pip install torch gave me the CPU-only version of torch\n"
+    )
+    line = _error_line(findings, "torch-cpu-build-stated")
+    assert line.severity is Severity.ERROR
+    assert "--index-url" in line.fix
+
+
+_CUPY = """\
+CuPy Version                 : 13.0.0
+CUDA Root                    : /usr/local/cuda
+CUDA Build Version           : 12040
+CUDA Driver Version          : {driver}
+CUDA Runtime Version         : 12040
+NVRTC Version                : (12, 4)
+Device 0 Name                : NVIDIA GeForce RTX 4090
+"""
+
+
+def test_nvrtc_newer_than_the_driver(read: Read, matrix: Matrix) -> None:
+    old = _findings(read, matrix, _CUPY.format(driver="12020"))
+    (nvcc,) = [f for f in old if f.code == "nvcc-driver-cuda"]
+    assert nvcc.severity is Severity.WARN
+    assert "12.4" in nvcc.title
+    assert "12.2" in nvcc.title
+    new = _findings(read, matrix, _CUPY.format(driver="12060"))
+    assert [f.severity for f in new if f.code == "nvcc-driver-cuda"] != [Severity.WARN]
+
+
+def test_libcuda_missing(read: Read, matrix: Matrix) -> None:
+    line = "OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n"
+    error = _error_line(
+        _findings(read, matrix, f"$ docker run img python x.py\n{line}"), "libcuda-not-found"
+    )
+    assert error.severity is Severity.ERROR
+    amd = _error_line(
+        _findings(read, matrix, f"My only GPU is an AMD GPU (Radeon RX 7900 XTX)\n{line}"),
+        "libcuda-not-found",
+    )
+    assert amd.severity is Severity.INFO
+
+
+def test_cuda_error_codes(read: Read, matrix: Matrix) -> None:
+    unsupported = _findings(read, matrix, "RuntimeError: CUDA error: operation not supported\n")
+    assert "801" in _error_line(unsupported, "cuda-not-supported").detail
+    symbol = _findings(read, matrix, "RuntimeError: Error named symbol not found at line 9\n")
+    assert "500" in _error_line(symbol, "cuda-symbol-not-found").detail
+    # a file system's "operation not supported" is no CUDA error
+    mount = read("mount: /mnt: operation not supported.\nDriver Version: 550.54.15\n")
+    assert not [
+        e for e in (mount.report.errors if mount.report else ()) if e.code == "cuda-not-supported"
+    ]
