@@ -166,3 +166,49 @@ def test_cuda_error_codes(read: Read, matrix: Matrix) -> None:
     assert not [
         e for e in (mount.report.errors if mount.report else ()) if e.code == "cuda-not-supported"
     ]
+
+
+def test_driver_kernel_log_lines(read: Read, matrix: Matrix) -> None:
+    findings = _findings(
+        read,
+        matrix,
+        "Sep  1 10:00:01 host kernel: NVRM: The NVIDIA GeForce GTX 780 GPU installed in this "
+        "system is\nSep  1 10:00:01 host kernel: NVRM:  supported through the NVIDIA 470.xx "
+        "Legacy drivers.\n",
+    )
+    legacy = _error_line(findings, "driver-gpu-legacy")
+    assert "470.xx" in legacy.fix
+    assert "GeForce GTX 780" in legacy.detail
+    probe = _findings(
+        read, matrix, "[   18.76] NVRM: The NVIDIA probe routine was not called for 2 device(s).\n"
+    )
+    assert "nouveau" in _error_line(probe, "nvrm-probe-not-called").detail
+    missing = _findings(
+        read,
+        matrix,
+        "$ sudo modprobe nvidia\nmodprobe: FATAL: Module nvidia not found in directory "
+        "/lib/modules/6.8.0-85-generic\n",
+    )
+    assert "6.8.0-85-generic" in _error_line(missing, "nvidia-module-missing-for-kernel").fix
+    dkms = _findings(
+        read,
+        matrix,
+        "Error! Bad return status for module build on kernel: 6.8.0-36-generic (x86_64)\n",
+    )
+    assert _error_line(dkms, "dkms-build-failed").severity is Severity.ERROR
+
+
+def test_no_devices_only_as_nvidia_smi_prints_it(read: Read, matrix: Matrix) -> None:
+    rm = _findings(
+        read,
+        matrix,
+        "$ nvidia-smi\nNo devices were found\n"
+        "NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:884)\n",
+    )
+    assert _error_line(rm, "nvidia-smi-no-devices").severity is Severity.ERROR
+    assert "Above 4G" in _error_line(rm, "rm-init-adapter-failed").fix
+    prose = read(
+        "Driver Version: 550.54.15\nNo devices were found in the inventory, so I added one\n"
+    )
+    assert prose.report is not None
+    assert not [e for e in prose.report.errors if e.code == "nvidia-smi-no-devices"]
