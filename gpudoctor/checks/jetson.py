@@ -26,13 +26,18 @@ _JETSON_DOCS = (
 
 def jetson_release(facts: HostFacts) -> str | None:
     """The L4T release of a Jetson ("36.3.0"); "unknown" on a host that is a Jetson by its GPU
-    alone (a pasted report that names a Jetson module but not its L4T release); None elsewhere.
-    The matrix lists the Jetson modules' integrated GPUs by their "Jetson ..." names."""
+    (the matrix lists the Jetson modules' integrated GPUs by their "Jetson ..." names), its
+    "-tegra" kernel or a report naming JetPack, L4T or a Jetson, but not its L4T release; None
+    elsewhere."""
     if facts.platform.l4t_release is not None:
         return facts.platform.l4t_release
     names = [g.name for g in facts.nvml.gpus if g.name]
     if any(n.strip().lower().startswith("jetson") for n in names):
         return "unknown"
+    if "tegra" in (facts.kernel.release or ""):
+        return "unknown"  # L4T's kernels are named "5.15.136-tegra"
+    if facts.report is not None and "jetson" in facts.report.named:
+        return "unknown"  # a report that names JetPack, L4T or a Jetson module
     return None
 
 

@@ -325,6 +325,12 @@ def _amd_named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
+def _jetson_named(m: re.Match[str], d: Draft) -> bool:
+    """A Jetson named in prose: JetPack, a Jetson module, L4T, a "-tegra" kernel."""
+    d.named.append(("jetson", d.scan_line))
+    return False
+
+
 def _next_gpu_index(d: Draft, name: str) -> int:
     for index, gpu in d.gpus.items():
         if gpu.get("name") == name:
@@ -657,6 +663,11 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule("amd", _rx(r"\b(?P<name>amd) (?:gpu|graphics|card)|\ball[- ](?P<all>amd)\b"), _amd_named),
     _Rule("radeon", _rx(r"\b(?P<name>radeon)\b"), _amd_named),
+    _Rule("jetpack", _rx(r"\b(?P<name>jetpack)\b"), _jetson_named),
+    _Rule("jetson", _rx(r"\b(?P<name>jetson)\b"), _jetson_named),
+    _Rule(
+        "tegra", _rx(r"\b\d\.\d{1,2}\.\d{1,3}-(?P<name>tegra)\b|\b(?P<l4t>l4t)\b"), _jetson_named
+    ),
     _Rule("jax", _rx(r"\b(?P<name>jax(?:lib)?)\b"), _named),
     _Rule("torch", _rx(r"\b(?P<name>(?:py)?torch)\b"), _named),
     _Rule("tensorflow", _rx(r"\b(?P<name>tensorflow)\b"), _named),

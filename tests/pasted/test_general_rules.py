@@ -212,3 +212,16 @@ def test_no_devices_only_as_nvidia_smi_prints_it(read: Read, matrix: Matrix) -> 
     )
     assert prose.report is not None
     assert not [e for e in prose.report.errors if e.code == "nvidia-smi-no-devices"]
+
+
+def test_a_jetson_named_in_prose_or_by_its_kernel(read: Read, matrix: Matrix) -> None:
+    for text in (
+        "JetPack 6.1 board, pip install torch\ntorch 2.5.1+cu124\n",
+        "Linux orin 5.15.136-tegra #1 SMP PREEMPT aarch64\ntorch 2.5.1+cu124\n",
+    ):
+        facts = read(text)
+        assert jetson_release(facts) == "unknown", text
+        (wheel,) = [f for f in run_checks(facts, matrix).findings if f.code == "jetson-wheel"]
+        assert wheel.severity is Severity.ERROR
+    x86 = read("Linux box 6.8.0-45-generic #45 SMP x86_64\ntorch 2.5.1+cu124\n")
+    assert jetson_release(x86) is None
