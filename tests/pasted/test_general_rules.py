@@ -225,3 +225,61 @@ def test_a_jetson_named_in_prose_or_by_its_kernel(read: Read, matrix: Matrix) ->
         assert wheel.severity is Severity.ERROR
     x86 = read("Linux box 6.8.0-45-generic #45 SMP x86_64\ntorch 2.5.1+cu124\n")
     assert jetson_release(x86) is None
+
+
+def test_multi_gpu_log_lines(read: Read, matrix: Matrix) -> None:
+    cuda = _findings(
+        read,
+        matrix,
+        "torch.distributed.DistBackendError: NCCL error in: NCCLUtils.hpp:219, unhandled cuda "
+        "error (run with NCCL_DEBUG=INFO for details), NCCL version 2.14.3\n",
+    )
+    assert _error_line(cuda, "nccl-unhandled-cuda-error").severity is Severity.ERROR
+    assert read("unhandled cuda error, NCCL version 2.14.3\n").cuda_libs.nccl[0].version == "2.14.3"
+    hang = _findings(
+        read,
+        matrix,
+        "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
+        "OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600005 milliseconds before timing out.\n",
+    )
+    assert "ACS" in _error_line(hang, "nccl-collective-timeout").detail
+    iface = _findings(
+        read, matrix, "host:1:1 [0] NCCL WARN Bootstrap : no socket interface found\n"
+    )
+    assert "NCCL_SOCKET_IFNAME" in _error_line(iface, "nccl-no-socket-interface").fix
+    ib = _findings(
+        read, matrix, "NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n"
+    )
+    assert "memlock" in _error_line(ib, "nccl-ib-register-failed").fix
+
+
+def test_container_and_kubernetes_lines(read: Read, matrix: Matrix) -> None:
+    cases = {
+        "docker: Error response from daemon: unknown or invalid runtime name: nvidia.": (
+            "docker-unknown-runtime",
+            "nvidia-ctk runtime configure",
+        ),
+        'OCI runtime create failed: exec: "nvidia-container-runtime-hook": executable file not '
+        "found in $PATH: unknown": ("container-hook-missing", "nvidia-container-toolkit"),
+        "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown": (
+            "container-cli-driver-not-loaded",
+            "modprobe nvidia",
+        ),
+        "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient "
+        "shared memory (shm).": ("dataloader-shm", "--shm-size"),
+        "I0123 16:54:07.214545       1 main.go:356] No devices found. Waiting indefinitely.": (
+            "device-plugin-no-devices",
+            "runtimeClassName",
+        ),
+    }
+    for line, (code, words) in cases.items():
+        found = _error_line(_findings(read, matrix, line + "\n"), code)
+        assert found.severity is Severity.ERROR, code
+        assert words in found.fix, code
+    pending = _findings(
+        read,
+        matrix,
+        "Warning: MIG mode is in pending enable state for GPU 00000000:07:00.0:In use by another "
+        "client\n",
+    )
+    assert _error_line(pending, "mig-pending-reset").severity is Severity.WARN
