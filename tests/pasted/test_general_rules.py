@@ -283,3 +283,22 @@ def test_container_and_kubernetes_lines(read: Read, matrix: Matrix) -> None:
         "client\n",
     )
     assert _error_line(pending, "mig-pending-reset").severity is Severity.WARN
+
+
+def test_more_cuda_error_codes(read: Read, matrix: Matrix) -> None:
+    cases = {
+        "RuntimeError: CUDA error: a PTX JIT compilation failed": ("ptx-jit-failed", "218"),
+        "RuntimeError: CUDA error: the launch timed out and was terminated": (
+            "cuda-launch-timeout",
+            "702",
+        ),
+        "RuntimeError: CUDA error: CUBLAS_STATUS_ARCH_MISMATCH when calling `cublasGemmEx(...)`": (
+            "cublas-arch-mismatch",
+            "bfloat16",
+        ),
+        "RuntimeError: No CUDA GPUs are available": ("torch-no-cuda-gpus", "CUDA_VISIBLE_DEVICES"),
+    }
+    for line, (code, words) in cases.items():
+        found = _error_line(_findings(read, matrix, line + "\n"), code)
+        assert found.severity is Severity.ERROR, code
+        assert words in found.detail, code
