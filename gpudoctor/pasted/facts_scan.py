@@ -216,6 +216,23 @@ def _container(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _lsmod(m: re.Match[str], d: Draft) -> bool:
+    """An `lsmod` line ("nvidia_uvm   1527808  0"): that module is loaded."""
+    modules = d.kernel.setdefault("modules_loaded", [])
+    name = m.group("mod").lower()
+    if name in modules:
+        return False
+    modules.append(name)
+    return True
+
+
+def _dkms(m: re.Match[str], d: Draft) -> bool:
+    """`dkms status` ("nvidia/535.129.03, 6.5.0-14-generic, x86_64: installed"): the driver's
+    kernel module built for that kernel; "installed" is not "loaded", so only the version."""
+    put(d.nvml, "driver_version", m.group("v"))
+    return True
+
+
 def _nouveau(m: re.Match[str], d: Draft) -> bool:
     """dmesg's "nouveau 0000:01:00.0: NVIDIA GM204": nouveau is loaded and drives a GPU."""
     from gpudoctor.facts import PciDevice
@@ -502,6 +519,41 @@ _RULES: tuple[_Rule, ...] = (
             r"\bL4T\s{0,4}(?:version\s{0,4}[:=]?\s{0,4})?R?(?P<r>\d{2,3})\.(?P<a>\d{1,3})(?:\.(?P<b>\d{1,3}))?"
         ),
         _l4t,
+    ),
+    _Rule(
+        "nvidia",
+        _rx(
+            r"^\s{0,4}(?P<mod>nvidia(?:_uvm|_drm|_modeset|_peermem|_fs)?|nv_peer_mem|nouveau)"
+            r"\s{1,40}\d{3,9}\s{1,8}\d{1,4}\b"
+        ),
+        _lsmod,
+    ),
+    _Rule(
+        "nouveau",
+        _rx(r"^\s{0,4}(?P<mod>nouveau)\s{1,40}\d{3,9}\s{1,8}\d{1,4}\b"),
+        _lsmod,
+    ),
+    _Rule(
+        "installed",
+        _rx(
+            rf"^\s{{0,4}}nvidia(?:-srv)?[/,]\s{{0,2}}(?P<v>{_VER3}),\s{{0,2}}\S{{1,80}},\s{{0,2}}\w{{1,12}}:\s{{0,2}}installed"
+        ),
+        _dkms,
+    ),
+    _Rule(
+        "ii ",
+        _rx(
+            r"^\s{0,4}[hi]i\s{1,8}(?:nvidia-driver|nvidia-utils|libnvidia-compute|nvidia-dkms"
+            rf"|nvidia-kernel-common|cuda-drivers)(?:-\d{{3}})?(?:-server|-open)?(?::\w{{1,8}})?\s{{1,60}}(?P<v>{_VER3})"
+        ),
+        _driver,
+    ),
+    _Rule(
+        "nvidia-container-toolkit",
+        _rx(
+            r"^\s{0,4}[hi]i\s{1,8}nvidia-container-toolkit(?::\w{1,8})?\s{1,60}(?P<v>1\.\d{1,2}\.\d{1,3})"
+        ),
+        _toolkit,
     ),
     _Rule(
         "nouveau 0000:",

@@ -302,3 +302,23 @@ def test_more_cuda_error_codes(read: Read, matrix: Matrix) -> None:
         found = _error_line(_findings(read, matrix, line + "\n"), code)
         assert found.severity is Severity.ERROR, code
         assert words in found.detail, code
+
+
+_HOST_LISTINGS = """\
+$ lsmod | grep nvidia
+nvidia_uvm           1527808  0
+nvidia              56762368  190 nvidia_uvm,nvidia_modeset
+$ dkms status
+nvidia/535.129.03, 6.5.0-14-generic, x86_64: installed
+$ dpkg -l | grep nvidia
+ii  nvidia-container-toolkit         1.14.3-1          amd64        NVIDIA Container toolkit
+"""
+
+
+def test_lsmod_dkms_and_dpkg_listings(read: Read) -> None:
+    facts = read(_HOST_LISTINGS)
+    assert facts.kernel.modules_loaded == ("nvidia_uvm", "nvidia")
+    assert facts.nvml.driver_version == "535.129.03"
+    assert facts.container_runtime.toolkit_version == "1.14.3"
+    prose = read("Driver Version: 550.54.15\nthe nvidia module is 4 MB and 2 GPUs use it\n")
+    assert prose.kernel.modules_loaded == ()
