@@ -297,6 +297,10 @@ def test_more_cuda_error_codes(read: Read, matrix: Matrix) -> None:
             "bfloat16",
         ),
         "RuntimeError: No CUDA GPUs are available": ("torch-no-cuda-gpus", "CUDA_VISIBLE_DEVICES"),
+        "RuntimeError: CUDA error: device doesn't have valid Grid license": (
+            "cuda-not-licensed",
+            "102",
+        ),
     }
     for line, (code, words) in cases.items():
         found = _error_line(_findings(read, matrix, line + "\n"), code)
