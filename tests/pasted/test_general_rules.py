@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.base import Intent
+from gpudoctor.checks.gpu import persistence
 from gpudoctor.checks.jetson import check_jetson_wheels, jetson_release
 from gpudoctor.facts import FrameworkFacts, GpuFacts, HostFacts, NvmlFacts
 from gpudoctor.findings import Finding, Severity
@@ -326,3 +327,10 @@ def test_lsmod_dkms_and_dpkg_listings(read: Read) -> None:
     assert facts.container_runtime.toolkit_version == "1.14.3"
     prose = read("Driver Version: 550.54.15\nthe nvidia module is 4 MB and 2 GPUs use it\n")
     assert prose.kernel.modules_loaded == ()
+
+
+def test_persistence_off_is_info_on_a_desktop_gpu(matrix: Matrix) -> None:
+    desktop = GpuFacts(index=0, name="NVIDIA GeForce RTX 4090", persistence_mode=False)
+    server = GpuFacts(index=0, name="NVIDIA A100-SXM4-80GB", persistence_mode=False)
+    assert persistence(HostFacts(), matrix, desktop).severity is Severity.INFO
+    assert persistence(HostFacts(), matrix, server).severity is Severity.WARN
