@@ -802,6 +802,9 @@ _COUNT = re.compile(r"(?:(\d{1,2})\s{0,2}[x\u00d7*]\s{0,2}|(\d{1,2})\s{1,2})$", 
 _SUFFIX_COUNT = re.compile(r"^\s{0,2}[x\u00d7*]\s{0,2}(\d{1,2})\b", re.IGNORECASE)
 _MODEL_NEEDLES_BELOW = 200_000  # characters; a long log is searched by the context words only
 _GPU_CONTEXT = ("gpu", "nvidia", "tesla", "geforce", "quadro", "rtx", "gb", "card", "device")
+# A word of a line; "RTX3090" and "GTX1080" (the brand written against the number, as people
+# type it) are two words, as the matrix spells the models.
+_TOKEN = re.compile(r"(?:RTX|GTX)(?=\d{3,4})|[^\s\-_/(),:;=\"'\[\]]+")
 _SPLIT = re.compile(r"[\s\-_/(),:;=\"'\[\]]+")
 
 
@@ -878,9 +881,7 @@ def _names_in_line(
     line: str, models: dict[tuple[str, ...], set[str]], last_tokens: set[str]
 ) -> list[tuple[str, int, str | None]]:
     upper = line.upper()
-    spans = [
-        (m.start(), m.end(), m.group(0)) for m in re.finditer(r"[^\s\-_/(),:;=\"'\[\]]+", upper)
-    ]
+    spans = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(upper)]
     tokens = [s[2] for s in spans]
     if not any(t in last_tokens for t in tokens):
         return []

@@ -334,3 +334,12 @@ def test_persistence_off_is_info_on_a_desktop_gpu(matrix: Matrix) -> None:
     server = GpuFacts(index=0, name="NVIDIA A100-SXM4-80GB", persistence_mode=False)
     assert persistence(HostFacts(), matrix, desktop).severity is Severity.INFO
     assert persistence(HostFacts(), matrix, server).severity is Severity.WARN
+
+
+def test_a_brand_written_against_the_model_number(read: Read) -> None:
+    facts = read("2x RTX3090, driver 550.54.15\n")
+    assert [(g.name, g.compute_capability) for g in facts.nvml.gpus] == [
+        ("RTX3090", "8.6"),
+        ("RTX3090", "8.6"),
+    ]
+    assert read("port RTX12, driver 550.54.15\n").nvml.gpus == ()
