@@ -268,6 +268,10 @@ def test_container_and_kubernetes_lines(read: Read, matrix: Matrix) -> None:
         ),
         "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient "
         "shared memory (shm).": ("dataloader-shm", "--shm-size"),
+        "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.": (
+            "ngc-driver-not-detected",
+            "--gpus all",
+        ),
         "I0123 16:54:07.214545       1 main.go:356] No devices found. Waiting indefinitely.": (
             "device-plugin-no-devices",
             "runtimeClassName",
