@@ -138,14 +138,21 @@ def _unused_fallback(code: str, facts: HostFacts, report: ReportFacts) -> str | 
 
 # Lines that only say the NVIDIA driver is absent: what any CUDA-capable program prints on a
 # host without an NVIDIA GPU.
-_DRIVER_ABSENT = frozenset({"libcuda-not-found", "tf-no-cuda-drivers"})
+_DRIVER_ABSENT = frozenset({"libcuda-not-found", "tf-no-cuda-drivers", "ngc-driver-not-detected"})
 
 
 def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
     from gpudoctor.facts_view import driver_version
 
     report = facts.report
-    if code not in _DRIVER_ABSENT or report is None or "amd" not in report.named:
+    if code not in _DRIVER_ABSENT or report is None:
+        return None
+    if "docker-build" in report.named:
+        return (
+            "the report shows an image build, whose steps run without GPUs: the line is "
+            "expected there, and says nothing of the containers started from the image"
+        )
+    if "amd" not in report.named:
         return None
     if facts.nvml.gpus or driver_version(facts) is not None or facts.kernel.pci_devices:
         return None

@@ -342,6 +342,13 @@ def _amd_named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
+def _build_named(m: re.Match[str], d: Draft) -> bool:
+    """An image build (`docker build`, its "Step 3/9 : RUN" or BuildKit "#8 [2/5] RUN" lines):
+    its steps run without GPUs."""
+    d.named.append(("docker-build", d.scan_line))
+    return False
+
+
 def _jetson_named(m: re.Match[str], d: Draft) -> bool:
     """A Jetson named in prose: JetPack, a Jetson module, L4T, a "-tegra" kernel."""
     d.named.append(("jetson", d.scan_line))
@@ -715,6 +722,9 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule("amd", _rx(r"\b(?P<name>amd) (?:gpu|graphics|card)|\ball[- ](?P<all>amd)\b"), _amd_named),
     _Rule("radeon", _rx(r"\b(?P<name>radeon)\b"), _amd_named),
+    _Rule("step ", _rx(r"^\s{0,4}Step \d{1,3}/\d{1,3} : RUN\b"), _build_named),
+    _Rule("] run ", _rx(r"^\s{0,4}#\d{1,4} \[[^\]\n]{1,80}\] RUN\b"), _build_named),
+    _Rule("docker", _rx(r"\bdocker (?:buildx )?build\b"), _build_named),
     _Rule("jetpack", _rx(r"\b(?P<name>jetpack)\b"), _jetson_named),
     _Rule("jetson", _rx(r"\b(?P<name>jetson)\b"), _jetson_named),
     _Rule(

@@ -347,3 +347,13 @@ def test_a_brand_written_against_the_model_number(read: Read) -> None:
         ("RTX3090", "8.6"),
     ]
     assert read("port RTX12, driver 550.54.15\n").nvml.gpus == ()
+
+
+def test_driver_absent_lines_in_an_image_build_are_info(read: Read, matrix: Matrix) -> None:
+    line = "OSError: libcuda.so.1: cannot open shared object file: No such file or directory"
+    built = _findings(read, matrix, f"Step 5/9 : RUN python -c 'import mylib'\n{line}\n")
+    assert _error_line(built, "libcuda-not-found").severity is Severity.INFO
+    kit = _findings(read, matrix, f"#8 [builder 4/6] RUN python warmup.py\n{line}\n")
+    assert _error_line(kit, "libcuda-not-found").severity is Severity.INFO
+    run = _findings(read, matrix, f"$ docker run --rm img python x.py\n{line}\n")
+    assert _error_line(run, "libcuda-not-found").severity is Severity.ERROR
