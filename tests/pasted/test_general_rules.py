@@ -357,3 +357,12 @@ def test_driver_absent_lines_in_an_image_build_are_info(read: Read, matrix: Matr
     assert _error_line(kit, "libcuda-not-found").severity is Severity.INFO
     run = _findings(read, matrix, f"$ docker run --rm img python x.py\n{line}\n")
     assert _error_line(run, "libcuda-not-found").severity is Severity.ERROR
+
+
+def test_is_available_in_code_is_no_statement(read: Read) -> None:
+    code = read("Driver Version: 550.54.15\nif torch.cuda.is_available() == False:\n    x = 1\n")
+    assert code.report is not None
+    assert not [e for e in code.report.errors if e.code == "torch-cuda-unavailable"]
+    said = read(">>> torch.cuda.is_available()\nFalse\n")
+    assert said.report is not None
+    assert [e.code for e in said.report.errors] == ["torch-cuda-unavailable"]
