@@ -248,6 +248,15 @@ def test_multi_gpu_log_lines(read: Read, matrix: Matrix) -> None:
         read, matrix, "host:1:1 [0] NCCL WARN Bootstrap : no socket interface found\n"
     )
     assert "NCCL_SOCKET_IFNAME" in _error_line(iface, "nccl-no-socket-interface").fix
+    twice = _findings(
+        read,
+        matrix,
+        "n1:1:1 [1] NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device "
+        "1a000\n",
+    )
+    assert "set_device" in _error_line(twice, "nccl-duplicate-gpu").fix
+    remote = _findings(read, matrix, "NCCL WARN socketProgress: Connection closed by remote peer\n")
+    assert "first error" in _error_line(remote, "nccl-remote-error").fix
     ib = _findings(
         read, matrix, "NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n"
     )
