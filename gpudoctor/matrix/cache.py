@@ -1,6 +1,6 @@
 """A per-user disk cache of the validated matrix, so that `gpudoctor check` does not pay for
 parsing and validating the 1,700-line TOML (and importing tomllib, the validators and
-packaging's requirement parser) on every run: ~60 ms before, ~3 ms from the cache.
+packaging's requirement parser) on every run (bench/README.md has both figures).
 
 The key is the matrix file's content digest plus the code that turns it into the model (the
 gpudoctor version and the modification times of the matrix modules), so an edited matrix or an
@@ -43,7 +43,7 @@ def _code_stamps() -> list[str]:
 
 def _key(path: Path, content: bytes) -> str:
     """A file name for this content read by this code (zlib, not hashlib: hashlib loads
-    OpenSSL, ~2 ms; a clash needs the same CRC and length of two matrices at one path)."""
+    OpenSSL; a clash needs the same CRC and length of two matrices at one path)."""
     import zlib
 
     from gpudoctor import __version__

@@ -1,4 +1,5 @@
-"""Reporters: present a CheckRun as text, JSON, JUnit XML or GitHub annotations. No judging here."""
+"""Reporters: present a CheckRun (text, JSON, JUnit XML, GitHub annotations, markdown,
+Prometheus) or a fleet of them. No judging here."""
 
 from __future__ import annotations
 
