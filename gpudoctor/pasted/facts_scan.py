@@ -122,6 +122,8 @@ def _nccl(m: re.Match[str], d: Draft) -> bool:
 
 
 def _package(name: str) -> Handler:
+    name = name.replace("_", "-")  # "flash_attn" as imported is the flash-attn distribution
+
     def handle(m: re.Match[str], d: Draft) -> bool:
         if name == "torch" and d.torch.get("version"):
             return False  # collect_env already named the installed torch
@@ -484,6 +486,17 @@ _RULES: tuple[_Rule, ...] = (
             r"{1,2}(?:\.\d{1,3})?(?:\.post\d)?)(?![\w.])"
         ),
         _package("vllm"),
+    ),
+    *(
+        _Rule(
+            name,
+            _rx(
+                rf"\b{re.escape(name)}(?: version)?\s{{0,4}}(?:[:=]{{1,2}}|\s)\s{{0,4}}v?"
+                r"(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,4})?(?:\.post\d{1,2})?)(?![\w.])"
+            ),
+            _package(name),
+        )
+        for name in ("flash-attn", "flash_attn", "xformers", "bitsandbytes", "llama-cpp-python")
     ),
     _Rule(
         "ollama",

@@ -375,3 +375,13 @@ def test_is_available_in_code_is_no_statement(read: Read) -> None:
     said = read(">>> torch.cuda.is_available()\nFalse\n")
     assert said.report is not None
     assert [e.code for e in said.report.errors] == ["torch-cuda-unavailable"]
+
+
+def test_gpu_program_versions_in_prose(read: Read, matrix: Matrix) -> None:
+    facts = read("GPU: Tesla V100-SXM2-32GB, driver 535.104.05\npip install flash-attn==2.5.8\n")
+    assert [(p.name, p.version) for p in facts.programs] == [("flash-attn", "2.5.8")]
+    (found,) = [
+        f for f in run_checks(facts, matrix).findings if f.code == "program-min-compute-capability"
+    ]
+    assert found.severity is Severity.ERROR
+    assert read("flash_attn: 2.6.3\nDriver Version: 550.54.15\n").programs[0].name == "flash-attn"
