@@ -59,6 +59,13 @@ def _driver(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _nvml_library(m: re.Match[str], d: Draft) -> bool:
+    """nvidia-smi's "NVML library version: 535.129" under a driver/library mismatch: the
+    user-space library, which differs from the loaded kernel module."""
+    put(d.nvml, "library_version", m.group("v"))
+    return True
+
+
 def _module(m: re.Match[str], d: Draft) -> bool:
     put(d.kernel, "nvidia_module_version", m.group("v"))
     put(d.kernel, "nvidia_module_flavor", "open" if m.group("open") else "proprietary")
@@ -379,6 +386,11 @@ _RULES: tuple[_Rule, ...] = (
         _driver,
     ),
     _Rule("nvidia", _rx(rf"\bnvidia(?:[- ]driver)?[- ](?P<v>{_VER3})\b"), _driver),
+    _Rule(
+        "nvml library version",
+        _rx(rf"\bNVML library version:\s{{0,4}}(?P<v>{_VER3})\b"),
+        _nvml_library,
+    ),
     _Rule(
         "kernel module",
         _rx(

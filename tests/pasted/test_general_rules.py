@@ -385,3 +385,11 @@ def test_gpu_program_versions_in_prose(read: Read, matrix: Matrix) -> None:
     ]
     assert found.severity is Severity.ERROR
     assert read("flash_attn: 2.6.3\nDriver Version: 550.54.15\n").programs[0].name == "flash-attn"
+
+
+def test_the_nvml_library_version_of_a_mismatch(read: Read) -> None:
+    facts = read(
+        "Failed to initialize NVML: Driver/library version mismatch\n"
+        "NVML library version: 535.129\n"
+    )
+    assert facts.nvml.library_version == "535.129"
