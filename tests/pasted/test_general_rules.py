@@ -393,3 +393,30 @@ def test_the_nvml_library_version_of_a_mismatch(read: Read) -> None:
         "NVML library version: 535.129\n"
     )
     assert facts.nvml.library_version == "535.129"
+
+
+def test_library_and_process_lines(read: Read, matrix: Matrix) -> None:
+    missing = _findings(
+        read,
+        matrix,
+        "ImportError: libcudart.so.11.0: cannot open shared object file: No such file\n",
+    )
+    assert "CUDA 11" in _error_line(missing, "cuda-library-missing").detail
+    tf = read(
+        "Driver Version: 550.54.15\n"
+        "W dso_loader.cc:64] Could not load dynamic library 'libcudart.so.11.0'; dlerror: "
+        "libcudart.so.11.0: cannot open shared object file: No such file or directory\n"
+    )
+    assert tf.report is not None
+    assert not [e for e in tf.report.errors if e.code == "cuda-library-missing"]
+    ort = _findings(
+        read,
+        matrix,
+        "[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965] Failed to create "
+        "CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*. Please install all dependencies\n",
+    )
+    assert "cuDNN 9" in _error_line(ort, "onnxruntime-cuda-provider").detail
+    fork = _findings(
+        read, matrix, "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA\n"
+    )
+    assert "spawn" in _error_line(fork, "cuda-forked-subprocess").fix
