@@ -311,6 +311,15 @@ def test_more_cuda_error_codes(read: Read, matrix: Matrix) -> None:
             "bfloat16",
         ),
         "RuntimeError: No CUDA GPUs are available": ("torch-no-cuda-gpus", "CUDA_VISIBLE_DEVICES"),
+        "Error 803: system has unsupported display driver / cuda driver combination": (
+            "cuda-driver-mismatch-803",
+            "libcuda",
+        ),
+        'level=INFO source=gpu.go:323 msg="no compatible GPUs were discovered"': (
+            "ollama-no-gpu",
+            "CPU",
+        ),
+        "cuModuleLoadData failed: CUDA_ERROR_NO_BINARY_FOR_GPU": ("no-kernel-image", "209"),
         "RuntimeError: CUDA error: device doesn't have valid Grid license": (
             "cuda-not-licensed",
             "102",
