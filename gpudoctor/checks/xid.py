@@ -35,7 +35,7 @@ def check_xid(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]
     if not m.xid_events:
         return [finding("xid-history", OK, "no XID in the kernel log since boot")]
     # The catalogue (a TOML file and its dataclasses) is loaded only for a log that has XIDs.
-    from gpudoctor.checks.xid_catalog import load_xid_catalogue
+    from gpudoctor.matrix.xid import load_xid_catalogue
 
     catalogue = load_xid_catalogue()
     index = {g.pci_bus_id: g.index for g in facts.nvml.gpus if g.pci_bus_id}
@@ -43,7 +43,7 @@ def check_xid(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]
     for xid in sorted({e.xid for e in m.xid_events}):
         events = [e for e in m.xid_events if e.xid == xid]
         entry = catalogue.lookup(xid)
-        action = entry.action if entry else catalogue.unknown
+        action = catalogue.action(xid)
         where = sorted(
             {
                 f"GPU {index[e.pci_bus_id]}" if e.pci_bus_id in index else e.pci_bus_id or "?"

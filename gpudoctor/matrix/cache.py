@@ -20,7 +20,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix
 
-_CODE = ("model.py", "load.py", "load_rocm.py", "fields.py", "validate.py", "cache.py")
+_CODE = (
+    "model.py",
+    "schema.py",
+    "kinds.py",
+    "reader.py",
+    "load.py",
+    "fields.py",
+    "validate.py",
+    "cache.py",
+)
 
 
 def _folder() -> Path | None:

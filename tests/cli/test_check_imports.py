@@ -13,7 +13,7 @@ import pytest
 # module -> why a plain `check` (no --from, no --deep, a kernel log without XIDs) leaves it out
 _NOT_NEEDED = {
     "gpudoctor.fleet_summary": "only for --from naming several snapshots",
-    "gpudoctor.checks.xid_catalog": "only when the kernel log holds XIDs (and with it tomllib)",
+    "gpudoctor.matrix.xid": "only when the kernel log holds XIDs (and with it tomllib)",
     "gpudoctor.checks.deep_causes": "only to explain a failed --deep import or kernel",
     "importlib.metadata": "dist_info.py reads the few METADATA headers the probes need",
     "email": "importlib.metadata's parser (~8 ms with it)",
