@@ -305,6 +305,9 @@ class CudaToolkit(Frozen):
     path: str  # /usr/local/cuda-13.0
     version: str | None = None  # from version.json
     nvcc_version: str | None = None  # "13.0.48" from nvcc --version
+    # The program compiles kernels at run time with this toolkit's NVRTC (CuPy's show_config):
+    # NVRTC emits PTX, which only a driver of that CUDA release or newer can JIT-compile.
+    nvrtc: bool = False
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -442,6 +445,10 @@ class ReportFacts(Frozen):
     errors: tuple[ReportError, ...] = ()
     ranges: tuple[ReportRange, ...] = ()  # what was read, by line ranges
     lines: int = 0  # how many lines the paste has
+    # Frameworks and GPU vendors the text names outside its known error lines ("pip install
+    # jax", "import torch", "an AMD GPU"): a framework's own fallback notice matters only where
+    # that framework is in use, a missing NVIDIA library only where an NVIDIA GPU may be.
+    named: tuple[str, ...] = ()
 
 
 # --- the snapshot -------------------------------------------------------------------------------

@@ -124,7 +124,7 @@ _ENTRIES = (
        "The GPU ran out of spare rows (remapping failure): memory errors can no longer be "
        "repaired.",
        "Take the GPU out of service and RMA it."),
-    _E("persistence-mode", "gpu", "Persistence mode", "ok, warn, n/a, unknown",
+    _E("persistence-mode", "gpu", "Persistence mode", "ok, info, warn, n/a, unknown",
        "Persistence mode off: the driver tears the GPU state down when no client is attached, "
        "so each CUDA start is slower and settings can reset.",
        "`sudo nvidia-smi -pm 1`, or better enable the nvidia-persistenced service."),

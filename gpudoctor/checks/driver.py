@@ -181,6 +181,17 @@ def check_module_loaded(  # noqa: PLR0911 - one return per verdict
                 evidence=ev,
             )
         ]
+    if all(d.driver == "nouveau" for d in pci):
+        # One cause, one finding: nouveau holding every GPU keeps nvidia from binding, and
+        # nouveau-loaded says so with its fix (a nouveau dmesg line alone shows no lsmod either).
+        return [
+            finding(
+                "nvidia-module-not-loaded",
+                NA,
+                "nouveau drives the GPU(s): see nouveau-loaded",
+                evidence=ev,
+            )
+        ]
     if all(d.driver is None or d.driver == "nouveau" for d in pci) and not k.modules_loaded:
         return [
             finding(

@@ -204,6 +204,18 @@ def persistence(facts: HostFacts, matrix: Matrix, g: GpuFacts) -> Finding:
         return _missing(facts, "persistence-mode", "persistence mode", "persistence")
     if g.persistence_mode:
         return finding("persistence-mode", OK, "persistence mode on", evidence=ev)
+    if _desktop_gpu(g.name):
+        # NVIDIA's driver persistence guide: a running X server keeps the GPU initialised;
+        # the daemon is for headless compute GPUs, where the teardown costs each CUDA start.
+        return finding(
+            "persistence-mode",
+            INFO,
+            "persistence mode off on a desktop GPU",
+            detail="a GeForce/TITAN usually drives a display, whose server keeps the driver "
+            "loaded; on a headless compute node, enable it (sudo systemctl enable --now "
+            "nvidia-persistenced) for faster CUDA start",
+            evidence=ev,
+        )
     return finding(
         "persistence-mode",
         WARN,
@@ -213,6 +225,12 @@ def persistence(facts: HostFacts, matrix: Matrix, g: GpuFacts) -> Finding:
         fix="sudo systemctl enable --now nvidia-persistenced (or sudo nvidia-smi -pm 1)",
         evidence=ev,
     )
+
+
+def _desktop_gpu(name: str | None) -> bool:
+    """NVIDIA's consumer brands: GeForce and TITAN."""
+    words = (name or "").upper().split()
+    return "GEFORCE" in words or any(w.startswith("TITAN") for w in words)
 
 
 def pcie_width(facts: HostFacts, matrix: Matrix, g: GpuFacts) -> Finding:

@@ -24,8 +24,40 @@ _JETSON_DOCS = (
 )
 
 
+def jetson_release(facts: HostFacts) -> str | None:
+    """The L4T release of a Jetson ("36.3.0"); "unknown" on a host that is a Jetson by its GPU
+    (the matrix lists the Jetson modules' integrated GPUs by their "Jetson ..." names), its
+    "-tegra" kernel or a report naming JetPack, L4T or a Jetson, but not its L4T release; None
+    elsewhere."""
+    if facts.platform.l4t_release is not None:
+        return facts.platform.l4t_release
+    names = [g.name for g in facts.nvml.gpus if g.name]
+    if any(n.strip().lower().startswith("jetson") for n in names):
+        return "unknown"
+    if "tegra" in (facts.kernel.release or ""):
+        return "unknown"  # L4T's kernels are named "5.15.136-tegra"
+    if facts.report is not None and "jetson" in facts.report.named:
+        return "unknown"  # a report that names JetPack, L4T or a Jetson module
+    return None
+
+
+def jetson_install(facts: HostFacts, package: str) -> str | None:
+    """On a Jetson, where a fix installs a framework: NVIDIA's JetPack build, never a PyPI or
+    download.pytorch.org wheel (those are SBSA builds). None on any other host."""
+    release = jetson_release(facts)
+    if release is None:
+        return None
+    return f"NVIDIA's {package} build for JetPack ({_l4t(release)}), as {_JETSON_DOCS} describes"
+
+
+def _l4t(release: str) -> str:
+    if release == "unknown":
+        return "the L4T release of this Jetson: `cat /etc/nv_tegra_release`"
+    return f"L4T R{release.split('.', 1)[0]}"
+
+
 def check_jetson_wheels(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
-    release = facts.platform.l4t_release
+    release = jetson_release(facts)
     if release is None:
         return [finding(CODE, NA, "not a Jetson (no /etc/nv_tegra_release)")]
     if not facts.frameworks:
@@ -37,8 +69,8 @@ def _judge(fw: FrameworkFacts, release: str) -> Finding:
     wheels = [b.package for b in fw.bundled if b.package.startswith("nvidia-")]
     ev = [("l4t_release", release), ("nvidia_wheels", wheels), ("version", fw.version)]
     fix = (
-        f"uninstall it and install NVIDIA's {fw.name} build for JetPack (L4T R"
-        f"{release.split('.', 1)[0]}), as {_JETSON_DOCS} describes"
+        f"uninstall it and install NVIDIA's {fw.name} build for JetPack ({_l4t(release)}), "
+        f"as {_JETSON_DOCS} describes"
     )
     if wheels or (fw.name == "torch" and _CU_TAG.search(fw.version)):
         return finding(

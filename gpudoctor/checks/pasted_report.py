@@ -90,6 +90,19 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         values = known.values(error.text)
         if known.install:
             values["install"] = _install(known, facts, matrix)
+        notice = _unused_fallback(known.code, facts, report) or _no_nvidia_gpu(known.code, facts)
+        if notice is not None:
+            out.append(
+                finding(
+                    "report-error",
+                    INFO,
+                    f"the report shows: {error.text}",
+                    detail=f"{render(known.cause, values)}; {notice}",
+                    evidence=[("line", error.line), ("error", known.code), ("layer", known.layer)],
+                    subject=known.code,
+                )
+            )
+            continue
         out.append(
             finding(
                 "report-error",
@@ -102,6 +115,51 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             )
         )
     return out
+
+
+# A framework's own notice that it runs on the CPU: printed whenever that framework is merely
+# imported (a dependency of a program that computes with another one), so it is a fault only
+# where the report shows the framework in use.
+_FALLBACK_NOTICES = {"jax-cpu-fallback": "jax"}
+
+
+def _unused_fallback(code: str, facts: HostFacts, report: ReportFacts) -> str | None:
+    framework = _FALLBACK_NOTICES.get(code)
+    if framework is None:
+        return None
+    if framework in report.named or any(f.name == framework for f in facts.frameworks):
+        return None
+    return (
+        f"the report names no use of {framework} beyond this line: the notice is harmless "
+        f"where the program computes with another framework (install {framework}'s CUDA "
+        "build only if you run it)"
+    )
+
+
+# Lines that only say the NVIDIA driver is absent: what any CUDA-capable program prints on a
+# host without an NVIDIA GPU.
+_DRIVER_ABSENT = frozenset({"libcuda-not-found", "tf-no-cuda-drivers", "ngc-driver-not-detected"})
+
+
+def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
+    from gpudoctor.facts_view import driver_version
+
+    report = facts.report
+    if code not in _DRIVER_ABSENT or report is None:
+        return None
+    if "docker-build" in report.named:
+        return (
+            "the report shows an image build, whose steps run without GPUs: the line is "
+            "expected there, and says nothing of the containers started from the image"
+        )
+    if "amd" not in report.named:
+        return None
+    if facts.nvml.gpus or driver_version(facts) is not None or facts.kernel.pci_devices:
+        return None
+    return (
+        "the report names an AMD GPU and no NVIDIA GPU or driver: on a host without an NVIDIA "
+        "GPU there is no libcuda, and the line is expected"
+    )
 
 
 def read_ranges(report: ReportFacts) -> str:
@@ -123,9 +181,13 @@ def read_ranges(report: ReportFacts) -> str:
 
 def _install(known: Signature, facts: HostFacts, matrix: Matrix) -> str:
     """The install command of the build this host should run, from the compatibility model."""
+    from gpudoctor.checks.jetson import jetson_install
     from gpudoctor.checks.suggest import install_for_package
     from gpudoctor.facts_view import driver_version
 
+    jetson = jetson_install(facts, known.install or "")
+    if jetson is not None:
+        return jetson  # PyPI's aarch64 CUDA wheels are server-Arm builds, not for a Jetson
     line = install_for_package(facts, matrix, known.install or "")
     if line and driver_version(facts) is None:
         return f"{line} (the report does not show the driver: check that it supports that CUDA)"

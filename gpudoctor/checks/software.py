@@ -413,6 +413,8 @@ def check_nvcc(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding
                     "nvcc-driver-cuda", NA, "toolkit version unknown", evidence=ev, subject=tk.path
                 )
             )
+        elif tk.nvrtc and _newer_than_driver(facts, version):
+            out.append(_nvrtc(facts, version, ev, tk.path))
         elif driver is None:
             out.append(
                 finding(
@@ -426,6 +428,36 @@ def check_nvcc(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding
         else:
             out.append(_nvcc(facts, matrix, driver, version, ev, tk.path))
     return out
+
+
+def _newer_than_driver(facts: HostFacts, version: str) -> bool:
+    """The toolkit's CUDA is newer than the newest CUDA the driver supports (its 'CUDA Version')."""
+    driver_cuda = facts.nvml.cuda_driver_version
+    if not driver_cuda:
+        return False
+    try:
+        return versions.numeric(version) > versions.numeric(driver_cuda)
+    except ValueError:
+        return False
+
+
+def _nvrtc(facts: HostFacts, version: str, ev: Sequence[tuple[str, object]], path: str) -> Finding:
+    """Run-time compiled kernels (NVRTC) are PTX of the runtime's CUDA: minor-version
+    compatibility does not cover them, the driver's PTX JIT must know that CUDA release."""
+    driver_cuda = facts.nvml.cuda_driver_version
+    return finding(
+        "nvcc-driver-cuda",
+        WARN,
+        f"CUDA {version} runtime compiles kernels with NVRTC; the driver supports CUDA "
+        f"{driver_cuda} only",
+        detail=f"NVRTC {version} emits PTX that a CUDA {driver_cuda} driver cannot JIT-compile "
+        "(cudaErrorUnsupportedPtxVersion): minor-version compatibility covers prebuilt kernels, "
+        "not run-time compiled ones",
+        fix=f"upgrade the driver to one that supports CUDA {version}, or install the build for "
+        f"CUDA {driver_cuda} (for CuPy: the cupy-cudaXXx package and toolkit of the driver's CUDA)",
+        evidence=[*ev, ("driver_cuda", driver_cuda), ("nvrtc", True)],
+        subject=path,
+    )
 
 
 def _nvcc(  # noqa: PLR0917 - the facts and the toolkit being judged

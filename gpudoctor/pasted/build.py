@@ -78,8 +78,19 @@ def build(
         errors=tuple(draft.errors),
         ranges=merge_ranges(draft.ranges),
         lines=lines,
+        named=_named(draft),
     )
     return HostFacts(**{**facts.__dict__, "report": report})
+
+
+def _named(draft: Draft) -> tuple[str, ...]:
+    """The frameworks named on lines that are not known error lines, in order."""
+    error_lines = {e.line for e in draft.errors}
+    out: list[str] = []
+    for word, line in draft.named:
+        if line not in error_lines and word not in out:
+            out.append(word)
+    return tuple(out)
 
 
 def merge_ranges(ranges: Sequence[tuple[str, int, int]]) -> tuple[ReportRange, ...]:
@@ -277,7 +288,13 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
     toolkits: tuple[CudaToolkit, ...] = ()
     if draft.nvcc_version:
         toolkits = (
-            CudaToolkit(path="nvcc on PATH (collect_env)", nvcc_version=draft.nvcc_version),
+            CudaToolkit(
+                path="CUDA runtime with NVRTC (CuPy)"
+                if draft.nvrtc
+                else "nvcc on PATH (collect_env)",
+                nvcc_version=draft.nvcc_version,
+                nvrtc=draft.nvrtc,
+            ),
         )
     nccl: tuple[LibraryFact, ...] = ()
     if "nccl" in draft.libraries:

@@ -29,6 +29,10 @@ def clean(text: str) -> str:
     text = text.replace("\uff1a", ": ")  # a full-width colon, as CJK input methods type it
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text)
+    if "**" in text:
+        # Markdown bold ("- **Driver:** 580.82.09") sits between a label and its value; it is
+        # never part of what a tool printed, and the fact readers expect "label: value".
+        text = text.replace("**", "")
     return text
 
 

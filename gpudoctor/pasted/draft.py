@@ -26,6 +26,7 @@ class Draft:
     tensorflow: dict[str, Any] = field(default_factory=dict)  # build info / log lines
     torch_cuda_available: bool | None = None
     nvcc_version: str | None = None
+    nvrtc: bool = False  # the report shows NVRTC in use with that runtime (CuPy's show_config)
     cudnn_files: list[str] = field(default_factory=list)
     errors: list[ReportError] = field(default_factory=list)
     # (section, first line, last line) of each part read, for the report's header
@@ -40,6 +41,7 @@ class Draft:
     gpus_from_text: bool = False  # the GPUs were read from prose, not from a GPU listing
     amd: dict[str, Any] = field(default_factory=dict)  # AmdFacts fields the ROCm tools showed
     amd_gpus: dict[int, dict[str, Any]] = field(default_factory=dict)  # name, gfx, device_id, bdf
+    named: list[tuple[str, int]] = field(default_factory=list)  # framework word, line number
 
     def section(self, name: str) -> None:
         if name not in self.sections:

@@ -1,7 +1,9 @@
 """Facts in any line of a paste, whatever its shape: environment lists in prose ("Driver: NVIDIA
 550.54.15, CUDA 12.4", "4x A100 80GB"), start-up logs (ollama, vLLM, llama.cpp, NCCL INFO),
 kernel logs (NVRM module and Xid lines), `uname -a`, `docker version`, `nvidia-ctk --version`,
-`kubectl describe node`, a Dockerfile's FROM line, `conda list`.
+`kubectl describe node`, a Dockerfile's FROM line, `conda list`, `lsmod`, `dkms status`,
+`dpkg -l`, CuPy's show_config (its NVRTC), and the words that say what a text is about (a
+framework, an AMD GPU, a Jetson, an image build: `Draft.named`).
 
 Each rule is a literal needle (found with str.find, so a 10 MB log costs a few linear scans)
 and a pattern run on the lines that hold it; a fact is written only with the words that say
@@ -57,6 +59,13 @@ def _driver(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _nvml_library(m: re.Match[str], d: Draft) -> bool:
+    """nvidia-smi's "NVML library version: 535.129" under a driver/library mismatch: the
+    user-space library, which differs from the loaded kernel module."""
+    put(d.nvml, "library_version", m.group("v"))
+    return True
+
+
 def _module(m: re.Match[str], d: Draft) -> bool:
     put(d.kernel, "nvidia_module_version", m.group("v"))
     put(d.kernel, "nvidia_module_flavor", "open" if m.group("open") else "proprietary")
@@ -98,6 +107,15 @@ def _runtime_int(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _nvrtc(m: re.Match[str], d: Draft) -> bool:
+    """CuPy's show_config "NVRTC Version : (11, 3)": kernels are compiled at run time."""
+    if d.nvrtc:
+        return False
+    d.nvrtc = True
+    _note(d, f"NVRTC {m.group('major')}.{m.group('minor')} compiles kernels at run time")
+    return True
+
+
 def _cudnn(m: re.Match[str], d: Draft) -> bool:
     _note(d, f"cuDNN {m.group('v')} is named")
     return True
@@ -111,6 +129,8 @@ def _nccl(m: re.Match[str], d: Draft) -> bool:
 
 
 def _package(name: str) -> Handler:
+    name = name.replace("_", "-")  # "flash_attn" as imported is the flash-attn distribution
+
     def handle(m: re.Match[str], d: Draft) -> bool:
         if name == "torch" and d.torch.get("version"):
             return False  # collect_env already named the installed torch
@@ -208,6 +228,23 @@ def _container(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _lsmod(m: re.Match[str], d: Draft) -> bool:
+    """An `lsmod` line ("nvidia_uvm   1527808  0"): that module is loaded."""
+    modules = d.kernel.setdefault("modules_loaded", [])
+    name = m.group("mod").lower()
+    if name in modules:
+        return False
+    modules.append(name)
+    return True
+
+
+def _dkms(m: re.Match[str], d: Draft) -> bool:
+    """`dkms status` ("nvidia/535.129.03, 6.5.0-14-generic, x86_64: installed"): the driver's
+    kernel module built for that kernel; "installed" is not "loaded", so only the version."""
+    put(d.nvml, "driver_version", m.group("v"))
+    return True
+
+
 def _nouveau(m: re.Match[str], d: Draft) -> bool:
     """dmesg's "nouveau 0000:01:00.0: NVIDIA GM204": nouveau is loaded and drives a GPU."""
     from gpudoctor.facts import PciDevice
@@ -300,6 +337,36 @@ def _xid(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+_NAMED = {"jaxlib": "jax", "pytorch": "torch"}
+
+
+def _named(m: re.Match[str], d: Draft) -> bool:
+    """A framework named in prose ("pip install jax", "import torch"): not a version, only
+    that the text is about it (kept apart from facts: it is not a line read)."""
+    word = m.group("name").lower()
+    d.named.append((_NAMED.get(word, word), d.scan_line))
+    return False
+
+
+def _amd_named(m: re.Match[str], d: Draft) -> bool:
+    """An AMD GPU named in prose ("my system is all AMD", "Radeon RX 7900")."""
+    d.named.append(("amd", d.scan_line))
+    return False
+
+
+def _build_named(m: re.Match[str], d: Draft) -> bool:
+    """An image build (`docker build`, its "Step 3/9 : RUN" or BuildKit "#8 [2/5] RUN" lines):
+    its steps run without GPUs."""
+    d.named.append(("docker-build", d.scan_line))
+    return False
+
+
+def _jetson_named(m: re.Match[str], d: Draft) -> bool:
+    """A Jetson named in prose: JetPack, a Jetson module, L4T, a "-tegra" kernel."""
+    d.named.append(("jetson", d.scan_line))
+    return False
+
+
 def _next_gpu_index(d: Draft, name: str) -> int:
     for index, gpu in d.gpus.items():
         if gpu.get("name") == name:
@@ -319,6 +386,11 @@ _RULES: tuple[_Rule, ...] = (
         _driver,
     ),
     _Rule("nvidia", _rx(rf"\bnvidia(?:[- ]driver)?[- ](?P<v>{_VER3})\b"), _driver),
+    _Rule(
+        "nvml library version",
+        _rx(rf"\bNVML library version:\s{{0,4}}(?P<v>{_VER3})\b"),
+        _nvml_library,
+    ),
     _Rule(
         "kernel module",
         _rx(
@@ -354,6 +426,11 @@ _RULES: tuple[_Rule, ...] = (
         "cuda runtime version",
         _rx(r"\bCUDA Runtime Version\s{0,30}:\s{0,4}(?P<v>\d{4,6})\b"),
         _runtime_int,
+    ),
+    _Rule(
+        "nvrtc version",
+        _rx(r"\bNVRTC Version\s{0,30}:\s{0,4}\(?(?P<major>\d{1,2})[,.]\s{0,2}(?P<minor>\d{1,2})"),
+        _nvrtc,
     ),
     _Rule(
         "build cuda_",
@@ -393,7 +470,8 @@ _RULES: tuple[_Rule, ...] = (
         "torch",
         _rx(
             r"\b(?:py)?torch(?: version)?(?: is)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?"
-            r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\+\w{1,12})?)(?![\w.])"
+            r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\+[\w.]{0,39}\w)?)"
+            r"(?![\w.])"
         ),
         _package("torch"),
     ),
@@ -420,6 +498,17 @@ _RULES: tuple[_Rule, ...] = (
             r"{1,2}(?:\.\d{1,3})?(?:\.post\d)?)(?![\w.])"
         ),
         _package("vllm"),
+    ),
+    *(
+        _Rule(
+            name,
+            _rx(
+                rf"\b{re.escape(name)}(?: version)?\s{{0,4}}(?:[:=]{{1,2}}|\s)\s{{0,4}}v?"
+                r"(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,4})?(?:\.post\d{1,2})?)(?![\w.])"
+            ),
+            _package(name),
+        )
+        for name in ("flash-attn", "flash_attn", "xformers", "bitsandbytes", "llama-cpp-python")
     ),
     _Rule(
         "ollama",
@@ -465,6 +554,41 @@ _RULES: tuple[_Rule, ...] = (
             r"\bL4T\s{0,4}(?:version\s{0,4}[:=]?\s{0,4})?R?(?P<r>\d{2,3})\.(?P<a>\d{1,3})(?:\.(?P<b>\d{1,3}))?"
         ),
         _l4t,
+    ),
+    _Rule(
+        "nvidia",
+        _rx(
+            r"^\s{0,4}(?P<mod>nvidia(?:_uvm|_drm|_modeset|_peermem|_fs)?|nv_peer_mem|nouveau)"
+            r"\s{1,40}\d{3,9}\s{1,8}\d{1,4}\b"
+        ),
+        _lsmod,
+    ),
+    _Rule(
+        "nouveau",
+        _rx(r"^\s{0,4}(?P<mod>nouveau)\s{1,40}\d{3,9}\s{1,8}\d{1,4}\b"),
+        _lsmod,
+    ),
+    _Rule(
+        "installed",
+        _rx(
+            rf"^\s{{0,4}}nvidia(?:-srv)?[/,]\s{{0,2}}(?P<v>{_VER3}),\s{{0,2}}\S{{1,80}},\s{{0,2}}\w{{1,12}}:\s{{0,2}}installed"
+        ),
+        _dkms,
+    ),
+    _Rule(
+        "ii ",
+        _rx(
+            r"^\s{0,4}[hi]i\s{1,8}(?:nvidia-driver|nvidia-utils|libnvidia-compute|nvidia-dkms"
+            rf"|nvidia-kernel-common|cuda-drivers)(?:-\d{{3}})?(?:-server|-open)?(?::\w{{1,8}})?\s{{1,60}}(?P<v>{_VER3})"
+        ),
+        _driver,
+    ),
+    _Rule(
+        "nvidia-container-toolkit",
+        _rx(
+            r"^\s{0,4}[hi]i\s{1,8}nvidia-container-toolkit(?::\w{1,8})?\s{1,60}(?P<v>1\.\d{1,2}\.\d{1,3})"
+        ),
+        _toolkit,
     ),
     _Rule(
         "nouveau 0000:",
@@ -624,6 +748,19 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _ggml_gpu,
     ),
+    _Rule("amd", _rx(r"\b(?P<name>amd) (?:gpu|graphics|card)|\ball[- ](?P<all>amd)\b"), _amd_named),
+    _Rule("radeon", _rx(r"\b(?P<name>radeon)\b"), _amd_named),
+    _Rule("step ", _rx(r"^\s{0,4}Step \d{1,3}/\d{1,3} : RUN\b"), _build_named),
+    _Rule("] run ", _rx(r"^\s{0,4}#\d{1,4} \[[^\]\n]{1,80}\] RUN\b"), _build_named),
+    _Rule("docker", _rx(r"\bdocker (?:buildx )?build\b"), _build_named),
+    _Rule("jetpack", _rx(r"\b(?P<name>jetpack)\b"), _jetson_named),
+    _Rule("jetson", _rx(r"\b(?P<name>jetson)\b"), _jetson_named),
+    _Rule(
+        "tegra", _rx(r"\b\d\.\d{1,2}\.\d{1,3}-(?P<name>tegra)\b|\b(?P<l4t>l4t)\b"), _jetson_named
+    ),
+    _Rule("jax", _rx(r"\b(?P<name>jax(?:lib)?)\b"), _named),
+    _Rule("torch", _rx(r"\b(?P<name>(?:py)?torch)\b"), _named),
+    _Rule("tensorflow", _rx(r"\b(?P<name>tensorflow)\b"), _named),
     _Rule(
         "xid",
         _rx(r"NVRM: Xid \(PCI:[0-9a-f:]{7,16}\): \d{1,3}"),
@@ -703,6 +840,9 @@ _COUNT = re.compile(r"(?:(\d{1,2})\s{0,2}[x\u00d7*]\s{0,2}|(\d{1,2})\s{1,2})$", 
 _SUFFIX_COUNT = re.compile(r"^\s{0,2}[x\u00d7*]\s{0,2}(\d{1,2})\b", re.IGNORECASE)
 _MODEL_NEEDLES_BELOW = 200_000  # characters; a long log is searched by the context words only
 _GPU_CONTEXT = ("gpu", "nvidia", "tesla", "geforce", "quadro", "rtx", "gb", "card", "device")
+# A word of a line; "RTX3090" and "GTX1080" (the brand written against the number, as people
+# type it) are two words, as the matrix spells the models.
+_TOKEN = re.compile(r"(?:RTX|GTX)(?=\d{3,4})|[^\s\-_/(),:;=\"'\[\]]+")
 _SPLIT = re.compile(r"[\s\-_/(),:;=\"'\[\]]+")
 
 
@@ -779,9 +919,7 @@ def _names_in_line(
     line: str, models: dict[tuple[str, ...], set[str]], last_tokens: set[str]
 ) -> list[tuple[str, int, str | None]]:
     upper = line.upper()
-    spans = [
-        (m.start(), m.end(), m.group(0)) for m in re.finditer(r"[^\s\-_/(),:;=\"'\[\]]+", upper)
-    ]
+    spans = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(upper)]
     tokens = [s[2] for s in spans]
     if not any(t in last_tokens for t in tokens):
         return []

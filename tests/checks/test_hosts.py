@@ -32,7 +32,7 @@ EXPECTED: dict[str, set[tuple[str, Severity, str]]] = {
     "rtx5090-torch26": {("framework-arch", E, "torch on GPU 0")},
     "cpu-torch-on-gpu": {("framework-cpu-only", E, "torch")},
     "pci-no-driver": {("gpu-without-driver", E, ""), ("nvml-library-missing", E, "")},
-    "nouveau-bound": {("nouveau-loaded", E, ""), ("nvidia-module-not-loaded", E, "")},
+    "nouveau-bound": {("nouveau-loaded", E, ""), ("nvidia-module-not-loaded", NA, "")},
     "driver-library-mismatch": {("driver-library-mismatch", E, "")},
     "kvm-host-vfio-iommu-off": {("iommu", E, ""), ("nvml-library-missing", NA, "")},
     "vm-passthrough-guest": {("gpu-virtualization", INF, "GPU 0"), ("virtualization", INF, ""),
