@@ -276,7 +276,9 @@ _ENTRIES = (
        "ok, info, error, n/a, unknown",
        "The framework's compiled architecture list must cover each GPU's compute capability "
        "(cubin same major and lower-or-equal minor, or PTX JIT); else 'no kernel image is "
-       "available for execution on the device'.",
+       "available for execution on the device'. A build the matrix holds without an arch list "
+       "(torch before 1.8) is judged by the CUDA toolkit it was built with (info), as "
+       "`check --framework` judges it.",
        "Install a build whose arch list has the GPU (the finding names one), e.g. a cu128+ "
        "torch for Blackwell."),
     _E("framework-cpu-only", "software", "CPU-only framework build on a GPU host",
