@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpudoctor import versions
+from gpudoctor import cri_config, versions
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import ascii_lower, iter_lines
 
@@ -221,6 +221,29 @@ def _windows(m: re.Match[str], d: Draft) -> bool:
 def _kubernetes(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "kubernetes", True)
     return True
+
+
+def _runtime_class(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "kubernetes", True)
+    put(d.runtime, "runtime_class_nvidia", m.group("name").lower().startswith("nvidia"))
+    return True
+
+
+def _cri_config(text: str, draft: Draft) -> None:
+    """A containerd or CRI-O config (or `containerd config dump`): its runtimes and default."""
+    if "runtime" not in text:
+        return
+    found = cri_config.read(text)
+    if found is None:
+        return
+    put(draft.runtime, "cri_engine", found.engine)
+    put(draft.runtime, "cri_runtimes", found.runtimes)
+    put(draft.runtime, "cri_default_runtime", found.default_runtime)
+    put(draft.platform, "kubernetes", True)  # a CRI engine's config: a Kubernetes node
+    first = min(i for i in (text.find(".runtimes."), text.find("default_runtime")) if i >= 0)
+    number = text.count("\n", 0, first) + 1
+    draft.section(NAME)
+    draft.ranges.append((NAME, number, number))
 
 
 def _container(m: re.Match[str], d: Draft) -> bool:
@@ -624,6 +647,11 @@ _RULES: tuple[_Rule, ...] = (
         _kubernetes,
     ),
     _Rule(
+        "runtimeclassname",
+        _rx(r"\bruntimeClassName\s{0,4}:\s{0,4}[\"']?(?P<name>[a-z0-9][a-z0-9.-]{0,62})"),
+        _runtime_class,
+    ),
+    _Rule(
         "kubectl",
         _rx(r"\bkubectl\b"),
         _kubernetes,
@@ -777,11 +805,13 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
         return
     if len(text) <= _HEAD + _TAIL:
         _scan(text, 0, draft)
+        _cri_config(text, draft)
         _gpu_names(text, ascii_lower(text), draft, architectures)
         return
     head, tail_start = text[:_HEAD], len(text) - _TAIL
     _scan(head, 0, draft)
     _scan(text[tail_start:], text.count("\n", 0, tail_start), draft)
+    _cri_config(head, draft)
     _gpu_names(head, ascii_lower(head), draft, architectures)
     _note(
         draft,
