@@ -297,6 +297,10 @@ class ContainerRuntimeFacts(Frozen):
     # Pods ask for the NVIDIA runtime (`runtimeClassName: nvidia` in a pasted spec); None = not
     # seen (the live probe cannot see pod specs).
     runtime_class_nvidia: bool | None = None
+    # SingularityCE / Apptainer: "singularity-ce 3.9.1" as `singularity --version` prints it,
+    # and whether GPUs are set up by nvidia-container-cli (`--nvccli`) rather than `--nv` alone.
+    singularity_version: str | None = None
+    singularity_nvccli: bool | None = None
 
 
 # --- CUDA libraries and frameworks --------------------------------------------------------------

@@ -262,6 +262,13 @@ _ENTRIES = (
        "systemctl restart containerd` (CRI-O: `--runtime=crio --set-as-default "
        "--config=/etc/crio/crio.conf.d/99-nvidia.conf`, restart crio); or a RuntimeClass "
        "`nvidia` (handler `nvidia`) and `runtimeClassName: nvidia` in the GPU pods' specs."),
+    _E("container-mig-devices", "runtime", "MIG devices reach Singularity containers",
+       "ok, warn, n/a, unknown",
+       "SingularityCE with `--nvccli` (GPU set-up by nvidia-container-cli) binds MIG devices "
+       "into non-contained containers: 3.9.0 to 3.9.2 bind only the physical GPUs, so a MIG "
+       "device is missing inside (SingularityCE CHANGELOG, v3.9.3).",
+       "Upgrade SingularityCE to 3.9.3 or newer; until then set `NVIDIA_VISIBLE_DEVICES=all` "
+       "(or the MIG UUIDs), or use `--nv` without `--nvccli`."),
     _E("cdi-spec-current", "runtime", "CDI spec matches the driver", "ok, error, n/a",
        "Each NVIDIA CDI spec (/etc/cdi, /var/run/cdi) was generated for the loaded driver: its "
        "driver version is the loaded one, the libraries it mounts exist, and the MIG devices it "

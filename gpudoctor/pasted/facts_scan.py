@@ -308,6 +308,23 @@ def _process_table(m: re.Match[str], d: Draft) -> bool:
 
 def _mig(m: re.Match[str], d: Draft) -> bool:
     _note(d, "the text mentions MIG: at least one GPU is partitioned (or meant to be)")
+    d.named.append(("mig", d.scan_line))
+    return True
+
+
+_SINGULARITY_VERSION = (
+    r"\b(?P<name>singularity-ce|singularity|apptainer) version "
+    r"(?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})"
+)
+
+
+def _singularity(m: re.Match[str], d: Draft) -> bool:
+    put(d.runtime, "singularity_version", f"{m.group('name').lower()} {m.group('v')}")
+    return True
+
+
+def _nvccli(m: re.Match[str], d: Draft) -> bool:
+    put(d.runtime, "singularity_nvccli", True)
     return True
 
 
@@ -754,6 +771,18 @@ _RULES: tuple[_Rule, ...] = (
         "mig",
         _rx(r"\bMIG(?: mode| device| \dg\.\d{1,3}gb|-[0-9a-f]{8})"),
         _mig,
+    ),
+    _Rule(  # the MIG capability files nvidia-container-cli lists
+        "/mig/gi",
+        _rx(r"/proc/driver/nvidia/capabilities/gpu\d{1,3}/mig/gi\d{1,3}"),
+        _mig,
+    ),
+    _Rule("singularity", _rx(_SINGULARITY_VERSION), _singularity),
+    _Rule("apptainer", _rx(_SINGULARITY_VERSION), _singularity),
+    _Rule(
+        "--nvccli",
+        _rx(r"\b(?:singularity|apptainer)\b[^\n]{0,200}\s--nvccli\b"),
+        _nvccli,
     ),
     _Rule(
         "vgpu",
