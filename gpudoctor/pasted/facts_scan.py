@@ -895,7 +895,10 @@ def _fingerprint(d: Draft) -> tuple[int, ...]:
 
 # --- GPU names --------------------------------------------------------------------------------
 
-_COUNT = re.compile(r"(?:(\d{1,2})\s{0,2}[x\u00d7*]\s{0,2}|(\d{1,2})\s{1,2})$", re.IGNORECASE)
+# a count is a number of its own: the "50" of "driver 550 NVIDIA A100" is not one
+_COUNT = re.compile(
+    r"(?<![\d.])(?:(\d{1,2})\s{0,2}[x\u00d7*]\s{0,2}|(\d{1,2})\s{1,2})$", re.IGNORECASE
+)
 _SUFFIX_COUNT = re.compile(r"^\s{0,2}[x\u00d7*]\s{0,2}(\d{1,2})\b", re.IGNORECASE)
 _MODEL_NEEDLES_BELOW = 200_000  # characters; a long log is searched by the context words only
 _GPU_CONTEXT = ("gpu", "nvidia", "tesla", "geforce", "quadro", "rtx", "gb", "card", "device")
@@ -1019,7 +1022,14 @@ def _joined(line: str, names: list[tuple[str, int, str | None]]) -> bool:
     return "/".join(n for n, _, _ in names) in line
 
 
+_BRAND_BEFORE = re.compile(r"(?:nvidia|geforce|tesla|quadro)\s{1,2}$", re.IGNORECASE)
+
+
 def _count(line: str, start: int, end: int) -> int:
+    # "2x NVIDIA RTX 4000 Ada": the brand word stands between the count and the model
+    brand = _BRAND_BEFORE.search(line[max(0, start - 10) : start])
+    if brand:
+        start -= len(brand.group(0))
     before = _COUNT.search(line[max(0, start - 8) : start])
     if before:
         return int(before.group(1) or before.group(2) or 1) or 1

@@ -67,7 +67,7 @@ def test_near_misses_stay_unknown(matrix: Matrix) -> None:
 
 
 def test_prose_names_the_added_models(read: Read) -> None:
-    facts = read("Hardware: 2x RTX 4000 Ada, driver 550.54.15\n")
+    facts = read("Hardware: 2x NVIDIA RTX 4000 Ada, driver 550.54.15\n")
     assert [(g.name, g.compute_capability) for g in facts.nvml.gpus] == [
         ("RTX 4000 Ada", "8.9")
     ] * 2
@@ -75,6 +75,12 @@ def test_prose_names_the_added_models(read: Read) -> None:
     assert [g.compute_capability for g in facts.nvml.gpus] == ["12.0"]
     facts = read("GPU: Quadro RTX 6000\n")
     assert [g.compute_capability for g in facts.nvml.gpus] == ["7.5"]
+    facts = read("cluster: 4 x NVIDIA A100 80GB\n")
+    assert [g.compute_capability for g in facts.nvml.gpus] == ["8.0"] * 4
+    facts = read("driver 550.54.15 from NVIDIA; RTX 4090 here\n")  # no count: one GPU
+    assert [g.compute_capability for g in facts.nvml.gpus] == ["8.9"]
+    facts = read("Driver 550 NVIDIA GeForce RTX 4090\n")  # "550" is no count of 50
+    assert [g.compute_capability for g in facts.nvml.gpus] == ["8.9"]
 
 
 def test_ambiguity_rule_still_holds(read: Read, matrix: Matrix) -> None:
