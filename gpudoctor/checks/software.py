@@ -178,7 +178,7 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
         cc = g.compute_capability
         v = coverage(matrix, build, g, tier)
         name = next(x.name for x in gpus if x.index == g.index)
-        ev = [("compute_capability", cc), ("gpu", name)]
+        ev: list[tuple[str, object]] = [("compute_capability", cc), ("gpu", name)]
         ev = [("arch_list", build.arch_list), *ev] if build.arch_list is not None else ev
         subj = f"{fw.name} on GPU {g.index}"
         if v.ok and v.how == "toolkit":  # the same rule `check --framework` and resolve use
