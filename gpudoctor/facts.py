@@ -288,6 +288,19 @@ class ContainerRuntimeFacts(Frozen):
     toolkit_version: str | None = None
     docker_client: str | None = None  # the `docker` CLI found on PATH (client without daemon)
     devices: ContainerDeviceFacts = field(default_factory=ContainerDeviceFacts)
+    # A Kubernetes node's CRI engine config (containerd's config.toml, CRI-O's crio.conf):
+    # "containerd" or "cri-o" when one was read, the runtimes it defines, and its default
+    # runtime as it names it (None: the engine's own default, runc or crun).
+    cri_engine: str | None = None
+    cri_runtimes: tuple[str, ...] = ()
+    cri_default_runtime: str | None = None
+    # Pods ask for the NVIDIA runtime (`runtimeClassName: nvidia` in a pasted spec); None = not
+    # seen (the live probe cannot see pod specs).
+    runtime_class_nvidia: bool | None = None
+    # SingularityCE / Apptainer: "singularity-ce 3.9.1" as `singularity --version` prints it,
+    # and whether GPUs are set up by nvidia-container-cli (`--nvccli`) rather than `--nv` alone.
+    singularity_version: str | None = None
+    singularity_nvccli: bool | None = None
 
 
 # --- CUDA libraries and frameworks --------------------------------------------------------------

@@ -225,6 +225,26 @@ _ENTRIES = (
        "/lib/udev/rules.d/71-nvidia-dev-char.rules: `ACTION==\"add\", "
        "DEVPATH==\"/bus/pci/drivers/nvidia\", RUN+=\"/usr/bin/nvidia-ctk system "
        "create-dev-char-symlinks --create-all\"` (toolkit 1.12.0 or newer)."),
+    _E("k8s-nvidia-runtime", "runtime", "Kubernetes pods get the NVIDIA runtime",
+       "ok, warn, n/a",
+       "A Kubernetes node's containerd or CRI-O config (the live host's, or a pasted "
+       "`config.toml` / `crio.conf` / `containerd config dump`) that defines the `nvidia` "
+       "runtime makes it the default runtime, or the pods ask for it with `runtimeClassName: "
+       "nvidia`. Otherwise pods, the device plugin's among them, run with runc or crun: the "
+       "plugin loads no NVML and the node advertises no `nvidia.com/gpu` (k8s-device-plugin "
+       "README: the NVIDIA runtime 'configured as the default low-level runtime', or a "
+       "RuntimeClass).",
+       "`sudo nvidia-ctk runtime configure --runtime=containerd --set-as-default && sudo "
+       "systemctl restart containerd` (CRI-O: `--runtime=crio --set-as-default "
+       "--config=/etc/crio/crio.conf.d/99-nvidia.conf`, restart crio); or a RuntimeClass "
+       "`nvidia` (handler `nvidia`) and `runtimeClassName: nvidia` in the GPU pods' specs."),
+    _E("container-mig-devices", "runtime", "MIG devices reach Singularity containers",
+       "ok, warn, n/a, unknown",
+       "SingularityCE with `--nvccli` (GPU set-up by nvidia-container-cli) binds MIG devices "
+       "into non-contained containers: 3.9.0 to 3.9.2 bind only the physical GPUs, so a MIG "
+       "device is missing inside (SingularityCE CHANGELOG, v3.9.3).",
+       "Upgrade SingularityCE to 3.9.3 or newer; until then set `NVIDIA_VISIBLE_DEVICES=all` "
+       "(or the MIG UUIDs), or use `--nv` without `--nvccli`."),
     _E("cdi-spec-current", "runtime", "CDI spec matches the driver", "ok, error, n/a",
        "Each NVIDIA CDI spec (/etc/cdi, /var/run/cdi) was generated for the loaded driver: its "
        "driver version is the loaded one, the libraries it mounts exist, and the MIG devices it "
@@ -252,7 +272,9 @@ _ENTRIES = (
        "ok, info, error, n/a, unknown",
        "The framework's compiled architecture list must cover each GPU's compute capability "
        "(cubin same major and lower-or-equal minor, or PTX JIT); else 'no kernel image is "
-       "available for execution on the device'.",
+       "available for execution on the device'. A build the matrix holds without an arch list "
+       "(torch before 1.8) is judged by the CUDA toolkit it was built with (info), as "
+       "`check --framework` judges it.",
        "Install a build whose arch list has the GPU (the finding names one), e.g. a cu128+ "
        "torch for Blackwell."),
     _E("framework-cpu-only", "software", "CPU-only framework build on a GPU host",

@@ -99,6 +99,8 @@ def _verdict(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
     )
     if best is not None:
         how = "" if best.native else f" (by minor-version compatibility: {best.driver.limits})"
+        if any(c.how == "toolkit" for c in best.coverage):  # framework-arch says the same
+            how += "; kernels judged by its CUDA toolkit (the matrix has no arch list for it)"
         return finding(
             code,
             Severity.OK if best.native else Severity.INFO,

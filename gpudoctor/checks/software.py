@@ -161,13 +161,13 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
         sev = NA if not has_gpu(facts) or driver_broken(facts) else UNKNOWN
         return [finding(code, sev, "no GPU compute capability known", subject=subject)]
     build = installed_build(matrix, fw)
-    if build is None or build.arch_list is None:
-        where = "is not in the matrix" if build is None else "has no arch list in the matrix"
+    if build is None:
         return [
             finding(
                 code,
                 UNKNOWN,
-                f"{fw.label} (CUDA {fw.cuda}) {where}: its architecture list is unknown",
+                f"{fw.label} (CUDA {fw.cuda}) is not in the matrix: its architecture list is "
+                "unknown",
                 subject=subject,
             )
         ]
@@ -178,9 +178,23 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
         cc = g.compute_capability
         v = coverage(matrix, build, g, tier)
         name = next(x.name for x in gpus if x.index == g.index)
-        ev = [("arch_list", build.arch_list), ("compute_capability", cc), ("gpu", name)]
+        ev: list[tuple[str, object]] = [("compute_capability", cc), ("gpu", name)]
+        ev = [("arch_list", build.arch_list), *ev] if build.arch_list is not None else ev
         subj = f"{fw.name} on GPU {g.index}"
-        if v.ok and v.how != "ptx-jit":
+        if v.ok and v.how == "toolkit":  # the same rule `check --framework` and resolve use
+            out.append(
+                finding(
+                    code,
+                    INFO,
+                    f"{fw.label}: its arch list is not in the matrix; its CUDA {build.cuda} "
+                    f"targets {cc}",
+                    detail="judged by the CUDA toolkit it was built with, not by kernels read "
+                    "from the wheel",
+                    evidence=ev,
+                    subject=subj,
+                )
+            )
+        elif v.ok and v.how != "ptx-jit":
             out.append(
                 finding(
                     code,

@@ -195,7 +195,9 @@ def coverage(matrix: Matrix, build: Build, gpu: Gpu, tier: Tier) -> Coverage:
 
 
 def _toolkit_reason(matrix: Matrix, build: Build, cc: str) -> str | None:
-    """No arch list in the matrix: the toolkit the framework was built with must know the GPU."""
+    """No arch list in the matrix: the toolkit the framework was built with must know the GPU,
+    or an architecture of the same major before it (a cubin runs on later minors of its major,
+    so a CUDA 11.0 build's sm_80 kernels run on an 8.6 GPU)."""
     from gpudoctor.matrix.queries import architecture_for
     from gpudoctor.versions import numeric
 
@@ -203,11 +205,16 @@ def _toolkit_reason(matrix: Matrix, build: Build, cc: str) -> str | None:
     if arch is None:
         return f"compute capability {cc} is not in the matrix's [[architecture]] table"
     cuda = numeric(build.cuda)
-    if cuda < numeric(arch.min_cuda):
-        return f"CUDA {build.cuda} predates compute capability {cc} (needs >= {arch.min_cuda})"
     if arch.max_cuda and cuda[:2] > numeric(arch.max_cuda):
         return f"CUDA {build.cuda} no longer supports compute capability {cc} (<= {arch.max_cuda})"
-    return None
+    if cuda >= numeric(arch.min_cuda):
+        return None
+    major, minor = numeric(cc)[:2]
+    for other in matrix.architectures:
+        o_major, o_minor = numeric(other.compute_capability)[:2]
+        if o_major == major and o_minor < minor and cuda >= numeric(other.min_cuda):
+            return None
+    return f"CUDA {build.cuda} predates compute capability {cc} (needs >= {arch.min_cuda})"
 
 
 def judge(matrix: Matrix, host: Host, build: Build) -> Verdict:

@@ -182,7 +182,11 @@ def _tokens(name: str) -> list[str]:
 def compute_capability_for(name: str, architectures: Sequence[Architecture]) -> str | None:
     """The compute capability of the architecture whose example GPU names appear in `name` as
     whole words ("NVIDIA GeForce RTX 5090" holds "GeForce RTX 5090"); the longest match wins, and
-    a name that matches two architectures equally is left unknown."""
+    a name that matches two architectures equally is left unknown. "A/B" names two candidate
+    models ("RTX 6000 Ada/RTX A6000"): they must agree, or the compute capability stays unknown."""
+    if "/" in name:
+        each = {compute_capability_for(part, architectures) for part in name.split("/")}
+        return each.pop() if len(each) == 1 else None
     tokens = _tokens(name)
     best: dict[int, set[str]] = {}
     for arch in architectures:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpudoctor import versions
+from gpudoctor import cri_config, versions
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import ascii_lower, iter_lines
 
@@ -223,6 +223,29 @@ def _kubernetes(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _runtime_class(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "kubernetes", True)
+    put(d.runtime, "runtime_class_nvidia", m.group("name").lower().startswith("nvidia"))
+    return True
+
+
+def _cri_config(text: str, draft: Draft) -> None:
+    """A containerd or CRI-O config (or `containerd config dump`): its runtimes and default."""
+    if "runtime" not in text:
+        return
+    found = cri_config.read(text)
+    if found is None:
+        return
+    put(draft.runtime, "cri_engine", found.engine)
+    put(draft.runtime, "cri_runtimes", found.runtimes)
+    put(draft.runtime, "cri_default_runtime", found.default_runtime)
+    put(draft.platform, "kubernetes", True)  # a CRI engine's config: a Kubernetes node
+    first = min(i for i in (text.find(".runtimes."), text.find("default_runtime")) if i >= 0)
+    number = text.count("\n", 0, first) + 1
+    draft.section(NAME)
+    draft.ranges.append((NAME, number, number))
+
+
 def _container(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "container", m.group("kind").lower())
     return True
@@ -285,6 +308,23 @@ def _process_table(m: re.Match[str], d: Draft) -> bool:
 
 def _mig(m: re.Match[str], d: Draft) -> bool:
     _note(d, "the text mentions MIG: at least one GPU is partitioned (or meant to be)")
+    d.named.append(("mig", d.scan_line))
+    return True
+
+
+_SINGULARITY_VERSION = (
+    r"\b(?P<name>singularity-ce|singularity|apptainer) version "
+    r"(?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})"
+)
+
+
+def _singularity(m: re.Match[str], d: Draft) -> bool:
+    put(d.runtime, "singularity_version", f"{m.group('name').lower()} {m.group('v')}")
+    return True
+
+
+def _nvccli(m: re.Match[str], d: Draft) -> bool:
+    put(d.runtime, "singularity_nvccli", True)
     return True
 
 
@@ -624,6 +664,11 @@ _RULES: tuple[_Rule, ...] = (
         _kubernetes,
     ),
     _Rule(
+        "runtimeclassname",
+        _rx(r"\bruntimeClassName\s{0,4}:\s{0,4}[\"']?(?P<name>[a-z0-9][a-z0-9.-]{0,62})"),
+        _runtime_class,
+    ),
+    _Rule(
         "kubectl",
         _rx(r"\bkubectl\b"),
         _kubernetes,
@@ -727,6 +772,18 @@ _RULES: tuple[_Rule, ...] = (
         _rx(r"\bMIG(?: mode| device| \dg\.\d{1,3}gb|-[0-9a-f]{8})"),
         _mig,
     ),
+    _Rule(  # the MIG capability files nvidia-container-cli lists
+        "/mig/gi",
+        _rx(r"/proc/driver/nvidia/capabilities/gpu\d{1,3}/mig/gi\d{1,3}"),
+        _mig,
+    ),
+    _Rule("singularity", _rx(_SINGULARITY_VERSION), _singularity),
+    _Rule("apptainer", _rx(_SINGULARITY_VERSION), _singularity),
+    _Rule(
+        "--nvccli",
+        _rx(r"\b(?:singularity|apptainer)\b[^\n]{0,200}\s--nvccli\b"),
+        _nvccli,
+    ),
     _Rule(
         "vgpu",
         _rx(r"\bvgpu\b|\bgrid [a-z]\d{1,3}-\d{1,2}[a-z]\b"),
@@ -777,11 +834,13 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
         return
     if len(text) <= _HEAD + _TAIL:
         _scan(text, 0, draft)
+        _cri_config(text, draft)
         _gpu_names(text, ascii_lower(text), draft, architectures)
         return
     head, tail_start = text[:_HEAD], len(text) - _TAIL
     _scan(head, 0, draft)
     _scan(text[tail_start:], text.count("\n", 0, tail_start), draft)
+    _cri_config(head, draft)
     _gpu_names(head, ascii_lower(head), draft, architectures)
     _note(
         draft,
@@ -836,7 +895,10 @@ def _fingerprint(d: Draft) -> tuple[int, ...]:
 
 # --- GPU names --------------------------------------------------------------------------------
 
-_COUNT = re.compile(r"(?:(\d{1,2})\s{0,2}[x\u00d7*]\s{0,2}|(\d{1,2})\s{1,2})$", re.IGNORECASE)
+# a count is a number of its own: the "50" of "driver 550 NVIDIA A100" is not one
+_COUNT = re.compile(
+    r"(?<![\d.])(?:(\d{1,2})\s{0,2}[x\u00d7*]\s{0,2}|(\d{1,2})\s{1,2})$", re.IGNORECASE
+)
 _SUFFIX_COUNT = re.compile(r"^\s{0,2}[x\u00d7*]\s{0,2}(\d{1,2})\b", re.IGNORECASE)
 _MODEL_NEEDLES_BELOW = 200_000  # characters; a long log is searched by the context words only
 _GPU_CONTEXT = ("gpu", "nvidia", "tesla", "geforce", "quadro", "rtx", "gb", "card", "device")
@@ -960,7 +1022,14 @@ def _joined(line: str, names: list[tuple[str, int, str | None]]) -> bool:
     return "/".join(n for n, _, _ in names) in line
 
 
+_BRAND_BEFORE = re.compile(r"(?:nvidia|geforce|tesla|quadro)\s{1,2}$", re.IGNORECASE)
+
+
 def _count(line: str, start: int, end: int) -> int:
+    # "2x NVIDIA RTX 4000 Ada": the brand word stands between the count and the model
+    brand = _BRAND_BEFORE.search(line[max(0, start - 10) : start])
+    if brand:
+        start -= len(brand.group(0))
     before = _COUNT.search(line[max(0, start - 8) : start])
     if before:
         return int(before.group(1) or before.group(2) or 1) or 1

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from gpudoctor import cri_config
 from gpudoctor.docker.endpoint import PROBE_TIMEOUT_S, endpoint, sdk_client
 from gpudoctor.facts import ContainerRuntimeFacts, ProbeIssue
 from gpudoctor.probes.container_devices import CDI_DIRS, probe_container_devices
@@ -165,6 +166,7 @@ def probe_runtime(
     if redact:
         cdi_devices = tuple(redact_cdi_name(d) for d in cdi_devices)
     tools = tuple(t for t in TOOLKIT_TOOLS if which(t, env))
+    cri = read_cri_config(root)
     facts = ContainerRuntimeFacts(
         docker_reachable=reachable,
         docker_version=version,
@@ -177,8 +179,36 @@ def probe_runtime(
         toolkit_version=toolkit_version(env, runner, tools, issues),
         docker_client=which("docker", env),
         devices=probe_container_devices(root, info, issues),
+        cri_engine=cri.engine if cri else None,
+        cri_runtimes=cri.runtimes if cri else (),
+        cri_default_runtime=cri.default_runtime if cri else None,
     )
     return facts, issues
+
+
+# containerd (K3s/RKE2 keep their own generated copy), then CRI-O's main file and drop-ins,
+# which override it in name order
+CRI_CONFIGS = (
+    "etc/containerd/config.toml",
+    "var/lib/rancher/k3s/agent/etc/containerd/config.toml",
+    "var/lib/rancher/rke2/agent/etc/containerd/config.toml",
+)
+CRIO_CONFIG = "etc/crio/crio.conf"
+CRIO_DROP_INS = "etc/crio/crio.conf.d"
+
+
+def read_cri_config(root: Path) -> cri_config.CriConfig | None:
+    """The first containerd config that names runtimes; else CRI-O's config and drop-ins."""
+    for rel in CRI_CONFIGS:
+        text = read_text(root / rel)
+        found = cri_config.read(text) if text else None
+        if found is not None:
+            return found
+    parts = [read_text(root / CRIO_CONFIG) or ""]
+    for name in sorted(list_dir(root / CRIO_DROP_INS)):
+        if name.endswith(".conf"):
+            parts.append(read_text(root / CRIO_DROP_INS / name) or "")
+    return cri_config.read("\n".join(parts)) if any(parts) else None
 
 
 def _docker(

@@ -80,10 +80,44 @@ def test_torch_cudnn_other_major_is_error_older_minor_warn(matrix: Matrix) -> No
 
 def test_framework_not_in_matrix_is_unknown(matrix: Matrix) -> None:
     facts = host("h100-8x-healthy")
-    odd = FrameworkFacts(name="torch", version="1.4.0+cu101", cuda="10.1", cpu_only=False)
-    facts = replace(facts, frameworks=(odd,))
+    odd = FrameworkFacts(name="torch", version="1.3.1+cu101", cuda="10.1", cpu_only=False)
+    facts = replace(facts, frameworks=(odd,))  # the matrix has no torch 1.3 row
     assert findings(facts, matrix, "framework-arch") == [(U, "torch")]
     assert findings(facts, matrix, "framework-cpu-only") == [(OK_, "torch")]
+
+
+def _old_torch(cc: str, version: str, cuda: str) -> HostFacts:
+    facts = with_gpus(host("h100-8x-healthy"), compute_capability=cc)
+    old = FrameworkFacts(name="torch", version=version, cuda=cuda, cpu_only=False)
+    return replace(facts, frameworks=(old,))
+
+
+def _intent_severity(facts: HostFacts, matrix: Matrix, version: str, cuda: str) -> Severity:
+    intent = Intent(framework="pytorch", framework_version=version, cuda=cuda)
+    (verdict,) = [f for f in run_checks(facts, matrix, intent).findings
+                  if f.code == "intent-verdict"]  # fmt: skip
+    return verdict.severity
+
+
+@pytest.mark.parametrize(
+    ("case", "arch", "runs"),
+    [
+        (("9.0", "1.4.0+cu101", "10.1"), E, False),  # CUDA 10.1 predates Hopper
+        (("8.0", "1.7.1+cu110", "11.0"), INF, True),  # CUDA 11.0 targets 8.0 itself
+        (("8.6", "1.7.1+cu110", "11.0"), INF, True),  # its 8.0 cubins run on 8.6 (same major)
+        (("8.6", "1.7.1+cu101", "10.1"), E, False),  # no Ampere architecture in CUDA 10.1
+    ],
+)
+def test_a_build_without_an_arch_list_gets_one_answer_from_check_and_intent(
+    matrix: Matrix, case: tuple[str, str, str], arch: Severity, runs: bool
+) -> None:
+    """Builds the matrix lists without an arch list (torch 1.0-1.7) are judged by the CUDA
+    toolkit they were built with, by framework-arch and by `--framework` alike."""
+    cc, version, cuda = case
+    facts = _old_torch(cc, version, cuda)
+    assert {sev for sev, _ in findings(facts, matrix, "framework-arch")} == {arch}
+    intent = _intent_severity(facts, matrix, version[:3], cuda)
+    assert (intent in (OK_, INF)) is runs
 
 
 def test_unknown_torch_build_flavour(matrix: Matrix) -> None:

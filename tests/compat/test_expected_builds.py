@@ -185,16 +185,18 @@ def test_torch_1_x_rows_are_judged_but_never_offered(
         ("1.10.2+cu102", "10.2", "ok"),  # release/1.10's build.sh: 3.7;5.0;6.0;7.0
         ("1.9.1+cu111", "11.1", "ok"),
         ("1.8.1+cu101", "10.1", "ok"),  # lts/release/1.8
-        ("1.7.1+cu110", "11.0", "unknown"),  # no release branch: no arch list, not "none"
-        ("1.4.0", "10.1", "unknown"),
+        # no release branch, no arch list: judged by the toolkit (CUDA 10.1/11.0 target 6.0),
+        # as `check --framework` judges them, and said to be judged so (info, not ok)
+        ("1.7.1+cu110", "11.0", "info"),
+        ("1.4.0", "10.1", "info"),
         ("1.3.1", "10.1", "unknown"),  # no row at all (the page lists no 1.3)
     ],
 )
-def test_torch_before_1_11_is_judged_by_its_variant_and_an_unsourced_arch_list_stays_unknown(
+def test_torch_before_1_11_is_judged_by_its_variant_and_an_unsourced_arch_list_by_its_toolkit(
     shipped: Matrix, version: str, cuda: str, arch: str
 ) -> None:
     """A Pascal host on R470 with an old torch: the driver rule judges the variant's CUDA,
-    the kernel rule only where a release branch gives the arch list."""
+    the kernel rule where a release branch gives the arch list, else the toolkit rule."""
     from dataclasses import replace as _replace
 
     from gpudoctor.checks import Intent, run_checks

@@ -73,10 +73,18 @@ def spec(text: str) -> SpecifierSet:
 def gpu_ok(matrix: Matrix, c: Candidate, cc: str) -> bool:
     if c.arch_list is not None:
         return arch_list_covers(c.arch_list, cc).ok
+    # No arch list: the toolkit must target the GPU or an earlier architecture of its major
+    # (whose cubins run on later minors), and must not have dropped it.
     arch = architecture_for(matrix, cc)
-    if arch is None or _n(c.cuda) < _n(arch.min_cuda):
+    if arch is None or (arch.max_cuda is not None and _n(c.cuda) > _n(arch.max_cuda)):
         return False
-    return arch.max_cuda is None or _n(c.cuda) <= _n(arch.max_cuda)
+    major, minor = _n(cc)[:2]
+    return any(
+        _n(a.compute_capability)[0] == major
+        and _n(a.compute_capability)[1] <= minor
+        and _n(c.cuda) >= _n(a.min_cuda)
+        for a in matrix.architectures
+    )
 
 
 def floor(matrix: Matrix, c: Candidate) -> tuple[int, ...]:

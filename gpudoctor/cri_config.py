@@ -1,0 +1,71 @@
+"""The runtimes a Kubernetes node's container engine knows and the one it uses by default, read
+from containerd's `config.toml` (or `containerd config dump`) and CRI-O's `crio.conf` /
+`crio.conf.d/*.conf`.
+
+Why: the NVIDIA device plugin needs `nvidia-container-runtime` "configured as the default
+low-level runtime", or else a RuntimeClass named `nvidia` that pods ask for with
+`runtimeClassName: nvidia` (k8s-device-plugin README, Prerequisites and Quick Start). A config
+that defines the `nvidia` runtime without making it the default is the common half-done set-up.
+
+Read line by line, like the probes' other TOML-ish files: a pasted config is often cut or
+indented, which a TOML parser would refuse; only the table headers and two keys matter.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+CONTAINERD = "containerd"
+CRIO = "cri-o"
+_MAX_LINES = 20_000
+
+# [plugins."io.containerd.grpc.v1.cri".containerd.runtimes."nvidia"] (config version 2) and
+# [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia] (version 3); the
+# `.options` sub-table names the same runtime.
+_CONTAINERD_RUNTIME = re.compile(
+    r"^\s{0,40}\[\s{0,4}plugins\.[^\]\s]{0,80}\.containerd\.runtimes\.\"?([A-Za-z0-9_.-]{1,64}?)\"?"
+    r"(?:\.options)?\s{0,4}\]"
+)
+_CONTAINERD_DEFAULT = re.compile(r"^\s{0,40}default_runtime_name\s{0,4}=\s{0,4}\"([^\"]{0,64})\"")
+_CRIO_RUNTIME = re.compile(
+    r"^\s{0,40}\[\s{0,4}crio\.runtime\.runtimes\.\"?([A-Za-z0-9_.-]{1,64}?)\"?\s{0,4}\]"
+)
+_CRIO_DEFAULT = re.compile(r"^\s{0,40}default_runtime\s{0,4}=\s{0,4}\"([^\"]{0,64})\"")
+_CONTAINERD_WORD = re.compile(r"io\.containerd\.|\.containerd\.runtimes")
+_CRIO_WORD = re.compile(r"\[\s{0,4}crio[.\]]")
+
+
+@dataclass(frozen=True)
+class CriConfig:
+    engine: str  # CONTAINERD or CRIO
+    runtimes: tuple[str, ...]  # runtime names the config defines, sorted
+    default_runtime: str | None  # as the config names it; None = the engine's own (not nvidia)
+
+
+def read(text: str) -> CriConfig | None:
+    """The engine's runtimes and default runtime; None when the text is no such config."""
+    containerd = _CONTAINERD_WORD.search(text) is not None
+    crio = _CRIO_WORD.search(text) is not None
+    if not containerd and not crio:
+        return None
+    runtime_rx, default_rx = (
+        (_CONTAINERD_RUNTIME, _CONTAINERD_DEFAULT) if containerd else (_CRIO_RUNTIME, _CRIO_DEFAULT)
+    )
+    runtimes: set[str] = set()
+    default: str | None = None
+    for number, line in enumerate(text.splitlines()):
+        if number > _MAX_LINES:
+            break
+        if len(line) > 400:
+            continue
+        found = runtime_rx.match(line)
+        if found:
+            runtimes.add(found.group(1))
+            continue
+        named = default_rx.match(line)
+        if named and named.group(1):
+            default = named.group(1)  # the last one wins, as in a merged config
+    if not runtimes and default is None:
+        return None
+    return CriConfig(CONTAINERD if containerd else CRIO, tuple(sorted(runtimes)), default)
