@@ -28,11 +28,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from gpudoctor.builder.docker_engine import DockerSdkEngine  # noqa: E402
-from gpudoctor.builder.engine import BuildEvent, DaemonInfo  # noqa: E402
 from gpudoctor.builder.pipeline import BuildRequest, build_row  # noqa: E402
 from gpudoctor.builder.spec import BuildOptions  # noqa: E402
 from gpudoctor.compat.request import ResolveRequest  # noqa: E402
+from gpudoctor.docker.engine import BuildEvent, DaemonInfo  # noqa: E402
+from gpudoctor.docker.sdk_engine import DockerSdkEngine  # noqa: E402
 from gpudoctor.findings import Finding  # noqa: E402
 from gpudoctor.resources import templates_dir  # noqa: E402
 from tests.support.builder import (  # noqa: E402

@@ -206,7 +206,7 @@ def _part_name(path: Path, name: str, count: int) -> str | None:
 def host_names(paths: Sequence[Path], hostnames: Sequence[str | None]) -> list[str]:
     """Each host by its hostname (when the snapshot kept it) or its file name, by its path
     where that name repeats, and numbered if even that repeats."""
-    from gpudoctor.report.clean import printable
+    from gpudoctor.safe_text import printable
 
     # A file name need not be UTF-8 (nor printable): made so here, before any format.
     names = [printable(hostname or path.stem) for path, hostname in zip(paths, hostnames)]
@@ -236,7 +236,7 @@ def unique_names(names: Sequence[str]) -> list[str]:
 
 def _unreadable(error: FactsError) -> Finding:
     from gpudoctor.checks.base import finding
-    from gpudoctor.report.clean import clean_finding
+    from gpudoctor.safe_text import clean_finding
 
     return clean_finding(
         finding(

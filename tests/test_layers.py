@@ -1,6 +1,6 @@
 """The package's layering, read from the source (every import: module level, in functions and
-under TYPE_CHECKING): no import cycle anywhere inside gpudoctor, and no layer importing one it
-must not (checks are pure functions of facts and matrix, so they never reach for probes)."""
+under TYPE_CHECKING): no import cycle anywhere inside gpudoctor, and no import between packages
+that the one declared order (ORDER, drawn in docs/architecture.md) does not allow."""
 
 from __future__ import annotations
 
@@ -11,17 +11,41 @@ import gpudoctor
 
 PACKAGE = Path(gpudoctor.__file__).parent
 
-# layer -> the layers it must not import
-FORBIDDEN = {
-    "checks": ("probes", "cli"),
-    "compat": ("checks", "probes", "cli", "builder", "report"),
-    "matrix": ("checks", "probes", "cli", "builder"),
-    "report": ("probes", "cli", "builder"),
+# The package order: each package and the packages it may import. Every package may also import
+# the foundation (the top-level modules: facts.py, findings.py, versions.py, ...), which imports
+# no package. One order, drawn in docs/architecture.md ("Layers"), which must say the same: from
+# the entry point down, each line names only packages on lines below it.
+ORDER: dict[str, tuple[str, ...]] = {
+    "__main__": ("cli",),
+    "cli": (
+        "builder",
+        "checks",
+        "compat",
+        "docker",
+        "exporter",
+        "fleet_summary",
+        "matrix",
+        "pasted",
+        "probes",
+        "report",
+        "wheels",
+    ),
     # serve's schedule and HTTP side take the judge as a parameter: cli/serve_cmd.py wires probes.
-    "exporter": ("probes", "cli", "builder"),
+    "exporter": ("checks", "report"),
+    "builder": ("compat", "docker", "matrix", "probes"),
+    # Reporters present a CheckRun (checks) and a fleet's summary; they never probe or build.
+    "report": ("checks", "fleet_summary"),
+    "fleet_summary": ("checks", "matrix", "pasted"),
+    # Checks are pure functions of facts and matrix: they never reach for probes.
+    "checks": ("compat", "matrix"),
+    "pasted": ("matrix", "probes"),
+    "probes": ("compat", "docker"),
+    "compat": ("matrix",),
+    "matrix": ("wheels",),
+    "wheels": (),
+    "docker": (),
 }
-# The docs generator documents the builder's verify codes beside the check codes.
-ALLOWED = {("gpudoctor.checks.docgen", "gpudoctor.builder.verify_codes")}
+FOUNDATION = "foundation"
 
 
 def _modules() -> dict[str, Path]:
@@ -106,15 +130,75 @@ def test_no_import_cycle_inside_gpudoctor() -> None:
     assert cycles(import_graph()) == []
 
 
-def test_no_layer_imports_one_it_must_not() -> None:
+def package_of(module: str) -> str:
+    """gpudoctor.checks.gpu -> checks; a top-level module is the foundation, but for those that
+    ORDER names (fleet_summary, __main__)."""
+    parts = module.split(".")
+    if len(parts) == 2 and parts[1] in ORDER:
+        return parts[1]
+    if len(parts) <= 2:
+        return FOUNDATION
+    return parts[1]
+
+
+def wrong_edges(graph: dict[str, set[str]], order: dict[str, tuple[str, ...]]) -> list[str]:
+    """Each import that crosses packages against `order`, named by its modules."""
     wrong = []
-    for module, targets in import_graph().items():
-        layer = module.split(".")[1] if module.count(".") >= 1 else ""
-        for target in targets:
-            other = target.split(".")[1] if target.count(".") >= 1 else ""
-            if other in FORBIDDEN.get(layer, ()) and (module, target) not in ALLOWED:
-                wrong.append(f"{module} -> {target}")
-    assert wrong == []
+    for module, targets in sorted(graph.items()):
+        here = package_of(module)
+        allowed = {here, FOUNDATION, *order.get(here, ())} if here != FOUNDATION else {here}
+        wrong += [
+            f"{module} -> {target} ({here} -> {package_of(target)})"
+            for target in sorted(targets)
+            if package_of(target) not in allowed
+        ]
+    return wrong
+
+
+def test_the_edge_finder_names_a_wrong_import() -> None:
+    graph = {
+        "gpudoctor.checks.gpu": {"gpudoctor.matrix.model", "gpudoctor.probes.nvml"},
+        "gpudoctor.facts": {"gpudoctor.checks"},
+        "gpudoctor.matrix.model": {"gpudoctor.facts"},
+    }
+    assert wrong_edges(graph, ORDER) == [
+        "gpudoctor.checks.gpu -> gpudoctor.probes.nvml (checks -> probes)",
+        "gpudoctor.facts -> gpudoctor.checks (foundation -> checks)",
+    ]
+
+
+def test_the_declared_order_has_no_cycle_and_names_every_package() -> None:
+    assert cycles({k: set(v) for k, v in ORDER.items()}) == []
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert packages <= set(ORDER), f"a package ORDER does not place: {packages - set(ORDER)}"
+    named = {p for targets in ORDER.values() for p in targets}
+    assert named <= set(ORDER)
+
+
+def test_package_imports_follow_the_declared_order() -> None:
+    """No import between packages that ORDER does not allow: so no package-level cycle."""
+    assert wrong_edges(import_graph(), ORDER) == []
+
+
+def _drawn_order() -> dict[str, tuple[str, ...]]:
+    """The `name → a, b` lines of the fenced drawing under "## Layers" in the architecture doc."""
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
+    drawing = section.split("```\n", 2)[1]
+    drawn: dict[str, tuple[str, ...]] = {}
+    for line in drawing.splitlines():
+        name, arrow, targets = line.partition("→")
+        if arrow and name.strip() != FOUNDATION:
+            drawn[name.strip()] = tuple(t.strip() for t in targets.split(",") if t.strip())
+    return drawn
+
+
+def test_the_architecture_doc_draws_the_same_order() -> None:
+    drawn = _drawn_order()
+    assert drawn == ORDER
+    # Drawn from the top down: a package points only at lines below its own.
+    lines = list(drawn)
+    assert all(lines.index(t) > lines.index(p) for p, ts in drawn.items() for t in ts)
 
 
 def test_tests_import_helpers_only_from_tests_support() -> None:

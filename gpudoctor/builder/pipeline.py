@@ -13,7 +13,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from gpudoctor.builder.engine import (
+from gpudoctor.builder.failure import explain_failure
+from gpudoctor.builder.render import render_dockerfile
+from gpudoctor.builder.report import BuildReport
+from gpudoctor.builder.spec import BuildOptions, ImageSpec, make_spec
+from gpudoctor.compat.request import ResolvedRow, ResolveRequest
+from gpudoctor.docker.engine import (
     BuildEvent,
     BuildOutcome,
     DaemonInfo,
@@ -21,11 +26,6 @@ from gpudoctor.builder.engine import (
     ImageInfo,
     follow_build,
 )
-from gpudoctor.builder.failure import explain_failure
-from gpudoctor.builder.render import render_dockerfile
-from gpudoctor.builder.report import BuildReport
-from gpudoctor.builder.spec import BuildOptions, ImageSpec, make_spec
-from gpudoctor.compat.request import ResolvedRow, ResolveRequest
 from gpudoctor.errors import BuildFailed
 from gpudoctor.findings import Finding
 from gpudoctor.matrix.model import Matrix
@@ -154,7 +154,7 @@ def build_row(
 def install_stage(engine: ImageEngine, outcome: BuildOutcome) -> ImageInfo | None:
     """The install stage's image, left behind untagged as the layer cache of the next build
     (the template labels it io.gpudoctor.stage=install); the report names it and its size."""
-    from gpudoctor.builder.spec import LABEL_PREFIX
+    from gpudoctor.image_labels import LABEL_PREFIX
 
     for image in reversed(outcome.stage_images):
         info = engine.inspect(image)

@@ -7,8 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from gpudoctor.builder.engine import BuildOutcome, ImageInfo
 from gpudoctor.builder.spec import ImageSpec
+from gpudoctor.docker.engine import BuildOutcome, ImageInfo
 from gpudoctor.findings import MARKS, Finding
 
 REPORT_SCHEMA_VERSION = 1

@@ -13,13 +13,13 @@ from gpudoctor import __version__, versions
 from gpudoctor.builder import validate
 from gpudoctor.compat.request import ResolvedRow
 from gpudoctor.errors import UsageError
+from gpudoctor.image_labels import LABEL_PREFIX
 
 VENV = "/opt/venv"
 USER = "gpudoctor"
 # Not 1000: nvidia/cuda ubuntu24.04 images already have the `ubuntu` user at 1000.
 USER_UID = 10001
 VERIFY_SCRIPT = "verify_image.py"
-LABEL_PREFIX = "io.gpudoctor."
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from gpudoctor import verify_report, versions
-from gpudoctor.builder.engine import ImageEngine, ImageInfo
 from gpudoctor.builder.spec import VENV, VERIFY_SCRIPT, ImageSpec
 from gpudoctor.builder.verify_codes import CATALOGUE
+from gpudoctor.docker.engine import ImageEngine, ImageInfo
 from gpudoctor.errors import VerifyFailed
 from gpudoctor.findings import Finding, Severity, make_finding
-from gpudoctor.report.clean import clean_finding
+from gpudoctor.safe_text import clean_finding
 
 RUN_TIMEOUT_S = 300.0
 

@@ -1,12 +1,12 @@
 """The codes `gpudoctor build` reports when it verifies an image, one entry per promise of the
-matrix row; docs/findings.md documents them beside the check codes (checks/docgen.py)."""
+matrix row; docs/findings.md documents them beside the check codes (cli/docgen.py)."""
 
 from __future__ import annotations
 
+from gpudoctor.areas import IMAGE
 from gpudoctor.findings import CatalogueEntry, severities
 
-AREA = "image"
-AREA_TITLE = "Image verification (`gpudoctor build`)"
+AREA = IMAGE.name
 _FIX = "Rebuild from the row's index (or fix the wheelhouse) and verify again."
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gpudoctor.areas import AREAS, GPU_AREAS
 from gpudoctor.checks import (
     amd,
     container_devices,
@@ -44,12 +45,12 @@ from gpudoctor.checks import (
     xid,
 )
 from gpudoctor.checks.base import Check, Intent
-from gpudoctor.checks.catalogue import AREAS, CATALOGUE
+from gpudoctor.checks.catalogue import CATALOGUE
 from gpudoctor.checks.summary import headlines
 from gpudoctor.errors import BadValue, UsageError
 from gpudoctor.exitcodes import ExitCode
 from gpudoctor.findings import Finding, Severity, area_status
-from gpudoctor.report.clean import clean_finding, printable
+from gpudoctor.safe_text import clean_finding, printable
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -57,7 +58,9 @@ if TYPE_CHECKING:
 
 __all__ = ["REGISTRY", "CheckRun", "Crash", "Intent", "exit_code", "run_checks", "select_codes"]
 
-# (area, check) in report order; a check's findings carry codes of its area (catalogue.py).
+# (area, check) in report order: the one place a check's area is said (areas.py declares the
+# areas); every finding a check reports carries a code of its area (catalogue.py), which a test
+# holds it to.
 REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("report", c) for c in pasted_report.CHECKS),
     *(("driver", c) for c in driver.CHECKS),
@@ -65,6 +68,8 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("driver", c) for c in recorded.CHECKS),
     *(("gpu", c) for c in gpu.CHECKS),
     *(("gpu", c) for c in vgpu.CHECKS),
+    *(("platform", c) for c in vgpu.PLATFORM_CHECKS),
+    *(("driver", c) for c in vgpu.DRIVER_CHECKS),
     *(("platform", c) for c in platform.CHECKS),
     *(("runtime", c) for c in runtime.CHECKS),
     *(("runtime", c) for c in container_devices.CHECKS),
@@ -84,10 +89,6 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("intent", c) for c in image_verdict.CHECKS),
     ("requirements", requirements.check_requirements),
 )
-
-
-# The areas whose checks need a GPU (a host without one gets n/a there).
-GPU_AREAS = ("driver", "gpu", "runtime", "multigpu")
 
 
 @dataclass(frozen=True)

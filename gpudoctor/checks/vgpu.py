@@ -277,4 +277,8 @@ def _by_hand(host_version: str | None) -> str:
     )
 
 
-CHECKS = (check_vgpu_license, check_vgpu_license_client, check_vgpu_release)
+# By area, as their codes are (checks.REGISTRY registers each tuple in its area): the licence is
+# the GPU's, the licence client the platform's, the guest/host release rule the driver's.
+CHECKS = (check_vgpu_license,)
+PLATFORM_CHECKS = (check_vgpu_license_client,)
+DRIVER_CHECKS = (check_vgpu_release,)

@@ -222,10 +222,10 @@ def run_build(ctx: typer.Context, request: "BuildRequest", fmt: str) -> int:
     from pathlib import Path
 
     from gpudoctor.builder.binfmt import emulated_machines
-    from gpudoctor.builder.docker_engine import DockerSdkEngine
     from gpudoctor.builder.pipeline import build_image
     from gpudoctor.cli.build_progress import StderrProgress
     from gpudoctor.cli.common import load_matrix
+    from gpudoctor.docker.sdk_engine import DockerSdkEngine
     from gpudoctor.resources import templates_dir
 
     matrix = load_matrix(ctx)

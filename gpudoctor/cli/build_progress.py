@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING
 from gpudoctor.builder.activity import SGR, SGR_SPLIT, clean, pip_activity
 
 if TYPE_CHECKING:
-    from gpudoctor.builder.engine import BuildEvent
+    from gpudoctor.docker.engine import BuildEvent
     from gpudoctor.findings import Finding
 
 TICK_S = 4.0  # silence after which the ticker speaks (the promise is: a line every 5 s)
@@ -102,7 +102,7 @@ class StderrProgress:
 
     def finding(self, finding: Finding) -> None:
         from gpudoctor.findings import MARKS
-        from gpudoctor.report.clean import clean_finding
+        from gpudoctor.safe_text import clean_finding
 
         finding = clean_finding(finding)  # titles quote what the image's probe reported
         mark = MARKS[finding.severity]
@@ -150,7 +150,7 @@ class StderrProgress:
     def _shown(self, text: str) -> str:
         """What the build printed (a base image's, pip's), as it may be shown: no escape
         sequence but colours on a terminal, every other unprintable character as `?`."""
-        from gpudoctor.report.clean import printable
+        from gpudoctor.safe_text import printable
 
         cleaned = clean(text, colour=self._colour)
         if not self._colour:

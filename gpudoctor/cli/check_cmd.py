@@ -322,8 +322,8 @@ def with_image(intent: "Intent", reference: str, *, fleet: bool) -> "Intent":
     unreachable)."""
     from dataclasses import replace
 
-    from gpudoctor.builder.docker_engine import DockerSdkEngine
     from gpudoctor.builder.validate import image_reference
+    from gpudoctor.docker.sdk_engine import DockerSdkEngine
     from gpudoctor.errors import UsageError
     from gpudoctor.probes.image import probe_image
 

@@ -77,8 +77,8 @@ def update_cmd(
     from gpudoctor.matrix.load import load_matrix, parse_matrix
     from gpudoctor.matrix.update import Updater
     from gpudoctor.redaction import url_without_credentials
-    from gpudoctor.report.clean import printable
     from gpudoctor.resources import default_matrix_path
+    from gpudoctor.safe_text import printable
     from gpudoctor.wheels.index import pip_index_url
 
     if check and write:
@@ -129,6 +129,6 @@ def update_cmd(
 
 def _log(line: str) -> None:
     from gpudoctor.redaction import url_without_credentials
-    from gpudoctor.report.clean import printable
+    from gpudoctor.safe_text import printable
 
     sys.stderr.write(f"  {printable(url_without_credentials(line))}\n")

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from gpudoctor.matrix.kinds import Kind
-from gpudoctor.report.clean import printable
+from gpudoctor.safe_text import printable
 
 
 def describe(value: object) -> str:

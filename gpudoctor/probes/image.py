@@ -10,13 +10,13 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor import versions
-from gpudoctor.builder.spec import LABEL_PREFIX
 from gpudoctor.compat.image import ImageFacts
 from gpudoctor.errors import UsageError
+from gpudoctor.image_labels import LABEL_PREFIX
 from gpudoctor.verify_report import text
 
 if TYPE_CHECKING:
-    from gpudoctor.builder.engine import ImageEngine
+    from gpudoctor.docker.engine import ImageEngine
 
 RUN_TIMEOUT_S = 60.0
 MAX_REPORT_CHARS = 64 << 10  # the snippet's report line is under 200 characters

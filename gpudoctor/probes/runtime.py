@@ -3,7 +3,8 @@
 
 The Docker client comes from a factory (the edge): the real one checks that a local socket
 exists and asks that daemon over plain HTTP, without the SDK (which only other hosts need), so a
-host without a daemon is answered at once, not after a connection timeout.
+host without a daemon is answered at once, not after a connection timeout. Where the daemon is
+and how long to wait for it is `docker/endpoint.py`'s to say, as for the engine.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gpudoctor import cri_config
+from gpudoctor.docker.endpoint import PROBE_TIMEOUT_S, endpoint, sdk_client
 from gpudoctor.facts import ContainerRuntimeFacts, ProbeIssue
 from gpudoctor.probes.container_devices import CDI_DIRS, probe_container_devices
 from gpudoctor.probes.files import host_path, list_dir, read_text
 from gpudoctor.probes.runner import Runner, command_issue, which
 
 PROBE = "runtime"
-DOCKER_TIMEOUT_S = 2
 TOOLKIT_TOOLS = (
     "nvidia-ctk",
     "nvidia-container-cli",
@@ -51,17 +52,20 @@ DockerFactory = Callable[[], DockerClient]
 def docker_from_env(env: Mapping[str, str], *, sdk: bool = False) -> DockerFactory:
     """The real factory. A local socket (DOCKER_HOST unset or unix://) must exist, else it fails
     at once; it is then asked over plain HTTP, because importing the docker SDK alone costs a
-    large part of the snapshot budget (bench/README.md). Other hosts (tcp://, ssh://, TLS) and
-    `sdk=True` use the SDK: docker.from_env(timeout=2)."""
+    large part of the snapshot budget (bench/README.md). An endpoint no client reaches from here
+    (npipe:// off Windows) fails at once too. Other hosts (tcp://, ssh://, TLS) and `sdk=True`
+    use the SDK, with the probe's timeout."""
 
     def factory() -> DockerClient:
-        host = env.get("DOCKER_HOST", "unix:///var/run/docker.sock")
-        if host.startswith("unix://"):
-            socket_path = host.removeprefix("unix://")
-            if not os.path.exists(socket_path):
-                raise DockerUnavailable(f"no Docker socket at {socket_path}")
+        where = endpoint(env)
+        refused = where.refusal()
+        if refused:
+            raise DockerUnavailable(f"{where.shown}: {refused}")
+        if where.socket_path is not None:
+            if not os.path.exists(where.socket_path):
+                raise DockerUnavailable(f"no Docker socket at {where.socket_path}")
             if not sdk:
-                return UnixSocketDocker(socket_path)
+                return UnixSocketDocker(where.socket_path)
         return _sdk_client(env)
 
     return factory
@@ -69,11 +73,11 @@ def docker_from_env(env: Mapping[str, str], *, sdk: bool = False) -> DockerFacto
 
 def _sdk_client(env: Mapping[str, str]) -> DockerClient:
     try:
-        import docker
+        import docker.errors
     except ImportError as exc:
         raise DockerUnavailable(f"the docker Python package is missing: {exc}") from None
     try:
-        client: DockerClient = docker.from_env(timeout=DOCKER_TIMEOUT_S, environment=dict(env))
+        client: DockerClient = sdk_client(env, PROBE_TIMEOUT_S)
     except docker.errors.DockerException as exc:
         raise DockerUnavailable(str(exc).splitlines()[0][:200]) from None
     return client
@@ -82,7 +86,7 @@ def _sdk_client(env: Mapping[str, str]) -> DockerClient:
 class UnixSocketDocker:
     """Just enough of the Engine API for this probe: GET /version and GET /info."""
 
-    def __init__(self, socket_path: str, timeout_s: float = DOCKER_TIMEOUT_S) -> None:
+    def __init__(self, socket_path: str, timeout_s: float = PROBE_TIMEOUT_S) -> None:
         self.socket_path = socket_path
         self.timeout_s = timeout_s
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from gpudoctor.findings import MARKS, Severity
 from gpudoctor.fleet_summary import Counts, FleetProblem, FleetSummary
-from gpudoctor.report.clean import printable
+from gpudoctor.safe_text import printable
 from gpudoctor.wording import plural
 
 FLEET_JSON_VERSION = 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.catalogue import AREA_TITLES
+from gpudoctor.areas import title as area_title
 from gpudoctor.findings import MARKS, Severity
 from gpudoctor.report.markdown import escape, inert
 from gpudoctor.report.text import summary_line
@@ -62,7 +62,7 @@ def render_step_summary(run: CheckRun) -> str:
     for area in run.areas():
         headline = run.headlines.get(area, "")
         out.append(
-            f"- {MARKS[run.area_status(area)]} **{AREA_TITLES.get(area, area)}**"
+            f"- {MARKS[run.area_status(area)]} **{area_title(area)}**"
             + (f": {_cell(headline)}" if headline else "")
         )
     problems = [

@@ -12,7 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor import __version__
-from gpudoctor.checks.catalogue import AREA_TITLES
+from gpudoctor.areas import title as area_title
 from gpudoctor.facts_json import to_dict
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def envelope(run: CheckRun, facts: HostFacts, intent: Intent) -> dict[str, Any]:
         areas.append(
             {
                 "area": area,
-                "title": AREA_TITLES.get(area, area),
+                "title": area_title(area),
                 "headline": run.headlines.get(area, ""),
                 "status": run.area_status(area).value,
             }

@@ -26,7 +26,7 @@ from typing import Any
 
 from gpudoctor.facts import GpuFacts, HostFacts
 from gpudoctor.findings import Finding, Severity
-from gpudoctor.report.clean import printable_lines
+from gpudoctor.safe_text import printable_lines
 
 Labels = tuple[tuple[str, str], ...]
 Sample = tuple[Labels, float]

@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from typing import IO, TYPE_CHECKING
 
-from gpudoctor.checks import GPU_AREAS
-from gpudoctor.checks.catalogue import AREA_TITLES
+from gpudoctor.areas import GPU_AREAS
+from gpudoctor.areas import title as area_title
 from gpudoctor.exitcodes import ExitCode
 from gpudoctor.findings import MARKS, Finding, Severity
 from gpudoctor.wording import plural
@@ -90,7 +90,7 @@ def render_text(run: CheckRun, *, verbose: bool = False, colour: bool = False) -
         found = [f for f in run.findings if f.area == area]
         mark = MARKS[run.area_status(area)]
         headline = run.headlines.get(area, "")
-        title = AREA_TITLES.get(area, area) + (f": {headline}" if headline else "")
+        title = area_title(area) + (f": {headline}" if headline else "")
         out.append(f"[{_paint(mark, mark, colour)}] {title}")
         for f in found:
             if _shown(f, verbose):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.builder.docker_engine import DockerSdkEngine
+from gpudoctor.docker.sdk_engine import DockerSdkEngine
 from tests.support.builder import STANDIN_BASE, TEST_TAG_PREFIX, make_fake_torch, make_wheel
 
 REPO = Path(__file__).resolve().parents[2]

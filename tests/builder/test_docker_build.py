@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.builder.docker_engine import DockerSdkEngine
-from gpudoctor.builder.engine import BuildOutcome
 from gpudoctor.builder.pipeline import BuildRequest, build_row
 from gpudoctor.builder.spec import BuildOptions
 from gpudoctor.cli.app import run
 from gpudoctor.compat.request import ResolveRequest
+from gpudoctor.docker.engine import BuildOutcome
+from gpudoctor.docker.sdk_engine import DockerSdkEngine
 from gpudoctor.errors import VerifyFailed
 from gpudoctor.resources import templates_dir
 from tests.support.builder import TORCH_ONLY_ROW, RecordingProgress, make_fake_torch, make_wheel

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.builder.engine import follow_build, parse_build_output
 from gpudoctor.builder.failure import explain_failure
 from gpudoctor.builder.spec import BuildOptions, make_spec
+from gpudoctor.docker.engine import follow_build, parse_build_output
 from gpudoctor.errors import BuildFailed
 from tests.support.builder import ROW
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.builder import docker_engine
-from gpudoctor.builder.docker_engine import DockerSdkEngine
 from gpudoctor.builder.wheelhouse import select_wheels
+from gpudoctor.docker import endpoint
+from gpudoctor.docker.sdk_engine import DockerSdkEngine
 from gpudoctor.errors import EnvironmentUnavailable, UsageError
 from tests.support.builder import make_wheel
 
@@ -72,7 +72,7 @@ def test_a_docker_endpoint_that_never_answers_fails_fast(
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(8)  # accepts connections (the kernel does) and never answers
-    monkeypatch.setattr(docker_engine, "CONNECT_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(endpoint, "CONNECT_TIMEOUT_S", 1.0)
     started = time.monotonic()
     try:
         with pytest.raises(EnvironmentUnavailable, match="cannot reach the Docker daemon"):

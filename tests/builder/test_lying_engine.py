@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from gpudoctor.builder.docker_engine import DockerSdkEngine
-from gpudoctor.builder.engine import parse_build_output
 from gpudoctor.cli.app import run
+from gpudoctor.docker.engine import parse_build_output
+from gpudoctor.docker.sdk_engine import DockerSdkEngine
 from gpudoctor.errors import EnvironmentUnavailable
 from gpudoctor.probes.image import MARKER, probe_image
 from tests.support.builder import FakeEngine

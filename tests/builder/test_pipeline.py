@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.builder.engine import BuildEvent, ImageInfo
 from gpudoctor.builder.pipeline import BuildRequest, build_image, build_row
 from gpudoctor.builder.spec import BuildOptions, make_spec
 from gpudoctor.compat.request import ResolvedRow, ResolveRequest
 from gpudoctor.compat.resolve import resolve
+from gpudoctor.docker.engine import BuildEvent, ImageInfo
 from gpudoctor.errors import BuildFailed, NoMatchingRow, VerifyFailed
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.resources import templates_dir

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.builder.binfmt import emulated_machines
-from gpudoctor.builder.docker_engine import DockerSdkEngine
 from gpudoctor.builder.pipeline import BuildRequest, build_image, build_row, render_row
 from gpudoctor.builder.spec import BuildOptions, make_spec
 from gpudoctor.cli.app import run as main
 from gpudoctor.compat.request import ResolvedRow, ResolveRequest
 from gpudoctor.compat.resolve import resolve
+from gpudoctor.docker.sdk_engine import DockerSdkEngine
 from gpudoctor.errors import EnvironmentUnavailable
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.resources import templates_dir
@@ -130,7 +130,7 @@ def test_cli_renders_for_the_target_hosts_platform_and_checks_the_flag(
 
 
 def test_check_image_reads_the_platform_label_else_the_image_architecture() -> None:
-    from gpudoctor.builder.engine import ImageInfo
+    from gpudoctor.docker.engine import ImageInfo
     from gpudoctor.probes.image import probe_image
 
     labelled = FakeEngine(labels={"io.gpudoctor.framework": "pytorch", **PLATFORM_LABEL})

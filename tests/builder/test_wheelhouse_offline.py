@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.builder.download import download_wheels, plan, platform_tags
-from gpudoctor.builder.engine import BuildEvent, DaemonInfo
 from gpudoctor.builder.pipeline import BuildRequest, build_row
 from gpudoctor.builder.spec import BuildOptions, make_spec, wheel_port
 from gpudoctor.builder.wheel_server import serve_wheels
 from gpudoctor.builder.wheelhouse import require_wheels
 from gpudoctor.cli.app import run
 from gpudoctor.compat.request import ResolveRequest
+from gpudoctor.docker.engine import BuildEvent, DaemonInfo
 from gpudoctor.errors import UsageError
 from gpudoctor.resources import templates_dir
 from tests.support.builder import (
@@ -76,7 +76,7 @@ def test_the_cli_refuses_an_empty_wheelhouse_before_asking_any_daemon(
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-daemon.sock")
     empty = tmp_path / "empty"
     empty.mkdir()
-    monkeypatch.setattr("gpudoctor.builder.docker_engine.DockerSdkEngine.connect", _no_daemon)
+    monkeypatch.setattr("gpudoctor.docker.sdk_engine.DockerSdkEngine.connect", _no_daemon)
     code = run(["--matrix", MATRIX, "build", "--framework", "pytorch", "--wheelhouse", str(empty)])
     err = capsys.readouterr().err
     assert code == 2

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.checks.docgen import document
 from gpudoctor.cli.app import run
+from gpudoctor.cli.docgen import document
 from tests.support.hosts import HOSTS_DIR, ROOT
 
 
@@ -117,7 +117,7 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
 def test_findings_doc_is_fresh() -> None:
     doc = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
     assert doc == document(), (
-        "docs/findings.md is stale: run `python -m gpudoctor.checks.docgen > docs/findings.md`"
+        "docs/findings.md is stale: run `python -m gpudoctor.cli.docgen > docs/findings.md`"
     )
 
 

@@ -123,7 +123,7 @@ def test_escape_sequences_and_line_breaks_cannot_forge_report_lines() -> None:
 
 def test_a_multi_line_detail_keeps_its_rows_indented_and_printable() -> None:
     from gpudoctor.findings import Finding
-    from gpudoctor.report.clean import clean_finding
+    from gpudoctor.safe_text import clean_finding
 
     raw = Finding(
         code="gpu-identity",

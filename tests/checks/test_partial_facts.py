@@ -91,9 +91,14 @@ def _run_all(facts: HostFacts, matrix: Matrix) -> None:
     found = []
     for area, check in REGISTRY:
         try:
-            found += check(facts, matrix, intent)
+            these = check(facts, matrix, intent)
         except Exception as exc:  # the failure names the check and the fixture
             raise AssertionError(f"{area}/{check.__name__} raised {exc!r}") from exc
+        # The registry says a check's area; its codes' areas (catalogue.py) must agree, or a
+        # crash of the check would be reported in another area than its findings.
+        strays = [f"{f.code} ({f.area})" for f in these if f.area != area]
+        assert strays == [], f"{area}/{check.__name__} reports codes of other areas"
+        found += these
     link_error_lines(found)
     headlines(facts, intent)
 

@@ -10,8 +10,8 @@ import time
 import pytest
 
 from gpudoctor.builder.activity import clean, pip_activity
-from gpudoctor.builder.engine import BuildEvent
 from gpudoctor.cli.build_progress import StderrProgress, duration, size
+from gpudoctor.docker.engine import BuildEvent
 
 
 class TimedStream(io.StringIO):
@@ -138,7 +138,7 @@ def test_words_for_sizes_and_durations() -> None:
 
 
 def test_a_base_pull_is_activity_for_the_ticker_not_log_lines() -> None:
-    from gpudoctor.builder.engine import follow_build, parse_build_output
+    from gpudoctor.docker.engine import follow_build, parse_build_output
 
     stream = [
         {"stream": "Step 1/2 : FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04 AS python\n"},

@@ -160,7 +160,7 @@ def test_an_unreachable_daemon_is_named_in_words_without_urllib3_text(
 def test_a_refused_tcp_daemon_is_started_there_not_here() -> None:
     import socket
 
-    from gpudoctor.builder.docker_engine import DockerSdkEngine
+    from gpudoctor.docker.sdk_engine import DockerSdkEngine
     from gpudoctor.errors import EnvironmentUnavailable
 
     with socket.socket() as listener:  # a port that was free a moment ago: nothing listens
@@ -178,8 +178,8 @@ def test_a_refused_tcp_daemon_is_started_there_not_here() -> None:
 def test_systemctl_only_where_systemd_runs(systemd: bool, has_systemctl: bool) -> None:
     from dataclasses import replace
 
-    from gpudoctor.builder.docker_engine import daemon_hint
     from gpudoctor.checks.runtime import docker_absence
+    from gpudoctor.docker.sdk_engine import daemon_hint
     from tests.support.hosts import host
 
     hint = daemon_hint("unix:///var/run/docker.sock", "no socket there", systemd=systemd)

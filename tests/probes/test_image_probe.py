@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.builder.engine import ImageInfo, RunResult
+from gpudoctor.docker.engine import ImageInfo, RunResult
 from gpudoctor.probes.image import probe_image
 
 

@@ -158,7 +158,7 @@ def test_real_factory_fails_fast_without_a_socket(tmp_path: Path) -> None:
     started = time.perf_counter()
     with pytest.raises(DockerUnavailable, match="no Docker socket at"):
         factory()
-    # A connection attempt would wait DOCKER_TIMEOUT_S (2 s); a missing socket is refused at once.
+    # A connection attempt would wait PROBE_TIMEOUT_S (2 s); a missing socket is refused at once.
     # The bound stays at a second so a busy machine cannot make it flake.
     assert time.perf_counter() - started < 1.0
 

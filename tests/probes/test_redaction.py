@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.builder.docker_engine import DockerSdkEngine
+from gpudoctor.docker.sdk_engine import DockerSdkEngine
 from gpudoctor.errors import EnvironmentUnavailable, UsageError
 from gpudoctor.facts import (
     FrameworkFacts,

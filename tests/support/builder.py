@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gpudoctor.builder.engine import BuildEvent, DaemonInfo, ImageInfo, RunResult
 from gpudoctor.builder.pipeline import Progress
 from gpudoctor.compat.request import ResolvedRow
+from gpudoctor.docker.engine import BuildEvent, DaemonInfo, ImageInfo, RunResult
 from gpudoctor.findings import Finding
 
 STANDIN_BASE = "gpudoctor-test/base:bookworm-py3.11-v1"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.builder.engine import BuildEvent, follow_build, parse_build_output
+from gpudoctor.docker.engine import BuildEvent, follow_build, parse_build_output
 from gpudoctor.errors import BuildFailed
 from gpudoctor.exitcodes import ExitCode
 
@@ -90,7 +90,7 @@ def test_the_stage_images_are_the_ends_of_every_stage_but_the_last() -> None:
 def test_the_counting_reader_tells_the_bytes_sent_as_requests_reads_them(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import requests.utils
 
-    from gpudoctor.builder.docker_engine import CountingReader
+    from gpudoctor.docker.sdk_engine import CountingReader
 
     path = tmp_path / "context.tar"
     path.write_bytes(b"x" * 100_000)

@@ -4,8 +4,9 @@ GPU names, host names, statuses and error texts come from NVML, sysfs or a snaps
 else wrote. Raw, they can carry terminal escape sequences (clear the screen, write the clipboard
 with OSC 52, retitle the window), carriage returns and line feeds that forge report lines,
 bidirectional overrides that reorder what is read, and lone surrogates that no UTF-8 writer
-accepts. Every reporter shows them through `printable`: one line, nothing the terminal or a
-parser would act on.
+accepts. Every reporter, and every message that quotes such a value, shows them through
+`printable`: one line, nothing the terminal or a parser would act on. A neutral module: the
+matrix loader, the checks, the builder and the reporters all use it.
 """
 
 from __future__ import annotations

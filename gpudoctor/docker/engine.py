@@ -1,6 +1,6 @@
 """The container engine contract (ping, build, run, inspect, push) and build-progress following.
 
-The builder only talks to an `ImageEngine`; `docker_engine.DockerSdkEngine` is the Docker SDK
+The builder only talks to an `ImageEngine`; `sdk_engine.DockerSdkEngine` is the Docker SDK
 implementation, and tests pass fakes. Values crossing the interface are plain dataclasses, never
 SDK objects, so that a `docker buildx` engine can join later (repo2docker's ContainerEngine).
 """

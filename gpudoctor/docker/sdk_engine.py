@@ -12,7 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from gpudoctor.builder.engine import (
+from gpudoctor.docker import endpoint
+from gpudoctor.docker.engine import (
     BuildEvent,
     DaemonInfo,
     ImageInfo,
@@ -20,13 +21,6 @@ from gpudoctor.builder.engine import (
     parse_build_output,
 )
 from gpudoctor.errors import EnvironmentUnavailable
-
-# An endpoint that accepts the connection but never answers must fail fast: the first call
-# (docker-py asks for the API version while connecting) gets a short timeout. Builds then read
-# with a long one: a silent `pip install` of a multi-GB wheel prints nothing for minutes.
-CONNECT_TIMEOUT_S = 10.0
-API_TIMEOUT_S = 600.0
-BUILD_READ_TIMEOUT_S = 3600.0
 
 
 def daemon_hint(host: str, reason: str = "", *, systemd: bool | None = None) -> str:
@@ -37,7 +31,7 @@ def daemon_hint(host: str, reason: str = "", *, systemd: bool | None = None) -> 
             f"run as root, or add your user to the docker group (`sudo usermod -aG docker "
             f"$USER`, then log in again); the socket: {host}"
         )
-    if not host.startswith("unix://"):
+    if endpoint.Endpoint(host).socket_path is None:
         return "start the Docker daemon on that host, or point DOCKER_HOST at a reachable one"
     if systemd is None:
         from pathlib import Path
@@ -68,17 +62,19 @@ class DockerSdkEngine:
         """
         import os
 
-        from gpudoctor.redaction import url_without_credentials
-
         env = dict(os.environ if environment is None else environment)
+        where = endpoint.endpoint(env)
         # Messages name the endpoint without the credentials a tcp:// or ssh:// URL may hold.
-        host = url_without_credentials(env.get("DOCKER_HOST") or "unix:///var/run/docker.sock")
+        host = where.shown
+        refused = where.refusal()
+        if refused:
+            raise EnvironmentUnavailable(
+                f"cannot reach the Docker daemon at {host}: {refused}", hint=daemon_hint(host)
+            )
         with _translate_errors(host):
-            import docker
-
-            client = docker.from_env(environment=env, timeout=CONNECT_TIMEOUT_S)
+            client = endpoint.sdk_client(env, endpoint.CONNECT_TIMEOUT_S)
             client.ping()
-            client.api.timeout = API_TIMEOUT_S
+            client.api.timeout = endpoint.API_TIMEOUT_S
             return cls(client, host)
 
     def ping(self) -> DaemonInfo:
@@ -139,7 +135,7 @@ class DockerSdkEngine:
             forcerm=True,  # remove intermediate containers of failed steps too
             pull=False,  # bases may be local mirrors; never reach out unasked
             decode=True,
-            timeout=BUILD_READ_TIMEOUT_S,  # docker-py's default, None, waits forever
+            timeout=endpoint.BUILD_READ_TIMEOUT_S,  # docker-py's default, None, waits forever
             **extra,
         )
         return stream
@@ -229,7 +225,8 @@ class DockerSdkEngine:
 def _shares_host_network(host: str, info: Mapping[str, Any]) -> bool:
     """A daemon on this host's Unix socket, not rootless (rootless Docker runs its builds in
     a network namespace of its own, where 127.0.0.1 is not this host's)."""
-    if not host.startswith("unix://") or "/run/user/" in host:
+    where = endpoint.Endpoint(host)
+    if where.socket_path is None or where.rootless:
         return False
     options = info.get("SecurityOptions")
     return not any("rootless" in str(o) for o in (options if isinstance(options, list) else ()))
