@@ -68,7 +68,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         return []
     if not report.errors:
         return [finding("report-error", OK, "no known error line in the report")]
-    from gpudoctor.matrix.signatures import load_signatures, render
+    from gpudoctor.matrix.signatures import load_signatures, render  # lazy: known lines only
 
     by_code = load_signatures().by_code
     out = []
@@ -145,7 +145,7 @@ def link_evidence(findings: Sequence[Finding]) -> list[Finding]:
         return list(findings)
     matched: dict[int, list[Finding]] = {}  # id of a predicting finding -> error lines
     explained: dict[int, list[Finding]] = {}  # id of an error line -> predicting findings
-    from gpudoctor.matrix.signatures import load_signatures
+    from gpudoctor.matrix.signatures import load_signatures  # lazy: known lines only
 
     by_code = load_signatures().by_code
     for error in errors:

@@ -165,8 +165,8 @@ def _concrete_cuda(matrix: Matrix, wanted: str) -> str:
 
 def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
     from gpudoctor.compat.host import from_facts
-    from gpudoctor.compat.request import ResolveRequest
-    from gpudoctor.compat.resolve import resolve
+    from gpudoctor.compat.request import ResolveRequest  # lazy: --framework/--cuda only
+    from gpudoctor.compat.resolve import resolve  # lazy: --framework/--cuda only
 
     code, driver = "intent-newest-row", driver_version(facts)
     framework = intent.framework or "pytorch"

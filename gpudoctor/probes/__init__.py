@@ -215,7 +215,7 @@ def _deep(
     site_paths: Sequence[str | Path] | None,
     timeout_s: float | None,
 ) -> ProbeResult[tuple[DeepFrameworkFacts, ...]]:
-    from gpudoctor.probes.deep import DEFAULT_TIMEOUT_S, probe_deep
+    from gpudoctor.probes.deep import DEFAULT_TIMEOUT_S, probe_deep  # lazy: --deep only
 
     child_env = dict(env)
     if site_paths is not None:  # frameworks were looked for there: the child must import them
