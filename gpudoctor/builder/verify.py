@@ -23,14 +23,13 @@ from gpudoctor.builder.verify_codes import CATALOGUE
 from gpudoctor.errors import VerifyFailed
 from gpudoctor.findings import Finding, Severity, make_finding
 from gpudoctor.report.clean import clean_finding
+from gpudoctor.resources import templates_dir
 
 RUN_TIMEOUT_S = 300.0
 
 
 def verify_script(template_dir: Path | None = None) -> tuple[Path, str]:
     """(path, text) of the probe; VerifyFailed when it cannot be read (a broken install)."""
-    from gpudoctor.resources import templates_dir
-
     path = (template_dir or templates_dir()) / VERIFY_SCRIPT
     try:
         return path, path.read_text(encoding="utf-8")

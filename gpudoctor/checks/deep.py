@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.suggest import install_for_host
 from gpudoctor.facts_view import has_gpu, live_gpus
 from gpudoctor.findings import ERROR, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.wording import exit_text, last_line
@@ -292,8 +293,6 @@ def _no_kernel_image(
 ) -> Finding:
     """The build lacks kernels for this GPU: the run-time proof of what framework-arch predicts
     from the matrix, with the same fix."""
-    from gpudoctor.checks.suggest import install_for_host
-
     ccs = sorted(
         {d.compute_capability for d in deep.devices if d.compute_capability}
         or {g.compute_capability for g in live_gpus(facts) if g.compute_capability}

@@ -17,6 +17,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.suggest import install_for_package
+from gpudoctor.facts_view import driver_version
 from gpudoctor.findings import ERROR, INFO, OK, WARN, Finding
 
 if TYPE_CHECKING:
@@ -123,9 +125,6 @@ def read_ranges(report: ReportFacts) -> str:
 
 def _install(known: Signature, facts: HostFacts, matrix: Matrix) -> str:
     """The install command of the build this host should run, from the compatibility model."""
-    from gpudoctor.checks.suggest import install_for_package
-    from gpudoctor.facts_view import driver_version
-
     line = install_for_package(facts, matrix, known.install or "")
     if line and driver_version(facts) is None:
         return f"{line} (the report does not show the driver: check that it supports that CUDA)"

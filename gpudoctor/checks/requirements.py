@@ -15,10 +15,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
+from gpudoctor.checks import links, xid
 from gpudoctor.checks.base import Requirement, Value, finding
+from gpudoctor.checks.nccl import active_ports
 from gpudoctor.errors import UsageError
 from gpudoctor.facts_view import driver_version, has_gpu, live_gpus, nvml_ok
 from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.inputs import did_you_mean
+from gpudoctor.matrix.queries import mig_gpu_for, newest_cuda_for_driver
 from gpudoctor.wording import gib, gpu_label
 
 if TYPE_CHECKING:
@@ -69,8 +73,6 @@ def parse_requirement(text: str) -> Requirement:
     key, op, raw = match.group(1).lower().replace("-", "_"), match.group(2), match.group(3)
     op = "==" if op == "=" else op
     if key not in KEYS:
-        from gpudoctor.matrix.inputs import did_you_mean
-
         guess = did_you_mean(key, KEYS)
         raise UsageError(
             f"unknown key {match.group(1)!r} in {text!r}; keys: {', '.join(KEYS)}",
@@ -213,7 +215,6 @@ def _cuda(facts: HostFacts, matrix: Matrix) -> Actual:
     driver = driver_version(facts)
     if driver is None:
         return None, "no driver version"
-    from gpudoctor.matrix.queries import newest_cuda_for_driver
 
     release = newest_cuda_for_driver(matrix, driver)
     if release is None:
@@ -250,8 +251,6 @@ def _per_gpu(
 
 
 def _mig(facts: HostFacts, matrix: Matrix) -> Actual:
-    from gpudoctor.matrix.queries import mig_gpu_for
-
     gpus = live_gpus(facts)
     if not gpus:
         return ([], "no GPU") if not has_gpu(facts) else (None, "no GPU visible to NVML")
@@ -296,8 +295,6 @@ def _verdict(name: str) -> Callable[[HostFacts, Matrix], Actual]:
     """A multi-GPU verdict ("ok", "degraded", ...) computed by the check that owns it."""
 
     def actual(facts: HostFacts, matrix: Matrix) -> Actual:
-        from gpudoctor.checks import links, xid
-
         verdicts = {
             "nvlink": links.nvlink_verdict,
             "fabric": links.fabric_verdict,
@@ -318,8 +315,6 @@ def _shm(facts: HostFacts, matrix: Matrix) -> Actual:
 
 
 def _ib(facts: HostFacts, matrix: Matrix) -> Actual:
-    from gpudoctor.checks.nccl import active_ports
-
     if not facts.multigpu.collected:
         return None, "HCA ports not recorded in this snapshot"
     n = active_ports(facts)

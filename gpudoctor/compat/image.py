@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gpudoctor import framework_names, versions
+from gpudoctor.compat.builds import installed
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
@@ -33,8 +34,6 @@ class ImageFacts:
 
 def build_of(matrix: Matrix, image: ImageFacts) -> Build | None:
     """The enumerated build the image holds; its own arch list (a label) wins."""
-    from gpudoctor.compat.builds import installed
-
     if image.framework not in framework_names.MATRIX or not image.version:
         return None
     # a CPU-only torch has no variant; TensorFlow read without importing it: its release's one

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 from gpudoctor import framework_names, versions
+from gpudoctor.matrix.inputs import did_you_mean
 from gpudoctor.report.clean import printable
 
 _DOTTED = re.compile(r"^\d+(\.\d+)+$")
@@ -177,8 +178,6 @@ class RowReader:
                 self._unknown(key)
 
     def _unknown(self, key: str) -> None:
-        from gpudoctor.matrix.inputs import did_you_mean
-
         close = did_you_mean(key, self.allowed)
         guess = f"; did you mean '{close}'?" if close else ""
         self.fail(f"unknown key '{key}' (valid keys: {', '.join(self.allowed)}){guess}")

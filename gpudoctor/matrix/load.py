@@ -13,9 +13,10 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Any, TypeVar
 
+from gpudoctor import __version__, tomlread
 from gpudoctor.errors import MatrixError
+from gpudoctor.matrix import cache, load_rocm
 from gpudoctor.matrix import fields as f
-from gpudoctor.matrix import load_rocm
 from gpudoctor.matrix.fields import COMMON_KEYS, Problems, RowReader, row_label
 from gpudoctor.matrix.load_rocm import TABLES as ROCM_TABLES
 from gpudoctor.matrix.model import (
@@ -35,6 +36,8 @@ from gpudoctor.matrix.model import (
     PytorchVariant,
     TensorflowRelease,
 )
+from gpudoctor.matrix.validate import cross_check
+from gpudoctor.resources import default_matrix_path
 
 SUPPORTED_SCHEMA_VERSION = 1
 # table name -> the key that identifies a row in messages
@@ -66,8 +69,6 @@ T = TypeVar("T")
 def load_matrix(path: Path | None = None) -> Matrix:
     """The matrix at `path`, or the shipped matrices/compat.toml when None."""
     if path is None:
-        from gpudoctor.resources import default_matrix_path
-
         try:
             path = default_matrix_path()
         except FileNotFoundError as exc:
@@ -95,7 +96,6 @@ def load_matrix(path: Path | None = None) -> Matrix:
 @functools.lru_cache(maxsize=16)
 def _load_cached(path: Path, mtime_ns: int, size: int) -> Matrix:
     del mtime_ns, size  # part of the cache key only: an edited file is read again
-    from gpudoctor.matrix import cache
 
     try:
         content = path.read_bytes()
@@ -140,8 +140,6 @@ def parse_matrix(text: str, path: Path) -> Matrix:
         pytorch_rocm=_table(doc, "pytorch_rocm", problems, load_rocm.pytorch_rocm),
     )
     if not problems.lines:  # cross-row rules only make sense on well-formed rows
-        from gpudoctor.matrix.validate import cross_check
-
         cross_check(matrix, problems)
     raise_problems(problems)
     return matrix
@@ -150,8 +148,6 @@ def parse_matrix(text: str, path: Path) -> Matrix:
 def toml_loads(text: str, path: Path) -> dict[str, object]:
     """TOML text as a table; MatrixError naming the file for anything that is not TOML (the
     matrix and the signature catalogue share this reader)."""
-    from gpudoctor import tomlread  # here, not at the top: a cached load needs no parser
-
     try:
         return tomlread.loads(text)
     except tomlread.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
@@ -187,8 +183,6 @@ def _schema_version(doc: dict[str, object], problems: Problems) -> int:
         )
         return SUPPORTED_SCHEMA_VERSION
     if value > SUPPORTED_SCHEMA_VERSION:
-        from gpudoctor import __version__
-
         raise MatrixError(
             f"{problems.file}: schema_version {value} is newer than this gpudoctor "
             f"({__version__}) supports (up to {SUPPORTED_SCHEMA_VERSION})",

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpudoctor.frozen import Frozen
+from gpudoctor.versions import major_minor
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -30,8 +31,6 @@ class CudaRelease(Frozen):
 
     @property
     def major_minor(self) -> str:
-        from gpudoctor.versions import major_minor
-
         return major_minor(self.version, pad=False) or self.version
 
 

@@ -24,6 +24,9 @@ from gpudoctor.errors import MatrixError
 from gpudoctor.frozen import Frozen
 from gpudoctor.matrix import fields as f
 from gpudoctor.matrix.fields import COMMON_KEYS, Problems, RowReader, row_label
+from gpudoctor.matrix.load import raise_problems, toml_loads
+from gpudoctor.matrix.regex_safety import problem
+from gpudoctor.resources import matrices_dir
 
 SUPPORTED_SCHEMA_VERSION = 1
 LAYERS = (
@@ -130,8 +133,6 @@ class SignatureCatalogue:
 
 
 def signatures_path() -> Path:
-    from gpudoctor.resources import matrices_dir
-
     return matrices_dir() / "signatures.toml"
 
 
@@ -156,8 +157,6 @@ def load_signatures(path: Path | None = None) -> SignatureCatalogue:
 
 
 def parse_signatures(text: str, path: Path) -> SignatureCatalogue:
-    from gpudoctor.matrix.load import raise_problems, toml_loads
-
     doc = toml_loads(text, path)
     problems = Problems(str(path))
     version = doc.get("schema_version")
@@ -194,8 +193,6 @@ def _signature(problems: Problems, where: str, raw: dict[str, object]) -> Signat
     pattern = r.get_str("pattern", f.TEXT)
     groups: set[str] = set()
     if pattern:
-        from gpudoctor.matrix.regex_safety import problem
-
         why = problem(pattern)
         if why:
             r.fail(f"key 'pattern': {why}")

@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gpudoctor import facts_json
 from gpudoctor.errors import FactsError
+from gpudoctor.pasted.dispatch import read_report, read_reports
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -41,9 +43,6 @@ def read_source(path: Path) -> tuple[str, str]:
 
 
 def load_facts(path: Path, architectures: Sequence[Architecture] = ()) -> HostFacts:
-    from gpudoctor import facts_json
-    from gpudoctor.pasted.dispatch import read_report
-
     text, name = read_source(path)
     refuse_empty(text, name)
     if _is_snapshot(text):
@@ -94,9 +93,6 @@ def load_host_list(
 ) -> list[tuple[str, HostFacts]]:
     """Every host a file holds: a snapshot is one host; a pasted report holds one or more
     (reports that disagree, see pasted.dispatch.read_reports)."""
-    from gpudoctor import facts_json
-    from gpudoctor.pasted.dispatch import read_reports
-
     text, name = read_source(path)
     refuse_empty(text, name)
     if _is_snapshot(text):

@@ -18,6 +18,7 @@ from typing import Any
 
 from gpudoctor import children, framework_names, verify_report
 from gpudoctor.facts import DeepDevice, DeepFrameworkFacts, FrameworkFacts, ProbeIssue
+from gpudoctor.resources import templates_dir
 from gpudoctor.wording import exit_text, last_line
 
 PROBE = "deep"
@@ -48,8 +49,6 @@ class ChildResult:
 
 
 def verify_script() -> Path:
-    from gpudoctor.resources import templates_dir
-
     return templates_dir() / "verify_image.py"
 
 
