@@ -23,6 +23,7 @@ from pathlib import Path
 from gpudoctor.errors import MatrixError
 from gpudoctor.frozen import Frozen
 from gpudoctor.matrix import fields as f
+from gpudoctor.matrix import load
 from gpudoctor.matrix.fields import COMMON_KEYS, Problems, RowReader, row_label
 from gpudoctor.matrix.load import raise_problems, toml_loads
 from gpudoctor.matrix.regex_safety import problem
@@ -139,13 +140,11 @@ def signatures_path() -> Path:
 @functools.lru_cache(maxsize=4)
 def load_signatures(path: Path | None = None) -> SignatureCatalogue:
     """The catalogue at `path` (the shipped one when None); MatrixError names every problem."""
-    from gpudoctor.matrix.load import MAX_MATRIX_BYTES
-
     path = path or signatures_path()
     try:
-        if path.stat().st_size > MAX_MATRIX_BYTES:
+        if path.stat().st_size > load.MAX_MATRIX_BYTES:
             raise MatrixError(
-                f"signature file {path} is larger than the {MAX_MATRIX_BYTES >> 20} MiB a "
+                f"signature file {path} is larger than the {load.MAX_MATRIX_BYTES >> 20} MiB a "
                 "catalogue may be",
                 hint=_HINT,
             )

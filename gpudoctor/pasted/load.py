@@ -22,20 +22,17 @@ STDIN = "-"
 
 def read_source(path: Path) -> tuple[str, str]:
     """(text, name shown in messages) of a file, or of standard input for `-`."""
-    from gpudoctor.facts_json import MAX_SNAPSHOT_BYTES, read_bytes_capped, refuse_oversized
-
+    cap = facts_json.MAX_SNAPSHOT_BYTES  # read here: tests lower it
     what = "snapshot or report"
     if str(path) == STDIN:
         name = "<stdin>"
-        data = refuse_oversized(
-            sys.stdin.buffer.read(MAX_SNAPSHOT_BYTES + 1), MAX_SNAPSHOT_BYTES, name, what
-        )
+        data = facts_json.refuse_oversized(sys.stdin.buffer.read(cap + 1), cap, name, what)
     else:
         hint = (
             "check the path; `gpudoctor snapshot -o FILE` writes a snapshot, or save the pasted "
             "report to a file"
         )
-        data = read_bytes_capped(path, MAX_SNAPSHOT_BYTES, what, hint, named=False)
+        data = facts_json.read_bytes_capped(path, cap, what, hint, named=False)
         name = str(path)
     # Pastes come in every encoding a browser or terminal produces; an undecodable byte must not
     # stop the report (it only ever sits in text no shape reads).

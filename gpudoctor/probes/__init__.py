@@ -34,7 +34,6 @@ from gpudoctor.facts import (
 )
 from gpudoctor.facts_amd import AmdFacts
 from gpudoctor.facts_multigpu import MultiGpuFacts
-from gpudoctor.probes import redact
 from gpudoctor.probes import redact as _redact
 from gpudoctor.probes.amd import probe_amd
 from gpudoctor.probes.cudalibs import probe_cuda_libs
@@ -148,13 +147,13 @@ def redacted(facts: HostFacts) -> HostFacts:
         gpus.append(dataclasses.replace(gpu, uuid=None, serial=None, mig_devices=tuple(migs)))
     platform = dataclasses.replace(
         facts.platform,
-        nvidia_visible_devices=redact.visible_devices(
+        nvidia_visible_devices=_redact.visible_devices(
             facts.platform.nvidia_visible_devices, indexes
         ),
-        cuda_visible_devices=redact.visible_devices(facts.platform.cuda_visible_devices, indexes),
+        cuda_visible_devices=_redact.visible_devices(facts.platform.cuda_visible_devices, indexes),
     )
     nvml = dataclasses.replace(facts.nvml, gpus=tuple(gpus))
-    return redact.every_string(dataclasses.replace(facts, nvml=nvml, platform=platform))
+    return _redact.every_string(dataclasses.replace(facts, nvml=nvml, platform=platform))
 
 
 def _run_all(
