@@ -55,8 +55,11 @@ _SWITCHES = {
     "p2p": ("ok",),
     "xid": ("none",),
 }
-_OPS = (">=", "<=", "==", "!=", ">", "<", "=")
-_EXPR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*(>=|<=|==|!=|>|<|=)\s*(\S.*?)\s*$")
+_EXPR = re.compile(
+    r"^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*("
+    + "|".join(re.escape(op) for op in versions.OPERATORS)
+    + r")\s*(\S.*?)\s*$"
+)
 _MEMORY = re.compile(r"^(\d+(?:\.\d+)?)\s*(GiB|GB|MiB|MB|TiB|TB)$", re.IGNORECASE)
 _UNITS = {"gib": 2**30, "gb": 10**9, "mib": 2**20, "mb": 10**6, "tib": 2**40, "tb": 10**12}
 _HINT = "examples: --require 'driver>=550' --require 'gpus>=8' --require 'memory>=40GiB'"
@@ -67,7 +70,8 @@ def parse_requirement(text: str) -> Requirement:
     match = _EXPR.match(text)
     if match is None:
         raise UsageError(
-            f"{text!r} is not a requirement: expected KEY OP VALUE with OP one of {' '.join(_OPS)}",
+            f"{text!r} is not a requirement: expected KEY OP VALUE with OP one of "
+            f"{' '.join(versions.OPERATORS)}",
             hint=_HINT,
         )
     key, op, raw = match.group(1).lower().replace("-", "_"), match.group(2), match.group(3)
@@ -111,20 +115,6 @@ def _parse_value(key: str, op: str, raw: str, text: str) -> Value:
         raise UsageError(f"{raw!r} is not a version in {text!r}", hint=_HINT) from None
 
 
-def _compare(have: tuple[int, ...] | float, op: str, want: tuple[int, ...] | float) -> bool:
-    if isinstance(have, tuple) and isinstance(want, tuple):
-        have = have[: len(want)] + (0,) * (len(want) - len(have))
-    table: dict[str, Callable[[object, object], bool]] = {
-        ">=": lambda a, b: a >= b,  # type: ignore[operator]
-        "<=": lambda a, b: a <= b,  # type: ignore[operator]
-        ">": lambda a, b: a > b,  # type: ignore[operator]
-        "<": lambda a, b: a < b,  # type: ignore[operator]
-        "==": lambda a, b: a == b,
-        "!=": lambda a, b: a != b,
-    }
-    return table[op](have, want)
-
-
 def check_requirements(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     return [judge(facts, matrix, r) for r in intent.requirements]
 
@@ -149,7 +139,7 @@ def judge(facts: HostFacts, matrix: Matrix, req: Requirement) -> Finding:
         met = bool(values) and all((v == req.value) == (req.op == "==") for v in values)
     else:
         met = bool(values) and all(
-            isinstance(v, (tuple, float)) and _compare(v, req.op, req.value) for v in values
+            isinstance(v, (tuple, float)) and versions.compare(v, req.op, req.value) for v in values
         )
     sev = Severity.OK if met else Severity.ERROR
     verdict = "met" if met else "not met"

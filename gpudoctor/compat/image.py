@@ -75,23 +75,11 @@ def admits(
             if have is None or want is None or key == "arch":
                 results.append(None)
                 continue
-            n = len(want)
-            results.append(_compare(have[:n], op, want))
+            results.append(versions.compare(have, op, want))
         if all(r is True for r in results):
             return True
         unknown = unknown or (None in results and False not in results)
     return None if unknown else False
-
-
-def _compare(have: tuple[int, ...], op: str, want: tuple[int, ...]) -> bool:
-    return {
-        ">=": have >= want,
-        "<=": have <= want,
-        ">": have > want,
-        "<": have < want,
-        "==": have == want,
-        "=": have == want,
-    }[op]
 
 
 def host_brands(facts: HostFacts) -> set[str]:
