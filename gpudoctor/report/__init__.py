@@ -1,5 +1,9 @@
-"""Reporters: present a CheckRun as text, JSON, JUnit XML or GitHub annotations. No judging here."""
+"""Reporters: present a CheckRun as text, JSON, JUnit XML, GitHub annotations, Prometheus
+exposition text or a markdown reply. No judging here."""
 
 from __future__ import annotations
 
-FORMATS = ("text", "json", "junit", "github")
+# `check --format`: every format one host's report is written in (a module of this package each)
+FORMATS = ("text", "json", "junit", "github", "prometheus", "markdown")
+# the formats a fleet (several hosts in one run) is written in: report/fleet.py
+FLEET_FORMATS = ("text", "json")
