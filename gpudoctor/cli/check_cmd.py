@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
+from gpudoctor.children import DEEP_TIMEOUT_S
 from gpudoctor.cli.common import (
-    DEEP_TIMEOUT_S,
     DeepOpt,
     DeepTimeoutOpt,
     check_choice,

@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from gpudoctor import __version__
+from gpudoctor.children import DEEP_TIMEOUT_S
 from gpudoctor.facts import (
     ContainerRuntimeFacts,
     CudaLibFacts,
@@ -212,7 +213,7 @@ def _deep(
     site_paths: Sequence[str | Path] | None,
     timeout_s: float | None,
 ) -> ProbeResult[tuple[DeepFrameworkFacts, ...]]:
-    from gpudoctor.probes.deep import DEFAULT_TIMEOUT_S, probe_deep  # lazy: --deep only
+    from gpudoctor.probes.deep import probe_deep  # lazy: --deep only
 
     child_env = dict(env)
     if site_paths is not None:  # frameworks were looked for there: the child must import them
@@ -222,7 +223,7 @@ def _deep(
         frameworks,
         python=python or sys.executable,
         env=child_env,
-        timeout_s=DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s,
+        timeout_s=DEEP_TIMEOUT_S if timeout_s is None else timeout_s,
     )
     return found, list(issues)
 

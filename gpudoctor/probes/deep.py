@@ -22,7 +22,6 @@ from gpudoctor.resources import templates_dir
 from gpudoctor.wording import exit_text, last_line
 
 PROBE = "deep"
-DEFAULT_TIMEOUT_S = 60.0
 # The child's environment on top of the host's: faulthandler prints the Python stack of a
 # segfault (so a crash says where it happened); TensorFlow and JAX would otherwise grab most of
 # the GPU memory for a 4 KiB test on what may be a busy node; TF's C++ logging stays quiet.
@@ -57,7 +56,7 @@ def probe_deep(
     *,
     python: str,
     env: Mapping[str, str],
-    timeout_s: float = DEFAULT_TIMEOUT_S,
+    timeout_s: float = children.DEEP_TIMEOUT_S,
     script: Path | None = None,
 ) -> tuple[tuple[DeepFrameworkFacts, ...], list[ProbeIssue]]:
     """One DeepFrameworkFacts per framework, probed one after another (two frameworks at once

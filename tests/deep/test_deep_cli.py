@@ -125,10 +125,3 @@ def test_check_deep_reports_an_import_failure(tmp_path: Path) -> None:
         "import torch fails: ImportError: libcudnn.so.9: cannot open shared object file"
     )
     assert found["framework-cuda-available"]["severity"] == "n/a"
-
-
-def test_the_cli_default_timeout_is_the_probes() -> None:
-    from gpudoctor.cli.common import DEEP_TIMEOUT_S
-    from gpudoctor.probes.deep import DEFAULT_TIMEOUT_S
-
-    assert DEEP_TIMEOUT_S == DEFAULT_TIMEOUT_S
