@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import facts_json
 from gpudoctor.errors import FactsError
-from gpudoctor.pasted.dispatch import read_report, read_reports
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -44,6 +43,8 @@ def load_facts(path: Path, architectures: Sequence[Architecture] = ()) -> HostFa
     refuse_empty(text, name)
     if _is_snapshot(text):
         return facts_json.loads(text, name)
+    from gpudoctor.pasted.dispatch import read_report  # lazy: a text report only
+
     try:
         return read_report(text, name, architectures)
     except FactsError:
@@ -94,6 +95,8 @@ def load_host_list(
     refuse_empty(text, name)
     if _is_snapshot(text):
         return [(name, facts_json.loads(text, name))]
+    from gpudoctor.pasted.dispatch import read_reports  # lazy: a text report only
+
     try:
         return read_reports(text, name, architectures)
     except FactsError:
