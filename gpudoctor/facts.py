@@ -215,7 +215,7 @@ class CpuFacts(Frozen):
     parts: tuple[str, ...] = ()  # Arm MIDR part numbers seen: ("0xd4f",)
     numa_nodes: tuple[NumaNode, ...] = ()
     # True: CPU-less NUMA nodes hold memory (GPU memory the CPU addresses coherently); None: no
-    # such evidence (not False: a driver may keep GPU memory off the OS's NUMA nodes).
+    # such node seen (not False: a driver may keep GPU memory off the OS's NUMA nodes).
     gpu_memory_coherent: bool | None = None
 
 
@@ -437,7 +437,7 @@ class ReportFacts(Frozen):
 
     source: str = ""  # the file name, or "<stdin>"
     sections: tuple[str, ...] = ()  # the shapes recognised, in order: "collect_env", ...
-    notes: tuple[str, ...] = ()  # provenance: which of two reports was used, truncation, ...
+    notes: tuple[str, ...] = ()  # how it was read: which of two reports was used, truncation, ...
     unknown: tuple[str, ...] = ()  # what the report could not tell
     errors: tuple[ReportError, ...] = ()
     ranges: tuple[ReportRange, ...] = ()  # what was read, by line ranges

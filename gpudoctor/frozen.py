@@ -1,10 +1,11 @@
 """`Frozen`: the shared `__eq__`, `__hash__` and `__repr__` of gpudoctor's frozen records.
 
 `@dataclass(frozen=True)` writes these three methods for each class as source text and execs
-it, which for the ~50 facts and matrix classes costs ~10 ms of every `check` start. Declared as
-`@dataclass(frozen=True, eq=False, repr=False)` over `Frozen`, a class gets methods that behave
-as the generated ones do: equal when of the same class with equal compared fields, hashed as
-the tuple of those fields (frozen and eq make a dataclass hashable), shown as `Name(field=...)`.
+it, which for the facts and matrix classes is a measurable part of every `check` start.
+Declared as `@dataclass(frozen=True, eq=False, repr=False)` over `Frozen`, a class gets methods
+that behave as the generated ones do: equal when of the same class with equal compared fields,
+hashed as the tuple of those fields (frozen and eq make a dataclass hashable), shown as
+`Name(field=...)`.
 """
 
 from __future__ import annotations

@@ -131,8 +131,8 @@ def canonical_name(name: str) -> str:
     """A distribution name as the index compares it: "Nvidia_CUDNN.cu12" -> "nvidia-cudnn-cu12".
 
     PEP 503's normalisation, the rule `packaging.utils.canonicalize_name` applies (a test holds
-    the two equal): importing packaging.utils also imports packaging.tags and sysconfig, about
-    15 ms on `gpudoctor check`'s path, where the frameworks probe normalises every installed
+    the two equal): importing packaging.utils also imports packaging.tags and sysconfig, a cost on
+    `gpudoctor check`'s path, where the frameworks probe normalises every installed
     distribution's name."""
     return _NAME_SEPARATORS.sub("-", name).lower()
 

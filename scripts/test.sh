@@ -5,7 +5,8 @@
 #   2. scripts/ensure-docker.sh: make a Docker Engine reachable (docker tests build real images);
 #   3. scripts/ensure-prometheus.sh: Debian's prometheus and promtool (the exporter and alert tests);
 #   4. pytest from .venv; exit 5 (no test collected) fails the run.
-# Extra arguments go to pytest, e.g. `bash scripts/test.sh -m slow` for the opt-in slow tests.
+# Extra arguments go to pytest, e.g. `bash scripts/test.sh -m manual` for the tests that run only
+# when selected, or `-m "not slow and not docker"` for a quick run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,9 +1,12 @@
-"""Suite-wide test switches: marker gating for docker, gpu and slow tests, and golden updates.
+"""Suite-wide test switches: marker gating for docker, gpu and manual tests, and golden updates.
 
 - `docker` tests run when a Docker Engine answers; when none does they are skipped with the
   reason, except where GPUDOCTOR_REQUIRE_DOCKER=1 (CI sets it), where they fail instead.
 - `gpu` tests run only on a host where NVML reports a GPU (never in CI).
-- `slow` tests run only when selected explicitly: `pytest -m slow`.
+- `manual` tests run only when selected explicitly: `pytest -m manual`.
+- `slow` tests run like any other (CI's full run includes them): a quick run deselects them
+  with `-m "not slow"`, as .ci/run does on its other Pythons.
+The rule is `tests/support/markers.skip_reason`.
 - `GPUDOCTOR_UPDATE_GOLDEN=1` rewrites golden files instead of comparing (review the diff).
 """
 
@@ -53,18 +56,20 @@ def update_golden() -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    from tests.support.markers import skip_reason
+
     markexpr = config.getoption("markexpr") or ""
+    require_docker = os.environ.get("GPUDOCTOR_REQUIRE_DOCKER") == "1"
     for item in items:
-        if "slow" in item.keywords and "slow" not in markexpr:
-            item.add_marker(pytest.mark.skip(reason="slow test: opt in with `-m slow`"))
-        if "gpu" in item.keywords and not gpu_present():
-            item.add_marker(pytest.mark.skip(reason="needs an NVIDIA GPU with a driver"))
-        if (
-            "docker" in item.keywords
-            and not docker_reachable()
-            and os.environ.get("GPUDOCTOR_REQUIRE_DOCKER") != "1"
-        ):
-            item.add_marker(pytest.mark.skip(reason="no Docker Engine reachable"))
+        reason = skip_reason(
+            item.keywords,
+            markexpr,
+            gpu_present=gpu_present,
+            docker_reachable=docker_reachable,
+            require_docker=require_docker,
+        )
+        if reason is not None:
+            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

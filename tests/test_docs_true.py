@@ -82,3 +82,41 @@ def test_readme_version_ranges_are_the_matrix(matrix: Matrix) -> None:
     assert f"TensorFlow {span([r.version for r in matrix.tensorflow])}" in text
     cuda = span([c.version for c in matrix.cuda])
     assert f"CUDA {cuda.rsplit('.', 1)[0]}.x" in text or f"CUDA {cuda}" in text
+
+
+# A path of this repository, as docs and docstrings name it: from the top ("gpudoctor/facts.py",
+# "tests/support/golden.py") or inside the package ("checks/catalogue.py").
+_OWN_PATH = re.compile(
+    r"(?<![\w./-])((?:gpudoctor|tests|scripts|bench|templates|builder|checks|cli|compat|"
+    r"exporter|matrix|pasted|probes|report|wheels)/[\w/-]*\w\.py)\b"
+)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [*DOCS, *sorted((ROOT / "gpudoctor").rglob("*.py"))],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_every_file_of_this_repository_named_exists(path: Path) -> None:
+    """A module renamed or moved leaves no doc or docstring naming the old file."""
+    missing = [
+        name
+        for name in sorted(set(_OWN_PATH.findall(_text(path))))
+        if not (ROOT / name).exists() and not (ROOT / "gpudoctor" / name).exists()
+    ]
+    assert not missing, f"{path.relative_to(ROOT)} names files that do not exist: {missing}"
+
+
+_MILLISECONDS = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs)\b")
+
+
+def test_no_measured_figure_in_code_comments() -> None:
+    """Start-up and run-time figures live in bench/README.md, re-taken with bench/; a figure
+    copied into a comment or docstring goes stale with the next measurement."""
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "gpudoctor").rglob("*.py"))
+        for number, line in enumerate(_text(path).splitlines(), 1)
+        if _MILLISECONDS.search(line)
+    ]
+    assert not found, "\n".join(found)

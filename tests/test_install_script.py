@@ -57,6 +57,7 @@ def _bin_with(tmp: Path, links: dict[str, Path]) -> Path:
     return folder
 
 
+@pytest.mark.slow  # a venv and a pip install of gpudoctor
 def test_install_beside_an_old_python3_links_gpudoctor_into_local_bin(
     tmp_path: Path, old_python: Path
 ) -> None:

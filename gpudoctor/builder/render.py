@@ -86,8 +86,8 @@ def _dq(value: object) -> str:
 
 @functools.lru_cache(maxsize=8)
 def _environment(template_dir: Path) -> jinja2.Environment:
-    """One environment per template folder: it keeps the compiled template (compiling costs
-    ~5 ms, 90% of `render --all`) and recompiles when the file changes (auto_reload)."""
+    """One environment per template folder: it keeps the compiled template (compiling is most
+    of `render --all`'s time) and recompiles when the file changes (auto_reload)."""
     import jinja2
 
     env = jinja2.Environment(

@@ -1,8 +1,8 @@
 """Serve a wheelhouse to a build on 127.0.0.1, so the wheels never enter the build context.
 
 A multi-GB wheelhouse sent as context costs its full size on every build, even when every
-layer is cached (42 s for 2.7 GB); served, a cached rebuild reads nothing. pip in a
-host-network build (`--no-index --find-links http://127.0.0.1:PORT/`) reads the index page
+layer is cached (bench/README.md has the figures); served, a cached rebuild reads nothing. pip
+in a host-network build (`--no-index --find-links http://127.0.0.1:PORT/`) reads the index page
 and downloads what it installs; 127.0.0.1 is a secure origin to pip, and nothing else on the
 network can reach the server. Only the files selected for the build are served.
 """

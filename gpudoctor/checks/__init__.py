@@ -2,7 +2,7 @@
 
 `run_checks` runs every registered check, isolating each one (a crashing check becomes an
 `unknown` finding, never a crashed report), and returns a CheckRun that the reporters present.
-Exit-code policy (documented in `gpudoctor check --help` and docs/findings.md):
+Exit-code policy (documented in `gpudoctor check --help` and the README's "Exit codes"):
 - 1 when any finding is `error`, or a `--require` requirement is unmet or cannot be judged;
 - with `--strict` also for `warn` and `unknown` findings;
 - 5 when a check raised (`check-crashed`): gpudoctor itself failed, which is never a pass;
@@ -22,7 +22,6 @@ from gpudoctor.checks import (
     deep,
     devices,
     driver,
-    evidence,
     gpu,
     image_verdict,
     intent,
@@ -30,6 +29,7 @@ from gpudoctor.checks import (
     links,
     nccl,
     nccl_release,
+    pasted_report,
     placement,
     platform,
     programs,
@@ -60,7 +60,7 @@ __all__ = ["REGISTRY", "CheckRun", "Crash", "Intent", "exit_code", "run_checks",
 
 # (area, check) in report order; a check's findings carry codes of its area (catalogue.py).
 REGISTRY: tuple[tuple[str, Check], ...] = (
-    *(("report", c) for c in evidence.CHECKS),
+    *(("report", c) for c in pasted_report.CHECKS),
     *(("driver", c) for c in driver.CHECKS),
     *(("driver", c) for c in devices.CHECKS),
     *(("driver", c) for c in recorded.CHECKS),
@@ -181,7 +181,9 @@ def run_checks(
     crashes: list[Crash] = []
     for area, check in REGISTRY:
         found += _run_one(area, check, facts, matrix, intent, crashes=crashes)
-    found = evidence.link_evidence(found)  # before --only/--skip: a skipped finding still counts
+    found = pasted_report.link_error_lines(
+        found
+    )  # before --only/--skip: a skipped finding still counts
     found = [f for f in found if (not only or f.code in only) and f.code not in skip]
     # Findings quote host data (GPU names, error texts): cleaned once here, for every reporter.
     lines = {area: printable(text) for area, text in headlines(facts, intent).items()}

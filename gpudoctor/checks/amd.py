@@ -366,7 +366,10 @@ def _pseudo(fw: FrameworkFacts, series: str) -> PytorchRocmVariant:
         rocm=series,
         index_url=f"https://download.pytorch.org/whl/rocm{series}",
         source="",
+        sources=(),
         verified=False,
+        notes="",
+        evidence="",
     )
 
 

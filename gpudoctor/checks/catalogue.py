@@ -102,7 +102,7 @@ _ENTRIES = (
        "NVML failed for another reason (no permission, unknown error); GPU facts are unknown.",
        "Run as a user that can open /dev/nvidia*; see the NVML error in the detail."),
     _E("driver-version", "driver", "Driver version and the CUDA it supports", "ok, unknown, n/a",
-       "The NVIDIA driver in use, its kernel module flavour and the newest CUDA it supports.",
+       "The NVIDIA driver in use, its kernel module flavor and the newest CUDA it supports.",
        "None."),
     _E("device-nodes", "driver", "/dev/nvidia* device nodes", "ok, warn, error, n/a, unknown",
        "/dev/nvidiactl, /dev/nvidiaN and /dev/nvidia-uvm must exist and be read/writable for "

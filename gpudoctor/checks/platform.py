@@ -297,13 +297,13 @@ def check_cpu_memory(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
     title = f"{cpu.model or 'unknown CPU'} ({p.machine or 'unknown machine'})"
     if cpu.numa_nodes:
         title += f", {plural(len(cpu.numa_nodes), 'NUMA node')}"
-    why = _coherence_evidence(cpu.numa_nodes, ats)
+    why = _coherence_reasons(cpu.numa_nodes, ats)
     if why:
         title += "; GPU memory is coherent with the CPU"
     return [finding("cpu-memory", OK, title, detail="; ".join(why), evidence=ev)]
 
 
-def _coherence_evidence(numa_nodes: tuple[NumaNode, ...], ats: list[int]) -> list[str]:
+def _coherence_reasons(numa_nodes: tuple[NumaNode, ...], ats: list[int]) -> list[str]:
     """Why GPU and CPU memory are one coherent space: CPU-less NUMA nodes with memory (GPU
     memory onlined to the OS), and NVML's ATS addressing mode (NVLink-C2C)."""
     why = []

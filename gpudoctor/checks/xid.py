@@ -34,7 +34,7 @@ def check_xid(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]
         return [finding("xid-history", NA, f"kernel log not read: {m.xid_unreadable_reason}")]
     if not m.xid_events:
         return [finding("xid-history", OK, "no XID in the kernel log since boot")]
-    from gpudoctor.checks.xid_catalog import load_xid_catalogue  # lazy: a log with XIDs only
+    from gpudoctor.matrix.xid import load_xid_catalogue  # lazy: a log with XIDs only
 
     catalogue = load_xid_catalogue()
     index = {g.pci_bus_id: g.index for g in facts.nvml.gpus if g.pci_bus_id}
@@ -42,7 +42,7 @@ def check_xid(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]
     for xid in sorted({e.xid for e in m.xid_events}):
         events = [e for e in m.xid_events if e.xid == xid]
         entry = catalogue.lookup(xid)
-        action = entry.action if entry else catalogue.unknown
+        action = catalogue.action(xid)
         where = sorted(
             {
                 f"GPU {index[e.pci_bus_id]}" if e.pci_bus_id in index else e.pci_bus_id or "?"

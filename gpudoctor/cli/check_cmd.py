@@ -1,6 +1,7 @@
 """`gpudoctor check`: judge this host (or a recorded snapshot) and report every problem with its
 fix. Exit codes: 0 nothing failed; 1 an error finding or an unmet requirement (with --strict,
-warnings and unknowns too); 2 bad usage or input."""
+warnings and unknowns too); 2 bad usage or input; 3 the Docker daemon unreachable (--image);
+5 a check crashed (gpudoctor itself failed)."""
 
 # No `from __future__ import annotations` here: typer reads these signatures at run time, and
 # before Python 3.10 it cannot see the `Annotated` options inside string annotations.
@@ -168,7 +169,7 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
     only_codes = select_codes("--only", (only or "").split(","))
     skip_codes = select_codes("--skip", (skip or "").split(","))
     fleet = False
-    if paths:  # fleet_summary and its dataclasses (~2 ms) only when --from names something
+    if paths:  # fleet_summary and its dataclasses only when --from names something
         from gpudoctor.fleet_summary import is_fleet
 
         fleet = is_fleet(paths)

@@ -72,12 +72,14 @@ VALIDATE_HELP = """Check a matrix file: TOML syntax, every key and type, version
 and references between tables. Prints an ok line with counts, or every problem (exit 2).
 A signature catalogue (a file of [[signature]] tables, like matrices/signatures.toml) is
 checked as one: every key, a source for every entry, patterns free of nested repeats,
-templates that name the pattern's groups, examples the pattern finds.
+templates that name the pattern's groups, examples the pattern finds. An XID catalogue
+([[xid]] and [[action]] tables, like matrices/xid.toml) likewise.
 
 \b
   gpudoctor matrix validate my-matrix.toml
   gpudoctor matrix validate          the --matrix file, or the shipped one
   gpudoctor matrix validate matrices/signatures.toml
+  gpudoctor matrix validate matrices/xid.toml
 
 The format is documented in docs/matrix-format.md.
 """
@@ -285,7 +287,8 @@ def validate_cmd(
     from gpudoctor.matrix.load import load_matrix
 
     path = file or state(ctx).matrix_path
-    if path is not None and _is_signature_file(path):
+    kind = _document_kind(path) if path is not None else "matrix"
+    if path is not None and kind == "signature":
         from gpudoctor.matrix.signatures import load_signatures
 
         catalogue = load_signatures(path)
@@ -295,23 +298,39 @@ def validate_cmd(
             + (f" ({unverified} marked verified = false)" if unverified else "")
         )
         return 0
+    if path is not None and kind == "xid":
+        from gpudoctor.matrix.xid import load_xid_catalogue
+
+        xids = load_xid_catalogue(path)
+        unverified = sum(not e.verified for e in xids.xids)
+        typer.echo(
+            f"ok: {path}: {len(xids.xids)} XIDs and {len(xids.actions)} actions, each XID with "
+            "its source" + (f" ({unverified} marked verified = false)" if unverified else "")
+        )
+        return 0
     matrix = load_matrix(path)
     typer.echo(views.validate_line(matrix))
     return 0
 
 
-def _is_signature_file(path: Path) -> bool:
-    """A signature catalogue is told by its [[signature]] tables (a matrix has none)."""
+def _document_kind(path: Path) -> str:
+    """Which data file this is, told by its tables: "signature" ([[signature]]), "xid"
+    ([[xid]] or [[action]]), else "matrix" (whose loader words any read error)."""
     from stat import S_ISREG
 
     try:
         if not S_ISREG(path.stat().st_mode):
-            return False  # a FIFO would block: the matrix loader refuses it with its words
+            return "matrix"  # a FIFO would block: the matrix loader refuses it with its words
         with path.open("rb") as stream:
             head = stream.read(1 << 20).decode("utf-8", errors="replace")
     except OSError:
-        return False  # the matrix loader words the read error
-    return any(line.strip() == "[[signature]]" for line in head.splitlines())
+        return "matrix"
+    tables = {line.strip() for line in head.splitlines()}
+    if "[[signature]]" in tables:
+        return "signature"
+    if tables & {"[[xid]]", "[[action]]"}:
+        return "xid"
+    return "matrix"
 
 
 def _machine(platform: Optional[str], machine: Optional[str]) -> Optional[str]:

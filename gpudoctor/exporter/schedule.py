@@ -26,7 +26,7 @@ class Outcome:
 
 @dataclass(frozen=True)
 class State:
-    """The schedule at one moment (times from the monotonic clock, except `finished_unix`)."""
+    """The schedule at one moment (times from its clock, the monotonic one by default)."""
 
     interval_s: float
     outcome: Outcome | None = None

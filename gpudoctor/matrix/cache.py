@@ -1,6 +1,6 @@
 """A per-user disk cache of the validated matrix, so that `gpudoctor check` does not pay for
 parsing and validating the 1,700-line TOML (and importing tomllib, the validators and
-packaging's requirement parser) on every run: ~60 ms before, ~3 ms from the cache.
+packaging's requirement parser) on every run (bench/README.md has both figures).
 
 The key is the matrix file's content digest plus the code that turns it into the model (the
 gpudoctor version and the modification times of the matrix modules), so an edited matrix or an
@@ -14,19 +14,28 @@ from __future__ import annotations
 
 import os
 import sys
-import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gpudoctor import __version__, user_cache
-from gpudoctor.matrix.model import Matrix
-from gpudoctor.user_cache import private
+if TYPE_CHECKING:
+    from gpudoctor.matrix.model import Matrix
 
-_CODE = ("model.py", "load.py", "load_rocm.py", "fields.py", "validate.py", "cache.py")
+_CODE = (
+    "model.py",
+    "schema.py",
+    "kinds.py",
+    "reader.py",
+    "load.py",
+    "fields.py",
+    "validate.py",
+    "cache.py",
+)
 
 
 def _folder() -> Path | None:
     if os.environ.get("GPUDOCTOR_NO_MATRIX_CACHE"):
         return None
+    from gpudoctor import user_cache
 
     return user_cache.folder()
 
@@ -43,7 +52,11 @@ def _code_stamps() -> list[str]:
 
 def _key(path: Path, content: bytes) -> str:
     """A file name for this content read by this code (zlib, not hashlib: hashlib loads
-    OpenSSL, ~2 ms; a clash needs the same CRC and length of two matrices at one path)."""
+    OpenSSL; a clash needs the same CRC and length of two matrices at one path)."""
+    import zlib
+
+    from gpudoctor import __version__
+
     code = "\0".join((str(path), __version__, sys.version, *_code_stamps())).encode()
     return f"{zlib.crc32(code):08x}-{zlib.crc32(content):08x}-{len(content)}"
 
@@ -54,10 +67,14 @@ def load(path: Path, content: bytes) -> Matrix | None:
     if folder is None:
         return None
     try:
+        from gpudoctor.user_cache import private
+
         entry = folder / f"matrix-{_key(path, content)}.pickle"
         if not (private(folder, is_folder=True) and private(entry, is_folder=False)):
             return None
         import pickle
+
+        from gpudoctor.matrix.model import Matrix
 
         matrix = pickle.loads(entry.read_bytes())
     except Exception:  # a damaged or foreign cache file: parse the TOML instead
@@ -72,6 +89,8 @@ def store(path: Path, content: bytes, matrix: Matrix) -> None:
         return
     try:
         import pickle
+
+        from gpudoctor.user_cache import private
 
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not private(folder, is_folder=True):

@@ -1,12 +1,12 @@
-"""Every row is verified with its evidence, or says what is unverified and why.
+"""A verified framework row names its evidence; an unverified row says what is unverified and why.
 
 - A row marked `verified = false` must carry `notes` naming what could not be confirmed and why.
 - Framework rows (`[[pytorch]]`, `[[pytorch.variants]]`, `[[tensorflow]]`) state facts that
   their released wheels carry (Python tags, METADATA pins, torch/version.py, the compiled
   architectures), so a verified one must name in `evidence` what was read from which artifact
   (`scripts/read_wheel.py` and `gpudoctor matrix update` print it), or, where no wheel can be
-  read, the release branch file it was read from. Other tables' facts come from documents; their
-  `source` is the evidence.
+  read, the release branch file it was read from. Other tables' facts come from documents, which
+  their `source` names.
 """
 
 from __future__ import annotations

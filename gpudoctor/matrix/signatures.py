@@ -17,19 +17,23 @@ from __future__ import annotations
 import functools
 import re
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpudoctor.errors import MatrixError
-from gpudoctor.frozen import Frozen
 from gpudoctor.matrix import fields as f
-from gpudoctor.matrix import load
-from gpudoctor.matrix.fields import COMMON_KEYS, Problems, RowReader, row_label
-from gpudoctor.matrix.load import raise_problems, toml_loads
-from gpudoctor.matrix.regex_safety import problem
-from gpudoctor.resources import matrices_dir
+from gpudoctor.matrix import kinds as k
+from gpudoctor.matrix.fields import Problems, RowReader
+from gpudoctor.matrix.model import Provenance
+from gpudoctor.matrix.reader import (
+    RowRule,
+    raise_problems,
+    read_document,
+    read_text,
+    stamp,
+    toml_loads,
+)
+from gpudoctor.matrix.schema import array, table, text
 
-SUPPORTED_SCHEMA_VERSION = 1
 LAYERS = (
     "driver",
     "cuda",
@@ -61,14 +65,14 @@ FACT_GROUPS = {
 DERIVED = {"driver_cuda_from_int": "cuda_int", "cc_from_sm": "sm"}
 INSTALLS = ("torch", "tensorflow")
 SOURCE_KINDS = ("vendor", "threads")
-_CODE = f.Kind(
+_CODE = k.Kind(
     'a kebab-case code like "driver-too-old"',
     lambda v: isinstance(v, str) and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", v) is not None,
 )
-_LAYER = f.Kind(" or ".join(f'"{x}"' for x in LAYERS), lambda v: v in LAYERS)
-_INSTALL = f.Kind(" or ".join(f'"{x}"' for x in INSTALLS), lambda v: v in INSTALLS)
-_SOURCE_KIND = f.Kind('"vendor" or "threads"', lambda v: v in SOURCE_KINDS)
-_KEYWORD = f.Kind(
+_LAYER = k.Kind(" or ".join(f'"{x}"' for x in LAYERS), lambda v: v in LAYERS)
+_INSTALL = k.Kind(" or ".join(f'"{x}"' for x in INSTALLS), lambda v: v in INSTALLS)
+_SOURCE_KIND = k.Kind('"vendor" or "threads"', lambda v: v in SOURCE_KINDS)
+_KEYWORD = k.Kind(
     "a lower-case literal of 3 or more characters",
     lambda v: isinstance(v, str) and len(v) >= 3 and v == v.lower(),
 )
@@ -76,34 +80,98 @@ _HINT = (
     "fix the file (format: docs/matrix-format.md#signatures) and re-run `gpudoctor matrix "
     "validate FILE`"
 )
-_KEYS = (
-    "code layer pattern keywords examples needs cause fix install predicted_by nvml_status "
-    "source_kind severity"
-)
 SEVERITIES = ("error", "warn")
-_SEVERITY = f.Kind('"error" or "warn"', lambda v: v in SEVERITIES)
+_SEVERITY = k.Kind('"error" or "warn"', lambda v: v in SEVERITIES)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Signature(Frozen):
-    code: str
-    layer: str
-    pattern: str
-    keywords: tuple[str, ...]  # lower-case literals; every matching line holds one
-    examples: tuple[str, ...]  # lines as users paste them (a test runs the pattern on them)
-    cause: str  # template over the named groups
-    fix: str  # template; {install} is the install command the compatibility model builds
-    source: str
-    source_kind: str = "vendor"  # "threads": two public threads settle the cause (sources)
-    severity: str = "error"  # "warn": the line says something runs slower or degraded
-    needs: tuple[str, ...] = ()  # the facts that judge it (words, shown when they are unknown)
-    install: str | None = None  # "torch" / "tensorflow": the fix installs that framework
-    predicted_by: tuple[str, ...] = ()  # finding codes that explain it from the facts
-    nvml_status: str | None = None  # NVML's state when the line is printed
-    sources: tuple[str, ...] = ()
-    verified: bool = True
-    notes: str = ""
-    evidence: str = ""
+class Signature(Provenance):
+    code: str = field(
+        metadata=text(_CODE, "unique: the finding's subject (`report-error` findings carry it)")
+    )
+    layer: str = field(metadata=text(_LAYER, "the layer the line is about"))
+    pattern: str = field(
+        metadata=text(
+            k.TEXT,
+            "a regular expression searched in one line (case-insensitive), or in the line "
+            "joined with the next for a message printed over two lines; named groups are the "
+            "numbers the line states",
+        )
+    )
+    keywords: tuple[str, ...] = field(  # lower-case literals; every matching line holds one
+        metadata=array(
+            _KEYWORD,
+            "literals, one of which every matching line holds (the paste is searched for these "
+            "first)",
+        )
+    )
+    examples: tuple[str, ...] = field(  # lines as users paste them (a test runs the pattern)
+        metadata=array(
+            k.TEXT,
+            "lines as users paste them; the pattern must find each, and each must hold a keyword",
+        )
+    )
+    cause: str = field(  # template over the named groups
+        metadata=text(
+            k.TEXT,
+            "template over the pattern's named groups (`{sm}`, `{driver}`), never a canned example",
+        )
+    )
+    fix: str = field(  # template; {install} is the install command the compatibility model builds
+        metadata=text(k.TEXT, "template, as `cause`")
+    )
+    source_kind: str = field(  # "threads": two public threads settle the cause (sources)
+        default="vendor",
+        metadata=text(
+            _SOURCE_KIND,
+            '`"vendor"`: `source` is the vendor\'s own text; `"threads"`: `source` and '
+            "`sources` name two independent public threads that settle the cause",
+            optional=True,
+            absent="vendor",
+        ),
+    )
+    severity: str = field(  # "warn": the line says something runs slower or degraded
+        default="error",
+        metadata=text(
+            _SEVERITY,
+            '`"warn"`: the line says something runs slower or degraded',
+            optional=True,
+            absent="error",
+        ),
+    )
+    needs: tuple[str, ...] = field(  # the facts that judge it (words, shown when unknown)
+        default=(),
+        metadata=array(
+            k.TEXT, "the facts that judge it (words, shown to the reader)", optional=True
+        ),
+    )
+    install: str | None = field(  # "torch" / "tensorflow": the fix installs that framework
+        default=None,
+        metadata=text(
+            _INSTALL,
+            "the fix installs it; the fix must place `{install}`, which the compatibility "
+            "model fills with the build for the host",
+            optional=True,
+        ),
+    )
+    predicted_by: tuple[str, ...] = field(  # finding codes that explain it from the facts
+        default=(),
+        metadata=array(
+            _CODE,
+            "finding codes that explain the line from the host's facts "
+            "(`checks/pasted_report.py` links them)",
+            optional=True,
+        ),
+    )
+    nvml_status: str | None = field(  # NVML's state when the line is printed
+        default=None,
+        metadata=text(
+            k.TEXT,
+            "NVML's state when the line is printed (`driver_not_loaded`, "
+            "`lib_rm_version_mismatch`)",
+            optional=True,
+        ),
+    )
 
     @functools.cached_property
     def compiled(self) -> re.Pattern[str]:
@@ -126,7 +194,10 @@ class Signature(Frozen):
 @dataclass(frozen=True)
 class SignatureCatalogue:
     path: Path
-    signatures: tuple[Signature, ...]
+    schema_version: int
+    signatures: tuple[Signature, ...] = field(
+        metadata=table("signature", Signature, "code", "one line people paste")
+    )
 
     @functools.cached_property
     def by_code(self) -> dict[str, Signature]:
@@ -134,89 +205,48 @@ class SignatureCatalogue:
 
 
 def signatures_path() -> Path:
+    from gpudoctor.resources import matrices_dir
+
     return matrices_dir() / "signatures.toml"
 
 
-@functools.lru_cache(maxsize=4)
 def load_signatures(path: Path | None = None) -> SignatureCatalogue:
     """The catalogue at `path` (the shipped one when None); MatrixError names every problem."""
     path = path or signatures_path()
-    try:
-        if path.stat().st_size > load.MAX_MATRIX_BYTES:
-            raise MatrixError(
-                f"signature file {path} is larger than the {load.MAX_MATRIX_BYTES >> 20} MiB a "
-                "catalogue may be",
-                hint=_HINT,
-            )
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        raise MatrixError(f"cannot read signature file {path}: {reason}", hint=_HINT) from None
-    return parse_signatures(text, path)
+    return _load(path, *stamp(path))
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: Path, mtime_ns: int, size: int) -> SignatureCatalogue:
+    del mtime_ns, size  # part of the cache key only: an edited file is read again
+    return parse_signatures(read_text(path, "signature file", _HINT), path)
 
 
 def parse_signatures(text: str, path: Path) -> SignatureCatalogue:
-    doc = toml_loads(text, path)
     problems = Problems(str(path))
-    version = doc.get("schema_version")
-    if version != SUPPORTED_SCHEMA_VERSION:
-        found = f.describe(version)
-        problems.add("", f"'schema_version': expected {SUPPORTED_SCHEMA_VERSION}, found {found}")
-    for key in doc:
-        if key not in ("schema_version", "signature"):
-            problems.add("", f"unknown top-level table '{key}' (valid: signature)")
-    raw = doc.get("signature", [])
-    rows: list[Signature] = []
-    if not isinstance(raw, list):
-        problems.add(
-            "", f"'signature': expected an array of tables [[signature]], found {f.describe(raw)}"
-        )
-        raw = []
-    for index, item in enumerate(raw):
-        where = row_label("signature", index, item, "code")
-        if not isinstance(item, dict):
-            problems.add(where, f"expected a table, found {f.describe(item)}")
-            continue
-        row = _signature(problems, where, item)
-        if row is not None:
-            rows.append(row)
-    codes = [r.code for r in rows]
+    read = read_document(SignatureCatalogue, toml_loads(text, path, _HINT), problems, _RULES)
+    catalogue = SignatureCatalogue(path, **read)
+    codes = [r.code for r in catalogue.signatures]
     for code in sorted({c for c in codes if codes.count(c) > 1}):
         problems.add("", f"signature code '{code}' listed twice")
     raise_problems(problems, _HINT, "the signature catalogue")
-    return SignatureCatalogue(path, tuple(rows))
+    return catalogue
 
 
-def _signature(problems: Problems, where: str, raw: dict[str, object]) -> Signature | None:
-    r = RowReader(problems, where, raw, (*_KEYS.split(), *COMMON_KEYS))
-    pattern = r.get_str("pattern", f.TEXT)
-    groups: set[str] = set()
-    if pattern:
-        why = problem(pattern)
-        if why:
-            r.fail(f"key 'pattern': {why}")
-        else:
-            groups = set(re.compile(pattern).groupindex)
-    row = Signature(
-        code=r.get_str("code", _CODE),
-        layer=r.get_str("layer", _LAYER),
-        pattern=pattern,
-        keywords=r.get_list("keywords", _KEYWORD),
-        examples=r.get_list("examples", f.TEXT),
-        cause=r.get_str("cause", f.TEXT),
-        fix=r.get_str("fix", f.TEXT),
-        source_kind=r.get("source_kind", _SOURCE_KIND, required=False) or "vendor",
-        severity=r.get("severity", _SEVERITY, required=False) or "error",
-        needs=r.get_list("needs", f.TEXT, required=False),
-        install=r.get("install", _INSTALL, required=False),
-        predicted_by=r.get_list("predicted_by", _CODE, required=False),
-        nvml_status=r.get("nvml_status", f.TEXT, required=False),
-        **r.common(),
-    )
-    if not r.ok:
-        return None
-    _cross_check(r, row, groups)
-    return row if r.ok else None
+def _signature(r: RowReader, row: Signature) -> None:
+    """A pattern free of catastrophic backtracking, then the rules between keys."""
+    if not row.pattern:
+        return
+    from gpudoctor.matrix.regex_safety import problem
+
+    why = problem(row.pattern)
+    if why:
+        r.fail(f"key 'pattern': {why}")
+    elif r.ok:
+        _cross_check(r, row, set(re.compile(row.pattern).groupindex))
+
+
+_RULES: dict[type, RowRule] = {Signature: _signature}
 
 
 def _cross_check(r: RowReader, row: Signature, groups: set[str]) -> None:

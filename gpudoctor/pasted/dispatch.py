@@ -4,7 +4,7 @@ first report when the paste holds two, run every parser, build HostFacts.
 Block shapes (collect_env, the nvidia-smi forms, the TF build info) own the text from their
 start marker to the next marker; line shapes (pip lines, nvidia-smi -L, the /proc version line,
 TF log lines, error lines) are found anywhere by their own regex. Each regex runs over the
-whole text once, in C, so a 10 MB paste parses in well under a second (bench/pasted_report.py).
+whole text once, in C, so a 10 MB paste parses in well under a second (bench/bench_pasted.py).
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ what it is (a bare "12.4" is nothing; "CUDA Version: 12.4" is the driver's CUDA,
 prints it; "CUDA 12.4" alone does not say whose CUDA it is and stays a note). Facts of the
 recognised blocks come first: `put` never overwrites them.
 
-GPU names are matched as whole words against the matrix's model lists (`gpu_names`); a name
-that fits models of two compute capabilities ("A10/A100") keeps its compute capability unknown.
+GPU names are matched as whole words against the matrix's model lists (an `[[architecture]]`
+row's `datacenter_gpus` and `consumer_gpus`); a name that fits models of two compute
+capabilities ("A10/A100") keeps its compute capability unknown.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Installed distributions read from their *.dist-info / *.egg-info folders, without
-importlib.metadata: importing it costs ~8 ms of every `check` (its `email` parser), and the
+importlib.metadata: importing it (its `email` parser) slows every `check` start, and the
 probes read a handful of header fields of a few distributions.
 
 `DistInfo` offers the part of `importlib.metadata.Distribution` the probes use (`metadata[...]`,

@@ -1,6 +1,7 @@
 """NVML probe: what the NVIDIA driver's management library says about this host and its GPUs.
 
-Entry point: `probe_nvml(nvml=None, *, redact=True, timeout_s=5.0) -> (NvmlFacts, issues)`.
+Entry point: `probe_nvml(nvml=None, *, redact=True, timeout_s=5.0, read_uuids=None)
+-> (NvmlFacts, issues)`.
 
 - `nvml` is the edge: a `pynvml` module (nvidia-ml-py). None imports the installed one lazily,
   and only when libnvidia-ml.so.1 loads (else library_not_found is recorded unimported);
@@ -126,7 +127,7 @@ _LIBRARY = "libnvidia-ml.so.1"
 
 def _library_absent() -> tuple[NvmlFacts, list[ProbeIssue]] | None:
     """The facts nvmlInit's library_not_found gives, when libnvidia-ml.so.1 cannot be loaded;
-    else None. Importing pynvml (and the `logging` it pulls in) costs ~13 ms of every `check`,
+    else None. Importing pynvml (and the `logging` it pulls in) slows every `check` start,
     mostly on hosts without a driver: so the library is loaded first the way nvidia-ml-py's
     _LoadNvmlLibrary does on Linux (`CDLL("libnvidia-ml.so.1")`, through the loader's search:
     LD_LIBRARY_PATH, the cache), and pynvml is imported only when it loads. The binding is

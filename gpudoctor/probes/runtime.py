@@ -1,8 +1,9 @@
 """Container runtime facts: is a Docker Engine reachable and which runtimes it has, what
 /etc/docker/daemon.json registers, CDI specs for NVIDIA devices, NVIDIA Container Toolkit tools.
 
-The Docker client comes from a factory (the edge): the real one checks the socket before it even
-imports the SDK, so a host without a daemon costs microseconds, not a connection timeout.
+The Docker client comes from a factory (the edge): the real one checks that a local socket
+exists and asks that daemon over plain HTTP, without the SDK (which only other hosts need), so a
+host without a daemon is answered at once, not after a connection timeout.
 """
 
 from __future__ import annotations
@@ -50,9 +51,9 @@ DockerFactory = Callable[[], DockerClient]
 
 def docker_from_env(env: Mapping[str, str], *, sdk: bool = False) -> DockerFactory:
     """The real factory. A local socket (DOCKER_HOST unset or unix://) must exist, else it fails
-    at once; it is then asked over plain HTTP, because importing the docker SDK alone costs
-    ~0.1 s, a third of the snapshot budget. Other hosts (tcp://, ssh://, TLS) and `sdk=True` use
-    the SDK: docker.from_env(timeout=2)."""
+    at once; it is then asked over plain HTTP, because importing the docker SDK alone costs a
+    large part of the snapshot budget (bench/README.md). Other hosts (tcp://, ssh://, TLS) and
+    `sdk=True` use the SDK: docker.from_env(timeout=2)."""
 
     def factory() -> DockerClient:
         host = env.get("DOCKER_HOST", "unix:///var/run/docker.sock")
@@ -94,7 +95,7 @@ class UnixSocketDocker:
 
     def _get(self, path: str) -> dict[str, Any]:
         """One HTTP/1.0 GET over the socket: the daemon answers without chunking and closes,
-        so no HTTP library is needed (http.client would pull in ssl and email, ~45 ms)."""
+        so no HTTP library is needed (http.client would pull in ssl and email)."""
         import socket
 
         deadline = time.monotonic() + self.timeout_s

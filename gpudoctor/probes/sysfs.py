@@ -1,5 +1,5 @@
-"""Kernel-side facts from sysfs and procfs: NVIDIA PCI functions, the loaded driver and its flavour,
-kernel modules, nouveau blacklisting, /dev/nvidia* nodes and their permissions.
+"""Kernel-side facts from sysfs and procfs: NVIDIA PCI functions, the loaded driver and its
+module flavor, kernel modules, nouveau blacklisting, /dev/nvidia* nodes and their permissions.
 
 All of it works without any NVIDIA driver.
 """
@@ -78,13 +78,13 @@ def kernel_release(root: Path) -> str | None:
 
 
 def driver_version(root: Path) -> tuple[str | None, str | None]:
-    """Loaded NVIDIA kernel module version and flavour ("open" or "proprietary")."""
+    """Loaded NVIDIA kernel module version and module flavor ("open" or "proprietary")."""
     text = read_text(root / "proc/driver/nvidia/version")
     if text:
         match = _NVRM.search(text)
         if match:
             return match.group(2), "open" if match.group(1) else "proprietary"
-    # /sys/module/nvidia/version names the loaded module but not its flavour.
+    # /sys/module/nvidia/version names the loaded module but not its module flavor.
     return read_first_line(root / "sys/module/nvidia/version"), None
 
 

@@ -1,5 +1,5 @@
-"""Reporters: present a CheckRun as text, JSON, JUnit XML, GitHub annotations, Prometheus
-exposition text or a markdown reply. No judging here."""
+"""Reporters: present a CheckRun (text, JSON, JUnit XML, GitHub annotations, markdown,
+Prometheus) or a fleet of them. No judging here."""
 
 from __future__ import annotations
 

@@ -91,10 +91,12 @@ def render_markdown(run: CheckRun, facts: HostFacts) -> str:
         for f in problems:
             out += _finding(f)
         out.append("")
-    evidence = [f for f in run.findings if f.code == "report-error" and f.severity is Severity.INFO]
-    if evidence:
+    error_lines = [
+        f for f in run.findings if f.code == "report-error" and f.severity is Severity.INFO
+    ]
+    if error_lines:
         out += ["#### Error lines in the report", ""]
-        for f in evidence:
+        for f in error_lines:
             out += _finding(f)
         out.append("")
     report = facts.report

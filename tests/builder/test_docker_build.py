@@ -180,6 +180,7 @@ def test_a_rebuild_takes_every_step_from_the_cache(
     assert not [n for n in second.context_files if n.startswith("wheels/")]  # served, not sent
 
 
+@pytest.mark.slow  # three image builds
 def test_a_served_wheelhouse_whose_wheels_changed_misses_the_cache(
     standin_base: str,
     wheelhouse: Path,

@@ -11,12 +11,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from gpudoctor.checks import Intent, run_checks
 from gpudoctor.checks.nccl import missing_interfaces
 from gpudoctor.checks.requirements import parse_requirement
-from gpudoctor.checks.xid_catalog import load_xid_catalogue
 from gpudoctor.errors import UsageError
 from gpudoctor.facts_multigpu import EnvVar, FabricFacts, NcclLibrary
 from gpudoctor.findings import Severity
 from gpudoctor.fleet_summary import summarize_fleet
 from gpudoctor.matrix.model import Matrix
+from gpudoctor.matrix.xid import load_xid_catalogue
 from gpudoctor.report.prometheus import render_prometheus
 from gpudoctor.report.text import render_text
 from tests.support.hosts import host
@@ -213,9 +213,10 @@ def test_xid_catalogue_covers_the_codes_operators_see() -> None:
     catalogue = load_xid_catalogue()
     wanted = {13, 31, 43, 45, 48, 61, 62, 63, 64, 68, 74, 79, 92, 94, 95, 119, 120}
     assert wanted <= set(catalogue.entries)
-    assert catalogue.entries[79].action.drain_due
-    assert catalogue.entries[95].action.reset_due
-    assert catalogue.entries[13].action.severity == "warn"
+    assert catalogue.action(79).drain_due
+    assert catalogue.action(95).reset_due
+    assert catalogue.action(13).severity == "warn"
+    assert catalogue.action(9999) is catalogue.unknown
     assert all(e.source.startswith("https://docs.nvidia.com/") for e in catalogue.entries.values())
 
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpudoctor.checks import REGISTRY, Intent
-from gpudoctor.checks.evidence import link_evidence
+from gpudoctor.checks.pasted_report import link_error_lines
 from gpudoctor.checks.summary import headlines
 from gpudoctor.facts import HostFacts
 from gpudoctor.facts_json import load
@@ -94,7 +94,7 @@ def _run_all(facts: HostFacts, matrix: Matrix) -> None:
             found += check(facts, matrix, intent)
         except Exception as exc:  # the failure names the check and the fixture
             raise AssertionError(f"{area}/{check.__name__} raised {exc!r}") from exc
-    link_evidence(found)
+    link_error_lines(found)
     headlines(facts, intent)
 
 

@@ -76,6 +76,10 @@ def branch(number: str, release: int, designation: str) -> DriverBranch:
         branch=number,
         designation=designation,
         source="test",
+        sources=(),
+        verified=True,
+        notes="",
+        evidence="",
         vgpu_release=release,
         vgpu_source="test",
     )

@@ -224,7 +224,7 @@ def test_real_snapshot_on_this_cpu_host_skips_when_asked(tmp_path: Path) -> None
     assert snapshot["schema_version"] >= 1
 
 
-@pytest.mark.usefixtures("no_gpu_here", "check_command")
+@pytest.mark.usefixtures("no_gpu_here")
 def test_real_check_on_this_cpu_host_fails_clearly(tmp_path: Path) -> None:
     run = run_action(tmp_path, {"INPUT_FORMAT": "json", "INPUT_OUTPUT": "report.json"})
     assert run.rc == 1, run.stdout + run.stderr
@@ -232,7 +232,6 @@ def test_real_check_on_this_cpu_host_fails_clearly(tmp_path: Path) -> None:
     json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.usefixtures("check_command")
 def test_real_check_of_a_recorded_degraded_host_fails_with_annotations(tmp_path: Path) -> None:
     snapshot = write_snapshot(tmp_path / "gpu.json", degraded_host())
     run = run_action(tmp_path, {"INPUT_FROM": str(snapshot), "INPUT_REQUIRE": "gpus>=8"})
@@ -242,7 +241,6 @@ def test_real_check_of_a_recorded_degraded_host_fails_with_annotations(tmp_path:
     assert run.outputs["result"] == "failed"
 
 
-@pytest.mark.usefixtures("check_command")
 def test_real_check_refuses_a_bad_requirement(tmp_path: Path) -> None:
     snapshot = write_snapshot(tmp_path / "gpu.json", degraded_host())
     run = run_action(tmp_path, {"INPUT_FROM": str(snapshot), "INPUT_REQUIRE": "gpus>>>2"})
@@ -257,7 +255,7 @@ def test_install_without_a_working_python_fails_clearly(tmp_path: Path) -> None:
     assert "::error title=gpudoctor::'no-such-python -m venv' failed." in run.stdout
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # a venv and a pip install of gpudoctor from a clone
 def test_install_then_check_as_the_action_does(tmp_path: Path) -> None:
     """Both steps of action.yml in order, from the action's checkout at the ref `uses:` names (as
     the runner clones `OWNER/gpudoctor@v-test`: here from a file:// repository whose branch has
@@ -289,7 +287,6 @@ def test_install_then_check_as_the_action_does(tmp_path: Path) -> None:
     assert (run.rc, run.outputs["result"]) == (0, "passed"), run.stdout + run.stderr
 
 
-@pytest.mark.usefixtures("check_command")
 def test_from_a_pasted_report_replies_in_markdown(tmp_path: Path) -> None:
     """The issue-triage workflow of docs/ci.md: `from` a pasted report, `format: markdown`."""
     issue = tmp_path / "issue.md"

@@ -102,7 +102,7 @@ def test_real_gpudoctor_skips_on_this_cpu_host_with_a_skipped_junit_test(tmp_pat
     json.loads((tmp_path / "gpudoctor-snapshot.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.usefixtures("no_gpu_here", "check_command")
+@pytest.mark.usefixtures("no_gpu_here")
 def test_real_gpudoctor_fails_on_this_cpu_host_and_writes_its_reports(tmp_path: Path) -> None:
     done = run_gitlab(tmp_path, {"GPUDOCTOR_PIP_SPEC": "none"})
     assert done.returncode == 1, done.stdout + done.stderr
@@ -126,6 +126,7 @@ def test_the_default_names_no_package_and_refuses_the_placeholder_repository(
     assert stub.calls() == []
 
 
+@pytest.mark.slow  # a venv and a pip install of gpudoctor from a git ref
 @pytest.mark.usefixtures("no_gpu_here")
 def test_installs_gpudoctor_from_the_repository_at_the_pinned_ref(tmp_path: Path) -> None:
     """The job's pip install from a git URL and ref (here a file:// repository whose branch has

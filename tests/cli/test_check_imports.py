@@ -30,7 +30,7 @@ LAZY_MARK = "# lazy:"
 # XIDs, the matrix cache warm) leaves it out
 _NOT_NEEDED = {
     "gpudoctor.fleet_summary": "only for --from naming several snapshots",
-    "gpudoctor.checks.xid_catalog": "only when the kernel log holds XIDs",
+    "gpudoctor.matrix.xid": "only when the kernel log holds XIDs",
     "gpudoctor.checks.deep_causes": "only to explain a failed --deep import or kernel",
     "gpudoctor.probes.deep": "only for --deep",
     "gpudoctor.matrix.signatures": "only for a report with known error lines",

@@ -1,4 +1,4 @@
-"""Opt-in (`pytest -m slow`): the deep probe against a real CPU-only torch.
+"""Manual (`pytest -m manual`): the deep probe against a real CPU-only torch.
 
 Uses the interpreter of /tmp/bench-torch-venv (torch 2.13.0+cpu, made for bench/); skipped
 where it does not exist. The frameworks probe reads that venv's site-packages, the deep probe
@@ -19,7 +19,7 @@ from gpudoctor.matrix.load import load_matrix
 from gpudoctor.probes import collect_facts
 from gpudoctor.probes.runner import CommandResult
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.manual
 VENV = Path("/tmp/bench-torch-venv")
 CODES = frozenset({"framework-import", "framework-cuda-available", "framework-kernel"})
 

@@ -1,5 +1,5 @@
-"""The matrix's PyPI `[[wheel]]` rows against the METADATA PyPI serves for those wheels (opt-in:
-`pytest -m slow`; needs pip's configured index). pip resolves each aarch64 wheel with
+"""The matrix's PyPI `[[wheel]]` rows against the METADATA PyPI serves for those wheels (manual:
+`pytest -m manual`; needs pip's configured index). pip resolves each aarch64 wheel with
 `install --dry-run --report` and reads its METADATA only (PEP 658): no wheel is downloaded."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _requires(row: PlatformWheel, python: str, tmp: Path) -> tuple[str, list[str
     return item["download_info"]["url"], list(item["metadata"].get("requires_dist") or [])
 
 
-@pytest.mark.slow
+@pytest.mark.manual
 @pytest.mark.parametrize("row", _rows(), ids=lambda w: f"{w.framework}-{w.version}")
 def test_pypi_aarch64_row_matches_the_wheel_metadata(row: PlatformWheel, tmp_path: Path) -> None:
     got = _requires(row, "3.11", tmp_path) or _requires(row, "3.12", tmp_path)

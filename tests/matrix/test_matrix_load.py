@@ -34,6 +34,11 @@ def test_small_matrix_loads_into_typed_rows(small: Matrix) -> None:
         arch_list=("7.5", "8.0", "8.6", "9.0", "10.0", "12.0+PTX"),
         source="https://github.com/pytorch/pytorch/blob/v2.7.1/.ci/manywheel/build_cuda.sh",
         evidence="test fixture: facts as the released wheels state them",
+        sources=(),
+        verified=True,
+        notes="",
+        exists="",
+        read=(),
     )
     assert small.pytorch[1].verified is False
     assert small.pytorch[1].notes.startswith("test row")

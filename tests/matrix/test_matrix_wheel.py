@@ -22,6 +22,7 @@ def _run(args: list[str], cwd: Path, timeout: int = 600) -> subprocess.Completed
     return done
 
 
+@pytest.mark.slow  # builds the wheel and installs it into a fresh venv
 def test_installed_wheel_lists_the_shipped_matrix(tmp_path: Path) -> None:
     pytest.importorskip("hatchling", reason="hatchling builds the wheel (pip install '.[test]')")
     dist = tmp_path / "dist"

@@ -36,7 +36,7 @@ def test_gh200_grace_and_gpu_memory_as_a_cpu_less_node(tmp_path: Path) -> None:
     assert facts.gpu_memory_coherent is True
 
 
-def test_midr_when_cpuinfo_is_missing_and_no_coherence_evidence(tmp_path: Path) -> None:
+def test_midr_when_cpuinfo_is_missing_and_no_gpu_memory_node(tmp_path: Path) -> None:
     # MIDR_EL1 of a Neoverse V2 r0p1: implementer 0x41, part 0xd4f.
     _write(tmp_path, "sys/devices/system/cpu/cpu0/regs/identification/midr_el1", "0x410fd4f1\n")
     _node(tmp_path, 0, "0-3,8", 1000)

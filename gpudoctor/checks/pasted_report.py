@@ -1,11 +1,11 @@
-"""Pasted reports (`check --from report.txt`): what was read, and the error lines as evidence.
+"""Pasted reports (`check --from report.txt`): what was read, and the error lines they show.
 
 `check_report_read` says which sections were recognised, by line ranges, and what the report
 could not tell; `check_report_errors` makes one finding per known error or log line, worded by
 its entry of the signature catalogue (matrices/signatures.toml, loaded only when a report has
 such lines) with the numbers the line states, and with the install command the compatibility
 model builds for the host where the fix installs something. After all
-checks ran, `link_evidence` joins each error line to the fact-based findings that predict it:
+checks ran, `link_error_lines` joins each error line to the fact-based findings that predict it:
 the matching finding says "the report's error line matches", and the error-line finding becomes
 info that names it, so the verdict is counted once, on the finding with the facts and the fix.
 """
@@ -137,7 +137,7 @@ def _install(known: Signature, facts: HostFacts, matrix: Matrix) -> str:
     )
 
 
-def link_evidence(findings: Sequence[Finding]) -> list[Finding]:
+def link_error_lines(findings: Sequence[Finding]) -> list[Finding]:
     """Join error-line findings to the findings that predict them (see the module docstring)."""
     errors = [f for f in findings if f.code == "report-error" and f.severity in _PREDICTS]
     if not errors:

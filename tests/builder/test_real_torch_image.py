@@ -1,10 +1,11 @@
-"""Opt-in (`pytest -m slow`): a real PyTorch CUDA 13.0 image, built offline and verified.
+"""Manual (`pytest -m manual`): a real PyTorch CUDA 13.0 image, built offline and verified.
 
 Downloads torch 2.14.1 (+cu130, the PyPI default build) with its nvidia-* wheels and torchvision
 through pip's configured index (a local mirror where there is one; about 3 GB) into a wheelhouse
-kept between runs (GPUDOCTOR_SLOW_WHEELHOUSE, default /tmp/gpudoctor-wheelhouse-torch-2.14.1),
-then builds the shipped matrix's row on the stand-in base and verifies it: torch.version.cuda
-"13.0" and a cuDNN 9 build, against the row. Takes minutes and ~10 GB of disk.
+kept between runs (GPUDOCTOR_REAL_TORCH_WHEELHOUSE, default
+/tmp/gpudoctor-wheelhouse-torch-2.14.1), then builds the shipped matrix's row on the stand-in
+base and verifies it: torch.version.cuda "13.0" and a cuDNN 9 build, against the row. Takes
+minutes and ~10 GB of disk.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pytest
 
 from gpudoctor.cli.app import run
 
-pytestmark = [pytest.mark.slow, pytest.mark.docker]
+pytestmark = [pytest.mark.manual, pytest.mark.docker]
 REQUIREMENTS = ("torch==2.14.1", "torchvision==0.29.1")
 
 
@@ -30,7 +31,7 @@ def real_wheelhouse() -> Path:
     if sys.version_info[:2] != (3, 11) or platform.machine() != "x86_64":
         pytest.skip("downloads wheels for this interpreter: needs CPython 3.11 on x86_64")
     house = Path(
-        os.environ.get("GPUDOCTOR_SLOW_WHEELHOUSE", "/tmp/gpudoctor-wheelhouse-torch-2.14.1")
+        os.environ.get("GPUDOCTOR_REAL_TORCH_WHEELHOUSE", "/tmp/gpudoctor-wheelhouse-torch-2.14.1")
     )
     house.mkdir(parents=True, exist_ok=True)
     command = [

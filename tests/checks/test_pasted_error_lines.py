@@ -1,4 +1,5 @@
-"""Error lines as evidence (matrices/signatures.toml, checks/evidence.py) and the markdown reply."""
+"""A pasted report's error lines (matrices/signatures.toml, checks/pasted_report.py) and the
+markdown reply."""
 
 from __future__ import annotations
 
