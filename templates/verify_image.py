@@ -105,6 +105,24 @@ def _available(report, probe):
     report["cuda_warnings"] = [str(w.message).strip()[:500] for w in caught]
 
 
+def compiled_arch_list(torch):
+    """The architectures torch was compiled for ("sm_80", "compute_90"), or None. Before
+    2.14 torch.cuda.get_arch_list() returns [] where CUDA is not available (no GPU at build
+    time), though the list is a fact of the build: then read the flags it would have read,
+    torch._C._cuda_getArchFlags(), which needs no device."""
+    if not hasattr(torch.cuda, "get_arch_list"):
+        return None
+    arch_list = list(torch.cuda.get_arch_list())
+    flags = getattr(getattr(torch, "_C", None), "_cuda_getArchFlags", None)
+    if arch_list or flags is None:
+        return arch_list
+    try:
+        text = flags()
+    except Exception:  # a CPU-only build has no CUDA flags to give
+        return arch_list
+    return text.split() if isinstance(text, str) else arch_list
+
+
 def probe_torch(torch, report, kernel):
     report["framework"] = "pytorch"
     report["framework_version"] = torch.__version__
@@ -113,8 +131,9 @@ def probe_torch(torch, report, kernel):
     report["built_cudnn"] = _cudnn_text(cudnn)
     _available(report, torch.cuda.is_available)
     report["device_count"] = torch.cuda.device_count() if report["cuda_available"] else 0
-    if hasattr(torch.cuda, "get_arch_list"):
-        report["arch_list"] = list(torch.cuda.get_arch_list())
+    arch_list = compiled_arch_list(torch)
+    if arch_list is not None:
+        report["arch_list"] = arch_list
     report["devices"] = [
         {
             "index": i,

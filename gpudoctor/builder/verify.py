@@ -218,8 +218,8 @@ def _arch_finding(report: Mapping[str, Any], spec: ImageSpec) -> Finding:
         return _make(
             "verify-arch-list",
             Severity.NA,
-            "arch list: not reported (torch names it only where CUDA is available: verify "
-            "with a GPU)",
+            "arch list: not reported (this torch gave neither get_arch_list() nor its "
+            "compiled arch flags here: verify with a GPU)",
         )
     want, have = torch_arch_names(promised), {str(a) for a in built}
     ok = want == have

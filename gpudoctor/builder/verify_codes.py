@@ -27,9 +27,10 @@ ENTRIES = (
        "The framework's cuDNN agrees with the row on as many components as both give; n/a when "
        "the row names no cuDNN."),
     _E("verify-arch-list", "The architectures the framework was compiled for", "ok, error, n/a",
-       "torch.cuda.get_arch_list() in the image equals the row's arch list (often not read from "
-       "the wheel: the row's provenance says so); n/a when the row names none or torch reports "
-       "none (it does so only where CUDA is available)."),
+       "The architectures torch in the image was compiled for (torch.cuda.get_arch_list(), "
+       "or without a GPU the compiled arch flags it reads) equal the row's arch list (often "
+       "not read from the wheel: the row's provenance says so); n/a when the row names none or "
+       "torch reports none (a CPU-only build)."),
     _E("verify-cuda-once", "Each CUDA library once", "ok, error, n/a",
        "No CUDA library sits in two folders (an nvidia/cuda base's /usr/local/cuda and the "
        "framework's nvidia-* wheels): that wastes gigabytes and which copy loads depends on the "

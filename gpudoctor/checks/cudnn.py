@@ -50,7 +50,7 @@ def judge_cudnn(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding
         return finding(
             code,
             Severity.UNKNOWN,
-            f"{fw.name} {fw.version} not in the matrix: expected cuDNN unknown",
+            f"{fw.name} {fw.version}: expected cuDNN unknown (no matrix row states it)",
             evidence=ev,
             subject=subject,
         )

@@ -163,12 +163,12 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
         return [finding(code, sev, "no GPU compute capability known", subject=subject)]
     build = installed_build(matrix, fw)
     if build is None or build.arch_list is None:
+        where = "is not in the matrix" if build is None else "has no arch list in the matrix"
         return [
             finding(
                 code,
                 UNKNOWN,
-                f"{fw.label} (CUDA {fw.cuda}) is not in the matrix: "
-                "its architecture list is unknown",
+                f"{fw.label} (CUDA {fw.cuda}) {where}: its architecture list is unknown",
                 subject=subject,
             )
         ]

@@ -66,7 +66,7 @@ def _pytorch_text(release: PytorchRelease) -> str:
             (
                 v.cuda,
                 v.tag,
-                v.cudnn,
+                v.cudnn or "-",
                 "yes" if v.verified else "no",
                 " ".join(v.arch_list) or "-",
                 v.index_url,

@@ -131,7 +131,7 @@ def _pytorch_builds(matrix: Matrix) -> str:
             v.cuda + _mark(v.verified),
             v.tag,
             _span(r.python),
-            v.cudnn,
+            v.cudnn or "-",
             " ".join(v.arch_list) or "-",
         )
         for r in matrix.pytorch

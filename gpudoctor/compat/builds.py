@@ -136,7 +136,8 @@ def _pytorch_builds(matrix: Matrix) -> list[Build]:
                     cudnn=variant.cudnn,
                     requirements=tuple(pins),
                     index_url=variant.index_url,
-                    arch_list=variant.arch_list,
+                    # none listed (torch before 1.8: no source): unknown, not "no kernels"
+                    arch_list=variant.arch_list or None,
                     cuda_from="wheels",  # the nvidia-* wheels torch depends on
                     exists=exists,
                     unread=unread,

@@ -17,7 +17,14 @@ from stat import S_ISREG
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import cache
 from gpudoctor.matrix.fields import Problems, RowReader
-from gpudoctor.matrix.model import Architecture, CudaRelease, DriverBranch, Matrix, NcclRelease
+from gpudoctor.matrix.model import (
+    Architecture,
+    CudaRelease,
+    DriverBranch,
+    Matrix,
+    NcclRelease,
+    PytorchRelease,
+)
 from gpudoctor.matrix.reader import (
     MAX_FILE_BYTES,
     RowRule,
@@ -122,10 +129,24 @@ def _nccl(r: RowReader, row: NcclRelease) -> None:
         r.fail("'bad_compute_capabilities' needs 'fixed_in' and 'problem'")
 
 
+def _pytorch(r: RowReader, row: PytorchRelease) -> None:
+    # A judge-only release (torch before 1.8) may have no source for its cuDNN: then it has
+    # none rather than a guessed one; a release that is offered and built must state it.
+    if row.judge_only:
+        return
+    for variant in row.variants:
+        if variant.cudnn is None:
+            r.fail(
+                f"[[pytorch.variants]] cuda {variant.cuda!r}: missing key 'cudnn' (expected a "
+                'version like "9.1.0.70"; only a judge_only release may leave it out)'
+            )
+
+
 # The rules between one row's keys, by row class (matrix/reader.py runs them).
 RULES: dict[type, RowRule] = {
     CudaRelease: _cuda,
     Architecture: _architecture,
     DriverBranch: _driver_branch,
     NcclRelease: _nccl,
+    PytorchRelease: _pytorch,
 }

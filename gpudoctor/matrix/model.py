@@ -208,11 +208,23 @@ class PytorchVariant(BuildProvenance):
     index_url: str = field(
         metadata=text(k.URL, "", example="https://download.pytorch.org/whl/cu124")
     )
-    cudnn: str = field(metadata=text(k.DOTTED, "cuDNN bundled with the wheel", example="9.1.0.70"))
+    # None only in a judge-only release whose cuDNN no source states (torch before 1.8)
+    cudnn: str | None = field(
+        metadata=text(
+            k.DOTTED,
+            "cuDNN bundled with the wheel. Absent only in a `judge_only` release whose cuDNN no "
+            "source states (torch before 1.8: pytorch/builder has no release branch for it); "
+            "`check` then says the expected cuDNN is unknown",
+            example="9.1.0.70",
+            optional=True,
+        )
+    )
     arch_list: tuple[str, ...] = field(
         metadata=array(
             k.ARCH_ENTRY,
-            "compiled architectures in `TORCH_CUDA_ARCH_LIST` form; `+PTX` marks embedded PTX",
+            "compiled architectures in `TORCH_CUDA_ARCH_LIST` form; `+PTX` marks embedded PTX. "
+            "Absent where no source gives it (judge-only torch before 1.8): `framework-arch` "
+            'then says `unknown`, never "no kernels"',
             example='["7.0", "8.0", "9.0+PTX"]',
             optional=True,
         )
@@ -264,7 +276,8 @@ class PytorchRelease(BuildProvenance):
         default=False,
         metadata=flag(
             "`true` for releases kept only so that `check` judges hosts that have them "
-            "installed: never offered by a fix, `resolve`, `build`, `render --all` or `images/`",
+            "installed (torch 1.0 to 1.12; the previous-versions page lists no 1.3): never "
+            "offered by a fix, `resolve`, `build`, `render --all` or `images/`",
             absent=False,
         ),
     )

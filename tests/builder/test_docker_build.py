@@ -69,7 +69,7 @@ def test_build_verify_and_labels_read_back(
         "verify-framework-version": "ok",
         "verify-built-cuda": "ok",
         "verify-built-cudnn": "ok",
-        "verify-arch-list": "n/a",  # torch names it only where CUDA is available
+        "verify-arch-list": "n/a",  # this stand-in torch names no arch list at all
         "verify-cuda-once": "ok",
         "verify-cuda-available": "n/a",
         "verify-labels": "ok",
@@ -136,6 +136,50 @@ def test_a_cpu_only_wheel_fails_verification_with_exit_4(
     assert "does not hold what its row promises" in err
     assert "CPU-only pytorch build" in err
     assert "CUDA 12.4" in err
+
+
+# The row promises 5.0-9.0; this build stops at 8.6 (no Hopper kernels) and adds 8.9.
+_BUILT = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89"]
+
+
+@pytest.mark.parametrize(
+    "stand_in",
+    [
+        (_BUILT, None),  # torch 2.14.1: get_arch_list() answers without a GPU
+        ([], " ".join(_BUILT)),  # older torch: [] without a GPU; the build's own flags answer
+    ],
+    ids=["get_arch_list", "arch_flags"],
+)
+def test_an_arch_list_other_than_the_rows_fails_verification_with_exit_4(
+    standin_base: str,
+    tmp_path: Path,
+    test_tag: str,
+    capsys: pytest.CaptureFixture[str],
+    stand_in: tuple[list[str], str | None],
+) -> None:
+    """The arch list is a fact the row may not have read from the wheel: build reads it inside
+    the image, without a GPU, and a torch compiled for other GPUs fails the build, naming both
+    lists."""
+    house = tmp_path / "arch-wheels"
+    house.mkdir()
+    built = _BUILT
+    arch_list, arch_flags = stand_in
+    make_fake_torch(house, arch_list=arch_list, arch_flags=arch_flags)
+    make_wheel(
+        house,
+        "torchvision",
+        "0.20.1+cu124",
+        {"torchvision/__init__.py": "__version__ = '0.20.1+cu124'\n"},
+        requires=("torch==2.5.1",),
+    )
+    assert _cli_build(standin_base, house, test_tag) == 4
+    err = capsys.readouterr().err
+    assert "does not hold what its row promises" in err
+    image = " ".join(sorted(built))
+    row = " ".join(sorted(["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]))
+    assert f"arch list {image} in the image, the row promises {row}" in err
+    # the one broken promise is named: the rest of the image holds
+    assert "cuDNN" not in err.split("does not hold what its row promises")[1].split("hint:")[0]
 
 
 def _wrong_torch(tmp_path: Path) -> Path:

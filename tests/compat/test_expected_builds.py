@@ -146,7 +146,7 @@ def test_a_cuda_release_without_its_own_floor_is_judged_by_the_13x_rule_only(
 def test_torch_1_x_rows_are_judged_but_never_offered(
     shipped: Matrix, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """torch 1.11-1.12 are in the matrix for `check` (an installed 1.12 is judged against its
+    """torch 1.0-1.12 are in the matrix for `check` (an installed 1.12 is judged against its
     release branch's arch list); resolve, build, render --all and pick never offer them."""
     from dataclasses import replace as _replace
 
@@ -157,8 +157,14 @@ def test_torch_1_x_rows_are_judged_but_never_offered(
     from gpudoctor.findings import Severity
 
     legacy = [b for b in enumerate_builds(shipped, "pytorch") if b.judge_only]
-    assert {b.version for b in legacy} == {"1.11.0", "1.12.1"}
-    assert not any(r.version.startswith("1.1") and r.version < "1.13" for r in all_rows(shipped))
+    # one row per minor release of the previous-versions page (it lists no 1.3)
+    assert sorted({b.version for b in legacy}, key=lambda v: tuple(map(int, v.split(".")))) == [
+        "1.0.1", "1.1.0", "1.2.0", "1.4.0", "1.5.1", "1.6.0", "1.7.1", "1.8.1", "1.9.1",
+        "1.10.1", "1.11.0", "1.12.1",
+    ]  # fmt: skip
+    offered = {tuple(map(int, r.version.split(".")[:2])) for r in all_rows(shipped)}
+    assert offered
+    assert min(offered) >= (1, 13)  # render --all and images/ hold no judge-only release
     host = load(HOSTS / "p100-r470.json")  # Pascal on R470: 1.12.1 cu113 would run here
     assert pick(shipped, from_facts(host), "pytorch", version="1.12") is None
     assert pick(shipped, from_facts(host), "pytorch", version="1.12", judge_only=True) is not None
@@ -171,3 +177,33 @@ def test_torch_1_x_rows_are_judged_but_never_offered(
     found = run_checks(facts, shipped, Intent(), only=frozenset({"framework-arch"})).findings
     assert [f.severity for f in found] == [Severity.OK], found
     assert "6.0" in found[0].title
+
+
+@pytest.mark.parametrize(
+    ("version", "cuda", "arch"),
+    [
+        ("1.10.2+cu102", "10.2", "ok"),  # release/1.10's build.sh: 3.7;5.0;6.0;7.0
+        ("1.9.1+cu111", "11.1", "ok"),
+        ("1.8.1+cu101", "10.1", "ok"),  # lts/release/1.8
+        ("1.7.1+cu110", "11.0", "unknown"),  # no release branch: no arch list, not "none"
+        ("1.4.0", "10.1", "unknown"),
+        ("1.3.1", "10.1", "unknown"),  # no row at all (the page lists no 1.3)
+    ],
+)
+def test_torch_before_1_11_is_judged_by_its_variant_and_an_unsourced_arch_list_stays_unknown(
+    shipped: Matrix, version: str, cuda: str, arch: str
+) -> None:
+    """A Pascal host on R470 with an old torch: the driver rule judges the variant's CUDA,
+    the kernel rule only where a release branch gives the arch list."""
+    from dataclasses import replace as _replace
+
+    from gpudoctor.checks import Intent, run_checks
+    from gpudoctor.facts import FrameworkFacts
+
+    host = load(HOSTS / "p100-r470.json")
+    torch = FrameworkFacts(name="torch", version=version, cuda=cuda, cpu_only=False)
+    facts = _replace(host, frameworks=(torch,))
+    only = frozenset({"framework-arch", "framework-driver-cuda"})
+    found = {f.code: f for f in run_checks(facts, shipped, Intent(), only=only).findings}
+    assert found["framework-driver-cuda"].severity.value == "ok"  # R470 runs CUDA <= 11.4
+    assert found["framework-arch"].severity.value == arch, found["framework-arch"]

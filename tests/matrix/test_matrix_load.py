@@ -146,3 +146,39 @@ source = "https://docs.nvidia.com/datacenter/tesla/drivers/"
     bad = row.replace('"long-term support"', '"LTS"')
     with pytest.raises(MatrixError, match="key 'designation'"):
         parse_matrix("schema_version = 1\n" + bad, tmp_path / "m.toml")
+
+
+def test_only_a_judge_only_release_may_leave_its_cudnn_out(tmp_path: Path) -> None:
+    """torch before 1.8 has no source for its cuDNN: a judge-only row says none rather than a
+    guess; a row that is offered and built must state it."""
+    cuda = """
+[[cuda]]
+version = "10.2.89"
+label = "CUDA 10.2"
+min_driver_linux = "440.33"
+source = "https://docs.nvidia.com/cuda/archive/10.2/cuda-toolkit-release-notes/index.html"
+"""
+    release = """
+[[pytorch]]
+version = "1.6.0"
+python = ["3.8"]
+torchvision = "0.7.0"
+{judge}
+source = "https://pytorch.org/get-started/previous-versions/"
+verified = false
+notes = "test row"
+
+[[pytorch.variants]]
+cuda = "10.2"
+tag = "cu102"
+index_url = "https://pypi.org/simple"
+source = "https://pytorch.org/get-started/previous-versions/"
+verified = false
+notes = "test row"
+"""
+    text = "schema_version = 1\n" + cuda + release.format(judge="judge_only = true")
+    (row,) = parse_matrix(text, tmp_path / "m.toml").pytorch
+    assert row.judge_only
+    assert row.variants[0].cudnn is None
+    with pytest.raises(MatrixError, match="cudnn"):
+        parse_matrix("schema_version = 1\n" + cuda + release.format(judge=""), tmp_path / "n.toml")

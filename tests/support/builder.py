@@ -62,7 +62,7 @@ TORCH_ONLY_ROW = replace(ROW, requirements=("torch==2.5.1",))
 # --- fake wheels ----------------------------------------------------------------------------
 
 _TORCH_INIT = '''"""A stand-in for torch: just enough for gpudoctor's verify script."""
-from torch import backends, cuda, version
+from torch import _C, backends, cuda, version
 
 __version__ = "{version}"
 '''
@@ -79,7 +79,7 @@ def device_count():
     return 0
 
 def get_arch_list():
-    return []
+    return {arch_list!r}
 """
 
 
@@ -122,8 +122,15 @@ def make_fake_torch(
     version: str = "2.5.1+cu124",
     cuda: str | None = "12.4",
     cudnn: int | None = 90100,
+    *,
+    arch_list: Sequence[str] = (),
+    arch_flags: str | None = None,
 ) -> Path:
-    """A fake torch wheel: torch.version.cuda = `cuda` (None: a CPU-only build)."""
+    """A fake torch wheel: torch.version.cuda = `cuda` (None: a CPU-only build). `arch_list` is
+    what torch.cuda.get_arch_list() returns ("sm_80", ...): torch 2.14.1 answers it without a GPU
+    (it asks only whether torch was compiled with CUDA), older releases return [] where CUDA
+    is not available (the default here) and the probe reads `arch_flags`, what
+    torch._C._cuda_getArchFlags() returns ("sm_50 sm_60 ..."; None: no flags)."""
     return make_wheel(
         directory,
         "torch",
@@ -131,7 +138,8 @@ def make_fake_torch(
         {
             "torch/__init__.py": _TORCH_INIT.format(version=version),
             "torch/version.py": f"__version__ = {version!r}\ncuda = {cuda!r}\n",
-            "torch/cuda.py": _CUDA,
+            "torch/cuda.py": _CUDA.format(arch_list=list(arch_list)),
+            "torch/_C.py": f"def _cuda_getArchFlags():\n    return {arch_flags!r}\n",
             "torch/backends/__init__.py": "from torch.backends import cudnn\n",
             "torch/backends/cudnn.py": _CUDNN.format(cudnn=cudnn if cuda else None),
         },
