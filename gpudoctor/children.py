@@ -25,6 +25,10 @@ from dataclasses import dataclass
 from types import FrameType
 
 MAX_OUTPUT = 8 << 20  # bytes of stdout and stderr together
+# How long the --deep probe's child (one framework's import and kernel) may run when
+# --deep-timeout does not say. Here, in a module every start loads, so that the probe and the
+# command line's default share it without building the command line importing a probe.
+DEEP_TIMEOUT_S = 60.0
 _READ = 1 << 16
 _LIVE: set[subprocess.Popen[bytes]] = set()
 _LOCK = threading.RLock()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -17,12 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from gpudoctor.checks import run_checks
+from gpudoctor.checks.base import finding
 from gpudoctor.errors import FactsError
+from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Finding, Severity
+from gpudoctor.pasted.load import load_host_list
+from gpudoctor.safe_text import clean_finding, printable
 
 if TYPE_CHECKING:
     from gpudoctor.checks.base import Intent
-    from gpudoctor.facts import HostFacts
     from gpudoctor.matrix.model import Matrix
 
 PROBLEM_SEVERITIES = frozenset({Severity.ERROR, Severity.WARN})
@@ -170,8 +175,6 @@ def snapshot_paths(paths: Sequence[Path]) -> list[Path]:
 def load_hosts(path: Path, matrix: Matrix | None = None) -> list[tuple[str, HostFacts]]:
     """The hosts one file holds: a snapshot is one; a pasted text report may hold several
     (reports that disagree), named "FILE #N". FactsError when it cannot be read."""
-    from gpudoctor.pasted.load import load_host_list
-
     architectures = matrix.architectures if matrix is not None else ()
     return load_host_list(path, architectures)
 
@@ -206,7 +209,6 @@ def _part_name(path: Path, name: str, count: int) -> str | None:
 def host_names(paths: Sequence[Path], hostnames: Sequence[str | None]) -> list[str]:
     """Each host by its hostname (when the snapshot kept it) or its file name, by its path
     where that name repeats, and numbered if even that repeats."""
-    from gpudoctor.safe_text import printable
 
     # A file name need not be UTF-8 (nor printable): made so here, before any format.
     names = [printable(hostname or path.stem) for path, hostname in zip(paths, hostnames)]
@@ -235,8 +237,6 @@ def unique_names(names: Sequence[str]) -> list[str]:
 
 
 def _unreadable(error: FactsError) -> Finding:
-    from gpudoctor.checks.base import finding
-    from gpudoctor.safe_text import clean_finding
 
     return clean_finding(
         finding(
@@ -265,8 +265,6 @@ def judge_fleet(
     """Load and check every snapshot; the exit code is the worst host's (1 if any host fails).
 
     Large fleets are judged by worker processes (each host is independent), small ones here."""
-    from gpudoctor.facts import HostFacts
-
     files = snapshot_paths(paths)
     job = _Job(matrix, intent, only, skip, strict)
     judged = [(path, host) for path, hosts in zip(files, _judge_all(files, job)) for host in hosts]
@@ -288,8 +286,6 @@ def judge_hosts(
     strict: bool = False,
 ) -> tuple[FleetSummary, int]:
     """Hosts already read (the several hosts of one pasted report) judged as a fleet."""
-    from gpudoctor.checks import run_checks
-
     runs = [
         (name, facts, run_checks(facts, matrix, intent, only=only, skip=skip, strict=strict))
         for name, facts in hosts
@@ -348,8 +344,6 @@ def _judge_all(files: Sequence[Path], job: _Job) -> list[list[Judged]]:
 def _worker_start(job: _Job) -> None:
     """In each worker: die with the parent (even a SIGKILLed one), leave Ctrl-C and SIGTERM
     to the parent, which stops the workers itself."""
-    import signal
-
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -360,7 +354,6 @@ def _die_with_parent() -> None:
     if not sys.platform.startswith("linux"):
         return
     import ctypes
-    import signal
 
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -390,8 +383,6 @@ def _judge_in_worker(paths: Sequence[Path]) -> list[list[Judged]]:
 
 def _judge(path: Path, job: _Job) -> list[Judged]:
     """Every host of one file (a report may hold several), each judged on its own."""
-    from gpudoctor.checks import run_checks
-
     try:
         hosts = load_hosts(path, job.matrix)
     except FactsError as exc:

@@ -13,10 +13,15 @@ name docs/*.md are relative to the folder holding `docs/`: `data_root()`.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
+import shutil
+import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from gpudoctor import __version__, user_cache
 
 if TYPE_CHECKING:
     import zipfile
@@ -43,9 +48,6 @@ def _unpacked_zip_data() -> Path | None:
     if not isinstance(archive, str):
         return None
     import zipfile
-    import zlib
-
-    from gpudoctor import __version__, user_cache
 
     with zipfile.ZipFile(archive) as zipped:
         members = sorted(
@@ -77,10 +79,7 @@ def _unpack(
 ) -> Path:
     """Write the members into a fresh private folder, then rename it into place (a reader
     never sees half of it; a parallel run that got there first wins)."""
-    import shutil
     import tempfile
-
-    from gpudoctor import user_cache
 
     staging = Path(tempfile.mkdtemp(prefix=".pyz-data-", dir=base))  # 0700
     try:
@@ -105,7 +104,6 @@ def _unpack(
         else:
             _prune(base, target)
             return target
-    import atexit
 
     atexit.register(shutil.rmtree, staging, True)  # no usable cache folder: this run only
     return staging
@@ -113,8 +111,6 @@ def _unpack(
 
 def _prune(base: Path, kept: Path) -> None:
     """Drop the data of other .pyz builds unpacked over a week ago (as the matrix cache does)."""
-    import shutil
-
     try:
         week_ago = kept.stat().st_mtime - 7 * 86400
         for old in base.glob("pyz-data-*"):

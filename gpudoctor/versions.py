@@ -8,19 +8,38 @@ Three kinds of version text reach gpudoctor, and each has one reader here:
   "9.1.0 (build 7)"): `release`, lenient, the leading release numbers or None;
 - PEP 440 versions of wheels and rows (`pep440`, `is_pep440`, `public`).
 
+Version tuples read that way are compared with `compare`, the one table of the operators
+that `--require` expressions and NVIDIA_REQUIRE_CUDA constraints use (`OPERATORS`).
+
 `packaging` is imported inside the functions: `gpudoctor --help` must not pay for it.
 """
 
 from __future__ import annotations
 
 import functools
+import operator
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Union
 
 if TYPE_CHECKING:
     # The type, for annotations elsewhere (`if TYPE_CHECKING: from gpudoctor.versions import
     # Version`); at run time every module builds one through pep440().
     from packaging.version import Version as Version  # noqa: PLC0414 (a re-export mypy sees)
+
+# The comparison operators of requirement expressions, longest first so that a reader tries
+# `>=` before `>`; `=` means `==` (NVIDIA_REQUIRE_CUDA writes `brand=tesla`).
+OPERATORS = (">=", "<=", "==", "!=", ">", "<", "=")
+_OPERATOR: dict[str, Callable[[Any, Any], Any]] = {
+    ">=": operator.ge,
+    "<=": operator.le,
+    "==": operator.eq,
+    "!=": operator.ne,
+    ">": operator.gt,
+    "<": operator.lt,
+    "=": operator.eq,
+}
+Comparable = Union[tuple[int, ...], float]
 
 _DOTTED = re.compile(r"\d+(?:\.\d+)*")
 _LEADING = re.compile(r"^\s*v?(\d+(?:\.\d+)*)")
@@ -126,3 +145,12 @@ def _parse(text: str) -> Version | None:
         return Version(text)
     except InvalidVersion:
         return None
+
+
+def compare(have: Comparable, op: str, want: Comparable) -> bool:
+    """`have op want` for one of OPERATORS. Version tuples are compared on the length of `want`:
+    `have` is cut to it or padded with zeros, so driver 550.54.15 >= 550 holds and 12 == 12.0.
+    Numbers (a memory size in bytes) compare as numbers. KeyError for another operator."""
+    if isinstance(have, tuple) and isinstance(want, tuple):
+        have = have[: len(want)] + (0,) * (len(want) - len(have))
+    return bool(_OPERATOR[op](have, want))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import signal
 from collections.abc import Sequence
 
@@ -65,8 +67,6 @@ def connection_failure(exc: BaseException) -> str:
     """Why a connection failed, in words: the operating system's reason found anywhere in the
     chain requests/urllib3/docker-py wrap it in (their own texts are nested reprs, cut short by
     one-line messages), never an exception's class name."""
-    import errno
-    import os
     import socket
 
     seen: list[BaseException] = []

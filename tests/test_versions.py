@@ -77,3 +77,43 @@ def test_canonical_name_is_packaging_canonicalize_name(name: str) -> None:
     from packaging.utils import canonicalize_name
 
     assert versions.canonical_name(name) == str(canonicalize_name(name))
+
+
+@pytest.mark.parametrize(
+    ("have", "op", "want", "expected"),
+    [
+        ((550, 54, 15), ">=", (550,), True),  # cut to the wanted length
+        ((550, 54, 15), ">", (550,), False),
+        ((12,), "==", (12, 0), True),  # padded with zeros
+        ((12,), "=", (12, 0), True),  # NVIDIA_REQUIRE_CUDA's spelling of ==
+        ((12, 4), "<", (12, 6), True),
+        ((12, 4), "!=", (12, 4, 0), False),
+        ((535, 1), "<=", (535,), True),
+        (80.0 * 2**30, ">=", 40.0 * 2**30, True),  # a memory size in bytes
+        (8.0, "<", 8.0, False),
+    ],
+)
+def test_compare_reads_versions_on_the_wanted_length(
+    have: versions.Comparable, op: str, want: versions.Comparable, expected: bool
+) -> None:
+    assert versions.compare(have, op, want) is expected
+
+
+def test_compare_knows_exactly_the_listed_operators() -> None:
+    for op in versions.OPERATORS:
+        assert isinstance(versions.compare((1,), op, (1,)), bool)
+    with pytest.raises(KeyError):
+        versions.compare((1,), "~=", (1,))
+
+
+def test_the_operator_table_has_one_home() -> None:
+    """No module but versions.py maps comparison operators to comparisons (a dict whose keys
+    include both ">=" and "<=")."""
+    homes = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Dict):
+                keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+                if {">=", "<="} <= keys:
+                    homes.append(path.relative_to(PACKAGE).as_posix())
+    assert homes == ["versions.py"]

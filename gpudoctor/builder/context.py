@@ -15,6 +15,7 @@ from pathlib import Path
 
 from gpudoctor.builder.render import requirements_files
 from gpudoctor.builder.spec import ImageSpec
+from gpudoctor.builder.wheelhouse import select_wheels
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,6 @@ def context_members(
 
 
 def _wheel_members(spec: ImageSpec) -> tuple[dict[str, bytes | Path], tuple[str, ...]]:
-    from gpudoctor.builder.wheelhouse import select_wheels
-
     assert spec.wheelhouse is not None
     selection = select_wheels(
         spec.wheelhouse, (*spec.requirements, *spec.extra_requirements), spec.python

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpudoctor.builder.spec import ImageSpec
+from gpudoctor.builder.wheelhouse import require_wheels
 from gpudoctor.errors import EnvironmentUnavailable, UsageError
 
 PYPI = "https://pypi.org/simple"
@@ -75,8 +76,6 @@ def download_wheels(spec: ImageSpec, dest: Path, say: Callable[[str], None]) -> 
         EnvironmentUnavailable: pip is missing or failed (the index unreachable, a wheel not
             published for the image's Python or platform); pip's own output says which.
     """
-    from gpudoctor.builder.wheelhouse import require_wheels
-
     if dest.exists() and not dest.is_dir():
         raise UsageError(f"--download-wheels {dest}: not a folder", hint="name a folder")
     dest.mkdir(parents=True, exist_ok=True)

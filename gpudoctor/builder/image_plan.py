@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from gpudoctor.builder import validate
-from gpudoctor.builder.spec import BuildOptions, ImageSpec, cuda_tag, image_name
+from gpudoctor.builder.spec import BuildOptions, ImageSpec, cuda_tag, image_name, make_spec
 from gpudoctor.compat.request import ResolvedRow
 from gpudoctor.errors import RenderError, UsageError
 
@@ -70,8 +70,6 @@ def tag_prefix(registry: str | None) -> str:
 
 def plan_images(rows: list[ResolvedRow], prefix: str) -> tuple[Image, ...]:
     """Each row's spec, folder, bake target and image name (tag `prefix` + name)."""
-    from gpudoctor.builder.spec import make_spec
-
     images: list[Image] = []
     seen: dict[str, str] = {}
     for row in rows:

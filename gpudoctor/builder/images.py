@@ -12,7 +12,11 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from gpudoctor.builder.bake import bake_json
 from gpudoctor.builder.image_plan import BAKE_FILE, README, Image, ImageSet, plan_images, tag_prefix
+from gpudoctor.builder.images_index import index_markdown
+from gpudoctor.builder.render import render_dockerfile, requirements_files
+from gpudoctor.compat.resolve import all_rows
 from gpudoctor.matrix.model import Matrix
 
 
@@ -28,10 +32,6 @@ def render_images(
         RenderError: two rows want the same folder, or the template fails.
         UsageError: a row value or `registry` is unusable.
     """
-    from gpudoctor.builder.bake import bake_json
-    from gpudoctor.builder.images_index import index_markdown
-    from gpudoctor.compat.resolve import all_rows
-
     prefix = tag_prefix(registry)
     images = plan_images(all_rows(matrix), prefix)
     files: dict[str, bytes] = {}
@@ -44,8 +44,6 @@ def render_images(
 
 
 def _image_files(image: Image, template_dir: Path) -> dict[str, bytes]:
-    from gpudoctor.builder.render import render_dockerfile, requirements_files
-
     files = {f"{image.folder}/Dockerfile": render_dockerfile(image.spec, template_dir).encode()}
     for name, text in requirements_files(image.spec).items():
         files[f"{image.folder}/{name}"] = text.encode("utf-8")

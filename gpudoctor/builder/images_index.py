@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from gpudoctor.builder.bake import MAX_GROUP_TARGETS, groups_of
+from gpudoctor.builder.image_plan import BAKE_FILE, REGENERATE
+
 if TYPE_CHECKING:
     from gpudoctor.builder.image_plan import Image
 
@@ -27,9 +30,6 @@ _COLUMNS = (
 
 
 def index_markdown(images: Sequence[Image], prefix: str, context_root: str) -> str:
-    from gpudoctor.builder.bake import MAX_GROUP_TARGETS, groups_of
-    from gpudoctor.builder.image_plan import BAKE_FILE, REGENERATE
-
     counts = ", ".join(
         f"{framework} {sum(i.row.framework == framework for i in images)}"
         for framework in dict.fromkeys(i.row.framework for i in images)

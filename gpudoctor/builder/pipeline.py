@@ -13,11 +13,24 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from gpudoctor.builder.context import write_context
 from gpudoctor.builder.failure import explain_failure
 from gpudoctor.builder.render import render_dockerfile
 from gpudoctor.builder.report import BuildReport
-from gpudoctor.builder.spec import BuildOptions, ImageSpec, make_spec
+from gpudoctor.builder.spec import (
+    TAG_ONLY,
+    BuildOptions,
+    ImageSpec,
+    make_spec,
+    tag_only_warning,
+    wheel_port,
+    wheel_url,
+)
+from gpudoctor.builder.verify import raise_on_mismatch, verify_image
+from gpudoctor.builder.wheel_server import serve_wheels
+from gpudoctor.builder.wheelhouse import require_wheels, wheel_manifest
 from gpudoctor.compat.request import ResolvedRow, ResolveRequest
+from gpudoctor.compat.resolve import resolve
 from gpudoctor.docker.engine import (
     BuildEvent,
     BuildOutcome,
@@ -26,9 +39,11 @@ from gpudoctor.docker.engine import (
     ImageInfo,
     follow_build,
 )
-from gpudoctor.errors import BuildFailed
+from gpudoctor.errors import BuildFailed, EnvironmentUnavailable
 from gpudoctor.findings import Finding
+from gpudoctor.image_labels import LABEL_PREFIX
 from gpudoctor.matrix.model import Matrix
+from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
 
 if TYPE_CHECKING:
     from gpudoctor.builder.context import BuildContext
@@ -64,8 +79,6 @@ class Progress(Protocol):
 
 def resolve_row(matrix: Matrix, request: ResolveRequest) -> ResolvedRow:
     """The newest row meeting every constraint (NoMatchingRow lists the nearest otherwise)."""
-    from gpudoctor.compat.resolve import resolve
-
     return resolve(matrix, request)
 
 
@@ -87,8 +100,6 @@ def build_image(
     resolve_request = request.resolve
     if resolve_request.machine is None:
         # No --platform and no target host: the image is for the daemon's own platform.
-
-        from gpudoctor.matrix.platforms import machine_of
 
         daemon = machine_of(engine.ping().architecture)
         resolve_request = replace(resolve_request, machine=daemon)
@@ -154,8 +165,6 @@ def build_row(
 def install_stage(engine: ImageEngine, outcome: BuildOutcome) -> ImageInfo | None:
     """The install stage's image, left behind untagged as the layer cache of the next build
     (the template labels it io.gpudoctor.stage=install); the report names it and its size."""
-    from gpudoctor.image_labels import LABEL_PREFIX
-
     for image in reversed(outcome.stage_images):
         info = engine.inspect(image)
         if info is not None and info.labels.get(LABEL_PREFIX + "stage") == "install":
@@ -167,8 +176,6 @@ def base_warnings(spec: ImageSpec, engine: ImageEngine) -> tuple[str, ...]:
     """The spec's warnings, the tag-only one as the daemon's copy of the base allows: with the
     digest it was pulled with; none for an image that exists only here (no registry digest can
     pin it: its image id does); as it was for a base the build will pull."""
-    from gpudoctor.builder.spec import TAG_ONLY, tag_only_warning
-
     if spec.base_pinned:
         return spec.warnings
     others = tuple(w for w in spec.warnings if TAG_ONLY not in w)
@@ -188,7 +195,6 @@ def _required_wheels(spec: ImageSpec) -> tuple[Path, ...]:
     when it lacks one."""
     if spec.wheelhouse is None:
         return ()
-    from gpudoctor.builder.wheelhouse import require_wheels
 
     wanted = (*spec.requirements, *spec.extra_requirements)
     return require_wheels(spec.wheelhouse, wanted, spec.python).files
@@ -210,9 +216,6 @@ def _wheel_source(
         )
         yield replace(spec, wheel_url=None)
         return
-    from gpudoctor.builder.spec import wheel_port, wheel_url
-    from gpudoctor.builder.wheel_server import serve_wheels
-    from gpudoctor.builder.wheelhouse import wheel_manifest
 
     with serve_wheels(wheels, wheel_port(spec.row.id, spec.extra_requirements)) as port:
         progress.phase(f"serving {len(wheels)} wheel(s) of {spec.wheelhouse} on 127.0.0.1:{port}")
@@ -230,9 +233,6 @@ def check_platform(
     Raises:
         EnvironmentUnavailable: the daemon cannot build `platform` (exit 3).
     """
-    from gpudoctor.errors import EnvironmentUnavailable
-    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
-
     target, own = machine_of(platform), machine_of(daemon.architecture)
     if target is None or own is None or target == own:
         return False
@@ -263,8 +263,6 @@ def _build(
     platform: str | None,
 ) -> tuple[BuildOutcome, BuildContext]:
     """Write the context into a temporary folder (gone afterwards) and build it."""
-    from gpudoctor.builder.context import write_context
-
     with tempfile.TemporaryDirectory(prefix="gpudoctor-context-") as tmp:
         context = write_context(spec, dockerfile, template_dir, Path(tmp))
         for note in context.notes:
@@ -288,8 +286,6 @@ def _build(
 def _verify(
     spec: ImageSpec, engine: ImageEngine, progress: Progress, *, gpu: bool, template_dir: Path
 ) -> list[Finding]:
-    from gpudoctor.builder.verify import raise_on_mismatch, verify_image
-
     progress.phase(f"verifying {spec.tag} against row {spec.row.id}" + (" (GPU)" if gpu else ""))
     findings = verify_image(engine, spec.tag, spec, gpu=gpu, template_dir=template_dir)
     for finding in findings:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpudoctor import __version__
 from gpudoctor.builder.spec import USER, USER_UID, VENV, ImageSpec
+from gpudoctor.compat.install import requirement_lines
 from gpudoctor.errors import RenderError
 
 if TYPE_CHECKING:
@@ -26,8 +27,6 @@ WHEEL_MANIFEST = "wheelhouse.txt"  # the served wheels' names and content digest
 
 def requirements_files(spec: ImageSpec) -> dict[str, str]:
     """The requirement files the Dockerfile COPYs: name -> content (one requirement a line)."""
-    from gpudoctor.compat.install import requirement_lines
-
     files = {"requirements.txt": "".join(requirement_lines(spec.requirements))}
     if spec.extra_requirements:
         files["extra-requirements.txt"] = "".join(f"{r}\n" for r in spec.extra_requirements)

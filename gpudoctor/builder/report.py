@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.builder.spec import ImageSpec
+from gpudoctor.compat.install import unread_clause
 from gpudoctor.docker.engine import BuildOutcome, ImageInfo
 from gpudoctor.findings import MARKS, Finding
 
@@ -66,8 +67,6 @@ class BuildReport:
             f"  {self.outcome.steps} steps, {self.outcome.cached} from cache",
         ]
         if row.unread:
-            from gpudoctor.compat.install import unread_clause
-
             clause = unread_clause(row.unread).strip(" ()")
             lines.append(f"  {clause}: checked inside the image below")
         lines += [f"  {MARKS[f.severity]} {f.title}" for f in self.findings]

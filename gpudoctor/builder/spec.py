@@ -6,6 +6,7 @@ the row's own values (matrix data that reaches FROM, pip and LABEL) are checked 
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -233,8 +234,6 @@ def wheel_port(row_id: str, extra_requirements: tuple[str, ...]) -> int:
     """The port a wheelhouse is served on for one image: the same for the same row and extras
     (wherever the folder is), so the pip step's line, which names it, and so its layer cache
     stay the same from one build to the next."""
-    import zlib
-
     low, high = WHEEL_PORTS
     key = "\n".join((row_id, *extra_requirements)).encode("utf-8")
     return low + zlib.crc32(key) % (high - low)

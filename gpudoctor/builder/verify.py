@@ -22,6 +22,7 @@ from gpudoctor.builder.verify_codes import CATALOGUE
 from gpudoctor.docker.engine import ImageEngine, ImageInfo
 from gpudoctor.errors import VerifyFailed
 from gpudoctor.findings import Finding, Severity, make_finding
+from gpudoctor.resources import templates_dir
 from gpudoctor.safe_text import clean_finding
 
 RUN_TIMEOUT_S = 300.0
@@ -29,8 +30,6 @@ RUN_TIMEOUT_S = 300.0
 
 def verify_script(template_dir: Path | None = None) -> tuple[Path, str]:
     """(path, text) of the probe; VerifyFailed when it cannot be read (a broken install)."""
-    from gpudoctor.resources import templates_dir
-
     path = (template_dir or templates_dir()) / VERIFY_SCRIPT
     try:
         return path, path.read_text(encoding="utf-8")

@@ -18,6 +18,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote, unquote
 
+from gpudoctor.errors import EnvironmentUnavailable
+
 PORT_TRIES = 20  # ports tried after the preferred one (another build may hold it)
 
 
@@ -53,7 +55,6 @@ def _bind(handler: type[BaseHTTPRequestHandler], port: int) -> ThreadingHTTPServ
             last = exc
             continue
         return server
-    from gpudoctor.errors import EnvironmentUnavailable
 
     raise EnvironmentUnavailable(
         f"cannot serve the wheelhouse on 127.0.0.1 (ports {port}-{port + PORT_TRIES - 1}: "

@@ -11,6 +11,7 @@ Exit-code policy (documented in `gpudoctor check --help` and the README's "Exit 
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -49,7 +50,9 @@ from gpudoctor.checks.catalogue import CATALOGUE
 from gpudoctor.checks.summary import headlines
 from gpudoctor.errors import BadValue, UsageError
 from gpudoctor.exitcodes import ExitCode
+from gpudoctor.facts_view import has_gpu
 from gpudoctor.findings import Finding, Severity, area_status
+from gpudoctor.matrix.inputs import did_you_mean
 from gpudoctor.safe_text import clean_finding, printable
 
 if TYPE_CHECKING:
@@ -160,8 +163,6 @@ def select_codes(option: str, codes: Iterable[str]) -> frozenset[str]:
     wanted = frozenset(c.strip() for c in codes if c.strip())
     unknown = sorted(wanted - CATALOGUE.keys())
     if unknown:
-        from gpudoctor.matrix.inputs import did_you_mean
-
         guess = did_you_mean(unknown[0], CATALOGUE)
         raise UsageError(
             f"{option}: unknown check code {unknown[0]!r}",
@@ -197,7 +198,6 @@ def run_checks(
         for i in facts.issues
         if i.code == "probe-crashed"
     ]
-    from gpudoctor.facts_view import has_gpu
 
     return CheckRun(
         tuple(clean_finding(f) for f in found),
@@ -233,8 +233,6 @@ def _run_one(
             )
         ]
     except Exception as exc:  # a check bug must not hide every other finding (flutter's crash)
-        import traceback
-
         if crashes is not None:
             text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
             crashes.append(Crash(check.__name__, area, f"{type(exc).__name__}: {exc}", text))

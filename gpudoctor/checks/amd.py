@@ -16,12 +16,13 @@ from gpudoctor.checks.base import Intent, finding
 from gpudoctor.compat import rocm
 from gpudoctor.facts_view import has_gpu
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
+from gpudoctor.matrix.model import PytorchRocmVariant
 from gpudoctor.wording import plural
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts
     from gpudoctor.facts_amd import AmdDeviceNode
-    from gpudoctor.matrix.model import Matrix, PytorchRocmVariant
+    from gpudoctor.matrix.model import Matrix
 
 # AMD publishes no map from the amdgpu module's own version (sysfs) to its KMD release.
 KMD_UNMAPPED = (
@@ -360,8 +361,6 @@ def check_amd_torch_gfx(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
 
 def _pseudo(fw: FrameworkFacts, series: str) -> PytorchRocmVariant:
     """A variant standing for an installed build whose release the matrix lacks."""
-    from gpudoctor.matrix.model import PytorchRocmVariant
-
     return PytorchRocmVariant(
         pytorch=versions.public(fw.version),
         rocm=series,

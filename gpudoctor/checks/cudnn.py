@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import finding
+from gpudoctor.checks.suggest import installed_build
+from gpudoctor.compat.install import for_build
 from gpudoctor.findings import Finding, Severity
 
 if TYPE_CHECKING:
@@ -19,8 +21,6 @@ if TYPE_CHECKING:
 
 
 def _expected(matrix: Matrix, fw: FrameworkFacts) -> str | None:
-    from gpudoctor.checks.suggest import installed_build
-
     build = installed_build(matrix, fw)
     if build is not None:
         return build.cudnn
@@ -100,9 +100,6 @@ def judge_cudnn(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding
 def _tf_fix(matrix: Matrix, fw: FrameworkFacts, expected: str) -> str:
     """Install the cuDNN the release expects, or reinstall the release so that pip brings it
     (the command from the one install-command builder)."""
-    from gpudoctor.checks.suggest import installed_build
-    from gpudoctor.compat.install import for_build
-
     build = installed_build(matrix, fw)
     text = f"install cuDNN {expected} for CUDA {fw.cuda or '?'}"
     return f"{text}, or: {for_build(build, build.index_url)}" if build else text

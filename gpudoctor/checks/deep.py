@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.suggest import install_for_host
 from gpudoctor.facts_view import has_gpu, live_gpus
 from gpudoctor.findings import ERROR, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.wording import exit_text, last_line
@@ -61,7 +62,7 @@ def _import(
     facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, deep: DeepFrameworkFacts
 ) -> Finding:
     code, subject, module = "framework-import", fw.name, fw.name  # the import name
-    from gpudoctor.checks.deep_causes import import_cause, python_of
+    from gpudoctor.checks.deep_causes import import_cause, python_of  # lazy: failed --deep only
 
     ev = _evidence(deep, "import_seconds", "version", "cuda", "cudnn", "seconds")
     python = python_of(deep)
@@ -111,7 +112,7 @@ def _import(
 def _imported(
     fw: FrameworkFacts, deep: DeepFrameworkFacts, ev: list[tuple[str, object]]
 ) -> Finding:
-    from gpudoctor.checks.deep_causes import python_of
+    from gpudoctor.checks.deep_causes import python_of  # lazy: failed --deep only
 
     code, subject, module = "framework-import", fw.name, fw.name  # the import name
     seconds = f" in {deep.import_seconds:.1f} s" if deep.import_seconds is not None else ""
@@ -204,7 +205,10 @@ def _unavailable(
     deep: DeepFrameworkFacts,
     ev: list[tuple[str, object]],
 ) -> Finding:
-    from gpudoctor.checks.deep_causes import probe_command, unavailable_causes
+    from gpudoctor.checks.deep_causes import (  # lazy: failed --deep only
+        probe_command,
+        unavailable_causes,
+    )
 
     causes = unavailable_causes(facts, matrix, fw)
     command = probe_command(fw, deep)
@@ -266,7 +270,7 @@ def _kernel(  # noqa: PLR0911 - one return per verdict
             evidence=ev,
             subject=subject,
         )
-    from gpudoctor.checks.deep_causes import kernel_cause
+    from gpudoctor.checks.deep_causes import kernel_cause  # lazy: failed --deep only
 
     cause = kernel_cause(deep)
     return finding(
@@ -289,8 +293,6 @@ def _no_kernel_image(
 ) -> Finding:
     """The build lacks kernels for this GPU: the run-time proof of what framework-arch predicts
     from the matrix, with the same fix."""
-    from gpudoctor.checks.suggest import install_for_host
-
     ccs = sorted(
         {d.compute_capability for d in deep.devices if d.compute_capability}
         or {g.compute_capability for g in live_gpus(facts) if g.compute_capability}

@@ -10,7 +10,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpudoctor.checks.suggest import host_driver_tier
+from gpudoctor.compat.install import command
+from gpudoctor.compat.tiers import RUNS
 from gpudoctor.facts_view import driver_version, has_gpu, live_gpus
+from gpudoctor.matrix.signatures import match_signature, render
 
 if TYPE_CHECKING:
     from gpudoctor.facts import DeepFrameworkFacts, FrameworkFacts, HostFacts
@@ -45,7 +49,6 @@ def import_cause(  # noqa: PLR0911 - one return per known message
 ) -> Cause:
     """What an import error means, from its text."""
     error, python, module = deep.error or "", python_of(deep), fw.name  # its import name
-    from gpudoctor.compat.install import command  # the one pip command shape
 
     reinstall = command((pin(fw),), None, " --force-reinstall")
     lib = _MISSING_LIB.search(error)
@@ -126,7 +129,6 @@ def kernel_cause(deep: DeepFrameworkFacts) -> Cause:
     for pattern, what, fix in _KERNEL_CAUSES:
         if re.search(pattern, error, re.IGNORECASE):
             return Cause(what, fix)
-    from gpudoctor.matrix.signatures import match_signature, render
 
     known = match_signature(error)  # the one catalogue of known lines (HIP and HSA ones too)
     if known is not None:
@@ -207,8 +209,6 @@ def _driver_causes(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> list
     driver = driver_version(facts)
     if driver is None or fw.cuda is None:
         return []
-    from gpudoctor.checks.suggest import host_driver_tier
-    from gpudoctor.compat.tiers import RUNS
 
     verdict = host_driver_tier(facts, matrix, driver, fw.cuda)
     if verdict.tier in RUNS:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.checks.base import Intent, finding, group_by_gpu, unknown_or_na
 from gpudoctor.facts_view import live_gpus
 from gpudoctor.findings import ERROR, INFO, NA, OK, WARN, Finding
+from gpudoctor.matrix.queries import mig_gpu_for
 from gpudoctor.wording import gib
 
 if TYPE_CHECKING:
@@ -59,8 +60,6 @@ def identity(facts: HostFacts, matrix: Matrix, g: GpuFacts) -> Finding:
 
 
 def _mig_capable(matrix: Matrix, g: GpuFacts) -> bool | None:
-    from gpudoctor.matrix.queries import mig_gpu_for
-
     return None if g.name is None else mig_gpu_for(matrix, g.name) is not None
 
 

@@ -8,8 +8,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.suggest import best_for_host
+from gpudoctor.compat.host import from_facts
+from gpudoctor.compat.image import admits, build_of, host_brands
+from gpudoctor.compat.tiers import judge
 from gpudoctor.facts_view import driver_version, has_gpu
 from gpudoctor.findings import ERROR, INFO, OK, UNKNOWN, WARN, Finding
+from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
 
 if TYPE_CHECKING:
     from gpudoctor.compat.image import ImageFacts
@@ -27,10 +32,6 @@ def check_image(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Findin
 
 
 def _judge(facts: HostFacts, matrix: Matrix, image: ImageFacts) -> Finding:
-    from gpudoctor.compat.host import from_facts
-    from gpudoctor.compat.image import admits, build_of, host_brands
-    from gpudoctor.compat.tiers import judge
-
     ref = image.reference
     ev = [
         ("image", ref),
@@ -121,8 +122,6 @@ def _unknown_build(image: ImageFacts) -> str:
 def _platform_problem(facts: HostFacts, image: ImageFacts) -> str:
     """An image for another CPU architecture fails at start ("exec format error") unless the
     host emulates it; "" when they match or either is unknown."""
-    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
-
     want = machine_of(image.platform)
     have = machine_of(facts.platform.machine)
     if want is None or have is None or want == have:
@@ -134,13 +133,10 @@ def _platform_problem(facts: HostFacts, image: ImageFacts) -> str:
 
 
 def _alternative(facts: HostFacts, matrix: Matrix, framework: str) -> str:
-    from gpudoctor.checks.suggest import best_for_host
-
     best = best_for_host(facts, matrix, framework)
     if best is None:
         return "no build in the matrix runs here: see the driver checks"
     b = best.build
-    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
 
     machine = machine_of(facts.platform.machine)
     platform = f" --platform {DOCKER_PLATFORM[machine]}" if machine else ""

@@ -11,9 +11,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.suggest import install_line
+from gpudoctor.compat.builds import enumerate_builds, matching
+from gpudoctor.compat.choose import pick, rank
+from gpudoctor.compat.host import from_facts
+from gpudoctor.compat.install import for_row
+from gpudoctor.compat.tiers import Tier, driver_tier
 from gpudoctor.errors import NoMatchingRow
 from gpudoctor.facts_view import driver_version, has_gpu, live_gpus
 from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.inputs import cuda_matches, is_plain_version
+from gpudoctor.versions import numeric
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
@@ -43,8 +51,6 @@ def check_intent(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Findi
 def _asked_builds(matrix: Matrix, intent: Intent) -> list[Build]:
     """The builds the intent names: `pytorch==2.5` asks about the newest 2.5.x release, a bare
     `pytorch` about every release; `--cuda` keeps that CUDA's builds."""
-    from gpudoctor.compat.builds import enumerate_builds, matching
-
     assert intent.framework is not None
     found = matching(
         enumerate_builds(matrix, intent.framework), intent.framework_version, intent.cuda
@@ -68,9 +74,6 @@ def _verdict(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
         return finding(code, Severity.UNKNOWN, f"{asked}: driver version unknown")
     if intent.framework is None:
         return _cuda_verdict(facts, matrix, intent, driver)
-    from gpudoctor.checks.suggest import install_line
-    from gpudoctor.compat.choose import pick, rank
-    from gpudoctor.compat.host import from_facts
 
     builds = _asked_builds(matrix, intent)
     if not builds:
@@ -126,9 +129,6 @@ def _verdict(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
 
 def _cuda_verdict(facts: HostFacts, matrix: Matrix, intent: Intent, driver: str) -> Finding:
     """`--cuda X` alone: does this driver run applications built with CUDA X?"""
-    from gpudoctor.compat.host import from_facts
-    from gpudoctor.compat.tiers import Tier, driver_tier
-
     cuda = _concrete_cuda(matrix, intent.cuda or "")
     tier = driver_tier(matrix, from_facts(facts), cuda)
     ev = [("driver", driver), ("tier", tier.tier.value)]
@@ -156,9 +156,6 @@ def _cuda_verdict(facts: HostFacts, matrix: Matrix, intent: Intent, driver: str)
 def _concrete_cuda(matrix: Matrix, wanted: str) -> str:
     """`--cuda 12` (any 12.x) or a range: the newest CUDA release line of the matrix it admits
     (the newest wins, as everywhere); a version with a minor stays as given."""
-    from gpudoctor.matrix.inputs import cuda_matches, is_plain_version
-    from gpudoctor.versions import numeric
-
     if is_plain_version(wanted) and "." in wanted:
         return wanted
     lines = [c.major_minor for c in matrix.cuda if cuda_matches(c.major_minor, wanted)]
@@ -166,9 +163,8 @@ def _concrete_cuda(matrix: Matrix, wanted: str) -> str:
 
 
 def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
-    from gpudoctor.compat.host import from_facts
-    from gpudoctor.compat.request import ResolveRequest
-    from gpudoctor.compat.resolve import resolve
+    from gpudoctor.compat.request import ResolveRequest  # lazy: --framework/--cuda only
+    from gpudoctor.compat.resolve import resolve  # lazy: --framework/--cuda only
 
     code, driver = "intent-newest-row", driver_version(facts)
     framework = intent.framework or "pytorch"
@@ -189,7 +185,6 @@ def _newest_row(facts: HostFacts, matrix: Matrix, intent: Intent) -> Finding:
         except NoMatchingRow as exc:
             last = exc.message
             continue
-        from gpudoctor.compat.install import for_row
 
         note = (
             ""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.nccl_release import nccl_in_use, peermem_blind
 from gpudoctor.checks.placement import NOT_RECORDED, gpu_count
 from gpudoctor.facts_view import has_gpu
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
@@ -73,8 +74,6 @@ def check_gpudirect_rdma(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
     loaded = "nvidia_peermem" in facts.kernel.modules_loaded
     ev = [("nvidia_peermem", loaded), ("kernel_module_flavor", facts.kernel.nvidia_module_flavor)]
     if loaded:
-        from gpudoctor.checks.nccl_release import nccl_in_use, peermem_blind
-
         blind = peermem_blind(facts, matrix)
         nccl = nccl_in_use(facts)
         if blind is not None and nccl is not None:

@@ -14,6 +14,7 @@ from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.facts_view import live_gpus
 from gpudoctor.findings import ERROR, INFO, NA, OK, Finding
+from gpudoctor.matrix.queries import arch_list_covers
 
 if TYPE_CHECKING:
     from gpudoctor.facts import GpuFacts, HostFacts
@@ -107,8 +108,6 @@ def check_nccl_gpu_support(facts: HostFacts, matrix: Matrix, intent: Intent) -> 
 def _arch(
     label: str, row: NcclRelease, gpus: list[GpuFacts], ev: list[tuple[str, object]]
 ) -> Finding:
-    from gpudoctor.matrix.queries import arch_list_covers
-
     for gpu in gpus:
         verdict = arch_list_covers(row.architectures, gpu.compute_capability or "")
         if not verdict.ok:

@@ -17,6 +17,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.jetson import jetson_install
+from gpudoctor.checks.suggest import install_for_package
+from gpudoctor.facts_view import driver_version
 from gpudoctor.findings import ERROR, INFO, OK, WARN, Finding
 
 if TYPE_CHECKING:
@@ -68,7 +71,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         return []
     if not report.errors:
         return [finding("report-error", OK, "no known error line in the report")]
-    from gpudoctor.matrix.signatures import load_signatures, render
+    from gpudoctor.matrix.signatures import load_signatures, render  # lazy: known lines only
 
     by_code = load_signatures().by_code
     out = []
@@ -142,7 +145,6 @@ _DRIVER_ABSENT = frozenset({"libcuda-not-found", "tf-no-cuda-drivers", "ngc-driv
 
 
 def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
-    from gpudoctor.facts_view import driver_version
 
     report = facts.report
     if code not in _DRIVER_ABSENT or report is None:
@@ -181,10 +183,6 @@ def read_ranges(report: ReportFacts) -> str:
 
 def _install(known: Signature, facts: HostFacts, matrix: Matrix) -> str:
     """The install command of the build this host should run, from the compatibility model."""
-    from gpudoctor.checks.jetson import jetson_install
-    from gpudoctor.checks.suggest import install_for_package
-    from gpudoctor.facts_view import driver_version
-
     jetson = jetson_install(facts, known.install or "")
     if jetson is not None:
         return jetson  # PyPI's aarch64 CUDA wheels are server-Arm builds, not for a Jetson
@@ -207,7 +205,7 @@ def link_error_lines(findings: Sequence[Finding]) -> list[Finding]:
         return list(findings)
     matched: dict[int, list[Finding]] = {}  # id of a predicting finding -> error lines
     explained: dict[int, list[Finding]] = {}  # id of an error line -> predicting findings
-    from gpudoctor.matrix.signatures import load_signatures
+    from gpudoctor.matrix.signatures import load_signatures  # lazy: known lines only
 
     by_code = load_signatures().by_code
     for error in errors:

@@ -15,10 +15,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
+from gpudoctor.checks import links, xid
 from gpudoctor.checks.base import Requirement, Value, finding
+from gpudoctor.checks.nccl import active_ports
 from gpudoctor.errors import UsageError
 from gpudoctor.facts_view import driver_version, has_gpu, live_gpus, nvml_ok
 from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.inputs import did_you_mean
+from gpudoctor.matrix.queries import mig_gpu_for, newest_cuda_for_driver
 from gpudoctor.wording import gib, gpu_label
 
 if TYPE_CHECKING:
@@ -51,8 +55,11 @@ _SWITCHES = {
     "p2p": ("ok",),
     "xid": ("none",),
 }
-_OPS = (">=", "<=", "==", "!=", ">", "<", "=")
-_EXPR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*(>=|<=|==|!=|>|<|=)\s*(\S.*?)\s*$")
+_EXPR = re.compile(
+    r"^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*("
+    + "|".join(re.escape(op) for op in versions.OPERATORS)
+    + r")\s*(\S.*?)\s*$"
+)
 _MEMORY = re.compile(r"^(\d+(?:\.\d+)?)\s*(GiB|GB|MiB|MB|TiB|TB)$", re.IGNORECASE)
 _UNITS = {"gib": 2**30, "gb": 10**9, "mib": 2**20, "mb": 10**6, "tib": 2**40, "tb": 10**12}
 _HINT = "examples: --require 'driver>=550' --require 'gpus>=8' --require 'memory>=40GiB'"
@@ -63,14 +70,13 @@ def parse_requirement(text: str) -> Requirement:
     match = _EXPR.match(text)
     if match is None:
         raise UsageError(
-            f"{text!r} is not a requirement: expected KEY OP VALUE with OP one of {' '.join(_OPS)}",
+            f"{text!r} is not a requirement: expected KEY OP VALUE with OP one of "
+            f"{' '.join(versions.OPERATORS)}",
             hint=_HINT,
         )
     key, op, raw = match.group(1).lower().replace("-", "_"), match.group(2), match.group(3)
     op = "==" if op == "=" else op
     if key not in KEYS:
-        from gpudoctor.matrix.inputs import did_you_mean
-
         guess = did_you_mean(key, KEYS)
         raise UsageError(
             f"unknown key {match.group(1)!r} in {text!r}; keys: {', '.join(KEYS)}",
@@ -109,20 +115,6 @@ def _parse_value(key: str, op: str, raw: str, text: str) -> Value:
         raise UsageError(f"{raw!r} is not a version in {text!r}", hint=_HINT) from None
 
 
-def _compare(have: tuple[int, ...] | float, op: str, want: tuple[int, ...] | float) -> bool:
-    if isinstance(have, tuple) and isinstance(want, tuple):
-        have = have[: len(want)] + (0,) * (len(want) - len(have))
-    table: dict[str, Callable[[object, object], bool]] = {
-        ">=": lambda a, b: a >= b,  # type: ignore[operator]
-        "<=": lambda a, b: a <= b,  # type: ignore[operator]
-        ">": lambda a, b: a > b,  # type: ignore[operator]
-        "<": lambda a, b: a < b,  # type: ignore[operator]
-        "==": lambda a, b: a == b,
-        "!=": lambda a, b: a != b,
-    }
-    return table[op](have, want)
-
-
 def check_requirements(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     return [judge(facts, matrix, r) for r in intent.requirements]
 
@@ -147,7 +139,7 @@ def judge(facts: HostFacts, matrix: Matrix, req: Requirement) -> Finding:
         met = bool(values) and all((v == req.value) == (req.op == "==") for v in values)
     else:
         met = bool(values) and all(
-            isinstance(v, (tuple, float)) and _compare(v, req.op, req.value) for v in values
+            isinstance(v, (tuple, float)) and versions.compare(v, req.op, req.value) for v in values
         )
     sev = Severity.OK if met else Severity.ERROR
     verdict = "met" if met else "not met"
@@ -213,7 +205,6 @@ def _cuda(facts: HostFacts, matrix: Matrix) -> Actual:
     driver = driver_version(facts)
     if driver is None:
         return None, "no driver version"
-    from gpudoctor.matrix.queries import newest_cuda_for_driver
 
     release = newest_cuda_for_driver(matrix, driver)
     if release is None:
@@ -250,8 +241,6 @@ def _per_gpu(
 
 
 def _mig(facts: HostFacts, matrix: Matrix) -> Actual:
-    from gpudoctor.matrix.queries import mig_gpu_for
-
     gpus = live_gpus(facts)
     if not gpus:
         return ([], "no GPU") if not has_gpu(facts) else (None, "no GPU visible to NVML")
@@ -296,8 +285,6 @@ def _verdict(name: str) -> Callable[[HostFacts, Matrix], Actual]:
     """A multi-GPU verdict ("ok", "degraded", ...) computed by the check that owns it."""
 
     def actual(facts: HostFacts, matrix: Matrix) -> Actual:
-        from gpudoctor.checks import links, xid
-
         verdicts = {
             "nvlink": links.nvlink_verdict,
             "fabric": links.fabric_verdict,
@@ -318,8 +305,6 @@ def _shm(facts: HostFacts, matrix: Matrix) -> Actual:
 
 
 def _ib(facts: HostFacts, matrix: Matrix) -> Actual:
-    from gpudoctor.checks.nccl import active_ports
-
     if not facts.multigpu.collected:
         return None, "HCA ports not recorded in this snapshot"
     n = active_ports(facts)

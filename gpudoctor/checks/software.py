@@ -10,14 +10,19 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gpudoctor import framework_names, versions
-from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.base import Intent, finding, group_by_gpu
+from gpudoctor.checks.cudnn import judge_cudnn
 from gpudoctor.checks.suggest import (
     host_driver_tier,
     install_for_host,
     installed_build,
 )
+from gpudoctor.compat.host import from_facts
+from gpudoctor.compat.tiers import Tier, coverage, driver_tier
 from gpudoctor.facts_view import driver_broken, driver_version, has_gpu, live_gpus
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
+from gpudoctor.matrix.platforms import first_cuda_on_pypi, pypi_cpu_only
+from gpudoctor.matrix.queries import arch_list_covers
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts
@@ -83,7 +88,6 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
             evidence=ev,
             subject=subject,
         )
-    from gpudoctor.compat.tiers import Tier
 
     verdict = host_driver_tier(facts, matrix, driver, fw.cuda)
     if verdict.tier is Tier.NATIVE:
@@ -146,9 +150,6 @@ def check_framework_arch(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
 
 
 def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> list[Finding]:
-    from gpudoctor.compat.host import from_facts
-    from gpudoctor.compat.tiers import coverage, driver_tier
-
     code, subject = "framework-arch", fw.name
     if fw.name == "tensorflow" and fw.arch_list and not fw.cpu_only:
         return _arch_from_build(facts, matrix, fw)
@@ -240,8 +241,6 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
 def _arch_from_build(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> list[Finding]:
     """A build that states its own compiled architectures (TensorFlow's build_info), judged
     from them with the matrix's kernel rule (matrix.queries.arch_list_covers)."""
-    from gpudoctor.matrix.queries import arch_list_covers
-
     gpus = [g for g in live_gpus(facts) if g.compute_capability]
     if not gpus:
         sev = NA if not has_gpu(facts) or driver_broken(facts) else UNKNOWN
@@ -287,8 +286,6 @@ def tensorflow_fix(facts: HostFacts, matrix: Matrix) -> str | None:
 
 def _merge_gpus(found: list[Finding]) -> list[Finding]:
     """One finding per verdict: "torch on GPU 0" ... "GPU 7" collapse to "torch on GPU 0-7"."""
-    from gpudoctor.checks.base import group_by_gpu
-
     by_fw: dict[str, list[tuple[int, Finding]]] = {}
     for f in found:
         name, _, gpu = f.subject.partition(" on GPU ")
@@ -389,8 +386,6 @@ def _gpu_build_fix(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, trap: s
 def _aarch64_trap(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> str:
     """Why plain `pip install` gave a CPU-only build on this machine, when the matrix's
     `[[wheel]]` rows say PyPI serves one for this release there; "" otherwise."""
-    from gpudoctor.matrix.platforms import first_cuda_on_pypi, pypi_cpu_only
-
     framework = framework_names.MATRIX_NAME.get(fw.name)
     machine = facts.platform.machine
     if framework is None or machine is None:
@@ -482,8 +477,6 @@ def _nvcc(  # noqa: PLR0917 - the facts and the toolkit being judged
     ev: Sequence[tuple[str, object]],
     path: str,
 ) -> Finding:
-    from gpudoctor.compat.tiers import Tier
-
     verdict = host_driver_tier(facts, matrix, driver, version)
     if verdict.tier is Tier.NATIVE:
         return finding(
@@ -517,8 +510,6 @@ def _nvcc(  # noqa: PLR0917 - the facts and the toolkit being judged
 
 
 def check_cudnn(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
-    from gpudoctor.checks.cudnn import judge_cudnn
-
     if not facts.frameworks:
         return [finding("framework-cudnn", NA, "no torch, tensorflow or jax installed")]
     return [judge_cudnn(facts, matrix, fw) for fw in facts.frameworks]

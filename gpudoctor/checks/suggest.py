@@ -5,9 +5,15 @@ name)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from gpudoctor import framework_names
+from gpudoctor import framework_names, versions
+from gpudoctor.compat.builds import enumerate_builds, installed
+from gpudoctor.compat.choose import choices, pick
+from gpudoctor.compat.host import from_facts
+from gpudoctor.compat.install import for_verdict
+from gpudoctor.compat.tiers import driver_tier, judge
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
@@ -18,19 +24,12 @@ if TYPE_CHECKING:
 
 def host_driver_tier(facts: HostFacts, matrix: Matrix, driver: str, cuda: str) -> DriverTier:
     """The model's driver tier for `cuda` on this host, judged with `driver` (compat.tiers)."""
-    from dataclasses import replace
-
-    from gpudoctor.compat.host import from_facts
-    from gpudoctor.compat.tiers import driver_tier
-
     return driver_tier(matrix, replace(from_facts(facts), driver=driver), cuda)
 
 
 def installed_build(matrix: Matrix, fw: FrameworkFacts) -> Build | None:
     """The enumerated build an installed framework is (compat.builds.installed, the one lookup
     that images use too)."""
-    from gpudoctor.compat.builds import installed
-
     framework = framework_names.MATRIX_NAME.get(fw.name)
     if framework is None:
         return None
@@ -40,8 +39,6 @@ def installed_build(matrix: Matrix, fw: FrameworkFacts) -> Build | None:
 def install_line(verdict: Verdict, flags: str = "") -> str:
     """The pip command of a judged build (compat.install: the framework with its companions, the
     index for the host's machine), then which of its facts were not read from the wheel."""
-    from gpudoctor.compat.install import for_verdict
-
     return for_verdict(verdict, flags)
 
 
@@ -49,9 +46,6 @@ def best_for_host(
     facts: HostFacts, matrix: Matrix, framework: str, *, native_only: bool = False
 ) -> Verdict | None:
     """The build this host should run (compat.choose.pick)."""
-    from gpudoctor.compat.choose import pick
-    from gpudoctor.compat.host import from_facts
-
     return pick(matrix, from_facts(facts), framework, native_only=native_only)
 
 
@@ -61,9 +55,6 @@ def install_for_host(
     """At most two labelled pip commands (compat.choose.choices): the installed release in a
     variant that runs here, and the newest build that runs here. None when nothing in the
     matrix runs here."""
-    from gpudoctor.compat.choose import choices
-    from gpudoctor.compat.host import from_facts
-
     offered = choices(matrix, from_facts(facts), framework, installed)
     if not offered:
         return None
@@ -88,11 +79,6 @@ def install_for_package(facts: HostFacts, matrix: Matrix, package: str) -> str |
 def _covers_gpus(facts: HostFacts, matrix: Matrix, framework: str) -> Verdict | None:
     """With the driver unknown (a paste without nvidia-smi), the newest build whose kernels
     cover every GPU of the report: the driver is judged once it is known."""
-    from gpudoctor import versions
-    from gpudoctor.compat.builds import enumerate_builds
-    from gpudoctor.compat.host import from_facts
-    from gpudoctor.compat.tiers import judge
-
     host = from_facts(facts)
     if host.driver is not None or not host.gpus:
         return None

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from gpudoctor.checks.platform import where
+from gpudoctor.checks.runtime import docker_absence
 from gpudoctor.facts_view import (
     driver_version,
     has_gpu,
@@ -78,8 +80,6 @@ def _gpus(facts: HostFacts) -> str:
 
 
 def _platform(facts: HostFacts) -> str:
-    from gpudoctor.checks.platform import where
-
     p = facts.platform
     os_name = p.os_pretty or " ".join(x for x in (p.os_id, p.os_version) if x) or "unknown OS"
     kernel = f", kernel {facts.kernel.release}" if facts.kernel.release else ""
@@ -93,7 +93,6 @@ def _runtime(facts: HostFacts) -> str:
         return f"Docker {r.docker_version or ''} (runtimes: {names})".replace("  ", " ")
     if r.daemon_json_runtimes:
         return "Docker not reachable; daemon.json runtimes: " + ", ".join(r.daemon_json_runtimes)
-    from gpudoctor.checks.runtime import docker_absence
 
     return docker_absence(facts)
 

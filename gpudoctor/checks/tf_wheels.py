@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.suggest import install_for_host
 from gpudoctor.facts_view import has_gpu
 from gpudoctor.findings import ERROR, NA, OK, UNKNOWN, WARN, Finding
+from gpudoctor.matrix.queries import tensorflow_release_for
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts
@@ -26,7 +28,6 @@ def check_tf_cuda_wheels(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
         return [finding(CODE, NA, "no TensorFlow installed")]
     if tf.cpu_only or tf.hip or not has_gpu(facts):
         return [finding(CODE, NA, f"{tf.label}: not a CUDA build on a GPU host", subject=tf.name)]
-    from gpudoctor.matrix.queries import tensorflow_release_for
 
     release = tensorflow_release_for(matrix, tf.version)
     if release is None:
@@ -95,8 +96,6 @@ def _judge(
 
 
 def _fix(facts: HostFacts, matrix: Matrix, tf: FrameworkFacts, release: TensorflowRelease) -> str:
-    from gpudoctor.checks.suggest import install_for_host
-
     line = install_for_host(facts, matrix, "tensorflow", tf.version)
     return line or f"install the release's CUDA wheels: {release.pip}"
 

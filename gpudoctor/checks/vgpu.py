@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.checks.base import Intent, finding, group_by_gpu, unknown_or_na
 from gpudoctor.facts_view import live_gpus
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
+from gpudoctor.matrix.queries import driver_branch_of, vgpu_manager_runs_guest
 
 if TYPE_CHECKING:
     from gpudoctor.facts import GpuFacts, HostFacts
@@ -180,7 +181,6 @@ def check_vgpu_license_client(facts: HostFacts, matrix: Matrix, intent: Intent) 
 def check_vgpu_release(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     if not guests(facts):
         return [finding("vgpu-release", NA, "not a vGPU guest")]
-    from gpudoctor.matrix.queries import driver_branch_of
 
     guest_version = facts.nvml.driver_version or facts.kernel.nvidia_module_version
     if guest_version is None:
@@ -243,7 +243,6 @@ def _judge(
     ev: list[tuple[str, object]],
 ) -> Finding:
     guest_version, host_version = versions
-    from gpudoctor.matrix.queries import vgpu_manager_runs_guest
 
     pair = (
         f"guest driver {guest_version} (vGPU {guest.vgpu_release}) on vGPU Manager "

@@ -34,8 +34,7 @@ def check_xid(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]
         return [finding("xid-history", NA, f"kernel log not read: {m.xid_unreadable_reason}")]
     if not m.xid_events:
         return [finding("xid-history", OK, "no XID in the kernel log since boot")]
-    # The catalogue (a TOML file and its dataclasses) is loaded only for a log that has XIDs.
-    from gpudoctor.matrix.xid import load_xid_catalogue
+    from gpudoctor.matrix.xid import load_xid_catalogue  # lazy: a log with XIDs only
 
     catalogue = load_xid_catalogue()
     index = {g.pci_bus_id: g.index for g in facts.nvml.gpus if g.pci_bus_id}

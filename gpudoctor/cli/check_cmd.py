@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
+from gpudoctor.children import DEEP_TIMEOUT_S
 from gpudoctor.cli.common import (
-    DEEP_TIMEOUT_S,
     DeepOpt,
     DeepTimeoutOpt,
     check_choice,
@@ -24,6 +24,7 @@ from gpudoctor.cli.common import (
     write_output,
     wrote,
 )
+from gpudoctor.report import FLEET_FORMATS, FORMATS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -73,9 +74,6 @@ matrix); 3 the Docker daemon unreachable (--image); 5 gpudoctor itself failed (a
 a bug; the message says how to report it).
 """
 
-_FORMATS = ("text", "json", "junit", "github", "prometheus", "markdown")
-_FLEET_FORMATS = ("text", "json")
-
 
 def register(app: typer.Typer) -> None:
     app.command("check", help=HELP, no_args_is_help=False)(check)
@@ -113,7 +111,7 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
         typer.Option(
             "--format",
             metavar="FORMAT",
-            help="text, json, junit, github, prometheus or markdown.",
+            help=f"{', '.join(FORMATS[:-1])} or {FORMATS[-1]}.",
         ),
     ] = "text",
     strict: Annotated[
@@ -166,7 +164,7 @@ def check(  # noqa: PLR0917 - typer maps each option to a parameter
         write_output(listing(), output)
         wrote(output, "the list of check codes")
         return 0
-    check_choice("--format", fmt, _FORMATS)
+    check_choice("--format", fmt, FORMATS)
     intent = build_intent(framework, cuda, require or [], native_only=native_only)
     only_codes = select_codes("--only", (only or "").split(","))
     skip_codes = select_codes("--skip", (skip or "").split(","))
@@ -246,7 +244,7 @@ def check_fleet(
     from gpudoctor.errors import UsageError
     from gpudoctor.fleet_summary import judge_fleet
 
-    if fmt not in _FLEET_FORMATS:
+    if fmt not in FLEET_FORMATS:
         raise UsageError(
             f"--format {fmt} reports one host, and --from names several",
             hint="use --format text or --format json for a fleet, or one --from per run",
@@ -290,7 +288,7 @@ def report_fleet_of_one_file(
     from gpudoctor.errors import UsageError
     from gpudoctor.fleet_summary import judge_hosts
 
-    if fmt not in _FLEET_FORMATS:
+    if fmt not in FLEET_FORMATS:
         raise UsageError(
             f"--format {fmt} reports one host, and the report holds {len(hosts)} hosts (its "
             "reports disagree)",

@@ -18,10 +18,6 @@ if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix
 
 
-# probes/deep.py's DEFAULT_TIMEOUT_S (a test pins the two equal), kept here so that building the
-# command line (and so `--help`) imports no probe.
-DEEP_TIMEOUT_S = 60.0
-
 # The `--deep` options of `check` and `snapshot`.
 DeepOpt = Annotated[
     bool,

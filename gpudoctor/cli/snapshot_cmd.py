@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from gpudoctor.cli.common import DEEP_TIMEOUT_S, DeepOpt, DeepTimeoutOpt
+from gpudoctor.children import DEEP_TIMEOUT_S
+from gpudoctor.cli.common import DeepOpt, DeepTimeoutOpt
 
 HELP = """Record this host's GPU facts as JSON (stdout, or -o FILE).
 

@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING, Literal
 
 from gpudoctor import versions
 from gpudoctor.errors import UsageError
+from gpudoctor.matrix import inputs
+from gpudoctor.matrix.inputs import cuda_matches
+from gpudoctor.matrix.platforms import machines_of
 from gpudoctor.versions import numeric
 
 if TYPE_CHECKING:
@@ -94,16 +97,12 @@ def enumerate_builds(matrix: Matrix, framework: str) -> list[Build]:
 
 
 def unknown_framework(name: str) -> UsageError:
-    from gpudoctor.matrix import inputs  # the one wording for this mistake
-
     return inputs.unknown_framework(name)
 
 
 def platforms_of(matrix: Matrix, framework: str, version: str, cuda: str) -> tuple[str, ...]:
     """The machines a build is published for: x86_64 (every matrix row), plus those whose
     `[[wheel]]` rows carry this release with this CUDA (gpudoctor.matrix.platforms)."""
-    from gpudoctor.matrix.platforms import machines_of
-
     return machines_of(matrix, framework, version, cuda)
 
 
@@ -189,7 +188,6 @@ def _tensorflow_build(matrix: Matrix, tf: TensorflowRelease) -> Build:
 def matching(builds: list[Build], version: str | None, cuda: str | None) -> list[Build]:
     """Builds of `version` ("2.5" = 2.5.*) and `cuda` as `--cuda` means it everywhere
     (matrix.inputs.cuda_matches: "12" any 12.x, "12.4" or "12.4.1" 12.4, a range on X.Y)."""
-    from gpudoctor.matrix.inputs import cuda_matches
 
     def prefix(text: str, wanted: str | None) -> bool:
         if wanted is None:

@@ -13,7 +13,7 @@ from gpudoctor import versions
 from gpudoctor.compat.builds import Build, enumerate_builds, unknown_framework
 from gpudoctor.compat.request import ResolveRequest, Unsettled
 from gpudoctor.errors import BadValue, UsageError
-from gpudoctor.matrix.inputs import FRAMEWORKS
+from gpudoctor.matrix.inputs import FRAMEWORKS, cuda_matches, is_plain_version, parse_cuda
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.queries import arch_list_covers, min_driver_for_cuda, minor_compat_floor
 from gpudoctor.versions import numeric
@@ -76,7 +76,6 @@ def check_request(request: ResolveRequest) -> Specs:
             arch_list_covers(["8.0"], cc)
         except BadValue as exc:  # typed by the user: bad input, worded as the query words it
             raise UsageError(exc.message, hint=exc.hint) from None
-    from gpudoctor.matrix.inputs import parse_cuda
 
     cuda_text = parse_cuda(request.cuda) if request.cuda else None
     cuda = _spec(cuda_text, "--cuda")
@@ -124,8 +123,6 @@ def build_reasons(matrix: Matrix, build: Build, request: ResolveRequest, specs: 
 def _cuda_ok(build: Build, specs: Specs) -> bool:
     """The build's CUDA (X.Y) meets --cuda: a full release ("12.1.0") means its X.Y here (the
     base image of a devel row is tested against the release itself, in resolve_base)."""
-    from gpudoctor.matrix.inputs import cuda_matches, is_plain_version
-
     if specs.cuda_by_release and is_plain_version(specs.cuda_text):
         return cuda_matches(build.cuda, specs.cuda_text)
     assert specs.cuda is not None

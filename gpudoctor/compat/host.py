@@ -11,6 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpudoctor.errors import UsageError
+from gpudoctor.facts_view import driver_version, live_gpus
+from gpudoctor.versions import numeric
+
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
 
@@ -53,8 +57,6 @@ def datacenter_class(brand: str | None) -> bool | None:
 
 def from_facts(facts: HostFacts) -> Host:
     """The model's view of a snapshot: live GPUs with a known compute capability."""
-    from gpudoctor.facts_view import driver_version, live_gpus
-
     gpus = tuple(
         Gpu(g.index, g.compute_capability, datacenter_class(g.brand))
         for g in live_gpus(facts)
@@ -76,9 +78,6 @@ def fleet(hosts: Sequence[Host], where: str) -> Host:
     each of them. The oldest driver (a newer driver runs all an older one runs), every GPU (each
     needs kernels), data-center only if all are. Hosts of different machines cannot share one
     image: UsageError."""
-    from gpudoctor.errors import UsageError
-    from gpudoctor.versions import numeric
-
     machines = {h.machine or "x86_64" for h in hosts}
     if len(machines) > 1:
         raise UsageError(

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gpudoctor import framework_names, versions
+from gpudoctor.compat.builds import installed
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
@@ -33,8 +34,6 @@ class ImageFacts:
 
 def build_of(matrix: Matrix, image: ImageFacts) -> Build | None:
     """The enumerated build the image holds; its own arch list (a label) wins."""
-    from gpudoctor.compat.builds import installed
-
     if image.framework not in framework_names.MATRIX or not image.version:
         return None
     # a CPU-only torch has no variant; TensorFlow read without importing it: its release's one
@@ -76,23 +75,11 @@ def admits(
             if have is None or want is None or key == "arch":
                 results.append(None)
                 continue
-            n = len(want)
-            results.append(_compare(have[:n], op, want))
+            results.append(versions.compare(have, op, want))
         if all(r is True for r in results):
             return True
         unknown = unknown or (None in results and False not in results)
     return None if unknown else False
-
-
-def _compare(have: tuple[int, ...], op: str, want: tuple[int, ...]) -> bool:
-    return {
-        ">=": have >= want,
-        "<=": have <= want,
-        ">": have > want,
-        "<": have < want,
-        "==": have == want,
-        "=": have == want,
-    }[op]
 
 
 def host_brands(facts: HostFacts) -> set[str]:

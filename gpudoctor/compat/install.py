@@ -11,6 +11,8 @@ import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from gpudoctor.compat.builds import FACT_NAMES
+
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
     from gpudoctor.compat.request import ResolvedRow
@@ -33,8 +35,6 @@ def requirement_lines(requirements: Sequence[str]) -> list[str]:
 
 def unread_clause(unread: Sequence[str]) -> str:
     """ " (cuDNN pin, arch list not read from the wheel)": which facts came from elsewhere."""
-    from gpudoctor.compat.builds import FACT_NAMES
-
     if not unread:
         return ""
     return f" ({', '.join(FACT_NAMES.get(f, f) for f in unread)} not read from the wheel)"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor.frozen import Frozen
+from gpudoctor.matrix.platforms import X86_64, machine_of
 
 if TYPE_CHECKING:
     from gpudoctor.compat.host import Host
@@ -102,7 +103,5 @@ class Rejection(Frozen):
 def target_machine(request: ResolveRequest) -> str:
     """The machine the row is for: --machine/--platform, else the target host's; x86_64 when
     neither says (the matrix's own rows)."""
-    from gpudoctor.matrix.platforms import X86_64, machine_of
-
     host = request.host.machine if request.host is not None else None
     return machine_of(request.machine) or machine_of(host) or X86_64

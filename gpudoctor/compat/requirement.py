@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
+from gpudoctor.matrix.queries import min_driver_for_cuda, minor_compat_floor
+from gpudoctor.versions import numeric
 
 if TYPE_CHECKING:
     from gpudoctor.compat.builds import Build
@@ -30,9 +32,6 @@ class StartRequirement:
 
 def start_requirement(matrix: Matrix, build: Build) -> StartRequirement | None:
     """None when the matrix knows neither the build's CUDA release nor its major."""
-    from gpudoctor.matrix.queries import min_driver_for_cuda, minor_compat_floor
-    from gpudoctor.versions import numeric
-
     major = versions.major(build.cuda)
     native = min_driver_for_cuda(matrix, build.cuda)
     floor = minor_compat_floor(matrix, major)

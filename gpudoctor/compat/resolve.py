@@ -17,10 +17,13 @@ meets every constraint wins. Base images (docs/matrix-format.md, "Choosing a row
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpudoctor.compat.builds import Build, enumerate_builds
 from gpudoctor.compat.candidates import FLAVORS, FRAMEWORKS, Specs, build_reasons, check_request
+from gpudoctor.compat.choose import rank
+from gpudoctor.compat.host import from_flags
 from gpudoctor.compat.request import (
     Rejection,
     ResolvedRow,
@@ -28,9 +31,12 @@ from gpudoctor.compat.request import (
     Unsettled,
     target_machine,
 )
+from gpudoctor.compat.requirement import start_requirement
 from gpudoctor.compat.resolve_base import Choice, choose_base
+from gpudoctor.compat.tiers import DriverTier, Tier
 from gpudoctor.errors import NoMatchingRow
 from gpudoctor.matrix.model import Matrix
+from gpudoctor.matrix.platforms import DOCKER_PLATFORM, available_on
 from gpudoctor.versions import numeric
 
 if TYPE_CHECKING:
@@ -50,10 +56,6 @@ class Unresolvable(NoMatchingRow):
 
 def target(request: ResolveRequest) -> Host | None:
     """The host the request targets, as the compatibility model sees it."""
-    from dataclasses import replace
-
-    from gpudoctor.compat.host import from_flags
-
     host = request.host
     if host is None and (request.driver or request.compute_capabilities):
         host = from_flags(request.driver, request.compute_capabilities)
@@ -64,8 +66,6 @@ def target(request: ResolveRequest) -> Host | None:
 
 def candidates(matrix: Matrix, request: ResolveRequest) -> list[tuple[Build, Verdict | None]]:
     """Builds in the order resolve tries them, each with its verdict on the target host."""
-    from gpudoctor.compat.choose import rank
-
     builds = offered_builds(matrix, request.framework)
     host = target(request)
     if host is None:
@@ -114,10 +114,6 @@ def row_id(build: Build, python: str, distro: str, flavor: str) -> str:
 
 
 def _host_reasons(verdict: Verdict | None, request: ResolveRequest) -> list[str]:
-    from dataclasses import replace
-
-    from gpudoctor.compat.tiers import DriverTier, Tier
-
     if verdict is None:
         return []
     host = target(request)
@@ -165,8 +161,6 @@ def _rejection(build: Build, candidate: str, reasons: list[str]) -> Rejection:
 def _machine_reasons(
     matrix: Matrix, build: Build, request: ResolveRequest, *, judged: bool
 ) -> list[str]:
-    from gpudoctor.matrix.platforms import available_on
-
     where = available_on(
         matrix,
         build.framework,
@@ -197,9 +191,6 @@ def _row(
     flavor: str,
     request: ResolveRequest,
 ) -> ResolvedRow:
-    from gpudoctor.compat.requirement import start_requirement
-    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, available_on
-
     machine = target_machine(request)
     where = available_on(
         matrix,

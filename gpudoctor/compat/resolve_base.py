@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from gpudoctor import versions
 from gpudoctor.compat.builds import Build
 from gpudoctor.compat.candidates import Specs, contains, span
-from gpudoctor.compat.request import ResolveRequest, Unsettled
+from gpudoctor.compat.request import ResolveRequest, Unsettled, target_machine
 from gpudoctor.matrix.model import BaseImage, Distro, Matrix
+from gpudoctor.matrix.platforms import DOCKER_PLATFORM, image_on_platform
 from gpudoctor.matrix.queries import cuda_release
 from gpudoctor.versions import numeric
 
@@ -125,9 +126,6 @@ def _platform_reasons(matrix: Matrix, image: BaseImage, request: ResolveRequest)
     """An nvidia/cuda base for another machine needs an [[image_platform]] row. (The plain
     distribution images of runtime rows, ubuntu and debian, are Docker Official Images published
     for linux/amd64 and linux/arm64 alike: https://hub.docker.com/_/ubuntu.)"""
-    from gpudoctor.compat.request import target_machine
-    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, image_on_platform
-
     machine = target_machine(request)
     published, verified = image_on_platform(matrix, image.repository, image.cuda, machine)
     where = f"{DOCKER_PLATFORM[machine]} image of {image.repository}:{image.cuda}"

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.compat.builds import torch_pins
+from gpudoctor.compat.install import command
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts
@@ -53,8 +54,6 @@ class RocmBuild:
 
     @property
     def install(self) -> str:
-        from gpudoctor.compat.install import command  # the one pip command shape
-
         note = "" if self.variant.verified else " (its matrix row is marked verified = false)"
         pins = self.pins or (f"torch=={self.variant.pytorch}",)
         return command(pins, self.variant.index_url) + note

@@ -23,7 +23,18 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.compat.builds import Build
-from gpudoctor.matrix.queries import MINOR_LIMITS, RUNS, DriverTier, Tier
+from gpudoctor.matrix.platforms import available_on
+from gpudoctor.matrix.queries import (
+    MINOR_LIMITS,
+    RUNS,
+    DriverTier,
+    Tier,
+    arch_list_covers,
+    architecture_for,
+    driver_supports_cuda,
+)
+from gpudoctor.versions import numeric
+from gpudoctor.wording import gpu_label
 
 __all__ = [
     "MINOR_LIMITS",
@@ -87,8 +98,6 @@ class Verdict:
 
     def problems(self) -> list[str]:
         """Why it does not run here, GPUs failing alike grouped ("GPU 0-7: ...")."""
-        from gpudoctor.wording import gpu_label
-
         out = [self.platform_problem] if self.platform_problem else []
         if self.tier not in RUNS:
             out.append(self.driver.reason)
@@ -102,8 +111,6 @@ class Verdict:
 
 def driver_tier(matrix: Matrix, host: Host, cuda: str) -> DriverTier:
     """The tier at which `host`'s driver runs applications built with `cuda` ("12.4")."""
-    from gpudoctor.matrix.queries import driver_supports_cuda
-
     if host.driver is None:
         return DriverTier(Tier.UNKNOWN, "the driver version is unknown")
     verdict = driver_supports_cuda(matrix, host.driver, cuda)
@@ -173,8 +180,6 @@ def _by_driver_cuda(
 
 def coverage(matrix: Matrix, build: Build, gpu: Gpu, tier: Tier) -> Coverage:
     """Does `build` have kernels `gpu` can run (at this driver tier)?"""
-    from gpudoctor.matrix.queries import arch_list_covers
-
     cc = gpu.compute_capability
     if build.arch_list is None:
         reason = _toolkit_reason(matrix, build, cc)
@@ -198,8 +203,6 @@ def _toolkit_reason(matrix: Matrix, build: Build, cc: str) -> str | None:
     """No arch list in the matrix: the toolkit the framework was built with must know the GPU,
     or an architecture of the same major before it (a cubin runs on later minors of its major,
     so a CUDA 11.0 build's sm_80 kernels run on an 8.6 GPU)."""
-    from gpudoctor.matrix.queries import architecture_for
-    from gpudoctor.versions import numeric
 
     arch = architecture_for(matrix, cc)
     if arch is None:
@@ -219,8 +222,6 @@ def _toolkit_reason(matrix: Matrix, build: Build, cc: str) -> str | None:
 
 def judge(matrix: Matrix, host: Host, build: Build) -> Verdict:
     """`build` on `host`: driver tier, kernels per GPU, and platform."""
-    from gpudoctor.matrix.platforms import available_on
-
     tier = driver_tier(matrix, host, build.cuda)
     where = available_on(
         matrix,

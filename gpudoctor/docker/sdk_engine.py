@@ -7,6 +7,7 @@ EnvironmentUnavailable (exit 3) with the fix; a failed build step is reported as
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +22,8 @@ from gpudoctor.docker.engine import (
     parse_build_output,
 )
 from gpudoctor.errors import EnvironmentUnavailable
+from gpudoctor.redaction import url_without_credentials
+from gpudoctor.wording import connection_failure, start_docker
 
 
 def daemon_hint(host: str, reason: str = "", *, systemd: bool | None = None) -> str:
@@ -34,10 +37,7 @@ def daemon_hint(host: str, reason: str = "", *, systemd: bool | None = None) -> 
     if endpoint.Endpoint(host).socket_path is None:
         return "start the Docker daemon on that host, or point DOCKER_HOST at a reachable one"
     if systemd is None:
-        from pathlib import Path
-
         systemd = Path("/run/systemd/system").is_dir()
-    from gpudoctor.wording import start_docker
 
     return (
         f"start the Docker daemon ({start_docker(systemd)}), or point DOCKER_HOST at a "
@@ -60,7 +60,6 @@ class DockerSdkEngine:
             EnvironmentUnavailable: docker-py cannot reach the daemon (it asks for the API
                 version on connect), or the docker package is missing.
         """
-        import os
 
         env = dict(os.environ if environment is None else environment)
         where = endpoint.endpoint(env)
@@ -317,8 +316,6 @@ def _object(value: Any, host: str, what: str) -> dict[str, Any]:
 
 
 def _odd_reply(host: str, what: str, why: str) -> EnvironmentUnavailable:
-    from gpudoctor.redaction import url_without_credentials
-
     why = " ".join(url_without_credentials(why).split())[:200]
     return EnvironmentUnavailable(
         f"the Docker daemon at {host} answered {what} with something that is not the Docker "
@@ -336,9 +333,6 @@ def _texts(value: Any) -> tuple[str, ...]:
 
 
 def _unreachable(host: str, exc: Exception) -> EnvironmentUnavailable:
-    from gpudoctor.redaction import url_without_credentials
-    from gpudoctor.wording import connection_failure
-
     reason = url_without_credentials(connection_failure(exc))
     return EnvironmentUnavailable(
         f"cannot reach the Docker daemon at {host}: {reason}",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from gpudoctor.checks import fails
 from gpudoctor.report.prometheus import Metric, Sample, exposition
 
 if TYPE_CHECKING:
@@ -51,8 +52,6 @@ def readiness(
     """Does this run make the node ready? With --require: every requirement holds (an unknown
     one does not). Without: no finding fails the run (no error; with --strict no warning or
     unknown either), the rule of `check`'s exit code."""
-    from gpudoctor.checks import fails
-
     found = list(findings)
     if requirements_given:
         unmet = [f for f in found if f.area == "requirements" and fails(f, strict=False)]

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import os
 import sys
+import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from gpudoctor.matrix.model import Matrix
+from gpudoctor import __version__, user_cache
+from gpudoctor.matrix.model import Matrix
+from gpudoctor.user_cache import private
 
 _CODE = (
     "model.py",
@@ -35,7 +36,6 @@ _CODE = (
 def _folder() -> Path | None:
     if os.environ.get("GPUDOCTOR_NO_MATRIX_CACHE"):
         return None
-    from gpudoctor import user_cache
 
     return user_cache.folder()
 
@@ -53,10 +53,6 @@ def _code_stamps() -> list[str]:
 def _key(path: Path, content: bytes) -> str:
     """A file name for this content read by this code (zlib, not hashlib: hashlib loads
     OpenSSL; a clash needs the same CRC and length of two matrices at one path)."""
-    import zlib
-
-    from gpudoctor import __version__
-
     code = "\0".join((str(path), __version__, sys.version, *_code_stamps())).encode()
     return f"{zlib.crc32(code):08x}-{zlib.crc32(content):08x}-{len(content)}"
 
@@ -67,14 +63,10 @@ def load(path: Path, content: bytes) -> Matrix | None:
     if folder is None:
         return None
     try:
-        from gpudoctor.user_cache import private
-
         entry = folder / f"matrix-{_key(path, content)}.pickle"
         if not (private(folder, is_folder=True) and private(entry, is_folder=False)):
             return None
         import pickle
-
-        from gpudoctor.matrix.model import Matrix
 
         matrix = pickle.loads(entry.read_bytes())
     except Exception:  # a damaged or foreign cache file: parse the TOML instead
@@ -89,8 +81,6 @@ def store(path: Path, content: bytes, matrix: Matrix) -> None:
         return
     try:
         import pickle
-
-        from gpudoctor.user_cache import private
 
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not private(folder, is_folder=True):

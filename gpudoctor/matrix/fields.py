@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from gpudoctor.matrix.inputs import did_you_mean
 from gpudoctor.matrix.kinds import Kind
 from gpudoctor.safe_text import printable
 
@@ -58,8 +59,6 @@ class RowReader:
                 self._unknown(key)
 
     def _unknown(self, key: str) -> None:
-        from gpudoctor.matrix.inputs import did_you_mean
-
         close = did_you_mean(key, self.allowed)
         guess = f"; did you mean '{close}'?" if close else ""
         self.fail(f"unknown key '{key}' (valid keys: {', '.join(self.allowed)}){guess}")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import framework_names, versions
 from gpudoctor.errors import UsageError
+from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix
@@ -144,8 +145,6 @@ def cuda_matches(build_cuda: str, wanted: str | None) -> bool:
 def machine_option(text: str | None, option: str = "--platform") -> str | None:
     """`--platform` (and its hidden alias `--machine`): linux/arm64, arm64 or aarch64 name the
     same machine; UsageError for anything else."""
-    from gpudoctor.matrix.platforms import DOCKER_PLATFORM, machine_of
-
     if text is None:
         return None
     machine = machine_of(text)

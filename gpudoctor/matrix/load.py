@@ -15,6 +15,7 @@ from pathlib import Path
 from stat import S_ISREG
 
 from gpudoctor.errors import MatrixError
+from gpudoctor.matrix import cache
 from gpudoctor.matrix.fields import Problems, RowReader
 from gpudoctor.matrix.model import (
     Architecture,
@@ -31,6 +32,8 @@ from gpudoctor.matrix.reader import (
     read_document,
     toml_loads,
 )
+from gpudoctor.matrix.validate import cross_check
+from gpudoctor.resources import default_matrix_path
 
 MAX_MATRIX_BYTES = MAX_FILE_BYTES
 _HINT = "fix the file (format: docs/matrix-format.md) and re-run `gpudoctor matrix validate FILE`"
@@ -39,8 +42,6 @@ _HINT = "fix the file (format: docs/matrix-format.md) and re-run `gpudoctor matr
 def load_matrix(path: Path | None = None) -> Matrix:
     """The matrix at `path`, or the shipped matrices/compat.toml when None."""
     if path is None:
-        from gpudoctor.resources import default_matrix_path
-
         try:
             path = default_matrix_path()
         except FileNotFoundError as exc:
@@ -68,7 +69,6 @@ def load_matrix(path: Path | None = None) -> Matrix:
 @functools.lru_cache(maxsize=16)
 def _load_cached(path: Path, mtime_ns: int, size: int) -> Matrix:
     del mtime_ns, size  # part of the cache key only: an edited file is read again
-    from gpudoctor.matrix import cache
 
     try:
         content = path.read_bytes()
@@ -90,8 +90,6 @@ def parse_matrix(text: str, path: Path) -> Matrix:
     problems = Problems(str(path))
     matrix = Matrix(path=path, **read_document(Matrix, doc, problems, RULES))
     if not problems.lines:  # cross-row rules only make sense on well-formed rows
-        from gpudoctor.matrix.validate import cross_check
-
         cross_check(matrix, problems)
     raise_problems(problems, _HINT, "the matrix")
     return matrix

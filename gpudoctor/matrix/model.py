@@ -14,6 +14,7 @@ from pathlib import Path
 from gpudoctor.frozen import Frozen
 from gpudoctor.matrix import kinds as k
 from gpudoctor.matrix.schema import array, digests, flag, integer, rows, table, text
+from gpudoctor.versions import major_minor
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -110,8 +111,6 @@ class CudaRelease(Provenance):
 
     @property
     def major_minor(self) -> str:
-        from gpudoctor.versions import major_minor
-
         return major_minor(self.version, pad=False) or self.version
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
+from gpudoctor.versions import numeric
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix, PlatformWheel
@@ -151,8 +152,6 @@ def image_on_platform(
 ) -> tuple[bool, bool]:
     """(published, verified) for the `repository` image of `cuda_release` on `machine`: every
     `[[base_image]]` row is linux/amd64; another platform needs an `[[image_platform]]` row."""
-    from gpudoctor.versions import numeric
-
     target = machine_of(machine) or X86_64
     if target == X86_64:
         return True, True

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, TypeVar
 
+from gpudoctor import __version__, tomlread
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import fields as f
 from gpudoctor.matrix import schema
@@ -166,8 +168,6 @@ def schema_version(doc: dict[str, object], problems: Problems) -> int:
         )
         return SUPPORTED_SCHEMA_VERSION
     if value > SUPPORTED_SCHEMA_VERSION:
-        from gpudoctor import __version__
-
         raise MatrixError(
             f"{problems.file}: schema_version {value} is newer than this gpudoctor "
             f"({__version__}) supports (up to {SUPPORTED_SCHEMA_VERSION})",
@@ -178,8 +178,6 @@ def schema_version(doc: dict[str, object], problems: Problems) -> int:
 
 def toml_loads(text: str, path: Path, hint: str) -> dict[str, object]:
     """TOML text as a table; MatrixError naming the file for anything that is not TOML."""
-    from gpudoctor import tomlread  # here, not at the top: a cached load needs no parser
-
     try:
         return tomlread.loads(text)
     except tomlread.TOMLDecodeError as exc:  # its message ends "(at line L, column C)"
@@ -193,8 +191,6 @@ def toml_loads(text: str, path: Path, hint: str) -> dict[str, object]:
 def read_text(path: Path, what: str, hint: str) -> str:
     """A data file's text; MatrixError (naming `what`: "signature file") when it cannot be
     read, is not a regular file, is too large or is not UTF-8."""
-    from stat import S_ISREG
-
     try:
         stat = path.stat()
         if not S_ISREG(stat.st_mode):  # a FIFO or device would block or never end

@@ -32,7 +32,9 @@ from gpudoctor.matrix.reader import (
     stamp,
     toml_loads,
 )
+from gpudoctor.matrix.regex_safety import problem
 from gpudoctor.matrix.schema import array, table, text
+from gpudoctor.resources import matrices_dir
 
 LAYERS = (
     "driver",
@@ -205,8 +207,6 @@ class SignatureCatalogue:
 
 
 def signatures_path() -> Path:
-    from gpudoctor.resources import matrices_dir
-
     return matrices_dir() / "signatures.toml"
 
 
@@ -237,7 +237,6 @@ def _signature(r: RowReader, row: Signature) -> None:
     """A pattern free of catastrophic backtracking, then the rules between keys."""
     if not row.pattern:
         return
-    from gpudoctor.matrix.regex_safety import problem
 
     why = problem(row.pattern)
     if why:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from gpudoctor import netread, versions
 from gpudoctor.matrix import edit
 from gpudoctor.matrix.model import Matrix, PytorchRelease, PytorchVariant, TensorflowRelease
+from gpudoctor.netread import FetchError
 from gpudoctor.redaction import url_without_credentials
 from gpudoctor.wheels import index, release
 from gpudoctor.wheels.fields import Field, companion_pin, release_fields
@@ -75,8 +76,6 @@ class Updater:
     # -- reading -----------------------------------------------------------------------------
 
     def _releases(self, project: str) -> dict[Version, ReleaseWheels]:
-        from gpudoctor.netread import FetchError
-
         self.log(f"reading {self._project_url(project)}")
         try:
             files = index.project_files(self.client, self.index_url, project)

@@ -19,6 +19,7 @@ from gpudoctor.matrix.fields import Problems
 from gpudoctor.matrix.model import Provenance
 from gpudoctor.matrix.reader import raise_problems, read_document, read_text, stamp, toml_loads
 from gpudoctor.matrix.schema import flag, integer, table, text
+from gpudoctor.resources import matrices_dir
 
 SEVERITIES = ("info", "warn", "error")
 _SEVERITY = k.Kind('"info", "warn" or "error"', lambda v: v in SEVERITIES)
@@ -87,8 +88,6 @@ class XidCatalogue:
 
 
 def xid_catalogue_path() -> Path:
-    from gpudoctor.resources import matrices_dir
-
     return matrices_dir() / "xid.toml"
 
 

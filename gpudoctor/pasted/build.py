@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from gpudoctor import versions
+from gpudoctor import __version__, versions
 from gpudoctor.facts import (
     BundledLib,
     Companion,
@@ -29,10 +29,12 @@ from gpudoctor.facts import (
     ReportRange,
     VgpuLicense,
 )
+from gpudoctor.facts_amd import AmdFacts, AmdPciGpu, KfdNode, gfx_version
 from gpudoctor.facts_multigpu import FabricFacts, MultiGpuFacts
+from gpudoctor.framework_names import GPU_PROGRAMS, LOGGED_PROGRAMS
+from gpudoctor.pasted.unknowns import unknowns
 
 if TYPE_CHECKING:
-    from gpudoctor.facts_amd import AmdFacts
     from gpudoctor.matrix.model import Architecture
     from gpudoctor.pasted.draft import Draft
 
@@ -44,8 +46,6 @@ _CUDNN_SO = re.compile(r"libcudnn(?:_\w+)?\.so\.(\d+(?:\.\d+){0,2})$")
 def build(
     draft: Draft, source: str, architectures: Sequence[Architecture] = (), lines: int = 0
 ) -> HostFacts:
-    from gpudoctor import __version__
-
     gpus = tuple(_gpu(g, architectures) for _, g in sorted(draft.gpus.items()))
     nvml = NvmlFacts(**{**draft.nvml, "gpus": gpus})
     frameworks = tuple(f for f in (_torch(draft), _tensorflow(draft)) if f is not None)
@@ -68,7 +68,6 @@ def build(
         multigpu=_multigpu(draft),
         amd=_amd(draft),
     )
-    from gpudoctor.pasted.unknowns import unknowns
 
     report = ReportFacts(
         source=source,
@@ -108,8 +107,6 @@ def merge_ranges(ranges: Sequence[tuple[str, int, int]]) -> tuple[ReportRange, .
 
 def _programs(draft: Draft) -> tuple[InstalledProgram, ...]:
     """The GPU programs the paste names with a version (pip lines, start-up logs)."""
-    from gpudoctor.framework_names import GPU_PROGRAMS, LOGGED_PROGRAMS
-
     return tuple(
         InstalledProgram(name=name, version=draft.packages[name])
         for name in (*GPU_PROGRAMS, *LOGGED_PROGRAMS)
@@ -132,8 +129,6 @@ def _multigpu(draft: Draft) -> MultiGpuFacts:
 def _amd(draft: Draft) -> AmdFacts:
     """The AMD GPUs the ROCm tools or collect_env listed, as KFD nodes (what ROCm sees): the
     report shows their gfx target, not the sysfs, /dev and group facts the probe reads."""
-    from gpudoctor.facts_amd import AmdFacts, AmdPciGpu, KfdNode, gfx_version
-
     listed = {i: g for i, g in draft.amd_gpus.items() if i < 1000}
     gpus = listed or draft.amd_gpus  # rocminfo's agents only when no tool numbered the GPUs
     nodes, cards = [], []

@@ -15,8 +15,18 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.errors import FactsError
 from gpudoctor.pasted import amd as amd_tools
-from gpudoctor.pasted import collect_env, errors, lines, packages, smi_query, smi_table, smi_xml
+from gpudoctor.pasted import (
+    collect_env,
+    errors,
+    facts_scan,
+    lines,
+    packages,
+    smi_query,
+    smi_table,
+    smi_xml,
+)
 from gpudoctor.pasted import tensorflow as tf_info
+from gpudoctor.pasted.build import build
 from gpudoctor.pasted.clean import clean
 from gpudoctor.pasted.draft import Draft
 
@@ -95,7 +105,6 @@ def read_reports(
             "GPU name or known error line in it",
             hint="paste one of: " + "; ".join(known_shapes()) + "; or a `gpudoctor snapshot`",
         )
-    from gpudoctor.pasted.build import build
 
     if len(hosts) == 1:
         return [(source, build(hosts[0], source, architectures, total))]
@@ -106,8 +115,6 @@ def read_reports(
 
 
 def _read_part(text: str, architectures: Sequence[Architecture]) -> Draft:
-    from gpudoctor.pasted import facts_scan
-
     draft = Draft()
     found = [shape.starts(text) for shape in BLOCKS]
     starts = sorted((pos, i) for i, at in enumerate(found) for pos in at)

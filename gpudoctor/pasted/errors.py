@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from gpudoctor.facts import ReportError
+from gpudoctor.matrix.signatures import load_signatures
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import ascii_lower, iter_lines
 
@@ -40,7 +41,6 @@ def parse(text: str, draft: Draft) -> None:
     """Every known line, once, in the order they appear in the paste."""
     if not text:
         return
-    from gpudoctor.matrix.signatures import load_signatures
 
     catalogue = load_signatures()
     lower = ascii_lower(text)

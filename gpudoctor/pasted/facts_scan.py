@@ -24,8 +24,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor import cri_config, versions
+from gpudoctor.facts import PciDevice
+from gpudoctor.facts_multigpu import EnvVar
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import ascii_lower, iter_lines
+from gpudoctor.probes.xid import parse_record
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.model import Architecture
@@ -270,8 +273,6 @@ def _dkms(m: re.Match[str], d: Draft) -> bool:
 
 def _nouveau(m: re.Match[str], d: Draft) -> bool:
     """dmesg's "nouveau 0000:01:00.0: NVIDIA GM204": nouveau is loaded and drives a GPU."""
-    from gpudoctor.facts import PciDevice
-
     modules = d.kernel.setdefault("modules_loaded", [])
     if "nouveau" not in modules:
         modules.append("nouveau")
@@ -289,8 +290,6 @@ def _cmdline_any(m: re.Match[str], d: Draft) -> bool:
 
 
 def _nccl_env(m: re.Match[str], d: Draft) -> bool:
-    from gpudoctor.facts_multigpu import EnvVar
-
     pair = EnvVar(m.group("name").upper(), m.group("value"))
     if pair not in d.nccl_env:
         d.nccl_env.append(pair)
@@ -368,8 +367,6 @@ def _k8s_product(m: re.Match[str], d: Draft) -> bool:
 
 
 def _xid(m: re.Match[str], d: Draft) -> bool:
-    from gpudoctor.probes.xid import parse_record
-
     event = parse_record(m.string)
     if event is None:
         return False

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gpudoctor import facts_json
 from gpudoctor.errors import FactsError
 
 if TYPE_CHECKING:
@@ -20,20 +21,17 @@ STDIN = "-"
 
 def read_source(path: Path) -> tuple[str, str]:
     """(text, name shown in messages) of a file, or of standard input for `-`."""
-    from gpudoctor.facts_json import MAX_SNAPSHOT_BYTES, read_bytes_capped, refuse_oversized
-
+    cap = facts_json.MAX_SNAPSHOT_BYTES  # read here: tests lower it
     what = "snapshot or report"
     if str(path) == STDIN:
         name = "<stdin>"
-        data = refuse_oversized(
-            sys.stdin.buffer.read(MAX_SNAPSHOT_BYTES + 1), MAX_SNAPSHOT_BYTES, name, what
-        )
+        data = facts_json.refuse_oversized(sys.stdin.buffer.read(cap + 1), cap, name, what)
     else:
         hint = (
             "check the path; `gpudoctor snapshot -o FILE` writes a snapshot, or save the pasted "
             "report to a file"
         )
-        data = read_bytes_capped(path, MAX_SNAPSHOT_BYTES, what, hint, named=False)
+        data = facts_json.read_bytes_capped(path, cap, what, hint, named=False)
         name = str(path)
     # Pastes come in every encoding a browser or terminal produces; an undecodable byte must not
     # stop the report (it only ever sits in text no shape reads).
@@ -41,13 +39,12 @@ def read_source(path: Path) -> tuple[str, str]:
 
 
 def load_facts(path: Path, architectures: Sequence[Architecture] = ()) -> HostFacts:
-    from gpudoctor import facts_json
-    from gpudoctor.pasted.dispatch import read_report
-
     text, name = read_source(path)
     refuse_empty(text, name)
     if _is_snapshot(text):
         return facts_json.loads(text, name)
+    from gpudoctor.pasted.dispatch import read_report  # lazy: a text report only
+
     try:
         return read_report(text, name, architectures)
     except FactsError:
@@ -94,13 +91,12 @@ def load_host_list(
 ) -> list[tuple[str, HostFacts]]:
     """Every host a file holds: a snapshot is one host; a pasted report holds one or more
     (reports that disagree, see pasted.dispatch.read_reports)."""
-    from gpudoctor import facts_json
-    from gpudoctor.pasted.dispatch import read_reports
-
     text, name = read_source(path)
     refuse_empty(text, name)
     if _is_snapshot(text):
         return [(name, facts_json.loads(text, name))]
+    from gpudoctor.pasted.dispatch import read_reports  # lazy: a text report only
+
     try:
         return read_reports(text, name, architectures)
     except FactsError:

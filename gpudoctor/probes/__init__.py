@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from gpudoctor import __version__
+from gpudoctor.children import DEEP_TIMEOUT_S
 from gpudoctor.facts import (
     ContainerRuntimeFacts,
     CudaLibFacts,
@@ -34,8 +35,16 @@ from gpudoctor.facts import (
 )
 from gpudoctor.facts_amd import AmdFacts
 from gpudoctor.facts_multigpu import MultiGpuFacts
+from gpudoctor.probes import redact as _redact
+from gpudoctor.probes.amd import probe_amd
+from gpudoctor.probes.cudalibs import probe_cuda_libs
+from gpudoctor.probes.frameworks import probe_frameworks, probe_programs
+from gpudoctor.probes.multigpu import probe_multigpu
+from gpudoctor.probes.nvml import probe_nvml
+from gpudoctor.probes.platform import probe_platform
 from gpudoctor.probes.runner import Runner, run_command
-from gpudoctor.probes.runtime import DockerFactory
+from gpudoctor.probes.runtime import DockerFactory, docker_from_env, probe_runtime
+from gpudoctor.probes.sysfs import probe_kernel
 
 if TYPE_CHECKING:
     from gpudoctor.probes.dist_info import Dist
@@ -70,14 +79,6 @@ def collect_facts(
     `deep` then imports each framework found, with `python` (None: this interpreter) in a
     subprocess bounded by `deep_timeout_s` (None: the probe's default), and runs one small
     kernel (probes/deep.py)."""
-    from gpudoctor.probes.amd import probe_amd
-    from gpudoctor.probes.cudalibs import probe_cuda_libs
-    from gpudoctor.probes.frameworks import probe_frameworks, probe_programs
-    from gpudoctor.probes.multigpu import probe_multigpu
-    from gpudoctor.probes.platform import probe_platform
-    from gpudoctor.probes.runtime import docker_from_env, probe_runtime
-    from gpudoctor.probes.sysfs import probe_kernel
-
     env = os.environ if env is None else env
     factory = (docker_factory or docker_from_env(env)) if include_docker else None
     probes: dict[str, tuple[Callable[[], ProbeResult[Any]], Any]] = {
@@ -126,7 +127,6 @@ def collect_facts(
         issues=tuple(issues),
         timings=tuple(timings),
     )
-    from gpudoctor.probes import redact as _redact
 
     facts = _redact.valid_strings(facts)  # before any format: names that are not UTF-8
     return redacted(facts) if redact else facts
@@ -135,8 +135,6 @@ def collect_facts(
 def redacted(facts: HostFacts) -> HostFacts:
     """The snapshot as shared: GPU UUIDs and serials dropped (those in *_VISIBLE_DEVICES
     mapped to indexes first), and every string cleaned (probes/redact.py)."""
-    from gpudoctor.probes import redact
-
     indexes: dict[str, str] = {}
     gpus = []
     for gpu in facts.nvml.gpus:
@@ -150,13 +148,13 @@ def redacted(facts: HostFacts) -> HostFacts:
         gpus.append(dataclasses.replace(gpu, uuid=None, serial=None, mig_devices=tuple(migs)))
     platform = dataclasses.replace(
         facts.platform,
-        nvidia_visible_devices=redact.visible_devices(
+        nvidia_visible_devices=_redact.visible_devices(
             facts.platform.nvidia_visible_devices, indexes
         ),
-        cuda_visible_devices=redact.visible_devices(facts.platform.cuda_visible_devices, indexes),
+        cuda_visible_devices=_redact.visible_devices(facts.platform.cuda_visible_devices, indexes),
     )
     nvml = dataclasses.replace(facts.nvml, gpus=tuple(gpus))
-    return redact.every_string(dataclasses.replace(facts, nvml=nvml, platform=platform))
+    return _redact.every_string(dataclasses.replace(facts, nvml=nvml, platform=platform))
 
 
 def _run_all(
@@ -215,7 +213,7 @@ def _deep(
     site_paths: Sequence[str | Path] | None,
     timeout_s: float | None,
 ) -> ProbeResult[tuple[DeepFrameworkFacts, ...]]:
-    from gpudoctor.probes.deep import DEFAULT_TIMEOUT_S, probe_deep
+    from gpudoctor.probes.deep import probe_deep  # lazy: --deep only
 
     child_env = dict(env)
     if site_paths is not None:  # frameworks were looked for there: the child must import them
@@ -225,7 +223,7 @@ def _deep(
         frameworks,
         python=python or sys.executable,
         env=child_env,
-        timeout_s=DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s,
+        timeout_s=DEEP_TIMEOUT_S if timeout_s is None else timeout_s,
     )
     return found, list(issues)
 
@@ -233,7 +231,6 @@ def _deep(
 def _nvml(module: ModuleType | None, redact: bool, enabled: bool) -> ProbeResult[NvmlFacts]:
     if not enabled:
         return NvmlFacts(status="not_run"), []
-    from gpudoctor.probes.nvml import probe_nvml
 
     facts, issues = probe_nvml(module, redact=redact, read_uuids=True)
     return facts, list(issues)

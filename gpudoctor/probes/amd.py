@@ -12,6 +12,7 @@ absence is recorded, never required.
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import stat
@@ -36,6 +37,7 @@ from gpudoctor.probes.files import (
     read_first_line,
     read_text,
 )
+from gpudoctor.probes.runtime import cdi_devices
 
 PROBE = "amd"
 KFD_TOPOLOGY = "sys/class/kfd/kfd/topology"
@@ -237,8 +239,6 @@ def group_names(root: Path) -> dict[int, str]:
 
 
 def cdi_amd_devices(root: Path) -> tuple[str, ...]:
-    from gpudoctor.probes.runtime import cdi_devices
-
     found: set[str] = set()
     seen: set[str] = set()
     for rel in CDI_DIRS:
@@ -276,6 +276,4 @@ def _amdsmi(loader: AmdsmiLoader | None) -> tuple[str, str | None, str | None]:
 
 
 def _import_amdsmi() -> ModuleType:
-    import importlib
-
     return importlib.import_module("amdsmi")

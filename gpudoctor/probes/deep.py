@@ -18,10 +18,10 @@ from typing import Any
 
 from gpudoctor import children, framework_names, verify_report
 from gpudoctor.facts import DeepDevice, DeepFrameworkFacts, FrameworkFacts, ProbeIssue
+from gpudoctor.resources import templates_dir
 from gpudoctor.wording import exit_text, last_line
 
 PROBE = "deep"
-DEFAULT_TIMEOUT_S = 60.0
 # The child's environment on top of the host's: faulthandler prints the Python stack of a
 # segfault (so a crash says where it happened); TensorFlow and JAX would otherwise grab most of
 # the GPU memory for a 4 KiB test on what may be a busy node; TF's C++ logging stays quiet.
@@ -48,8 +48,6 @@ class ChildResult:
 
 
 def verify_script() -> Path:
-    from gpudoctor.resources import templates_dir
-
     return templates_dir() / "verify_image.py"
 
 
@@ -58,7 +56,7 @@ def probe_deep(
     *,
     python: str,
     env: Mapping[str, str],
-    timeout_s: float = DEFAULT_TIMEOUT_S,
+    timeout_s: float = children.DEEP_TIMEOUT_S,
     script: Path | None = None,
 ) -> tuple[tuple[DeepFrameworkFacts, ...], list[ProbeIssue]]:
     """One DeepFrameworkFacts per framework, probed one after another (two frameworks at once

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gpudoctor import versions
+from gpudoctor.probes.files import list_dir
 
 _HEADER = re.compile(r"[\041-\071\073-\176]+:")  # email.feedparser's field name, then ':'
 
@@ -129,8 +130,6 @@ def _record_path(line: str) -> str:
 def dist_folders(paths: Sequence[str | Path]) -> Iterator[tuple[str, DistInfo]]:
     """(the folder name's distribution part, normalized; the DistInfo) for each *.dist-info
     and *.egg-info on `paths`, in path order."""
-    from gpudoctor.probes.files import list_dir
-
     for entry in paths:
         folder = Path(entry or ".")
         for name in list_dir(folder):

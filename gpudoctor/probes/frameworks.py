@@ -16,6 +16,7 @@ from pathlib import Path
 from gpudoctor import versions
 from gpudoctor.assignments import MAX_BYTES, read_assignments
 from gpudoctor.facts import BundledLib, Companion, FrameworkFacts, InstalledProgram, ProbeIssue
+from gpudoctor.framework_names import GPU_PROGRAMS
 from gpudoctor.probes.dist_info import Dist, dist_folders
 from gpudoctor.probes.files import read_text
 
@@ -50,8 +51,6 @@ def probe_programs(
 ) -> tuple[tuple[InstalledProgram, ...], list[ProbeIssue]]:
     """The GPU programs installed as distributions (framework_names.GPU_PROGRAMS), found by
     their dist-info folder names like the frameworks."""
-    from gpudoctor.framework_names import GPU_PROGRAMS
-
     if distributions is None:
         folders = dist_folders(sys.path if paths is None else paths)
         distributions = [d for name, d in folders if normalize(name) in GPU_PROGRAMS]

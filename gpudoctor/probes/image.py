@@ -7,6 +7,7 @@ unreachable daemon (EnvironmentUnavailable, exit 3) and an image that is not the
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor import versions
@@ -98,8 +99,6 @@ def probe_image(engine: ImageEngine, reference: str) -> ImageFacts:
 def _no_report(exit_code: int, output: str) -> str:
     """Why the image's python3 gave no report, in words: its last line without a Python
     exception's class name (an image without python3, or one older than 3.8)."""
-    import re
-
     lines = [x.strip() for x in output.strip().splitlines() if x.strip()]
     last = re.sub(r"^[A-Za-z_.]*(Error|Exception|Exit): ", "", lines[-1])[:200] if lines else ""
     if exit_code == 127:

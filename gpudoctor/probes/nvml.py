@@ -21,17 +21,22 @@ from __future__ import annotations
 
 import sys
 import threading
+from importlib.util import find_spec
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from gpudoctor.facts import GpuFacts, NvmlFacts, ProbeIssue
+from gpudoctor.facts_json import to_dict
+from gpudoctor.probes import dist_info
 from gpudoctor.probes.nvml_decode import (
     cuda_version_text,
     library_from_maps,
     library_version_from_path,
     text,
 )
+from gpudoctor.probes.nvml_device import collect_gpu
+from gpudoctor.probes.nvml_links import collect_pairs
 from gpudoctor.probes.nvml_session import (
     PROBE,
     Cancelled,
@@ -130,7 +135,6 @@ def _library_absent() -> tuple[NvmlFacts, list[ProbeIssue]] | None:
     """
     if sys.platform.startswith("win"):
         return None  # nvml.dll is looked for in two places there: the binding's job
-    from importlib.util import find_spec
 
     try:
         spec = find_spec("pynvml")
@@ -197,10 +201,6 @@ def _init_failed(session: NvmlSession, exc: BaseException) -> None:
 
 def _collect(session: NvmlSession) -> None:
     """nvidia-smi --query-gpu=driver_version,count; nvidia-smi (CUDA Version)"""
-    # Only once nvmlInit succeeded: a host without the library never needs the readers.
-    from gpudoctor.probes.nvml_device import collect_gpu
-    from gpudoctor.probes.nvml_links import collect_pairs
-
     system = session.system
     system["driver_version"] = text(
         session.query("nvmlSystemGetDriverVersion", field="driver_version")
@@ -285,7 +285,6 @@ def _owning_distribution(module_file: Any) -> tuple[str, str] | None:
     importlib.metadata (dist_info.py)."""
     if not isinstance(module_file, str):
         return None
-    from gpudoctor.probes import dist_info
 
     target = Path(module_file).resolve()
     for name in (_OFFICIAL, _UNOFFICIAL):
@@ -306,8 +305,6 @@ def _owning_distribution(module_file: Any) -> tuple[str, str] | None:
 def main(argv: list[str] | None = None) -> int:
     import argparse
     import json
-
-    from gpudoctor.facts_json import to_dict
 
     parser = argparse.ArgumentParser(
         prog="python -m gpudoctor.probes.nvml", description="Print what NVML says, as JSON."

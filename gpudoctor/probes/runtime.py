@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,6 +23,7 @@ from gpudoctor.facts import ContainerRuntimeFacts, ProbeIssue
 from gpudoctor.probes.container_devices import CDI_DIRS, probe_container_devices
 from gpudoctor.probes.files import host_path, list_dir, read_text
 from gpudoctor.probes.runner import Runner, command_issue, which
+from gpudoctor.wording import connection_failure
 
 PROBE = "runtime"
 TOOLKIT_TOOLS = (
@@ -100,7 +102,6 @@ class UnixSocketDocker:
         """One HTTP/1.0 GET over the socket: the daemon answers without chunking and closes,
         so no HTTP library is needed (http.client would pull in ssl and email)."""
         import socket
-        import time
 
         deadline = time.monotonic() + self.timeout_s
         received: list[bytes] = []
@@ -141,8 +142,6 @@ _MAX_ANSWER = 8 * 2**20  # /info on a busy daemon is tens of KiB; bound a hostil
 
 def _recv(sock: Any, deadline: float) -> bytes:
     """Next bytes before the deadline (the whole exchange is bounded, not each read)."""
-    import time
-
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise TimeoutError("timed out")
@@ -230,8 +229,6 @@ def _docker(
         issues.append(ProbeIssue(PROBE, "docker_reachable", "docker-unreachable", str(exc)))
         return False, None, (), None
     except Exception as exc:  # the SDK raises requests, urllib3 and docker errors alike
-        from gpudoctor.wording import connection_failure
-
         reason = connection_failure(exc)
         issues.append(ProbeIssue(PROBE, "docker_reachable", "docker-unreachable", reason))
         return False, None, (), None

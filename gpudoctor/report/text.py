@@ -5,6 +5,7 @@ checks fold into their area line; `-v` shows every finding with its evidence."""
 from __future__ import annotations
 
 import os
+import textwrap
 from typing import IO, TYPE_CHECKING
 
 from gpudoctor.areas import GPU_AREAS
@@ -103,8 +104,6 @@ def render_text(run: CheckRun, *, verbose: bool = False, colour: bool = False) -
 
 def _skipped_lines(run: CheckRun) -> list[str]:
     """Which checks a host without a GPU skipped (the n/a ones of the GPU areas)."""
-    import textwrap
-
     codes = sorted(
         {f.code for f in run.findings if f.severity is Severity.NA and f.area in GPU_AREAS}
     )

@@ -15,6 +15,7 @@ from gpudoctor.exitcodes import ExitCode
 from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Finding
 from gpudoctor.matrix.model import Matrix
+from gpudoctor.report import FORMATS
 
 HOST = str(Path(__file__).resolve().parents[1] / "data" / "hosts" / "h100-8x-healthy.json")
 
@@ -29,7 +30,7 @@ def with_broken_check(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("with_broken_check")
-@pytest.mark.parametrize("fmt", ["text", "json", "junit", "markdown", "prometheus", "github"])
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_a_crashing_check_exits_5_in_every_format_and_names_the_check(
     fmt: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -40,19 +40,6 @@ def test_check_without_deep_imports_nothing(capsys: pytest.CaptureFixture[str]) 
     assert "deep" not in [t["probe"] for t in facts["timings"]]
 
 
-def test_check_without_deep_does_not_load_the_deep_probe(tmp_path: Path) -> None:
-    """The default run must stay as fast as before: probes/deep.py is imported only for --deep."""
-    script = (
-        "import sys; from gpudoctor.cli.app import run; "
-        f"run(['check', '-o', {str(tmp_path / 'r.txt')!r}]); "
-        "print(sorted(m for m in sys.modules if m.endswith('.deep')))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
-    )
-    assert done.stdout.strip() == "['gpudoctor.checks.deep']"
-
-
 @pytest.mark.parametrize("extra", [[], ["--from", str(SNAPSHOT)]])
 def test_deep_with_from_is_a_usage_error(
     extra: list[str], capsys: pytest.CaptureFixture[str]
@@ -125,10 +112,3 @@ def test_check_deep_reports_an_import_failure(tmp_path: Path) -> None:
         "import torch fails: ImportError: libcudnn.so.9: cannot open shared object file"
     )
     assert found["framework-cuda-available"]["severity"] == "n/a"
-
-
-def test_the_cli_default_timeout_is_the_probes() -> None:
-    from gpudoctor.cli.common import DEEP_TIMEOUT_S
-    from gpudoctor.probes.deep import DEFAULT_TIMEOUT_S
-
-    assert DEEP_TIMEOUT_S == DEFAULT_TIMEOUT_S
