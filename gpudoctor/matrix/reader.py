@@ -10,10 +10,11 @@ by row class; rules between rows stay with each document's loader.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from gpudoctor import __version__, tomlread
 from gpudoctor.errors import MatrixError
@@ -27,6 +28,7 @@ from gpudoctor.matrix.schema import Key
 # with placeholders for keys that were missing or bad.
 RowRule = Callable[[RowReader, Any], None]
 D = TypeVar("D")
+_T = TypeVar("_T")
 
 SUPPORTED_SCHEMA_VERSION = 1
 _MAX_SHOWN = 25
@@ -214,6 +216,21 @@ def stamp(path: Path) -> tuple[int, int]:
     except OSError:
         return 0, -1
     return stat.st_mtime_ns, stat.st_size
+
+
+def load_cached(path: Path, what: str, hint: str, parse: Callable[[str, Path], _T]) -> _T:
+    """`parse` of the data file at `path`, read again only when the file changes (its
+    modification time and size key the cache); MatrixError (naming `what`) when it cannot be
+    read."""
+    return cast("_T", _load_cached(parse, (what, hint), path, stamp(path)))
+
+
+@functools.lru_cache(maxsize=8)
+def _load_cached(
+    parse: Callable[[str, Path], _T], words: tuple[str, str], path: Path, key: tuple[int, int]
+) -> _T:
+    del key  # the file's modification time and size: part of the cache key only
+    return parse(read_text(path, *words), path)
 
 
 def raise_problems(problems: Problems, hint: str, what: str) -> None:

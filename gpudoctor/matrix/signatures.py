@@ -26,10 +26,9 @@ from gpudoctor.matrix.fields import Problems, RowReader
 from gpudoctor.matrix.model import Provenance
 from gpudoctor.matrix.reader import (
     RowRule,
+    load_cached,
     raise_problems,
     read_document,
-    read_text,
-    stamp,
     toml_loads,
 )
 from gpudoctor.matrix.regex_safety import problem
@@ -213,13 +212,7 @@ def signatures_path() -> Path:
 def load_signatures(path: Path | None = None) -> SignatureCatalogue:
     """The catalogue at `path` (the shipped one when None); MatrixError names every problem."""
     path = path or signatures_path()
-    return _load(path, *stamp(path))
-
-
-@functools.lru_cache(maxsize=4)
-def _load(path: Path, mtime_ns: int, size: int) -> SignatureCatalogue:
-    del mtime_ns, size  # part of the cache key only: an edited file is read again
-    return parse_signatures(read_text(path, "signature file", _HINT), path)
+    return load_cached(path, "signature file", _HINT, parse_signatures)
 
 
 def parse_signatures(text: str, path: Path) -> SignatureCatalogue:

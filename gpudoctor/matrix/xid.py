@@ -17,7 +17,7 @@ from gpudoctor.frozen import Frozen
 from gpudoctor.matrix import kinds as k
 from gpudoctor.matrix.fields import Problems
 from gpudoctor.matrix.model import Provenance
-from gpudoctor.matrix.reader import raise_problems, read_document, read_text, stamp, toml_loads
+from gpudoctor.matrix.reader import load_cached, raise_problems, read_document, toml_loads
 from gpudoctor.matrix.schema import flag, integer, table, text
 from gpudoctor.resources import matrices_dir
 
@@ -94,13 +94,7 @@ def xid_catalogue_path() -> Path:
 def load_xid_catalogue(path: Path | None = None) -> XidCatalogue:
     """The catalogue at `path` (the shipped one when None); MatrixError names every problem."""
     path = path or xid_catalogue_path()
-    return _load(path, *stamp(path))
-
-
-@functools.lru_cache(maxsize=4)
-def _load(path: Path, mtime_ns: int, size: int) -> XidCatalogue:
-    del mtime_ns, size  # part of the cache key only: an edited file is read again
-    return parse_xid_catalogue(read_text(path, "XID catalogue", _HINT), path)
+    return load_cached(path, "XID catalogue", _HINT, parse_xid_catalogue)
 
 
 def parse_xid_catalogue(text: str, path: Path) -> XidCatalogue:
