@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.runtime import configure_runtime
 from gpudoctor.cri_config import CRIO
 from gpudoctor.findings import NA, OK, WARN, Finding
 
@@ -27,17 +28,12 @@ RUNTIME_CLASS = (
 )
 
 
-def default_fix(engine: str) -> str:
+def default_fix(facts: HostFacts, engine: str) -> str:
     """nvidia-ctk's own command for the engine (k8s-device-plugin README), then a restart."""
     if engine == CRIO:
-        return (
-            "sudo nvidia-ctk runtime configure --runtime=crio --set-as-default "
-            "--config=/etc/crio/crio.conf.d/99-nvidia.conf && sudo systemctl restart crio"
-        )
-    return (
-        "sudo nvidia-ctk runtime configure --runtime=containerd --set-as-default && "
-        "sudo systemctl restart containerd"
-    )
+        options = " --set-as-default --config=/etc/crio/crio.conf.d/99-nvidia.conf"
+        return configure_runtime(facts, "crio", options)
+    return configure_runtime(facts, "containerd", " --set-as-default")
 
 
 def check_k8s_nvidia_runtime(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
@@ -78,7 +74,7 @@ def check_k8s_nvidia_runtime(facts: HostFacts, matrix: Matrix, intent: Intent) -
             "loads no NVML (it crash-loops or reports no devices), the node advertises no "
             "nvidia.com/gpu, and GPU pods stay Pending or see no GPU. The device plugin README "
             "asks for the NVIDIA runtime as the default, or a RuntimeClass.",
-            fix=f"{default_fix(r.cri_engine)}; or {RUNTIME_CLASS}",
+            fix=f"{default_fix(facts, r.cri_engine)}; or {RUNTIME_CLASS}",
             evidence=ev,
         )
     ]

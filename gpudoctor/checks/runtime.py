@@ -22,11 +22,14 @@ OK, WARN, ERROR, NA, UNKNOWN = (
 )
 
 
-def _configure(facts: HostFacts) -> str:
-    """Register the NVIDIA runtime, then restart dockerd (with systemctl only under systemd)."""
+def configure_runtime(facts: HostFacts, engine: str = "docker", options: str = "") -> str:
+    """nvidia-ctk's command registering the NVIDIA runtime with `engine` (docker, containerd or
+    crio, also its service name), then the engine's restart: with systemctl only under
+    systemd."""
+    command = f"sudo nvidia-ctk runtime configure --runtime={engine}{options}"
     if facts.platform.systemd is False:
-        return "`sudo nvidia-ctk runtime configure --runtime=docker`, then restart dockerd"
-    return "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"
+        return f"`{command}`, then restart {'dockerd' if engine == 'docker' else engine}"
+    return f"{command} && sudo systemctl restart {engine}"
 
 
 def docker_present(facts: HostFacts) -> bool:
@@ -91,9 +94,9 @@ def check_docker_runtime(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
             "Docker has neither the NVIDIA runtime nor NVIDIA CDI devices",
             detail='`docker run --gpus all` fails with \'could not select device driver "" '
             "with capabilities: [[gpu]]'",
-            fix=_configure(facts)
+            fix=configure_runtime(facts)
             if r.toolkit_tools
-            else "install nvidia-container-toolkit, then " + _configure(facts),
+            else "install nvidia-container-toolkit, then " + configure_runtime(facts),
             evidence=ev,
         )
     ]
@@ -113,7 +116,7 @@ def check_toolkit(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Find
             WARN,
             "NVIDIA Container Toolkit not installed (no nvidia-ctk on PATH)",
             fix="install nvidia-container-toolkit from NVIDIA's repository, then "
-            + _configure(facts),
+            + configure_runtime(facts),
             evidence=ev,
         )
     ]
