@@ -16,11 +16,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.checks.jetson import jetson_install
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
 from gpudoctor.findings import ERROR, INFO, OK, WARN, Finding
+from gpudoctor.matrix.queries import arch_list_covers
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts, ReportFacts
@@ -93,7 +95,11 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         values = known.values(error.text)
         if known.install:
             values["install"] = _install(known, facts, matrix)
-        notice = _unused_fallback(known.code, facts, report) or _no_nvidia_gpu(known.code, facts)
+        notice = (
+            _unused_fallback(known.code, facts, report)
+            or _no_nvidia_gpu(known.code, facts)
+            or _within_capability_range(known.code, values, facts)
+        )
         if notice is not None:
             out.append(
                 finding(
@@ -161,6 +167,25 @@ def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
     return (
         "the report names an AMD GPU and no NVIDIA GPU or driver: on a host without an NVIDIA "
         "GPU there is no libcuda, and the line is expected"
+    )
+
+
+def _within_capability_range(code: str, values: dict[str, str], facts: HostFacts) -> str | None:
+    """torch's range warning on GPUs its newest architecture's cubins run on: harmless."""
+    if code != "torch-capability-range" or "min" not in values or "max" not in values:
+        return None
+    ccs = [g.compute_capability for g in facts.nvml.gpus if g.compute_capability]
+    if not ccs:
+        return None
+    newest = "sm_" + values["max"].replace(".", "")
+    covered = [arch_list_covers((newest,), cc) for cc in ccs]
+    if not all(v.ok for v in covered) or any(
+        versions.numeric(cc) < versions.numeric(values["min"]) for cc in ccs
+    ):
+        return None
+    return (
+        f"{'; '.join(v.reason for v in covered)}: the GPU is outside the printed range but runs "
+        f"the build's {newest} kernels (CUDA binary compatibility), so the warning is harmless"
     )
 
 

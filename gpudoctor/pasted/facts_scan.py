@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor import cri_config, versions
-from gpudoctor.facts import PciDevice
+from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
+from gpudoctor.pasted import pairs
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import ascii_lower, iter_lines
+from gpudoctor.pasted.scan import ascii_lower, iter_lines, lines_with
 from gpudoctor.pasted.smi_query import license_status
 from gpudoctor.probes.xid import parse_record
 
@@ -49,7 +50,7 @@ Handler = Callable[[re.Match[str], Draft], bool]
 
 @dataclass(frozen=True)
 class _Rule:
-    needle: str  # lower case
+    needle: str | tuple[str, ...]  # lower case: every line the pattern can match holds one
     pattern: re.Pattern[str]
     handle: Handler
 
@@ -250,68 +251,6 @@ def _cri_config(text: str, draft: Draft) -> None:
     draft.ranges.append((NAME, number, number))
 
 
-# An interactive Python session's question and answer: ">>> torch.cuda.is_available()" and
-# "False" on the next line. The question names the fact; the answer is its value.
-_REPL = re.compile(r"^>>> ?(?P<ask>[^\n]{1,120})\n(?P<said>[^\n>][^\n]{0,200})$", re.MULTILINE)
-_QUOTED = re.compile(r"^\s{0,4}['\"](?P<v>[^'\"]{1,80})['\"]\s{0,4}$")
-_ASK = re.compile(
-    r"(?P<mod>torch|tf|tensorflow)\.(?P<what>__version__|version\.cuda|cuda\.is_available\(\)|"
-    r"cuda\.get_device_name\(\s{0,2}\d{0,2}\s{0,2}\)|config\.list_physical_devices\(\s{0,2}"
-    r"['\"]GPU['\"]\s{0,2}\)|test\.is_built_with_cuda\(\))\s{0,4}$"
-)
-
-
-def _repl(text: str, draft: Draft) -> None:
-    """The facts an interactive session shows (see _REPL): versions, CUDA and GPU answers."""
-    if ">>>" not in text:
-        return
-    for found in _REPL.finditer(text):
-        ask = _ASK.search(found.group("ask").strip())
-        if ask is None:
-            continue
-        torch = ask.group("mod") == "torch"
-        if _answer(ask.group("what"), found.group("said").strip(), torch, draft):
-            number = text.count("\n", 0, found.start()) + 1
-            draft.section(NAME)
-            draft.ranges.append((NAME, number, number + 1))
-
-
-def _answer(what: str, said: str, torch: bool, d: Draft) -> bool:  # noqa: PLR0911 (one per ask)
-    quoted = _QUOTED.match(said)
-    value = quoted.group("v") if quoted else None
-    if what == "__version__" and value:
-        try:
-            versions.pep440(value)
-        except ValueError:
-            return False
-        d.packages.setdefault("torch" if torch else "tensorflow", value)
-        return True
-    if what == "version.cuda" and torch:
-        if said == "None":
-            d.torch.setdefault("cuda_none", True)
-            return True
-        if value and re.fullmatch(r"\d{1,2}\.\d{1,2}", value):
-            d.torch.setdefault("cuda", value)
-            return True
-        return False
-    if what.startswith("cuda.is_available") and torch and said in ("True", "False"):
-        if d.torch_cuda_available is None:
-            d.torch_cuda_available = said == "True"
-        return True
-    if what.startswith("cuda.get_device_name") and value:
-        d.named_gpus.append((value, 1, d.scan_line))
-        return True
-    if what.startswith("config.list_physical_devices") and not torch:
-        if said == "[]":
-            d.tensorflow.setdefault("cuda_available", False)
-            return True
-        return False
-    if what.startswith("test.is_built_with_cuda") and not torch and said in ("True", "False"):
-        d.tensorflow.setdefault("cpu_only", said == "False")
-        return True
-    return False
-
-
 def _container(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "container", m.group("kind").lower())
     return True
@@ -423,6 +362,90 @@ def _env_gpu(m: re.Match[str], d: Draft) -> bool:
             d.torch_cuda_available = seen
     else:
         d.tensorflow.setdefault("cuda_available", seen)
+    return True
+
+
+def _device_node(m: re.Match[str], d: Draft) -> bool:
+    """`ls -l /dev/nvidia*`: the node exists; readable and writable by anyone when the
+    permissions give "other" both (else it depends on the user, which ls does not say)."""
+    other = m.group("perm")[6:8]
+    anyone = True if other == "rw" else None
+    nodes = d.kernel.get("device_nodes", ())
+    if all(n.path != m.group("path") for n in nodes):
+        node = DeviceNode(path=m.group("path"), readable=anyone, writable=anyone)
+        d.kernel["device_nodes"] = (*nodes, node)
+    return True
+
+
+def _cuda_path(m: re.Match[str], d: Draft) -> bool:
+    """A CUDA toolkit's install path; `which nvcc` naming one says which nvcc runs."""
+    if m.group("nvcc") and d.nvcc_version is None:
+        d.nvcc_version = m.group("v")
+    _note(d, f"the text names the CUDA {m.group('v')} toolkit ({m.group('path').strip()})")
+    return True
+
+
+def _driver_packages(m: re.Match[str], d: Draft) -> bool:
+    _note(d, f"NVIDIA driver packages of branch {m.group('branch')} are named")
+    return True
+
+
+def _daemon_json(m: re.Match[str], d: Draft) -> bool:
+    """/etc/docker/daemon.json registering the NVIDIA runtime (its "path" line)."""
+    put(d.runtime, "daemon_json_runtimes", ("nvidia",))
+    return True
+
+
+def _compose_gpu(m: re.Match[str], d: Draft) -> bool:
+    _note(d, "a Compose file asks for NVIDIA GPUs (a device reservation with driver: nvidia)")
+    return True
+
+
+def _fabric_named(m: re.Match[str], d: Draft) -> bool:
+    _note(d, "the text is about NVIDIA Fabric Manager (NVSwitch systems: HGX/DGX)")
+    return True
+
+
+def _ldconfig_libcuda(m: re.Match[str], d: Draft) -> bool:
+    _note(d, f"the loader cache holds libcuda ({m.group('path')})")
+    return True
+
+
+def _topology(m: re.Match[str], d: Draft) -> bool:
+    _note(d, "an `nvidia-smi topo -m` matrix: the GPUs' interconnect")
+    return True
+
+
+def _gridd(m: re.Match[str], d: Draft) -> bool:
+    _note(d, "the text names nvidia-gridd, the vGPU guest's licence client: the GPU is a vGPU")
+    return True
+
+
+def _docker_runtimes(m: re.Match[str], d: Draft) -> bool:
+    """`docker info`'s " Runtimes: io.containerd.runc.v2 nvidia runc"."""
+    put(d.runtime, "runtimes", tuple(m.group("names").split()))
+    put(d.runtime, "docker_reachable", True)
+    return True
+
+
+def _docker_default(m: re.Match[str], d: Draft) -> bool:
+    put(d.runtime, "default_runtime", m.group("name"))
+    put(d.runtime, "docker_reachable", True)
+    return True
+
+
+def _toolkit_log(m: re.Match[str], d: Draft) -> bool:
+    """A line of the NVIDIA Container Toolkit's own log (time=... level=warning msg=...)."""
+    tools = d.runtime.get("toolkit_tools", ())
+    if m.group("tool").lower() not in tools:
+        d.runtime["toolkit_tools"] = (*tools, m.group("tool").lower())
+    _note(d, f"the text holds {m.group('tool')}'s own log (NVIDIA Container Toolkit)")
+    return True
+
+
+def _lscpu(m: re.Match[str], d: Draft) -> bool:
+    """`lscpu`'s "Architecture: aarch64" (the CPU's, which is the machine's)."""
+    put(d.platform, "machine", m.group("machine"))
     return True
 
 
@@ -736,7 +759,10 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "nccl_",
-        _rx(r"\b(?P<name>NCCL_[A-Z0-9_]{2,40})\s{0,2}=\s{0,2}(?P<value>[\w.,:/-]{1,80})"),
+        _rx(
+            r"\b(?P<name>NCCL_[A-Z0-9_]{2,40})(?:\s{0,2}=\s{0,2}| set by environment to |"
+            r" set to )(?P<value>[\w.,:/^=-]{1,80})"
+        ),
         _nccl_env,
     ),
     _Rule(
@@ -745,12 +771,12 @@ _RULES: tuple[_Rule, ...] = (
         _process_table,
     ),
     _Rule(
-        "k3s",
+        ("k3s", "rke2", "microk8s"),
         _rx(r"\bk3s\b|\brke2\b|\bmicrok8s\b"),
         _kubernetes,
     ),
     _Rule(
-        "k8s",
+        ("k8s", "operator", "runtimeclassname", "plugin"),
         _rx(r"\bk8s\b|\bgpu[- ]operator\b|\bruntimeClassName\b|\bdevice[- ]plugin\b"),
         _kubernetes,
     ),
@@ -781,7 +807,10 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "container",
-        _rx(r"\b(?:inside|in) an? (?P<kind>docker|podman|lxc) container\b"),
+        _rx(
+            r"\b(?:inside|in|within|from) (?:an? |the |my |our )?(?P<kind>docker|podman|lxc) "
+            r"containers?\b"
+        ),
         _container,
     ),
     _Rule(
@@ -876,13 +905,21 @@ _RULES: tuple[_Rule, ...] = (
         _nvccli,
     ),
     _Rule(
-        "vgpu",
+        ("vgpu", "grid "),
         _rx(r"\bvgpu\b|\bgrid [a-z]\d{1,3}-\d{1,2}[a-z]\b"),
         _vgpu,
     ),
     _Rule(
+        "gridd",
+        _rx(r"\bnvidia-gridd\b"),
+        _gridd,
+    ),
+    _Rule(
         "license status",
-        _rx(r"^\s{0,12}License Status\s{0,40}:\s{0,4}(?P<state>(?:un)?licensed[^\n]{0,60})"),
+        _rx(
+            r"\blicen[cs]e status\s{0,40}(?::|=|\bis)\s{0,4}(?:set to\s{1,4})?(?P<state>(?:un)?"
+            r"licensed\b(?:\s{0,2}\((?:restricted|unrestricted|expiry:[^)\n]{1,40})\))?)"
+        ),
         _license,
     ),
     _Rule(
@@ -892,6 +929,83 @@ _RULES: tuple[_Rule, ...] = (
             r"{1,2}(?:\.\d{1,3})?(?:\+[\w.]{1,40})?)\s{0,4}\((?P<gpu>true|false)\)"
         ),
         _env_gpu,
+    ),
+    _Rule(
+        "/dev/nvidia",
+        _rx(
+            r"^\s{0,4}c(?P<perm>[rwxsStT-]{9})\S{0,2}\s{1,4}\d{1,4}\s{1,4}\S{1,32}\s{1,4}\S{1,32}\s{1,4}"
+            r"\d{1,4},\s{1,4}\d{1,4}\s[^\n]{1,40}?(?P<path>/dev/nvidia[\w-]{0,20})\s{0,4}$"
+        ),
+        _device_node,
+    ),
+    _Rule(
+        "/cuda-",
+        _rx(r"(?P<path>/usr/local/cuda-(?P<v>\d{1,2}\.\d{1,2})(?P<nvcc>/bin/nvcc\s{0,4}$)?)"),
+        _cuda_path,
+    ),
+    _Rule(
+        "nvidia-",
+        _rx(
+            r"\bnvidia-(?:driver|dkms|utils|headless(?:-no-dkms)?|kernel-source|kernel-common|"
+            r"compute-utils|fabricmanager)-(?P<branch>\d{3})(?:-server|-open)?\b"
+        ),
+        _driver_packages,
+    ),
+    _Rule(
+        "nvidia-container-runtime",
+        _rx(r"\"path\"\s{0,4}:\s{0,4}\"(?P<path>[^\"\n]{0,80}nvidia-container-runtime)\""),
+        _daemon_json,
+    ),
+    _Rule(
+        "driver:",
+        _rx(r"^\s{0,16}-?\s{0,2}driver:\s{0,4}[\"']?nvidia[\"']?\s{0,4}$"),
+        _compose_gpu,
+    ),
+    _Rule(
+        "fabricmanager",
+        _rx(r"\bnv(?:idia)?-fabricmanager\b"),
+        _fabric_named,
+    ),
+    _Rule(
+        "libcuda.so",
+        _rx(r"\blibcuda\.so(?:\.1)? \(libc6[^)\n]{0,30}\) => (?P<path>/\S{1,200})"),
+        _ldconfig_libcuda,
+    ),
+    _Rule(
+        "gpu0",
+        _rx(r"^\s{0,4}GPU0\s[^\n]{0,600}?\b(?:NIC0|CPU Affinity)\b"),
+        _topology,
+    ),
+    _Rule(
+        "runtimes:",
+        _rx(r"^\s{0,4}Runtimes:\s{1,4}(?P<names>[\w. -]{2,400}?)\s{0,4}$"),
+        _docker_runtimes,
+    ),
+    _Rule(
+        "default runtime:",
+        _rx(r"^\s{0,4}Default Runtime:\s{1,4}(?P<name>[\w.-]{2,60})\s{0,4}$"),
+        _docker_default,
+    ),
+    _Rule(
+        ("level=", "nvidia-ctk", "nvidia-container-runtime"),
+        _rx(
+            r"\b(?P<tool>nvidia-ctk|nvidia-container-runtime(?:-hook)?|nvidia-cdi-hook)\b[^\n]{0,80}"
+            r"\blevel=(?P<level>info|warning|error|debug)\b"
+        ),
+        _toolkit_log,
+    ),
+    _Rule(
+        "architecture:",
+        _rx(r"^\s{0,4}Architecture:\s{1,30}(?P<machine>x86_64|aarch64)\s{0,4}$"),
+        _lscpu,
+    ),
+    _Rule(
+        "which is of cuda capability",
+        _rx(
+            r"Found GPU(?P<i>\d{1,2}) (?P<name>[^\n]{2,80}?) which is of cuda capability "
+            r"(?P<cc>\d{1,2}\.\d)"
+        ),
+        _ggml_gpu,
     ),
     _Rule(
         "inference compute",
@@ -917,7 +1031,9 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("jetpack", _rx(r"\b(?P<name>jetpack)\b"), _jetson_named),
     _Rule("jetson", _rx(r"\b(?P<name>jetson)\b"), _jetson_named),
     _Rule(
-        "tegra", _rx(r"\b\d\.\d{1,2}\.\d{1,3}-(?P<name>tegra)\b|\b(?P<l4t>l4t)\b"), _jetson_named
+        ("tegra", "l4t"),
+        _rx(r"\b\d\.\d{1,2}\.\d{1,3}-(?P<name>tegra)\b|\b(?P<l4t>l4t)\b"),
+        _jetson_named,
     ),
     _Rule("jax", _rx(r"\b(?P<name>jax(?:lib)?)\b"), _named),
     _Rule("torch", _rx(r"\b(?P<name>(?:py)?torch)\b"), _named),
@@ -939,14 +1055,14 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
     if len(text) <= _HEAD + _TAIL:
         _scan(text, 0, draft)
         _cri_config(text, draft)
-        _repl(text, draft)
+        _pairs(text, draft)
         _gpu_names(text, ascii_lower(text), draft, architectures)
         return
     head, tail_start = text[:_HEAD], len(text) - _TAIL
     _scan(head, 0, draft)
     _scan(text[tail_start:], text.count("\n", 0, tail_start), draft)
     _cri_config(head, draft)
-    _repl(head, draft)
+    _pairs(head, draft)
     _gpu_names(head, ascii_lower(head), draft, architectures)
     _note(
         draft,
@@ -959,10 +1075,19 @@ _HEAD = 2 << 20  # characters
 _TAIL = 256 << 10
 
 
+def _pairs(text: str, draft: Draft) -> None:
+    """The facts told over two lines (pasted/pairs.py); an issue form's "### Label" and its
+    value are read as the line "Label: value" by every rule here."""
+    pairs.parse(text, draft, NAME)
+    for number, line in pairs.issue_form_lines(text):
+        _scan(line, number - 1, draft)
+
+
 def _scan(text: str, line_offset: int, draft: Draft) -> None:
     lower = ascii_lower(text)
     for rule in _RULES:
-        for count, (start, line) in enumerate(iter_lines(lower, text, rule.needle)):
+        needles = (rule.needle,) if isinstance(rule.needle, str) else rule.needle
+        for count, (start, line) in enumerate(lines_with(lower, text, needles)):
             if count >= _MAX_PER_RULE:
                 break
             if len(line) > _MAX_LINE:

@@ -4,6 +4,7 @@ Each shape has a positive case and the nearby text that must not be read as a fa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -302,3 +303,12 @@ def test_a_node_with_gpus_is_not_a_node_without(read: Read) -> None:
     )
     assert _codes(healthy) == []
     assert healthy.platform.kubernetes is True
+
+
+def test_the_two_line_and_csv_patterns_pass_the_backtracking_check() -> None:
+    from gpudoctor.pasted import pairs, smi_csv
+
+    for module in (pairs, smi_csv):
+        for name, value in vars(module).items():
+            if isinstance(value, re.Pattern):
+                assert problem(value.pattern) is None, f"{module.__name__}.{name}"

@@ -1,0 +1,191 @@
+"""Facts a paste tells over two lines: a question on one line and its answer on the next.
+
+- An interactive Python session: ">>> torch.cuda.is_available()" and "False" below it.
+- A `python -c "...; print(torch.__version__, torch.cuda.is_available())"` command and the line
+  it printed ("2.0.1+cu117 False"): one value per printed expression.
+- `pip show torch`: "Name: torch" and "Version: 2.2.0".
+- `modinfo nvidia`: "filename: .../nvidia.ko" and, lines below, "version: 550.54.15" (the
+  module on disk, which is not necessarily the one loaded).
+- cudnn_version.h's "#define CUDNN_MAJOR 8", "..._MINOR 9", "..._PATCHLEVEL 7".
+- An issue form's heading and its value ("### NCCL Version", a blank line, "2.27.7"): given
+  back as the line "NCCL Version: 2.27.7", which facts_scan reads with its one-line rules.
+
+The question names the fact and the answer is its value; a question without an answer (the
+next prompt, a traceback) is no fact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from gpudoctor import versions
+from gpudoctor.pasted.draft import Draft
+
+_REPL = re.compile(r"^>>> ?(?P<ask>[^\n]{1,120})\n(?P<said>[^\n>][^\n]{0,200})$", re.MULTILINE)
+_PYTHON_C = re.compile(
+    r"""python[\d.]{0,5}\s{1,4}-c\s{1,4}["'](?P<code>[^\n"']{1,400})["'][^\n]{0,80}\n"""
+    r"(?P<said>[^\n$#>][^\n]{0,300})$",
+    re.MULTILINE,
+)
+_PRINT = re.compile(r"print\((?P<args>[^\n]{1,300})\)\s{0,4}$")
+_QUOTED = re.compile(r"^\s{0,4}['\"](?P<v>[^'\"]{1,80})['\"]\s{0,4}$")
+_ASK = re.compile(
+    r"^(?P<mod>torch|tf|tensorflow)\.(?P<what>__version__|version\.cuda|cuda\.is_available\(\)|"
+    r"cuda\.get_device_name\(\s{0,2}\d{0,2}\s{0,2}\)|config\.list_physical_devices\(\s{0,2}"
+    r"['\"]GPU['\"]\s{0,2}\)|test\.is_built_with_cuda\(\))$"
+)
+_PIP_SHOW = re.compile(
+    r"^Name: (?P<name>[A-Za-z0-9][\w.-]{0,60})\nVersion: (?P<v>[^\s]{1,60})$", re.MULTILINE
+)
+_MODINFO = re.compile(
+    r"^filename:\s{1,30}\S{0,200}/nvidia\.ko(?:\.[xgz]z|\.zst)?\s{0,4}\n[\s\S]{0,1400}?"
+    r"^version:\s{1,30}(?P<v>\d{3}\.\d{1,3}(?:\.\d{1,3})?)\s{0,4}$",
+    re.MULTILINE,
+)
+_CUDNN_DEFINES = re.compile(
+    r"#define CUDNN_MAJOR (?P<major>\d{1,2})\s{0,4}\n#define CUDNN_MINOR (?P<minor>\d{1,2})"
+    r"\s{0,4}\n#define CUDNN_PATCHLEVEL (?P<patch>\d{1,3})"
+)
+_HEADING = re.compile(
+    r"^#{2,4} {1,2}(?P<label>[A-Za-z][^\n#:]{1,50}?)[ \t]{0,4}\n[ \t\n]{0,20}?"
+    r"(?P<value>[^\s#>|`-][^\n]{0,100})$",
+    re.MULTILINE,
+)
+
+
+def parse(text: str, draft: Draft, section: str) -> None:
+    """Every pair of the kinds above but the issue form's (see issue_form_lines)."""
+    for literal, pattern, handle in _PAIRS:
+        if literal not in text:
+            continue
+        for found in pattern.finditer(text):
+            told = handle(found, draft)
+            if told:
+                _read(draft, section, text, found.start(), told)
+
+
+def _session(found: re.Match[str], d: Draft) -> int:
+    return 2 if _answer(found.group("ask").strip(), found.group("said").strip(), d) else 0
+
+
+def _python_c(found: re.Match[str], d: Draft) -> int:
+    return 2 if _printed(found.group("code"), found.group("said").strip(), d) else 0
+
+
+def _pip_show(found: re.Match[str], d: Draft) -> int:
+    return 2 if _package(d, found.group("name"), found.group("v")) else 0
+
+
+def _modinfo(found: re.Match[str], d: Draft) -> int:
+    _note(d, f"modinfo: the nvidia module on disk is {found.group('v')} (not the loaded one)")
+    return 2
+
+
+def _cudnn_header(found: re.Match[str], d: Draft) -> int:
+    _note(d, f"cudnn_version.h says cuDNN {'.'.join(found.group('major', 'minor', 'patch'))}")
+    return 3
+
+
+def _note(d: Draft, text: str) -> None:
+    if text not in d.notes:
+        d.notes.append(text)
+
+
+# (a literal every match holds, the pattern, its reader: the lines it read, 0 for none)
+_PAIRS: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str], Draft], int]], ...] = (
+    (">>>", _REPL, _session),
+    (" -c ", _PYTHON_C, _python_c),
+    ("nvidia.ko", _MODINFO, _modinfo),
+    ("CUDNN_MAJOR", _CUDNN_DEFINES, _cudnn_header),
+    ("Name: ", _PIP_SHOW, _pip_show),
+)
+
+
+def issue_form_lines(text: str) -> list[tuple[int, str]]:
+    """(line number of the value, "Label: value") for each heading followed by one value."""
+    if "#" not in text:
+        return []
+    return [
+        (text.count("\n", 0, m.start("value")) + 1, f"{m.group('label')}: {m.group('value')}")
+        for m in _HEADING.finditer(text)
+    ]
+
+
+def _read(draft: Draft, section: str, text: str, start: int, lines: int) -> None:
+    number = text.count("\n", 0, start) + 1
+    draft.section(section)
+    draft.ranges.append((section, number, number + lines - 1))
+
+
+def _printed(code: str, said: str, draft: Draft) -> bool:
+    """The values a `python -c` printed: print's arguments, split on top-level commas, each
+    with the word print wrote for it (print joins them with one space)."""
+    found = _PRINT.search(code.strip().rstrip(";"))
+    if found is None:
+        return False
+    asked = _arguments(found.group("args"))
+    words = said.split()
+    if not asked or len(words) != len(asked):
+        return False
+    told = False
+    for ask, word in zip(asked, words):
+        value = word if word in ("True", "False", "None", "[]") else f"'{word}'"
+        told = _answer(ask, value, draft) or told
+    return told
+
+
+def _arguments(args: str) -> list[str]:
+    out, depth, current = [], 0, ""
+    for char in args:
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if char == "," and depth == 0:
+            out.append(current.strip())
+            current = ""
+        else:
+            current += char
+    out.append(current.strip())
+    return [a for a in out if a]
+
+
+def _answer(ask: str, said: str, d: Draft) -> bool:  # noqa: PLR0911 (one return per question)
+    question = _ASK.match(ask)
+    if question is None:
+        return False
+    torch, what = question.group("mod") == "torch", question.group("what")
+    quoted = _QUOTED.match(said)
+    value = quoted.group("v") if quoted else None
+    if what == "__version__" and value:
+        return _package(d, "torch" if torch else "tensorflow", value)
+    if what == "version.cuda" and torch:
+        if said == "None":
+            d.torch.setdefault("cuda_none", True)
+            return True
+        if value and re.fullmatch(r"\d{1,2}\.\d{1,2}", value):
+            d.torch.setdefault("cuda", value)
+            return True
+        return False
+    if what.startswith("cuda.is_available") and torch and said in ("True", "False"):
+        if d.torch_cuda_available is None:
+            d.torch_cuda_available = said == "True"
+        return True
+    if what.startswith("cuda.get_device_name") and value:
+        d.named_gpus.append((value, 1, d.scan_line))
+        return True
+    if what.startswith("config.list_physical_devices") and not torch and said == "[]":
+        d.tensorflow.setdefault("cuda_available", False)
+        return True
+    if what.startswith("test.is_built_with_cuda") and not torch and said in ("True", "False"):
+        d.tensorflow.setdefault("cpu_only", said == "False")
+        return True
+    return False
+
+
+def _package(d: Draft, name: str, version: str) -> bool:
+    try:
+        versions.pep440(version)
+    except ValueError:
+        return False
+    d.packages.setdefault(name.lower().replace("_", "-"), version)
+    return True

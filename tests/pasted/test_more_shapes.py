@@ -1,0 +1,203 @@
+"""More of what people paste, read as facts: `nvidia-smi --query-gpu` CSV, `lspci -k`, `docker
+info`, `ls -l /dev/nvidia*`, `which nvcc`, `pip show`, `python -c` prints, issue-form headings,
+NCCL's own env lines, modinfo, cudnn_version.h, the container toolkit's log, and rules whose
+words sit on lines other than their first keyword's. Texts are written here in the tools' own
+formats; each rule has a near miss that must not be read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from gpudoctor.checks import run_checks
+from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.model import Matrix
+
+Read = Callable[[str], HostFacts]
+
+
+def _error_lines(facts: HostFacts, matrix: Matrix, code: str) -> list[Finding]:
+    findings = run_checks(facts, matrix).findings
+    return [f for f in findings if f.code == "report-error" and f.subject == code]
+
+
+def test_smi_csv_with_its_header(read: Read) -> None:
+    facts = read(
+        "$ nvidia-smi --query-gpu=index,name,driver_version,compute_cap --format=csv\n"
+        "index, name, driver_version, compute_cap\n"
+        "0, NVIDIA A10G, 535.104.12, 8.6\n1, NVIDIA A10G, 535.104.12, 8.6\n"
+    )
+    assert facts.nvml.driver_version == "535.104.12"
+    assert [(g.index, g.name, g.compute_capability) for g in facts.nvml.gpus] == [
+        (0, "NVIDIA A10G", "8.6"),
+        (1, "NVIDIA A10G", "8.6"),
+    ]
+
+
+def test_smi_csv_without_header_takes_the_commands_columns(read: Read) -> None:
+    facts = read(
+        "$ nvidia-smi --query-gpu=name,memory.total --format=csv,noheader\n"
+        "NVIDIA H100 80GB HBM3, 81559 MiB\n"
+    )
+    (gpu,) = facts.nvml.gpus
+    assert gpu.name == "NVIDIA H100 80GB HBM3"
+    assert gpu.memory_total_bytes == 81559 * 2**20
+
+
+def test_a_csv_of_something_else_is_no_gpu(read: Read) -> None:
+    facts = read("Driver Version: 550.54.15\nname, size, owner\nreport.txt, 12, root\n")
+    assert facts.nvml.gpus == ()
+
+
+def test_lspci_k_records_the_bound_driver(read: Read) -> None:
+    facts = read(
+        "01:00.0 VGA compatible controller [0300]: NVIDIA Corporation GA102 [GeForce RTX 3090]"
+        " [10de:2204] (rev a1)\n\tSubsystem: Gigabyte Technology Co., Ltd Device [1458:403b]\n"
+        "\tKernel driver in use: nouveau\n\tKernel modules: nvidiafb, nouveau\n"
+    )
+    (device,) = facts.kernel.pci_devices
+    assert (device.address, device.device_id, device.driver) == (
+        "0000:01:00.0",
+        "0x2204",
+        "nouveau",
+    )
+    assert [g.name for g in facts.nvml.gpus] == ["GeForce RTX 3090"]
+
+
+def test_plain_lspci_names_the_gpu_but_not_its_driver(read: Read) -> None:
+    facts = read("3b:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 80GB] (rev a1)\n")
+    assert facts.kernel.pci_devices == ()  # without -k an unbound GPU looks like a bound one
+    assert [g.compute_capability for g in facts.nvml.gpus] == ["8.0"]
+
+
+def test_docker_info_runtimes(read: Read) -> None:
+    facts = read(" Runtimes: io.containerd.runc.v2 nvidia runc\n Default Runtime: runc\n")
+    runtime = facts.container_runtime
+    assert runtime.runtimes == ("io.containerd.runc.v2", "nvidia", "runc")
+    assert runtime.default_runtime == "runc"
+
+
+def test_device_nodes_from_ls(read: Read) -> None:
+    facts = read(
+        "crw-rw-rw- 1 root root 195,   0 Jan  1 10:00 /dev/nvidia0\n"
+        "crw-rw---- 1 root video 195, 255 Jan  1 10:00 /dev/nvidiactl\n"
+    )
+    nodes = {n.path: n.readable for n in facts.kernel.device_nodes}
+    assert nodes == {"/dev/nvidia0": True, "/dev/nvidiactl": None}
+
+
+def test_which_nvcc_names_the_toolkit_that_runs(read: Read) -> None:
+    facts = read("$ which nvcc\n/usr/local/cuda-11.8/bin/nvcc\n")
+    assert [t.nvcc_version for t in facts.cuda_libs.toolkits] == ["11.8"]
+    other = read("Driver Version: 550.54.15\nexport PATH=/usr/local/cuda-12.1/bin:$PATH\n")
+    assert other.cuda_libs.toolkits == ()  # a PATH entry is not the nvcc that runs
+
+
+def test_pip_show_and_python_c(read: Read) -> None:
+    facts = read("$ pip show torch\nName: torch\nVersion: 2.2.0+cu118\nSummary: Tensors\n")
+    assert [(f.name, f.version) for f in facts.frameworks] == [("torch", "2.2.0+cu118")]
+    printed = read(
+        '$ python -c "import torch; print(torch.__version__, torch.cuda.is_available())"\n'
+        "2.0.1+cu117 False\n"
+    )
+    assert [(f.name, f.version) for f in printed.frameworks] == [("torch", "2.0.1+cu117")]
+    assert [d.cuda_available for d in printed.deep] == [False]
+    # three words for two expressions: not this command's output
+    odd = read(
+        "Driver Version: 550.54.15\n"
+        '$ python -c "import torch; print(torch.__version__, torch.cuda.is_available())"\n'
+        "Segmentation fault (core dumped)\n"
+    )
+    assert odd.frameworks == ()
+
+
+def test_an_issue_forms_heading_and_value(read: Read) -> None:
+    facts = read("### NCCL Version\n\n2.27.7\n\n### Driver version\n\n550.54.15\n")
+    assert facts.nvml.driver_version == "550.54.15"
+    assert [lib.version for lib in facts.cuda_libs.nccl] == ["2.27.7"]
+
+
+def test_ncclss_own_env_line(read: Read) -> None:
+    facts = read("host:1958:1958 [3] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth2\n")
+    assert [(e.name, e.value) for e in facts.multigpu.nccl_env] == [("NCCL_SOCKET_IFNAME", "eth2")]
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        (
+            "filename:       /lib/modules/6.5.0/updates/dkms/nvidia.ko\n"
+            "version:        545.29.06\n",
+            "545.29.06",
+        ),
+        ("#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 7\n", "8.9.7"),
+        (
+            'Feb 25 nvidia-ctk[1774]: time="2026-02-25T02:22:21Z" level=warning msg="Could not '
+            'locate libnvidia-egl-gbm.so"\n',
+            "nvidia-ctk",
+        ),
+        ("    deploy:\n      devices:\n        - driver: nvidia\n", "Compose"),
+    ],
+)
+def test_what_these_lines_tell_is_noted(read: Read, text: str, needle: str) -> None:
+    facts = read(text)
+    assert facts.report is not None
+    assert any(needle in note for note in facts.report.notes)
+
+
+def test_rules_whose_words_are_not_their_first_keyword(read: Read) -> None:
+    assert read("we run rke2 on the nodes\n").platform.kubernetes is True
+    assert read("installed the NVIDIA GPU Operator\n").platform.kubernetes is True
+    jetson = read("L4T 35.4.1 on the board\n")
+    assert jetson.report is not None
+    assert "jetson" in jetson.report.named
+
+
+def test_a_licence_state_in_prose(read: Read, matrix: Matrix) -> None:
+    facts = read("After provisioning the license status is set to Unlicensed on the VM.\n")
+    (gpu,) = facts.nvml.gpus
+    assert gpu.vgpu_license is not None
+    assert gpu.vgpu_license.state == "unlicensed"
+    prose = read("Driver Version: 550.54.15\nlicense status unknown\n")
+    assert all(g.vgpu_license is None for g in prose.nvml.gpus)
+
+
+def test_torch_capability_range_is_harmless_within_the_newest_major(
+    read: Read, matrix: Matrix
+) -> None:
+    warning = (
+        "Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.\n"
+        "Minimum and Maximum cuda capability supported by this version of PyTorch is\n"
+        "(8.0) - (12.0)\n"
+    )
+    (line,) = _error_lines(read(warning), matrix, "torch-capability-range")
+    assert line.severity is Severity.INFO
+    assert "binary compatib" in line.detail
+    too_old = warning.replace("NVIDIA GB10", "Tesla P100-PCIE-16GB").replace("12.1.", "6.0.")
+    (old,) = _error_lines(read(too_old), matrix, "torch-capability-range")
+    assert old.severity is Severity.ERROR
+    other_major = warning.replace("(12.0)", "(9.0)")
+    (newer,) = _error_lines(read(other_major), matrix, "torch-capability-range")
+    assert newer.severity is Severity.ERROR
+
+
+def test_nccl_socket_without_an_address(read: Read, matrix: Matrix) -> None:
+    text = (
+        "ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) nor "
+        "AF_INET6(10)\n"
+    )
+    (line,) = _error_lines(read(text), matrix, "nccl-socket-no-address")
+    assert "NCCL_SOCKET_IFNAME" in line.fix
+
+
+def test_driver_files_in_the_image(read: Read, matrix: Matrix) -> None:
+    text = (
+        "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/ab/"
+        "merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown.\n"
+    )
+    (line,) = _error_lines(read(text), matrix, "container-driver-files-in-image")
+    assert "libnvidia-ml.so.1" in line.fix
+    user_file = "Driver Version: 550.54.15\nfile creation failed: /workspace/out.csv: file exists\n"
+    assert not _error_lines(read(user_file), matrix, "container-driver-files-in-image")
