@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from gpudoctor.matrix.signatures import Signature
 
 _PREDICTS = (ERROR, WARN)
+_SEVERITIES = {"error": ERROR, "warn": WARN, "info": INFO}
 
 
 def check_report_read(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
@@ -115,7 +116,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         out.append(
             finding(
                 "report-error",
-                WARN if known.severity == "warn" else ERROR,
+                _SEVERITIES.get(known.severity, ERROR),
                 f"the report shows: {error.text}",
                 detail=render(known.cause, values),
                 fix=render(known.fix, values),

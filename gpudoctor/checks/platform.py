@@ -144,6 +144,17 @@ def check_container_gpus(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
         "start the container with `--gpus all` (Docker), `--device nvidia.com/gpu=all` (CDI) "
         "or a nvidia.com/gpu resource limit (Kubernetes)"
     )
+    if value is None and facts.report is not None:
+        # A paste shows a container's environment only when the reporter printed it.
+        return [
+            finding(
+                "container-gpus",
+                UNKNOWN,
+                "the report does not show the container's NVIDIA_VISIBLE_DEVICES",
+                fix="run `gpudoctor check` in the container (or print `env | grep NVIDIA_`)",
+                evidence=ev,
+            )
+        ]
     if value in (None, "", "void", "none"):
         if not has_gpu(facts):
             amd = " (its AMD GPUs: see amd-device-access)" if facts.amd.seen else ""

@@ -303,9 +303,51 @@ def check_cpu_only(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Fin
     return [_cpu_only(facts, matrix, fw) for fw in facts.frameworks]
 
 
-def _cpu_only(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
+# TensorFlow's install page: "TensorFlow 2.10 was the last TensorFlow release that supported
+# GPU on native-Windows" (https://www.tensorflow.org/install/pip#windows-native); later releases
+# reach a GPU on Windows only through WSL2.
+_TF_LAST_NATIVE_WINDOWS_GPU = (2, 10)
+
+
+def _native_windows_tf(facts: HostFacts, fw: FrameworkFacts) -> bool:
+    on_windows = (facts.platform.os_pretty or "").lower().startswith("windows")
+    if fw.name != "tensorflow" or not on_windows or facts.platform.wsl:
+        return False
+    try:
+        return versions.pep440(fw.version).release[:2] > _TF_LAST_NATIVE_WINDOWS_GPU
+    except ValueError:
+        return False
+
+
+def _windows_finding(
+    facts: HostFacts, fw: FrameworkFacts, ev: Sequence[tuple[str, object]]
+) -> Finding | None:
+    """A TensorFlow after 2.10 on native Windows: CPU-only, whatever the build says."""
+    if not _native_windows_tf(facts, fw):
+        return None
+    wants_gpu = has_gpu(facts) or (facts.report is not None and "cuda" in facts.report.named)
+    return finding(
+        "framework-cpu-only",
+        ERROR if wants_gpu else INFO,
+        f"{fw.label} on native Windows has no GPU support",
+        detail="TensorFlow 2.10 was the last release with GPU support on native Windows; "
+        "the Windows builds of later releases are CPU-only, whatever CUDA and cuDNN are "
+        "installed (tensorflow.org/install/pip, Windows native)",
+        fix="run TensorFlow in WSL2 (`pip install tensorflow[and-cuda]` there), or use "
+        "tensorflow 2.10 with CUDA 11.2 and cuDNN 8.1 on native Windows",
+        evidence=[*ev, ("os", facts.platform.os_pretty)],
+        subject=fw.name,
+    )
+
+
+def _cpu_only(  # noqa: PLR0911 (one verdict per kind of build)
+    facts: HostFacts, matrix: Matrix, fw: FrameworkFacts
+) -> Finding:
     code, subject = "framework-cpu-only", fw.name
     ev = [("framework", fw.version), ("cpu_only", fw.cpu_only), ("framework_cuda", fw.cuda)]
+    windows = _windows_finding(facts, fw, ev)
+    if windows is not None:
+        return windows
     if fw.cpu_only is None:
         return finding(
             code,

@@ -90,8 +90,8 @@ _HINT = (
     "fix the file (format: docs/matrix-format.md#signatures) and re-run `gpudoctor matrix "
     "validate FILE`"
 )
-SEVERITIES = ("error", "warn")
-_SEVERITY = k.Kind('"error" or "warn"', lambda v: v in SEVERITIES)
+SEVERITIES = ("error", "warn", "info")
+_SEVERITY = k.Kind('"error", "warn" or "info"', lambda v: v in SEVERITIES)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -140,11 +140,12 @@ class Signature(Provenance):
             absent="vendor",
         ),
     )
-    severity: str = field(  # "warn": the line says something runs slower or degraded
+    severity: str = field(  # "warn": degraded; "info": a known line that is harmless
         default="error",
         metadata=text(
             _SEVERITY,
-            '`"warn"`: the line says something runs slower or degraded',
+            '`"warn"`: the line says something runs slower or degraded; `"info"`: a line '
+            "programs print where nothing is wrong (its cause says why it is harmless)",
             optional=True,
             absent="error",
         ),

@@ -15,6 +15,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # interactive session's questions are read with their answers (facts_scan._REPL).
 _QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?!>>(?: |$)))+ ?", re.MULTILINE)
 _QUOTED_LINE = re.compile(r"\n[ \t]{0,3}>")  # led by a literal: a fast scan
+_SYSLOG_ESCAPE = re.compile(r"#01[12](?=[A-Za-z ])")
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
 
 
@@ -28,6 +29,10 @@ def clean(text: str) -> str:
     text = _CONTROL.sub("", text)
     if text.lstrip(" \t").startswith(">") or _QUOTED_LINE.search(text):
         text = _QUOTE.sub("", text)
+    if "#01" in text:
+        # rsyslog writes a message's own line breaks and tabs as "#012" and "#011": the
+        # message becomes one line again (joined by a space, so line numbers stay).
+        text = _SYSLOG_ESCAPE.sub(" ", text)
     text = text.replace("\uff1a", ": ")  # a full-width colon, as CJK input methods type it
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text)

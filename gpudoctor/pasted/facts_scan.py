@@ -95,6 +95,7 @@ def _cuda_mentioned(m: re.Match[str], d: Draft) -> bool:
     if "cuda version" in m.string.lower():
         return False  # nvidia-smi's words for the driver's CUDA: the rule above read it
     _note(d, f"CUDA {m.group('v')} is named, without saying whose (driver, toolkit or framework)")
+    d.named.append(("cuda", d.scan_line))
     return True
 
 
@@ -594,7 +595,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "cuda",
         _rx(
-            r"(?<![+\w])cuda(?: toolkit)?\s{0,4}[:=]?\s{0,4}v?(?P<v>1\d\.\d{1,2})(?:\.\d{1,3"
+            r"(?<![+\w])cuda(?: toolkit)?[\s_]{0,4}[:=]?\s{0,4}v?(?P<v>1\d\.\d{1,2})(?:\.\d{1,3"
             r"})?\b(?! ?or later)"
         ),
         _cuda_mentioned,

@@ -201,3 +201,79 @@ def test_driver_files_in_the_image(read: Read, matrix: Matrix) -> None:
     assert "libnvidia-ml.so.1" in line.fix
     user_file = "Driver Version: 550.54.15\nfile creation failed: /workspace/out.csv: file exists\n"
     assert not _error_lines(read(user_file), matrix, "container-driver-files-in-image")
+
+
+def test_tensorflow_after_2_10_on_native_windows_has_no_gpu(read: Read, matrix: Matrix) -> None:
+    text = "OS: Windows 10\nTensorflow Version: 2.12.0\nCUDA: 11.8\n"
+    (found,) = [
+        f for f in run_checks(read(text), matrix).findings if f.code == "framework-cpu-only"
+    ]
+    assert found.severity is Severity.ERROR
+    assert "WSL2" in found.fix
+    wsl = read("OS: Windows 11 with WSL2\nTensorflow Version: 2.12.0\nCUDA: 11.8\n")
+    assert all(
+        "native Windows" not in f.title
+        for f in run_checks(wsl, matrix).findings
+        if f.code == "framework-cpu-only"
+    )
+    old = read("OS: Windows 10\nTensorflow Version: 2.10.1\nCUDA: 11.2\n")
+    assert all(
+        "native Windows" not in f.title
+        for f in run_checks(old, matrix).findings
+        if f.code == "framework-cpu-only"
+    )
+
+
+def test_syslog_escaped_line_breaks_join_the_message(read: Read, matrix: Matrix) -> None:
+    text = (
+        "Jun 30 11:07:05 gpu-0 kernel: NVRM: API mismatch: the client has the version "
+        "535.54.03, but#012NVRM: this kernel module has the version 530.30.02.  Please#012NVRM: "
+        "make sure\n"
+    )
+    facts = read(text)
+    assert facts.kernel.nvidia_module_version == "530.30.02"
+    assert facts.report is not None
+    assert facts.report.lines == 2  # the escapes did not add lines
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "severity"),
+    [
+        (
+            "NVRM: installed in this system is not supported by open\n"
+            "             NVRM: nvidia.ko because it does not include the required GPU\n",
+            "open-module-needs-gsp",
+            Severity.ERROR,
+        ),
+        (
+            "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+            "    PyTorch 2.5.1+cu121 with CUDA 1201 (you have 2.7.1+cu126)\n",
+            "xformers-torch-mismatch",
+            Severity.ERROR,
+        ),
+        (
+            "system_info: n_threads = 8 / 16 | AVX = 1 | AVX2 = 1 | BLAS = 0 | SSE3 = 1 |\n",
+            "llama-cpp-no-gpu-backend",
+            Severity.WARN,
+        ),
+        (
+            "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not "
+            "find TensorRT\n",
+            "tf-trt-not-found",
+            Severity.INFO,
+        ),
+    ],
+)
+def test_library_and_driver_lines(
+    read: Read, matrix: Matrix, line: str, code: str, severity: Severity
+) -> None:
+    (found,) = _error_lines(read(line), matrix, code)
+    assert found.severity is severity
+
+
+def test_a_newer_llama_cpp_system_info_with_cuda_is_no_cpu_build(
+    read: Read, matrix: Matrix
+) -> None:
+    line = "system_info: n_threads = 8 | CUDA : ARCHS = 860 | USE_GRAPHS = 1 | CPU : BLAS = 0 |\n"
+    facts = read("Driver Version: 550.54.15\n" + line)
+    assert not _error_lines(facts, matrix, "llama-cpp-no-gpu-backend")
