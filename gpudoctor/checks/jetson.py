@@ -2,7 +2,13 @@
 runs JetPack's CUDA; the aarch64 CUDA wheels on PyPI and download.pytorch.org are built for
 server Arm (SBSA: Grace, Ampere Altra with a discrete GPU), and NVIDIA publishes separate
 framework builds for JetPack ("Installing PyTorch for Jetson Platform"). A framework that brings
-nvidia-* CUDA wheels, or a torch with a +cuXXX tag, is the wrong build there.
+nvidia-* CUDA wheels, or a torch with a +cuXXX tag, is the wrong build there, up to JetPack 6;
+JetPack 7 (Jetson Thor) aligns Jetson with SBSA, and those wheels are the right ones there.
+
+The matrix's `[[jetpack]]` table maps a JetPack release to its L4T releases and the CUDA it
+packages: `with_jetpack` fills in the facts a host or report leaves out (the L4T of a named
+JetPack, the JetPack of an L4T, the CUDA of the integrated GPU's driver), so that every check
+judges a Jetson's CUDA as it judges a discrete GPU's.
 """
 
 from __future__ import annotations
@@ -10,12 +16,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from dataclasses import replace
+
+from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts
-    from gpudoctor.matrix.model import Matrix
+    from gpudoctor.matrix.model import JetpackRelease, Matrix
 
 CODE = "jetson-wheel"
 _CU_TAG = re.compile(r"\+cu\d{2,3}\b")
@@ -36,24 +45,77 @@ def jetson_release(facts: HostFacts) -> str | None:
         return "unknown"
     if "tegra" in (facts.kernel.release or ""):
         return "unknown"  # L4T's kernels are named "5.15.136-tegra"
+    if facts.platform.jetpack_release is not None:
+        return "unknown"  # a report naming a JetPack release the matrix does not know
     if facts.report is not None and "jetson" in facts.report.named:
         return "unknown"  # a report that names JetPack, L4T or a Jetson module
     return None
 
 
-def jetson_install(facts: HostFacts, package: str) -> str | None:
+def jetpack_row(facts: HostFacts, matrix: Matrix) -> JetpackRelease | None:
+    """The `[[jetpack]]` row of this Jetson: by its L4T release (numbers compared without
+    trailing zeros, "35.1.0" is "35.1"), else by the JetPack release a report names."""
+    l4t = _numbers(facts.platform.l4t_release)
+    if l4t:
+        return next((r for r in matrix.jetpack if l4t in {_numbers(v) for v in r.l4t}), None)
+    jetpack = _numbers(facts.platform.jetpack_release)
+    if jetpack:
+        return next((r for r in matrix.jetpack if _numbers(r.version) == jetpack), None)
+    return None
+
+
+def _numbers(text: str | None) -> tuple[int, ...]:
+    numbers = list(versions.release(text) or ())
+    while len(numbers) > 1 and numbers[-1] == 0:
+        numbers.pop()
+    return tuple(numbers)
+
+
+def with_jetpack(facts: HostFacts, matrix: Matrix) -> HostFacts:
+    """The facts of a Jetson whose JetPack the matrix knows, with what that JetPack fixes filled
+    in where the host or report left it out: the L4T release of a named JetPack, the JetPack of
+    an L4T release, and the CUDA its L4T's driver runs (NVML is absent on most Jetsons, so
+    nothing else says it). Facts that are there are never replaced; other hosts are returned
+    as they are."""
+    row = jetpack_row(facts, matrix)
+    if row is None:
+        return facts
+    platform = facts.platform
+    platform = replace(
+        platform,
+        l4t_release=platform.l4t_release or row.l4t[0],
+        jetpack_release=platform.jetpack_release or row.version,
+    )
+    nvml = facts.nvml
+    if nvml.cuda_driver_version is None and row.cuda is not None:
+        nvml = replace(nvml, cuda_driver_version=row.cuda)
+    return replace(facts, platform=platform, nvml=nvml)
+
+
+def jetson_install(facts: HostFacts, package: str, matrix: Matrix | None = None) -> str | None:
     """On a Jetson, where a fix installs a framework: NVIDIA's JetPack build, never a PyPI or
-    download.pytorch.org wheel (those are SBSA builds). None on any other host."""
+    download.pytorch.org wheel (those are SBSA builds). None on any other host, and on a
+    JetPack that the matrix marks SBSA-aligned (JetPack 7), where those wheels are right."""
     release = jetson_release(facts)
     if release is None:
         return None
-    return f"NVIDIA's {package} build for JetPack ({_l4t(release)}), as {_JETSON_DOCS} describes"
+    row = jetpack_row(facts, matrix) if matrix is not None else None
+    if row is not None and row.sbsa:
+        return None
+    return f"NVIDIA's {package} build for {_jetpack(facts, release, row)}, as {_JETSON_DOCS} describes"
 
 
-def _l4t(release: str) -> str:
+def _jetpack(facts: HostFacts, release: str, row: JetpackRelease | None) -> str:
+    """How a fix names this Jetson's JetPack: the release and its CUDA where the matrix knows
+    them, else its L4T series, else how to read it."""
+    if row is not None:
+        cuda = f", CUDA {row.cuda}" if row.cuda else ""
+        return f"JetPack {row.version} (L4T R{release}{cuda})"
+    if facts.platform.jetpack_release:
+        return f"JetPack {facts.platform.jetpack_release}"
     if release == "unknown":
-        return "the L4T release of this Jetson: `cat /etc/nv_tegra_release`"
-    return f"L4T R{release.split('.', 1)[0]}"
+        return "JetPack (the L4T release of this Jetson: `cat /etc/nv_tegra_release`)"
+    return f"JetPack (L4T R{release.split('.', 1)[0]})"
 
 
 def check_jetson_wheels(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
@@ -62,14 +124,31 @@ def check_jetson_wheels(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         return [finding(CODE, NA, "not a Jetson (no /etc/nv_tegra_release)")]
     if not facts.frameworks:
         return [finding(CODE, NA, f"Jetson (L4T {release}): no framework installed")]
-    return [_judge(fw, release) for fw in facts.frameworks]
+    row = jetpack_row(facts, matrix)
+    return [_judge(facts, fw, release, row) for fw in facts.frameworks]
 
 
-def _judge(fw: FrameworkFacts, release: str) -> Finding:
+def _judge(
+    facts: HostFacts, fw: FrameworkFacts, release: str, row: JetpackRelease | None
+) -> Finding:
     wheels = [b.package for b in fw.bundled if b.package.startswith("nvidia-")]
     ev = [("l4t_release", release), ("nvidia_wheels", wheels), ("version", fw.version)]
+    if row is not None:
+        ev.append(("jetpack", row.version))
+    if row is not None and row.sbsa:
+        # JetPack 7 aligns Jetson with server Arm: its CUDA is the one the aarch64 wheels of
+        # PyPI and download.pytorch.org are built for, so the framework checks judge the build
+        # as on any server Arm host.
+        return finding(
+            CODE,
+            NA,
+            f"{fw.label} on JetPack {row.version}: Jetson is SBSA-aligned there, PyPI's "
+            "aarch64 CUDA wheels are built for it",
+            evidence=ev,
+            subject=fw.name,
+        )
     fix = (
-        f"uninstall it and install NVIDIA's {fw.name} build for JetPack ({_l4t(release)}), "
+        f"uninstall it and install NVIDIA's {fw.name} build for {_jetpack(facts, release, row)}, "
         f"as {_JETSON_DOCS} describes"
     )
     if wheels or (fw.name == "torch" and _CU_TAG.search(fw.version)):

@@ -53,6 +53,7 @@ def cross_check(matrix: Matrix, problems: Problems) -> None:
     _duplicates(problems, "mig_gpu", matrix.mig_gpus, lambda r: r.name, "name")
     _duplicates(problems, "distro", matrix.distros, lambda r: r.name, "name")
     _duplicates(problems, "driver_branch", matrix.driver_branches, lambda r: r.branch, "branch")
+    _duplicates(problems, "jetpack", matrix.jetpack, lambda r: r.version, "version")
     _duplicates(
         problems,
         "program",

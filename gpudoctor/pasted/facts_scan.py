@@ -159,6 +159,15 @@ def _l4t(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _jetpack(m: re.Match[str], d: Draft) -> bool:
+    """A JetPack release ("JetPack 5.1.2", "nvidia-jetpack 6.0+b106"): the matrix's
+    `[[jetpack]]` table gives its L4T and CUDA (checks/jetson.with_jetpack)."""
+    put(d.platform, "jetpack_release", m.group("v"))
+    put(d.platform, "machine", "aarch64")
+    d.named.append(("jetson", d.scan_line))
+    return True
+
+
 def _toolkit(m: re.Match[str], d: Draft) -> bool:
     put(d.runtime, "toolkit_version", m.group("v"))
     return True
@@ -584,6 +593,19 @@ _RULES: tuple[_Rule, ...] = (
             r"#\s{0,4}R(?P<r>\d{2,3})\s{0,4}\(release\),\s{0,4}REVISION:\s{0,4}(?P<a>\d{1,3})\.(?P<b>\d{1,3})"
         ),
         _l4t,
+    ),
+    _Rule(
+        "nvidia-l4t-core",
+        _rx(r"\bnvidia-l4t-core(?::arm64)?\s{1,60}(?P<r>\d{2,3})\.(?P<a>\d{1,3})\.(?P<b>\d{1,3})-"),
+        _l4t,
+    ),
+    _Rule(
+        "jetpack",
+        _rx(
+            r"\b(?:nvidia-)?jetpack(?::arm64)?[\s_:=-]{1,60}(?:version\s{0,4}[:=]?\s{0,4})?v?"
+            r"(?P<v>[3-9]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])"
+        ),
+        _jetpack,
     ),
     _Rule(
         "l4t",
