@@ -14,9 +14,8 @@ judges a Jetson's CUDA as it judges a discrete GPU's.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
-
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
@@ -102,7 +101,9 @@ def jetson_install(facts: HostFacts, package: str, matrix: Matrix | None = None)
     row = jetpack_row(facts, matrix) if matrix is not None else None
     if row is not None and row.sbsa:
         return None
-    return f"NVIDIA's {package} build for {_jetpack(facts, release, row)}, as {_JETSON_DOCS} describes"
+    return (
+        f"NVIDIA's {package} build for {_jetpack(facts, release, row)}, as {_JETSON_DOCS} describes"
+    )
 
 
 def _jetpack(facts: HostFacts, release: str, row: JetpackRelease | None) -> str:
@@ -166,6 +167,9 @@ def _judge(
             evidence=ev,
             subject=fw.name,
         )
+    newer = _newer_cuda(fw, row)
+    if newer is not None:
+        return newer
     if fw.cpu_only:
         return finding(
             CODE,
@@ -177,6 +181,40 @@ def _judge(
         )
     return finding(
         CODE, OK, f"{fw.label}: no PyPI CUDA wheels on this Jetson", evidence=ev, subject=fw.name
+    )
+
+
+def _newer_cuda(fw: FrameworkFacts, row: JetpackRelease | None) -> Finding | None:
+    """A build for a newer CUDA than the JetPack's: the L4T driver runs the JetPack's CUDA.
+    From JetPack 5 a newer CUDA runs through the CUDA upgrade (compat) package, which the facts
+    do not show (a warning); before JetPack 5 the CUDA is fixed to the JetPack's (an error).
+    NVIDIA, "Simplifying CUDA Upgrades for NVIDIA Jetson Users":
+    https://developer.nvidia.com/blog/simplifying-cuda-upgrades-for-nvidia-jetson-users/"""
+    if row is None or row.cuda is None or fw.cuda is None or fw.cpu_only:
+        return None
+    built, shipped = versions.release(fw.cuda), versions.release(row.cuda)
+    if built is None or shipped is None or built[:2] <= shipped[:2]:
+        return None
+    upgradable = versions.major(row.version) >= 5
+    return finding(
+        CODE,
+        WARN if upgradable else ERROR,
+        f"{fw.label} is built for CUDA {fw.cuda}; JetPack {row.version} ships CUDA {row.cuda}",
+        detail=f"the L4T driver of JetPack {row.version} runs CUDA {row.cuda}; "
+        + (
+            f"CUDA {fw.cuda} runs there only with its CUDA upgrade (compat) package installed"
+            if upgradable
+            else f"before JetPack 5 the CUDA of a Jetson cannot be upgraded past {row.cuda}"
+        ),
+        fix=f"install NVIDIA's {fw.name} build for JetPack {row.version} (CUDA {row.cuda}), as "
+        f"{_JETSON_DOCS} describes"
+        + (f", or the CUDA {fw.cuda} upgrade package for Jetson" if upgradable else ""),
+        evidence=[
+            ("framework_cuda", fw.cuda),
+            ("jetpack", row.version),
+            ("jetpack_cuda", row.cuda),
+        ],
+        subject=fw.name,
     )
 
 
