@@ -84,6 +84,8 @@ def _gpus(facts: HostFacts) -> str:
         pci = len(nvidia_pci_gpus(facts))
         if pci:
             return f"{pci} on the PCI bus, none usable"
+        if jetson_release(facts) is not None and not nvml_ok(facts):
+            return "a Jetson's integrated GPU, which no NVML lists"
         return "no NVIDIA GPU (AMD GPUs: see AMD GPUs and ROCm)" if facts.amd.seen else "none"
     kinds = Counter((g.name or "unknown GPU", g.compute_capability) for g in gpus)
     return "; ".join(
