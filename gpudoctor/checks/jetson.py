@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.facts_view import nvidia_pci_gpus
 from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def jetson_release(facts: HostFacts) -> str | None:
         return "unknown"
     if "tegra" in (facts.kernel.release or ""):
         return "unknown"  # L4T's kernels are named "5.15.136-tegra"
-    if facts.platform.jetpack_release is not None:
+    if facts.platform.jetpack_release is not None and not _discrete(facts):
         return "unknown"  # a report naming a JetPack release the matrix does not know
     if facts.report is not None and "jetson" in facts.report.named:
         return "unknown"  # a report that names JetPack, L4T or a Jetson module
@@ -63,6 +64,15 @@ def jetpack_row(facts: HostFacts, matrix: Matrix) -> JetpackRelease | None:
     return None
 
 
+def _discrete(facts: HostFacts) -> bool:
+    """The host shows a discrete GPU's signs (x86_64, an NVIDIA GPU on the PCI bus, a GPU NVML
+    names that is no Jetson's): a JetPack its text names is not its own."""
+    if facts.platform.machine == "x86_64" or nvidia_pci_gpus(facts):
+        return True
+    names = [g.name.strip().lower() for g in facts.nvml.gpus if g.name]
+    return any(not n.startswith(("jetson", "orin", "nvidia jetson")) for n in names)
+
+
 def _numbers(text: str | None) -> tuple[int, ...]:
     numbers = list(versions.release(text) or ())
     while len(numbers) > 1 and numbers[-1] == 0:
@@ -77,8 +87,8 @@ def with_jetpack(facts: HostFacts, matrix: Matrix) -> HostFacts:
     nothing else says it). Facts that are there are never replaced; other hosts are returned
     as they are."""
     row = jetpack_row(facts, matrix)
-    if row is None:
-        return facts
+    if row is None or (facts.platform.l4t_release is None and _discrete(facts)):
+        return facts  # a JetPack named on a host with a discrete GPU: the host flashing a Jetson
     platform = facts.platform
     platform = replace(
         platform,

@@ -162,9 +162,8 @@ def _l4t(m: re.Match[str], d: Draft) -> bool:
 def _jetpack(m: re.Match[str], d: Draft) -> bool:
     """A JetPack release ("JetPack 5.1.2", "nvidia-jetpack 6.0+b106"): the matrix's
     `[[jetpack]]` table gives its L4T and CUDA (checks/jetson.with_jetpack)."""
-    put(d.platform, "jetpack_release", m.group("v"))
-    put(d.platform, "machine", "aarch64")
-    d.named.append(("jetson", d.scan_line))
+    put(d.platform, "jetpack_release", m.group("v"))  # not the machine: a host flashing one
+    d.named.append(("jetson", d.scan_line))  # (SDK Manager) names its JetPack too
     return True
 
 

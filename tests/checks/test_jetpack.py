@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.base import Intent
-from gpudoctor.checks.jetson import check_jetson_wheels, jetpack_row, with_jetpack
+from gpudoctor.checks.jetson import (
+    check_jetson_wheels,
+    jetpack_row,
+    jetson_release,
+    with_jetpack,
+)
 from gpudoctor.facts import (
     BundledLib,
     FrameworkFacts,
@@ -160,3 +165,23 @@ def test_a_discrete_gpu_without_nvml_is_still_an_error(matrix: Matrix) -> None:
 
 
 _ALARMS = (Severity.ERROR, Severity.WARN, Severity.UNKNOWN)
+
+
+def test_a_jetpack_named_on_a_host_with_a_discrete_gpu_is_not_its_own(matrix: Matrix) -> None:
+    # near miss: SDK Manager on an x86 workstation flashing JetPack 5.1.2 onto a Jetson
+    rtx = GpuFacts(index=0, name="NVIDIA GeForce RTX 4090", compute_capability="8.9")
+    for host in (
+        HostFacts(platform=PlatformFacts(jetpack_release="5.1.2", machine="x86_64")),
+        HostFacts(
+            platform=PlatformFacts(jetpack_release="5.1.2"),
+            nvml=NvmlFacts(status="not_run", gpus=(rtx,)),
+        ),
+    ):
+        assert with_jetpack(host, matrix) is host
+        assert jetson_release(host) is None
+    # the Jetson's own GPU name is no discrete GPU
+    orin = HostFacts(
+        platform=PlatformFacts(jetpack_release="5.1.2"),
+        nvml=NvmlFacts(status="not_run", gpus=(GpuFacts(index=0, name="Jetson AGX Orin"),)),
+    )
+    assert with_jetpack(orin, matrix).nvml.cuda_driver_version == "11.4"
