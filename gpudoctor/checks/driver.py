@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.jetson import jetson_release
+from gpudoctor.checks.jetson import discrete_host, jetson_release
 from gpudoctor.facts_view import (
     driver_broken,
     driver_version,
@@ -30,7 +30,7 @@ def _jetson_without_nvml(facts: HostFacts) -> str | None:
     Most Jetsons have no NVML: their integrated GPU is not on the PCI bus, and
     libnvidia-ml.so.1 and nvidia-smi are not part of L4T (tegrastats and jtop show the GPU),
     so neither is a broken or missing driver; where NVML does answer, it is judged as usual."""
-    if nvml_ok(facts) or facts.platform.machine == "x86_64" or nvidia_pci_gpus(facts):
+    if nvml_ok(facts) or discrete_host(facts):
         return None  # a discrete GPU's host, whatever its text says about Jetsons
     return jetson_release(facts)
 

@@ -45,7 +45,7 @@ def jetson_release(facts: HostFacts) -> str | None:
         return "unknown"
     if "tegra" in (facts.kernel.release or ""):
         return "unknown"  # L4T's kernels are named "5.15.136-tegra"
-    if facts.platform.jetpack_release is not None and not _discrete(facts):
+    if facts.platform.jetpack_release is not None and not discrete_host(facts):
         return "unknown"  # a report naming a JetPack release the matrix does not know
     if facts.report is not None and "jetson" in facts.report.named:
         return "unknown"  # a report that names JetPack, L4T or a Jetson module
@@ -64,7 +64,7 @@ def jetpack_row(facts: HostFacts, matrix: Matrix) -> JetpackRelease | None:
     return None
 
 
-def _discrete(facts: HostFacts) -> bool:
+def discrete_host(facts: HostFacts) -> bool:
     """The host shows a discrete GPU's signs (x86_64, an NVIDIA GPU on the PCI bus, a GPU NVML
     names that is no Jetson's): a JetPack its text names is not its own."""
     if facts.platform.machine == "x86_64" or nvidia_pci_gpus(facts):
@@ -87,7 +87,7 @@ def with_jetpack(facts: HostFacts, matrix: Matrix) -> HostFacts:
     nothing else says it). Facts that are there are never replaced; other hosts are returned
     as they are."""
     row = jetpack_row(facts, matrix)
-    if row is None or (facts.platform.l4t_release is None and _discrete(facts)):
+    if row is None or (facts.platform.l4t_release is None and discrete_host(facts)):
         return facts  # a JetPack named on a host with a discrete GPU: the host flashing a Jetson
     platform = facts.platform
     platform = replace(

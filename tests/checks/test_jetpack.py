@@ -162,6 +162,15 @@ def test_a_discrete_gpu_without_nvml_is_still_an_error(matrix: Matrix) -> None:
     )
     found = {f.code: f.severity for f in _driver_findings(host, matrix)}
     assert found["nvml-library-missing"] is Severity.ERROR
+    # nor a report naming a Jetson next to a discrete GPU it lists
+    rtx = GpuFacts(index=0, name="NVIDIA GeForce RTX 4090", compute_capability="8.9")
+    listed = HostFacts(
+        platform=PlatformFacts(jetpack_release="5.1.2"),
+        kernel=KernelFacts(modules_loaded=("nvidia",)),
+        nvml=NvmlFacts(status="library_not_found", gpus=(rtx,)),
+    )
+    found = {f.code: f.severity for f in _driver_findings(listed, matrix)}
+    assert found["nvml-library-missing"] is Severity.ERROR
 
 
 _ALARMS = (Severity.ERROR, Severity.WARN, Severity.UNKNOWN)
