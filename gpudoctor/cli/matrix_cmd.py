@@ -73,13 +73,15 @@ and references between tables. Prints an ok line with counts, or every problem (
 A signature catalogue (a file of [[signature]] tables, like matrices/signatures.toml) is
 checked as one: every key, a source for every entry, patterns free of nested repeats,
 templates that name the pattern's groups, examples the pattern finds. An XID catalogue
-([[xid]] and [[action]] tables, like matrices/xid.toml) likewise.
+([[xid]] and [[action]] tables, like matrices/xid.toml) likewise, and so is the CUDA error
+catalogue ([[error]] and [[part]] tables, matrices/cuda_errors.toml).
 
 \b
   gpudoctor matrix validate my-matrix.toml
   gpudoctor matrix validate          the --matrix file, or the shipped one
   gpudoctor matrix validate matrices/signatures.toml
   gpudoctor matrix validate matrices/xid.toml
+  gpudoctor matrix validate matrices/cuda_errors.toml
 
 The format is documented in docs/matrix-format.md.
 """
@@ -308,6 +310,15 @@ def validate_cmd(
             "its source" + (f" ({unverified} marked verified = false)" if unverified else "")
         )
         return 0
+    if path is not None and kind == "cuda-error":
+        from gpudoctor.matrix.cuda_errors import load_cuda_errors
+
+        errors = load_cuda_errors(path)
+        typer.echo(
+            f"ok: {path}: {len(errors.errors)} CUDA error codes in {len(errors.parts)} parts, "
+            "each with its source"
+        )
+        return 0
     matrix = load_matrix(path)
     typer.echo(views.validate_line(matrix))
     return 0
@@ -315,7 +326,8 @@ def validate_cmd(
 
 def _document_kind(path: Path) -> str:
     """Which data file this is, told by its tables: "signature" ([[signature]]), "xid"
-    ([[xid]] or [[action]]), else "matrix" (whose loader words any read error)."""
+    ([[xid]] or [[action]]), "cuda-error" ([[error]] or [[part]]), else "matrix" (whose
+    loader words any read error)."""
     from stat import S_ISREG
 
     try:
@@ -330,6 +342,8 @@ def _document_kind(path: Path) -> str:
         return "signature"
     if tables & {"[[xid]]", "[[action]]"}:
         return "xid"
+    if tables & {"[[error]]", "[[part]]"}:
+        return "cuda-error"
     return "matrix"
 
 

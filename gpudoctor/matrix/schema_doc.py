@@ -6,7 +6,7 @@
 
 Each table sits between `<!-- schema: NAME -->` and `<!-- end schema -->`; the text around the
 tables is written by hand. NAME is a TOML table (`cuda`, `pytorch.variants`, `signature`,
-`xid`) or `provenance` / `build-provenance` for the keys rows share.
+`xid`, `error`) or `provenance` / `build-provenance` for the keys rows share.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from gpudoctor.matrix import schema
+from gpudoctor.matrix.cuda_errors import CudaErrorCatalogue
 from gpudoctor.matrix.model import BuildProvenance, Matrix, Provenance
 from gpudoctor.matrix.schema import Key
 from gpudoctor.matrix.signatures import SignatureCatalogue
@@ -31,7 +32,7 @@ _SHARED = {"provenance": Provenance, "build-provenance": BuildProvenance}
 def row_classes() -> dict[str, type]:
     """Every table's row class by the name its block uses."""
     out: dict[str, type] = dict(_SHARED)
-    for document in (Matrix, SignatureCatalogue, XidCatalogue):
+    for document in (Matrix, SignatureCatalogue, XidCatalogue, CudaErrorCatalogue):
         for _, table in schema.tables(document):
             out[table.name] = table.row
             for _, key in schema.own_keys(table.row):

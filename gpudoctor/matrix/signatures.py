@@ -22,6 +22,7 @@ from pathlib import Path
 
 from gpudoctor.matrix import fields as f
 from gpudoctor.matrix import kinds as k
+from gpudoctor.matrix.cuda_errors import cuda_error_values
 from gpudoctor.matrix.fields import Problems, RowReader
 from gpudoctor.matrix.model import Provenance
 from gpudoctor.matrix.reader import (
@@ -63,7 +64,15 @@ FACT_GROUPS = {
     "xid": "an Xid number",
 }
 # Values derived from the groups, for the templates: cuda_int -> "12.8", sm -> "8.0".
-DERIVED = {"driver_cuda_from_int": "cuda_int", "cc_from_sm": "sm"}
+DERIVED = {
+    "driver_cuda_from_int": "cuda_int",
+    "cc_from_sm": "sm",
+    # a CUDA error code, looked up in matrices/cuda_errors.toml (matrix/cuda_errors.py)
+    "cuda_error_name": "cuda_error",
+    "cuda_error_number": "cuda_error",
+    "cuda_error_meaning": "cuda_error",
+    "cuda_error_fix": "cuda_error",
+}
 INSTALLS = ("torch", "tensorflow")
 SOURCE_KINDS = ("vendor", "threads")
 _CODE = k.Kind(
@@ -189,6 +198,8 @@ class Signature(Provenance):
             out["driver_cuda_from_int"] = f"{value // 1000}.{value % 1000 // 10}"
         if "sm" in out and out["sm"].isdecimal() and len(out["sm"]) >= 2:
             out["cc_from_sm"] = f"{out['sm'][:-1]}.{out['sm'][-1]}"
+        if "cuda_error" in out:
+            out.update(cuda_error_values(out["cuda_error"]))
         return out
 
 

@@ -304,21 +304,25 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
 
 
 def _deep(draft: Draft, frameworks: tuple[FrameworkFacts, ...]) -> tuple[DeepFrameworkFacts, ...]:
-    """collect_env imported torch and asked it for CUDA: that is what --deep's probe records
-    (no kernel was run, so kernel_ok stays unknown)."""
-    torch = next((f for f in frameworks if f.name == "torch"), None)
-    if torch is None or draft.torch_cuda_available is None or "version" not in draft.torch:
-        return ()
+    """The report shows a framework's own answer to "is CUDA available" (collect_env, an
+    interactive session, `transformers env`, TensorFlow's device list): that is what --deep's
+    probe records (no kernel was run, so kernel_ok stays unknown)."""
+    answers = {
+        "torch": draft.torch_cuda_available,
+        "tensorflow": draft.tensorflow.get("cuda_available"),
+    }
     # No kernel is known to have run: a "no kernel image" line may come from any library's
     # kernel (vLLM's, flash-attn's), so it is judged as an error line, not as torch's kernel.
-    return (
+    return tuple(
         DeepFrameworkFacts(
-            name="torch",
+            name=fw.name,
             outcome="ok",
             import_ok=True,
-            version=torch.version,
-            cuda=torch.cuda,
-            cuda_available=draft.torch_cuda_available,
-            error="collect_env runs no kernel",
-        ),
+            version=fw.version,
+            cuda=fw.cuda,
+            cuda_available=answers[fw.name],
+            error="the report shows no kernel run",
+        )
+        for fw in frameworks
+        if answers.get(fw.name) is not None
     )

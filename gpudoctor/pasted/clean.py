@@ -11,7 +11,9 @@ import re
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b\n]{0,256}(?:\x07|\x1b\\)?")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_QUOTE = re.compile(r"^(?:[ \t]{0,3}>)+ ?", re.MULTILINE)
+# A quote marker is a ">" that does not open Python's ">>> " prompt, which stays: an
+# interactive session's questions are read with their answers (facts_scan._REPL).
+_QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?!>>(?: |$)))+ ?", re.MULTILINE)
 _QUOTED_LINE = re.compile(r"\n[ \t]{0,3}>")  # led by a literal: a fast scan
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
 

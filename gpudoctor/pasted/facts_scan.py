@@ -28,6 +28,7 @@ from gpudoctor.facts import PciDevice
 from gpudoctor.facts_multigpu import EnvVar
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import ascii_lower, iter_lines
+from gpudoctor.pasted.smi_query import license_status
 from gpudoctor.probes.xid import parse_record
 
 if TYPE_CHECKING:
@@ -257,6 +258,68 @@ def _cri_config(text: str, draft: Draft) -> None:
     draft.ranges.append((NAME, number, number))
 
 
+# An interactive Python session's question and answer: ">>> torch.cuda.is_available()" and
+# "False" on the next line. The question names the fact; the answer is its value.
+_REPL = re.compile(r"^>>> ?(?P<ask>[^\n]{1,120})\n(?P<said>[^\n>][^\n]{0,200})$", re.MULTILINE)
+_QUOTED = re.compile(r"^\s{0,4}['\"](?P<v>[^'\"]{1,80})['\"]\s{0,4}$")
+_ASK = re.compile(
+    r"(?P<mod>torch|tf|tensorflow)\.(?P<what>__version__|version\.cuda|cuda\.is_available\(\)|"
+    r"cuda\.get_device_name\(\s{0,2}\d{0,2}\s{0,2}\)|config\.list_physical_devices\(\s{0,2}"
+    r"['\"]GPU['\"]\s{0,2}\)|test\.is_built_with_cuda\(\))\s{0,4}$"
+)
+
+
+def _repl(text: str, draft: Draft) -> None:
+    """The facts an interactive session shows (see _REPL): versions, CUDA and GPU answers."""
+    if ">>>" not in text:
+        return
+    for found in _REPL.finditer(text):
+        ask = _ASK.search(found.group("ask").strip())
+        if ask is None:
+            continue
+        torch = ask.group("mod") == "torch"
+        if _answer(ask.group("what"), found.group("said").strip(), torch, draft):
+            number = text.count("\n", 0, found.start()) + 1
+            draft.section(NAME)
+            draft.ranges.append((NAME, number, number + 1))
+
+
+def _answer(what: str, said: str, torch: bool, d: Draft) -> bool:  # noqa: PLR0911 (one per ask)
+    quoted = _QUOTED.match(said)
+    value = quoted.group("v") if quoted else None
+    if what == "__version__" and value:
+        try:
+            versions.pep440(value)
+        except ValueError:
+            return False
+        d.packages.setdefault("torch" if torch else "tensorflow", value)
+        return True
+    if what == "version.cuda" and torch:
+        if said == "None":
+            d.torch.setdefault("cuda_none", True)
+            return True
+        if value and re.fullmatch(r"\d{1,2}\.\d{1,2}", value):
+            d.torch.setdefault("cuda", value)
+            return True
+        return False
+    if what.startswith("cuda.is_available") and torch and said in ("True", "False"):
+        if d.torch_cuda_available is None:
+            d.torch_cuda_available = said == "True"
+        return True
+    if what.startswith("cuda.get_device_name") and value:
+        d.named_gpus.append((value, 1, d.scan_line))
+        return True
+    if what.startswith("config.list_physical_devices") and not torch:
+        if said == "[]":
+            d.tensorflow.setdefault("cuda_available", False)
+            return True
+        return False
+    if what.startswith("test.is_built_with_cuda") and not torch and said in ("True", "False"):
+        d.tensorflow.setdefault("cpu_only", said == "False")
+        return True
+    return False
+
+
 def _container(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "container", m.group("kind").lower())
     return True
@@ -337,6 +400,37 @@ def _nvccli(m: re.Match[str], d: Draft) -> bool:
 
 def _vgpu(m: re.Match[str], d: Draft) -> bool:
     _note(d, "the text mentions vGPU: the GPU may be a virtual GPU in a VM")
+    return True
+
+
+def _license(m: re.Match[str], d: Draft) -> bool:
+    """`nvidia-smi -q`'s "License Status : Unlicensed (Restricted)" quoted without its GPU
+    block (`nvidia-smi -q | grep -i license`): a vGPU guest's GPU and its licence state."""
+    state = license_status(m.group("state"))
+    if state is None:
+        return False
+    gpu = d.gpu(0) if len(d.gpus) <= 1 else d.gpu(min(d.gpus))
+    put(gpu, "_license_status", state)
+    put(gpu, "virtualization_mode", "vgpu")
+    return True
+
+
+def _env_gpu(m: re.Match[str], d: Draft) -> bool:
+    """Hugging Face's `transformers env` / `accelerate env` line "PyTorch version (GPU?):
+    2.1.2+cu121 (False)": the framework's version and whether it found a GPU."""
+    name = "torch" if m.group("fw").lower() == "pytorch" else "tensorflow"
+    version = m.group("v")
+    try:
+        versions.pep440(version)
+    except ValueError:
+        return False
+    d.packages.setdefault(name, version)
+    seen = m.group("gpu").lower() == "true"
+    if name == "torch":
+        if d.torch_cuda_available is None:
+            d.torch_cuda_available = seen
+    else:
+        d.tensorflow.setdefault("cuda_available", seen)
     return True
 
 
@@ -808,6 +902,19 @@ _RULES: tuple[_Rule, ...] = (
         _vgpu,
     ),
     _Rule(
+        "license status",
+        _rx(r"^\s{0,12}License Status\s{0,40}:\s{0,4}(?P<state>(?:un)?licensed[^\n]{0,60})"),
+        _license,
+    ),
+    _Rule(
+        "version (gpu?)",
+        _rx(
+            r"\b(?P<fw>pytorch|tensorflow) version \(gpu\?\)\s{0,4}:\s{0,4}v?(?P<v>\d{1,2}\.\d"
+            r"{1,2}(?:\.\d{1,3})?(?:\+[\w.]{1,40})?)\s{0,4}\((?P<gpu>true|false)\)"
+        ),
+        _env_gpu,
+    ),
+    _Rule(
         "inference compute",
         _rx(
             r"inference compute[^\n]{0,300}?compute=(?P<cc>\d{1,2}\.\d)[^\n]{0,120}?"
@@ -853,12 +960,14 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
     if len(text) <= _HEAD + _TAIL:
         _scan(text, 0, draft)
         _cri_config(text, draft)
+        _repl(text, draft)
         _gpu_names(text, ascii_lower(text), draft, architectures)
         return
     head, tail_start = text[:_HEAD], len(text) - _TAIL
     _scan(head, 0, draft)
     _scan(text[tail_start:], text.count("\n", 0, tail_start), draft)
     _cri_config(head, draft)
+    _repl(head, draft)
     _gpu_names(head, ascii_lower(head), draft, architectures)
     _note(
         draft,

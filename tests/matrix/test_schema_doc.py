@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.matrix import schema
+from gpudoctor.matrix.cuda_errors import CudaErrorCatalogue
 from gpudoctor.matrix.fields import Problems
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.reader import read_table
@@ -16,7 +17,11 @@ from gpudoctor.matrix.schema_doc import DOC, main, render, row_classes
 from gpudoctor.matrix.signatures import SignatureCatalogue
 from gpudoctor.matrix.xid import XidCatalogue
 
-TABLES = [t for d in (Matrix, SignatureCatalogue, XidCatalogue) for _, t in schema.tables(d)]
+TABLES = [
+    t
+    for d in (Matrix, SignatureCatalogue, XidCatalogue, CudaErrorCatalogue)
+    for _, t in schema.tables(d)
+]
 
 
 def test_the_format_document_matches_the_declarations() -> None:
@@ -87,7 +92,12 @@ def test_every_shipped_data_file_goes_through_the_one_reader(
     from gpudoctor.resources import matrices_dir
 
     files = sorted(matrices_dir().glob("*.toml"))
-    assert [p.name for p in files] == ["compat.toml", "signatures.toml", "xid.toml"]
+    assert [p.name for p in files] == [
+        "compat.toml",
+        "cuda_errors.toml",
+        "signatures.toml",
+        "xid.toml",
+    ]
     declared = {t.name for t in TABLES}
     for path in files:
         assert run(["matrix", "validate", str(path)]) == 0, capsys.readouterr().err
