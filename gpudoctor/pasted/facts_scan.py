@@ -185,6 +185,13 @@ def _uname(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _lscpu(m: re.Match[str], d: Draft) -> bool:
+    """lscpu's `Architecture: aarch64`: the machine, as `uname -m` names it."""
+    machine = m.group("machine").lower()
+    put(d.platform, "machine", "aarch64" if machine == "arm64" else machine)
+    return True
+
+
 def _kernel(m: re.Match[str], d: Draft) -> bool:
     put(d.kernel, "release", m.group("release"))
     return True
@@ -454,7 +461,8 @@ def _ollama_gpu(m: re.Match[str], d: Draft) -> bool:
 
 
 def _ggml_gpu(m: re.Match[str], d: Draft) -> bool:
-    """llama.cpp's `Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6`."""
+    """llama.cpp's `Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6`; PyTorch's
+    capability warning `Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.`"""
     gpu = d.gpu(int(m.group("i")))
     put(gpu, "name", m.group("name").strip())
     put(gpu, "compute_capability", m.group("cc"))
@@ -921,6 +929,19 @@ _RULES: tuple[_Rule, ...] = (
             r"(?:driver=(?P<drv>\d{1,2}\.\d{1,2})[^\n]{0,80}?)?name=\"?(?P<name>[^\"\n]{2,80})\"?"
         ),
         _ollama_gpu,
+    ),
+    _Rule(
+        "architecture:",
+        _rx(r"^\s{0,4}Architecture:\s{1,30}(?P<machine>aarch64|arm64|x86_64)\s{0,4}$"),
+        _lscpu,
+    ),
+    _Rule(
+        "which is of cuda capability",
+        _rx(
+            r"\bFound GPU(?P<i>\d{1,2}) (?P<name>[^\n]{2,80}?) which is of cuda capability "
+            r"(?P<cc>\d{1,2}\.\d)"
+        ),
+        _ggml_gpu,
     ),
     _Rule(
         "compute capability",
