@@ -1,9 +1,11 @@
 """Facts in any line of a paste, whatever its shape: environment lists in prose ("Driver: NVIDIA
 550.54.15, CUDA 12.4", "4x A100 80GB"), start-up logs (ollama, vLLM, llama.cpp, NCCL INFO),
-kernel logs (NVRM module and Xid lines), `uname -a`, `docker version`, `nvidia-ctk --version`,
-`kubectl describe node`, a Dockerfile's FROM line, `conda list`, `lsmod`, `dkms status`,
-`dpkg -l`, CuPy's show_config (its NVRTC), and the words that say what a text is about (a
-framework, an AMD GPU, a Jetson, an image build: `Draft.named`).
+kernel logs (NVRM module and Xid lines), `uname -a`, `lscpu`, `docker version`,
+`nvidia-ctk --version`, `kubectl describe node`, a Dockerfile's FROM line, `conda list`, `lsmod`,
+`dkms status`, `dpkg -l` (the driver packages, `nvidia-l4t-core`, `nvidia-jetpack`), Jetson
+releases (/etc/nv_tegra_release, "JetPack 5.1.2", "L4T 32.7.1"), PyTorch's capability warning,
+CuPy's show_config (its NVRTC), and the words that say what a text is about (a framework, an
+AMD GPU, a Jetson, an image build: `Draft.named`).
 
 Each rule is a literal needle (found with str.find, so a 10 MB log costs a few linear scans)
 and a pattern run on the lines that hold it; a fact is written only with the words that say
