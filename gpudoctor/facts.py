@@ -240,6 +240,8 @@ class PlatformFacts(Frozen):
     systemd: bool | None = None  # /run/systemd/system exists: systemd is the init (sd_booted)
     # A Jetson's L4T release from /etc/nv_tegra_release ("36.3.0"); None elsewhere.
     l4t_release: str | None = None
+    # The JetPack release a report names ("5.1.2"); the live probe reads the L4T release instead.
+    jetpack_release: str | None = None
     iommu: IommuFacts = field(default_factory=IommuFacts)
     cpu: CpuFacts = field(default_factory=CpuFacts)
     vgpu_client: VgpuClientFacts = field(default_factory=VgpuClientFacts)

@@ -182,6 +182,8 @@ def run_checks(
     strict: bool = False,
 ) -> CheckRun:
     intent = intent or Intent()
+    # A Jetson's JetPack fixes its CUDA: filled in from the matrix before any check reads it.
+    facts = jetson.with_jetpack(facts, matrix)
     found: list[Finding] = []
     crashes: list[Crash] = []
     for area, check in REGISTRY:

@@ -43,8 +43,11 @@ _ENTRIES = (
        "Neither the PCI bus nor NVML shows an NVIDIA GPU; every check that needs a GPU is n/a. "
        "Unknown when NVML is installed but failed (permissions, a version mismatch): then "
        "whether there is a GPU cannot be told; unknown too for a pasted report that lists no "
-       "GPU.",
-       "Nothing to fix on a CPU-only host. On a cloud VM, pick a GPU instance type. In CI, "
+       "GPU. On a Jetson (an L4T release, a Jetson GPU name or a -tegra kernel) without NVML it "
+       "is info: the integrated GPU is not on the PCI bus and NVML is not part of L4T, and the "
+       "NVML driver checks are n/a there, not errors.",
+       "Nothing to fix on a CPU-only host or a Jetson (tegrastats or jtop show its GPU). On a "
+       "cloud VM, pick a GPU instance type. In CI, "
        "`gpudoctor check --require 'gpus>=1'` fails the job on a runner without a GPU."),
     _E("gpu-without-driver", "driver", "NVIDIA GPU with no driver bound", "ok, error, n/a",
        "An NVIDIA GPU sits on the PCI bus but no kernel driver is bound to it, so nothing can use "
@@ -300,9 +303,12 @@ _ENTRIES = (
     _E("jetson-wheel", "software", "Framework builds on a Jetson", "ok, warn, error, n/a",
        "On a Jetson (/etc/nv_tegra_release: L4T), a framework that brings PyPI's nvidia-* CUDA "
        "wheels, or a torch +cuXXX build, is built for server Arm (SBSA), not for the Jetson's "
-       "integrated GPU and JetPack's CUDA (error); a CPU-only build wastes the GPU (warn).",
-       "Install NVIDIA's build for JetPack (Installing PyTorch for Jetson Platform, "
-       "docs.nvidia.com)."),
+       "integrated GPU and JetPack's CUDA (error); a CPU-only build wastes the GPU (warn). A "
+       "build for a newer CUDA than the JetPack ships (matrix `[[jetpack]]`) needs the CUDA "
+       "upgrade package from JetPack 5 (warn) and cannot run before it (error). n/a on JetPack 7, "
+       "which aligns Jetson with server Arm: the framework checks judge its builds.",
+       "Install NVIDIA's build for the JetPack the finding names (Installing PyTorch for Jetson "
+       "Platform, docs.nvidia.com)."),
     _E("program-min-compute-capability", "software",
        "A GPU below a program's documented minimum compute capability", "ok, error, n/a",
        "A program people run on GPUs (vLLM, flash-attention 2, bitsandbytes, ollama) is "

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.jetson import discrete_host, jetson_release
 from gpudoctor.facts_view import (
     driver_broken,
     driver_version,
@@ -24,10 +25,36 @@ if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix
 
 
+def _jetson_without_nvml(facts: HostFacts) -> str | None:
+    """A Jetson's L4T release ("unknown" where it is not known) when NVML does not answer there.
+    Most Jetsons have no NVML: their integrated GPU is not on the PCI bus, and
+    libnvidia-ml.so.1 and nvidia-smi are not part of L4T (tegrastats and jtop show the GPU),
+    so neither is a broken or missing driver; where NVML does answer, it is judged as usual."""
+    if nvml_ok(facts) or discrete_host(facts):
+        return None  # a discrete GPU's host, whatever its text says about Jetsons
+    return jetson_release(facts)
+
+
+_JETSON_NO_NVML = "Jetson (L4T {}): no NVML there; tegrastats or jtop show the integrated GPU"
+
+
 def check_gpu_present(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     if has_gpu(facts):
         return []  # the other driver checks speak for a GPU host
     ev = [("pci_nvidia_gpus", 0), ("nvml_status", facts.nvml.status)]
+    jetson = _jetson_without_nvml(facts)
+    if jetson is not None:
+        return [
+            finding(
+                "no-nvidia-gpu",
+                INFO,
+                f"Jetson (L4T {jetson}): an integrated GPU, not on the PCI bus and without NVML",
+                detail="the checks that read discrete GPUs through the PCI bus or NVML are n/a; "
+                "the Jetson checks judge its software",
+                fix="nothing to fix: `tegrastats` or `jtop` show the integrated GPU",
+                evidence=[*ev, ("l4t_release", jetson)],
+            )
+        ]
     if facts.report is not None:  # a report that lists no GPU says nothing about the host's GPUs
         return [finding("no-nvidia-gpu", UNKNOWN, "the report lists no GPU", evidence=ev)]
     if facts.nvml.status in _NVML_FAILED:
@@ -166,6 +193,10 @@ def check_module_loaded(  # noqa: PLR0911 - one return per verdict
     ev = [("nvidia_module_version", k.nvidia_module_version), ("nvml_status", facts.nvml.status)]
     if facts.platform.wsl:
         return [finding("nvidia-module-not-loaded", NA, "WSL: the Windows driver provides the GPU")]
+    jetson = _jetson_without_nvml(facts)
+    if jetson is not None:
+        why = f"Jetson (L4T {jetson}): its GPU driver comes with L4T"
+        return [finding("nvidia-module-not-loaded", NA, why, evidence=ev)]
     if loaded or nvml_ok(facts):
         return [finding("nvidia-module-not-loaded", OK, "nvidia kernel module loaded", evidence=ev)]
     pci = nvidia_pci_gpus(facts)
@@ -226,6 +257,9 @@ def check_module_loaded(  # noqa: PLR0911 - one return per verdict
 def check_nvml_library(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     n = facts.nvml
     ev = [("nvml_status", n.status), ("nvml_library", n.library_path), ("nvml_error", n.error)]
+    jetson = _jetson_without_nvml(facts)
+    if jetson is not None:
+        return [finding("nvml-library-missing", NA, _JETSON_NO_NVML.format(jetson), evidence=ev)]
     if n.status != "library_not_found":
         if n.status == "not_run":
             return [finding("nvml-library-missing", UNKNOWN, "NVML was not probed", evidence=ev)]
@@ -299,7 +333,8 @@ def check_version_mismatch(facts: HostFacts, matrix: Matrix, intent: Intent) -> 
                 "driver-library-mismatch", OK, f"module and library agree ({module})", evidence=ev
             )
         ]
-    if not has_gpu(facts) or facts.platform.wsl or driver_broken(facts):
+    jetson = _jetson_without_nvml(facts)
+    if not has_gpu(facts) or facts.platform.wsl or driver_broken(facts) or jetson is not None:
         return [
             finding(
                 "driver-library-mismatch",
@@ -325,6 +360,9 @@ def check_nvml_init(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Fi
     ev = [("nvml_status", n.status), ("nvml_error", n.error)]
     if n.status == "ok":
         return [finding("nvml-init-failed", OK, "NVML initialised", evidence=ev)]
+    jetson = _jetson_without_nvml(facts)
+    if jetson is not None:
+        return [finding("nvml-init-failed", NA, _JETSON_NO_NVML.format(jetson), evidence=ev)]
     if n.status in ("library_not_found", "driver_not_loaded", "lib_rm_version_mismatch"):
         return [finding("nvml-init-failed", NA, "covered by the checks above", evidence=ev)]
     if not has_gpu(facts):
@@ -353,6 +391,15 @@ def check_driver_version(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
         ("cuda_driver_version", facts.nvml.cuda_driver_version),
         ("module_flavor", k.nvidia_module_flavor),
     ]
+    jetson = _jetson_without_nvml(facts) if version is None else None
+    if jetson is not None:
+        cuda = facts.nvml.cuda_driver_version  # the CUDA of its JetPack (checks/jetson.py)
+        if cuda is None:
+            title = f"Jetson (L4T {jetson}): the GPU driver comes with L4T; its CUDA is not known"
+            return [finding("driver-version", NA, title, evidence=ev)]
+        jetpack = facts.platform.jetpack_release
+        title = f"Jetson L4T {jetson}" + (f" (JetPack {jetpack})" if jetpack else "")
+        return [finding("driver-version", OK, f"{title}, supports CUDA {cuda}", evidence=ev)]
     if version is None:
         sev = UNKNOWN if has_gpu(facts) and not driver_broken(facts) else NA
         return [finding("driver-version", sev, "no NVIDIA driver version known", evidence=ev)]

@@ -2,20 +2,29 @@
 runs JetPack's CUDA; the aarch64 CUDA wheels on PyPI and download.pytorch.org are built for
 server Arm (SBSA: Grace, Ampere Altra with a discrete GPU), and NVIDIA publishes separate
 framework builds for JetPack ("Installing PyTorch for Jetson Platform"). A framework that brings
-nvidia-* CUDA wheels, or a torch with a +cuXXX tag, is the wrong build there.
+nvidia-* CUDA wheels, or a torch with a +cuXXX tag, is the wrong build there, up to JetPack 6;
+JetPack 7 (Jetson Thor) aligns Jetson with SBSA, and those wheels are the right ones there.
+
+The matrix's `[[jetpack]]` table maps a JetPack release to its L4T releases and the CUDA it
+packages: `with_jetpack` fills in the facts a host or report leaves out (the L4T of a named
+JetPack, the JetPack of an L4T, the CUDA of the integrated GPU's driver), so that every check
+judges a Jetson's CUDA as it judges a discrete GPU's.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.facts_view import nvidia_pci_gpus
 from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts
-    from gpudoctor.matrix.model import Matrix
+    from gpudoctor.matrix.model import JetpackRelease, Matrix
 
 CODE = "jetson-wheel"
 _CU_TAG = re.compile(r"\+cu\d{2,3}\b")
@@ -36,24 +45,88 @@ def jetson_release(facts: HostFacts) -> str | None:
         return "unknown"
     if "tegra" in (facts.kernel.release or ""):
         return "unknown"  # L4T's kernels are named "5.15.136-tegra"
+    if facts.platform.jetpack_release is not None and not discrete_host(facts):
+        return "unknown"  # a report naming a JetPack release the matrix does not know
     if facts.report is not None and "jetson" in facts.report.named:
         return "unknown"  # a report that names JetPack, L4T or a Jetson module
     return None
 
 
-def jetson_install(facts: HostFacts, package: str) -> str | None:
+def jetpack_row(facts: HostFacts, matrix: Matrix) -> JetpackRelease | None:
+    """The `[[jetpack]]` row of this Jetson: by its L4T release (numbers compared without
+    trailing zeros, "35.1.0" is "35.1"), else by the JetPack release a report names."""
+    l4t = _numbers(facts.platform.l4t_release)
+    if l4t:
+        return next((r for r in matrix.jetpack if l4t in {_numbers(v) for v in r.l4t}), None)
+    jetpack = _numbers(facts.platform.jetpack_release)
+    if jetpack:
+        return next((r for r in matrix.jetpack if _numbers(r.version) == jetpack), None)
+    return None
+
+
+def discrete_host(facts: HostFacts) -> bool:
+    """The host shows a discrete GPU's signs (x86_64, an NVIDIA GPU on the PCI bus, a GPU NVML
+    names that is no Jetson's): a JetPack its text names is not its own."""
+    if facts.platform.machine == "x86_64" or nvidia_pci_gpus(facts):
+        return True
+    names = [g.name.strip().lower() for g in facts.nvml.gpus if g.name]
+    return any(not n.startswith(("jetson", "orin", "nvidia jetson")) for n in names)
+
+
+def _numbers(text: str | None) -> tuple[int, ...]:
+    numbers = list(versions.release(text) or ())
+    while len(numbers) > 1 and numbers[-1] == 0:
+        numbers.pop()
+    return tuple(numbers)
+
+
+def with_jetpack(facts: HostFacts, matrix: Matrix) -> HostFacts:
+    """The facts of a Jetson whose JetPack the matrix knows, with what that JetPack fixes filled
+    in where the host or report left it out: the L4T release of a named JetPack, the JetPack of
+    an L4T release, and the CUDA its L4T's driver runs (NVML is absent on most Jetsons, so
+    nothing else says it). Facts that are there are never replaced; other hosts are returned
+    as they are."""
+    row = jetpack_row(facts, matrix)
+    if row is None or (facts.platform.l4t_release is None and discrete_host(facts)):
+        return facts  # a JetPack named on a host with a discrete GPU: the host flashing a Jetson
+    platform = facts.platform
+    platform = replace(
+        platform,
+        l4t_release=platform.l4t_release or row.l4t[0],
+        jetpack_release=platform.jetpack_release or row.version,
+    )
+    nvml = facts.nvml
+    if nvml.cuda_driver_version is None and row.cuda is not None:
+        nvml = replace(nvml, cuda_driver_version=row.cuda)
+    return replace(facts, platform=platform, nvml=nvml)
+
+
+def jetson_install(facts: HostFacts, package: str, matrix: Matrix | None = None) -> str | None:
     """On a Jetson, where a fix installs a framework: NVIDIA's JetPack build, never a PyPI or
-    download.pytorch.org wheel (those are SBSA builds). None on any other host."""
+    download.pytorch.org wheel (those are SBSA builds). None on any other host, and on a
+    JetPack that the matrix marks SBSA-aligned (JetPack 7), where those wheels are right."""
     release = jetson_release(facts)
     if release is None:
         return None
-    return f"NVIDIA's {package} build for JetPack ({_l4t(release)}), as {_JETSON_DOCS} describes"
+    row = jetpack_row(facts, matrix) if matrix is not None else None
+    if row is not None and row.sbsa:
+        return None
+    return (
+        f"NVIDIA's {package} build for {_jetpack(facts, release, row)}, as {_JETSON_DOCS} describes"
+    )
 
 
-def _l4t(release: str) -> str:
+def _jetpack(facts: HostFacts, release: str, row: JetpackRelease | None) -> str:
+    """How a fix names this Jetson's JetPack: the release and its CUDA where the matrix knows
+    them, else its L4T series, else how to read it."""
+    if row is not None:
+        cuda = f", CUDA {row.cuda}" if row.cuda else ""
+        return f"JetPack {row.version} (L4T R{release}{cuda})"
+    if facts.platform.jetpack_release:
+        return f"JetPack {facts.platform.jetpack_release}"
     if release == "unknown":
-        return "the L4T release of this Jetson: `cat /etc/nv_tegra_release`"
-    return f"L4T R{release.split('.', 1)[0]}"
+        return "JetPack (the L4T release of this Jetson: `cat /etc/nv_tegra_release`)"
+    return f"JetPack (L4T R{release.split('.', 1)[0]})"
 
 
 def check_jetson_wheels(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
@@ -62,14 +135,31 @@ def check_jetson_wheels(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         return [finding(CODE, NA, "not a Jetson (no /etc/nv_tegra_release)")]
     if not facts.frameworks:
         return [finding(CODE, NA, f"Jetson (L4T {release}): no framework installed")]
-    return [_judge(fw, release) for fw in facts.frameworks]
+    row = jetpack_row(facts, matrix)
+    return [_judge(facts, fw, release, row) for fw in facts.frameworks]
 
 
-def _judge(fw: FrameworkFacts, release: str) -> Finding:
+def _judge(
+    facts: HostFacts, fw: FrameworkFacts, release: str, row: JetpackRelease | None
+) -> Finding:
     wheels = [b.package for b in fw.bundled if b.package.startswith("nvidia-")]
     ev = [("l4t_release", release), ("nvidia_wheels", wheels), ("version", fw.version)]
+    if row is not None:
+        ev.append(("jetpack", row.version))
+    if row is not None and row.sbsa:
+        # JetPack 7 aligns Jetson with server Arm: its CUDA is the one the aarch64 wheels of
+        # PyPI and download.pytorch.org are built for, so the framework checks judge the build
+        # as on any server Arm host.
+        return finding(
+            CODE,
+            NA,
+            f"{fw.label} on JetPack {row.version}: Jetson is SBSA-aligned there, PyPI's "
+            "aarch64 CUDA wheels are built for it",
+            evidence=ev,
+            subject=fw.name,
+        )
     fix = (
-        f"uninstall it and install NVIDIA's {fw.name} build for JetPack ({_l4t(release)}), "
+        f"uninstall it and install NVIDIA's {fw.name} build for {_jetpack(facts, release, row)}, "
         f"as {_JETSON_DOCS} describes"
     )
     if wheels or (fw.name == "torch" and _CU_TAG.search(fw.version)):
@@ -87,6 +177,9 @@ def _judge(fw: FrameworkFacts, release: str) -> Finding:
             evidence=ev,
             subject=fw.name,
         )
+    newer = _newer_cuda(fw, row)
+    if newer is not None:
+        return newer
     if fw.cpu_only:
         return finding(
             CODE,
@@ -98,6 +191,40 @@ def _judge(fw: FrameworkFacts, release: str) -> Finding:
         )
     return finding(
         CODE, OK, f"{fw.label}: no PyPI CUDA wheels on this Jetson", evidence=ev, subject=fw.name
+    )
+
+
+def _newer_cuda(fw: FrameworkFacts, row: JetpackRelease | None) -> Finding | None:
+    """A build for a newer CUDA than the JetPack's: the L4T driver runs the JetPack's CUDA.
+    From JetPack 5 a newer CUDA runs through the CUDA upgrade (compat) package, which the facts
+    do not show (a warning); before JetPack 5 the CUDA is fixed to the JetPack's (an error).
+    NVIDIA, "Simplifying CUDA Upgrades for NVIDIA Jetson Users":
+    https://developer.nvidia.com/blog/simplifying-cuda-upgrades-for-nvidia-jetson-users/"""
+    if row is None or row.cuda is None or fw.cuda is None or fw.cpu_only:
+        return None
+    built, shipped = versions.release(fw.cuda), versions.release(row.cuda)
+    if built is None or shipped is None or built[:2] <= shipped[:2]:
+        return None
+    upgradable = versions.major(row.version) >= 5
+    return finding(
+        CODE,
+        WARN if upgradable else ERROR,
+        f"{fw.label} is built for CUDA {fw.cuda}; JetPack {row.version} ships CUDA {row.cuda}",
+        detail=f"the L4T driver of JetPack {row.version} runs CUDA {row.cuda}; "
+        + (
+            f"CUDA {fw.cuda} runs there only with its CUDA upgrade (compat) package installed"
+            if upgradable
+            else f"before JetPack 5 the CUDA of a Jetson cannot be upgraded past {row.cuda}"
+        ),
+        fix=f"install NVIDIA's {fw.name} build for JetPack {row.version} (CUDA {row.cuda}), as "
+        f"{_JETSON_DOCS} describes"
+        + (f", or the CUDA {fw.cuda} upgrade package for Jetson" if upgradable else ""),
+        evidence=[
+            ("framework_cuda", fw.cuda),
+            ("jetpack", row.version),
+            ("jetpack_cuda", row.cuda),
+        ],
+        subject=fw.name,
     )
 
 

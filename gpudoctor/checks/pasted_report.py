@@ -209,7 +209,7 @@ def read_ranges(report: ReportFacts) -> str:
 
 def _install(known: Signature, facts: HostFacts, matrix: Matrix) -> str:
     """The install command of the build this host should run, from the compatibility model."""
-    jetson = jetson_install(facts, known.install or "")
+    jetson = jetson_install(facts, known.install or "", matrix)
     if jetson is not None:
         return jetson  # PyPI's aarch64 CUDA wheels are server-Arm builds, not for a Jetson
     line = install_for_package(facts, matrix, known.install or "")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from gpudoctor.checks.jetson import jetson_release
 from gpudoctor.checks.platform import where
 from gpudoctor.checks.runtime import docker_absence
 from gpudoctor.facts_view import (
@@ -13,6 +14,7 @@ from gpudoctor.facts_view import (
     has_gpu,
     live_gpus,
     nvidia_pci_gpus,
+    nvml_ok,
     passthrough_only,
 )
 
@@ -44,6 +46,18 @@ def _report(facts: HostFacts) -> str:
 
 
 def _driver(facts: HostFacts) -> str:
+    jetson = jetson_release(facts)
+    if jetson is not None and not nvml_ok(facts):
+        jetpack = facts.platform.jetpack_release
+        cuda = facts.nvml.cuda_driver_version
+        parts = [f"L4T {jetson}"] if jetson != "unknown" else []
+        parts += [f"JetPack {jetpack}"] if jetpack else []
+        return (
+            "Jetson"
+            + (f" ({', '.join(parts)})" if parts else "")
+            + (f", supports CUDA {cuda}" if cuda else "")
+            + "; no NVML there"
+        )
     if not has_gpu(facts):
         if facts.report is None:
             amd = " (AMD GPUs: see AMD GPUs and ROCm)" if facts.amd.seen else ""
@@ -70,6 +84,8 @@ def _gpus(facts: HostFacts) -> str:
         pci = len(nvidia_pci_gpus(facts))
         if pci:
             return f"{pci} on the PCI bus, none usable"
+        if jetson_release(facts) is not None and not nvml_ok(facts):
+            return "a Jetson's integrated GPU, which no NVML lists"
         return "no NVIDIA GPU (AMD GPUs: see AMD GPUs and ROCm)" if facts.amd.seen else "none"
     kinds = Counter((g.name or "unknown GPU", g.compute_capability) for g in gpus)
     return "; ".join(

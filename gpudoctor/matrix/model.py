@@ -586,6 +586,46 @@ class NcclRelease(Provenance):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class JetpackRelease(Provenance):
+    """A JetPack release for Jetson: the Jetson Linux (L4T) releases it ships (the BSP, which
+    holds the CUDA driver of the integrated GPU) and the CUDA, cuDNN and TensorRT it packages,
+    each from NVIDIA's own JetPack or Jetson Linux page."""
+
+    version: str = field(metadata=text(k.DOTTED, "the JetPack release", example="5.1.2"))
+    l4t: tuple[str, ...] = field(
+        metadata=array(
+            k.DOTTED,
+            "the Jetson Linux (L4T) releases it ships, as /etc/nv_tegra_release numbers them",
+            example='["35.4.1"]',
+        )
+    )
+    cuda: str | None = field(
+        default=None,
+        metadata=text(
+            k.MAJOR_MINOR,
+            "the CUDA it packages; absent where its page does not say",
+            optional=True,
+        ),
+    )
+    cudnn: str | None = field(
+        default=None,
+        metadata=text(k.DOTTED, "the cuDNN it packages, where its page says", optional=True),
+    )
+    tensorrt: str | None = field(
+        default=None,
+        metadata=text(k.DOTTED, "the TensorRT it packages, where its page says", optional=True),
+    )
+    sbsa: bool = field(
+        default=False,
+        metadata=flag(
+            "its CUDA is the one of server Arm (SBSA), so the aarch64 CUDA wheels of PyPI and "
+            "download.pytorch.org are built for it (JetPack 7 on Jetson Thor)",
+            absent=False,
+        ),
+    )
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class AmdGpu(Provenance):
     """An AMD GPU model, its LLVM target and the PCI device ids it shows on the bus."""
 
@@ -700,6 +740,12 @@ class Matrix(Frozen):
     rocm: tuple[RocmRelease, ...] = field(
         default=(),
         metadata=table("rocm", RocmRelease, "version", "ROCm release series"),
+    )
+    jetpack: tuple[JetpackRelease, ...] = field(
+        default=(),
+        metadata=table(
+            "jetpack", JetpackRelease, "version", "JetPack releases: their L4T and CUDA (Jetson)"
+        ),
     )
     amd_gpus: tuple[AmdGpu, ...] = field(
         default=(),

@@ -53,6 +53,7 @@ def cross_check(matrix: Matrix, problems: Problems) -> None:
     _duplicates(problems, "mig_gpu", matrix.mig_gpus, lambda r: r.name, "name")
     _duplicates(problems, "distro", matrix.distros, lambda r: r.name, "name")
     _duplicates(problems, "driver_branch", matrix.driver_branches, lambda r: r.branch, "branch")
+    _jetpack(matrix, problems)
     _duplicates(
         problems,
         "program",
@@ -76,6 +77,21 @@ def cross_check(matrix: Matrix, problems: Problems) -> None:
                 _label("mig_gpu", index, "name", mig.name),
                 f"key 'compute_capability': no [[architecture]] row has {mig.compute_capability}",
             )
+
+
+def _jetpack(matrix: Matrix, problems: Problems) -> None:
+    """One row per JetPack release, and an L4T release ships with one JetPack only (the checks
+    read a Jetson's JetPack from its L4T)."""
+    _duplicates(problems, "jetpack", matrix.jetpack, lambda r: r.version, "version")
+    owner: dict[str, str] = {}
+    for index, row in enumerate(matrix.jetpack):
+        for l4t in row.l4t:
+            key = versions.canonical(l4t).removesuffix(".0")
+            if owner.setdefault(key, row.version) != row.version:
+                problems.add(
+                    _label("jetpack", index, "version", row.version),
+                    f"key 'l4t': {l4t} is also JetPack {owner[key]}'s",
+                )
 
 
 def _rocm(matrix: Matrix, problems: Problems) -> None:

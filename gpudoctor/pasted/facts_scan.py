@@ -1,9 +1,11 @@
 """Facts in any line of a paste, whatever its shape: environment lists in prose ("Driver: NVIDIA
 550.54.15, CUDA 12.4", "4x A100 80GB"), start-up logs (ollama, vLLM, llama.cpp, NCCL INFO),
-kernel logs (NVRM module and Xid lines), `uname -a`, `docker version`, `nvidia-ctk --version`,
-`kubectl describe node`, a Dockerfile's FROM line, `conda list`, `lsmod`, `dkms status`,
-`dpkg -l`, CuPy's show_config (its NVRTC), and the words that say what a text is about (a
-framework, an AMD GPU, a Jetson, an image build: `Draft.named`).
+kernel logs (NVRM module and Xid lines), `uname -a`, `lscpu`, `docker version`,
+`nvidia-ctk --version`, `kubectl describe node`, a Dockerfile's FROM line, `conda list`, `lsmod`,
+`dkms status`, `dpkg -l` (the driver packages, `nvidia-l4t-core`, `nvidia-jetpack`), Jetson
+releases (/etc/nv_tegra_release, "JetPack 5.1.2", "L4T 32.7.1"), PyTorch's capability warning,
+CuPy's show_config (its NVRTC), and the words that say what a text is about (a framework, an
+AMD GPU, a Jetson, an image build: `Draft.named`).
 
 Each rule is a literal needle (found with str.find, so a 10 MB log costs a few linear scans)
 and a pattern run on the lines that hold it; a fact is written only with the words that say
@@ -162,6 +164,14 @@ def _l4t(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _jetpack(m: re.Match[str], d: Draft) -> bool:
+    """A JetPack release ("JetPack 5.1.2", "nvidia-jetpack 6.0+b106"): the matrix's
+    `[[jetpack]]` table gives its L4T and CUDA (checks/jetson.with_jetpack)."""
+    put(d.platform, "jetpack_release", m.group("v"))  # not the machine: a host flashing one
+    d.named.append(("jetson", d.scan_line))  # (SDK Manager) names its JetPack too
+    return True
+
+
 def _toolkit(m: re.Match[str], d: Draft) -> bool:
     put(d.runtime, "toolkit_version", m.group("v"))
     return True
@@ -176,6 +186,13 @@ def _uname(m: re.Match[str], d: Draft) -> bool:
     put(d.kernel, "release", m.group("release"))
     if m.groupdict().get("machine"):
         put(d.platform, "machine", m.group("machine"))
+    return True
+
+
+def _lscpu(m: re.Match[str], d: Draft) -> bool:
+    """lscpu's `Architecture: aarch64`: the machine, as `uname -m` names it."""
+    machine = m.group("machine").lower()
+    put(d.platform, "machine", "aarch64" if machine == "arm64" else machine)
     return True
 
 
@@ -470,7 +487,8 @@ def _ollama_gpu(m: re.Match[str], d: Draft) -> bool:
 
 
 def _ggml_gpu(m: re.Match[str], d: Draft) -> bool:
-    """llama.cpp's `Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6`."""
+    """llama.cpp's `Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6`; PyTorch's
+    capability warning `Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.`"""
     gpu = d.gpu(int(m.group("i")))
     put(gpu, "name", m.group("name").strip())
     put(gpu, "compute_capability", m.group("cc"))
@@ -702,6 +720,19 @@ _RULES: tuple[_Rule, ...] = (
             r"#\s{0,4}R(?P<r>\d{2,3})\s{0,4}\(release\),\s{0,4}REVISION:\s{0,4}(?P<a>\d{1,3})\.(?P<b>\d{1,3})"
         ),
         _l4t,
+    ),
+    _Rule(
+        "nvidia-l4t-core",
+        _rx(r"\bnvidia-l4t-core(?::arm64)?\s{1,60}(?P<r>\d{2,3})\.(?P<a>\d{1,3})\.(?P<b>\d{1,3})-"),
+        _l4t,
+    ),
+    _Rule(
+        "jetpack",
+        _rx(
+            r"\b(?:nvidia-)?jetpack(?::arm64)?[\s_:=-]{1,60}(?:version\s{0,4}[:=]?\s{0,4})?v?"
+            r"(?P<v>[3-9]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])"
+        ),
+        _jetpack,
     ),
     _Rule(
         "l4t",
@@ -1015,6 +1046,19 @@ _RULES: tuple[_Rule, ...] = (
             r"(?:driver=(?P<drv>\d{1,2}\.\d{1,2})[^\n]{0,80}?)?name=\"?(?P<name>[^\"\n]{2,80})\"?"
         ),
         _ollama_gpu,
+    ),
+    _Rule(
+        "architecture:",
+        _rx(r"^\s{0,4}Architecture:\s{1,30}(?P<machine>aarch64|arm64|x86_64)\s{0,4}$"),
+        _lscpu,
+    ),
+    _Rule(
+        "which is of cuda capability",
+        _rx(
+            r"\bFound GPU(?P<i>\d{1,2}) (?P<name>[^\n]{2,80}?) which is of cuda capability "
+            r"(?P<cc>\d{1,2}\.\d)"
+        ),
+        _ggml_gpu,
     ),
     _Rule(
         "compute capability",

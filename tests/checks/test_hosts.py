@@ -64,6 +64,8 @@ EXPECTED: dict[str, set[tuple[str, Severity, str]]] = {
     "container-without-gpus": {("container-gpus", E, ""), ("nvml-library-missing", E, "")},
     "gpu-lost": {("gpu-lost", E, "GPU 5")},
     "gh200-torch-cpu-wheel": {("framework-cpu-only", E, "torch"), ("cpu-memory", OK_, "")},
+    "jetson-orin-sbsa-wheel": {("jetson-wheel", E, "torch"), ("no-nvidia-gpu", INF, ""),
+                               ("driver-version", OK_, ""), ("nvml-library-missing", NA, "")},
     "dgx-spark": {("framework-cpu-only", OK_, "torch"), ("framework-driver-cuda", OK_, "torch"),
                   ("framework-arch", OK_, "torch on GPU 0")},
     "hgx-h100-healthy": {("nvlink-state", OK_, "GPU 0-7"), ("nvlink-errors", OK_, "GPU 0-7"),

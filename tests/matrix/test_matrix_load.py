@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -182,3 +183,27 @@ notes = "test row"
     assert row.variants[0].cudnn is None
     with pytest.raises(MatrixError, match="cudnn"):
         parse_matrix("schema_version = 1\n" + cuda + release.format(judge=""), tmp_path / "n.toml")
+
+
+def test_jetpack_rows_load_and_an_l4t_of_two_jetpacks_is_refused(tmp_path: Path) -> None:
+    row = """
+[[jetpack]]
+version = "5.1.1"
+l4t = ["35.3.1"]
+cuda = "11.4"
+source = "https://developer.nvidia.com/embedded/jetpack-sdk-511"
+"""
+    matrix = parse_matrix("schema_version = 1\n" + row, tmp_path / "m.toml")
+    (jetpack,) = matrix.jetpack
+    assert (jetpack.version, jetpack.l4t, jetpack.cuda, jetpack.sbsa) == (
+        "5.1.1",
+        ("35.3.1",),
+        "11.4",
+        False,
+    )
+    other = row.replace('"5.1.1"', '"5.1.2"')
+    with pytest.raises(MatrixError, match=re.escape("35.3.1 is also JetPack 5.1.1's")):
+        parse_matrix("schema_version = 1\n" + row + other, tmp_path / "m.toml")
+    # near miss: another L4T release of the same series is another JetPack's
+    fine = other.replace('"35.3.1"', '"35.4.1"')
+    assert len(parse_matrix("schema_version = 1\n" + row + fine, tmp_path / "m.toml").jetpack) == 2

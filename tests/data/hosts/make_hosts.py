@@ -777,6 +777,27 @@ def gh200_torch_cpu_wheel() -> HostFacts:
     )
 
 
+def jetson_orin_sbsa_wheel() -> HostFacts:
+    """Jetson AGX Orin on JetPack 5.1.2 (L4T R35.4.1): no NVML (not part of L4T) and no GPU on
+    the PCI bus; torch 2.5.1+cu124 from download.pytorch.org, a server-Arm (SBSA) build."""
+    return host(
+        nvml=NvmlFacts(status="library_not_found", error="libnvidia-ml.so.1: not found"),
+        platform=platform(
+            os_version="20.04",
+            os_pretty="Ubuntu 20.04.6 LTS",
+            machine="aarch64",
+            python_version="3.8.10",
+            dmi_vendor=None,
+            dmi_product=None,
+            iommu=IommuFacts(),
+            l4t_release="35.4.1",
+        ),
+        kernel=kernel(None, (), 0, release="5.10.120-tegra", cmdline="root=/dev/mmcblk0p1 rw"),
+        container_runtime=NO_DOCKER,
+        frameworks=(torch("2.5.1+cu124", "12.4", "9.1.0.70"),),
+    )
+
+
 def dgx_spark() -> HostFacts:
     """DGX Spark: GB10 (compute capability 12.1) with 20 Arm cores and one unified memory pool,
     driver 580, torch 2.11.0 from PyPI (its aarch64 wheel brings CUDA 13.0)."""
@@ -1311,6 +1332,7 @@ HOSTS: dict[str, Callable[[], HostFacts]] = {
         container_without_gpus,
         gpu_lost,
         gh200_torch_cpu_wheel,
+        jetson_orin_sbsa_wheel,
         dgx_spark,
         hgx_h100_healthy,
         hgx_h100_fabric_manager_down,

@@ -1,0 +1,63 @@
+"""JetPack and L4T releases read from what people paste (prose, `dpkg -l`, /etc/nv_tegra_release),
+and what the matrix's [[jetpack]] table then gives the checks; near misses that must not read as
+a release."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from gpudoctor.checks import run_checks
+from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Severity
+from gpudoctor.matrix.model import Matrix
+
+Read = Callable[[str], HostFacts]
+
+
+@pytest.mark.parametrize(
+    ("text", "l4t", "jetpack"),
+    [
+        ("- **OS:** NVIDIA JetPack 6.2 (Linux for Tegra, aarch64)\n", None, "6.2"),
+        ("my jetson nano (Jetpack 4.4 [L4T 32.4.3]) says False\n", "32.4.3", "4.4"),
+        ("ii  nvidia-jetpack  5.1.2-b104  arm64  NVIDIA Jetpack Meta Package\n", None, "5.1.2"),
+        ("ii  nvidia-l4t-core  35.4.1-20230801124926  arm64  Core\n", "35.4.1", None),
+        ("# R36 (release), REVISION: 3.0, GCID: 36191598, BOARD: generic\n", "36.3.0", None),
+    ],
+)  # fmt: skip
+def test_releases_are_read(read: Read, text: str, l4t: str | None, jetpack: str | None) -> None:
+    facts = read(text + "torch 2.5.1\n")
+    assert (facts.platform.l4t_release, facts.platform.jetpack_release) == (l4t, jetpack)
+    # an L4T release is read on the Jetson itself; a JetPack may be named on the host flashing it
+    assert facts.platform.machine == ("aarch64" if l4t else None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I flashed jetpack 5 on the orin\n",  # no release number
+        "see https://developer.nvidia.com/embedded/jetpack-sdk-512\n",  # a page's name
+        "ii  nvidia-l4t-core  <none>  arm64\n",
+    ],
+)
+def test_near_misses_are_no_release(read: Read, text: str) -> None:
+    facts = read(text + "torch 2.5.1\n")
+    assert facts.platform.jetpack_release is None
+    assert facts.platform.l4t_release is None
+
+
+def test_a_pasted_jetpack_gets_its_cuda_judged(read: Read, matrix: Matrix) -> None:
+    facts = read(
+        "Jetson Xavier NX, JetPack 5.1.1\n"
+        "PyTorch version: 2.5.0a0+872d972e41.nv24.08\n"
+        "CUDA used to build PyTorch: 12.6\n"
+    )
+    run = run_checks(facts, matrix)
+    (wheel,) = [f for f in run.findings if f.code == "jetson-wheel"]
+    assert wheel.severity is Severity.WARN
+    assert "JetPack 5.1.1 ships CUDA 11.4" in wheel.title
+    assert "Jetson (L4T 35.3.1, JetPack 5.1.1), supports CUDA 11.4" in run.headlines["driver"]
+    problems = (Severity.ERROR, Severity.WARN, Severity.UNKNOWN)
+    alarms = [f.code for f in run.findings if f.area == "driver" and f.severity in problems]
+    assert alarms == []
