@@ -461,12 +461,6 @@ def _toolkit_log(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
-def _lscpu(m: re.Match[str], d: Draft) -> bool:
-    """`lscpu`'s "Architecture: aarch64" (the CPU's, which is the machine's)."""
-    put(d.platform, "machine", m.group("machine"))
-    return True
-
-
 def _from_line(m: re.Match[str], d: Draft) -> bool:
     image = m.group("image")
     cuda = m.groupdict().get("cuda")
@@ -1025,19 +1019,6 @@ _RULES: tuple[_Rule, ...] = (
             r"\blevel=(?P<level>info|warning|error|debug)\b"
         ),
         _toolkit_log,
-    ),
-    _Rule(
-        "architecture:",
-        _rx(r"^\s{0,4}Architecture:\s{1,30}(?P<machine>x86_64|aarch64)\s{0,4}$"),
-        _lscpu,
-    ),
-    _Rule(
-        "which is of cuda capability",
-        _rx(
-            r"Found GPU(?P<i>\d{1,2}) (?P<name>[^\n]{2,80}?) which is of cuda capability "
-            r"(?P<cc>\d{1,2}\.\d)"
-        ),
-        _ggml_gpu,
     ),
     _Rule(
         "inference compute",
