@@ -299,3 +299,51 @@ def test_a_message_is_joined_over_three_lines_at_most(read: Read, matrix: Matrix
     )
     facts = read("Driver Version: 550.54.15\n" + far)
     assert not _error_lines(facts, matrix, "driver-gpu-unsupported")
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED\n", "cudnn-status"),
+        (
+            "ImportError: libcudnn_ops_infer.so.8: cannot open shared object file\n",
+            "cudnn-library-missing",
+        ),
+        (
+            "Unable to determine the device handle for GPU 0000:3B:00.0: Unknown Error\n",
+            "nvml-gpu-handle",
+        ),
+        (
+            "Failed to initialize NVML: GPU access blocked by the operating system\n",
+            "nvml-blocked-by-os",
+        ),
+        ("Failed to initialize NVML: Insufficient Permissions\n", "nvml-no-permission"),
+        (
+            "OSError: CUDA_HOME environment variable is not set. Please set it\n",
+            "cuda-home-not-set",
+        ),
+        (
+            'failed to get sandbox runtime: no runtime for "nvidia" is configured\n',
+            "containerd-no-nvidia-runtime",
+        ),
+        ("manifest for nvidia/cuda:latest not found: manifest unknown\n", "cuda-image-no-latest"),
+    ],
+)
+def test_known_lines_are_named(read: Read, matrix: Matrix, line: str, code: str) -> None:
+    (found,) = _error_lines(read(line), matrix, code)
+    assert found.severity is Severity.ERROR
+    assert found.fix
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("we build against cuDNN 8.9 and libcudnn.so.8 is present\n", "cudnn-library-missing"),
+        ("export CUDA_HOME=/usr/local/cuda-12.1\n", "cuda-home-not-set"),
+        ("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n", "cuda-image-no-latest"),
+        ("NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>\n", "nccl-ib-async-event"),
+    ],
+)
+def test_near_misses_of_known_lines(read: Read, matrix: Matrix, text: str, code: str) -> None:
+    facts = read("Driver Version: 550.54.15\n" + text)
+    assert not _error_lines(facts, matrix, code)
