@@ -347,3 +347,36 @@ def test_known_lines_are_named(read: Read, matrix: Matrix, line: str, code: str)
 def test_near_misses_of_known_lines(read: Read, matrix: Matrix, text: str, code: str) -> None:
     facts = read("Driver Version: 550.54.15\n" + text)
     assert not _error_lines(facts, matrix, code)
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        (
+            "E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261] Unable to register "
+            "cuDNN factory: Attempting to register factory for plugin cuDNN when one has already "
+            "been registered\n",
+            "tf-factory-registered-twice",
+        ),
+        (
+            "W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could "
+            "not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open "
+            "shared object file: No such file or directory\n",
+            "tf-tensorrt-libraries-absent",
+        ),
+        (
+            "UserWarning: CUDA initialization: Found no NVIDIA driver on your system.\n"
+            "I'm on a MacBook M2, running the CPU tests only.\n",
+            "torch-found-no-driver",
+        ),
+    ],
+)
+def test_harmless_lines_are_info(read: Read, matrix: Matrix, text: str, code: str) -> None:
+    (found,) = _error_lines(read(text), matrix, code)
+    assert found.severity is Severity.INFO
+
+
+def test_no_driver_on_a_linux_gpu_host_stays_an_error(read: Read, matrix: Matrix) -> None:
+    text = "GPU: NVIDIA GeForce RTX 3090\nRuntimeError: Found no NVIDIA driver on your system.\n"
+    (found,) = _error_lines(read(text), matrix, "torch-found-no-driver")
+    assert found.severity is Severity.ERROR
