@@ -515,6 +515,12 @@ def _named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
+def _apple_named(m: re.Match[str], d: Draft) -> bool:
+    """A Mac named in prose ("MacBook M2", "macOS 14", "Apple silicon"): no NVIDIA GPU there."""
+    d.named.append(("apple", d.scan_line))
+    return False
+
+
 def _amd_named(m: re.Match[str], d: Draft) -> bool:
     """An AMD GPU named in prose ("my system is all AMD", "Radeon RX 7900")."""
     d.named.append(("amd", d.scan_line))
@@ -1051,6 +1057,11 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule("amd", _rx(r"\b(?P<name>amd) (?:gpu|graphics|card)|\ball[- ](?P<all>amd)\b"), _amd_named),
     _Rule("radeon", _rx(r"\b(?P<name>radeon)\b"), _amd_named),
+    _Rule(
+        ("mac", "apple", "darwin"),
+        _rx(r"\bmacbook\b|\bmacos\b|\bmac os x\b|\bapple (?:silicon|m[1-5])\b|\bdarwin\b"),
+        _apple_named,
+    ),
     _Rule("step ", _rx(r"^\s{0,4}Step \d{1,3}/\d{1,3} : RUN\b"), _build_named),
     _Rule("] run ", _rx(r"^\s{0,4}#\d{1,4} \[[^\]\n]{1,80}\] RUN\b"), _build_named),
     _Rule("docker", _rx(r"\bdocker (?:buildx )?build\b"), _build_named),
