@@ -257,6 +257,18 @@ def test_syslog_escaped_line_breaks_join_the_message(read: Read, matrix: Matrix)
             Severity.WARN,
         ),
         (
+            "[99083.966246] NVRM: The NVIDIA GPU 0000:05:00.0 (PCI ID: 10de:26b9)\n"
+            "               NVRM: installed in this system is not supported by the\n"
+            "               NVRM: NVIDIA 570.86.15 driver release.\n",
+            "driver-gpu-unsupported",
+            Severity.ERROR,
+        ),
+        (
+            "node1:1234:1290 [0] NCCL WARN NET/IB : Got async event : port error\n",
+            "nccl-ib-async-event",
+            Severity.ERROR,
+        ),
+        (
             "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not "
             "find TensorRT\n",
             "tf-trt-not-found",
@@ -277,3 +289,13 @@ def test_a_newer_llama_cpp_system_info_with_cuda_is_no_cpu_build(
     line = "system_info: n_threads = 8 | CUDA : ARCHS = 860 | USE_GRAPHS = 1 | CPU : BLAS = 0 |\n"
     facts = read("Driver Version: 550.54.15\n" + line)
     assert not _error_lines(facts, matrix, "llama-cpp-no-gpu-backend")
+
+
+def test_a_message_is_joined_over_three_lines_at_most(read: Read, matrix: Matrix) -> None:
+    far = (
+        "NVRM: The NVIDIA GPU 0000:05:00.0 (PCI ID: 10de:26b9)\nNVRM: (a line between)\n"
+        "NVRM: (another one)\nNVRM: installed in this system is not supported by the\n"
+        "NVRM: NVIDIA 570.86.15 driver release.\n"
+    )
+    facts = read("Driver Version: 550.54.15\n" + far)
+    assert not _error_lines(facts, matrix, "driver-gpu-unsupported")
