@@ -434,6 +434,11 @@ def _topology(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _nccl_log(m: re.Match[str], d: Draft) -> bool:
+    _note(d, "the text holds NCCL's own log (NCCL_DEBUG=INFO)")
+    return True
+
+
 def _gridd(m: re.Match[str], d: Draft) -> bool:
     _note(d, "the text names nvidia-gridd, the vGPU guest's licence client: the GPU is a vGPU")
     return True
@@ -1007,6 +1012,11 @@ _RULES: tuple[_Rule, ...] = (
         "gpu0",
         _rx(r"^\s{0,4}GPU0\s[^\n]{0,600}?\b(?:NIC0|CPU Affinity)\b"),
         _topology,
+    ),
+    _Rule(
+        "nccl info",
+        _rx(r"\bNCCL INFO\b"),
+        _nccl_log,
     ),
     _Rule(
         "runtimes:",

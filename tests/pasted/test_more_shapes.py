@@ -380,3 +380,28 @@ def test_no_driver_on_a_linux_gpu_host_stays_an_error(read: Read, matrix: Matrix
     text = "GPU: NVIDIA GeForce RTX 3090\nRuntimeError: Found no NVIDIA driver on your system.\n"
     (found,) = _error_lines(read(text), matrix, "torch-found-no-driver")
     assert found.severity is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("we were told no runtime for gpus exists\n", "containerd-no-nvidia-runtime"),
+        ("MIG mode: Enabled on GPU 0; profiles 1g.10gb\n", "mig-not-enabled"),
+        ("NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n", "nccl-socket-connect"),
+        ("NCCL INFO NET/IB : Got completion with error 0\n", "nccl-ib-retry-exceeded"),
+        (
+            "nvidia-container-cli: initialization error: nvml error: driver not loaded\n",
+            "nvml-driver-not-loaded",
+        ),
+        ("$ which nvidia-smi\n/usr/bin/nvidia-smi\n", "container-without-driver-files"),
+    ],
+)
+def test_near_misses_of_the_cluster_lines(read: Read, matrix: Matrix, text: str, code: str) -> None:
+    facts = read("Driver Version: 550.54.15\n" + text)
+    assert not _error_lines(facts, matrix, code)
+
+
+def test_ncclss_info_log_alone_is_read(read: Read) -> None:
+    facts = read("NCCL INFO Channel 00/02 :    0   1\nNCCL INFO Connected all rings\n")
+    assert facts.report is not None
+    assert any("NCCL's own log" in note for note in facts.report.notes)
