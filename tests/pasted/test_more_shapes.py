@@ -405,3 +405,37 @@ def test_ncclss_info_log_alone_is_read(read: Read) -> None:
     facts = read("NCCL INFO Channel 00/02 :    0   1\nNCCL INFO Connected all rings\n")
     assert facts.report is not None
     assert any("NCCL's own log" in note for note in facts.report.notes)
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        (
+            "    libcudart.so.12 => /usr/local/cuda/lib64/libcudart.so.12 (0x00007f)\n",
+            "ldd-cuda-library-not-found",
+        ),
+        (
+            "Installed CUDA version 12.1 matches the version torch was compiled with\n",
+            "deepspeed-cuda-mismatch",
+        ),
+        ("Loaded the cudnn shared library from /usr/lib\n", "paddle-dynload"),
+        ("TensorRT version 10.0.1 installed; the engine was rebuilt\n", "tensorrt-engine-version"),
+    ],
+)
+def test_near_misses_of_the_library_lines(read: Read, matrix: Matrix, text: str, code: str) -> None:
+    facts = read("Driver Version: 550.54.15\n" + text)
+    assert not _error_lines(facts, matrix, code)
+
+
+def test_xformers_without_triton_and_torch_without_a_context_are_info(
+    read: Read, matrix: Matrix
+) -> None:
+    text = (
+        "WARNING  A matching Triton is not available, some optimizations will not be enabled\n"
+        "UserWarning: Attempting to run cuBLAS, but there was no current CUDA context! "
+        "Attempting to set the primary context...\n"
+    )
+    facts = read(text)
+    for code in ("xformers-triton-absent", "torch-cublas-no-context"):
+        (found,) = _error_lines(facts, matrix, code)
+        assert found.severity is Severity.INFO
