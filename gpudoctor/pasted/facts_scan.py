@@ -1192,12 +1192,27 @@ def gpu_models(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], s
     for arch in architectures:
         for example in (*arch.datacenter_gpus, *arch.consumer_gpus):
             tokens = tuple(t for t in _SPLIT.split(example.upper()) if t)
+            if len(tokens) >= 3 and tokens[-1] in _VARIANT_SUFFIXES:
+                # the model a listed variant varies ("GeForce GTX 1660" of "... 1660 Ti")
+                base = tokens[:-1]
+                out.setdefault(base, set()).add(arch.compute_capability)
+                if base[0] in ("GEFORCE", "TESLA", "QUADRO", "NVIDIA"):
+                    out.setdefault(base[1:], set()).add(arch.compute_capability)
             if tokens:
                 out.setdefault(tokens, set()).add(arch.compute_capability)
                 # "GeForce RTX 4090" is also written "RTX 4090"; "Tesla T4" also "T4"
                 if len(tokens) > 1 and tokens[0] in ("GEFORCE", "TESLA", "QUADRO", "NVIDIA"):
                     out.setdefault(tokens[1:], set()).add(arch.compute_capability)
+                # "RTX A6000" is also written "A6000" (a lettered model, never a bare number)
+                if len(tokens) == 2 and tokens[0] == "RTX" and tokens[1][:1].isalpha():
+                    out.setdefault(tokens[1:], set()).add(arch.compute_capability)
     return out
+
+
+# A variant's suffix: a "GeForce RTX 3060 Ti", "RTX 2060 SUPER" or "RTX 3080 Laptop GPU" is of
+# the same GPU generation, and compute capability, as the model it varies.
+_VARIANT_SUFFIXES = frozenset({"TI", "SUPER", "LAPTOP", "MOBILE", "MAX-Q", "MAXQ"})
+_GLUED_SUFFIX = re.compile(r"(?<=\d)(?=(?:ti|super)\b)", re.IGNORECASE)
 
 
 def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Architecture]) -> None:
@@ -1258,6 +1273,7 @@ def _cc_of(name: str, models: dict[tuple[str, ...], set[str]]) -> str | None:
 def _names_in_line(
     line: str, models: dict[tuple[str, ...], set[str]], last_tokens: set[str]
 ) -> list[tuple[str, int, str | None]]:
+    line = _GLUED_SUFFIX.sub(" ", line)  # "RTX 3090Ti" is "RTX 3090 Ti"
     upper = line.upper()
     spans = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(upper)]
     tokens = [s[2] for s in spans]

@@ -439,3 +439,22 @@ def test_xformers_without_triton_and_torch_without_a_context_are_info(
     for code in ("xformers-triton-absent", "torch-cublas-no-context"):
         (found,) = _error_lines(facts, matrix, code)
         assert found.severity is Severity.INFO
+
+
+@pytest.mark.parametrize(
+    ("text", "cc"),
+    [
+        ("GPU: RTX 4060Ti\n", "8.9"),  # a glued Ti
+        ("GPU: GeForce GTX 1660 SUPER\n", "7.5"),  # the model a listed 1660 Ti varies
+        ("GPU: A6000\n", "8.6"),  # RTX A6000 without its RTX
+        ("GPU: RTX 3080 Laptop GPU\n", "8.6"),
+    ],
+)
+def test_gpu_model_variants_are_named(read: Read, text: str, cc: str) -> None:
+    facts = read("Driver Version: 550.54.15\n" + text)
+    assert [g.compute_capability for g in facts.nvml.gpus] == [cc]
+
+
+def test_a_bare_model_number_is_no_gpu(read: Read) -> None:
+    facts = read("Driver Version: 550.54.15\nmy 3060 and 4090 numbers, ticket 1050ti\n")
+    assert facts.nvml.gpus == ()
