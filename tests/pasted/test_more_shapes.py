@@ -458,3 +458,13 @@ def test_gpu_model_variants_are_named(read: Read, text: str, cc: str) -> None:
 def test_a_bare_model_number_is_no_gpu(read: Read) -> None:
     facts = read("Driver Version: 550.54.15\nmy 3060 and 4090 numbers, ticket 1050ti\n")
     assert facts.nvml.gpus == ()
+
+
+def test_nvidia_uvm_not_loaded_is_named_and_an_lsmod_line_is_not(
+    read: Read, matrix: Matrix
+) -> None:
+    said = read("[WARN] Kernel module nvidia_uvm is not loaded. Make sure the driver is loaded\n")
+    (found,) = _error_lines(said, matrix, "nvidia-uvm-not-loaded")
+    assert "modprobe nvidia_uvm" in found.fix
+    listed = read("Driver Version: 550.54.15\nnvidia_uvm            1527808  0\n")
+    assert not _error_lines(listed, matrix, "nvidia-uvm-not-loaded")
