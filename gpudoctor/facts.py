@@ -464,6 +464,9 @@ class ReportFacts(Frozen):
     # jax", "import torch", "an AMD GPU"): a framework's own fallback notice matters only where
     # that framework is in use, a missing NVIDIA library only where an NVIDIA GPU may be.
     named: tuple[str, ...] = ()
+    # Container images the text names with their tag ("dustynv/l4t-ml:r35.4.1"): a Jetson
+    # image is built for one L4T release (checks/jetson.py).
+    images: tuple[str, ...] = ()
 
 
 # --- the snapshot -------------------------------------------------------------------------------

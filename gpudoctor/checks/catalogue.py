@@ -309,6 +309,14 @@ _ENTRIES = (
        "which aligns Jetson with server Arm: the framework checks judge its builds.",
        "Install NVIDIA's build for the JetPack the finding names (Installing PyTorch for Jetson "
        "Platform, docs.nvidia.com)."),
+    _E("jetson-container-l4t", "software", "A Jetson container built for another L4T release",
+       "ok, error, unknown, n/a",
+       "A Jetson container image (its tag names an L4T release: dustynv/...:r35.4.1, "
+       "nvcr.io/nvidia/l4t-...:r36.2.0) carries the CUDA, cuDNN and TensorRT of the JetPack it "
+       "was built for and runs only on other releases of the same L4T major (R35.x on R35.x, "
+       "R36.x on R36.x; R32.7 on R32.7). On another release CUDA fails inside it (error).",
+       "Use the image built for the host's L4T release (`cat /etc/nv_tegra_release`), or "
+       "rebuild it on that JetPack."),
     _E("program-min-compute-capability", "software",
        "A GPU below a program's documented minimum compute capability", "ok, error, n/a",
        "A program people run on GPUs (vLLM, flash-attention 2, bitsandbytes, ollama) is "

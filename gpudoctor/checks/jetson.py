@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.facts_view import nvidia_pci_gpus
-from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
+from gpudoctor.findings import ERROR, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts
@@ -228,4 +228,68 @@ def _newer_cuda(fw: FrameworkFacts, row: JetpackRelease | None) -> Finding | Non
     )
 
 
-CHECKS = (check_jetson_wheels,)
+IMAGE_CODE = "jetson-container-l4t"
+_IMAGE_L4T = re.compile(r"(?:^|[-_:])r(\d{2})\.(\d{1,2})(?:\.\d{1,2})?(?:$|[-_])")
+_CONTAINERS_README = (
+    "https://github.com/dusty-nv/jetson-containers (README: container compatibility)"
+)
+
+
+def image_l4t(image: str) -> tuple[int, int] | None:
+    """The L4T release a Jetson image's tag names ("...:r35.4.1" -> (35, 4)); None when none."""
+    tag = image.rsplit(":", 1)[-1]
+    found = _IMAGE_L4T.search(tag)
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def _compatible(image: tuple[int, int], host: tuple[int, ...]) -> bool:
+    """Jetson images run on other releases of their L4T major (R35.x on R35.x, R36.x on
+    R36.x); an R32 image needs the same R32 minor (R32.7 on R32.7)."""
+    if image[0] != host[0]:
+        return False
+    return image[0] != 32 or (len(host) > 1 and image[1] == host[1])
+
+
+def check_jetson_container_l4t(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    images = [(i, image_l4t(i)) for i in (facts.report.images if facts.report else ())]
+    tagged = [(i, rel) for i, rel in images if rel is not None]
+    if not tagged:
+        where = "the report names" if facts.report is not None else "a report would name"
+        return [finding(IMAGE_CODE, NA, f"no Jetson container image ({where} one by its tag)")]
+    release = jetson_release(facts)
+    if release is None or release == "unknown":
+        return [
+            finding(
+                IMAGE_CODE,
+                UNKNOWN,
+                f"the host's L4T release is not shown, so {tagged[0][0]} cannot be judged",
+                fix="compare the image's rNN.N tag with `cat /etc/nv_tegra_release` on the host",
+            )
+        ]
+    host = _numbers(release)
+    out = []
+    for image, rel in tagged:
+        ev = [("image", image), ("image_l4t", f"{rel[0]}.{rel[1]}"), ("host_l4t", release)]
+        if _compatible(rel, host):
+            title = f"{image} is built for L4T R{rel[0]}.{rel[1]}, which runs on this L4T {release}"
+            out.append(finding(IMAGE_CODE, OK, title, evidence=ev, subject=image))
+            continue
+        out.append(
+            finding(
+                IMAGE_CODE,
+                ERROR,
+                f"{image} is built for L4T R{rel[0]}.{rel[1]}, but the host runs L4T {release}",
+                detail="a Jetson container carries the CUDA, cuDNN and TensorRT of the JetPack it "
+                "was built for and runs only on other releases of that L4T (R35.x images on "
+                "R35.x, R36.x on R36.x, R32.7 on R32.7): on another release CUDA fails inside it "
+                f"({_CONTAINERS_README})",
+                fix=f"use the image's tag for L4T R{host[0]} (the same image built for the "
+                "host's release), or rebuild it on this JetPack",
+                evidence=ev,
+                subject=image,
+            )
+        )
+    return out
+
+
+CHECKS = (check_jetson_wheels, check_jetson_container_l4t)

@@ -78,6 +78,7 @@ def build(
         ranges=merge_ranges(draft.ranges),
         lines=lines,
         named=_named(draft),
+        images=tuple(dict.fromkeys(draft.images)),
     )
     return HostFacts(**{**facts.__dict__, "report": report})
 

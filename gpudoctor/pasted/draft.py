@@ -42,6 +42,7 @@ class Draft:
     amd: dict[str, Any] = field(default_factory=dict)  # AmdFacts fields the ROCm tools showed
     amd_gpus: dict[int, dict[str, Any]] = field(default_factory=dict)  # name, gfx, device_id, bdf
     named: list[tuple[str, int]] = field(default_factory=list)  # framework word, line number
+    images: list[str] = field(default_factory=list)  # container images named, with their tag
 
     def section(self, name: str) -> None:
         if name not in self.sections:

@@ -439,6 +439,16 @@ def _nccl_log(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _jetson_image(m: re.Match[str], d: Draft) -> bool:
+    """A Jetson container image and its L4T tag ("dustynv/l4t-ml:r35.4.1", "nvcr.io/nvidia/
+    l4t-base:r32.7.1"); a space after the colon, as prose writes it, is dropped."""
+    image = f"{m.group('repo')}:{m.group('tag')}"
+    if image not in d.images:
+        d.images.append(image)
+    d.named.append(("jetson", d.scan_line))
+    return True
+
+
 def _gridd(m: re.Match[str], d: Draft) -> bool:
     _note(d, "the text names nvidia-gridd, the vGPU guest's licence client: the GPU is a vGPU")
     return True
@@ -1012,6 +1022,14 @@ _RULES: tuple[_Rule, ...] = (
         "gpu0",
         _rx(r"^\s{0,4}GPU0\s[^\n]{0,600}?\b(?:NIC0|CPU Affinity)\b"),
         _topology,
+    ),
+    _Rule(
+        ("l4t-", "dustynv/"),
+        _rx(
+            r"\b(?P<repo>(?:nvcr\.io/nvidia/|dustynv/)[\w.-]{1,60}|[\w.-]{1,40}/l4t-[\w.-]{1,40}|"
+            r"l4t-[\w.-]{1,40}):\s?(?P<tag>[\w.-]{0,30}?r\d{2}\.\d{1,2}(?:\.\d{1,2})?[\w.-]{0,30})"
+        ),
+        _jetson_image,
     ),
     _Rule(
         "nccl info",

@@ -8,7 +8,9 @@ from __future__ import annotations
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.base import Intent
 from gpudoctor.checks.jetson import (
+    check_jetson_container_l4t,
     check_jetson_wheels,
+    image_l4t,
     jetpack_row,
     jetson_release,
     with_jetpack,
@@ -22,6 +24,7 @@ from gpudoctor.facts import (
     NvmlFacts,
     PciDevice,
     PlatformFacts,
+    ReportFacts,
 )
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.model import Matrix
@@ -194,3 +197,40 @@ def test_a_jetpack_named_on_a_host_with_a_discrete_gpu_is_not_its_own(matrix: Ma
         nvml=NvmlFacts(status="not_run", gpus=(GpuFacts(index=0, name="Jetson AGX Orin"),)),
     )
     assert with_jetpack(orin, matrix).nvml.cuda_driver_version == "11.4"
+
+
+def _image_host(l4t: str | None, *images: str) -> HostFacts:
+    return HostFacts(
+        platform=PlatformFacts(l4t_release=l4t),
+        report=ReportFacts(source="paste.txt", images=images),
+    )
+
+
+def test_a_jetson_image_of_another_l4t_major_is_an_error(matrix: Matrix) -> None:
+    (found,) = check_jetson_container_l4t(
+        _image_host("36.4.0", "dustynv/l4t-ml:r35.4.1"), matrix, Intent()
+    )
+    assert found.severity is Severity.ERROR
+    assert "R36" in found.fix
+
+
+def test_a_jetson_image_of_the_hosts_l4t_major_runs(matrix: Matrix) -> None:
+    (found,) = check_jetson_container_l4t(
+        _image_host("36.4.0", "dustynv/l4t-ml:r36.2.0"), matrix, Intent()
+    )
+    assert found.severity is Severity.OK
+    # R32 images need the same R32 minor too
+    (old,) = check_jetson_container_l4t(
+        _image_host("32.6.1", "nvcr.io/nvidia/l4t-base:r32.7.1"), matrix, Intent()
+    )
+    assert old.severity is Severity.ERROR
+
+
+def test_an_image_without_the_hosts_l4t_is_unknown_and_no_image_is_na(matrix: Matrix) -> None:
+    (unknown,) = check_jetson_container_l4t(
+        _image_host(None, "dustynv/l4t-ml:r35.4.1"), matrix, Intent()
+    )
+    assert unknown.severity is Severity.UNKNOWN
+    (na,) = check_jetson_container_l4t(_image_host("36.4.0"), matrix, Intent())
+    assert na.severity is Severity.NA
+    assert image_l4t("nvcr.io/nvidia/pytorch:24.01-py3") is None  # an NGC tag is no L4T

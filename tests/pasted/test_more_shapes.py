@@ -468,3 +468,10 @@ def test_nvidia_uvm_not_loaded_is_named_and_an_lsmod_line_is_not(
     assert "modprobe nvidia_uvm" in found.fix
     listed = read("Driver Version: 550.54.15\nnvidia_uvm            1527808  0\n")
     assert not _error_lines(listed, matrix, "nvidia-uvm-not-loaded")
+
+
+def test_a_jetson_image_named_in_prose_is_kept_with_its_tag(read: Read) -> None:
+    facts = read("host: Jetson AGX Orin [L4T 36.4.0], image dustynv/l4t-ml: r35.4.1\n")
+    assert facts.report is not None
+    assert facts.report.images == ("dustynv/l4t-ml:r35.4.1",)
+    assert facts.platform.l4t_release == "36.4.0"
