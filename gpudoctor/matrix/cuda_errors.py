@@ -18,7 +18,13 @@ from gpudoctor.frozen import Frozen
 from gpudoctor.matrix import kinds as k
 from gpudoctor.matrix.fields import Problems
 from gpudoctor.matrix.model import Provenance
-from gpudoctor.matrix.reader import load_cached, raise_problems, read_document, toml_loads
+from gpudoctor.matrix.reader import (
+    load_cached,
+    no_repeats,
+    raise_problems,
+    read_document,
+    toml_loads,
+)
 from gpudoctor.matrix.schema import integer, table, text
 from gpudoctor.resources import matrices_dir
 
@@ -169,9 +175,7 @@ def parse_cuda_errors(text: str, path: Path) -> CudaErrorCatalogue:
     problems = Problems(str(path))
     read = read_document(CudaErrorCatalogue, toml_loads(text, path, _HINT), problems, {})
     catalogue = CudaErrorCatalogue(path, **read)
-    names = [e.name for e in catalogue.errors]
-    for name in sorted({n for n in names if names.count(n) > 1}):
-        problems.add("", f"error '{name}' listed twice")
+    no_repeats(problems, "error", [e.name for e in catalogue.errors])
     parts = {p.name for p in catalogue.parts}
     for index, error in enumerate(catalogue.errors):
         if error.part not in parts:

@@ -11,7 +11,7 @@ by row class; rules between rows stay with each document's loader.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any, TypeVar, cast
@@ -231,6 +231,14 @@ def _load_cached(
 ) -> _T:
     del key  # the file's modification time and size: part of the cache key only
     return parse(read_text(path, *words), path)
+
+
+def no_repeats(problems: Problems, what: str, values: Sequence[object]) -> None:
+    """One problem per value listed more than once ("xid 79 listed twice"): a table's key
+    that names its rows must be unique."""
+    for value in sorted({v for v in values if values.count(v) > 1}, key=str):
+        shown = f"'{value}'" if isinstance(value, str) else str(value)
+        problems.add("", f"{what} {shown} listed twice")
 
 
 def raise_problems(problems: Problems, hint: str, what: str) -> None:

@@ -28,6 +28,7 @@ from gpudoctor.matrix.model import Provenance
 from gpudoctor.matrix.reader import (
     RowRule,
     load_cached,
+    no_repeats,
     raise_problems,
     read_document,
     toml_loads,
@@ -231,9 +232,7 @@ def parse_signatures(text: str, path: Path) -> SignatureCatalogue:
     problems = Problems(str(path))
     read = read_document(SignatureCatalogue, toml_loads(text, path, _HINT), problems, _RULES)
     catalogue = SignatureCatalogue(path, **read)
-    codes = [r.code for r in catalogue.signatures]
-    for code in sorted({c for c in codes if codes.count(c) > 1}):
-        problems.add("", f"signature code '{code}' listed twice")
+    no_repeats(problems, "signature code", [r.code for r in catalogue.signatures])
     raise_problems(problems, _HINT, "the signature catalogue")
     return catalogue
 

@@ -17,7 +17,13 @@ from gpudoctor.frozen import Frozen
 from gpudoctor.matrix import kinds as k
 from gpudoctor.matrix.fields import Problems
 from gpudoctor.matrix.model import Provenance
-from gpudoctor.matrix.reader import load_cached, raise_problems, read_document, toml_loads
+from gpudoctor.matrix.reader import (
+    load_cached,
+    no_repeats,
+    raise_problems,
+    read_document,
+    toml_loads,
+)
 from gpudoctor.matrix.schema import flag, integer, table, text
 from gpudoctor.resources import matrices_dir
 
@@ -102,11 +108,8 @@ def parse_xid_catalogue(text: str, path: Path) -> XidCatalogue:
     read = read_document(XidCatalogue, toml_loads(text, path, _HINT), problems, {})
     catalogue = XidCatalogue(path, **read)
     names = [a.name for a in catalogue.actions]
-    for name in sorted({n for n in names if names.count(n) > 1}):
-        problems.add("", f"action '{name}' listed twice")
-    numbers = [e.xid for e in catalogue.xids]
-    for number in sorted({n for n in numbers if numbers.count(n) > 1}):
-        problems.add("", f"xid {number} listed twice")
+    no_repeats(problems, "action", names)
+    no_repeats(problems, "xid", [e.xid for e in catalogue.xids])
     clean = not problems.lines  # else an [[action]] row left out for its own problem is named
     for index, entry in enumerate(catalogue.xids):
         if clean and entry.action not in names:

@@ -403,6 +403,16 @@ def _cuda_path(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _says(text: str) -> Handler:
+    """A rule whose line tells only what the text is about: the note says it."""
+
+    def handle(m: re.Match[str], d: Draft) -> bool:
+        _note(d, text)
+        return True
+
+    return handle
+
+
 def _driver_packages(m: re.Match[str], d: Draft) -> bool:
     _note(d, f"NVIDIA driver packages of branch {m.group('branch')} are named")
     return True
@@ -414,28 +424,8 @@ def _daemon_json(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
-def _compose_gpu(m: re.Match[str], d: Draft) -> bool:
-    _note(d, "a Compose file asks for NVIDIA GPUs (a device reservation with driver: nvidia)")
-    return True
-
-
-def _fabric_named(m: re.Match[str], d: Draft) -> bool:
-    _note(d, "the text is about NVIDIA Fabric Manager (NVSwitch systems: HGX/DGX)")
-    return True
-
-
 def _ldconfig_libcuda(m: re.Match[str], d: Draft) -> bool:
     _note(d, f"the loader cache holds libcuda ({m.group('path')})")
-    return True
-
-
-def _topology(m: re.Match[str], d: Draft) -> bool:
-    _note(d, "an `nvidia-smi topo -m` matrix: the GPUs' interconnect")
-    return True
-
-
-def _nccl_log(m: re.Match[str], d: Draft) -> bool:
-    _note(d, "the text holds NCCL's own log (NCCL_DEBUG=INFO)")
     return True
 
 
@@ -1006,12 +996,12 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "driver:",
         _rx(r"^\s{0,16}-?\s{0,2}driver:\s{0,4}[\"']?nvidia[\"']?\s{0,4}$"),
-        _compose_gpu,
+        _says("a Compose file asks for NVIDIA GPUs (a device reservation with driver: nvidia)"),
     ),
     _Rule(
         "fabricmanager",
         _rx(r"\bnv(?:idia)?-fabricmanager\b"),
-        _fabric_named,
+        _says("the text is about NVIDIA Fabric Manager (NVSwitch systems: HGX/DGX)"),
     ),
     _Rule(
         "libcuda.so",
@@ -1021,7 +1011,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "gpu0",
         _rx(r"^\s{0,4}GPU0\s[^\n]{0,600}?\b(?:NIC0|CPU Affinity)\b"),
-        _topology,
+        _says("an `nvidia-smi topo -m` matrix: the GPUs' interconnect"),
     ),
     _Rule(
         ("l4t-", "dustynv/"),
@@ -1034,7 +1024,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "nccl info",
         _rx(r"\bNCCL INFO\b"),
-        _nccl_log,
+        _says("the text holds NCCL's own log (NCCL_DEBUG=INFO)"),
     ),
     _Rule(
         "runtimes:",
