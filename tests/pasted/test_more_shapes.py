@@ -475,3 +475,11 @@ def test_a_jetson_image_named_in_prose_is_kept_with_its_tag(read: Read) -> None:
     assert facts.report is not None
     assert facts.report.images == ("dustynv/l4t-ml:r35.4.1",)
     assert facts.platform.l4t_release == "36.4.0"
+
+
+def test_nvidia_smi_against_nvcc_is_explained_not_flagged(read: Read, matrix: Matrix) -> None:
+    facts = read("nvidia-smi says CUDA 12.2 but nvcc -V says 11.8, which one is right?\n")
+    (found,) = _error_lines(facts, matrix, "smi-vs-nvcc-cuda")
+    assert found.severity is Severity.INFO
+    alone = read("Driver Version: 550.54.15\n$ nvidia-smi -L\n")
+    assert not _error_lines(alone, matrix, "smi-vs-nvcc-cuda")
