@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from gpudoctor import cri_config, versions
 from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
-from gpudoctor.pasted import pairs
+from gpudoctor.pasted import host_tools, pairs
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import ascii_lower, iter_lines, lines_with
 from gpudoctor.pasted.smi_query import license_status
@@ -305,7 +305,7 @@ def _nouveau(m: re.Match[str], d: Draft) -> bool:
 
 
 def _cmdline_any(m: re.Match[str], d: Draft) -> bool:
-    put(d.kernel, "cmdline", (m.group("cmdline") or m.group("c2") or "").strip())
+    host_tools.read_cmdline((m.group("cmdline") or m.group("c2") or "").strip(), d)
     return True
 
 
@@ -426,11 +426,6 @@ def _fabric_named(m: re.Match[str], d: Draft) -> bool:
 
 def _ldconfig_libcuda(m: re.Match[str], d: Draft) -> bool:
     _note(d, f"the loader cache holds libcuda ({m.group('path')})")
-    return True
-
-
-def _topology(m: re.Match[str], d: Draft) -> bool:
-    _note(d, "an `nvidia-smi topo -m` matrix: the GPUs' interconnect")
     return True
 
 
@@ -828,7 +823,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "nvidia.com/gpu",
-        _rx(r"nvidia\.com/gpu\b"),
+        _rx(r"nvidia\.com/gpu\b(?!=)"),  # "nvidia.com/gpu=0" is a CDI device name
         _kubernetes,
     ),
     _Rule(
@@ -996,11 +991,6 @@ _RULES: tuple[_Rule, ...] = (
         "libcuda.so",
         _rx(r"\blibcuda\.so(?:\.1)? \(libc6[^)\n]{0,30}\) => (?P<path>/\S{1,200})"),
         _ldconfig_libcuda,
-    ),
-    _Rule(
-        "gpu0",
-        _rx(r"^\s{0,4}GPU0\s[^\n]{0,600}?\b(?:NIC0|CPU Affinity)\b"),
-        _topology,
     ),
     _Rule(
         "runtimes:",

@@ -1,0 +1,193 @@
+"""NVIDIA's own tools, in the shapes they print (each found by its own literal first):
+
+- `nvidia-smi --version` (drivers since R535): "DRIVER version : 550.54.15", "CUDA Version : 12.4".
+- `nvidia-container-cli info`: "NVRM version:   535.129.03", "CUDA version:   12.2", then one
+  "Device Index: / Model: / Bus Location: / Architecture: 8.0" block per GPU.
+- `dcgmi discovery -l`: a table whose rows say "| 0 | Name: NVIDIA A100-SXM4-40GB" and, under
+  it, "| | PCI Bus ID: 00000000:07:00.0".
+- `dcgmi diag`: its Metadata rows "| DCGM Version | 3.3.5 |", "| Driver Version Detected | ...".
+- `nvidia-smi topo -m`: the header row names each GPU (GPU0 GPU1 ...): their number, and the
+  kinds of link between them (NV#, PIX, PXB, PHB, NODE, SYS).
+- `nvidia-ctk cdi list`: one "nvidia.com/gpu=0" line per CDI device it generated.
+- `nvidia-smi -q -d COMPUTE`: "Compute Mode : Exclusive_Process" (no GpuFacts field: a note).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.pasted.clean import bus_id
+from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.scan import ascii_lower, iter_lines
+
+NAME = "NVIDIA tools"
+DESCRIPTION = (
+    "`nvidia-smi --version`, `nvidia-smi topo -m`, `nvidia-container-cli info`, "
+    "`nvidia-ctk cdi list`, `dcgmi discovery -l` and `dcgmi diag`"
+)
+
+_VER3 = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"
+_SMI_VERSION = re.compile(
+    rf"^\s{{0,4}}(?P<key>DRIVER version|NVIDIA-SMI version|CUDA Version)\s{{1,20}}:\s{{0,4}}"
+    rf"(?P<v>{_VER3}|\d{{1,2}}\.\d{{1,2}})\s{{0,4}}$"
+)
+_NVRM = re.compile(rf"^NVRM version:\s{{1,8}}(?P<v>{_VER3})\s{{0,4}}$")
+_NVCLI_CUDA = re.compile(r"^CUDA version:\s{1,8}(?P<v>\d{1,2}\.\d{1,2})\s{0,4}$")
+_NVCLI_DEVICE = re.compile(
+    r"^Device Index:\s{1,8}(?P<i>\d{1,3})\s{0,4}\n(?:[^\n]{0,120}\n){0,8}?"
+    r"Model:\s{1,12}(?P<name>[^\n]{2,80}?)\s{0,4}\n(?:[^\n]{0,120}\n){0,6}?"
+    r"Bus Location:\s{1,12}(?P<bus>[0-9a-fA-F:.]{7,20})\s{0,4}\n"
+    r"Architecture:\s{1,12}(?P<cc>\d{1,2}\.\d)\b",
+    re.MULTILINE,
+)
+_DCGMI_ROW = re.compile(
+    r"^\|\s{0,4}(?P<i>\d{1,3})\s{1,12}\|\s{0,4}Name:\s{0,4}(?P<name>[^|\n]{2,80}?)\s{0,80}\|\s{0,4}\n"
+    r"\|\s{1,12}\|\s{0,4}PCI Bus ID:\s{0,4}(?P<bus>[0-9a-fA-F:.]{7,20})\s{0,80}\|",
+    re.MULTILINE,
+)
+_DCGMI_META = re.compile(
+    r"^\|\s{0,4}(?P<key>DCGM Version|Driver Version Detected)\s{1,40}\|\s{0,4}"
+    r"(?P<v>\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)\s{0,60}\|"
+)
+_TOPO_HEADER = re.compile(r"^[ \t]{0,8}GPU0(?:[ \t]{1,8}GPU\d{1,2}){0,63}(?=[ \t]|$)")
+_TOPO_ROW = re.compile(r"^GPU(?P<i>\d{1,2})[ \t]{1,8}(?P<cells>[^\n]{1,800})$")
+_LINK = re.compile(r"^(?:NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC)$")
+_CDI_DEVICE = re.compile(
+    r"^\s{0,4}nvidia\.com/gpu=(?P<name>all|\d{1,3}(?::\d{1,3})?|GPU-[0-9a-f-]{8,40}|MIG-[0-9a-f-]{8,40})\s{0,4}$"
+)
+_COMPUTE_MODE = re.compile(
+    r"^\s{0,12}Compute Mode\s{1,40}:\s{0,4}(?P<mode>Exclusive_Process|Exclusive_Thread|Prohibited)"
+    r"\s{0,4}$"
+)
+
+
+def parse(text: str, draft: Draft) -> None:
+    lower = ascii_lower(text)
+    _smi_version(text, lower, draft)
+    _nvcli_info(text, draft)
+    _dcgmi(text, draft)
+    _topology(text, draft)
+    _cdi_list(text, draft)
+    _compute_mode(text, lower, draft)
+
+
+def _read(draft: Draft, text: str, offset: int, lines: int = 1) -> None:
+    first = text.count("\n", 0, offset) + 1
+    draft.section(NAME)
+    draft.ranges.append((NAME, first, first + lines - 1))
+
+
+def _smi_version(text: str, lower: str, draft: Draft) -> None:
+    for start, line in iter_lines(lower, text, "version "):
+        found = _SMI_VERSION.match(line)
+        if found is None:
+            continue
+        key, value = found.group("key").lower(), found.group("v")
+        if key == "driver version":
+            put(draft.nvml, "driver_version", value)
+        elif key == "cuda version":
+            put(draft.nvml, "cuda_driver_version", value)
+        else:  # nvidia-smi itself runs against NVML: it printed, so NVML loaded
+            put(draft.nvml, "status", "ok")
+            continue
+        _read(draft, text, start)
+
+
+def _nvcli_info(text: str, draft: Draft) -> None:
+    if "NVRM version:" not in text and "Device Index:" not in text:
+        return
+    for start, line in iter_lines(text, text, "NVRM version:"):
+        found = _NVRM.match(line.strip())
+        if found:
+            put(draft.nvml, "driver_version", found.group("v"))
+            _read(draft, text, start)
+            break
+    for start, line in iter_lines(text, text, "CUDA version:"):
+        found = _NVCLI_CUDA.match(line.strip())
+        if found:
+            put(draft.nvml, "cuda_driver_version", found.group("v"))
+            _read(draft, text, start)
+            break
+    if "Device Index:" not in text:
+        return
+    for found in _NVCLI_DEVICE.finditer(text):
+        gpu = draft.gpu(int(found.group("i")))
+        put(gpu, "name", found.group("name").strip())
+        put(gpu, "pci_bus_id", bus_id(found.group("bus")))
+        put(gpu, "compute_capability", found.group("cc"))
+        _read(draft, text, found.start(), found.group(0).count("\n") + 1)
+
+
+def _dcgmi(text: str, draft: Draft) -> None:
+    if "PCI Bus ID:" in text:
+        for row in _DCGMI_ROW.finditer(text):
+            gpu = draft.gpu(int(row.group("i")))
+            put(gpu, "name", row.group("name").strip())
+            put(gpu, "pci_bus_id", bus_id(row.group("bus")))
+            _read(draft, text, row.start(), 2)
+    if "Version" not in text:
+        return
+    for start, line in iter_lines(text, text, "Version"):
+        found = _DCGMI_META.match(line.strip())
+        if found is None:
+            continue
+        if found.group("key") == "DCGM Version":
+            draft.notes.append(f"DCGM {found.group('v')} ran the diagnostic (dcgmi diag)")
+        else:
+            put(draft.nvml, "driver_version", found.group("v"))
+        _read(draft, text, start)
+
+
+def _topology(text: str, draft: Draft) -> None:
+    """The GPUs of `nvidia-smi topo -m`: its header names them all; each row's cells say how
+    two GPUs are linked. The number of GPUs is NVML's device count."""
+    for start, line in iter_lines(text, text, "GPU0"):
+        header = _TOPO_HEADER.match(line)
+        if header is None or ("CPU Affinity" not in line and "NIC0" not in line):
+            continue
+        count = header.group(0).count("GPU")
+        put(draft.nvml, "device_count", count)
+        kinds: set[str] = set()
+        rows = text[start + len(line) + 1 :].split("\n", count)[:count]
+        for row in rows:
+            found = _TOPO_ROW.match(row)
+            if found:
+                cells = found.group("cells").split()[:count]
+                kinds.update(c for c in cells if _LINK.match(c))
+        if kinds:
+            nvlink = sorted(k for k in kinds if k.startswith("NV"))
+            words = ("NVLink (" + ", ".join(nvlink) + ")") if nvlink else "no NVLink"
+            pcie = sorted(k for k in kinds if not k.startswith("NV"))
+            draft.notes.append(
+                f"nvidia-smi topo -m: {count} GPUs, linked by {words}"
+                + (f"; PCIe/system paths {', '.join(pcie)}" if pcie else "")
+            )
+        _read(draft, text, start, 1 + len(rows))
+        return
+
+
+def _cdi_list(text: str, draft: Draft) -> None:
+    names: list[str] = []
+    first = -1
+    for start, line in iter_lines(text, text, "nvidia.com/gpu="):
+        found = _CDI_DEVICE.match(line)
+        if found:
+            names.append(f"nvidia.com/gpu={found.group('name')}")
+            first = start if first < 0 else first
+    if names:
+        put(draft.runtime, "cdi_nvidia_devices", tuple(dict.fromkeys(names)))
+        _read(draft, text, first, len(names))
+
+
+def _compute_mode(text: str, lower: str, draft: Draft) -> None:
+    for start, line in iter_lines(lower, text, "compute mode"):
+        found = _COMPUTE_MODE.match(line)
+        if found:
+            note = f"a GPU's compute mode is {found.group('mode')}: " + (
+                "no CUDA context can be created on it"
+                if found.group("mode") == "Prohibited"
+                else "one process at a time may hold a CUDA context on it"
+            )
+            if note not in draft.notes:
+                draft.notes.append(note)
+            _read(draft, text, start)
