@@ -24,7 +24,7 @@ NAME = "host tools"
 DESCRIPTION = "`cat /etc/os-release`, `hostnamectl`, `cat /proc/cmdline`, `mokutil --sb-state`"
 
 _OS_KEY = re.compile(
-    r"^(?P<key>ID|VERSION_ID|PRETTY_NAME)=(?P<q>[\"']?)(?P<v>[^\"'\n]{1,80})(?P=q)\s{0,4}$"
+    r"^(?P<key>ID|VERSION_ID|PRETTY_NAME)=[\"']?(?P<v>[^\"'\n]{1,80})[\"']?\s{0,4}$"
 )
 _HOSTNAMECTL = re.compile(
     r"^\s{0,20}(?P<key>Virtualization|Architecture|Hardware Vendor|Hardware Model):\s{1,4}"

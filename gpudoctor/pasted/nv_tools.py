@@ -33,12 +33,8 @@ _SMI_VERSION = re.compile(
 )
 _NVRM = re.compile(rf"^NVRM version:\s{{1,8}}(?P<v>{_VER3})\s{{0,4}}$")
 _NVCLI_CUDA = re.compile(r"^CUDA version:\s{1,8}(?P<v>\d{1,2}\.\d{1,2})\s{0,4}$")
-_NVCLI_DEVICE = re.compile(
-    r"^Device Index:\s{1,8}(?P<i>\d{1,3})\s{0,4}\n(?:[^\n]{0,120}\n){0,8}?"
-    r"Model:\s{1,12}(?P<name>[^\n]{2,80}?)\s{0,4}\n(?:[^\n]{0,120}\n){0,6}?"
-    r"Bus Location:\s{1,12}(?P<bus>[0-9a-fA-F:.]{7,20})\s{0,4}\n"
-    r"Architecture:\s{1,12}(?P<cc>\d{1,2}\.\d)\b",
-    re.MULTILINE,
+_NVCLI_KEY = re.compile(
+    r"^(?P<key>Device Index|Model|Bus Location|Architecture):\s{1,12}(?P<v>[^\n]{1,80}?)\s{0,4}$"
 )
 _DCGMI_ROW = re.compile(
     r"^\|\s{0,4}(?P<i>\d{1,3})\s{1,12}\|\s{0,4}Name:\s{0,4}(?P<name>[^|\n]{2,80}?)\s{0,80}\|\s{0,4}\n"
@@ -49,7 +45,6 @@ _DCGMI_META = re.compile(
     r"^\|\s{0,4}(?P<key>DCGM Version|Driver Version Detected)\s{1,40}\|\s{0,4}"
     r"(?P<v>\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)\s{0,60}\|"
 )
-_TOPO_HEADER = re.compile(r"^[ \t]{0,8}GPU0(?:[ \t]{1,8}GPU\d{1,2}){0,63}(?=[ \t]|$)")
 _TOPO_ROW = re.compile(r"^GPU(?P<i>\d{1,2})[ \t]{1,8}(?P<cells>[^\n]{1,800})$")
 _LINK = re.compile(r"^(?:NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC)$")
 _CDI_DEVICE = re.compile(
@@ -108,14 +103,32 @@ def _nvcli_info(text: str, draft: Draft) -> None:
             put(draft.nvml, "cuda_driver_version", found.group("v"))
             _read(draft, text, start)
             break
-    if "Device Index:" not in text:
+    for start, _line in iter_lines(text, text, "Device Index:"):
+        _nvcli_device(text, start, draft)
+
+
+def _nvcli_device(text: str, start: int, draft: Draft) -> None:
+    """One GPU's block: "Device Index: 0", then Model, Bus Location, Architecture lines."""
+    rows = text[start:].split("\n", 12)[:12]
+    values: dict[str, str] = {}
+    used = 0
+    for row in rows:
+        found = _NVCLI_KEY.match(row.strip())
+        if not row.strip() or (found and found.group("key") == "Device Index" and values):
+            break  # the block's end, or the next GPU
+        used += 1
+        if found:
+            values.setdefault(found.group("key"), found.group("v"))
+    index = values.get("Device Index", "")
+    if not index.isdecimal() or "Model" not in values:
         return
-    for found in _NVCLI_DEVICE.finditer(text):
-        gpu = draft.gpu(int(found.group("i")))
-        put(gpu, "name", found.group("name").strip())
-        put(gpu, "pci_bus_id", bus_id(found.group("bus")))
-        put(gpu, "compute_capability", found.group("cc"))
-        _read(draft, text, found.start(), found.group(0).count("\n") + 1)
+    gpu = draft.gpu(int(index))
+    put(gpu, "name", values["Model"])
+    put(gpu, "pci_bus_id", bus_id(values.get("Bus Location")))
+    arch = values.get("Architecture", "")
+    if re.fullmatch(r"\d{1,2}\.\d", arch):
+        put(gpu, "compute_capability", arch)
+    _read(draft, text, start, used)
 
 
 def _dcgmi(text: str, draft: Draft) -> None:
@@ -142,10 +155,12 @@ def _topology(text: str, draft: Draft) -> None:
     """The GPUs of `nvidia-smi topo -m`: its header names them all; each row's cells say how
     two GPUs are linked. The number of GPUs is NVML's device count."""
     for start, line in iter_lines(text, text, "GPU0"):
-        header = _TOPO_HEADER.match(line)
-        if header is None or ("CPU Affinity" not in line and "NIC0" not in line):
+        words = line.split()
+        if not words or words[0] != "GPU0" or ("CPU Affinity" not in line and "NIC0" not in line):
             continue
-        count = header.group(0).count("GPU")
+        count = 0
+        while count < len(words) and words[count] == f"GPU{count}":
+            count += 1
         put(draft.nvml, "device_count", count)
         kinds: set[str] = set()
         rows = text[start + len(line) + 1 :].split("\n", count)[:count]
@@ -156,10 +171,10 @@ def _topology(text: str, draft: Draft) -> None:
                 kinds.update(c for c in cells if _LINK.match(c))
         if kinds:
             nvlink = sorted(k for k in kinds if k.startswith("NV"))
-            words = ("NVLink (" + ", ".join(nvlink) + ")") if nvlink else "no NVLink"
+            links = ("NVLink (" + ", ".join(nvlink) + ")") if nvlink else "no NVLink"
             pcie = sorted(k for k in kinds if not k.startswith("NV"))
             draft.notes.append(
-                f"nvidia-smi topo -m: {count} GPUs, linked by {words}"
+                f"nvidia-smi topo -m: {count} GPUs, linked by {links}"
                 + (f"; PCIe/system paths {', '.join(pcie)}" if pcie else "")
             )
         _read(draft, text, start, 1 + len(rows))
