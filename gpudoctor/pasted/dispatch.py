@@ -17,6 +17,7 @@ from gpudoctor.errors import FactsError
 from gpudoctor.pasted import amd as amd_tools
 from gpudoctor.pasted import (
     collect_env,
+    engines,
     errors,
     facts_scan,
     host_tools,
@@ -70,6 +71,7 @@ LINES: tuple[LineShape, ...] = (
     LineShape(smi_csv.NAME, smi_csv.DESCRIPTION, smi_csv.parse),
     LineShape(nv_tools.NAME, nv_tools.DESCRIPTION, nv_tools.parse),
     LineShape(host_tools.NAME, host_tools.DESCRIPTION, host_tools.parse),
+    LineShape(engines.NAME, engines.DESCRIPTION, engines.parse),
     LineShape(packages.NAME, packages.DESCRIPTION, packages.parse),
     LineShape(amd_tools.NAME, amd_tools.DESCRIPTION, amd_tools.parse),
     LineShape(errors.NAME, errors.DESCRIPTION, errors.parse),
