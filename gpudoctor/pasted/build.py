@@ -115,14 +115,15 @@ def _programs(draft: Draft) -> tuple[InstalledProgram, ...]:
 
 
 def _multigpu(draft: Draft) -> MultiGpuFacts:
-    """A pasted kernel log's Xid lines and the NCCL_* variables a paste sets; the rest of the
-    multi-GPU probe was not run."""
-    if not draft.xid_events and not draft.nccl_env:
+    """A pasted kernel log's Xid lines, the NCCL_* variables a paste sets and the HCA ports
+    ibstat/ibv_devinfo show; the rest of the multi-GPU probe was not run."""
+    if not draft.xid_events and not draft.nccl_env and not draft.ib_ports:
         return MultiGpuFacts()
     return MultiGpuFacts(
         xid_readable=True if draft.xid_events else None,
         xid_events=tuple(draft.xid_events),
         nccl_env=tuple(draft.nccl_env),
+        ib_ports=tuple(draft.ib_ports),
     )
 
 

@@ -38,6 +38,7 @@ class Draft:
     scan_line: int = 0  # the line facts_scan is reading (its handlers name it)
     xid_events: list[Any] = field(default_factory=list)  # facts_multigpu.XidEvent
     nccl_env: list[Any] = field(default_factory=list)  # facts_multigpu.EnvVar
+    ib_ports: list[Any] = field(default_factory=list)  # facts_multigpu.IbPort (ibstat)
     gpus_from_text: bool = False  # the GPUs were read from prose, not from a GPU listing
     amd: dict[str, Any] = field(default_factory=dict)  # AmdFacts fields the ROCm tools showed
     amd_gpus: dict[int, dict[str, Any]] = field(default_factory=dict)  # name, gfx, device_id, bdf

@@ -484,13 +484,6 @@ def _ggml_gpu(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
-def _k8s_product(m: re.Match[str], d: Draft) -> bool:
-    """GPU feature discovery's node label: nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB."""
-    put(d.platform, "kubernetes", True)
-    d.named_gpus.append((m.group("name").replace("-", " "), 1, d.scan_line))
-    return True
-
-
 def _xid(m: re.Match[str], d: Draft) -> bool:
     event = parse_record(m.string)
     if event is None:
@@ -815,11 +808,6 @@ _RULES: tuple[_Rule, ...] = (
         "kubernetes",
         _rx(r"\bkubernetes\b"),
         _kubernetes,
-    ),
-    _Rule(
-        "nvidia.com/gpu.product",
-        _rx(r"nvidia\.com/gpu\.product[=:]\s{0,4}(?P<name>[\w-]{2,60})"),
-        _k8s_product,
     ),
     _Rule(
         "nvidia.com/gpu",
