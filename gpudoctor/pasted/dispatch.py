@@ -26,6 +26,7 @@ from gpudoctor.pasted import (
     lines,
     nv_tools,
     packages,
+    rocm_smi_table,
     smi_csv,
     smi_query,
     smi_table,
@@ -78,6 +79,7 @@ LINES: tuple[LineShape, ...] = (
     LineShape(ib.NAME, ib.DESCRIPTION, ib.parse),
     LineShape(packages.NAME, packages.DESCRIPTION, packages.parse),
     LineShape(amd_tools.NAME, amd_tools.DESCRIPTION, amd_tools.parse),
+    LineShape(rocm_smi_table.NAME, rocm_smi_table.DESCRIPTION, rocm_smi_table.parse),
     LineShape(errors.NAME, errors.DESCRIPTION, errors.parse),
 )
 
