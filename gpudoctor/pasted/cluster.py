@@ -149,7 +149,8 @@ def _pods(text: str, draft: Draft) -> None:
 def _slurm(text: str, draft: Draft) -> None:
     for start, line in iter_lines(text, text, "gpu:"):
         found = _GRES.search(line)
-        if found is None or not ("Gres=" in line or "GRES" in text[:2000] or "gres" in line):
+        # scontrol's "Gres=", or a row under sinfo's GRES header; never a job's --gres request
+        if found is None or "--gres" in line or not ("Gres=" in line or "GRES" in text[:2000]):
             continue
         count = int(found.group("n"))
         kind = found.group("type")

@@ -1,7 +1,7 @@
 """Container engines describing themselves, as they print it:
 
 - `docker version`: the "Server:" part's " Engine:" / "  Version: 24.0.7" (the daemon's
-  version, which the live probe records; the client's own version above it is not).
+  version, which the live probe records; the client's own version above it is a note).
 - `docker info`: " Server Version: 24.0.7", " Cgroup Driver: systemd", " Cgroup Version: 2"
   (its Runtimes and Default Runtime lines are facts_scan's rules).
 - `podman info`: "cgroupVersion: v2", "cgroupManager: systemd" under `host:`.
@@ -26,6 +26,9 @@ DESCRIPTION = "`docker version`, `docker info`, `podman info`, `crictl info`"
 _ENGINE_VERSION = re.compile(
     r"^Server:[^\n]{0,60}\n Engine:\s{0,4}\n  Version:\s{1,20}(?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})\b",
     re.MULTILINE,
+)
+_CLIENT_VERSION = re.compile(
+    r"^Client:[^\n]{0,60}\n Version:\s{1,20}(?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})\b", re.MULTILINE
 )
 _INFO_KEY = re.compile(
     r"^\s{1,4}(?P<key>Server Version|Cgroup Driver|Cgroup Version):\s{1,4}(?P<v>[\w.-]{1,40})"
@@ -59,6 +62,10 @@ def _device_fact(draft: Draft, key: str, value: Any) -> None:
 
 
 def _docker_version(text: str, draft: Draft) -> None:
+    client = _CLIENT_VERSION.search(text) if "Client:" in text else None
+    if client:  # the CLI's own version: not the daemon's, which may not have answered
+        draft.notes.append(f"the Docker client is {client.group('v')}")
+        _read(draft, text, client.start(), 2)
     if " Engine:" not in text:
         return
     found = _ENGINE_VERSION.search(text)

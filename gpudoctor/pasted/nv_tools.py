@@ -156,11 +156,15 @@ def _topology(text: str, draft: Draft) -> None:
     two GPUs are linked. The number of GPUs is NVML's device count."""
     for start, line in iter_lines(text, text, "GPU0"):
         words = line.split()
-        if not words or words[0] != "GPU0" or ("CPU Affinity" not in line and "NIC0" not in line):
+        if not words or words[0] != "GPU0" or "Affinity" not in line:
             continue
         count = 0
         while count < len(words) and words[count] == f"GPU{count}":
             count += 1
+        # the GPU columns end at the NICs' (NIC0, mlx5_0) or at "CPU Affinity"
+        after = words[count] if count < len(words) else ""
+        if not (after in ("CPU", "NIC0") or after.startswith("mlx")):
+            continue
         put(draft.nvml, "device_count", count)
         kinds: set[str] = set()
         rows = text[start + len(line) + 1 :].split("\n", count)[:count]
