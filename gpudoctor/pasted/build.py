@@ -296,6 +296,10 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
                 nvrtc=draft.nvrtc,
             ),
         )
+    elif draft.cuda_toolkit_version:
+        toolkits = (
+            CudaToolkit(path="/usr/local/cuda (version.json)", version=draft.cuda_toolkit_version),
+        )
     nccl: tuple[LibraryFact, ...] = ()
     if "nccl" in draft.libraries:
         built = draft.libraries.get("nccl_cuda")

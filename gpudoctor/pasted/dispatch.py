@@ -238,3 +238,5 @@ def _merge(into: Draft, other: Draft) -> None:
         into.torch_cuda_available = other.torch_cuda_available
     if into.nvcc_version is None:
         into.nvcc_version = other.nvcc_version
+    if into.cuda_toolkit_version is None:
+        into.cuda_toolkit_version = other.cuda_toolkit_version

@@ -26,6 +26,7 @@ class Draft:
     tensorflow: dict[str, Any] = field(default_factory=dict)  # build info / log lines
     torch_cuda_available: bool | None = None
     nvcc_version: str | None = None
+    cuda_toolkit_version: str | None = None  # /usr/local/cuda/version.json's "CUDA SDK"
     nvrtc: bool = False  # the report shows NVRTC in use with that runtime (CuPy's show_config)
     cudnn_files: list[str] = field(default_factory=list)
     errors: list[ReportError] = field(default_factory=list)

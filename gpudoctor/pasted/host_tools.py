@@ -8,6 +8,9 @@
   its IOMMU words and a nouveau blacklist, read by the same rules as the live probe.
 - `mokutil --sb-state`: "SecureBoot enabled" (no HostFacts field: a note, since unsigned
   kernel modules do not load under Secure Boot).
+- `env` (or `docker inspect`'s "Env" list) inside a container: NVIDIA_VISIBLE_DEVICES and
+  NVIDIA_DRIVER_CAPABILITIES as the live probe reads them from its environment, and the image's
+  NVIDIA_REQUIRE_CUDA ("cuda>=12.2 brand=tesla,...": the CUDA the image was built for).
 """
 
 from __future__ import annotations
@@ -33,6 +36,11 @@ _HOSTNAMECTL = re.compile(
 # systemd's architecture names (hostnamectl) as `uname -m` writes them
 _SYSTEMD_ARCH = {"x86-64": "x86_64", "arm64": "aarch64", "ppc64-le": "ppc64le", "s390x": "s390x"}
 _PARAM = re.compile(r"^[\w.-]{1,60}(?:=\S{0,300})?$")
+_ENV = re.compile(
+    r"^\s{0,8}(?:export\s{1,4}|\")?(?P<key>NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|"
+    r"NVIDIA_REQUIRE_CUDA)=(?P<v>[^\s\"]{1,200})"
+)
+_REQUIRE_CUDA = re.compile(r"^cuda>=(?P<v>\d{1,2}\.\d{1,2})$")
 _SECURE_BOOT = re.compile(r"^\s{0,4}SecureBoot (?P<state>enabled|disabled)\s{0,4}$")
 
 
@@ -41,6 +49,7 @@ def parse(text: str, draft: Draft) -> None:
     _hostnamectl(text, draft)
     _cmdline(text, draft)
     _secure_boot(text, draft)
+    _nvidia_env(text, draft)
 
 
 def _read(draft: Draft, text: str, offset: int, lines: int = 1) -> None:
@@ -140,3 +149,26 @@ def _secure_boot(text: str, draft: Draft) -> None:
         )
         _read(draft, text, start)
         return
+
+
+def _nvidia_env(text: str, draft: Draft) -> None:
+    if "NVIDIA_" not in text:
+        return
+    for start, line in iter_lines(text, text, "NVIDIA_"):
+        found = _ENV.match(line)
+        if found is None:
+            continue
+        key, value = found.group("key"), found.group("v")
+        if key == "NVIDIA_VISIBLE_DEVICES":
+            put(draft.platform, "nvidia_visible_devices", value)
+        elif key == "NVIDIA_DRIVER_CAPABILITIES":
+            put(draft.platform, "nvidia_driver_capabilities", value)
+        else:
+            cuda = _REQUIRE_CUDA.match(value)
+            if cuda is None:
+                continue
+            put(draft.image, "cuda", cuda.group("v"))
+            note = f"the image was built for CUDA {cuda.group('v')} (NVIDIA_REQUIRE_CUDA)"
+            if note not in draft.notes:
+                draft.notes.append(note)
+        _read(draft, text, start)

@@ -10,6 +10,13 @@
   kinds of link between them (NV#, PIX, PXB, PHB, NODE, SYS).
 - `nvidia-ctk cdi list`: one "nvidia.com/gpu=0" line per CDI device it generated.
 - `nvidia-smi -q -d COMPUTE`: "Compute Mode : Exclusive_Process" (no GpuFacts field: a note).
+- `nvidia-smi vgpu` on a vGPU host: each physical GPU's row ("|   0  NVIDIA A100-PCIE-40GB
+  | 00000000:3B:00.0 |") under the "vGPU ID     Name" heading: that GPU hosts vGPUs.
+- `cat /proc/driver/nvidia/gpus/<bus>/information`: "Model:", "Bus Location:", "Device Minor:".
+- `nvidia-container-cli -k -d /dev/tty info`'s debug log: "initializing library context
+  (version=1.14.3, ...)" and "selecting .../libnvidia-ml.so.535.129.03" (the NVML library file,
+  whose name the live probe reads the library version from).
+- `/usr/local/cuda/version.json`: `"cuda" : { "name" : "CUDA SDK", "version" : "12.2.2" }`.
 """
 
 from __future__ import annotations
@@ -56,8 +63,31 @@ _COMPUTE_MODE = re.compile(
 )
 
 
+_VGPU_GPU = re.compile(
+    r"^\|\s{1,4}(?P<i>\d{1,3})\s{1,4}(?P<name>(?:NVIDIA|Tesla|Quadro)[^|\n]{1,60}?)\s{1,40}\|"
+    r"\s{1,4}(?P<bus>[0-9A-Fa-f]{8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s{1,40}\|"
+)
+_PROC_KEY = re.compile(
+    r"^(?P<key>Model|Bus Location|Device Minor):\s{1,12}(?P<v>[^\n]{1,80}?)\s{0,4}$"
+)
+_NVC_CONTEXT = re.compile(
+    r"\bnvc\.c:\d{1,5}\] initializing library context \(version=(?P<v>1\.\d{1,2}\.\d{1,3})\b"
+)
+_NVC_NVML = re.compile(
+    rf"\bnvc_info\.c:\d{{1,5}}\] selecting \S{{0,200}}/libnvidia-ml\.so\.(?P<v>{_VER3})\s{{0,4}}$"
+)
+_VERSION_JSON = re.compile(
+    r"\"cuda\"\s{0,4}:\s{0,4}\{\s{0,40}\"name\"\s{0,4}:\s{0,4}\"CUDA SDK\",\s{0,40}"
+    r"\"version\"\s{0,4}:\s{0,4}\"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\""
+)
+
+
 def parse(text: str, draft: Draft) -> None:
     lower = ascii_lower(text)
+    _vgpu_host(text, draft)
+    _proc_gpu_information(text, draft)
+    _nvc_debug(text, draft)
+    _version_json(text, draft)
     _smi_version(text, lower, draft)
     _nvcli_info(text, draft)
     _dcgmi(text, draft)
@@ -196,6 +226,74 @@ def _cdi_list(text: str, draft: Draft) -> None:
     if names:
         put(draft.runtime, "cdi_nvidia_devices", tuple(dict.fromkeys(names)))
         _read(draft, text, first, len(names))
+
+
+def _vgpu_host(text: str, draft: Draft) -> None:
+    at = text.find("vGPU ID")
+    if at == -1:
+        return
+    for start, line in iter_lines(text, text, " | "):
+        if start < at:
+            continue
+        found = _VGPU_GPU.match(line)
+        if found is None:
+            continue
+        gpu = draft.gpu(int(found.group("i")))
+        put(gpu, "name", found.group("name").strip())
+        put(gpu, "pci_bus_id", bus_id(found.group("bus")))
+        put(gpu, "virtualization_mode", "host_vgpu")
+        _read(draft, text, start)
+
+
+def _proc_gpu_information(text: str, draft: Draft) -> None:
+    if "Bus Location:" not in text or "Device Minor:" not in text:
+        return
+    for start, line in iter_lines(text, text, "Model:"):
+        if not line.startswith("Model:"):
+            continue
+        values: dict[str, str] = {}
+        rows = text[start:].split("\n", 14)[:14]
+        for row in rows:
+            found = _PROC_KEY.match(row.strip())
+            if found:
+                values.setdefault(found.group("key"), found.group("v"))
+        minor = values.get("Device Minor", "")
+        if "Bus Location" not in values or not minor.isdecimal():
+            continue  # nvidia-container-cli's blocks (Device Index first) are read above
+        if text.rfind("Device Index:", max(0, start - 200), start) != -1:
+            continue
+        gpu = draft.gpu(int(minor))
+        put(gpu, "name", values["Model"])
+        put(gpu, "pci_bus_id", bus_id(values["Bus Location"]))
+        put(gpu, "minor_number", int(minor))
+        _read(draft, text, start, len(rows))
+
+
+def _nvc_debug(text: str, draft: Draft) -> None:
+    if "nvc" not in text:
+        return
+    for start, line in iter_lines(text, text, "initializing library context"):
+        found = _NVC_CONTEXT.search(line)
+        if found:
+            put(draft.runtime, "toolkit_version", found.group("v"))
+            _read(draft, text, start)
+            break
+    for start, line in iter_lines(text, text, "/libnvidia-ml.so."):
+        found = _NVC_NVML.search(line.rstrip())
+        if found:
+            put(draft.nvml, "library_version", found.group("v"))
+            _read(draft, text, start)
+            break
+
+
+def _version_json(text: str, draft: Draft) -> None:
+    at = text.find('"CUDA SDK"')
+    if at == -1:
+        return
+    found = _VERSION_JSON.search(text, max(0, at - 200), at + 200)
+    if found and draft.cuda_toolkit_version is None:
+        draft.cuda_toolkit_version = found.group("v")
+        _read(draft, text, found.start(), found.group(0).count("\n") + 1)
 
 
 def _compute_mode(text: str, lower: str, draft: Draft) -> None:
