@@ -521,6 +521,109 @@ def test_rocm_smi_with_no_gpu_rows_is_not_read(read: Read) -> None:
         )
 
 
+def test_nvidia_smi_vgpu_on_the_host(read: Read) -> None:
+    facts = read(
+        "+-----------------------------------------------------------------------------+\n"
+        "| NVIDIA-SMI 535.129.03             Driver Version: 535.129.03                |\n"
+        "|---------------------------------+------------------------------+------------+\n"
+        "| GPU  Name                       | Bus-Id                       | GPU-Util   |\n"
+        "|      vGPU ID     Name           | VM ID     VM Name            | vGPU-Util  |\n"
+        "|=================================+==============================+============|\n"
+        "|   0  NVIDIA A100-PCIE-40GB      | 00000000:3B:00.0             |   0%       |\n"
+        "|      3251634213  GRID A100-4C   | 2786...   ubuntu-vm-1        |      0%    |\n"
+        "+---------------------------------+------------------------------+------------+\n"
+    )
+    (gpu,) = facts.nvml.gpus
+    assert (gpu.name, gpu.pci_bus_id, gpu.virtualization_mode) == (
+        "NVIDIA A100-PCIE-40GB",
+        "0000:3b:00.0",
+        "host_vgpu",
+    )
+
+
+_SMI_TABLE = """\
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 535.129.03             Driver Version: 535.129.03   CUDA Version: 12.2     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
+|=========================================+======================+======================|
+|   0  NVIDIA A100-PCIE-40GB          On  | 00000000:3B:00.0 Off |                    0 |
+| N/A   32C    P0              35W / 250W |      4MiB / 40960MiB |      0%      Default |
++-----------------------------------------+----------------------+----------------------+
+"""
+
+
+def test_a_plain_nvidia_smi_table_is_not_a_vgpu_host(read: Read) -> None:
+    facts = read(_SMI_TABLE)
+    assert [g.name for g in facts.nvml.gpus] == ["NVIDIA A100-PCIE-40GB"]
+    assert facts.nvml.gpus[0].virtualization_mode is None
+
+
+def test_proc_driver_gpu_information(read: Read) -> None:
+    facts = read(
+        "Model: \t\t NVIDIA A100-SXM4-80GB\nIRQ:   \t\t 123\n"
+        "GPU UUID: \t GPU-3f2c8a1e-5b6d-7e8f-9a0b-1c2d3e4f5a6b\nVideo BIOS: \t 92.00.45.00.06\n"
+        "Bus Type: \t PCIe\nBus Location: \t 0000:07:00.0\nDevice Minor: \t 2\n"
+    )
+    (gpu,) = facts.nvml.gpus
+    assert (gpu.index, gpu.name, gpu.pci_bus_id, gpu.minor_number) == (
+        2,
+        "NVIDIA A100-SXM4-80GB",
+        "0000:07:00.0",
+        2,
+    )
+
+
+def test_a_model_line_of_another_tool_is_no_gpu(read: Read) -> None:
+    facts = read("Model: Llama-3-8B-Instruct\nDevice Minor: unknown\ndriver 550.54.15\n")
+    assert facts.nvml.gpus == ()
+
+
+def test_nvidia_container_cli_debug_log(read: Read) -> None:
+    facts = read(
+        "I0312 10:21:43.123456 4321 nvc.c:376] initializing library context (version=1.14.3, "
+        "build=1eb5a30a6ad0415550a9df632ac8832bf7e2bbba)\n"
+        "I0312 10:21:43.141000 4321 nvc_info.c:173] selecting "
+        "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.129.03\n"
+    )
+    assert facts.container_runtime.toolkit_version == "1.14.3"
+    assert facts.nvml.library_version == "535.129.03"
+
+
+def test_a_library_path_outside_the_debug_log_is_not_nvml_read(read: Read) -> None:
+    facts = read("ls: /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.129.03\ndriver 535.129.03\n")
+    assert facts.nvml.library_version is None
+
+
+def test_cuda_version_json(read: Read) -> None:
+    facts = read(
+        '{\n   "cuda" : {\n      "name" : "CUDA SDK",\n      "version" : "12.2.2"\n   },\n'
+        '   "cuda_cudart" : {\n      "name" : "CUDA Runtime (cudart)",\n'
+        '      "version" : "12.2.140"\n   }\n}\n'
+    )
+    (toolkit,) = facts.cuda_libs.toolkits
+    assert toolkit.version == "12.2.2"
+    with pytest.raises(FactsError):  # a component's version is not the toolkit's
+        read('{ "cuda_cudart" : { "name" : "CUDA Runtime (cudart)", "version" : "12.2.140" } }\n')
+
+
+def test_a_containers_nvidia_environment(read: Read) -> None:
+    facts = read(
+        "$ env | grep NVIDIA\nNVIDIA_VISIBLE_DEVICES=all\n"
+        "NVIDIA_DRIVER_CAPABILITIES=compute,utility\n"
+        "NVIDIA_REQUIRE_CUDA=cuda>=12.2 brand=tesla,driver>=470,driver<471\n"
+    )
+    p = facts.platform
+    assert (p.nvidia_visible_devices, p.nvidia_driver_capabilities) == ("all", "compute,utility")
+    assert "the image was built for CUDA 12.2 (NVIDIA_REQUIRE_CUDA)" in facts.report.notes
+
+
+def test_prose_about_nvidia_visible_devices_sets_nothing(read: Read) -> None:
+    facts = read("Set NVIDIA_VISIBLE_DEVICES to all, driver 550.54.15\n")
+    assert facts.platform.nvidia_visible_devices is None
+
+
 def test_the_tool_patterns_pass_the_backtracking_check() -> None:
     from gpudoctor.pasted import (
         cluster,
