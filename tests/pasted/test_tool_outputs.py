@@ -624,18 +624,43 @@ def test_prose_about_nvidia_visible_devices_sets_nothing(read: Read) -> None:
     assert facts.platform.nvidia_visible_devices is None
 
 
+def test_nvidia_smi_l_lists_mig_devices_under_their_gpu(read: Read) -> None:
+    facts = read(
+        "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a90)\n"
+        "  MIG 3g.20gb     Device  0: (UUID: MIG-64ad1d48-8c3e-5b6f-9a1b-2c3d4e5f6a7b)\n"
+        "  MIG 2g.10gb     Device  1: (UUID: MIG-75be2e59-9d4f-6c70-ab2c-3d4e5f6a7b8c)\n"
+        "GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-6e6cb1e7-e44e-3c3d-635e-af4e9e3c9ba1)\n"
+    )
+    first, second = facts.nvml.gpus
+    assert first.mig_mode_current is True
+    assert [(m.index, m.name) for m in first.mig_devices] == [
+        (0, "NVIDIA A100-SXM4-40GB MIG 3g.20gb"),
+        (1, "NVIDIA A100-SXM4-40GB MIG 2g.10gb"),
+    ]
+    assert (second.mig_mode_current, second.mig_devices) == (None, ())
+
+
+def test_a_mig_uuid_in_prose_makes_no_mig_device(read: Read) -> None:
+    facts = read(
+        "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a90)\n"
+        "I set CUDA_VISIBLE_DEVICES to (UUID: MIG-64ad1d48-8c3e-5b6f-9a1b-2c3d4e5f6a7b)\n"
+    )
+    assert facts.nvml.gpus[0].mig_devices == ()
+
+
 def test_the_tool_patterns_pass_the_backtracking_check() -> None:
     from gpudoctor.pasted import (
         cluster,
         engines,
         host_tools,
         ib,
+        lines,
         nv_tools,
         packages,
         rocm_smi_table,
     )
 
-    modules = (cluster, engines, host_tools, ib, nv_tools, packages, rocm_smi_table)
+    modules = (cluster, engines, host_tools, ib, lines, nv_tools, packages, rocm_smi_table)
     for module in modules:
         for name, value in vars(module).items():
             if isinstance(value, re.Pattern):
