@@ -16,13 +16,17 @@
 - `nvidia-container-cli -k -d /dev/tty info`'s debug log: "initializing library context
   (version=1.14.3, ...)" and "selecting .../libnvidia-ml.so.535.129.03" (the NVML library file,
   whose name the live probe reads the library version from).
+- `nvidia-smi nvlink -s`: under each "GPU 0: ... (UUID: GPU-...)" line, "Link 0: 25 GB/s" (an
+  active link) or "Link 2: <inactive>", as NVML's link state the live probe records.
 - `/usr/local/cuda/version.json`: `"cuda" : { "name" : "CUDA SDK", "version" : "12.2.2" }`.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from gpudoctor.facts_multigpu import NvLinkFacts
 from gpudoctor.pasted.clean import bus_id
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import ascii_lower, iter_lines
@@ -76,6 +80,11 @@ _NVC_CONTEXT = re.compile(
 _NVC_NVML = re.compile(
     rf"\bnvc_info\.c:\d{{1,5}}\] selecting \S{{0,200}}/libnvidia-ml\.so\.(?P<v>{_VER3})\s{{0,4}}$"
 )
+_GPU_LINE = re.compile(r"^GPU (?P<i>\d{1,3}): [^\n]{1,120}\(UUID: GPU-[0-9a-fA-F-]{8,40}\)")
+_LINK_LINE = re.compile(
+    r"^\s{1,12}Link (?P<n>\d{1,2}): (?:(?P<speed>\d{1,4}(?:\.\d{1,3})? GB/s)|(?P<off><inactive>))"
+    r"\s{0,4}$"
+)
 _VERSION_JSON = re.compile(
     r"\"cuda\"\s{0,4}:\s{0,4}\{\s{0,40}\"name\"\s{0,4}:\s{0,4}\"CUDA SDK\",\s{0,40}"
     r"\"version\"\s{0,4}:\s{0,4}\"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\""
@@ -88,6 +97,7 @@ def parse(text: str, draft: Draft) -> None:
     _proc_gpu_information(text, draft)
     _nvc_debug(text, draft)
     _version_json(text, draft)
+    _nvlink_status(text, draft)
     _smi_version(text, lower, draft)
     _nvcli_info(text, draft)
     _dcgmi(text, draft)
@@ -294,6 +304,26 @@ def _version_json(text: str, draft: Draft) -> None:
     if found and draft.cuda_toolkit_version is None:
         draft.cuda_toolkit_version = found.group("v")
         _read(draft, text, found.start(), found.group(0).count("\n") + 1)
+
+
+def _nvlink_status(text: str, draft: Draft) -> None:
+    if "Link 0: " not in text:
+        return
+    gpu: dict[str, Any] | None = None
+    for start, line in iter_lines(text, text, ": "):
+        parent = _GPU_LINE.match(line.strip())
+        if parent:
+            gpu = draft.gpu(int(parent.group("i")))
+            continue
+        found = _LINK_LINE.match(line)
+        if found is None or gpu is None:
+            continue
+        links = gpu.get("nvlinks", ())
+        if any(link.link == int(found.group("n")) for link in links):
+            continue
+        link = NvLinkFacts(link=int(found.group("n")), active=found.group("off") is None)
+        gpu["nvlinks"] = (*links, link)
+        _read(draft, text, start)
 
 
 def _compute_mode(text: str, lower: str, draft: Draft) -> None:

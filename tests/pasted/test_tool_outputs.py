@@ -648,6 +648,27 @@ def test_a_mig_uuid_in_prose_makes_no_mig_device(read: Read) -> None:
     assert facts.nvml.gpus[0].mig_devices == ()
 
 
+def test_nvidia_smi_nvlink_status(read: Read) -> None:
+    facts = read(
+        "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-3f2c8a1e-5b6d-7e8f-9a0b-1c2d3e4f5a6b)\n"
+        "\t Link 0: 26.562 GB/s\n\t Link 1: 26.562 GB/s\n\t Link 2: <inactive>\n"
+        "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-4a3d9b2f-6c7e-8f9a-0b1c-2d3e4f5a6b7c)\n"
+        "\t Link 0: 26.562 GB/s\n\t Link 1: 26.562 GB/s\n\t Link 2: 26.562 GB/s\n"
+    )
+    assert [[(n.link, n.active) for n in g.nvlinks] for g in facts.nvml.gpus] == [
+        [(0, True), (1, True), (2, False)],
+        [(0, True), (1, True), (2, True)],
+    ]
+
+
+def test_link_lines_of_another_tool_are_not_nvlinks(read: Read) -> None:
+    facts = read(
+        "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-3f2c8a1e-5b6d-7e8f-9a0b-1c2d3e4f5a6b)\n"
+        "2: eth0: <BROADCAST,MULTICAST,UP> mtu 1500\n    Link 0: detected (ethtool)\n"
+    )
+    assert facts.nvml.gpus[0].nvlinks == ()
+
+
 def test_the_tool_patterns_pass_the_backtracking_check() -> None:
     from gpudoctor.pasted import (
         cluster,
