@@ -30,7 +30,7 @@ from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
 from gpudoctor.pasted import host_tools, pairs
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import ascii_lower, iter_lines, lines_with
+from gpudoctor.pasted.scan import FACTS_HEAD, ascii_lower, iter_lines, lines_with
 from gpudoctor.pasted.smi_query import license_status
 from gpudoctor.probes.xid import parse_record
 
@@ -1075,7 +1075,7 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
     )
 
 
-_HEAD = 2 << 20  # characters
+_HEAD = FACTS_HEAD  # characters
 _TAIL = 256 << 10
 
 

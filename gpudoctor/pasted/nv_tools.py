@@ -29,7 +29,7 @@ from typing import Any
 from gpudoctor.facts_multigpu import NvLinkFacts
 from gpudoctor.pasted.clean import bus_id
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import ascii_lower, iter_lines
+from gpudoctor.pasted.scan import ascii_lower, facts_head, iter_lines, lines_with
 
 NAME = "NVIDIA tools"
 DESCRIPTION = (
@@ -92,6 +92,7 @@ _VERSION_JSON = re.compile(
 
 
 def parse(text: str, draft: Draft) -> None:
+    text = facts_head(text)  # a long log: its head, as facts_scan reads it
     lower = ascii_lower(text)
     _vgpu_host(text, draft)
     _proc_gpu_information(text, draft)
@@ -310,7 +311,7 @@ def _nvlink_status(text: str, draft: Draft) -> None:
     if "Link 0: " not in text:
         return
     gpu: dict[str, Any] | None = None
-    for start, line in iter_lines(text, text, ": "):
+    for start, line in lines_with(text, text, ("(UUID: GPU-", "Link ")):
         parent = _GPU_LINE.match(line.strip())
         if parent:
             gpu = draft.gpu(int(parent.group("i")))

@@ -669,6 +669,13 @@ def test_link_lines_of_another_tool_are_not_nvlinks(read: Read) -> None:
     assert facts.nvml.gpus[0].nvlinks == ()
 
 
+def test_a_long_logs_head_is_read_for_tool_outputs(read: Read) -> None:
+    head = " Server Version: 24.0.7\n Cgroup Version: 2\n"
+    facts = read(head + "2025-01-01 10:00:00 INFO step 1 loss=0.5\n" * 80_000)
+    assert facts.container_runtime.docker_version == "24.0.7"
+    assert facts.container_runtime.devices.cgroup_version == 2
+
+
 def test_the_tool_patterns_pass_the_backtracking_check() -> None:
     from gpudoctor.pasted import (
         cluster,
