@@ -148,7 +148,11 @@ def _unused_fallback(code: str, facts: HostFacts, report: ReportFacts) -> str | 
 
 # Lines that only say the NVIDIA driver is absent: what any CUDA-capable program prints on a
 # host without an NVIDIA GPU.
-_DRIVER_ABSENT = frozenset({"libcuda-not-found", "tf-no-cuda-drivers", "ngc-driver-not-detected"})
+_DRIVER_ABSENT = frozenset(
+    {"libcuda-not-found", "tf-no-cuda-drivers", "ngc-driver-not-detected", "torch-found-no-driver"}
+)
+# Hosts a report names that have no NVIDIA GPU: the line above is what they print.
+_NO_NVIDIA = {"amd": "an AMD GPU", "apple": "a Mac (Apple silicon or macOS)"}
 
 
 def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
@@ -161,13 +165,14 @@ def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
             "the report shows an image build, whose steps run without GPUs: the line is "
             "expected there, and says nothing of the containers started from the image"
         )
-    if "amd" not in report.named:
+    named = next((what for word, what in _NO_NVIDIA.items() if word in report.named), None)
+    if named is None:
         return None
     if facts.nvml.gpus or driver_version(facts) is not None or facts.kernel.pci_devices:
         return None
     return (
-        "the report names an AMD GPU and no NVIDIA GPU or driver: on a host without an NVIDIA "
-        "GPU there is no libcuda, and the line is expected"
+        f"the report names {named} and no NVIDIA GPU or driver: on a host without an NVIDIA "
+        "GPU there is no NVIDIA driver or libcuda, and the line is expected"
     )
 
 

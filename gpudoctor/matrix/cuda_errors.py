@@ -86,6 +86,10 @@ class CudaErrorCatalogue:
         return {e.number: e for e in self.errors if e.api == "runtime"}
 
     @functools.cached_property
+    def driver_by_number(self) -> dict[int, CudaError]:
+        return {e.number: e for e in self.errors if e.api == "driver"}
+
+    @functools.cached_property
     def fixes(self) -> dict[str, str]:
         return {p.name: p.fix for p in self.parts}
 
@@ -98,28 +102,38 @@ _LABELLED = re.compile(
     r"\(?\s{0,2}(?P<n>\d{1,5})?\s{0,2}\)?\s{0,2}:\s{0,2}(?P<text>[^\n]{1,200})",
     re.IGNORECASE,
 )
+_PARENTHESIZED = re.compile(r"\((\d{1,4})\)\s{0,4}$")
+_DRIVER_CALL = re.compile(
+    r"\bcu(?:Init|Ctx\w{0,30}|Mem\w{0,30}|Module\w{0,30}|Launch\w{0,30}|Device\w{0,30})\b"
+)
 _NUMBER = re.compile(
     r"(?:error|code|failure|status)\s{0,2}[=:]?\s{0,2}\(?(\d{1,5})\b", re.IGNORECASE
 )
 
 
 def describe(said: str, catalogue: CudaErrorCatalogue | None = None) -> CudaError | None:
-    """The code a line's "CUDA error ..." text names: by enumerator, by the runtime's message,
-    then by a number (this toolkit's numbering); None when it names none of them."""
+    """The code a line's "CUDA error ..." text names: by enumerator, by the runtime's message
+    after a "CUDA error:" label, by an explicit number (this toolkit's numbering; a driver API
+    call such as cuInit numbers CUresult), then by a message anywhere in the line."""
     catalogue = catalogue or load_cuda_errors()
     enum = _ENUM.search(said)
     if enum and enum.group(1).lower() in catalogue.by_name:
         return catalogue.by_name[enum.group(1).lower()]
     labelled = _LABELLED.search(said)
-    message = (labelled.group("text") if labelled else said).strip().lower()
-    for known, error in catalogue.by_text:
-        if message.startswith(known) or (labelled is None and known in message):
-            return error
+    if labelled:
+        message = labelled.group("text").strip().lower()
+        for known, error in catalogue.by_text:
+            if message.startswith(known):
+                return error
     number = labelled.group("n") if labelled and labelled.group("n") else None
     if number is None:
-        found = _NUMBER.search(said)
+        found = _NUMBER.search(said) or _PARENTHESIZED.search(said)
         number = found.group(1) if found else None
-    return catalogue.runtime_by_number.get(int(number)) if number else None
+    if number is not None:
+        table = catalogue.driver_by_number if _DRIVER_CALL.search(said) else None
+        return (table or catalogue.runtime_by_number).get(int(number))
+    lower = said.lower()
+    return next((error for known, error in catalogue.by_text if known in lower), None)
 
 
 def cuda_error_values(said: str) -> dict[str, str]:

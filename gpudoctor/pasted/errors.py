@@ -5,7 +5,8 @@ driver an NGC container detected, the module and library of an NVRM API mismatch
 
 A line is named by the first signature (in catalogue order) that matches it, so a specific
 entry (an nvJitLink symbol) wins over a generic one (any undefined symbol). A message printed
-over two lines (an NGC refusal, an NVRM mismatch) is matched on the line joined with the next.
+over two or three lines (an NGC refusal, an NVRM mismatch or an unsupported GPU) is matched on
+the line joined with the next ones.
 """
 
 from __future__ import annotations
@@ -77,12 +78,32 @@ def _candidates(text: str, lower: str, signature: Signature) -> list[tuple[int, 
             if signature.compiled.search(stripped):
                 out.append((start, line, stripped))
                 continue
-            end = start + len(line) + 1
-            following = text[end : text.find("\n", end) if text.find("\n", end) != -1 else None]
-            joined = f"{stripped} {_LOG_PREFIX.sub('', following.strip())}"
-            if following and signature.compiled.search(joined):
+            joined = _joined(text, start + len(line) + 1, stripped, signature)
+            if joined is not None:
                 out.append((start, line, joined))
     return sorted(out)
+
+
+_JOIN_LINES = 2  # lines after the first a message may continue on (NVRM prints over three)
+
+
+def _joined(text: str, end: int, first: str, signature: Signature) -> str | None:
+    """The line joined with the next one, then two, when the signature matches only so."""
+    joined = first
+    for _ in range(_JOIN_LINES):
+        if end > len(text):
+            return None
+        stop = text.find("\n", end)
+        following = text[end : stop if stop != -1 else None].strip()
+        if not following:
+            return None
+        joined = f"{joined} {_LOG_PREFIX.sub('', following)}"
+        if signature.compiled.search(joined):
+            return joined
+        if stop == -1:
+            return None
+        end = stop + 1
+    return None
 
 
 def _facts(values: dict[str, str], draft: Draft) -> None:

@@ -429,6 +429,11 @@ def _ldconfig_libcuda(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _nccl_log(m: re.Match[str], d: Draft) -> bool:
+    _note(d, "the text holds NCCL's own log (NCCL_DEBUG=INFO)")
+    return True
+
+
 def _gridd(m: re.Match[str], d: Draft) -> bool:
     _note(d, "the text names nvidia-gridd, the vGPU guest's licence client: the GPU is a vGPU")
     return True
@@ -500,6 +505,12 @@ def _named(m: re.Match[str], d: Draft) -> bool:
     that the text is about it (kept apart from facts: it is not a line read)."""
     word = m.group("name").lower()
     d.named.append((_NAMED.get(word, word), d.scan_line))
+    return False
+
+
+def _apple_named(m: re.Match[str], d: Draft) -> bool:
+    """A Mac named in prose ("MacBook M2", "macOS 14", "Apple silicon"): no NVIDIA GPU there."""
+    d.named.append(("apple", d.scan_line))
     return False
 
 
@@ -981,6 +992,11 @@ _RULES: tuple[_Rule, ...] = (
         _ldconfig_libcuda,
     ),
     _Rule(
+        "nccl info",
+        _rx(r"\bNCCL INFO\b"),
+        _nccl_log,
+    ),
+    _Rule(
         "runtimes:",
         _rx(r"^\s{0,4}Runtimes:\s{1,4}(?P<names>[\w. -]{2,400}?)\s{0,4}$"),
         _docker_runtimes,
@@ -1029,6 +1045,11 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule("amd", _rx(r"\b(?P<name>amd) (?:gpu|graphics|card)|\ball[- ](?P<all>amd)\b"), _amd_named),
     _Rule("radeon", _rx(r"\b(?P<name>radeon)\b"), _amd_named),
+    _Rule(
+        ("mac", "apple", "darwin"),
+        _rx(r"\bmacbook\b|\bmacos\b|\bmac os x\b|\bapple (?:silicon|m[1-5])\b|\bdarwin\b"),
+        _apple_named,
+    ),
     _Rule("step ", _rx(r"^\s{0,4}Step \d{1,3}/\d{1,3} : RUN\b"), _build_named),
     _Rule("] run ", _rx(r"^\s{0,4}#\d{1,4} \[[^\]\n]{1,80}\] RUN\b"), _build_named),
     _Rule("docker", _rx(r"\bdocker (?:buildx )?build\b"), _build_named),
@@ -1149,12 +1170,27 @@ def gpu_models(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], s
     for arch in architectures:
         for example in (*arch.datacenter_gpus, *arch.consumer_gpus):
             tokens = tuple(t for t in _SPLIT.split(example.upper()) if t)
+            if len(tokens) >= 3 and tokens[-1] in _VARIANT_SUFFIXES:
+                # the model a listed variant varies ("GeForce GTX 1660" of "... 1660 Ti")
+                base = tokens[:-1]
+                out.setdefault(base, set()).add(arch.compute_capability)
+                if base[0] in ("GEFORCE", "TESLA", "QUADRO", "NVIDIA"):
+                    out.setdefault(base[1:], set()).add(arch.compute_capability)
             if tokens:
                 out.setdefault(tokens, set()).add(arch.compute_capability)
                 # "GeForce RTX 4090" is also written "RTX 4090"; "Tesla T4" also "T4"
                 if len(tokens) > 1 and tokens[0] in ("GEFORCE", "TESLA", "QUADRO", "NVIDIA"):
                     out.setdefault(tokens[1:], set()).add(arch.compute_capability)
+                # "RTX A6000" is also written "A6000" (a lettered model, never a bare number)
+                if len(tokens) == 2 and tokens[0] == "RTX" and tokens[1][:1].isalpha():
+                    out.setdefault(tokens[1:], set()).add(arch.compute_capability)
     return out
+
+
+# A variant's suffix: a "GeForce RTX 3060 Ti", "RTX 2060 SUPER" or "RTX 3080 Laptop GPU" is of
+# the same GPU generation, and compute capability, as the model it varies.
+_VARIANT_SUFFIXES = frozenset({"TI", "SUPER", "LAPTOP", "MOBILE", "MAX-Q", "MAXQ"})
+_GLUED_SUFFIX = re.compile(r"(?<=\d)(?=(?:ti|super)\b)", re.IGNORECASE)
 
 
 def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Architecture]) -> None:
@@ -1215,6 +1251,7 @@ def _cc_of(name: str, models: dict[tuple[str, ...], set[str]]) -> str | None:
 def _names_in_line(
     line: str, models: dict[tuple[str, ...], set[str]], last_tokens: set[str]
 ) -> list[tuple[str, int, str | None]]:
+    line = _GLUED_SUFFIX.sub(" ", line)  # "RTX 3090Ti" is "RTX 3090 Ti"
     upper = line.upper()
     spans = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(upper)]
     tokens = [s[2] for s in spans]

@@ -80,6 +80,8 @@ def test_the_committed_file_is_what_the_installed_toolkit_gives() -> None:
         ("CUDA error: unspecified launch failure", "cudaErrorLaunchFailure"),
         ("GPUassert: misaligned address kernel.cu 20", "cudaErrorMisalignedAddress"),
         ("CUDA error 999", "cudaErrorUnknown"),
+        # a driver API call numbers CUresult: TensorFlow's generic words lose to the number
+        ("failed call to cuInit: UNKNOWN ERROR (303)", "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED"),
     ],
 )
 def test_describe_names_the_code_a_line_states(said: str, name: str) -> None:

@@ -257,6 +257,18 @@ def test_syslog_escaped_line_breaks_join_the_message(read: Read, matrix: Matrix)
             Severity.WARN,
         ),
         (
+            "[99083.966246] NVRM: The NVIDIA GPU 0000:05:00.0 (PCI ID: 10de:26b9)\n"
+            "               NVRM: installed in this system is not supported by the\n"
+            "               NVRM: NVIDIA 570.86.15 driver release.\n",
+            "driver-gpu-unsupported",
+            Severity.ERROR,
+        ),
+        (
+            "node1:1234:1290 [0] NCCL WARN NET/IB : Got async event : port error\n",
+            "nccl-ib-async-event",
+            Severity.ERROR,
+        ),
+        (
             "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not "
             "find TensorRT\n",
             "tf-trt-not-found",
@@ -277,3 +289,182 @@ def test_a_newer_llama_cpp_system_info_with_cuda_is_no_cpu_build(
     line = "system_info: n_threads = 8 | CUDA : ARCHS = 860 | USE_GRAPHS = 1 | CPU : BLAS = 0 |\n"
     facts = read("Driver Version: 550.54.15\n" + line)
     assert not _error_lines(facts, matrix, "llama-cpp-no-gpu-backend")
+
+
+def test_a_message_is_joined_over_three_lines_at_most(read: Read, matrix: Matrix) -> None:
+    far = (
+        "NVRM: The NVIDIA GPU 0000:05:00.0 (PCI ID: 10de:26b9)\nNVRM: (a line between)\n"
+        "NVRM: (another one)\nNVRM: installed in this system is not supported by the\n"
+        "NVRM: NVIDIA 570.86.15 driver release.\n"
+    )
+    facts = read("Driver Version: 550.54.15\n" + far)
+    assert not _error_lines(facts, matrix, "driver-gpu-unsupported")
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED\n", "cudnn-status"),
+        (
+            "ImportError: libcudnn_ops_infer.so.8: cannot open shared object file\n",
+            "cudnn-library-missing",
+        ),
+        (
+            "Unable to determine the device handle for GPU 0000:3B:00.0: Unknown Error\n",
+            "nvml-gpu-handle",
+        ),
+        (
+            "Failed to initialize NVML: GPU access blocked by the operating system\n",
+            "nvml-blocked-by-os",
+        ),
+        ("Failed to initialize NVML: Insufficient Permissions\n", "nvml-no-permission"),
+        (
+            "OSError: CUDA_HOME environment variable is not set. Please set it\n",
+            "cuda-home-not-set",
+        ),
+        (
+            'failed to get sandbox runtime: no runtime for "nvidia" is configured\n',
+            "containerd-no-nvidia-runtime",
+        ),
+        ("manifest for nvidia/cuda:latest not found: manifest unknown\n", "cuda-image-no-latest"),
+    ],
+)
+def test_known_lines_are_named(read: Read, matrix: Matrix, line: str, code: str) -> None:
+    (found,) = _error_lines(read(line), matrix, code)
+    assert found.severity is Severity.ERROR
+    assert found.fix
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("we build against cuDNN 8.9 and libcudnn.so.8 is present\n", "cudnn-library-missing"),
+        ("export CUDA_HOME=/usr/local/cuda-12.1\n", "cuda-home-not-set"),
+        ("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n", "cuda-image-no-latest"),
+        ("NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>\n", "nccl-ib-async-event"),
+    ],
+)
+def test_near_misses_of_known_lines(read: Read, matrix: Matrix, text: str, code: str) -> None:
+    facts = read("Driver Version: 550.54.15\n" + text)
+    assert not _error_lines(facts, matrix, code)
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        (
+            "E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261] Unable to register "
+            "cuDNN factory: Attempting to register factory for plugin cuDNN when one has already "
+            "been registered\n",
+            "tf-factory-registered-twice",
+        ),
+        (
+            "W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could "
+            "not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open "
+            "shared object file: No such file or directory\n",
+            "tf-tensorrt-libraries-absent",
+        ),
+        (
+            "UserWarning: CUDA initialization: Found no NVIDIA driver on your system.\n"
+            "I'm on a MacBook M2, running the CPU tests only.\n",
+            "torch-found-no-driver",
+        ),
+    ],
+)
+def test_harmless_lines_are_info(read: Read, matrix: Matrix, text: str, code: str) -> None:
+    (found,) = _error_lines(read(text), matrix, code)
+    assert found.severity is Severity.INFO
+
+
+def test_no_driver_on_a_linux_gpu_host_stays_an_error(read: Read, matrix: Matrix) -> None:
+    text = "GPU: NVIDIA GeForce RTX 3090\nRuntimeError: Found no NVIDIA driver on your system.\n"
+    (found,) = _error_lines(read(text), matrix, "torch-found-no-driver")
+    assert found.severity is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("we were told no runtime for gpus exists\n", "containerd-no-nvidia-runtime"),
+        ("MIG mode: Enabled on GPU 0; profiles 1g.10gb\n", "mig-not-enabled"),
+        ("NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n", "nccl-socket-connect"),
+        ("NCCL INFO NET/IB : Got completion with error 0\n", "nccl-ib-retry-exceeded"),
+        (
+            "nvidia-container-cli: initialization error: nvml error: driver not loaded\n",
+            "nvml-driver-not-loaded",
+        ),
+        ("$ which nvidia-smi\n/usr/bin/nvidia-smi\n", "container-without-driver-files"),
+    ],
+)
+def test_near_misses_of_the_cluster_lines(read: Read, matrix: Matrix, text: str, code: str) -> None:
+    facts = read("Driver Version: 550.54.15\n" + text)
+    assert not _error_lines(facts, matrix, code)
+
+
+def test_ncclss_info_log_alone_is_read(read: Read) -> None:
+    facts = read("NCCL INFO Channel 00/02 :    0   1\nNCCL INFO Connected all rings\n")
+    assert facts.report is not None
+    assert any("NCCL's own log" in note for note in facts.report.notes)
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        (
+            "    libcudart.so.12 => /usr/local/cuda/lib64/libcudart.so.12 (0x00007f)\n",
+            "ldd-cuda-library-not-found",
+        ),
+        (
+            "Installed CUDA version 12.1 matches the version torch was compiled with\n",
+            "deepspeed-cuda-mismatch",
+        ),
+        ("Loaded the cudnn shared library from /usr/lib\n", "paddle-dynload"),
+        ("TensorRT version 10.0.1 installed; the engine was rebuilt\n", "tensorrt-engine-version"),
+    ],
+)
+def test_near_misses_of_the_library_lines(read: Read, matrix: Matrix, text: str, code: str) -> None:
+    facts = read("Driver Version: 550.54.15\n" + text)
+    assert not _error_lines(facts, matrix, code)
+
+
+def test_xformers_without_triton_and_torch_without_a_context_are_info(
+    read: Read, matrix: Matrix
+) -> None:
+    text = (
+        "WARNING  A matching Triton is not available, some optimizations will not be enabled\n"
+        "UserWarning: Attempting to run cuBLAS, but there was no current CUDA context! "
+        "Attempting to set the primary context...\n"
+    )
+    facts = read(text)
+    for code in ("xformers-triton-absent", "torch-cublas-no-context"):
+        (found,) = _error_lines(facts, matrix, code)
+        assert found.severity is Severity.INFO
+
+
+@pytest.mark.parametrize(
+    ("text", "cc"),
+    [
+        ("GPU: RTX 4060Ti\n", "8.9"),  # a glued Ti
+        ("GPU: GeForce GTX 1660 SUPER\n", "7.5"),  # the model a listed 1660 Ti varies
+        ("GPU: A6000\n", "8.6"),  # RTX A6000 without its RTX
+        ("GPU: RTX 3080 Laptop GPU\n", "8.6"),
+    ],
+)
+def test_gpu_model_variants_are_named(read: Read, text: str, cc: str) -> None:
+    facts = read("Driver Version: 550.54.15\n" + text)
+    assert [g.compute_capability for g in facts.nvml.gpus] == [cc]
+
+
+def test_a_bare_model_number_is_no_gpu(read: Read) -> None:
+    facts = read("Driver Version: 550.54.15\nmy 3060 and 4090 numbers, ticket 1050ti\n")
+    assert facts.nvml.gpus == ()
+
+
+def test_nvidia_uvm_not_loaded_is_named_and_an_lsmod_line_is_not(
+    read: Read, matrix: Matrix
+) -> None:
+    said = read("[WARN] Kernel module nvidia_uvm is not loaded. Make sure the driver is loaded\n")
+    (found,) = _error_lines(said, matrix, "nvidia-uvm-not-loaded")
+    assert "modprobe nvidia_uvm" in found.fix
+    listed = read("Driver Version: 550.54.15\nnvidia_uvm            1527808  0\n")
+    assert not _error_lines(listed, matrix, "nvidia-uvm-not-loaded")
