@@ -213,6 +213,7 @@ _OS_IDS = {
     "amazon linux": "amzn",
     "opensuse": "opensuse",
     "sles": "sles",
+    "suse linux enterprise server": "sles",
     "arch linux": "arch",
 }
 
@@ -871,12 +872,33 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "rocky",
-        _rx(r"\b(?P<name>rocky(?: linux)?)\s{1,4}(?P<v>\d{1,2}(?:\.\d{1,2})?)"),
+        _rx(r"\b(?P<name>rocky(?: linux)?)(?: release)?\s{1,4}(?P<v>\d{1,2}(?:\.\d{1,2})?)"),
         _os,
     ),
     _Rule(
         "centos",
-        _rx(r"\b(?P<name>centos)(?: linux| stream)?\s{1,4}(?P<v>\d{1,2})"),
+        _rx(r"\b(?P<name>centos)(?: linux| stream)?(?: release)?\s{1,4}(?P<v>\d{1,2})"),
+        _os,
+    ),
+    _Rule(  # /etc/redhat-release and its kin: "AlmaLinux release 9.3", "Fedora release 39"
+        "almalinux",
+        _rx(r"\b(?P<name>almalinux)(?: release)?\s{1,4}(?P<v>\d{1,2}(?:\.\d{1,2})?)"),
+        _os,
+    ),
+    _Rule(
+        "fedora",
+        # "release" or "Linux" says it is the OS ("a fedora 12 hours a day" is not)
+        _rx(r"\b(?P<name>fedora)(?: linux release| release| linux)\s{1,4}(?P<v>\d{2})\b"),
+        _os,
+    ),
+    _Rule(
+        ("suse linux enterprise server", "sles"),
+        _rx(r"\b(?P<name>suse linux enterprise server|sles)\s{1,4}(?P<v>\d{2})(?:\s{1,2}SP\d)?\b"),
+        _os,
+    ),
+    _Rule(
+        "opensuse",
+        _rx(r"\b(?P<name>opensuse)(?: leap)?\s{1,4}(?P<v>\d{2}\.\d)\b"),
         _os,
     ),
     _Rule(

@@ -676,6 +676,27 @@ def test_a_long_logs_head_is_read_for_tool_outputs(read: Read) -> None:
     assert facts.container_runtime.devices.cgroup_version == 2
 
 
+@pytest.mark.parametrize(
+    ("line", "os_id", "version"),
+    [
+        ("Rocky Linux release 9.3 (Blue Onyx)", "rocky", "9.3"),
+        ("CentOS Linux release 7.9.2009 (Core)", "centos", "7"),
+        ("AlmaLinux release 9.3 (Shamrock Pampas Cat)", "almalinux", "9.3"),
+        ("Fedora release 39 (Thirty Nine)", "fedora", "39"),
+        ("SUSE Linux Enterprise Server 15 SP5", "sles", "15"),
+        ("openSUSE Leap 15.5", "opensuse", "15.5"),
+    ],
+)
+def test_release_files_name_the_os(read: Read, line: str, os_id: str, version: str) -> None:
+    facts = read(f"$ cat /etc/*-release\n{line}\n")
+    assert (facts.platform.os_id, facts.platform.os_version) == (os_id, version)
+
+
+def test_a_hat_is_not_an_os(read: Read) -> None:
+    facts = read("I wear a fedora 12 hours a day; driver 550.54.15\n")
+    assert facts.platform.os_id is None
+
+
 def test_the_tool_patterns_pass_the_backtracking_check() -> None:
     from gpudoctor.pasted import (
         cluster,
