@@ -31,6 +31,7 @@ _SYSTEM_INFO = re.compile(
     r"^\s{2,4}(?P<key>Kernel Version|Architecture|Container Runtime Version):"
     r"\s{1,30}(?P<v>[^\n]{1,80}?)\s{0,4}$"
 )
+_RESOURCE = re.compile(r"^\s{2,4}nvidia\.com/gpu:\s{1,30}(?P<n>\d{1,4})\s{0,4}$")
 _GOARCH = {"amd64": "x86_64", "arm64": "aarch64", "ppc64le": "ppc64le", "s390x": "s390x"}
 _READY = re.compile(r"^\d{1,2}/\d{1,2}$")
 _FINE = ("Running", "Completed", "Succeeded")
@@ -44,6 +45,7 @@ _SLURM_OS = re.compile(r"\bOS=Linux (?P<release>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,
 def parse(text: str, draft: Draft) -> None:
     text = facts_head(text)  # a long log: its head, as facts_scan reads it
     _labels(text, draft)
+    _resources(text, draft)
     _system_info(text, draft)
     _pods(text, draft)
     _slurm(text, draft)
@@ -94,6 +96,27 @@ def _label_gpus(labels: dict[str, str], draft: Draft) -> None:
             put(gpu, "compute_capability", ".".join(cc))
         if memory.isdecimal():
             put(gpu, "memory_total_bytes", int(memory) << 20)
+
+
+def _resources(text: str, draft: Draft) -> None:
+    """Capacity/Allocatable's "nvidia.com/gpu: 4": the GPUs the device plugin advertises."""
+    said: dict[str, str] = {}
+    for start, line in iter_lines(text, text, "nvidia.com/gpu:"):
+        found = _RESOURCE.match(line)
+        if found is None:
+            continue
+        heading = text.rfind("\nCapacity:", 0, start), text.rfind("\nAllocatable:", 0, start)
+        kind = "allocatable" if heading[1] > heading[0] else "capacity"
+        if max(heading) == -1 or kind in said:
+            continue
+        said[kind] = found.group("n")
+        _read(draft, text, start)
+    if said:
+        put(draft.platform, "kubernetes", True)
+        draft.notes.append(
+            "the node advertises nvidia.com/gpu: "
+            + ", ".join(f"{kind} {n}" for kind, n in sorted(said.items(), reverse=True))
+        )
 
 
 def _system_info(text: str, draft: Draft) -> None:

@@ -4,7 +4,8 @@
   version, which the live probe records; the client's own version above it is a note).
 - `docker info`: " Server Version: 24.0.7", " Cgroup Driver: systemd", " Cgroup Version: 2"
   (its Runtimes and Default Runtime lines are facts_scan's rules).
-- `podman info`: "cgroupVersion: v2", "cgroupManager: systemd" under `host:`.
+- `podman info`: "cgroupVersion: v2" under `host:`, and its `distribution:` block (the
+  os-release ID and version).
 - `crictl info` (containerd): the JSON's config.containerd "defaultRuntimeName" and "runtimes".
 """
 
@@ -36,6 +37,10 @@ _INFO_KEY = re.compile(
 )
 _PODMAN_KEY = re.compile(
     r"^\s{2,4}(?P<key>cgroupVersion|cgroupManager):\s{1,4}(?P<v>v1|v2|systemd|cgroupfs)\s{0,4}$"
+)
+_PODMAN_DISTRIBUTION = re.compile(
+    r"^\s{4,8}(?P<key>codename|distribution|variant|version):\s{1,4}\"?(?P<v>[\w.-]{1,40})\"?"
+    r"\s{0,4}$"
 )
 _VERSION = re.compile(r"^\d{1,2}\.\d{1,2}\.\d{1,3}")
 _MAX_JSON = 400_000  # characters: `crictl info` of a busy node is a few tens of KB
@@ -104,7 +109,26 @@ def _podman_info(text: str, draft: Draft) -> None:
             _device_fact(draft, "cgroup_version", int(found.group("v")[1]))
             draft.notes.append("podman info: the host runs Podman")
             _read(draft, text, start)
+            _podman_distribution(text, draft)
             return
+
+
+def _podman_distribution(text: str, draft: Draft) -> None:
+    """host.distribution: its `distribution:` (the os-release ID) and `version:` keys."""
+    for start, line in iter_lines(text, text, "  distribution:"):
+        if line.strip() != "distribution:":
+            continue
+        keys: dict[str, str] = {}
+        for row in text[start:].split("\n", 6)[1:6]:
+            found = _PODMAN_DISTRIBUTION.match(row)
+            if found is None:
+                break
+            keys[found.group("key")] = found.group("v")
+        if "distribution" in keys and "os_id" not in draft.platform:
+            put(draft.platform, "os_id", keys["distribution"].lower())
+            put(draft.platform, "os_version", keys.get("version"))
+            _read(draft, text, start, 1 + len(keys))
+        return
 
 
 def _crictl_info(text: str, draft: Draft) -> None:

@@ -291,9 +291,11 @@ def test_a_cgroup_driver_that_is_no_driver_is_not_read(read: Read) -> None:
 def test_podman_info_cgroup_version(read: Read) -> None:
     facts = read(
         "host:\n  arch: amd64\n  cgroupManager: systemd\n  cgroupVersion: v2\n"
+        '  distribution:\n    distribution: rhel\n    version: "9.4"\n'
         "  kernel: 5.14.0-427.13.1.el9_4.x86_64\n"
     )
     assert facts.container_runtime.devices.cgroup_version == 2
+    assert (facts.platform.os_id, facts.platform.os_version) == ("rhel", "9.4")
     with pytest.raises(FactsError):  # not indented under host: not podman info
         read("cgroupVersion: v2\n")
 
@@ -363,6 +365,7 @@ def test_kubectl_describe_node(read: Read) -> None:
     assert (facts.platform.os_id, facts.platform.os_version) == ("ubuntu", "22.04")
     assert facts.container_runtime.cri_engine == "containerd"
     assert any("CUDA 12.2" in n for n in facts.report.notes)
+    assert "the node advertises nvidia.com/gpu: capacity 4, allocatable 4" in facts.report.notes
 
 
 def test_a_pod_asking_for_a_gpu_names_no_driver_and_no_gpu_model(read: Read) -> None:
