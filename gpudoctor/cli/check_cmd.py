@@ -60,8 +60,10 @@ A pasted report (--from report.txt, or --from - for standard
 input) may hold any mix of torch's collect_env, nvidia-smi (the
 table, -q, -q -x, -L), pip list / pip freeze,
 /proc/driver/nvidia/version, tf.sysconfig.get_build_info(),
-TensorFlow's GPU log lines and error lines; each is recognised by
-its shape, and what the report does not show stays unknown.
+TensorFlow's GPU log lines, the host's tools (docker info,
+kubectl describe node, nvidia-container-cli info, dcgmi, os-release,
+ibstat, ...) and error lines; each is recognised by its shape, and
+what the report does not show stays unknown.
 --format markdown writes a reply for an issue thread.
 
 Requirement keys: driver, cuda, gpus, memory (GiB/GB/MiB/MB),

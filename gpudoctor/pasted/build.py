@@ -116,14 +116,15 @@ def _programs(draft: Draft) -> tuple[InstalledProgram, ...]:
 
 
 def _multigpu(draft: Draft) -> MultiGpuFacts:
-    """A pasted kernel log's Xid lines and the NCCL_* variables a paste sets; the rest of the
-    multi-GPU probe was not run."""
-    if not draft.xid_events and not draft.nccl_env:
+    """A pasted kernel log's Xid lines, the NCCL_* variables a paste sets and the HCA ports
+    ibstat/ibv_devinfo show; the rest of the multi-GPU probe was not run."""
+    if not draft.xid_events and not draft.nccl_env and not draft.ib_ports:
         return MultiGpuFacts()
     return MultiGpuFacts(
         xid_readable=True if draft.xid_events else None,
         xid_events=tuple(draft.xid_events),
         nccl_env=tuple(draft.nccl_env),
+        ib_ports=tuple(draft.ib_ports),
     )
 
 
@@ -295,6 +296,10 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
                 nvcc_version=draft.nvcc_version,
                 nvrtc=draft.nvrtc,
             ),
+        )
+    elif draft.cuda_toolkit_version:
+        toolkits = (
+            CudaToolkit(path="/usr/local/cuda (version.json)", version=draft.cuda_toolkit_version),
         )
     nccl: tuple[LibraryFact, ...] = ()
     if "nccl" in draft.libraries:

@@ -16,11 +16,17 @@ from typing import TYPE_CHECKING
 from gpudoctor.errors import FactsError
 from gpudoctor.pasted import amd as amd_tools
 from gpudoctor.pasted import (
+    cluster,
     collect_env,
+    engines,
     errors,
     facts_scan,
+    host_tools,
+    ib,
     lines,
+    nv_tools,
     packages,
+    rocm_smi_table,
     smi_csv,
     smi_query,
     smi_table,
@@ -66,8 +72,14 @@ LINES: tuple[LineShape, ...] = (
     LineShape(lines.PROC, lines.PROC_DESCRIPTION, lines.proc_version),
     LineShape(lines.TF_LOG, lines.TF_LOG_DESCRIPTION, lines.tf_devices),
     LineShape(smi_csv.NAME, smi_csv.DESCRIPTION, smi_csv.parse),
+    LineShape(nv_tools.NAME, nv_tools.DESCRIPTION, nv_tools.parse),
+    LineShape(host_tools.NAME, host_tools.DESCRIPTION, host_tools.parse),
+    LineShape(engines.NAME, engines.DESCRIPTION, engines.parse),
+    LineShape(cluster.NAME, cluster.DESCRIPTION, cluster.parse),
+    LineShape(ib.NAME, ib.DESCRIPTION, ib.parse),
     LineShape(packages.NAME, packages.DESCRIPTION, packages.parse),
     LineShape(amd_tools.NAME, amd_tools.DESCRIPTION, amd_tools.parse),
+    LineShape(rocm_smi_table.NAME, rocm_smi_table.DESCRIPTION, rocm_smi_table.parse),
     LineShape(errors.NAME, errors.DESCRIPTION, errors.parse),
 )
 
@@ -220,7 +232,11 @@ def _merge(into: Draft, other: Draft) -> None:
     into.notes.extend(n for n in other.notes if n not in into.notes)
     into.cudnn_files.extend(f for f in other.cudnn_files if f not in into.cudnn_files)
     into.xid_events.extend(other.xid_events)
+    ports = {(p.device, p.port) for p in into.ib_ports}
+    into.ib_ports.extend(p for p in other.ib_ports if (p.device, p.port) not in ports)
     if into.torch_cuda_available is None:
         into.torch_cuda_available = other.torch_cuda_available
     if into.nvcc_version is None:
         into.nvcc_version = other.nvcc_version
+    if into.cuda_toolkit_version is None:
+        into.cuda_toolkit_version = other.cuda_toolkit_version

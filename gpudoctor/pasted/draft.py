@@ -26,6 +26,7 @@ class Draft:
     tensorflow: dict[str, Any] = field(default_factory=dict)  # build info / log lines
     torch_cuda_available: bool | None = None
     nvcc_version: str | None = None
+    cuda_toolkit_version: str | None = None  # /usr/local/cuda/version.json's "CUDA SDK"
     nvrtc: bool = False  # the report shows NVRTC in use with that runtime (CuPy's show_config)
     cudnn_files: list[str] = field(default_factory=list)
     errors: list[ReportError] = field(default_factory=list)
@@ -38,6 +39,7 @@ class Draft:
     scan_line: int = 0  # the line facts_scan is reading (its handlers name it)
     xid_events: list[Any] = field(default_factory=list)  # facts_multigpu.XidEvent
     nccl_env: list[Any] = field(default_factory=list)  # facts_multigpu.EnvVar
+    ib_ports: list[Any] = field(default_factory=list)  # facts_multigpu.IbPort (ibstat)
     gpus_from_text: bool = False  # the GPUs were read from prose, not from a GPU listing
     amd: dict[str, Any] = field(default_factory=dict)  # AmdFacts fields the ROCm tools showed
     amd_gpus: dict[int, dict[str, Any]] = field(default_factory=dict)  # name, gfx, device_id, bdf

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING
 from gpudoctor import cri_config, versions
 from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
-from gpudoctor.pasted import pairs
+from gpudoctor.pasted import host_tools, pairs
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import ascii_lower, iter_lines, lines_with
+from gpudoctor.pasted.scan import FACTS_HEAD, ascii_lower, iter_lines, lines_with
 from gpudoctor.pasted.smi_query import license_status
 from gpudoctor.probes.xid import parse_record
 
@@ -213,6 +213,7 @@ _OS_IDS = {
     "amazon linux": "amzn",
     "opensuse": "opensuse",
     "sles": "sles",
+    "suse linux enterprise server": "sles",
     "arch linux": "arch",
 }
 
@@ -305,7 +306,7 @@ def _nouveau(m: re.Match[str], d: Draft) -> bool:
 
 
 def _cmdline_any(m: re.Match[str], d: Draft) -> bool:
-    put(d.kernel, "cmdline", (m.group("cmdline") or m.group("c2") or "").strip())
+    host_tools.read_cmdline((m.group("cmdline") or m.group("c2") or "").strip(), d)
     return True
 
 
@@ -491,13 +492,6 @@ def _ggml_gpu(m: re.Match[str], d: Draft) -> bool:
     gpu = d.gpu(int(m.group("i")))
     put(gpu, "name", m.group("name").strip())
     put(gpu, "compute_capability", m.group("cc"))
-    return True
-
-
-def _k8s_product(m: re.Match[str], d: Draft) -> bool:
-    """GPU feature discovery's node label: nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB."""
-    put(d.platform, "kubernetes", True)
-    d.named_gpus.append((m.group("name").replace("-", " "), 1, d.scan_line))
     return True
 
 
@@ -833,13 +827,8 @@ _RULES: tuple[_Rule, ...] = (
         _kubernetes,
     ),
     _Rule(
-        "nvidia.com/gpu.product",
-        _rx(r"nvidia\.com/gpu\.product[=:]\s{0,4}(?P<name>[\w-]{2,60})"),
-        _k8s_product,
-    ),
-    _Rule(
         "nvidia.com/gpu",
-        _rx(r"nvidia\.com/gpu\b"),
+        _rx(r"nvidia\.com/gpu\b(?!=)"),  # "nvidia.com/gpu=0" is a CDI device name
         _kubernetes,
     ),
     _Rule(
@@ -888,12 +877,33 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "rocky",
-        _rx(r"\b(?P<name>rocky(?: linux)?)\s{1,4}(?P<v>\d{1,2}(?:\.\d{1,2})?)"),
+        _rx(r"\b(?P<name>rocky(?: linux)?)(?: release)?\s{1,4}(?P<v>\d{1,2}(?:\.\d{1,2})?)"),
         _os,
     ),
     _Rule(
         "centos",
-        _rx(r"\b(?P<name>centos)(?: linux| stream)?\s{1,4}(?P<v>\d{1,2})"),
+        _rx(r"\b(?P<name>centos)(?: linux| stream)?(?: release)?\s{1,4}(?P<v>\d{1,2})"),
+        _os,
+    ),
+    _Rule(  # /etc/redhat-release and its kin: "AlmaLinux release 9.3", "Fedora release 39"
+        "almalinux",
+        _rx(r"\b(?P<name>almalinux)(?: release)?\s{1,4}(?P<v>\d{1,2}(?:\.\d{1,2})?)"),
+        _os,
+    ),
+    _Rule(
+        "fedora",
+        # "release" or "Linux" says it is the OS ("a fedora 12 hours a day" is not)
+        _rx(r"\b(?P<name>fedora)(?: linux release| release| linux)\s{1,4}(?P<v>\d{2})\b"),
+        _os,
+    ),
+    _Rule(
+        ("suse linux enterprise server", "sles"),
+        _rx(r"\b(?P<name>suse linux enterprise server|sles)\s{1,4}(?P<v>\d{2})(?:\s{1,2}SP\d)?\b"),
+        _os,
+    ),
+    _Rule(
+        "opensuse",
+        _rx(r"\b(?P<name>opensuse)(?: leap)?\s{1,4}(?P<v>\d{2}\.\d)\b"),
         _os,
     ),
     _Rule(
@@ -1009,11 +1019,6 @@ _RULES: tuple[_Rule, ...] = (
         _ldconfig_libcuda,
     ),
     _Rule(
-        "gpu0",
-        _rx(r"^\s{0,4}GPU0\s[^\n]{0,600}?\b(?:NIC0|CPU Affinity)\b"),
-        _says("an `nvidia-smi topo -m` matrix: the GPUs' interconnect"),
-    ),
-    _Rule(
         ("l4t-", "dustynv/"),
         _rx(
             r"\b(?P<repo>(?:nvcr\.io/nvidia/|dustynv/)[\w.-]{1,60}|[\w.-]{1,40}/l4t-[\w.-]{1,40}|"
@@ -1126,7 +1131,7 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
     )
 
 
-_HEAD = 2 << 20  # characters
+_HEAD = FACTS_HEAD  # characters
 _TAIL = 256 << 10
 
 

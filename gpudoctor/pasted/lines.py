@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from gpudoctor.facts import MigDevice
 from gpudoctor.pasted.clean import bus_id, integer
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import iter_lines
@@ -13,6 +15,10 @@ from gpudoctor.pasted.scan import iter_lines
 SMI_L = "nvidia-smi -L"
 SMI_L_DESCRIPTION = "`nvidia-smi -L`"
 _SMI_L = re.compile(r"GPU (\d{1,3}): ([^\n(]{1,120}?) \(UUID: GPU-[0-9a-fA-F-]{8,40}\)")
+_SMI_L_MIG = re.compile(
+    r"^\s{1,8}MIG (?P<profile>\d{1,2}g\.\d{1,3}gb(?:\+[a-z]{1,8})?)\s{1,8}Device\s{1,3}"
+    r"(?P<i>\d{1,2}): \(UUID: (?P<uuid>MIG-[0-9A-Za-z/-]{8,80})\)"
+)
 
 PROC = "/proc/driver/nvidia/version"
 PROC_DESCRIPTION = "`cat /proc/driver/nvidia/version`"
@@ -50,6 +56,31 @@ def smi_list(text: str, draft: Draft) -> None:
             put(draft.nvml, "status", "ok")
     if SMI_L in draft.sections and text.find("(UUID: MIG-") != -1:
         draft.notes.append("nvidia-smi -L lists MIG devices: MIG is on for at least one GPU")
+        _mig_devices(text, draft)
+
+
+def _mig_devices(text: str, draft: Draft) -> None:
+    """The MIG devices `nvidia-smi -L` lists under each GPU ("  MIG 3g.20gb  Device  0: (UUID:
+    MIG-...)"): that GPU has MIG on, with those devices (named as NVML names them: the GPU's
+    name and the profile)."""
+    gpu: dict[str, Any] | None = None
+    devices: dict[int, list[MigDevice]] = {}
+    for _, line in iter_lines(text, text, "(UUID: "):
+        parent = _SMI_L.match(line.strip())
+        if parent:
+            gpu = draft.gpu(int(parent.group(1)))
+            continue
+        found = _SMI_L_MIG.match(line)
+        if found is None or gpu is None:
+            continue
+        profile = f"MIG {found.group('profile')}"
+        name = f"{gpu['name']} {profile}" if gpu.get("name") else profile
+        device = MigDevice(index=int(found.group("i")), uuid=found.group("uuid"), name=name)
+        devices.setdefault(gpu["index"], []).append(device)
+    for index, found_devices in devices.items():
+        target = draft.gpu(index)
+        put(target, "mig_mode_current", True)
+        put(target, "mig_devices", tuple(found_devices))
 
 
 def proc_version(text: str, draft: Draft) -> None:

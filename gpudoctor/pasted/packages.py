@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor import versions
-from gpudoctor.pasted.draft import Draft
+from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import ascii_lower, lines_with
 
 NAME = "pip list"
@@ -21,8 +21,10 @@ _WANTED = (
     r"|jax-cuda\d+-plugin|jax-cuda\d+-pjrt|nvidia-[a-z0-9-]{1,40}-cu\d+|nvidia-ml-py|pynvml"
     r"|cpuonly|pytorch-cuda|vllm|flash[-_]attn|xformers|bitsandbytes|llama[-_]cpp[-_]python"
 )
+_LIBRARIES = "cudatoolkit|cuda-toolkit|cuda-runtime|cudnn|nccl"  # conda's, see _conda_library
 _LINE = re.compile(
-    rf"[ \t]*(?:\[(pip\d?|conda)\][ \t]+)?({_WANTED})(?:==|[ \t]+)([0-9][\w.+!-]{{0,60}})"
+    rf"[ \t]*(?:\[(pip\d?|conda)\][ \t]+)?({_WANTED}|{_LIBRARIES})(?:==|[ \t]+)"
+    r"([0-9][\w.+!-]{0,60})"
     r"(?:[ \t]+(\S{1,80}))?[ \t]*(?:\S{1,40})?[ \t]*$",
     re.IGNORECASE,
 )
@@ -41,18 +43,54 @@ _NEEDLES = (
     "xformers",
     "bitsandbytes",
     "llama",
+    "cudatoolkit",
+    "cuda-",
+    "cudnn",
+    "nccl",
 )
 _CONDA_ONLY = ("pytorch", "pytorch-cuda", "cpuonly")  # `conda list` names, never pip's
+# conda's CUDA libraries, read only with a conda build string ("h6a678d5_0", "cuda11_0"), so
+# that prose ("NCCL 2.18.3 is used") is not taken for a `conda list` line
+_CONDA_LIBRARIES = ("cudatoolkit", "cuda-toolkit", "cuda-runtime", "cudnn", "nccl")
+_CONDA_BUILD_STRING = re.compile(r"^(?:h[0-9a-f]{7}_\d{1,3}|[a-z]{0,12}\d{0,3}_\d{1,3})$")
+_EXPORT = re.compile(
+    rf"^\s{{0,8}}- (?P<name>{_WANTED}|{_LIBRARIES})="
+    r"(?P<v>[0-9][\w.+!]{0,60})(?:=(?P<build>\S{1,80}))?\s{0,4}$",
+    re.IGNORECASE,
+)
+_PIP_ITEM = re.compile(r"^\s{0,8}- (?=\S)")  # a `pip:` item of `conda env export`
+# `pip freeze` of a wheel installed from a URL or file: "torch @ https://.../torch-2.1.2%2Bcu121-..."
+_URL = re.compile(
+    rf"^\s{{0,4}}(?P<name>{_WANTED}) @ \S{{0,300}}/(?P<file>[\w.]{{1,60}})-"
+    r"(?P<v>\d[\w.%+!]{0,60}?)-(?:cp|py)\d",
+    re.IGNORECASE,
+)
 _CONDA_BUILD = re.compile(r"cuda(\d+\.\d+)(?:_cudnn(\d+\.\d+(?:\.\d+)?))?")
 
 
 def parse(text: str, draft: Draft) -> None:
     for _, line in lines_with(ascii_lower(text), text, _NEEDLES):
-        found = _LINE.match(line) if len(line) < 400 else None
+        if len(line) >= 400:
+            continue
+        exported = _EXPORT.match(line)  # `conda env export`: "  - pytorch=2.1.0=py3.10_cuda..."
+        if exported:
+            _conda(
+                versions.canonical_name(exported.group("name")),
+                exported.group("v"),
+                exported.group("build") or "",
+                draft,
+            )
+            draft.section(NAME)
+            continue
+        found = _LINE.match(_PIP_ITEM.sub("", line, count=1)) or _from_url(line)
         if found is None:
             continue
         manager, name, version, build = found.groups()
         name = versions.canonical_name(name)
+        if name in _CONDA_LIBRARIES:
+            if _conda_library(name, version, build or "", draft):
+                draft.section(NAME)
+            continue
         try:
             versions.pep440(version)
         except ValueError:  # packaging InvalidVersion
@@ -65,8 +103,34 @@ def parse(text: str, draft: Draft) -> None:
         draft.section(NAME)
 
 
+def _from_url(line: str) -> re.Match[str] | None:
+    """The wheel's file name gives the version ("%2B" is the "+" of its local tag)."""
+    found = _URL.match(line)
+    if found is None:
+        return None
+    return _LINE.match(f"{found.group('name')}=={found.group('v').replace('%2B', '+')}")
+
+
+def _conda_library(name: str, version: str, build: str, draft: Draft) -> bool:
+    if not _CONDA_BUILD_STRING.match(build):
+        return False
+    if name == "nccl":
+        put(draft.libraries, "nccl", ".".join(version.split(".")[:3]))
+    elif name == "cudnn":
+        note = f"cuDNN {version} is installed by conda"
+        if note not in draft.notes:
+            draft.notes.append(note)
+    else:
+        note = f"conda's {name} {version} is the CUDA runtime of that environment"
+        if note not in draft.notes:
+            draft.notes.append(note)
+    return True
+
+
 def _conda(name: str, version: str, build: str, draft: Draft) -> None:
-    if name == "pytorch":
+    if name in _CONDA_LIBRARIES:
+        _conda_library(name, version, build, draft)
+    elif name == "pytorch":
         draft.packages.setdefault("torch", version)
         tags = _CONDA_BUILD.search(build)
         if tags:

@@ -14,6 +14,16 @@ from functools import lru_cache
 MAX_HITS = 20_000
 
 
+# Facts (versions, tool outputs) are read from a long log's first FACTS_HEAD characters, where
+# the environment and set-up lines are; its known error lines are looked for everywhere.
+FACTS_HEAD = 2 << 20
+
+
+def facts_head(text: str) -> str:
+    """The part of a paste the fact readers scan: all of it, or a long log's head."""
+    return text if len(text) <= FACTS_HEAD else text[:FACTS_HEAD]
+
+
 @lru_cache(maxsize=2)  # every line shape of one paste asks for the same text
 def ascii_lower(text: str) -> str:
     """Lower case with one character per character of `text` (str.lower may lengthen some

@@ -132,6 +132,32 @@ GPU_FIELDS: dict[tuple[str, ...], tuple[str, Convert]] = {
 }
 
 
+# "Clocks Event Reasons" (R535+; "Clocks Throttle Reasons" before): each reason "Active" or
+# "Not Active", under the names NVML's bits have (nvml_decode.CLOCK_EVENT_REASONS).
+_REASON_HEADINGS = ("clocks event reasons", "clocks throttle reasons")
+_REASONS = {
+    "idle": "gpu_idle",
+    "applications clocks setting": "applications_clocks_setting",
+    "sw power cap": "sw_power_cap",
+    "hw slowdown": "hw_slowdown",
+    "hw thermal slowdown": "hw_thermal_slowdown",
+    "hw power brake slowdown": "hw_power_brake_slowdown",
+    "sync boost": "sync_boost",
+    "sw thermal slowdown": "sw_thermal_slowdown",
+    "display clock setting": "display_clock_setting",
+}
+
+
+def _clock_event(gpu: dict[str, Any], key: str, value: str) -> None:
+    name = _REASONS.get(key)
+    state = value.strip().lower()
+    if name is None or state not in ("active", "not active"):
+        return
+    active = gpu.setdefault("_reasons", [])
+    if state == "active" and name not in active:
+        active.append(name)
+
+
 def parse(block: str, draft: Draft) -> None:
     draft.section(NAME)
     put(draft.nvml, "status", "ok")  # nvidia-smi printed its log, so NVML initialised
@@ -163,11 +189,17 @@ def parse(block: str, draft: Draft) -> None:
             _top_level(key, value, draft)
             continue
         path = (*(h for _, h in stack), key.lower())
+        if len(path) == 2 and path[0] in _REASON_HEADINGS:
+            _clock_event(gpu, path[1], value)
+            continue
         target = GPU_FIELDS.get(path)
         if target and not unknown_value(value):
             put(gpu, target[0], target[1](value))
     for g in draft.gpus.values():
         g.pop("_q", None)
+        active = g.pop("_reasons", None)
+        if active is not None:
+            put(g, "clock_event_reasons", tuple(active))
     put(draft.nvml, "device_count", len(draft.gpus) or None)
 
 

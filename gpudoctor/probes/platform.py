@@ -199,8 +199,13 @@ def probe_iommu(root: Path) -> IommuFacts:
         vendor=_iommu_vendor(units),
         group_count=len(groups) if groups_dir.is_dir() else None,
         default_domain=usual[0] if usual else None,
-        cmdline_flags=tuple(w for w in cmdline.split() if _IOMMU_FLAG.match(w)),
+        cmdline_flags=iommu_flags(cmdline),
     )
+
+
+def iommu_flags(cmdline: str) -> tuple[str, ...]:
+    """The IOMMU words of a kernel command line (also read from a pasted /proc/cmdline)."""
+    return tuple(w for w in cmdline.split() if _IOMMU_FLAG.match(w))
 
 
 def _iommu_vendor(units: list[str]) -> str | None:

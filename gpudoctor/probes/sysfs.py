@@ -97,11 +97,17 @@ def loaded_modules(root: Path) -> tuple[str, ...]:
     return tuple(name for name in MODULES_OF_INTEREST if name in loaded)
 
 
+def nouveau_off_in_cmdline(cmdline: str) -> bool:
+    """The kernel command line keeps nouveau out (blacklist or modeset=0); also read from a
+    pasted /proc/cmdline."""
+    return _NOUVEAU_CMDLINE.search(cmdline) is not None
+
+
 def nouveau_blacklisted(root: Path, cmdline: str | None) -> bool | None:
     """True when modprobe configuration or the kernel command line keeps nouveau out;
     None when no modprobe.d directory exists (inside a container the host's is not visible;
     the kernel command line alone rarely carries the blacklist)."""
-    if cmdline and _NOUVEAU_CMDLINE.search(cmdline):
+    if cmdline and nouveau_off_in_cmdline(cmdline):
         return True
     conf_dirs = [root / d for d in ("etc/modprobe.d", "usr/lib/modprobe.d", "lib/modprobe.d")]
     seen_any = any(d.is_dir() for d in conf_dirs)

@@ -1,0 +1,175 @@
+"""The host's own descriptions of itself, as their tools print them:
+
+- `cat /etc/os-release`: `ID=sles`, `VERSION_ID="15.5"`, `PRETTY_NAME="..."` (the same keys the
+  live probe reads; only read where ID= and VERSION_ID= or PRETTY_NAME= stand together).
+- `hostnamectl`: right-aligned "Virtualization: kvm", "Architecture: arm64", "Hardware Vendor:",
+  "Hardware Model:" under its "Static hostname:" line (systemd's names, as the probe records).
+- `cat /proc/cmdline`: a line of kernel parameters (BOOT_IMAGE=..., or root=... with ro/rw);
+  its IOMMU words and a nouveau blacklist, read by the same rules as the live probe.
+- `mokutil --sb-state`: "SecureBoot enabled" (no HostFacts field: a note, since unsigned
+  kernel modules do not load under Secure Boot).
+- `env` (or `docker inspect`'s "Env" list) inside a container: NVIDIA_VISIBLE_DEVICES and
+  NVIDIA_DRIVER_CAPABILITIES as the live probe reads them from its environment, and the image's
+  NVIDIA_REQUIRE_CUDA ("cuda>=12.2 brand=tesla,...": the CUDA the image was built for).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.facts import IommuFacts
+from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.scan import facts_head, iter_lines
+from gpudoctor.probes.platform import iommu_flags
+from gpudoctor.probes.sysfs import nouveau_off_in_cmdline
+
+NAME = "host tools"
+DESCRIPTION = "`cat /etc/os-release`, `hostnamectl`, `cat /proc/cmdline`, `mokutil --sb-state`"
+
+_OS_KEY = re.compile(
+    r"^(?P<key>ID|VERSION_ID|PRETTY_NAME)=[\"']?(?P<v>[^\"'\n]{1,80})[\"']?\s{0,4}$"
+)
+_HOSTNAMECTL = re.compile(
+    r"^\s{0,20}(?P<key>Virtualization|Architecture|Hardware Vendor|Hardware Model):\s{1,4}"
+    r"(?P<v>[^\n]{1,80}?)\s{0,4}$"
+)
+# systemd's architecture names (hostnamectl) as `uname -m` writes them
+_SYSTEMD_ARCH = {"x86-64": "x86_64", "arm64": "aarch64", "ppc64-le": "ppc64le", "s390x": "s390x"}
+_PARAM = re.compile(r"^[\w.-]{1,60}(?:=\S{0,300})?$")
+_ENV = re.compile(
+    r"^\s{0,8}(?:export\s{1,4}|\")?(?P<key>NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|"
+    r"NVIDIA_REQUIRE_CUDA)=(?P<v>[^\s\"]{1,200})"
+)
+_REQUIRE_CUDA = re.compile(r"^cuda>=(?P<v>\d{1,2}\.\d{1,2})$")
+_SECURE_BOOT = re.compile(r"^\s{0,4}SecureBoot (?P<state>enabled|disabled)\s{0,4}$")
+
+
+def parse(text: str, draft: Draft) -> None:
+    text = facts_head(text)  # a long log: its head, as facts_scan reads it
+    _os_release(text, draft)
+    _hostnamectl(text, draft)
+    _cmdline(text, draft)
+    _secure_boot(text, draft)
+    _nvidia_env(text, draft)
+
+
+def _read(draft: Draft, text: str, offset: int, lines: int = 1) -> None:
+    first = text.count("\n", 0, offset) + 1
+    draft.section(NAME)
+    draft.ranges.append((NAME, first, first + lines - 1))
+
+
+def _os_release(text: str, draft: Draft) -> None:
+    for start, line in iter_lines(text, text, "ID="):
+        found = _OS_KEY.match(line)
+        if found is None or found.group("key") != "ID":
+            continue
+        window_start = start
+        for _ in range(12):  # os-release is short: its keys stand within a dozen lines
+            window_start = text.rfind("\n", 0, max(window_start - 1, 0)) + 1
+        window = text[window_start:].split("\n", 25)[:25]
+        keys: dict[str, str] = {}
+        for row in window:
+            pair = _OS_KEY.match(row)
+            if pair:
+                keys.setdefault(pair.group("key"), pair.group("v").strip())
+        if "VERSION_ID" not in keys and "PRETTY_NAME" not in keys:
+            continue
+        if "os_id" in draft.platform:
+            return
+        put(draft.platform, "os_id", keys["ID"].lower())
+        put(draft.platform, "os_version", keys.get("VERSION_ID"))
+        put(draft.platform, "os_pretty", keys.get("PRETTY_NAME"))
+        _read(draft, text, start)
+        return
+
+
+def _hostnamectl(text: str, draft: Draft) -> None:
+    at = text.find("Static hostname:")
+    if at == -1:
+        return
+    start = text.rfind("\n", 0, at) + 1
+    rows = text[start:].split("\n", 20)[:20]
+    read = 0
+    for row in rows:
+        found = _HOSTNAMECTL.match(row)
+        if found is None:
+            continue
+        key, value = found.group("key"), found.group("v")
+        if key == "Virtualization":
+            put(draft.platform, "virtualization", value.lower())
+        elif key == "Architecture":
+            put(draft.platform, "machine", _SYSTEMD_ARCH.get(value.lower(), value.lower()))
+        elif key == "Hardware Vendor":
+            put(draft.platform, "dmi_vendor", value)
+        else:
+            put(draft.platform, "dmi_product", value)
+        read += 1
+    if read:
+        _read(draft, text, start, len(rows))
+
+
+def read_cmdline(cmdline: str, draft: Draft) -> None:
+    """A kernel command line, as the live probe reads /proc/cmdline."""
+    put(draft.kernel, "cmdline", cmdline)
+    if nouveau_off_in_cmdline(cmdline):
+        put(draft.kernel, "nouveau_blacklisted", True)
+    if "iommu" not in draft.platform:
+        draft.platform["iommu"] = IommuFacts(cmdline_flags=iommu_flags(cmdline))
+
+
+def _cmdline(text: str, draft: Draft) -> None:
+    for needle in ("BOOT_IMAGE=", "root="):
+        for start, line in iter_lines(text, text, needle):
+            words = line.split()
+            if not words or len(line) > 4000:
+                continue
+            # every word a kernel parameter, and the boot image or a root= mounted ro/rw
+            booted = words[0].startswith("BOOT_IMAGE=") or (
+                any(w.startswith("root=") for w in words) and bool({"ro", "rw"} & set(words))
+            )
+            if booted and all(_PARAM.match(w) for w in words):
+                read_cmdline(" ".join(words), draft)
+                _read(draft, text, start)
+                return
+
+
+def _secure_boot(text: str, draft: Draft) -> None:
+    for start, line in iter_lines(text, text, "SecureBoot "):
+        found = _SECURE_BOOT.match(line)
+        if found is None:
+            continue
+        state = found.group("state")
+        draft.notes.append(
+            f"Secure Boot is {state} (mokutil)"
+            + (
+                ": the NVIDIA kernel modules load only when signed with an enrolled key"
+                if state == "enabled"
+                else ""
+            )
+        )
+        _read(draft, text, start)
+        return
+
+
+def _nvidia_env(text: str, draft: Draft) -> None:
+    if "NVIDIA_" not in text:
+        return
+    for start, line in iter_lines(text, text, "NVIDIA_"):
+        found = _ENV.match(line)
+        if found is None:
+            continue
+        key, value = found.group("key"), found.group("v")
+        if key == "NVIDIA_VISIBLE_DEVICES":
+            put(draft.platform, "nvidia_visible_devices", value)
+        elif key == "NVIDIA_DRIVER_CAPABILITIES":
+            put(draft.platform, "nvidia_driver_capabilities", value)
+        else:
+            cuda = _REQUIRE_CUDA.match(value)
+            if cuda is None:
+                continue
+            put(draft.image, "cuda", cuda.group("v"))
+            note = f"the image was built for CUDA {cuda.group('v')} (NVIDIA_REQUIRE_CUDA)"
+            if note not in draft.notes:
+                draft.notes.append(note)
+        _read(draft, text, start)
