@@ -643,7 +643,7 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             r"\b(?:py)?torch(?: version)?(?: is)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?"
             r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\+[\w.]{0,39}\w)?)"
-            r"(?![\w.])"
+            r"(?!\w|\.\w)"
         ),
         _package("torch"),
     ),
@@ -651,7 +651,7 @@ _RULES: tuple[_Rule, ...] = (
         "tensorflow",
         _rx(
             r"\btensorflow(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d\.\d{1,2}(?:"
-            r"\.\d{1,3})?)(?![\w.])"
+            r"\.\d{1,3})?)(?!\w|\.\w)"
         ),
         _package("tensorflow"),
     ),
@@ -659,7 +659,7 @@ _RULES: tuple[_Rule, ...] = (
         "jax",
         _rx(
             r"\bjax(?:lib)?(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>0\.\d{1,2}\.\d"
-            r"{1,3})(?![\w.])"
+            r"{1,3})(?!\w|\.\w)"
         ),
         _package("jax"),
     ),
@@ -667,7 +667,7 @@ _RULES: tuple[_Rule, ...] = (
         "vllm",
         _rx(
             r"\bvllm(?: api server)?(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>0\.\d"
-            r"{1,2}(?:\.\d{1,3})?(?:\.post\d)?)(?![\w.])"
+            r"{1,2}(?:\.\d{1,3})?(?:\.post\d)?)(?!\w|\.\w)"
         ),
         _package("vllm"),
     ),
@@ -676,7 +676,7 @@ _RULES: tuple[_Rule, ...] = (
             name,
             _rx(
                 rf"\b{re.escape(name)}(?: version)?\s{{0,4}}(?:[:=]{{1,2}}|\s)\s{{0,4}}v?"
-                r"(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,4})?(?:\.post\d{1,2})?)(?![\w.])"
+                r"(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,4})?(?:\.post\d{1,2})?)(?!\w|\.\w)"
             ),
             _package(name),
         )
