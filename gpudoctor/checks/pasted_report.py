@@ -230,25 +230,54 @@ def _install(known: Signature, facts: HostFacts, matrix: Matrix) -> str:
 
 
 def link_error_lines(findings: Sequence[Finding]) -> list[Finding]:
-    """Join error-line findings to the findings that predict them (see the module docstring)."""
+    """Join error-line findings to the findings that predict them (see the module docstring).
+
+    A line can also be more specific than a finding from the facts (`explains`): an NVRM line
+    that names the legacy branch a GPU needs says why the GPU has no driver bound, which the
+    PCI facts alone cannot. Then the finding becomes info that names the line, and the error
+    lines that finding predicted are explained by the line too."""
     errors = [f for f in findings if f.code == "report-error" and f.severity in _PREDICTS]
     if not errors:
         return list(findings)
-    matched: dict[int, list[Finding]] = {}  # id of a predicting finding -> error lines
-    explained: dict[int, list[Finding]] = {}  # id of an error line -> predicting findings
     from gpudoctor.matrix.signatures import load_signatures  # lazy: known lines only
 
     by_code = load_signatures().by_code
+    overridden: dict[int, Finding] = {}  # id of a finding -> the error line that is more specific
+    for error in errors:
+        known = by_code.get(error.subject)
+        for f in findings:
+            if known and f.code in known.explains and f.severity in _PREDICTS:
+                overridden.setdefault(id(f), error)
+    matched: dict[int, list[Finding]] = {}  # id of a predicting finding -> error lines
+    explained: dict[int, list[str]] = {}  # id of an error line -> what explains it
     for error in errors:
         known = by_code.get(error.subject)
         predicted_by = known.predicted_by if known else ()
         for f in findings:
-            if f.code in predicted_by and f.severity in _PREDICTS:
+            if f.code not in predicted_by or f.severity not in _PREDICTS:
+                continue
+            by_line = overridden.get(id(f))
+            if by_line is None:
                 matched.setdefault(id(f), []).append(error)
-                explained.setdefault(id(error), []).append(f)
+                explained.setdefault(id(error), []).append(f.code)
+            elif by_line is not error:
+                explained.setdefault(id(error), []).append(f"the line {by_line.subject}")
     out = []
     for f in findings:
-        if id(f) in matched:
+        if id(f) in overridden:
+            line = overridden[id(f)]
+            out.append(
+                replace(
+                    f,
+                    severity=INFO,
+                    detail=_join(
+                        f.detail,
+                        f"explained by the report's line {line.subject} (its fix applies): "
+                        f"'{line.title.removeprefix('the report shows: ')}'",
+                    ),
+                )
+            )
+        elif id(f) in matched:
             lines = "; ".join(
                 f"'{e.title.removeprefix('the report shows: ')}'" for e in matched[id(f)]
             )
@@ -256,7 +285,7 @@ def link_error_lines(findings: Sequence[Finding]) -> list[Finding]:
                 replace(f, detail=_join(f.detail, f"the report's error line matches: {lines}"))
             )
         elif id(f) in explained:
-            codes = sorted({p.code for p in explained[id(f)]})
+            codes = sorted(set(explained[id(f)]))
             out.append(
                 replace(
                     f,
