@@ -70,6 +70,20 @@ def _error_lines(facts: HostFacts, matrix: Matrix, code: str) -> list[Finding]:
             "linux-headers-$(uname -r)",
             Severity.ERROR,
         ),
+        (
+            "ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' "
+            "not found (required by /opt/venv/lib/python3.11/site-packages/torch/lib/libtorch.so)",
+            "libstdcxx-too-old",
+            "GLIBCXX_3.4.30",
+            Severity.ERROR,
+        ),
+        (
+            "ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by "
+            "/usr/lib/python3.6/site-packages/torch/lib/libtorch_cpu.so)",
+            "glibc-too-old",
+            "GLIBC_2.28",
+            Severity.ERROR,
+        ),
     ],
 )
 def test_known_lines_are_named(
@@ -102,6 +116,8 @@ def test_known_lines_are_named(
             "-> Kernel source path: '/usr/src/linux-headers-6.8.0-40-generic'",
             "installer-kernel-source-missing",
         ),
+        ("libstdc++.so.6 => /lib/x86_64-linux-gnu/libstdc++.so.6 (0x00007f)", "libstdcxx-too-old"),
+        ("ldd (Ubuntu GLIBC 2.35-0ubuntu3.8) 2.35", "glibc-too-old"),
     ],
 )
 def test_near_misses_are_not_named(read: Read, matrix: Matrix, text: str, code: str) -> None:
