@@ -761,14 +761,6 @@ _RULES: tuple[_Rule, ...] = (
         _dkms,
     ),
     _Rule(
-        "ii ",
-        _rx(
-            r"^\s{0,4}[hi]i\s{1,8}(?:nvidia-driver|nvidia-utils|libnvidia-compute|nvidia-dkms"
-            rf"|nvidia-kernel-common|cuda-drivers)(?:-\d{{3}})?(?:-server|-open)?(?::\w{{1,8}})?\s{{1,60}}(?P<v>{_VER3})"
-        ),
-        _driver,
-    ),
-    _Rule(
         "nvidia-container-toolkit",
         _rx(
             r"^\s{0,4}[hi]i\s{1,8}nvidia-container-toolkit(?::\w{1,8})?\s{1,60}(?P<v>1\.\d{1,2}\.\d{1,3})"
