@@ -35,7 +35,10 @@ def _line_codes(facts: HostFacts) -> list[str]:
             "kernel-headers-unavailable",
         ),
         ("E: Unable to locate package linux-headers-5.3.0-1029-gcp", "kernel-headers-unavailable"),
-        ("No package kernel-headers-3.10.0-957.12.2.el7.x86_64 available.", "kernel-headers-unavailable"),
+        (
+            "No package kernel-headers-3.10.0-957.12.2.el7.x86_64 available.",
+            "kernel-headers-unavailable",
+        ),
         ("Could not resolve Linux kernel version", "driver-container-kernel-unresolved"),
         (
             "gpu-feature-discovery: 2022/03/13 12:09:51 Unexpected error: Error generating NVML "
@@ -55,6 +58,23 @@ def _line_codes(facts: HostFacts) -> list[str]:
             "such file or directory: unknown",
             "container-cli-no-nvml",
         ),
+        # GPU feature discovery's words for the NVML the device plugin cannot load either
+        (
+            "2023/03/22 09:10:04 Detected non-NVML platform: could not load NVML: "
+            "libnvidia-ml.so.1: cannot open shared object file: No such file or directory",
+            "device-plugin-no-nvml",
+        ),
+        (
+            "gpu-feature-discovery: 2022/08/30 02:07:24 Error: error creating NVML labeler: "
+            "failed to initialize NVML: unexpected failure calling nvml.Init: error opening "
+            "libnvidia-ml.so.1: libnvidia-ml.so.1: cannot open shared object file: No such file",
+            "device-plugin-no-nvml",
+        ),
+        (
+            'time="2020-10-27T00:53:32Z" level=fatal msg="Error watching fields: Profiling is '
+            'not supported for this group of GPUs or GPU"',
+            "dcgm-profiling-unsupported",
+        ),
     ],
 )
 def test_node_line_is_named(read: Read, line: str, code: str) -> None:
@@ -66,7 +86,10 @@ def test_node_line_is_named(read: Read, line: str, code: str) -> None:
     [
         # the meta package without a kernel version: not the running kernel's headers
         ("E: Unable to locate package linux-headers-generic", "kernel-headers-unavailable"),
-        ("Error: Unable to find a match: kernel-headers kernel-devel", "kernel-headers-unavailable"),
+        (
+            "Error: Unable to find a match: kernel-headers kernel-devel",
+            "kernel-headers-unavailable",
+        ),
         ("Resolving Linux kernel version...", "driver-container-kernel-unresolved"),
         # NVML refused outright, not a device query of a MIG-enabled GPU
         ("Failed to initialize NVML: Insufficient Permissions", "mig-monitor-devices"),
@@ -74,6 +97,16 @@ def test_node_line_is_named(read: Read, line: str, code: str) -> None:
             "nvidia-container-cli.real: initialization error: nvml error: driver not loaded: "
             "unknown",
             "container-cli-no-nvml",
+        ),
+        # the profiling module not loaded has other causes (vGPU, capabilities)
+        (
+            "Not collecting DCP metrics: This request is serviced by a module of DCGM that is "
+            "not currently loaded",
+            "dcgm-profiling-unsupported",
+        ),
+        (
+            "Detected non-Tegra platform: /sys/devices/soc0/family file not found",
+            "device-plugin-no-nvml",
         ),
     ],
 )
@@ -98,6 +131,7 @@ _LEGACY = (
     "http://www.nvidia.com/object/unix.html for more\n"
 )
 
+
 def _by_code(findings: list[Finding], code: str, subject: str = "") -> Finding:
     (found,) = [f for f in findings if f.code == code and (not subject or f.subject == subject)]
     return found
@@ -115,9 +149,7 @@ def test_legacy_line_explains_the_unbound_gpu(read: Read, matrix: Matrix) -> Non
     assert _by_code(findings, "report-error", "nvidia-smi-no-driver").severity is Severity.INFO
 
 
-def test_without_the_legacy_line_the_unbound_gpu_stays_an_error(
-    read: Read, matrix: Matrix
-) -> None:
+def test_without_the_legacy_line_the_unbound_gpu_stays_an_error(read: Read, matrix: Matrix) -> None:
     findings = run_checks(read(_LSPCI + _SMI), matrix).findings
     assert _by_code(findings, "gpu-without-driver").severity is Severity.ERROR
     assert _by_code(findings, "report-error", "nvidia-smi-no-driver").severity is Severity.INFO
