@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.jetson import jetson_install
+from gpudoctor.checks.jetson import host_mounted_library, jetson_install
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
 from gpudoctor.findings import ERROR, INFO, OK, WARN, Finding
@@ -113,13 +113,18 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
                 )
             )
             continue
+        cause, fix = render(known.cause, values), render(known.fix, values)
+        lib = f"lib{values.get('lib', '')}.so.{values.get('major') or values.get('cudnn', '')}"
+        jetson = host_mounted_library(known.code, lib, facts)
+        if jetson is not None:
+            cause, fix = jetson  # the same line means a missing mount in a JetPack 4 container
         out.append(
             finding(
                 "report-error",
                 _SEVERITIES.get(known.severity, ERROR),
                 f"the report shows: {error.text}",
-                detail=render(known.cause, values),
-                fix=render(known.fix, values),
+                detail=cause,
+                fix=fix,
                 evidence=[("line", error.line), ("error", known.code), ("layer", known.layer)],
                 subject=known.code,
             )
@@ -244,9 +249,9 @@ def link_error_lines(findings: Sequence[Finding]) -> list[Finding]:
     by_code = load_signatures().by_code
     overridden: dict[int, Finding] = {}  # id of a finding -> the error line that is more specific
     for error in errors:
-        known = by_code.get(error.subject)
+        explains = by_code[error.subject].explains if error.subject in by_code else ()
         for f in findings:
-            if known and f.code in known.explains and f.severity in _PREDICTS:
+            if f.code in explains and f.severity in _PREDICTS:
                 overridden.setdefault(id(f), error)
     matched: dict[int, list[Finding]] = {}  # id of a predicting finding -> error lines
     explained: dict[int, list[str]] = {}  # id of an error line -> what explains it
@@ -262,40 +267,32 @@ def link_error_lines(findings: Sequence[Finding]) -> list[Finding]:
                 explained.setdefault(id(error), []).append(f.code)
             elif by_line is not error:
                 explained.setdefault(id(error), []).append(f"the line {by_line.subject}")
-    out = []
-    for f in findings:
-        if id(f) in overridden:
-            line = overridden[id(f)]
-            out.append(
-                replace(
-                    f,
-                    severity=INFO,
-                    detail=_join(
-                        f.detail,
-                        f"explained by the report's line {line.subject} (its fix applies): "
-                        f"'{line.title.removeprefix('the report shows: ')}'",
-                    ),
-                )
-            )
-        elif id(f) in matched:
-            lines = "; ".join(
-                f"'{e.title.removeprefix('the report shows: ')}'" for e in matched[id(f)]
-            )
-            out.append(
-                replace(f, detail=_join(f.detail, f"the report's error line matches: {lines}"))
-            )
-        elif id(f) in explained:
-            codes = sorted(set(explained[id(f)]))
-            out.append(
-                replace(
-                    f,
-                    severity=INFO,
-                    detail=_join(f.detail, f"explained by {', '.join(codes)} (its fix applies)"),
-                )
-            )
-        else:
-            out.append(f)
-    return out
+    return [_linked(f, overridden, matched, explained) for f in findings]
+
+
+def _shown(error: Finding) -> str:
+    return f"'{error.title.removeprefix('the report shows: ')}'"
+
+
+def _linked(
+    f: Finding,
+    overridden: dict[int, Finding],
+    matched: dict[int, list[Finding]],
+    explained: dict[int, list[str]],
+) -> Finding:
+    """One finding with what the error lines say of it (or it of them)."""
+    if id(f) in overridden:
+        line = overridden[id(f)]
+        why = f"explained by the report's line {line.subject} (its fix applies): {_shown(line)}"
+        return replace(f, severity=INFO, detail=_join(f.detail, why))
+    if id(f) in matched:
+        lines = "; ".join(_shown(e) for e in matched[id(f)])
+        return replace(f, detail=_join(f.detail, f"the report's error line matches: {lines}"))
+    if id(f) in explained:
+        codes = ", ".join(sorted(set(explained[id(f)])))
+        why = f"explained by {codes} (its fix applies)"
+        return replace(f, severity=INFO, detail=_join(f.detail, why))
+    return f
 
 
 def _join(first: str, second: str) -> str:

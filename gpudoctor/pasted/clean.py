@@ -16,7 +16,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?!>>(?: |$)))+ ?", re.MULTILINE)
 _QUOTED_LINE = re.compile(r"\n[ \t]{0,3}>")  # led by a literal: a fast scan
 _SYSLOG_ESCAPE = re.compile(r"#01[12](?=[A-Za-z ])")
-_FENCE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
+# A fence line: ``` or ~~~ and an info string ("```bash"); after a backtick fence the info string
+# holds no backtick (CommonMark), so "```docker run ... image:tag```" is inline code, kept.
+_FENCE = re.compile(r"^[ \t]*(?:```[^`\n]*|~~~[^\n]*)$", re.MULTILINE)
 
 
 def clean(text: str) -> str:
