@@ -100,6 +100,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             _unused_fallback(known.code, facts, report)
             or _no_nvidia_gpu(known.code, facts)
             or _within_capability_range(known.code, values, facts)
+            or _mig_devices_advertised(known.code, facts)
         )
         if notice is not None:
             out.append(
@@ -197,6 +198,19 @@ def _within_capability_range(code: str, values: dict[str, str], facts: HostFacts
     return (
         f"{'; '.join(v.reason for v in covered)}: the GPU is outside the printed range but runs "
         f"the build's {newest} kernels (CUDA binary compatibility), so the warning is harmless"
+    )
+
+
+def _mig_devices_advertised(code: str, facts: HostFacts) -> str | None:
+    """nvidia.com/gpu: 0 on a node that advertises MIG devices: the mixed MIG strategy."""
+    report = facts.report
+    if code != "k8s-node-zero-gpus" or report is None or "mig-devices" not in report.named:
+        return None
+    return (
+        "the node advertises MIG devices (nvidia.com/mig-<profile>): with the device plugin's "
+        "mixed MIG strategy a GPU in MIG mode is offered by its MIG profiles, not as "
+        "nvidia.com/gpu, so 0 there is expected when every GPU of the node is in MIG mode; a pod "
+        "asks for a MIG device by its profile (k8s-device-plugin README, MIG strategies)"
     )
 
 

@@ -153,3 +153,24 @@ def test_without_the_legacy_line_the_unbound_gpu_stays_an_error(read: Read, matr
     findings = run_checks(read(_LSPCI + _SMI), matrix).findings
     assert _by_code(findings, "gpu-without-driver").severity is Severity.ERROR
     assert _by_code(findings, "report-error", "nvidia-smi-no-driver").severity is Severity.INFO
+
+
+def _node(mig_count: int) -> str:
+    return (
+        "Capacity:\n  cpu:                    64\n  nvidia.com/gpu:         0\n"
+        f"  nvidia.com/mig-1g.12gb: {mig_count}\n  nvidia.com/mig-3g.47gb: {mig_count}\n"
+        "Allocatable:\n  cpu:                    64\n  nvidia.com/gpu:         0\n"
+        f"  nvidia.com/mig-1g.12gb: {mig_count}\n  nvidia.com/mig-3g.47gb: {mig_count}\n"
+    )
+
+
+def test_zero_gpus_beside_mig_devices_is_the_mixed_strategy(read: Read, matrix: Matrix) -> None:
+    findings = run_checks(read(_node(2)), matrix).findings
+    zero = _by_code(findings, "report-error", "k8s-node-zero-gpus")
+    assert zero.severity is Severity.INFO
+    assert "mixed MIG strategy" in zero.detail
+
+
+def test_zero_gpus_and_zero_mig_devices_stays_an_error(read: Read, matrix: Matrix) -> None:
+    findings = run_checks(read(_node(0)), matrix).findings
+    assert _by_code(findings, "report-error", "k8s-node-zero-gpus").severity is Severity.ERROR
