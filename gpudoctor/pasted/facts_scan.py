@@ -761,13 +761,6 @@ _RULES: tuple[_Rule, ...] = (
         _dkms,
     ),
     _Rule(
-        "nvidia-container-toolkit",
-        _rx(
-            r"^\s{0,4}[hi]i\s{1,8}nvidia-container-toolkit(?::\w{1,8})?\s{1,60}(?P<v>1\.\d{1,2}\.\d{1,3})"
-        ),
-        _toolkit,
-    ),
-    _Rule(
         "nouveau 0000:",
         _rx(r"\bnouveau (?P<bus>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d): NVIDIA "),
         _nouveau,

@@ -84,6 +84,13 @@ def _error_lines(facts: HostFacts, matrix: Matrix, code: str) -> list[Finding]:
             "GLIBC_2.28",
             Severity.ERROR,
         ),
+        (
+            "stderr: nvidia-container-cli: detection error: open failed: /dev/nvidia-uvm: "
+            "permission denied: unknown.",
+            "container-hook-failed",
+            "detection step",
+            Severity.ERROR,
+        ),
     ],
 )
 def test_known_lines_are_named(
@@ -118,6 +125,7 @@ def test_known_lines_are_named(
         ),
         ("libstdc++.so.6 => /lib/x86_64-linux-gnu/libstdc++.so.6 (0x00007f)", "libstdcxx-too-old"),
         ("ldd (Ubuntu GLIBC 2.35-0ubuntu3.8) 2.35", "glibc-too-old"),
+        ("nvidia-container-cli: version 1.14.3", "container-hook-failed"),
     ],
 )
 def test_near_misses_are_not_named(read: Read, matrix: Matrix, text: str, code: str) -> None:
