@@ -153,3 +153,21 @@ def test_known_lines_are_named(
 def test_near_misses_are_not_named(read: Read, matrix: Matrix, text: str, code: str) -> None:
     facts = read("Driver Version: 550.54.15\n" + text + "\n")
     assert not _error_lines(facts, matrix, code)
+
+
+_TF_DLERROR = (
+    "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+    "library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file\n"
+    "I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror if you do "
+    "not have a GPU set up on your machine.\n"
+)
+
+
+def test_tensorflows_dlerror_with_its_own_note_is_info_without_a_gpu(
+    read: Read, matrix: Matrix
+) -> None:
+    (cpu,) = _error_lines(read(_TF_DLERROR), matrix, "xla-cuda-library-not-loaded")
+    assert cpu.severity is Severity.INFO
+    with_driver = read("Driver Version: 535.104.05\n" + _TF_DLERROR)
+    (gpu,) = _error_lines(with_driver, matrix, "xla-cuda-library-not-loaded")
+    assert gpu.severity is Severity.WARN
