@@ -763,13 +763,6 @@ _RULES: tuple[_Rule, ...] = (
         _dkms,
     ),
     _Rule(
-        "nvidia-container-toolkit",
-        _rx(
-            r"^\s{0,4}[hi]i\s{1,8}nvidia-container-toolkit(?::\w{1,8})?\s{1,60}(?P<v>1\.\d{1,2}\.\d{1,3})"
-        ),
-        _toolkit,
-    ),
-    _Rule(
         "nouveau 0000:",
         _rx(r"\bnouveau (?P<bus>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d): NVIDIA "),
         _nouveau,
@@ -861,7 +854,8 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "ubuntu",
-        _rx(r"\b(?P<name>ubuntu)\s{0,4}(?P<v>\d{2}\.\d{2})"),
+        # not an image tag's OS ("cuda:12.4.1-base-ubuntu22.04" is the image's, not the host's)
+        _rx(r"(?<![-:/.])\b(?P<name>ubuntu)(?: server| desktop)?\s{0,4}(?P<v>\d{2}\.\d{2})"),
         _os,
     ),
     _Rule(

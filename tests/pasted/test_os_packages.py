@@ -96,3 +96,25 @@ def test_prose_that_quotes_the_package_and_the_module_line(matrix: Matrix) -> No
     )
     assert facts.kernel.nvidia_module_version == "550.90.07"
     assert facts.nvml.library_version == "550.107.02"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ii  nvidia-container-toolkit   1.14.3-1   amd64   NVIDIA Container toolkit",
+        "  - nvidia-container-toolkit/bionic,now 1.5.1-1 amd64 [installed]",
+        "nvidia-container-toolkit-1.16.1-1.x86_64",
+        "Setting up nvidia-container-toolkit (1.17.3-1) ...",
+    ],
+)
+def test_the_container_toolkit_package(line: str, matrix: Matrix) -> None:
+    facts = read_report(line + "\n", "paste.txt", matrix.architectures)
+    assert facts.container_runtime.toolkit_version in {"1.14.3", "1.5.1", "1.16.1", "1.17.3"}
+    assert facts.nvml.driver_version is None
+    # near miss: the toolkit named with a release in prose
+    prose = read_report(
+        "Driver Version: 550.54.15\nI upgraded nvidia-container-toolkit to 1.17.3 yesterday\n",
+        "paste.txt",
+        matrix.architectures,
+    )
+    assert prose.container_runtime.toolkit_version is None
