@@ -410,9 +410,7 @@ def check_driver_version(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
     return [finding("driver-version", OK, title, evidence=ev)]
 
 
-def check_open_module_required(
-    facts: HostFacts, matrix: Matrix, intent: Intent
-) -> list[Finding]:
+def check_open_module_required(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     """The proprietary kernel module on a GPU only the open flavor drives. The driver README
     ("Open Linux Kernel Modules"): "The proprietary flavor supports the GPU architectures
     Maxwell, Pascal, Volta, Turing, and later GPUs until Blackwell. Blackwell and later are only
