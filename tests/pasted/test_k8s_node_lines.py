@@ -75,6 +75,11 @@ def _line_codes(facts: HostFacts) -> list[str]:
             'not supported for this group of GPUs or GPU"',
             "dcgm-profiling-unsupported",
         ),
+        (
+            "Not collecting DCP metrics: This request is serviced by a module of DCGM that is "
+            "not currently loaded",
+            "dcgm-profiling-module-not-loaded",
+        ),
     ],
 )
 def test_node_line_is_named(read: Read, line: str, code: str) -> None:
@@ -174,3 +179,11 @@ def test_zero_gpus_beside_mig_devices_is_the_mixed_strategy(read: Read, matrix: 
 def test_zero_gpus_and_zero_mig_devices_stays_an_error(read: Read, matrix: Matrix) -> None:
     findings = run_checks(read(_node(0)), matrix).findings
     assert _by_code(findings, "report-error", "k8s-node-zero-gpus").severity is Severity.ERROR
+
+
+def test_profiling_module_not_loaded_is_info(read: Read, matrix: Matrix) -> None:
+    text = "Not collecting DCP metrics: This request is serviced by a module of DCGM that is not "
+    findings = run_checks(read(text + "currently loaded\n"), matrix).findings
+    line = _by_code(findings, "report-error", "dcgm-profiling-module-not-loaded")
+    assert line.severity is Severity.INFO
+    assert "DCGM_FI_DEV_GPU_UTIL" in line.detail
