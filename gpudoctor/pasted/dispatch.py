@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.errors import FactsError
 from gpudoctor.pasted import amd as amd_tools
 from gpudoctor.pasted import (
+    apps,
     cluster,
     collect_env,
     engines,
@@ -75,6 +76,7 @@ LINES: tuple[LineShape, ...] = (
     LineShape(nv_tools.NAME, nv_tools.DESCRIPTION, nv_tools.parse),
     LineShape(host_tools.NAME, host_tools.DESCRIPTION, host_tools.parse),
     LineShape(engines.NAME, engines.DESCRIPTION, engines.parse),
+    LineShape(apps.NAME, apps.DESCRIPTION, apps.parse),
     LineShape(cluster.NAME, cluster.DESCRIPTION, cluster.parse),
     LineShape(ib.NAME, ib.DESCRIPTION, ib.parse),
     LineShape(packages.NAME, packages.DESCRIPTION, packages.parse),

@@ -476,16 +476,6 @@ def _from_line(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
-def _ollama_gpu(m: re.Match[str], d: Draft) -> bool:
-    """ollama's `inference compute` line: compute=8.9 driver=12.4 name="NVIDIA ..."."""
-    gpu = d.gpu(_next_gpu_index(d, m.group("name")))
-    put(gpu, "name", m.group("name"))
-    put(gpu, "compute_capability", m.group("cc"))
-    if m.group("drv"):
-        put(d.nvml, "cuda_driver_version", m.group("drv"))
-    return True
-
-
 def _ggml_gpu(m: re.Match[str], d: Draft) -> bool:
     """llama.cpp's `Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6`; PyTorch's
     capability warning `Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.`"""
@@ -1048,14 +1038,6 @@ _RULES: tuple[_Rule, ...] = (
             r"\blevel=(?P<level>info|warning|error|debug)\b"
         ),
         _toolkit_log,
-    ),
-    _Rule(
-        "inference compute",
-        _rx(
-            r"inference compute[^\n]{0,300}?compute=(?P<cc>\d{1,2}\.\d)[^\n]{0,120}?"
-            r"(?:driver=(?P<drv>\d{1,2}\.\d{1,2})[^\n]{0,80}?)?name=\"?(?P<name>[^\"\n]{2,80})\"?"
-        ),
-        _ollama_gpu,
     ),
     _Rule(
         "architecture:",

@@ -1,0 +1,184 @@
+"""The start-up lines of the programs people run on GPUs, as their own source prints them:
+
+- ollama's server log, `msg="inference compute"` (discover/types.go, `slog` text: key=value,
+  a value with spaces in quotes). Up to 0.11: `id=GPU-... library=cuda compute=8.6
+  driver=12.4 name="NVIDIA GeForce RTX 3090" total=... available=...`; from 0.12 the backend's
+  device name is `name=CUDA0` and the GPU's is `description="NVIDIA GeForce RTX 3090"`, with
+  `driver=` after it and `pci_id=0000:01:00.0`. `library=rocm` lines name an AMD GPU by its
+  gfx target (`compute=gfx1100`) and, before 0.12, by its PCI ids (`name=1002:744c`);
+  `id=cpu library=cpu`, printed when it found no GPU, is the signature catalogue's
+  (ollama-no-gpu). Its release is in
+  `msg="Listening on 127.0.0.1:11434 (version 0.12.3)"` (routes.go).
+- llama.cpp's `ggml_cuda_init: found 1 ROCm devices:` list (ggml-cuda.cu under HIP):
+  `  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32` (its CUDA
+  form, "compute capability 8.6", is a facts_scan rule).
+- vLLM's engine line `Initializing an LLM engine (v0.4.2) with config:` (llm_engine.py; "a V1
+  LLM engine" from 0.8) and its aligned `vLLM Version : 0.10.2` of `vllm collect-env`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpudoctor.pasted.clean import bus_id
+from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.scan import facts_head, iter_lines
+
+NAME = "program start-up logs"
+DESCRIPTION = (
+    "ollama's server log (`inference compute`), llama.cpp's `ggml_cuda_init` device list, "
+    "vLLM's engine start-up line"
+)
+
+# One slog key=value pair: a quoted value (no escapes in the values read here) or a bare word.
+_PAIR = re.compile(r"\b(?P<k>[a-z_]{1,20})=(?:\"(?P<q>[^\"\n]{0,200})\"|(?P<v>[^\s\"]{1,200}))")
+_CC = re.compile(r"^\d{1,2}\.\d$")
+_GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
+_PCI_IDS = re.compile(r"^1002:(?P<dev>[0-9a-f]{4})$")
+_BACKEND_NAME = re.compile(r"^(?:CUDA|ROCm|Vulkan)\d{1,2}$")
+_DRIVER = re.compile(r"^(?P<v>\d{1,2}\.\d{1,2})$")
+_GGML_HIP = re.compile(
+    r"^\s{0,8}Device (?P<i>\d{1,2}): (?P<name>[^,\n]{2,80}), (?P<gfx>gfx[0-9a-f]{3,4})\b"
+)
+_VLLM_ENGINE = re.compile(r"\bInitializing an? (?:V1 )?LLM engine \(v(?P<v>0\.\d{1,2}\.\d{1,3})")
+_VLLM_ALIGNED = re.compile(r"^vLLM Version\s{1,40}:\s{0,4}(?P<v>0\.\d{1,2}\.\d{1,3})\b")
+_OLLAMA_VERSION = re.compile(
+    r"msg=\"Listening on [^\"\n]{1,120} \(version (?P<v>0\.\d{1,2}\.\d{1,3})(?:-rc\d{1,2})?\)\""
+)
+_MAX_LINE = 2000
+
+
+def parse(text: str, draft: Draft) -> None:
+    text = facts_head(text)  # a long log: its head, where the start-up lines are
+    if "inference compute" in text:
+        _ollama(text, draft)
+    if "(version " in text:
+        _ollama_version(text, draft)
+    if "ggml_cuda_init: found" in text:
+        _ggml_hip(text, draft)
+    if "LLM engine (v" in text or "vLLM Version" in text:
+        _vllm(text, draft)
+
+
+def _read(draft: Draft, text: str, offset: int) -> None:
+    number = text.count("\n", 0, offset) + 1
+    draft.section(NAME)
+    draft.ranges.append((NAME, number, number))
+
+
+def _note(draft: Draft, text: str) -> None:
+    if text not in draft.notes:
+        draft.notes.append(text)
+
+
+def _pairs(line: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for found in _PAIR.finditer(line):
+        value = found.group("q") if found.group("q") is not None else found.group("v")
+        out.setdefault(found.group("k"), value)
+    return out
+
+
+def _ollama(text: str, draft: Draft) -> None:
+    for start, line in iter_lines(text, text, 'msg="inference compute"'):
+        if len(line) > _MAX_LINE:
+            continue
+        keys = _pairs(line[line.find('msg="inference compute"') :])
+        library = keys.get("library", "").lower()
+        if library == "cuda":
+            _ollama_nvidia(keys, draft)
+        elif library == "rocm":
+            _ollama_amd(keys, draft)
+        else:
+            continue
+        _read(draft, text, start)
+
+
+def _ollama_version(text: str, draft: Draft) -> None:
+    for start, line in iter_lines(text, text, 'msg="Listening on '):
+        found = _OLLAMA_VERSION.search(line) if len(line) <= _MAX_LINE else None
+        if found:
+            draft.packages.setdefault("ollama", found.group("v"))
+            _read(draft, text, start)
+            return
+
+
+def _gpu_name(keys: dict[str, str]) -> str | None:
+    """The GPU's name: `description` where `name` is the backend's device name (CUDA0)."""
+    name, description = keys.get("name", ""), keys.get("description", "")
+    if description and (not name or _BACKEND_NAME.match(name) or _PCI_IDS.match(name)):
+        return description
+    return name or None
+
+
+def _ollama_nvidia(keys: dict[str, str], draft: Draft) -> None:
+    name = _gpu_name(keys)
+    gpu = draft.gpu(_index_for(draft, keys.get("id"), name))
+    put(gpu, "name", name)
+    if keys.get("id", "").startswith("GPU-"):
+        put(gpu, "uuid", keys["id"])
+    if _CC.match(keys.get("compute", "")):
+        put(gpu, "compute_capability", keys["compute"])
+    put(gpu, "pci_bus_id", bus_id(keys.get("pci_id", "")))
+    driver = _DRIVER.match(keys.get("driver", ""))
+    if driver and driver.group("v") != "0.0":  # cudaDriverGetVersion, as major.minor
+        put(draft.nvml, "cuda_driver_version", driver.group("v"))
+
+
+def _index_for(draft: Draft, uuid: str | None, name: str | None) -> int:
+    """The GPU this line describes: one already read with the same UUID (or, without one, the
+    same name), else the next index."""
+    for index, gpu in draft.gpus.items():
+        if uuid and gpu.get("uuid") == uuid:
+            return index
+        if not uuid and name and gpu.get("name") == name:
+            return index
+    return len(draft.gpus)
+
+
+def _ollama_amd(keys: dict[str, str], draft: Draft) -> None:
+    gpu = _amd_gpu(draft, keys.get("id", ""))
+    compute = keys.get("compute", "")
+    if _GFX.match(compute):
+        put(gpu, "gfx", compute)
+    ids = _PCI_IDS.match(keys.get("name", ""))
+    if ids:
+        put(gpu, "device_id", "0x" + ids.group("dev"))
+    name = _gpu_name(keys)
+    if name and not _PCI_IDS.match(name):
+        put(gpu, "name", name)
+    _note(draft, "ollama runs on an AMD GPU through ROCm")
+
+
+def _amd_gpu(draft: Draft, ident: str) -> dict[str, Any]:
+    index = int(ident) if ident.isdecimal() and len(ident) <= 2 else len(draft.amd_gpus)
+    return draft.amd_gpu(index)
+
+
+def _ggml_hip(text: str, draft: Draft) -> None:
+    """The device list under `ggml_cuda_init: found N ROCm devices:` (a HIP build)."""
+    for start, line in iter_lines(text, text, "ggml_cuda_init: found"):
+        if "ROCm devices" not in line:
+            continue
+        pos = start + len(line) + 1
+        for row in text[pos:].split("\n", 17)[:16]:
+            found = _GGML_HIP.match(row)
+            if found is None:
+                break
+            gpu = draft.amd_gpu(int(found.group("i")))
+            put(gpu, "name", found.group("name").strip())
+            put(gpu, "gfx", found.group("gfx"))
+            _read(draft, text, pos)
+            pos += len(row) + 1
+        return
+
+
+def _vllm(text: str, draft: Draft) -> None:
+    for needle, pattern in (("LLM engine (v", _VLLM_ENGINE), ("vLLM Version", _VLLM_ALIGNED)):
+        for start, line in iter_lines(text, text, needle):
+            found = pattern.search(line) if len(line) <= _MAX_LINE else None
+            if found:
+                draft.packages.setdefault("vllm", found.group("v"))
+                _read(draft, text, start)
+                return
