@@ -237,6 +237,8 @@ def _torch(draft: Draft) -> FrameworkFacts | None:
         hip=hip,
         bundled=_bundled(draft),
         companions=_companions(draft),
+        arch_list=tuple(seen.get("arch_list") or ()),  # torch.__config__.show()'s NVCC flags
+        build_cudnn=seen.get("build_cudnn"),
     )
 
 

@@ -1,0 +1,148 @@
+"""The GPU query tools outside nvidia-smi, in the shapes their sources print:
+
+- CUDA samples' `deviceQuery`: `Device 0: "NVIDIA GeForce RTX 3090"`, then "  CUDA Driver
+  Version / Runtime Version          12.2 / 12.1", "  CUDA Capability Major/Minor version
+  number:    8.6" and "  Device PCI Domain ID / Bus ID / location ID:   0 / 1 / 0" (decimal).
+  Its failure lines ("cudaGetDeviceCount returned 35 -> ...") are the signature catalogue's.
+- `clinfo` on NVIDIA's OpenCL platform ("Platform Name   NVIDIA CUDA"): each device's
+  "  Device Name   NVIDIA GeForce RTX 3090" and "  Driver Version   535.129.03" (indented by
+  two: its "NULL platform behavior" part repeats the name deeper).
+- `vulkaninfo` (`--summary` or full) on NVIDIA's driver ("driverID = DRIVER_ID_NVIDIA_PROPRIETARY"):
+  "deviceName = NVIDIA GeForce RTX 3090" and "driverInfo = 535.129.03" (the driver's own
+  version string; its packed `driverVersion` is not read).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.scan import facts_head, iter_lines
+
+NAME = "GPU query tools"
+DESCRIPTION = "CUDA samples' `deviceQuery`, `clinfo`, `vulkaninfo`"
+
+_VER3 = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"
+_DQ_DEVICE = re.compile(r'^Device (?P<i>\d{1,2}): "(?P<name>[^"\n]{2,80})"\s{0,4}$')
+_DQ_VERSIONS = re.compile(
+    r"^\s{1,4}CUDA Driver Version / Runtime Version\s{1,40}(?P<d>\d{1,2}\.\d{1,2}) / "
+    r"(?P<r>\d{1,2}\.\d{1,2})\s{0,4}$"
+)
+_DQ_CC = re.compile(
+    r"^\s{1,4}CUDA Capability Major/Minor version number:\s{1,20}(?P<cc>\d{1,2}\.\d)\s{0,4}$"
+)
+_DQ_PCI = re.compile(
+    r"^\s{1,4}Device PCI Domain ID / Bus ID / location ID:\s{1,20}(?P<dom>\d{1,5}) / "
+    r"(?P<bus>\d{1,3}) / (?P<dev>\d{1,3})\s{0,4}$"
+)
+_NVIDIA_NAME = r"(?:NVIDIA|GeForce|Tesla|Quadro|TITAN)\b[^\n]{1,80}?"
+_CL_NAME = re.compile(rf"^  Device Name\s{{2,60}}(?P<name>{_NVIDIA_NAME})\s{{0,4}}$")
+_CL_DRIVER = re.compile(rf"^  Driver Version\s{{2,60}}(?P<v>{_VER3})\s{{0,4}}$")
+_VK_NAME = re.compile(rf"^\s{{0,8}}deviceName\s{{1,60}}= (?P<name>{_NVIDIA_NAME})\s{{0,4}}$")
+_VK_DRIVER = re.compile(rf"^\s{{0,8}}driverInfo\s{{1,60}}= (?P<v>{_VER3})\s{{0,4}}$")
+
+
+def parse(text: str, draft: Draft) -> None:
+    text = facts_head(text)
+    if "CUDA Capability Major/Minor" in text:
+        _device_query(text, draft)
+    if "NVIDIA CUDA" in text and "Device Name" in text:
+        _listing(
+            text,
+            draft,
+            name_needle="Device Name",
+            name_pattern=_CL_NAME,
+            driver_needle="Driver Version",
+            driver_pattern=_CL_DRIVER,
+        )
+    if "DRIVER_ID_NVIDIA_PROPRIETARY" in text:
+        _listing(
+            text,
+            draft,
+            name_needle="deviceName",
+            name_pattern=_VK_NAME,
+            driver_needle="driverInfo",
+            driver_pattern=_VK_DRIVER,
+        )
+
+
+def _read(draft: Draft, text: str, offset: int) -> None:
+    number = text.count("\n", 0, offset) + 1
+    draft.section(NAME)
+    draft.ranges.append((NAME, number, number))
+
+
+def _device_query(text: str, draft: Draft) -> None:
+    """Each `Device N: "name"` block, up to the next one."""
+    gpu: dict[str, object] | None = None
+    for start, line in iter_lines(text, text, "Device "):
+        if len(line) > 300:
+            continue
+        head = _DQ_DEVICE.match(line)
+        if head:
+            gpu = draft.gpu(int(head.group("i")))
+            put(gpu, "name", head.group("name"))
+            _read(draft, text, start)
+            continue
+        if gpu is None:
+            continue
+        pci = _DQ_PCI.match(line)
+        if pci:
+            dom, bus, dev = (int(pci.group(k)) for k in ("dom", "bus", "dev"))
+            put(gpu, "pci_bus_id", f"{dom:04x}:{bus:02x}:{dev:02x}.0")
+    for needle, pattern in (
+        ("CUDA Capability Major/Minor", _DQ_CC),
+        ("Runtime Version", _DQ_VERSIONS),
+    ):
+        _per_device(text, draft, needle, pattern)
+
+
+def _per_device(text: str, draft: Draft, needle: str, pattern: re.Pattern[str]) -> None:
+    """A deviceQuery line belongs to the last `Device N:` line above it."""
+    for start, line in iter_lines(text, text, needle):
+        found = pattern.match(line)
+        if found is None:
+            continue
+        device = text.rfind("\nDevice ", 0, start)
+        head = (
+            _DQ_DEVICE.match(text[device + 1 : text.find("\n", device + 1)])
+            if device >= 0
+            else None
+        )
+        if head is None:
+            continue
+        if "cc" in found.groupdict():
+            put(draft.gpu(int(head.group("i"))), "compute_capability", found.group("cc"))
+        else:
+            put(draft.nvml, "cuda_driver_version", found.group("d"))
+            note = f"deviceQuery was built with the CUDA {found.group('r')} runtime"
+            if note not in draft.notes:
+                draft.notes.append(note)
+        _read(draft, text, start)
+
+
+def _listing(
+    text: str,
+    draft: Draft,
+    *,
+    name_needle: str,
+    name_pattern: re.Pattern[str],
+    driver_needle: str,
+    driver_pattern: re.Pattern[str],
+) -> None:
+    """clinfo's or vulkaninfo's NVIDIA devices, in order, and the driver version they state;
+    the GPUs only when no GPU listing came first."""
+    if not draft.gpus:
+        index = 0
+        for start, line in iter_lines(text, text, name_needle):
+            found = name_pattern.match(line)
+            if found:
+                put(draft.gpu(index), "name", found.group("name"))
+                _read(draft, text, start)
+                index += 1
+    for start, line in iter_lines(text, text, driver_needle):
+        found = driver_pattern.match(line)
+        if found:
+            put(draft.nvml, "driver_version", found.group("v"))
+            _read(draft, text, start)
+            return
