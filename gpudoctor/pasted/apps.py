@@ -107,9 +107,9 @@ def _ollama_version(text: str, draft: Draft) -> None:
 def _gpu_name(keys: dict[str, str]) -> str | None:
     """The GPU's name: `description` where `name` is the backend's device name (CUDA0)."""
     name, description = keys.get("name", ""), keys.get("description", "")
-    if description and (not name or _BACKEND_NAME.match(name) or _PCI_IDS.match(name)):
-        return description
-    return name or None
+    if not name or _BACKEND_NAME.match(name) or _PCI_IDS.match(name):
+        return description or None
+    return name
 
 
 def _ollama_nvidia(keys: dict[str, str], draft: Draft) -> None:

@@ -42,7 +42,11 @@ _PLATFORM = re.compile(
     rf"^-?\s{{0,4}}Platform:\s{{0,4}}Linux-(?P<release>{_RELEASE})-(?P<machine>x86_64|aarch64)"
     r"-with-"
 )
-_GPU_TYPE = re.compile(r"^-\s{0,4}GPU type:\s{0,4}(?P<name>\S[^\n]{1,80}?)\s{0,4}$")
+# An NVIDIA GPU's name as torch gives it (not "<fill in>", not an AMD GPU of a ROCm build)
+_GPU_TYPE = re.compile(
+    r"^-\s{0,4}GPU type:\s{0,4}(?P<name>(?:NVIDIA|Tesla|Quadro|GeForce|TITAN)\b[^\n]{1,80}?)"
+    r"\s{0,4}$"
+)
 _ACCELERATOR = re.compile(r"^-\s{0,4}Accelerator:\s{0,4}(?P<rest>\S[^\n]{1,120}?)\s{0,4}$")
 _CSV_GPU = re.compile(r"^(?P<name>(?:NVIDIA|Tesla|Quadro)[^,\n]{1,80}), (?P<mib>\d{3,7}) MiB$")
 _UNAME = re.compile(
