@@ -495,3 +495,42 @@ def test_a_long_log_of_start_up_lines_reads_fast(matrix: Matrix) -> None:
     facts = read_report(text, "big.log", matrix.architectures)
     assert time.perf_counter() - start < 10
     assert _gpus(facts) == [(0, "NVIDIA GeForce RTX 3090", "8.6", None)]
+
+
+# --- TensorFlow's GPU log lines -----------------------------------------------------------------
+
+
+def test_tensorflow_found_device_lines_of_1_x_and_2_x(read: Read) -> None:
+    two = read(
+        "2020-06-01 10:00:00.123456: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1561] "
+        "Found device 0 with properties: \n"
+        "pciBusID: 0000:01:00.0 name: GeForce GTX 1080 Ti computeCapability: 6.1\n"
+        "coreClock: 1.582GHz coreCount: 28 deviceMemorySize: 10.92GiB\n"
+    )
+    assert _gpus(two) == [(0, "GeForce GTX 1080 Ti", "6.1", "0000:01:00.0")]
+    one = read(
+        "2019-03-01 10:00:00.123456: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1433] "
+        "Found device 1 with properties: \n"
+        "name: Tesla V100-SXM2-16GB major: 7 minor: 0 memoryClockRate(GHz): 1.53\n"
+        "pciBusID: 0000:00:1e.0\n"
+        "totalMemory: 15.75GiB freeMemory: 15.44GiB\n"
+    )
+    assert _gpus(one) == [(1, "Tesla V100-SXM2-16GB", "7.0", "0000:00:1e.0")]
+
+
+def test_tensorflow_ignoring_a_gpu_below_its_minimum(read: Read) -> None:
+    facts = read(
+        "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1757] Ignoring visible gpu device "
+        "(device: 0, name: GeForce GT 730, pci bus id: 0000:01:00.0, compute capability: 3.5) "
+        "with Cuda compute capability 3.5. The minimum required Cuda capability is 3.7.\n"
+    )
+    assert _gpus(facts) == [(0, "GeForce GT 730", "3.5", "0000:01:00.0")]
+    assert (
+        "TensorFlow ignores GPU 0 (compute capability 3.5): this build needs 3.7 or newer"
+        in _notes(facts)
+    )
+
+
+def test_found_device_without_its_properties_line_is_not_a_gpu(read: Read) -> None:
+    with pytest.raises(FactsError):
+        read("Found device 0 with properties: \ncoreClock: 1.582GHz coreCount: 28\n")
