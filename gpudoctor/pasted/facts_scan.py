@@ -1,6 +1,6 @@
 """Facts in any line of a paste, whatever its shape: environment lists in prose ("Driver: NVIDIA
-550.54.15, CUDA 12.4", "4x A100 80GB"), start-up logs (ollama, vLLM, llama.cpp, NCCL INFO),
-kernel logs (NVRM module and Xid lines), `uname -a`, `lscpu`, `docker version`,
+550.54.15, CUDA 12.4", "4x A100 80GB"), start-up logs (vLLM, llama.cpp, NCCL INFO; ollama's
+are apps.py's), kernel logs (NVRM module and Xid lines), `uname -a`, `lscpu`, `docker version`,
 `nvidia-ctk --version`, `kubectl describe node`, a Dockerfile's FROM line, `conda list`, `lsmod`,
 `dkms status`, `dpkg -l` (the driver packages, `nvidia-l4t-core`, `nvidia-jetpack`), Jetson
 releases (/etc/nv_tegra_release, "JetPack 5.1.2", "L4T 32.7.1"), PyTorch's capability warning,
