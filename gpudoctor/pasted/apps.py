@@ -47,6 +47,7 @@ _OLLAMA_VERSION = re.compile(
     r"msg=\"Listening on [^\"\n]{1,120} \(version (?P<v>0\.\d{1,2}\.\d{1,3})(?:-rc\d{1,2})?\)\""
 )
 _MAX_LINE = 2000
+_MAX_READ = 64  # lines read per shape: a log of many restarts repeats the same GPUs
 
 
 def parse(text: str, draft: Draft) -> None:
@@ -81,7 +82,9 @@ def _pairs(line: str) -> dict[str, str]:
 
 
 def _ollama(text: str, draft: Draft) -> None:
-    for start, line in iter_lines(text, text, 'msg="inference compute"'):
+    for count, (start, line) in enumerate(iter_lines(text, text, 'msg="inference compute"')):
+        if count >= _MAX_READ:
+            break
         if len(line) > _MAX_LINE:
             continue
         keys = _pairs(line[line.find('msg="inference compute"') :])
@@ -162,7 +165,7 @@ def _ggml_hip(text: str, draft: Draft) -> None:
         if "ROCm devices" not in line:
             continue
         pos = start + len(line) + 1
-        for row in text[pos:].split("\n", 17)[:16]:
+        for row in text[pos : pos + 4000].split("\n", 17)[:16]:
             found = _GGML_HIP.match(row)
             if found is None:
                 break

@@ -77,6 +77,7 @@ _TF_GPU = re.compile(
 )
 _TF_COUNT = re.compile(r"^Num GPUs Available:\s{1,4}(?P<n>\d{1,3})\s{0,4}$")
 _MAX_LINE = 4000
+_MAX_READ = 64  # lines read per shape: a log that repeats one is read at its first ones
 
 
 def parse(text: str, draft: Draft) -> None:
@@ -97,6 +98,13 @@ def parse(text: str, draft: Draft) -> None:
         _props(text, draft)
     if "physical_device:GPU" in text or "list_physical_devices(" in text or "Num GPUs" in text:
         _tf_devices(text, draft)
+
+
+def _below(text: str, start: int, line: str, size: int) -> str:
+    """At most `size` characters after a line (a bounded slice: a paste repeating the line
+    must not copy the rest of the text once per repeat)."""
+    begin = start + len(line) + 1
+    return text[begin : begin + size]
 
 
 def _read(draft: Draft, text: str, offset: int, lines: int = 1) -> None:
@@ -135,7 +143,7 @@ def _hf_gpus(text: str, draft: Draft) -> None:
         found = _ACCELERATOR.match(line)
         if found is None:
             continue
-        rows = [found.group("rest"), *text[start + len(line) + 1 :].split("\n", 65)[:64]]
+        rows = [found.group("rest"), *_below(text, start, line, 8000).split("\n", 65)[:64]]
         for index, row in enumerate(rows):
             gpu = _CSV_GPU.match(row.strip())
             if gpu is None:
@@ -175,9 +183,11 @@ def _jax_devices(text: str, draft: Draft) -> None:
 
 def _ds_report(text: str, draft: Draft) -> None:
     begin = text.find("DeepSpeed general environment info")
-    for start, line in iter_lines(text, text, " ..."):
+    for count, (start, line) in enumerate(iter_lines(text, text, " ...")):
         if start < begin:
             continue
+        if count >= _MAX_READ:
+            break
         found = _DS_KEY.match(line)
         if found is None:
             continue
@@ -243,7 +253,9 @@ def _build_settings(line: str, draft: Draft) -> bool:
 
 
 def _props(text: str, draft: Draft) -> None:
-    for start, line in iter_lines(text, text, "_CudaDeviceProperties("):
+    for count, (start, line) in enumerate(iter_lines(text, text, "_CudaDeviceProperties(")):
+        if count >= _MAX_READ:
+            break
         found = _PROPS.search(line) if len(line) <= _MAX_LINE else None
         if found is None:
             continue
@@ -280,7 +292,7 @@ def _tf_devices(text: str, draft: Draft) -> None:
         _read(draft, text, start)
         return
     for start, line in iter_lines(text, text, "list_physical_devices("):
-        after = text[start + len(line) + 1 :].split("\n", 1)[0].strip()
+        after = _below(text, start, line, 200).split("\n", 1)[0].strip()
         if ("'GPU'" in line or '"GPU"' in line) and after == "[]":
             _no_tf_gpu(draft, text, start + len(line) + 1)
             return

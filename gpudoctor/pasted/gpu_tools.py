@@ -35,6 +35,8 @@ _DQ_PCI = re.compile(
     r"^\s{1,4}Device PCI Domain ID / Bus ID / location ID:\s{1,20}(?P<dom>\d{1,5}) / "
     r"(?P<bus>\d{1,3}) / (?P<dev>\d{1,3})\s{0,4}$"
 )
+_MAX_READ = 64  # lines read per needle: a log that repeats one is read at its first ones
+_DEVICE_SPAN = 20_000  # characters: one device's deviceQuery block is about 2 KB
 _NVIDIA_NAME = r"(?:NVIDIA|GeForce|Tesla|Quadro|TITAN)\b[^\n]{1,80}?"
 _CL_NAME = re.compile(rf"^  Device Name\s{{2,60}}(?P<name>{_NVIDIA_NAME})\s{{0,4}}$")
 _CL_DRIVER = re.compile(rf"^  Driver Version\s{{2,60}}(?P<v>{_VER3})\s{{0,4}}$")
@@ -75,7 +77,9 @@ def _read(draft: Draft, text: str, offset: int) -> None:
 def _device_query(text: str, draft: Draft) -> None:
     """Each `Device N: "name"` block, up to the next one."""
     gpu: dict[str, object] | None = None
-    for start, line in iter_lines(text, text, "Device "):
+    for count, (start, line) in enumerate(iter_lines(text, text, "Device ")):
+        if count >= _MAX_READ * 4:  # a device's block has a few lines starting "Device"
+            break
         if len(line) > 300:
             continue
         head = _DQ_DEVICE.match(line)
@@ -99,11 +103,13 @@ def _device_query(text: str, draft: Draft) -> None:
 
 def _per_device(text: str, draft: Draft, needle: str, pattern: re.Pattern[str]) -> None:
     """A deviceQuery line belongs to the last `Device N:` line above it."""
-    for start, line in iter_lines(text, text, needle):
+    for count, (start, line) in enumerate(iter_lines(text, text, needle)):
+        if count >= _MAX_READ:
+            break
         found = pattern.match(line)
         if found is None:
             continue
-        device = text.rfind("\nDevice ", 0, start)
+        device = text.rfind("\nDevice ", max(0, start - _DEVICE_SPAN), start)
         head = (
             _DQ_DEVICE.match(text[device + 1 : text.find("\n", device + 1)])
             if device >= 0
@@ -135,6 +141,8 @@ def _listing(
     if not draft.gpus:
         index = 0
         for start, line in iter_lines(text, text, name_needle):
+            if index >= _MAX_READ:
+                break
             found = name_pattern.match(line)
             if found:
                 put(draft.gpu(index), "name", found.group("name"))

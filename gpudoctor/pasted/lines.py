@@ -138,6 +138,12 @@ def tf_devices(text: str, draft: Draft) -> None:
         draft.tensorflow.setdefault("cuda_available", True)
     if "with properties:" in text:
         _tf_found(text, draft)
+    if "Ignoring visible gpu device" in text:
+        _tf_ignored(text, draft)
+
+
+def _tf_ignored(text: str, draft: Draft) -> None:
+    """TensorFlow's refusal of a GPU below the compute capability its build needs."""
     for _, line in iter_lines(text, text, "Ignoring visible gpu device"):
         found = _TF_IGNORED.search(line)
         if found is None:
@@ -161,7 +167,7 @@ def _tf_found(text: str, draft: Draft) -> None:
         head = _TF_FOUND.search(line)
         if head is None:
             continue
-        below = text[start + len(line) + 1 :].split("\n", 3)[:2]
+        below = text[start + len(line) + 1 : start + len(line) + 600].split("\n", 3)[:2]
         props = _TF2_PROPS.match(below[0].strip()) if below else None
         if props:
             gpu = draft.gpu(int(head.group("i")))

@@ -490,7 +490,13 @@ def test_a_long_log_of_start_up_lines_reads_fast(matrix: Matrix) -> None:
         'id=GPU-1 library=CUDA compute=8.6 name=CUDA0 description="NVIDIA GeForce RTX 3090" '
         "driver=12.8\n"
     )
-    text = line + "ggml_cuda_init: found 1 ROCm devices:\n" + "Platform: x y z\n" * 200_000
+    repeated = (  # a log of many restarts: each shape's lines, over and over
+        line
+        + "ggml_cuda_init: found 1 ROCm devices:\n"
+        + "  CUDA Capability Major/Minor version number:    8.6\n"
+        + "DeepSpeed general environment info:\ntorch version ......... 2.1.0\n"
+    )
+    text = repeated * 30_000 + "Platform: x y z\n" * 100_000
     start = time.perf_counter()
     facts = read_report(text, "big.log", matrix.architectures)
     assert time.perf_counter() - start < 10
