@@ -540,3 +540,18 @@ def test_tensorflow_ignoring_a_gpu_below_its_minimum(read: Read) -> None:
 def test_found_device_without_its_properties_line_is_not_a_gpu(read: Read) -> None:
     with pytest.raises(FactsError):
         read("Found device 0 with properties: \ncoreClock: 1.582GHz coreCount: 28\n")
+
+
+def test_tensorflow_build_info_alone_keeps_what_it_states(read: Read) -> None:
+    facts = read(
+        ">>> tf.sysconfig.get_build_info()\n"
+        "OrderedDict([('cpu_compiler', '/usr/lib/llvm-17/bin/clang'), "
+        "('cuda_compute_capabilities', ['sm_60', 'sm_80', 'compute_90']), "
+        "('cuda_version', '12.3'), ('cudnn_version', '8'), ('is_cuda_build', True), "
+        "('is_rocm_build', False), ('is_tensorrt_build', True)])\n"
+    )
+    assert facts.frameworks == ()  # no TensorFlow version: no framework to judge
+    assert (
+        "TensorFlow's build info: CUDA 12.3; cuDNN 8; kernels for sm_60, sm_80, compute_90"
+        in _notes(facts)
+    )
