@@ -7,7 +7,10 @@
   `driver=` after it and `pci_id=0000:01:00.0`. `library=rocm` lines name an AMD GPU by its
   gfx target (`compute=gfx1100`) and, before 0.12, by its PCI ids (`name=1002:744c`);
   `id=cpu library=cpu`, printed when it found no GPU, is the signature catalogue's
-  (ollama-no-gpu). Its release is in
+  (ollama-no-gpu). Releases 0.1.x logged `msg="CUDA Compute Capability detected: 8.6"` (also
+  "[nvidia-ml] NVML CUDA Compute Capability detected") and `msg="Discovered GPU libraries:
+  [/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.545.23.08]"` (gpu.go): GPU 0's compute
+  capability and the NVML library, named by its driver version. Its release is in
   `msg="Listening on 127.0.0.1:11434 (version 0.12.3)"` (routes.go).
 - llama.cpp's `ggml_cuda_init: found 1 ROCm devices:` list (ggml-cuda.cu under HIP):
   `  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32` (its CUDA
@@ -46,6 +49,11 @@ _VLLM_ALIGNED = re.compile(r"^vLLM Version\s{1,40}:\s{0,4}(?P<v>0\.\d{1,2}\.\d{1
 _OLLAMA_VERSION = re.compile(
     r"msg=\"Listening on [^\"\n]{1,120} \(version (?P<v>0\.\d{1,2}\.\d{1,3})(?:-rc\d{1,2})?\)\""
 )
+_OLD_CC = re.compile(r"\bCUDA Compute Capability detected: (?P<cc>\d{1,2}\.\d)\"")
+_NVML_LIBRARY = re.compile(
+    r"msg=\"Discovered GPU libraries: \[[^\]\n]{0,400}?/libnvidia-ml\.so\.(?P<v>\d{3}\.\d{1,3}"
+    r"(?:\.\d{1,3})?)[\] ]"
+)
 _MAX_LINE = 2000
 _MAX_READ = 64  # lines read per shape: a log of many restarts repeats the same GPUs
 
@@ -56,6 +64,8 @@ def parse(text: str, draft: Draft) -> None:
         _ollama(text, draft)
     if "(version " in text:
         _ollama_version(text, draft)
+    if "Compute Capability detected: " in text or "Discovered GPU libraries: " in text:
+        _ollama_0_1(text, draft)
     if "ggml_cuda_init: found" in text:
         _ggml_hip(text, draft)
     if "LLM engine (v" in text or "vLLM Version" in text:
@@ -105,6 +115,26 @@ def _ollama_version(text: str, draft: Draft) -> None:
             draft.packages.setdefault("ollama", found.group("v"))
             _read(draft, text, start)
             return
+
+
+def _ollama_0_1(text: str, draft: Draft) -> None:
+    """ollama 0.1.x: the compute capability of the GPU it found, and the NVML library file."""
+    for needle, pattern in (
+        ("Compute Capability detected: ", _OLD_CC),
+        ("Discovered GPU libraries: ", _NVML_LIBRARY),
+    ):
+        for start, line in iter_lines(text, text, needle):
+            found = pattern.search(line) if len(line) <= _MAX_LINE else None
+            if found is None or "too old" in line:  # "too old" is a signature's line
+                continue
+            if pattern is _OLD_CC:
+                if draft.gpus:
+                    break  # a listing came first: it names the GPUs
+                put(draft.gpu(0), "compute_capability", found.group("cc"))
+            else:
+                put(draft.nvml, "library_version", found.group("v"))
+            _read(draft, text, start)
+            break
 
 
 def _gpu_name(keys: dict[str, str]) -> str | None:

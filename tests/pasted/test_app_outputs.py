@@ -105,6 +105,25 @@ def test_ollama_without_a_gpu_is_the_no_gpu_signature(read: Read) -> None:
     assert facts.nvml.gpus == ()
 
 
+def test_ollama_0_1_compute_capability_and_nvml_library(read: Read) -> None:
+    facts = read(
+        'time=2024-02-20T10:00:00.100Z level=INFO source=routes.go:1019 msg="Listening on '
+        '127.0.0.1:11434 (version 0.1.25)"\n'
+        'time=2024-02-20T10:00:00.310Z level=INFO source=gpu.go:311 msg="Discovered GPU '
+        'libraries: [/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.545.23.08]"\n'
+        'time=2024-02-20T10:00:00.330Z level=INFO source=gpu.go:146 msg="CUDA Compute '
+        'Capability detected: 8.6"\n'
+    )
+    assert _gpus(facts) == [(0, None, "8.6", None)]
+    assert facts.nvml.library_version == "545.23.08"
+    assert [(p.name, p.version) for p in facts.programs] == [("ollama", "0.1.25")]
+    too_old = read(
+        "2024/01/14 19:50:06 gpu.go:138: CUDA GPU is too old. Falling back to CPU mode. "
+        "Compute Capability detected: 5.2\n"
+    )
+    assert _codes(too_old) == ["ollama-gpu-too-old"]  # the signature's line, not a GPU
+
+
 def test_inference_compute_in_prose_is_not_an_ollama_line(read: Read) -> None:
     with pytest.raises(FactsError):
         read("we pay for inference compute=8.6 times more than for training, name=big\n")
