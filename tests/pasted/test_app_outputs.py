@@ -574,3 +574,32 @@ def test_tensorflow_build_info_alone_keeps_what_it_states(read: Read) -> None:
         "TensorFlow's build info: CUDA 12.3; cuDNN 8; kernels for sm_60, sm_80, compute_90"
         in _notes(facts)
     )
+
+
+# --- an interactive torch session ---------------------------------------------------------------
+
+
+def test_torch_session_device_capability_and_arch_list(read: Read) -> None:
+    facts = read(
+        ">>> import torch\n"
+        ">>> torch.cuda.get_device_capability()\n(12, 0)\n"
+        ">>> torch.cuda.get_device_name(0)\n'NVIDIA GeForce RTX 5090'\n"
+        ">>> torch.cuda.get_arch_list()\n['sm_50', 'sm_60', 'sm_70', 'sm_75', 'sm_80', 'sm_86', "
+        "'sm_90']\n"
+        ">>> torch.__version__\n'2.4.1+cu124'\n"
+    )
+    assert _gpus(facts) == [(0, "NVIDIA GeForce RTX 5090", "12.0", None)]
+    (torch,) = facts.frameworks
+    assert torch.arch_list == ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
+    name_first = read(
+        ">>> torch.cuda.get_device_name(1)\n'NVIDIA A100-SXM4-40GB'\n"
+        ">>> torch.cuda.get_device_capability(1)\n(8, 0)\n"
+    )
+    assert _gpus(name_first) == [(1, "NVIDIA A100-SXM4-40GB", "8.0", None)]
+
+
+def test_a_capability_question_without_its_answer_is_no_gpu(read: Read) -> None:
+    with pytest.raises(FactsError):
+        read(">>> torch.cuda.get_device_capability()\nTraceback (most recent call last):\n")
+    with pytest.raises(FactsError):
+        read(">>> torch.cuda.get_arch_list()\n[]\n")
