@@ -603,3 +603,16 @@ def test_a_capability_question_without_its_answer_is_no_gpu(read: Read) -> None:
         read(">>> torch.cuda.get_device_capability()\nTraceback (most recent call last):\n")
     with pytest.raises(FactsError):
         read(">>> torch.cuda.get_arch_list()\n[]\n")
+
+
+def test_a_gpu_known_by_its_capability_alone_is_judged_without_a_name(
+    read: Read, matrix: Matrix
+) -> None:
+    from gpudoctor.checks import run_checks
+
+    facts = read(
+        ">>> torch.cuda.get_device_capability()\n(12, 0)\n>>> torch.__version__\n'2.4.1+cu124'\n"
+    )
+    arch = [f for f in run_checks(facts, matrix).findings if f.code == "framework-arch"]
+    assert [f.severity.value for f in arch] == ["error"]
+    assert arch[0].title.endswith("compute capability 12.0")  # no "(None)" for the name
