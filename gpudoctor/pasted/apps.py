@@ -6,6 +6,9 @@
   device name is `name=CUDA0` and the GPU's is `description="NVIDIA GeForce RTX 3090"`, with
   `driver=` after it and `pci_id=0000:01:00.0`. `library=rocm` lines name an AMD GPU by its
   gfx target (`compute=gfx1100`) and, before 0.12, by its PCI ids (`name=1002:744c`);
+  Its ROCm discovery names each AMD GPU: `msg="amdgpu is supported" gpu=0 gpu_type=gfx1100`, or
+  `msg="amdgpu is not supported (supported types:[gfx1030 gfx1100])" gpu_type=gfx1103 gpu=0`
+  (before 0.3 the list was a `supported_types="[...]"` key) (discover/amd_linux.go).
   `id=cpu library=cpu`, printed when it found no GPU, is the signature catalogue's
   (ollama-no-gpu). Releases 0.1.x logged `msg="CUDA Compute Capability detected: 8.6"` (also
   "[nvidia-ml] NVML CUDA Compute Capability detected") and `msg="Discovered GPU libraries:
@@ -49,6 +52,7 @@ _VLLM_ALIGNED = re.compile(r"^vLLM Version\s{1,40}:\s{0,4}(?P<v>0\.\d{1,2}\.\d{1
 _OLLAMA_VERSION = re.compile(
     r"msg=\"Listening on [^\"\n]{1,120} \(version (?P<v>0\.\d{1,2}\.\d{1,3})(?:-rc\d{1,2})?\)\""
 )
+_TYPES = re.compile(r"\[(?P<types>gfx[a-z0-9 ]{3,400})\]")
 _OLD_CC = re.compile(r"\bCUDA Compute Capability detected: (?P<cc>\d{1,2}\.\d)\"")
 _NVML_LIBRARY = re.compile(
     r"msg=\"Discovered GPU libraries: \[[^\]\n]{0,400}?/libnvidia-ml\.so\.(?P<v>\d{3}\.\d{1,3}"
@@ -64,6 +68,8 @@ def parse(text: str, draft: Draft) -> None:
         _ollama(text, draft)
     if "(version " in text:
         _ollama_version(text, draft)
+    if 'msg="amdgpu is ' in text:
+        _ollama_amd_discovery(text, draft)
     if "Compute Capability detected: " in text or "Discovered GPU libraries: " in text:
         _ollama_0_1(text, draft)
     if "ggml_cuda_init: found" in text:
@@ -182,6 +188,25 @@ def _ollama_amd(keys: dict[str, str], draft: Draft) -> None:
     if name and not _PCI_IDS.match(name):
         put(gpu, "name", name)
     _note(draft, "ollama runs on an AMD GPU through ROCm")
+
+
+def _ollama_amd_discovery(text: str, draft: Draft) -> None:
+    for count, (start, line) in enumerate(iter_lines(text, text, 'msg="amdgpu is ')):
+        if count >= _MAX_READ:
+            break
+        if len(line) > _MAX_LINE:
+            continue
+        at = line.find('msg="amdgpu is ')
+        keys = _pairs(line[at:])
+        gfx = keys.get("gpu_type", "").split(":")[0]  # "gfx90a:sramecc+:xnack-"
+        if not _GFX.match(gfx):
+            continue
+        put(_amd_gpu(draft, keys.get("gpu", "")), "gfx", gfx)
+        if line.startswith('msg="amdgpu is not supported', at):
+            types = _TYPES.search(line, at)
+            listed = f" (this build supports {types.group('types')})" if types else ""
+            _note(draft, f"ollama does not support the AMD GPU {gfx}{listed}: it is not used")
+        _read(draft, text, start)
 
 
 def _amd_gpu(draft: Draft, ident: str) -> dict[str, Any]:

@@ -95,6 +95,27 @@ def test_ollama_on_rocm_is_an_amd_gpu(read: Read) -> None:
     assert [n.gfx_target for n in new.amd.kfd_nodes] == ["gfx1030"]
 
 
+def test_ollama_rocm_discovery_names_each_amd_gpu(read: Read) -> None:
+    facts = read(
+        'time=2025-07-23T18:46:52.526+09:00 level=WARN source=amd_windows.go:138 msg="amdgpu is '
+        'not supported (supported types:[gfx1030 gfx1100 gfx1101 gfx1102 gfx906])" '
+        "gpu_type=gfx1103 gpu=0 library=C:\\Ollama\\lib\\ollama\\rocm\n"
+        'level=INFO source=amd_linux.go:391 msg="amdgpu is supported" gpu=1 gpu_type=gfx1100\n'
+    )
+    assert [n.gfx_target for n in facts.amd.kfd_nodes] == ["gfx1103", "gfx1100"]
+    assert (
+        "ollama does not support the AMD GPU gfx1103 (this build supports gfx1030 gfx1100 "
+        "gfx1101 gfx1102 gfx906): it is not used" in _notes(facts)
+    )
+    old = read(
+        'source=amd_linux.go:340 msg="amdgpu is not supported" gpu=0 gpu_type=gfx1032 '
+        'library=/usr/lib64 supported_types="[gfx1030 gfx1100]"\n'
+    )
+    assert [n.gfx_target for n in old.amd.kfd_nodes] == ["gfx1032"]
+    with pytest.raises(FactsError):  # no gfx target: not a GPU
+        read('msg="amdgpu is not supported" gpu=0 gpu_type=unknown\n')
+
+
 def test_ollama_without_a_gpu_is_the_no_gpu_signature(read: Read) -> None:
     facts = read(
         'time=2025-10-01T10:00:01.200Z level=INFO source=types.go:60 msg="inference compute" '
