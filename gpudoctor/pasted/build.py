@@ -301,7 +301,9 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
         )
     elif draft.cuda_toolkit_version:
         toolkits = (
-            CudaToolkit(path="/usr/local/cuda (version.json)", version=draft.cuda_toolkit_version),
+            CudaToolkit(
+                path="/usr/local/cuda (its version file)", version=draft.cuda_toolkit_version
+            ),
         )
     nccl: tuple[LibraryFact, ...] = ()
     if "nccl" in draft.libraries:

@@ -10,6 +10,9 @@
   (the kind of device 0 and the count; "cpu-1" when JAX found no GPU) and "platform:
   uname_result(system='Linux', ..., release='6.8.0-48-generic', ..., machine='x86_64')" (its
   jax/jaxlib lines are facts_scan's).
+- `jax.devices()`: "[CudaDevice(id=0), CudaDevice(id=1)]" (older: "[cuda(id=0)]",
+  "[gpu(id=0)]", "[StreamExecutorGpuDevice(id=0, ...)]"), or "[CpuDevice(id=0)]" when JAX
+  found no GPU.
 - DeepSpeed's `ds_report`, "DeepSpeed general environment info:": dotted key lines
   ("torch version .................... 2.1.0+cu121", "torch cuda version ............... 12.1",
   "torch hip version", "nvcc version", "deepspeed info").
@@ -56,6 +59,11 @@ _UNAME = re.compile(
 _JAX_DEVICES = re.compile(
     r"^device info: (?P<kind>[^\n]{1,80})-(?P<n>\d{1,3}), \d{1,3} local devices\"?\s{0,4}$"
 )
+_JAX_LIST = re.compile(
+    r"^\[(?P<kind>CudaDevice|cuda|gpu|StreamExecutorGpuDevice|RocmDevice|rocm|CpuDevice|cpu|"
+    r"TFRT_CPU_0)\(id=0[,)]"
+)
+_JAX_ID = re.compile(r"\bid=(?P<i>\d{1,3})\b")
 _DS_KEY = re.compile(
     r"^(?P<key>torch version|torch cuda version|torch hip version|nvcc version|deepspeed info)"
     r"\s{1,4}\.{3,40}\s{1,4}(?P<v>[^\n]{1,80}?)\s{0,4}$"
@@ -90,6 +98,8 @@ def parse(text: str, draft: Draft) -> None:
         _uname(text, draft)
     if "local devices" in text:
         _jax_devices(text, draft)
+    if "(id=0" in text:
+        _jax_list(text, draft)
     if "DeepSpeed general environment info" in text:
         _ds_report(text, draft)
     if "PyTorch built with:" in text:
@@ -177,6 +187,23 @@ def _jax_devices(text: str, draft: Draft) -> None:
         else:
             for index in range(min(int(found.group("n")), 64)):
                 put(draft.gpu(index), "name", kind)
+        _read(draft, text, start)
+        return
+
+
+def _jax_list(text: str, draft: Draft) -> None:
+    """The list `jax.devices()` prints: the kind of its devices and how many."""
+    for start, line in iter_lines(text, text, "(id=0"):
+        found = _JAX_LIST.match(line.strip()) if len(line) <= _MAX_LINE else None
+        if found is None:
+            continue
+        kind = found.group("kind").lower()
+        if kind.startswith(("cpu", "tfrt_cpu")):
+            _note(draft, "JAX found no GPU: its devices are CPUs")
+        else:
+            count = len(set(_JAX_ID.findall(line)))
+            vendor = "ROCm" if kind.startswith("rocm") else "CUDA"
+            _note(draft, f"JAX lists {count} {vendor} device(s)")
         _read(draft, text, start)
         return
 

@@ -637,3 +637,24 @@ def test_a_gpu_known_by_its_capability_alone_is_judged_without_a_name(
     arch = [f for f in run_checks(facts, matrix).findings if f.code == "framework-arch"]
     assert [f.severity.value for f in arch] == ["error"]
     assert arch[0].title.endswith("compute capability 12.0")  # no "(None)" for the name
+
+
+def test_jax_devices_list(read: Read) -> None:
+    two = read(">>> jax.devices()\n[CudaDevice(id=0), CudaDevice(id=1)]\n")
+    assert "JAX lists 2 CUDA device(s)" in _notes(two)
+    old = read(
+        ">>> jax.devices()\n[StreamExecutorGpuDevice(id=0, process_index=0, slice_index=0)]\n"
+    )
+    assert "JAX lists 1 CUDA device(s)" in _notes(old)
+    cpu = read(">>> import jax\n>>> jax.devices()\n[CpuDevice(id=0)]\n")
+    assert "JAX found no GPU: its devices are CPUs" in _notes(cpu)
+    with pytest.raises(FactsError):  # another program's object with an id is not JAX's list
+        read("[Worker(id=0), Worker(id=1)]\n")
+
+
+def test_old_cuda_toolkit_version_txt(read: Read) -> None:
+    facts = read("$ cat /usr/local/cuda/version.txt\nCUDA Version 10.2.89\n")
+    assert [t.version for t in facts.cuda_libs.toolkits] == ["10.2.89"]
+    smi = read("CUDA Version: 12.4\n")  # nvidia-smi's words: the driver's CUDA, not a toolkit
+    assert smi.cuda_libs.toolkits == ()
+    assert smi.nvml.cuda_driver_version == "12.4"
