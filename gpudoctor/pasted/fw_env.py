@@ -36,7 +36,7 @@ from gpudoctor.pasted.scan import facts_head, iter_lines
 NAME = "framework environment"
 DESCRIPTION = (
     "`transformers env` / `accelerate env` / `diffusers-cli env`, "
-    "`jax.print_environment_info()`, `ds_report`, `torch.__config__.show()`, "
+    "`jax.print_environment_info()`, `jax.devices()`, `ds_report`, `torch.__config__.show()`, "
     "`torch.cuda.get_device_properties`, `tf.config.list_physical_devices('GPU')`"
 )
 
