@@ -5,7 +5,8 @@
   driver=12.4 name="NVIDIA GeForce RTX 3090" total=... available=...`; from 0.12 the backend's
   device name is `name=CUDA0` and the GPU's is `description="NVIDIA GeForce RTX 3090"`, with
   `driver=` after it and `pci_id=0000:01:00.0`. `library=rocm` lines name an AMD GPU by its
-  gfx target (`compute=gfx1100`) and, before 0.12, by its PCI ids (`name=1002:744c`);
+  gfx target (`compute=gfx1100`) and, before 0.12, by its PCI ids (`name=1002:744c`); a
+  `library=Vulkan` line names an NVIDIA GPU in `description` without its compute capability;
   Its ROCm discovery names each AMD GPU: `msg="amdgpu is supported" gpu=0 gpu_type=gfx1100`, or
   `msg="amdgpu is not supported (supported types:[gfx1030 gfx1100])" gpu_type=gfx1103 gpu=0`
   (before 0.3 the list was a `supported_types="[...]"` key) (discover/amd_linux.go).
@@ -43,6 +44,7 @@ _CC = re.compile(r"^\d{1,2}\.\d$")
 _GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
 _PCI_IDS = re.compile(r"^1002:(?P<dev>[0-9a-f]{4})$")
 _BACKEND_NAME = re.compile(r"^(?:CUDA|ROCm|Vulkan)\d{1,2}$")
+_NVIDIA = re.compile(r"^(?:NVIDIA|GeForce|Tesla|Quadro|TITAN)\b")
 _DRIVER = re.compile(r"^(?P<v>\d{1,2}\.\d{1,2})$")
 _GGML_HIP = re.compile(
     r"^\s{0,8}Device (?P<i>\d{1,2}): (?P<name>[^,\n]{2,80}), (?P<gfx>gfx[0-9a-f]{3,4})\b"
@@ -109,6 +111,10 @@ def _ollama(text: str, draft: Draft) -> None:
             _ollama_nvidia(keys, draft)
         elif library == "rocm":
             _ollama_amd(keys, draft)
+        elif library == "vulkan" and _NVIDIA.match(keys.get("description", "")):
+            # ollama's Vulkan backend on an NVIDIA GPU: its name, no compute capability
+            name = keys["description"]
+            put(draft.gpu(_index_for(draft, None, name)), "name", name)
         else:
             continue
         _read(draft, text, start)

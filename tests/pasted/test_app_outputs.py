@@ -81,6 +81,22 @@ def test_ollama_backend_name_alone_is_not_a_gpu_name(read: Read) -> None:
     assert facts.nvml.cuda_driver_version is None  # 0.0: ollama could not read it
 
 
+def test_ollama_vulkan_names_the_gpu_without_a_capability(read: Read) -> None:
+    facts = read(
+        'level=INFO source=types.go:42 msg="inference compute" id=0 filter_id=0 library=Vulkan '
+        'compute=0.0 name=Vulkan0 description="NVIDIA GeForce RTX 3060" libdirs=ollama,vulkan '
+        'driver=0.0 pci_id=0000:01:00.0 type=discrete total="12.0 GiB"\n'
+    )
+    assert [(g.name, g.compute_capability) for g in facts.nvml.gpus] == [
+        ("NVIDIA GeForce RTX 3060", "8.6")  # from the matrix's model list, not compute=0.0
+    ]
+    with pytest.raises(FactsError):
+        read(
+            'msg="inference compute" id=0 library=Vulkan compute=0.0 name=Vulkan0 '
+            'description="Intel(R) Arc(tm) A770 Graphics (DG2)"\n'
+        )
+
+
 def test_ollama_on_rocm_is_an_amd_gpu(read: Read) -> None:
     old = read(
         'level=INFO source=types.go:105 msg="inference compute" id=0 library=rocm '
