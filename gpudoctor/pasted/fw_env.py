@@ -68,7 +68,11 @@ _DS_KEY = re.compile(
     r"^(?P<key>torch version|torch cuda version|torch hip version|nvcc version|deepspeed info)"
     r"\s{1,4}\.{3,40}\s{1,4}(?P<v>[^\n]{1,80}?)\s{0,4}$"
 )
-_VERSION = re.compile(r"^\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\+[\w.]{1,40})?$")
+# "2.1.0+cu121", and an NGC or nightly build's "2.1.0a0+32f93b1", "2.6.0.dev20241112+cu124"
+_VERSION = re.compile(
+    r"^\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:a\d{1,3}|b\d{1,3}|rc\d{1,3}|\.dev\d{1,10})?"
+    r"(?:\+[\w.]{1,40})?$"
+)
 _BUILT = re.compile(r"^\s{0,4}- (?P<key>CUDA Runtime|CuDNN|HIP Runtime)\s{1,4}(?P<v>\d[\w.]{0,30})")
 _NVCC_FLAGS = re.compile(r"^\s{0,4}- NVCC architecture flags:\s{0,4}(?P<flags>[^\n]{1,2000})")
 _CODE = re.compile(r"code=(?:\[)?((?:sm|compute)_\d{2,3}[af]?)")

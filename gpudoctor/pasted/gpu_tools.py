@@ -10,6 +10,10 @@
 - `vulkaninfo` (`--summary` or full) on NVIDIA's driver ("driverID = DRIVER_ID_NVIDIA_PROPRIETARY"):
   "deviceName = NVIDIA GeForce RTX 3090" and "driverInfo = 535.129.03" (the driver's own
   version string; its packed `driverVersion` is not read).
+- Windows' own view of the GPU, `dxdiag` ("Card name: NVIDIA GeForce RTX 3080", "Driver Version:
+  31.0.15.3640") and `wmic path win32_VideoController get name,driverversion` ("31.0.15.3640
+  NVIDIA GeForce RTX 4090"): the GPU's name, and the driver in Windows' numbering, which is not
+  the NVIDIA release number (kept as a note; NVIDIA documents no rule between the two).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import facts_head, iter_lines
 
 NAME = "GPU query tools"
-DESCRIPTION = "CUDA samples' `deviceQuery`, `clinfo`, `vulkaninfo`"
+DESCRIPTION = "CUDA samples' `deviceQuery`, `clinfo`, `vulkaninfo`, `dxdiag`, `wmic`"
 
 _VER3 = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"
 _DQ_DEVICE = re.compile(r'^Device (?P<i>\d{1,2}): "(?P<name>[^"\n]{2,80})"\s{0,4}$')
@@ -42,6 +46,10 @@ _CL_NAME = re.compile(rf"^  Device Name\s{{2,60}}(?P<name>{_NVIDIA_NAME})\s{{0,4
 _CL_DRIVER = re.compile(rf"^  Driver Version\s{{2,60}}(?P<v>{_VER3})\s{{0,4}}$")
 _VK_NAME = re.compile(rf"^\s{{0,8}}deviceName\s{{1,60}}= (?P<name>{_NVIDIA_NAME})\s{{0,4}}$")
 _VK_DRIVER = re.compile(rf"^\s{{0,8}}driverInfo\s{{1,60}}= (?P<v>{_VER3})\s{{0,4}}$")
+_WIN_VERSION = r"\d{1,2}\.\d{1,2}\.\d{2}\.\d{4}"
+_DXDIAG_CARD = re.compile(rf"^\s{{0,12}}Card name: (?P<name>{_NVIDIA_NAME})\s{{0,4}}$")
+_DXDIAG_DRIVER = re.compile(rf"^\s{{0,12}}Driver Version: (?P<v>{_WIN_VERSION})\s{{0,4}}$")
+_WMIC_ROW = re.compile(rf"^(?P<v>{_WIN_VERSION})\s{{2,40}}(?P<name>{_NVIDIA_NAME})\s{{0,4}}$")
 
 
 def parse(text: str, draft: Draft) -> None:
@@ -57,6 +65,8 @@ def parse(text: str, draft: Draft) -> None:
             driver_needle="Driver Version",
             driver_pattern=_CL_DRIVER,
         )
+    if "Card name: " in text or "DriverVersion" in text:
+        _windows(text, draft)
     if "DRIVER_ID_NVIDIA_PROPRIETARY" in text:
         _listing(
             text,
@@ -154,3 +164,43 @@ def _listing(
             put(draft.nvml, "driver_version", found.group("v"))
             _read(draft, text, start)
             return
+
+
+def _windows(text: str, draft: Draft) -> None:
+    """dxdiag's Display Devices block (the card, then its driver lines) or wmic's table."""
+    for count, (start, line) in enumerate(iter_lines(text, text, "Card name: ")):
+        if count >= _MAX_READ:
+            break
+        card = _DXDIAG_CARD.match(line)
+        if card is None:
+            continue
+        if not draft.gpus or count in draft.gpus:
+            put(draft.gpu(count), "name", card.group("name"))
+        _read(draft, text, start)
+        block = text[start : start + 2000].split("\n", 20)[1:20]
+        driver = next((m for m in map(_DXDIAG_DRIVER.match, block) if m), None)
+        if driver:
+            _windows_driver(draft, driver.group("v"))
+    for start, line in iter_lines(text, text, "DriverVersion"):
+        if line.split() not in (["DriverVersion", "Name"], ["Name", "DriverVersion"]):
+            continue
+        pos, index, listed = start + len(line) + 1, 0, bool(draft.gpus)
+        for row_line in text[pos : pos + 4000].split("\n", 17)[:16]:
+            row = _WMIC_ROW.match(row_line.strip())
+            if row:
+                if not listed:  # one row per display adapter, NVIDIA's in order
+                    put(draft.gpu(index), "name", row.group("name"))
+                    index += 1
+                _windows_driver(draft, row.group("v"))
+                _read(draft, text, pos)
+            pos += len(row_line) + 1
+        return
+
+
+def _windows_driver(draft: Draft, version: str) -> None:
+    note = (
+        f"Windows names the NVIDIA driver {version} (its own numbering, not the NVIDIA release; "
+        "`nvidia-smi` shows the release)"
+    )
+    if note not in draft.notes:
+        draft.notes.append(note)

@@ -674,3 +674,25 @@ def test_old_cuda_toolkit_version_txt(read: Read) -> None:
     smi = read("CUDA Version: 12.4\n")  # nvidia-smi's words: the driver's CUDA, not a toolkit
     assert smi.cuda_libs.toolkits == ()
     assert smi.nvml.cuda_driver_version == "12.4"
+
+
+def test_windows_dxdiag_and_wmic(read: Read) -> None:
+    dxdiag = read(
+        "---------------\nDisplay Devices\n---------------\n"
+        "           Card name: NVIDIA GeForce RTX 3080\n"
+        "        Manufacturer: NVIDIA\n"
+        "      Display Memory: 26410 MB\n"
+        "      Driver Version: 31.0.15.3640\n"
+    )
+    assert _gpus(dxdiag) == [(0, "NVIDIA GeForce RTX 3080", "8.6", None)]
+    assert dxdiag.nvml.driver_version is None  # Windows' numbering is not the NVIDIA release
+    assert any("31.0.15.3640 (its own numbering" in n for n in _notes(dxdiag))
+    wmic = read(
+        "C:\\>wmic path win32_VideoController get name,driverversion\n"
+        "DriverVersion   Name\n"
+        "31.0.101.4502   Intel(R) UHD Graphics 770\n"
+        "31.0.15.3640    NVIDIA GeForce RTX 4090\n"
+    )
+    assert _gpus(wmic) == [(0, "NVIDIA GeForce RTX 4090", "8.9", None)]
+    with pytest.raises(FactsError):
+        read("DriverVersion   Name\n31.0.101.4502   Intel(R) UHD Graphics 770\n")
