@@ -354,6 +354,16 @@ def test_ds_report_environment_info(read: Read) -> None:
     assert [t.nvcc_version for t in facts.cuda_libs.toolkits] == ["12.1"]
 
 
+def test_ds_report_of_an_ngc_container(read: Read) -> None:
+    facts = read(
+        "DeepSpeed general environment info:\n"
+        "torch version .................... 2.1.0a0+32f93b1\n"
+        "torch cuda version ............... 12.2\n"
+        "torch hip version ................ None\n"
+    )
+    assert [(f.version, f.cuda) for f in facts.frameworks] == [("2.1.0a0+32f93b1", "12.2")]
+
+
 def test_dotted_lines_before_the_ds_report_header_are_not_read(read: Read) -> None:
     with pytest.raises(FactsError):
         read("torch version .................... 2.1.0+cu121\n")
