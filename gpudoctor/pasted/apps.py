@@ -19,6 +19,8 @@
 - llama.cpp's `ggml_cuda_init: found 1 ROCm devices:` list (ggml-cuda.cu under HIP):
   `  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32` (its CUDA
   form, "compute capability 8.6", is a facts_scan rule).
+- llama.cpp's `system_info: ... | CUDA : ARCHS = 500,610,700 | ...` (the build's
+  __CUDA_ARCH_LIST__: the architectures it has kernels for, kept as a note).
 - vLLM's engine line `Initializing an LLM engine (v0.4.2) with config:` (llm_engine.py; "a V1
   LLM engine" from 0.8) and its aligned `vLLM Version : 0.10.2` of `vllm collect-env`.
 """
@@ -49,6 +51,7 @@ _DRIVER = re.compile(r"^(?P<v>\d{1,2}\.\d{1,2})$")
 _GGML_HIP = re.compile(
     r"^\s{0,8}Device (?P<i>\d{1,2}): (?P<name>[^,\n]{2,80}), (?P<gfx>gfx[0-9a-f]{3,4})\b"
 )
+_GGML_ARCHS = re.compile(r"\bCUDA : ARCHS = (?P<archs>\d{2,4}(?:,\d{2,4}){0,30})\b")
 _VLLM_ENGINE = re.compile(r"\bInitializing an? (?:V1 )?LLM engine \(v(?P<v>0\.\d{1,2}\.\d{1,3})")
 _VLLM_ALIGNED = re.compile(r"^vLLM Version\s{1,40}:\s{0,4}(?P<v>0\.\d{1,2}\.\d{1,3})\b")
 _OLLAMA_VERSION = re.compile(
@@ -76,6 +79,8 @@ def parse(text: str, draft: Draft) -> None:
         _ollama_0_1(text, draft)
     if "ggml_cuda_init: found" in text:
         _ggml_hip(text, draft)
+    if "CUDA : ARCHS = " in text:
+        _ggml_archs(text, draft)
     if "LLM engine (v" in text or "vLLM Version" in text:
         _vllm(text, draft)
 
@@ -235,6 +240,17 @@ def _ggml_hip(text: str, draft: Draft) -> None:
             put(gpu, "gfx", found.group("gfx"))
             _read(draft, text, pos)
             pos += len(row) + 1
+        return
+
+
+def _ggml_archs(text: str, draft: Draft) -> None:
+    for start, line in iter_lines(text, text, "CUDA : ARCHS = "):
+        found = _GGML_ARCHS.search(line) if len(line) <= _MAX_LINE else None
+        if found is None:
+            continue
+        archs = ", ".join(f"sm_{int(a) // 10}" for a in found.group("archs").split(","))
+        _note(draft, f"llama.cpp was built with CUDA kernels for {archs} (its system_info)")
+        _read(draft, text, start)
         return
 
 

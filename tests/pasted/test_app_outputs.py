@@ -185,6 +185,19 @@ def test_llama_cpp_rocm_device_list(read: Read) -> None:
     assert facts.nvml.gpus == ()
 
 
+def test_llama_cpp_system_info_names_the_build_architectures(read: Read) -> None:
+    facts = read(
+        "0.00.378.221 I system_info: n_threads = 6 (n_threads_batch = 6) / 6 | CUDA : ARCHS = "
+        "500,610,700,750,800 | USE_GRAPHS = 1 | PEER_MAX_BATCH_SIZE = 128 | CPU : SSE3 = 1 |\n"
+    )
+    assert (
+        "llama.cpp was built with CUDA kernels for sm_50, sm_61, sm_70, sm_75, sm_80 "
+        "(its system_info)" in _notes(facts)
+    )
+    with pytest.raises(FactsError):
+        read("system_info: n_threads = 6 / 6 | CPU : SSE3 = 1 | AVX = 1 |\n")
+
+
 def test_an_amd_gpu_named_without_the_ggml_list_is_not_a_rocm_device(read: Read) -> None:
     with pytest.raises(FactsError):
         read("  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no\n")
