@@ -51,7 +51,7 @@ _DRIVER = re.compile(r"^(?P<v>\d{1,2}\.\d{1,2})$")
 _GGML_HIP = re.compile(
     r"^\s{0,8}Device (?P<i>\d{1,2}): (?P<name>[^,\n]{2,80}), (?P<gfx>gfx[0-9a-f]{3,4})\b"
 )
-_GGML_ARCHS = re.compile(r"\bCUDA : ARCHS = (?P<archs>\d{2,4}(?:,\d{2,4}){0,30})\b")
+_GGML_ARCHS = re.compile(r"\bCUDA : ARCHS = (?P<archs>\d[\d,]{1,160})")
 _VLLM_ENGINE = re.compile(r"\bInitializing an? (?:V1 )?LLM engine \(v(?P<v>0\.\d{1,2}\.\d{1,3})")
 _VLLM_ALIGNED = re.compile(r"^vLLM Version\s{1,40}:\s{0,4}(?P<v>0\.\d{1,2}\.\d{1,3})\b")
 _OLLAMA_VERSION = re.compile(
@@ -248,7 +248,10 @@ def _ggml_archs(text: str, draft: Draft) -> None:
         found = _GGML_ARCHS.search(line) if len(line) <= _MAX_LINE else None
         if found is None:
             continue
-        archs = ", ".join(f"sm_{int(a) // 10}" for a in found.group("archs").split(","))
+        numbers = [a for a in found.group("archs").split(",") if a.isdecimal() and len(a) <= 4]
+        if not numbers:
+            continue
+        archs = ", ".join(f"sm_{int(a) // 10}" for a in numbers)
         _note(draft, f"llama.cpp was built with CUDA kernels for {archs} (its system_info)")
         _read(draft, text, start)
         return
