@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -719,3 +720,31 @@ def test_windows_dxdiag_and_wmic(read: Read) -> None:
     assert _gpus(wmic) == [(0, "NVIDIA GeForce RTX 4090", "8.9", None)]
     with pytest.raises(FactsError):
         read("DriverVersion   Name\n31.0.101.4502   Intel(R) UHD Graphics 770\n")
+
+
+# --- end to end: `check --from` ------------------------------------------------------------------
+
+
+def test_check_from_reads_each_output_and_exits_as_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gpudoctor.cli.app import run
+
+    pastes = {
+        "ollama-cpu.log": (
+            'level=INFO source=types.go:60 msg="inference compute" id=cpu library=cpu '
+            'compute="" name=cpu description=cpu libdirs=ollama driver="" pci_id="" type=""\n',
+            1,  # ollama-no-gpu is an error line
+        ),
+        "transformers-env.txt": (
+            "- Platform: Linux-5.15.0-122-generic-x86_64-with-glibc2.35\n"
+            "- PyTorch version (GPU?): 2.5.1+cu124 (True)\n"
+            "- GPU type: NVIDIA A100-SXM4-80GB\n",
+            0,
+        ),
+    }
+    for name, (text, code) in pastes.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        assert run(["check", "--from", str(path)]) == code, name
+        assert "no report recognised" not in capsys.readouterr().err
