@@ -6,21 +6,22 @@
   device name is `name=CUDA0` and the GPU's is `description="NVIDIA GeForce RTX 3090"`, with
   `driver=` after it and `pci_id=0000:01:00.0`. `library=rocm` lines name an AMD GPU by its
   gfx target (`compute=gfx1100`) and, before 0.12, by its PCI ids (`name=1002:744c`); a
-  `library=Vulkan` line names an NVIDIA GPU in `description` without its compute capability;
-  Its ROCm discovery names each AMD GPU: `msg="amdgpu is supported" gpu=0 gpu_type=gfx1100`, or
-  `msg="amdgpu is not supported (supported types:[gfx1030 gfx1100])" gpu_type=gfx1103 gpu=0`
-  (before 0.3 the list was a `supported_types="[...]"` key) (discover/amd_linux.go).
+  `library=Vulkan` line names an NVIDIA GPU in `description`, without a compute capability.
   `id=cpu library=cpu`, printed when it found no GPU, is the signature catalogue's
-  (ollama-no-gpu). Releases 0.1.x logged `msg="CUDA Compute Capability detected: 8.6"` (also
-  "[nvidia-ml] NVML CUDA Compute Capability detected") and `msg="Discovered GPU libraries:
-  [/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.545.23.08]"` (gpu.go): GPU 0's compute
-  capability and the NVML library, named by its driver version. Its release is in
-  `msg="Listening on 127.0.0.1:11434 (version 0.12.3)"` (routes.go).
+  (ollama-no-gpu).
+- ollama's ROCm discovery (discover/amd_linux.go): `msg="amdgpu is supported" gpu=0
+  gpu_type=gfx1100`, or `msg="amdgpu is not supported (supported types:[gfx1030 gfx1100])"
+  gpu_type=gfx1103 gpu=0` (in other releases the list is a `supported_types="[...]"` key).
+- ollama 0.1.x (gpu.go): `msg="CUDA Compute Capability detected: 8.6"` (also "[nvidia-ml] NVML
+  CUDA Compute Capability detected") and `msg="Discovered GPU libraries:
+  [/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.545.23.08]"`: GPU 0's compute capability and the
+  NVML library, named by its driver version.
+- ollama's release: `msg="Listening on 127.0.0.1:11434 (version 0.12.3)"` (routes.go).
 - llama.cpp's `ggml_cuda_init: found 1 ROCm devices:` list (ggml-cuda.cu under HIP):
   `  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32` (its CUDA
-  form, "compute capability 8.6", is a facts_scan rule).
-- llama.cpp's `system_info: ... | CUDA : ARCHS = 500,610,700 | ...` (the build's
-  __CUDA_ARCH_LIST__: the architectures it has kernels for, kept as a note).
+  form, "compute capability 8.6", is a facts_scan rule), and its `system_info: ... | CUDA :
+  ARCHS = 500,610,700 | ...` (the build's __CUDA_ARCH_LIST__: the architectures it has kernels
+  for, kept as a note).
 - vLLM's engine line `Initializing an LLM engine (v0.4.2) with config:` (llm_engine.py; "a V1
   LLM engine" from 0.8) and its aligned `vLLM Version : 0.10.2` of `vllm collect-env`.
 """
@@ -36,8 +37,8 @@ from gpudoctor.pasted.scan import facts_head, iter_lines
 
 NAME = "program start-up logs"
 DESCRIPTION = (
-    "ollama's server log (`inference compute`), llama.cpp's `ggml_cuda_init` device list, "
-    "vLLM's engine start-up line"
+    "ollama's server log (`inference compute`, its version and ROCm discovery lines), "
+    "llama.cpp's `ggml_cuda_init` device list and `system_info`, vLLM's engine start-up line"
 )
 
 # One slog key=value pair: a quoted value (no escapes in the values read here) or a bare word.
