@@ -293,10 +293,11 @@ def _props(text: str, draft: Draft) -> None:
         name, rest = found.group("name"), found.group("rest")
         gcn = _GCN.search(rest)
         if gcn:  # a ROCm build: the AMD GPU's gfx target
-            gpu = draft.amd_gpu(len(draft.amd_gpus))
+            known = next((i for i, g in draft.amd_gpus.items() if g.get("name") == name), None)
+            gpu = draft.amd_gpu(len(draft.amd_gpus) if known is None else known)
             put(gpu, "name", name)
             put(gpu, "gfx", gcn.group("gfx"))
-        else:
+        else:  # the repr says no index: one GPU per name (a repeat is the same GPU)
             index = next((i for i, g in draft.gpus.items() if g.get("name") == name), None)
             target = draft.gpu(len(draft.gpus) if index is None else index)
             put(target, "name", name)
