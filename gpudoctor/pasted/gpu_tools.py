@@ -119,12 +119,9 @@ def _per_device(text: str, draft: Draft, needle: str, pattern: re.Pattern[str]) 
         found = pattern.match(line)
         if found is None:
             continue
-        device = text.rfind("\nDevice ", max(0, start - _DEVICE_SPAN), start)
-        head = (
-            _DQ_DEVICE.match(text[device + 1 : text.find("\n", device + 1)])
-            if device >= 0
-            else None
-        )
+        # the line after the last "\nDevice " above (or the paste's first line)
+        device = text.rfind("\nDevice ", max(0, start - _DEVICE_SPAN), start) + 1
+        head = _DQ_DEVICE.match(text[device : text.find("\n", device)])
         if head is None:
             continue
         if "cc" in found.groupdict():

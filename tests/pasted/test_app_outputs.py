@@ -483,6 +483,24 @@ def test_device_query(read: Read) -> None:
     assert "deviceQuery was built with the CUDA 12.1 runtime" in _notes(facts)
 
 
+def test_device_query_of_two_gpus_and_without_its_banner(read: Read) -> None:
+    block = (
+        'Device {i}: "{name}"\n'
+        "  CUDA Driver Version / Runtime Version          12.4 / 12.4\n"
+        "  CUDA Capability Major/Minor version number:    {cc}\n"
+        "  Device PCI Domain ID / Bus ID / location ID:   0 / {bus} / 0\n"
+    )
+    facts = read(
+        block.format(i=0, name="NVIDIA RTX A6000", cc="8.6", bus=23)
+        + "\n"
+        + block.format(i=1, name="NVIDIA GeForce RTX 4090", cc="8.9", bus=101)
+    )
+    assert _gpus(facts) == [
+        (0, "NVIDIA RTX A6000", "8.6", "0000:17:00.0"),
+        (1, "NVIDIA GeForce RTX 4090", "8.9", "0000:65:00.0"),
+    ]
+
+
 def test_device_query_failure_is_a_known_error_not_a_gpu(read: Read) -> None:
     facts = read(
         "./deviceQuery Starting...\n\n"
