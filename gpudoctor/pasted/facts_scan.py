@@ -842,7 +842,8 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "ubuntu",
-        _rx(r"\b(?P<name>ubuntu)\s{0,4}(?P<v>\d{2}\.\d{2})"),
+        # not an image tag's OS ("cuda:12.4.1-base-ubuntu22.04" is the image's, not the host's)
+        _rx(r"(?<![-:/.])\b(?P<name>ubuntu)(?: server| desktop)?\s{0,4}(?P<v>\d{2}\.\d{2})"),
         _os,
     ),
     _Rule(

@@ -1,8 +1,9 @@
-"""Build and loader failures read from pastes: the dynamic loader's missing versioned symbol
-(two copies of a library), TensorFlow/XLA's dlopen of a CUDA library, nvcc's host compiler
-check, torchvision built for another CUDA than torch, NCCL's shared memory, the .run installer
-without kernel sources. Each line is written in the program's own format; each has a near miss
-that must not be named."""
+"""Build, loader and start-up failures read from pastes: the dynamic loader's missing
+versioned symbol (two copies of a library), TensorFlow/XLA's dlopen of a CUDA library, nvcc's
+host compiler check, torchvision built for another CUDA than torch, NCCL's shared memory, the
+.run installer without kernel sources, the fabric manager service, PyTorch's rendezvous store.
+Each line is written in the program's own format; each has a near miss that must not be
+named."""
 
 from __future__ import annotations
 
@@ -91,6 +92,21 @@ def _error_lines(facts: HostFacts, matrix: Matrix, code: str) -> list[Finding]:
             "detection step",
             Severity.ERROR,
         ),
+        (
+            "Nov 03 12:00:01 hgx-01 systemd[1]: nvidia-fabricmanager.service: Main process "
+            "exited, code=exited, status=1/FAILURE",
+            "fabric-manager-service-failed",
+            "exactly the driver's version",
+            Severity.ERROR,
+        ),
+        (
+            "[rank3]: torch.distributed.DistBackendError: [3] is setting up NCCL communicator and "
+            "retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but "
+            "store->get('0') got error: Socket Timeout",
+            "torch-store-unreachable",
+            "rank 0's log",
+            Severity.ERROR,
+        ),
     ],
 )
 def test_known_lines_are_named(
@@ -126,8 +142,32 @@ def test_known_lines_are_named(
         ("libstdc++.so.6 => /lib/x86_64-linux-gnu/libstdc++.so.6 (0x00007f)", "libstdcxx-too-old"),
         ("ldd (Ubuntu GLIBC 2.35-0ubuntu3.8) 2.35", "glibc-too-old"),
         ("nvidia-container-cli: version 1.14.3", "container-hook-failed"),
+        (
+            "Nov 03 12:00:01 hgx-01 systemd[1]: Started nvidia-fabricmanager.service - NVIDIA "
+            "fabric manager service.",
+            "fabric-manager-service-failed",
+        ),
+        ("NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>", "torch-store-unreachable"),
     ],
 )
 def test_near_misses_are_not_named(read: Read, matrix: Matrix, text: str, code: str) -> None:
     facts = read("Driver Version: 550.54.15\n" + text + "\n")
     assert not _error_lines(facts, matrix, code)
+
+
+_TF_DLERROR = (
+    "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+    "library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file\n"
+    "I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror if you do "
+    "not have a GPU set up on your machine.\n"
+)
+
+
+def test_tensorflows_dlerror_with_its_own_note_is_info_without_a_gpu(
+    read: Read, matrix: Matrix
+) -> None:
+    (cpu,) = _error_lines(read(_TF_DLERROR), matrix, "xla-cuda-library-not-loaded")
+    assert cpu.severity is Severity.INFO
+    with_driver = read("Driver Version: 535.104.05\n" + _TF_DLERROR)
+    (gpu,) = _error_lines(with_driver, matrix, "xla-cuda-library-not-loaded")
+    assert gpu.severity is Severity.WARN
