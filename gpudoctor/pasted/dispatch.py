@@ -16,11 +16,14 @@ from typing import TYPE_CHECKING
 from gpudoctor.errors import FactsError
 from gpudoctor.pasted import amd as amd_tools
 from gpudoctor.pasted import (
+    apps,
     cluster,
     collect_env,
     engines,
     errors,
     facts_scan,
+    fw_env,
+    gpu_tools,
     host_tools,
     ib,
     lines,
@@ -76,9 +79,12 @@ LINES: tuple[LineShape, ...] = (
     LineShape(nv_tools.NAME, nv_tools.DESCRIPTION, nv_tools.parse),
     LineShape(host_tools.NAME, host_tools.DESCRIPTION, host_tools.parse),
     LineShape(engines.NAME, engines.DESCRIPTION, engines.parse),
+    LineShape(apps.NAME, apps.DESCRIPTION, apps.parse),
+    LineShape(gpu_tools.NAME, gpu_tools.DESCRIPTION, gpu_tools.parse),
     LineShape(cluster.NAME, cluster.DESCRIPTION, cluster.parse),
     LineShape(ib.NAME, ib.DESCRIPTION, ib.parse),
     LineShape(packages.NAME, packages.DESCRIPTION, packages.parse),
+    LineShape(fw_env.NAME, fw_env.DESCRIPTION, fw_env.parse),
     LineShape(os_packages.NAME, os_packages.DESCRIPTION, os_packages.parse),
     LineShape(amd_tools.NAME, amd_tools.DESCRIPTION, amd_tools.parse),
     LineShape(rocm_smi_table.NAME, rocm_smi_table.DESCRIPTION, rocm_smi_table.parse),

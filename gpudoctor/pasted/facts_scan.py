@@ -1,6 +1,6 @@
 """Facts in any line of a paste, whatever its shape: environment lists in prose ("Driver: NVIDIA
-550.54.15, CUDA 12.4", "4x A100 80GB"), start-up logs (ollama, vLLM, llama.cpp, NCCL INFO),
-kernel logs (NVRM module and Xid lines), `uname -a`, `lscpu`, `docker version`,
+550.54.15, CUDA 12.4", "4x A100 80GB"), start-up logs (vLLM, llama.cpp, NCCL INFO; ollama's
+are apps.py's), kernel logs (NVRM module and Xid lines), `uname -a`, `lscpu`, `docker version`,
 `nvidia-ctk --version`, `kubectl describe node`, a Dockerfile's FROM line, `conda list`, `lsmod`,
 `dkms status`, `dpkg -l` (the driver packages, `nvidia-l4t-core`, `nvidia-jetpack`), Jetson
 releases (/etc/nv_tegra_release, "JetPack 5.1.2", "L4T 32.7.1"), PyTorch's capability warning,
@@ -473,16 +473,6 @@ def _from_line(m: re.Match[str], d: Draft) -> bool:
     _note(d, f"Dockerfile base image {image}" + (f" (CUDA {cuda})" if cuda else ""))
     if cuda:
         put(d.image, "cuda", cuda)
-    return True
-
-
-def _ollama_gpu(m: re.Match[str], d: Draft) -> bool:
-    """ollama's `inference compute` line: compute=8.9 driver=12.4 name="NVIDIA ..."."""
-    gpu = d.gpu(_next_gpu_index(d, m.group("name")))
-    put(gpu, "name", m.group("name"))
-    put(gpu, "compute_capability", m.group("cc"))
-    if m.group("drv"):
-        put(d.nvml, "cuda_driver_version", m.group("drv"))
     return True
 
 
@@ -1036,14 +1026,6 @@ _RULES: tuple[_Rule, ...] = (
             r"\blevel=(?P<level>info|warning|error|debug)\b"
         ),
         _toolkit_log,
-    ),
-    _Rule(
-        "inference compute",
-        _rx(
-            r"inference compute[^\n]{0,300}?compute=(?P<cc>\d{1,2}\.\d)[^\n]{0,120}?"
-            r"(?:driver=(?P<drv>\d{1,2}\.\d{1,2})[^\n]{0,80}?)?name=\"?(?P<name>[^\"\n]{2,80})\"?"
-        ),
-        _ollama_gpu,
     ),
     _Rule(
         "architecture:",
