@@ -6,7 +6,8 @@ driver an NGC container detected, the module and library of an NVRM API mismatch
 A line is named by the first signature (in catalogue order) that matches it, so a specific
 entry (an nvJitLink symbol) wins over a generic one (any undefined symbol). A message printed
 over two or three lines (an NGC refusal, an NVRM mismatch or an unsupported GPU) is matched on
-the line joined with the next ones.
+the line joined with the next ones, and a message quoted inside another (kubelet's err="...")
+with its escaped quotes made plain.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ _LOG_PREFIX = re.compile(
     r"^(?:\[[ \d.]{1,20}\]\s{0,4}|[A-Z][a-z]{2} {1,2}\d{1,2} [\d:]{8} \S{1,64} kernel: ?"
     r"(?:\[[ \d.]{1,20}\]\s{0,4})?)"
 )
+_ESCAPED_QUOTE = re.compile(r'\\{1,8}"')
 _MAX_PER_SIGNATURE = 1  # the first line of each known error: a log repeats them
 
 
@@ -78,6 +80,13 @@ def _candidates(text: str, lower: str, signature: Signature) -> list[tuple[int, 
             if signature.compiled.search(stripped):
                 out.append((start, line, stripped))
                 continue
+            if '\\"' in stripped:
+                # a message quoted inside another (kubelet's err="...", Go's %q): its quotes
+                # come escaped, once or more (\" and \\\"); the signature reads them plain
+                plain = _ESCAPED_QUOTE.sub('"', stripped)
+                if signature.compiled.search(plain):
+                    out.append((start, line, plain))
+                    continue
             joined = _joined(text, start + len(line) + 1, stripped, signature)
             if joined is not None:
                 out.append((start, line, joined))

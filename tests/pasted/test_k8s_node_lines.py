@@ -187,3 +187,24 @@ def test_profiling_module_not_loaded_is_info(read: Read, matrix: Matrix) -> None
     line = _by_code(findings, "report-error", "dcgm-profiling-module-not-loaded")
     assert line.severity is Severity.INFO
     assert "DCGM_FI_DEV_GPU_UTIL" in line.detail
+
+
+# kubelet's structured log quotes the runtime's error inside err="...", so its quotes come
+# escaped, nested once or twice (as journald shows the kubelet's line)
+_KUBELET = (
+    'kubelet[1311]: E0505 18:42:19.812688    1311 pod_workers.go:949] "Error syncing pod, '
+    'skipping" err="failed to \\"CreatePodSandbox\\" for \\"nvidia-device-plugin\\" with '
+    'CreatePodSandboxError: \\"Failed to create sandbox for pod: rpc error: code = Unknown '
+    'desc = failed to get sandbox runtime: no runtime for \\\\\\"{name}\\\\\\" is configured\\""'
+)
+
+
+def test_escaped_quotes_of_a_kubelet_line_are_read(read: Read) -> None:
+    assert _line_codes(read(_KUBELET.format(name="nvidia") + "\n")) == [
+        "containerd-no-nvidia-runtime"
+    ]
+
+
+def test_escaped_quotes_around_another_runtime_are_not_it(read: Read) -> None:
+    codes = _line_codes(read(_SMI + _KUBELET.format(name="kata") + "\n"))
+    assert "containerd-no-nvidia-runtime" not in codes
