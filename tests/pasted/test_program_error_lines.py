@@ -1,0 +1,313 @@
+"""Error and log lines that programs people run on GPUs print (TensorFlow, torch.compile, Triton,
+vLLM, llama.cpp, onnxruntime, numba, CuPy, apex, JAX/XLA, cuBLAS, rocBLAS, the container toolkit,
+the kubelet, the GPU Operator, the loader): each line, as posted in a public thread, is named by
+its own signature with the numbers it states, and a near miss is not."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from gpudoctor.checks import run_checks
+from gpudoctor.errors import FactsError
+from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.model import Matrix
+from gpudoctor.matrix.signatures import load_signatures
+
+Read = Callable[[str], HostFacts]
+
+# (code, a line as a thread posted it, words the rendered cause or fix must hold, a near miss)
+CASES = [
+    (
+        "nccl-symbol-shadowed",
+        "ImportError: /root/.local/conda/envs/yolov10/lib/python3.9/site-packages/torch/lib/"
+        "libtorch_cuda.so: undefined symbol: ncclCommRegister",
+        ("lacks ncclCommRegister", "LD_DEBUG=libs"),
+        "ImportError: libtorch_cuda.so: undefined symbol: cudnnGetLibConfig",
+    ),
+    (
+        "tf-gpu-below-minimum",
+        "2020-07-07 15:35:48.520179: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1721] "
+        "Ignoring visible gpu device (device: 0, name: GeForce GTX 670MX, pci bus id: "
+        "0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The minimum "
+        "required Cuda capability is 3.5.",
+        ("GeForce GTX 670MX", "capability 3.0 is below the 3.5", "listing 3.0"),
+        "Ignoring visible gpu device (device: 0, name: GeForce GTX 670MX) with Cuda compute "
+        "capability 3.0. The minimum required Cuda capability is unknown.",
+    ),
+    (
+        "tf-ptx-jit",
+        "W0000 00:00:1753232013.685876   24341 gpu_device.cc:2431] TensorFlow was not built with "
+        "CUDA kernel binaries compatible with compute capability 12.0. CUDA kernels will be "
+        "jit-compiled from PTX, which could take 30 minutes or longer.",
+        ("compute capability 12.0", "CUDA_CACHE_MAXSIZE"),
+        "TensorFlow was not built with CUDA kernel binaries compatible with compute capability.",
+    ),
+    (
+        "inductor-gpu-too-old",
+        "RuntimeError: Found Tesla P100-SXM2-16GB which is too old to be supported by the triton "
+        "GPU compiler, which is used as the backend. Triton only supports devices of CUDA "
+        "Capability >= 7.0, but your device is of CUDA capability 6.0",
+        ("Tesla P100-SXM2-16GB has 6.0", "TORCH_COMPILE_DISABLE=1"),
+        "Found NVIDIA GeForce RTX 3090 which is supported by the triton GPU compiler",
+    ),
+    (
+        "inductor-triton-missing",
+        "torch._inductor.exc.TritonMissing: Cannot find a working triton installation. Either the "
+        "package is not installed or it is too old.",
+        ("`triton` package", "TORCH_COMPILE_DISABLE=1"),
+        "Found a working triton installation (triton 3.1.0)",
+    ),
+    (
+        "triton-shared-memory",
+        "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 65536, "
+        "Hardware limit: 49152. Reducing block sizes or `num_stages` may help.",
+        ("needs 65536 bytes", "limit of 49152 bytes"),
+        "triton.runtime.errors.OutOfResources: out of resource: registers, Required: 300",
+    ),
+    (
+        "onnxruntime-cpu-build",
+        "onnxruntime_inference_collection.py:69: UserWarning: Specified provider "
+        "'CUDAExecutionProvider' is not in available provider names.Available providers: "
+        "'AzureExecutionProvider, CPUExecutionProvider'",
+        ("without CUDAExecutionProvider", "only `onnxruntime-gpu`"),
+        "Specified provider 'CPUExecutionProvider' is not in available provider names",
+    ),
+    (
+        "onnxruntime-cuda-dll",
+        "onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed "
+        'with error 126 "" when trying to load "E:\\x\\build\\examples\\Release\\'
+        'onnxruntime_providers_cuda.dll"',
+        ("load onnxruntime_providers_cuda.dll", "ERROR_MOD_NOT_FOUND"),
+        'LoadLibrary failed with error 126 "" when trying to load "C:\\app\\other.dll"',
+    ),
+    (
+        "numba-no-driver",
+        "CudaSupportError: Error at driver init: CUDA driver library cannot be found.",
+        ("no CUDA driver library", "NUMBA_CUDA_DRIVER"),
+        "CudaSupportError: Error at driver init: CUDA driver library could not be loaded.",
+    ),
+    (
+        "static-tls-block",
+        "ImportError: /usr/lib/aarch64-linux-gnu/libgomp.so.1: cannot allocate memory in static "
+        "TLS block",
+        ("export LD_PRELOAD=/usr/lib/aarch64-linux-gnu/libgomp.so.1", "glibc"),
+        "OSError: cannot allocate memory",
+    ),
+    (
+        "rocblas-no-tensile-for-gfx",
+        "rocBLAS error: Cannot read C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/"
+        "TensileLibrary.dat: No such file or directory for GPU arch : gfx1103",
+        ("kernel library for gfx1103", "HSA_OVERRIDE_GFX_VERSION"),
+        "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: Illegal seek",
+    ),
+    (
+        "container-cli-privileges",
+        "stderr: nvidia-container-cli: initialization error: privilege change failed: operation "
+        "not permitted",
+        ("change its privileges (operation not permitted)", "nvidia-ctk cdi generate"),
+        "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1",
+    ),
+    (
+        "kubelet-device-allocate",
+        "32s  Warning  UnexpectedAdmissionError  pod/trm-train-arc2-4gpu-9lltn  Allocate failed "
+        "due to requested number of devices unavailable for nvidia.com/gpu. Requested: 4, "
+        "Available: 0, which is unexpected",
+        ("only 0 healthy, unallocated nvidia.com/gpu devices for the 4", "kubectl describe node"),
+        "Allocate failed due to no healthy devices present; cannot allocate unhealthy devices "
+        "amd.com/gpu, which is unexpected",
+    ),
+    (
+        "gpu-operator-kernel-packages",
+        "Could not resolve Linux kernel version",
+        ("kernel header/devel packages", "driver.repoConfig"),
+        "Resolving Linux kernel version...",
+    ),
+    (
+        "cudnn-zlibwapi",
+        "Could not locate zlibwapi.dll. Please make sure it is in your library path!",
+        ("zlibwapi.dll", "PATH"),
+        "Could not locate cudnn64_8.dll",
+    ),
+    (
+        "cuda-stub-library",
+        "[2024-03-15 10:30:10] CUDA error: CUDA_ERROR_STUB_LIBRARY",
+        ("stubs folder", "LD_LIBRARY_PATH"),
+        "libcuda.so: stub library found in /usr/local/cuda/lib64/stubs at link time",
+    ),
+    (
+        "vllm-kv-cache-too-small",
+        "ValueError: The model's max seq len (131072) is larger than the maximum number of tokens "
+        "that can be stored in KV cache (93760). Try increasing `gpu_memory_utilization` or "
+        "decreasing `max_model_len` when initializing the engine.",
+        ("holds 93760 tokens", "max length (131072)", "--max-model-len 93760"),
+        "The model's max seq len (4096) fits in KV cache",
+    ),
+    (
+        "vllm-kv-cache-needed",
+        "ValueError: To serve at least one request with the model's max seq len (262144), "
+        "(9.29 GiB KV cache is needed, which is larger than the available KV cache memory "
+        "(9.28 GiB). Based on the available memory, the estimated maximum model length is 260800.",
+        ("(262144 tokens) needs 9.29 GiB", "has 9.28 GiB"),
+        "KV cache is needed, which is larger than the available KV cache memory (unknown)",
+    ),
+    (
+        "vllm-no-cache-memory",
+        "ValueError: No available memory for the cache blocks. Try increasing "
+        "`gpu_memory_utilization` when initializing the engine.",
+        ("no memory left for the KV cache", "--gpu-memory-utilization"),
+        "INFO: # GPU blocks: 1024, # CPU blocks: 512",
+    ),
+    (
+        "ggml-cuda-out-of-memory",
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 144.00 MiB on device 4: "
+        "cudaMalloc failed: out of memory",
+        ("allocate 144.00 MiB on GPU 4", "-ngl"),
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 144.00 MiB on device 4",
+    ),
+    (
+        "wheel-not-for-platform",
+        "ERROR: onnxruntime_gpu-1.17.0-cp38-cp38-linux_aarch64.whl is not a supported wheel on "
+        "this platform.",
+        ("refused onnxruntime_gpu-1.17.0-cp38-cp38-linux_aarch64.whl", "JetPack"),
+        "ERROR: Could not find a version that satisfies the requirement torch==2.1.0",
+    ),
+    (
+        "cublas-not-initialized",
+        "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling "
+        "`cublasCreate(handle)`",
+        ("could not create its handle", "LD_LIBRARY_PATH"),
+        "RuntimeError: CUDA error: CUBLAS_STATUS_INVALID_VALUE when calling `cublasGemmEx`",
+    ),
+    (
+        "cublas-execution-failed",
+        "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling "
+        "`cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F)`",
+        ("failed to launch or run", "CUDA_LAUNCH_BLOCKING=1"),
+        "CUBLAS_STATUS_SUCCESS",
+    ),
+    (
+        "cublas-alloc-failed",
+        "failed to create cublas handle: CUBLAS_STATUS_ALLOC_FAILED",
+        ("could not allocate GPU memory", "set_memory_growth"),
+        "CUBLAS_STATUS_ARCH_MISMATCH",
+    ),
+    (
+        "tf-oom",
+        "ResourceExhaustedError: OOM when allocating tensor with shape[1,512,512,64] and type "
+        "float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
+        ("ran out of GPU memory", "set_memory_growth"),
+        "Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.00GiB (rounded to "
+        "1073741824)requested by op Conv2D",
+    ),
+    (
+        "xla-out-of-memory",
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to "
+        "allocate 2147483648 bytes.",
+        ("allocating 2147483648 bytes", "XLA_PYTHON_CLIENT_MEM_FRACTION"),
+        "RESOURCE_EXHAUSTED: Out of memory while trying to allocate a buffer",
+    ),
+    (
+        "apex-cuda-mismatch",
+        "RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not "
+        "match the version used to compile Pytorch binaries.  Pytorch binaries were compiled "
+        "with Cuda 9.0.176.",
+        ("built with (9.0.176)", "CUDA 9.0.176 toolkit"),
+        "Compiling cuda extensions with nvcc: Cuda compilation tools, release 11.7",
+    ),
+    (
+        "cupy-multiple-packages",
+        "UserWarning: CuPy may not function correctly because multiple CuPy packages are "
+        "installed: cupy-cuda12x, cupy-cuda13x",
+        ("more than one CuPy package", "only the one"),
+        "CuPy is installed: cupy-cuda12x",
+    ),
+]
+
+
+def _line_finding(read: Read, matrix: Matrix, text: str) -> list[Finding]:
+    return [f for f in run_checks(read(text + "\n"), matrix).findings if f.code == "report-error"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_a_posted_line_is_named_with_its_numbers(
+    read: Read, matrix: Matrix, case: tuple[str, str, tuple[str, ...], str]
+) -> None:
+    code, line, words, near = case
+    (error,) = _line_finding(read, matrix, line)
+    known = load_signatures().by_code[code]
+    assert error.subject == code
+    assert error.severity is Severity(
+        known.severity or "error"
+    )  # nothing in a bare line explains it
+    for word in words:
+        assert word in f"{error.detail} {error.fix}", word
+    assert not known.compiled.search(near)
+    assert code not in _subjects(read, matrix, near)
+
+
+def _subjects(read: Read, matrix: Matrix, text: str) -> list[str]:
+    """The signatures a paste's lines are named by; none when nothing in it is read."""
+    try:
+        return [f.subject for f in _line_finding(read, matrix, text)]
+    except FactsError:  # "no report recognised": not one fact or known line
+        return []
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        (
+            "2017-06-13 00:53:55.614764: I tensorflow/stream_executor/cuda/cuda_gpu_executor.cc:"
+            "893] successful NUMA node read from SysFS had negative value (-1), but there must be "
+            "at least one NUMA node, so returning NUMA node zero",
+            "tf-numa-node-unknown",
+        ),
+        (
+            "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
+            "ldconfig-not-symlink",
+        ),
+        (
+            "2021-11-05 09:30:48.424570: W tensorflow/core/common_runtime/bfc_allocator.cc:271] "
+            "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.55GiB with "
+            "freed_by_count=0. The caller indicates that this is not a failure, but may mean that "
+            "there could be performance gains if more memory were available.",
+            "tf-allocator-fallback",
+        ),
+    ],
+)
+def test_harmless_lines_raise_no_alarm(read: Read, matrix: Matrix, line: str, code: str) -> None:
+    run = run_checks(read(line + "\n"), matrix)
+    (error,) = [f for f in run.findings if f.code == "report-error"]
+    assert (error.subject, error.severity) == (code, Severity.INFO)
+    assert (
+        "harmless" in error.detail or "not an error" in error.detail or "normally" in error.detail
+    )
+    assert run.exit_code == 0
+
+
+def test_warnings_that_slow_a_program_state_its_versions(read: Read, matrix: Matrix) -> None:
+    line = (
+        "2024-05-28 04:48:02.870689: W external/xla/xla/service/gpu/nvptx_compiler.cc:760] The "
+        "NVIDIA driver's CUDA version is 12.4 which is older than the ptxas CUDA version "
+        "(12.5.40). Because the driver is older than the ptxas version, XLA is disabling parallel "
+        "compilation, which may slow down compilation."
+    )
+    facts = read(line + "\n")
+    assert facts.nvml.cuda_driver_version == "12.4"  # the line states the driver's CUDA
+    (error,) = [f for f in run_checks(facts, matrix).findings if f.code == "report-error"]
+    assert (error.subject, error.severity) == ("xla-driver-older-than-ptxas", Severity.WARN)
+    assert "CUDA 12.5.40" in error.detail
+    assert "CUDA 12.4" in error.detail
+
+
+def test_a_gpu_the_line_names_gets_its_compute_capability(read: Read) -> None:
+    facts = read(
+        "RuntimeError: Found NVIDIA GeForce GTX 1080 Ti which is too old to be supported by the "
+        "triton GPU compiler, which is used as the backend. Triton only supports devices of CUDA "
+        "Capability >= 7.0, but your device is of CUDA capability 6.1\n"
+    )
+    (gpu,) = facts.nvml.gpus
+    assert (gpu.name, gpu.compute_capability) == ("NVIDIA GeForce GTX 1080 Ti", "6.1")
