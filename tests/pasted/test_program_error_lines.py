@@ -224,6 +224,42 @@ CASES = [
         ("more than one CuPy package", "only the one"),
         "CuPy is installed: cupy-cuda12x",
     ),
+    (
+        "bitsandbytes-cuda-setup",
+        "CUDA Setup failed despite GPU being available. Inspect the CUDA SETUP outputs above to "
+        "fix your environment!",
+        ("could not load a binary of its own", "python -m bitsandbytes"),
+        "CUDA SETUP: CUDA runtime path found: /usr/local/cuda/lib64/libcudart.so",
+    ),
+    (
+        "cudnn-sublibrary-missing",
+        "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, "
+        "libcudnn_ops.so}",
+        ("sub-libraries", "site-packages/nvidia/cudnn/lib"),
+        "I external/xla/xla/stream_executor/cuda/cuda_dnn.cc:529] Loaded cuDNN version 90100",
+    ),
+    (
+        "torch-cudnn-incompatible",
+        "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 10, 2) but "
+        "found runtime version (9, 1, 0). PyTorch already comes bundled with cuDNN.",
+        ("built with cuDNN (9, 10, 2)", "loaded is (9, 1, 0)", "LD_LIBRARY_PATH"),
+        "cuDNN version: 90100",
+    ),
+    (
+        "dcgm-profiling-unavailable",
+        "2025/03/03 06:51:55 INFO Not collecting DCP metrics: This request is serviced by a module "
+        "of DCGM that is not currently loaded",
+        ("profiling module is not loaded", "dcgmi modules -l"),
+        'level=fatal msg="Error watching fields: This request is serviced by a module of DCGM '
+        'that is not currently loaded"',
+    ),
+    (
+        "tensorrt-library-missing",
+        "python3: error while loading shared libraries: libnvinfer.so.8: cannot open shared object "
+        "file: No such file or directory",
+        ("TensorRT 8's libnvinfer.so.8", "LD_LIBRARY_PATH"),
+        "ImportError: libnvrtc.so.12: cannot open shared object file: No such file or directory",
+    ),
 ]
 
 
@@ -239,9 +275,8 @@ def test_a_posted_line_is_named_with_its_numbers(
     (error,) = _line_finding(read, matrix, line)
     known = load_signatures().by_code[code]
     assert error.subject == code
-    assert error.severity is Severity(
-        known.severity or "error"
-    )  # nothing in a bare line explains it
+    # nothing in a bare line explains it, so it keeps its own severity
+    assert error.severity is Severity(known.severity or "error")
     for word in words:
         assert word in f"{error.detail} {error.fix}", word
     assert not known.compiled.search(near)
@@ -266,15 +301,15 @@ def _subjects(read: Read, matrix: Matrix, text: str) -> list[str]:
             "tf-numa-node-unknown",
         ),
         (
-            "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
-            "ldconfig-not-symlink",
-        ),
-        (
             "2021-11-05 09:30:48.424570: W tensorflow/core/common_runtime/bfc_allocator.cc:271] "
             "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.55GiB with "
             "freed_by_count=0. The caller indicates that this is not a failure, but may mean that "
             "there could be performance gains if more memory were available.",
             "tf-allocator-fallback",
+        ),
+        (
+            "h100-kickoff:2340:2384 [4] NCCL INFO Failed to open libibverbs.so[.1]",
+            "nccl-no-ibverbs",
         ),
     ],
 )
