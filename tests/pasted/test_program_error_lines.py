@@ -260,6 +260,35 @@ CASES = [
         ("TensorRT 8's libnvinfer.so.8", "LD_LIBRARY_PATH"),
         "ImportError: libnvrtc.so.12: cannot open shared object file: No such file or directory",
     ),
+    (
+        "gpu-operator-toolkit-validation",
+        'time="2021-10-07T15:16:34Z" level=info msg="Error: error validating toolkit '
+        'installation: exec: \\"nvidia-smi\\": executable file not found in $PATH"',
+        ("nvidia RuntimeClass", "CONTAINERD_CONFIG"),
+        'time="2021-10-07T15:16:34Z" level=info msg="toolkit is not ready"',
+    ),
+    (
+        "gpu-operator-driver-validation",
+        "2024-10-24T09:25:48.178993123+08:00 chroot: failed to run command 'nvidia-smi': No such "
+        "file or directory",
+        ("/run/nvidia/driver", "driver.enabled=false"),
+        "running command chroot with args [/run/nvidia/driver nvidia-smi]",
+    ),
+    (
+        "image-wrong-architecture",
+        "deepstack_trainer    | standard_init_linux.go:219: exec user process caused: exec format "
+        "error",
+        ("another CPU architecture", "uname -m"),
+        "standard_init_linux.go:219: exec user process caused: no such file or directory",
+    ),
+    (
+        "no-wheel-for-python",
+        "ERROR: Could not find a version that satisfies the requirement tensorflow-cpu (from "
+        "versions: none)",
+        ("no release of tensorflow-cpu", "python -V"),
+        "ERROR: Could not find a version that satisfies the requirement tensorflow==2.13.0 (from "
+        "versions: 2.20.0rc0, 2.20.0)",
+    ),
 ]
 
 
