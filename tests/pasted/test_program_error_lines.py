@@ -279,7 +279,7 @@ CASES = [
         "deepstack_trainer    | standard_init_linux.go:219: exec user process caused: exec format "
         "error",
         ("another CPU architecture", "uname -m"),
-        "standard_init_linux.go:219: exec user process caused: no such file or directory",
+        "OSError: [Errno 8] Exec format error: './run.sh'",
     ),
     (
         "no-wheel-for-python",
