@@ -337,6 +337,19 @@ CASES = [
         ("/dev/shm", "--shm-size"),
         "node1:123:456 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC",
     ),
+    (
+        "k8s-insufficient-mig",
+        "  Warning  FailedScheduling  2m  default-scheduler  0/4 nodes are available: 4 "
+        "Insufficient nvidia.com/mig-3g.40gb. preemption: 0/4 nodes are available.",
+        ("nvidia.com/mig-3g.40gb", "mixed MIG strategy", "nvidia-smi mig -lgip"),
+        "0/4 nodes are available: 4 Insufficient cpu.",
+    ),
+    (
+        "mig-manager-failed",
+        "                    nvidia.com/mig.config.state=failed",
+        ("MIG Manager", "nvidia-mig-manager"),
+        "                    nvidia.com/mig.config.state=success",
+    ),
 ]
 
 
