@@ -350,6 +350,35 @@ CASES = [
         ("MIG Manager", "nvidia-mig-manager"),
         "                    nvidia.com/mig.config.state=success",
     ),
+    (
+        "nvrm-insufficient-power",
+        "Mar 02 10:11:12 host kernel: NVRM: GPU 0000:13:00.0: GPU does not have the necessary "
+        "power cables connected.",
+        ("auxiliary power", "EPS"),
+        "NVRM: GPU 0000:13:00.0: RmInitAdapter failed! (0x24:0x1c:1447)",
+    ),
+    (
+        "installer-no-kernel-source",
+        "ERROR: Unable to find the kernel source tree for the currently running kernel. Please "
+        "make sure you have installed the kernel source files for your kernel",
+        ("uname -r", "--kernel-source-path"),
+        '-> Performing CC version check with CC="cc".',
+    ),
+    (
+        "c10d-port-in-use",
+        "torch.distributed.DistNetworkError: The server socket has failed to listen on any local "
+        "network address. port: 2333, useIpv6: false, code: -98, name: EADDRINUSE, message: "
+        "address already in use",
+        ("MASTER_PORT", "--master_port"),
+        "torch.distributed.DistNetworkError: The client socket has timed out after 1800s while "
+        "trying to connect to (10.0.0.1, 29500).",
+    ),
+    (
+        "nvrtc-gpu-arch-unknown",
+        "RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)",
+        ("NVRTC", "CUDA 12.8"),
+        "nvrtc: error: failed to open libnvrtc-builtins.so.12.1",
+    ),
 ]
 
 
