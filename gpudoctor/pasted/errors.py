@@ -45,10 +45,11 @@ def parse(text: str, draft: Draft) -> None:
 
     catalogue = load_signatures()
     lower = ascii_lower(text)
+    anchors: dict[str, bool] = {}
     found: dict[int, tuple[Signature, str]] = {}  # line offset -> (owner, matched text)
     for signature in catalogue.signatures:
         hits = 0
-        for start, _line, matched in _candidates(text, lower, signature):
+        for start, _line, matched in _candidates(text, lower, signature, anchors):
             if start in found:
                 continue  # an earlier (more specific) signature owns this line
             found[start] = (signature, matched)
@@ -65,11 +66,37 @@ def parse(text: str, draft: Draft) -> None:
         _facts(signature.values(matched), draft)
 
 
-def _candidates(text: str, lower: str, signature: Signature) -> list[tuple[int, str, str]]:
+# Every keyword costs one search of the whole paste. A keyword holding one of these words can
+# only be in the paste if the word is: one search for the word (short where it is present, as
+# find stops at the first) spares the searches of all the keywords holding it where it is
+# absent, as in a long log without GPU words.
+_ANCHORS = (
+    "cuda", "nvidia", "nccl", "nvml", "gpu", "error", "driver", "lib", "fail", "found",
+    "version", "invalid", "memory", "available", "cannot", "kernel", "device", "support",
+    "compat", "symbol", "cpu",
+)  # fmt: skip
+
+
+def _absent(lower: str, keyword: str, anchors: dict[str, bool]) -> bool:
+    """Whether a word the keyword holds is not in the paste (so neither is the keyword)."""
+    for anchor in _ANCHORS:
+        if anchor in keyword:
+            if anchor not in anchors:
+                anchors[anchor] = anchor in lower
+            if not anchors[anchor]:
+                return True
+    return False
+
+
+def _candidates(
+    text: str, lower: str, signature: Signature, anchors: dict[str, bool]
+) -> list[tuple[int, str, str]]:
     """(line offset, line, the text the pattern matched in) for each line holding a keyword."""
     out: list[tuple[int, str, str]] = []
     seen: set[int] = set()
     for keyword in signature.keywords:
+        if _absent(lower, keyword, anchors):
+            continue
         for start, line in iter_lines(lower, text, keyword):
             if start in seen:
                 continue

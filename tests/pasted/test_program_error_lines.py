@@ -15,6 +15,8 @@ from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.signatures import load_signatures
+from gpudoctor.pasted import errors
+from gpudoctor.pasted.draft import Draft
 
 Read = Callable[[str], HostFacts]
 
@@ -487,3 +489,20 @@ def test_a_gpu_the_line_names_gets_its_compute_capability(read: Read) -> None:
     )
     (gpu,) = facts.nvml.gpus
     assert (gpu.name, gpu.compute_capability) == ("NVIDIA GeForce GTX 1080 Ti", "6.1")
+
+
+def test_every_example_is_found_in_a_paste_of_its_own() -> None:
+    # the search skips keywords whose anchor word is absent: no example may be lost to it
+    for known in load_signatures().signatures:
+        for example in known.examples:
+            draft = Draft()
+            errors.parse(f"{example}\n", draft)
+            assert draft.errors, (known.code, example)
+
+
+def test_an_absent_anchor_word_spares_the_keyword_search() -> None:
+    anchors: dict[str, bool] = {}
+    assert errors._absent("loss=0.43 step 12\n", "cudaerrornodevice", anchors)
+    assert anchors == {"cuda": False}  # one search of the first word settles it
+    assert not errors._absent("cudaErrorNoDevice".lower(), "cudaerrornodevice", {})
+    assert not errors._absent("anything", "blas = 0", {})  # no anchor word: always searched
