@@ -381,6 +381,32 @@ CASES = [
         ("NVRTC", "CUDA 12.8"),
         "nvrtc: error: failed to open libnvrtc-builtins.so.12.1",
     ),
+    (
+        "torch-load-cuda-checkpoint",
+        "RuntimeError: Attempting to deserialize object on a CUDA device but "
+        "torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use "
+        "torch.load with map_location=torch.device('cpu') to map your storages to the CPU.",
+        ("map_location='cpu'", "torch.version.cuda"),
+        "torch.cuda.is_available() returns True",
+    ),
+    (
+        "nvidia-smi-not-found",
+        "/bin/sh: 1: nvidia-smi: not found",
+        ("no nvidia-smi here", "--gpus all"),
+        "nvidia-smi: option --query-gpu requires --format",
+    ),
+    (
+        "docker-gpus-flag-unknown",
+        "unknown flag: --gpus\nSee 'docker run --help'.",
+        ("Docker older than 19.03", "nvidia.com/gpu=all"),
+        "unknown flag: --gpu-memory-utilization",
+    ),
+    (
+        "docker-unknown-runtime",
+        "docker: Error response from daemon: Unknown runtime specified nvidia.",
+        ("no runtime named nvidia", "nvidia-ctk runtime configure"),
+        "docker: Error response from daemon: Unknown runtime specified runsc.",
+    ),
 ]
 
 
@@ -431,6 +457,18 @@ def _subjects(read: Read, matrix: Matrix, text: str) -> list[str]:
         (
             "h100-kickoff:2340:2384 [4] NCCL INFO Failed to open libibverbs.so[.1]",
             "nccl-no-ibverbs",
+        ),
+        ("node1:3124:3160 [0] NCCL INFO NET/IB : No device found.", "nccl-no-ibverbs"),
+        (
+            "WARNING: All log messages before absl::InitializeLog() is called are written to "
+            "STDERR",
+            "absl-log-notice",
+        ),
+        (
+            "2021-01-04 12:44:13.256862: I tensorflow/compiler/xla/service/service.cc:168] XLA "
+            "service 0x1e152923800 initialized for platform CUDA (this does not guarantee that XLA "
+            "will be used). Devices:",
+            "xla-service-notice",
         ),
         (
             "[    1.112630] nvidia: module verification failed: signature and/or required key "
