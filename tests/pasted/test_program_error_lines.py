@@ -407,6 +407,12 @@ CASES = [
         ("no runtime named nvidia", "nvidia-ctk runtime configure"),
         "docker: Error response from daemon: Unknown runtime specified runsc.",
     ),
+    (
+        "jetson-nvmap-out-of-memory",
+        "NvMapMemAllocInternalTagged: 1075072515 error 12\nNvMapMemHandleAlloc: error 0",
+        ("share the board's memory", "tegrastats"),
+        "NvMapMemCacheMaint:1075072524 failed [14]",
+    ),
 ]
 
 
