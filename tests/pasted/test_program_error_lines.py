@@ -413,6 +413,16 @@ CASES = [
         ("share the board's memory", "tegrastats"),
         "NvMapMemCacheMaint:1075072524 failed [14]",
     ),
+    (
+        "gpu-operator-driver-image-missing",
+        'Failed to pull image "nvcr.io/nvidia/driver:460.73.01-ubuntu21.10": rpc error: code = '
+        'NotFound desc = failed to pull and unpack image "nvcr.io/nvidia/driver:460.73.01-'
+        'ubuntu21.10": failed to resolve reference "nvcr.io/nvidia/driver:460.73.01-ubuntu21.10": '
+        "nvcr.io/nvidia/driver:460.73.01-ubuntu21.10: not found",
+        ("driver image 460.73.01-ubuntu21.10", "driver.version"),
+        'Normal  Pulling  15m  kubelet  Pulling image "nvcr.io/nvidia/driver:550.54.15-'
+        'ubuntu22.04"',
+    ),
 ]
 
 
