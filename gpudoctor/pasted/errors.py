@@ -59,7 +59,9 @@ def parse(text: str, draft: Draft) -> None:
     for start, (signature, matched) in sorted(found.items()):
         draft.section(NAME)
         number = text.count("\n", 0, start) + 1
-        draft.errors.append(ReportError(code=signature.code, text=matched[:_MAX_TEXT], line=number))
+        draft.errors.append(
+            ReportError(code=signature.code, text=_shown(signature, matched), line=number)
+        )
         draft.ranges.append((NAME, number, number))
         if signature.nvml_status:
             put(draft.nvml, "status", signature.nvml_status)
@@ -109,6 +111,18 @@ def _candidates(
             if joined is not None:
                 out.append((start, line, joined))
     return sorted(out)
+
+
+def _shown(signature: Signature, matched: str) -> str:
+    """The line as the report shows it: from its start, or, where the match ends past the limit
+    (a long log prefix), from where the match starts, so that the numbers it states stay in it
+    (the finding's cause and fix are rendered from this text)."""
+    if len(matched) <= _MAX_TEXT:
+        return matched
+    match = signature.compiled.search(matched)
+    if match is None or match.end() <= _MAX_TEXT:
+        return matched[:_MAX_TEXT]
+    return matched[match.start() : match.start() + _MAX_TEXT]
 
 
 _JOIN_LINES = 2  # lines after the first a message may continue on (NVRM prints over three)

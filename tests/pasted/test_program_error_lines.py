@@ -560,3 +560,15 @@ def test_an_absent_anchor_word_spares_the_keyword_search() -> None:
     assert anchors == {"cuda": False}  # one search of the first word settles it
     assert not errors._absent("cudaErrorNoDevice".lower(), "cudaerrornodevice", {})
     assert not errors._absent("anything", "blas = 0", {})  # no anchor word: always searched
+
+
+def test_a_long_log_prefix_keeps_the_numbers_of_the_message(read: Read, matrix: Matrix) -> None:
+    prefix = "2025-01-01 10:00:00.000000: I " + "external/local_xla/" * 12 + "gpu_device.cc:2020] "
+    line = (
+        prefix + "Ignoring visible gpu device (device: 0, name: Quadro K4200, pci bus id: "
+        "0000:03:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The minimum "
+        "required Cuda capability is 3.5."
+    )
+    assert len(line) > 300
+    (error,) = _line_finding(read, matrix, line)
+    assert "Quadro K4200: its compute capability 3.0 is below the 3.5" in error.detail
