@@ -643,7 +643,7 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             r"\b(?:py)?torch(?: version)?(?: is)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?"
             r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\+[\w.]{0,39}\w)?)"
-            r"(?![\w.])"
+            r"(?!\w|\.\w)"
         ),
         _package("torch"),
     ),
@@ -651,7 +651,7 @@ _RULES: tuple[_Rule, ...] = (
         "tensorflow",
         _rx(
             r"\btensorflow(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d\.\d{1,2}(?:"
-            r"\.\d{1,3})?)(?![\w.])"
+            r"\.\d{1,3})?)(?!\w|\.\w)"
         ),
         _package("tensorflow"),
     ),
@@ -659,7 +659,7 @@ _RULES: tuple[_Rule, ...] = (
         "jax",
         _rx(
             r"\bjax(?:lib)?(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>0\.\d{1,2}\.\d"
-            r"{1,3})(?![\w.])"
+            r"{1,3})(?!\w|\.\w)"
         ),
         _package("jax"),
     ),
@@ -667,7 +667,7 @@ _RULES: tuple[_Rule, ...] = (
         "vllm",
         _rx(
             r"\bvllm(?: api server)?(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>0\.\d"
-            r"{1,2}(?:\.\d{1,3})?(?:\.post\d)?)(?![\w.])"
+            r"{1,2}(?:\.\d{1,3})?(?:\.post\d)?)(?!\w|\.\w)"
         ),
         _package("vllm"),
     ),
@@ -676,7 +676,7 @@ _RULES: tuple[_Rule, ...] = (
             name,
             _rx(
                 rf"\b{re.escape(name)}(?: version)?\s{{0,4}}(?:[:=]{{1,2}}|\s)\s{{0,4}}v?"
-                r"(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,4})?(?:\.post\d{1,2})?)(?![\w.])"
+                r"(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,4})?(?:\.post\d{1,2})?)(?!\w|\.\w)"
             ),
             _package(name),
         )
@@ -759,21 +759,6 @@ _RULES: tuple[_Rule, ...] = (
             rf"^\s{{0,4}}nvidia(?:-srv)?[/,]\s{{0,2}}(?P<v>{_VER3}),\s{{0,2}}\S{{1,80}},\s{{0,2}}\w{{1,12}}:\s{{0,2}}installed"
         ),
         _dkms,
-    ),
-    _Rule(
-        "ii ",
-        _rx(
-            r"^\s{0,4}[hi]i\s{1,8}(?:nvidia-driver|nvidia-utils|libnvidia-compute|nvidia-dkms"
-            rf"|nvidia-kernel-common|cuda-drivers)(?:-\d{{3}})?(?:-server|-open)?(?::\w{{1,8}})?\s{{1,60}}(?P<v>{_VER3})"
-        ),
-        _driver,
-    ),
-    _Rule(
-        "nvidia-container-toolkit",
-        _rx(
-            r"^\s{0,4}[hi]i\s{1,8}nvidia-container-toolkit(?::\w{1,8})?\s{1,60}(?P<v>1\.\d{1,2}\.\d{1,3})"
-        ),
-        _toolkit,
     ),
     _Rule(
         "nouveau 0000:",
@@ -867,7 +852,8 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "ubuntu",
-        _rx(r"\b(?P<name>ubuntu)\s{0,4}(?P<v>\d{2}\.\d{2})"),
+        # not an image tag's OS ("cuda:12.4.1-base-ubuntu22.04" is the image's, not the host's)
+        _rx(r"(?<![-:/.])\b(?P<name>ubuntu)(?: server| desktop)?\s{0,4}(?P<v>\d{2}\.\d{2})"),
         _os,
     ),
     _Rule(

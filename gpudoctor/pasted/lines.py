@@ -39,9 +39,10 @@ _TF_DEVICE = re.compile(
 
 
 def _first(text: str, needle: str, pattern: re.Pattern[str]) -> re.Match[str] | None:
-    """The first line holding `needle` that `pattern` matches from its start."""
+    """The first line holding `needle` that `pattern` matches: anywhere in the line, as prose
+    quotes the line ("/proc/driver/nvidia/version reports `NVRM version: ...`")."""
     for _, line in iter_lines(text, text, needle):
-        found = pattern.match(line.strip())
+        found = pattern.search(line.strip())
         if found:
             return found
     return None

@@ -298,7 +298,7 @@ CASES = [
         "NVRM: GPU 0000:41:00.0: RmInitAdapter failed! (0x26:0xffff:1601)",
     ),
     (
-        "nvcc-host-compiler",
+        "nvcc-host-compiler-unsupported",
         "/usr/local/cuda/bin/../targets/x86_64-linux/include/crt/host_config.h:151:2: error: -- "
         "unsupported clang version! clang version must be less than 16 and greater than 3.2 . The "
         "nvcc flag '-allow-unsupported-compiler' can be used to override this version check",
@@ -358,13 +358,6 @@ CASES = [
         "power cables connected.",
         ("auxiliary power", "EPS"),
         "NVRM: GPU 0000:13:00.0: RmInitAdapter failed! (0x24:0x1c:1447)",
-    ),
-    (
-        "installer-no-kernel-source",
-        "ERROR: Unable to find the kernel source tree for the currently running kernel. Please "
-        "make sure you have installed the kernel source files for your kernel",
-        ("uname -r", "--kernel-source-path"),
-        '-> Performing CC version check with CC="cc".',
     ),
     (
         "c10d-port-in-use",
