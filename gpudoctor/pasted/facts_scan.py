@@ -526,6 +526,13 @@ def _amd_named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
+def _cpu_host_named(m: re.Match[str], d: Draft) -> bool:
+    """A reporter saying the machine or image has no NVIDIA GPU ("the CPU docker image", "I
+    don't have any NVIDIA hardware"): what it prints about a missing driver is expected."""
+    d.named.append(("cpu-only", d.scan_line))
+    return False
+
+
 def _build_named(m: re.Match[str], d: Draft) -> bool:
     """An image build (`docker build`, its "Step 3/9 : RUN" or BuildKit "#8 [2/5] RUN" lines):
     its steps run without GPUs."""
@@ -1084,6 +1091,16 @@ _RULES: tuple[_Rule, ...] = (
         ("mac", "apple", "darwin"),
         _rx(r"\bmacbook\b|\bmacos\b|\bmac os x\b|\bapple (?:silicon|m[1-5])\b|\bdarwin\b"),
         _apple_named,
+    ),
+    _Rule(
+        ("cpu", "t have", "no nvidia gpu", "no gpu"),
+        _rx(
+            r"\bcpu(?:[- ]only)? (?:docker )?(?:image|container|machine|host|node|instance|"
+            r"server)\b|\bi (?:do not|don't|dont) have (?:an? |any )?(?:nvidia )?(?:gpu|"
+            r"graphics card|hardware)\b|\bno (?:nvidia )?gpus? (?:on|in) (?:this|the|my) "
+            r"(?:machine|host|node|server|laptop|computer)\b"
+        ),
+        _cpu_host_named,
     ),
     _Rule("step ", _rx(r"^\s{0,4}Step \d{1,3}/\d{1,3} : RUN\b"), _build_named),
     _Rule("] run ", _rx(r"^\s{0,4}#\d{1,4} \[[^\]\n]{1,80}\] RUN\b"), _build_named),

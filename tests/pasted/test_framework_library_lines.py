@@ -1,0 +1,153 @@
+"""Framework and library lines people paste: bitsandbytes without a binary for its CUDA, JAX's
+outdated-library and PJRT-version messages, Triton's LLVM not knowing the GPU, Paddle's
+third-party library loader, TensorFlow's CPU notices, and a reporter saying the machine has no
+NVIDIA GPU. Each test pastes a line of the kind the rule is for (its own words, not a thread's)
+and checks the finding, its severity and the numbers it names, and a near miss that must not
+fire."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gpudoctor.checks import run_checks
+from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.model import Matrix
+
+Read = Callable[[str], HostFacts]
+# A fact line, so that a near miss alone is still a report that is read.
+HOST = "Driver Version: 550.54.15\n"
+
+
+def _findings(read: Read, matrix: Matrix, text: str) -> list[Finding]:
+    return list(run_checks(read(text), matrix).findings)
+
+
+def _lines(findings: list[Finding], code: str) -> list[Finding]:
+    return [f for f in findings if f.code == "report-error" and ("error", code) in f.evidence]
+
+
+def _bad(findings: list[Finding]) -> list[tuple[str, str]]:
+    return [(f.code, f.title) for f in findings if f.severity in (Severity.WARN, Severity.ERROR)]
+
+
+def test_bitsandbytes_without_a_binary_for_the_torch_cuda(read: Read, matrix: Matrix) -> None:
+    old = (
+        "CUDA SETUP: Required library version not found: libbitsandbytes_cuda121.so. "
+        "Maybe you need to compile it from source?\n"
+    )
+    (found,) = _lines(_findings(read, matrix, old), "bitsandbytes-cuda-binary-missing")
+    assert found.severity is Severity.ERROR
+    assert "CUDA 121" in found.detail
+    assert "libbitsandbytes_cuda121" in found.detail
+    new = (
+        "WARNING: Could not find the bitsandbytes CUDA binary at "
+        "PosixPath('/opt/env/lib/python3.12/site-packages/bitsandbytes/libbitsandbytes_cuda128.so')\n"
+    )
+    (found,) = _lines(_findings(read, matrix, new), "bitsandbytes-cuda-binary-missing")
+    assert "CUDA 128" in found.fix
+    # The line bitsandbytes prints when it did load its CUDA binary is no fault.
+    ok = "CUDA SETUP: Loading binary /opt/env/bitsandbytes/libbitsandbytes_cuda121.so...\n"
+    assert not _lines(_findings(read, matrix, HOST + ok), "bitsandbytes-cuda-binary-missing")
+
+
+def test_jax_outdated_library_over_three_lines(read: Read, matrix: Matrix) -> None:
+    text = (
+        "CUDA backend failed to initialize: Unable to use CUDA because of the following issues "
+        "with CUDA components:\n"
+        "Outdated cuSPARSE installation found.\n"
+        "Version JAX was built against: 12200\n"
+        "Minimum supported: 12100\n"
+        "Installed version: 12002\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "jax-cuda-library-outdated")
+    assert found.severity is Severity.ERROR
+    assert "cuSPARSE 12100 or newer" in found.detail
+    assert "cuSPARSE 12200" in found.detail
+    # Another program's "installation found." line is not JAX's check.
+    near = "Outdated Java installation found.\nPlease update it.\n"
+    assert not _lines(_findings(read, matrix, HOST + near), "jax-cuda-library-outdated")
+
+
+def test_jax_plugin_of_another_release(read: Read, matrix: Matrix) -> None:
+    text = (
+        "RuntimeError: Unable to initialize backend 'cuda': INVALID_ARGUMENT: Mismatched PJRT "
+        "plugin PJRT API version (0.67) and framework PJRT API version 0.61).\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "jax-pjrt-api-mismatch")
+    assert found.severity is Severity.ERROR
+    assert "(PJRT API 0.67)" in found.detail
+    assert "(PJRT API 0.61)" in found.detail
+    # The version check that passed (an older but supported plugin) says something else.
+    near = "Plugin PJRT API version 0.61 is older than the framework's 0.67, using compatibility\n"
+    assert not _lines(_findings(read, matrix, HOST + near), "jax-pjrt-api-mismatch")
+
+
+def test_triton_llvm_that_does_not_know_the_gpu(read: Read, matrix: Matrix) -> None:
+    text = "'sm_100a' is not a recognized processor for this target (ignoring processor)\n" * 3
+    found = _lines(_findings(read, matrix, text), "triton-llvm-unknown-arch")
+    assert found
+    assert all(f.severity is Severity.ERROR for f in found)
+    assert "sm_100" in found[0].detail
+    assert "10.0" in found[0].detail
+    # An AMD target name in the same LLVM message is not an NVIDIA architecture.
+    near = "'gfx1201' is not a recognized processor for this target (ignoring processor)\n"
+    assert not _lines(_findings(read, matrix, HOST + near), "triton-llvm-unknown-arch")
+
+
+def test_paddle_third_party_library_not_loaded(read: Read, matrix: Matrix) -> None:
+    text = (
+        "RuntimeError: (PreconditionNotMet) The third-party dynamic library (libcudnn.so) that "
+        "Paddle depends on is not configured correctly. (error code is libcudnn.so: cannot "
+        "open shared object file: No such file or directory)\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "paddle-library-not-configured")
+    assert found.severity is Severity.ERROR
+    assert "libcudnn.so" in found.detail
+    near = "W0801 dynamic_loader.cc:238] Note: [Recommend] copy cudnn into CUDA's directory.\n"
+    assert not _lines(_findings(read, matrix, HOST + near), "paddle-library-not-configured")
+
+
+def test_tensorflow_cpu_notices_are_read_and_harmless(read: Read, matrix: Matrix) -> None:
+    text = (
+        "2025-01-02 10:00:00.000001: I tensorflow/core/util/port.cc:153] oneDNN custom operations "
+        "are on. You may see slightly different numerical results due to floating-point "
+        "round-off errors from different computation orders.\n"
+        "2025-01-02 10:00:01.000002: I tensorflow/core/platform/cpu_feature_guard.cc:210] This "
+        "TensorFlow binary is optimized to use available CPU instructions in "
+        "performance-critical operations.\n"
+    )
+    findings = _findings(read, matrix, text)
+    assert _lines(findings, "tf-cpu-notice")
+    assert _bad(findings) == []
+    # A TensorFlow line about the GPU next to them is still judged.
+    gpu = text + (
+        "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open "
+        "shared object file\n"
+    )
+    assert _bad(_findings(read, matrix, gpu))
+
+
+def test_a_machine_said_to_have_no_nvidia_gpu(read: Read, matrix: Matrix) -> None:
+    line = (
+        "I external/local_tsl/tsl/cuda/cudart_stub.cc:32] Could not find cuda drivers on your "
+        "machine, GPU will not be used.\n"
+    )
+    said = "Running the CPU docker image of the tool:\n" + line
+    (found,) = _lines(_findings(read, matrix, said), "tf-no-cuda-drivers")
+    assert found.severity is Severity.INFO
+    assert "without an NVIDIA GPU" in found.detail
+    prose = "I don't have any NVIDIA hardware, and I see:\n" + line
+    (found,) = _lines(_findings(read, matrix, prose), "tf-no-cuda-drivers")
+    assert found.severity is Severity.INFO
+    # Alone, or next to an NVIDIA GPU the report names, the line is the fault it says.
+    (alone,) = _lines(_findings(read, matrix, line), "tf-no-cuda-drivers")
+    assert alone.severity is Severity.ERROR
+    gpu = "Running the CPU docker image on my RTX 3090 box:\nGPU 0: NVIDIA GeForce RTX 3090\n"
+    gpu += line
+    (with_gpu,) = _lines(_findings(read, matrix, gpu), "tf-no-cuda-drivers")
+    assert with_gpu.severity is Severity.ERROR
+    # "CPU" next to other words is no statement about the machine.
+    near = "CPU usage is high and the job is slow\n" + line
+    (near_found,) = _lines(_findings(read, matrix, HOST + near), "tf-no-cuda-drivers")
+    assert near_found.severity is Severity.ERROR
