@@ -151,3 +151,38 @@ def test_a_machine_said_to_have_no_nvidia_gpu(read: Read, matrix: Matrix) -> Non
     near = "CPU usage is high and the job is slow\n" + line
     (near_found,) = _lines(_findings(read, matrix, HOST + near), "tf-no-cuda-drivers")
     assert near_found.severity is Severity.ERROR
+
+
+def test_torch_loading_another_cudnn(read: Read, matrix: Matrix) -> None:
+    text = (
+        "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 1, 0) "
+        "but found runtime version (8, 9, 7). PyTorch already comes bundled with cuDNN.\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "torch-cudnn-incompatible")
+    assert found.severity is Severity.ERROR
+    assert "cuDNN 9.1.0" in found.detail
+    assert "cuDNN 8.9.7" in found.detail
+    old = (
+        "RuntimeError: cuDNN version mismatch: PyTorch was compiled against 7605 but linked "
+        "against 7102\n"
+    )
+    (found,) = _lines(_findings(read, matrix, old), "torch-cudnn-mismatch-linked")
+    assert "7605" in found.detail
+    # torch saying which cuDNN it uses is no fault.
+    near = "cuDNN version: 90100 (PyTorch was compiled against it)\n"
+    findings = _findings(read, matrix, HOST + near)
+    assert not _lines(findings, "torch-cudnn-incompatible")
+    assert not _lines(findings, "torch-cudnn-mismatch-linked")
+
+
+def test_tensorflow_without_kernels_for_the_gpu_jit_compiles(read: Read, matrix: Matrix) -> None:
+    text = (
+        "W0000 00:00:1753232013.685876   24341 gpu_device.cc:2431] TensorFlow was not built with "
+        "CUDA kernel binaries compatible with compute capability 12.0. CUDA kernels will be "
+        "jit-compiled from PTX, which could take 30 minutes or longer.\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "tf-ptx-jit")
+    assert found.severity is Severity.WARN  # it runs, after a long start
+    assert "compute capability 12.0" in found.detail
+    near = "I gpu_device.cc:1886] Created device with compute capability 8.6\n"
+    assert not _lines(_findings(read, matrix, HOST + near), "tf-ptx-jit")
