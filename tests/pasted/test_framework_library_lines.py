@@ -186,3 +186,37 @@ def test_tensorflow_without_kernels_for_the_gpu_jit_compiles(read: Read, matrix:
     assert "compute capability 12.0" in found.detail
     near = "I gpu_device.cc:1886] Created device with compute capability 8.6\n"
     assert not _lines(_findings(read, matrix, HOST + near), "tf-ptx-jit")
+
+
+def test_onnxruntime_with_cuda_path_that_does_not_load(read: Read, matrix: Matrix) -> None:
+    text = (
+        "RuntimeError: D:\\a\\_work\\1\\s\\onnxruntime\\python\\onnxruntime_pybind_state.cc:857 "
+        "onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasnt "
+        "able to be loaded. Please install the correct version of CUDA andcuDNN\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "onnxruntime-cuda-path-not-loaded")
+    assert found.severity is Severity.ERROR
+    assert "PATH" in found.fix
+    near = "CUDA_PATH is set to C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\n"
+    assert not _lines(_findings(read, matrix, HOST + near), "onnxruntime-cuda-path-not-loaded")
+
+
+def test_ollama_cuda_runtime_start_failure_names_the_error(read: Read, matrix: Matrix) -> None:
+    text = (
+        'time=2024-05-01T10:00:00.000Z level=INFO source=gpu.go:340 msg="Unable to load cudart '
+        "CUDA management library /tmp/ollama7/runners/cuda_v11/libcudart.so.11.0: cudart init "
+        'failure: 100"\n'
+    )
+    (found,) = _lines(_findings(read, matrix, text), "ollama-cudart-init-failed")
+    assert found.severity is Severity.ERROR
+    assert "cudaErrorNoDevice (100)" in found.detail
+    old = (
+        'msg="Unable to load cudart library /usr/lib/ollama/libcudart.so.12.4.127: your nvidia '
+        'driver is too old or missing.  If you have a CUDA GPU please upgrade to run ollama"\n'
+    )
+    (found,) = _lines(_findings(read, matrix, old), "ollama-driver-too-old")
+    assert "cudaErrorInsufficientDriver" in found.detail
+    near = 'msg="Discovered GPU libraries: [/tmp/ollama7/runners/cuda_v11/libcudart.so.11.0]"\n'
+    findings = _findings(read, matrix, HOST + near)
+    assert not _lines(findings, "ollama-cudart-init-failed")
+    assert not _lines(findings, "ollama-driver-too-old")
