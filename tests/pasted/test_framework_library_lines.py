@@ -220,3 +220,17 @@ def test_ollama_cuda_runtime_start_failure_names_the_error(read: Read, matrix: M
     findings = _findings(read, matrix, HOST + near)
     assert not _lines(findings, "ollama-cudart-init-failed")
     assert not _lines(findings, "ollama-driver-too-old")
+
+
+def test_a_missing_cuda_library_in_an_exception_repr(read: Read, matrix: Matrix) -> None:
+    # Programs that catch the ImportError log it as Python writes its repr: ImportError('...').
+    text = (
+        "WARNING 05-02 10:00:00 _custom_ops.py:15] Failed to import from vllm._C with "
+        "ImportError('libcublas.so.12: cannot open shared object file: No such file or "
+        "directory')\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "cuda-library-missing")
+    assert found.severity is Severity.ERROR
+    assert "CUDA 12's libcublas" in found.detail
+    near = "ImportError('libfoo.so.1: cannot open shared object file')\n"
+    assert not _lines(_findings(read, matrix, HOST + near), "cuda-library-missing")
