@@ -234,3 +234,36 @@ def test_a_missing_cuda_library_in_an_exception_repr(read: Read, matrix: Matrix)
     assert "CUDA 12's libcublas" in found.detail
     near = "ImportError('libfoo.so.1: cannot open shared object file')\n"
     assert not _lines(_findings(read, matrix, HOST + near), "cuda-library-missing")
+
+
+def _collect_env(platform: str, driver: str) -> str:
+    return (
+        "PyTorch version: 2.4.0+cu121\n"
+        "Is debug build: False\n"
+        "CUDA used to build PyTorch: 12.1\n"
+        "ROCM used to build PyTorch: N/A\n\n"
+        "OS: Ubuntu 22.04.4 LTS (x86_64)\n"
+        f"Python platform: {platform}\n"
+        "Is CUDA available: True\n"
+        "CUDA runtime version: 12.4.131\n"
+        "GPU models and configuration: GPU 0: NVIDIA GeForce RTX 3080\n"
+        f"Nvidia driver version: {driver}\n"
+        "cuDNN version: Could not collect\n"
+    )
+
+
+def test_a_windows_driver_under_wsl_is_not_judged_by_linux_minimums(
+    read: Read, matrix: Matrix
+) -> None:
+    wsl = _collect_env("Linux-5.15.153.1-microsoft-standard-WSL2-x86_64-with-glibc2.35", "546.33")
+    findings = _findings(read, matrix, wsl)
+    (fw,) = [f for f in findings if f.code == "framework-driver-cuda"]
+    assert fw.severity is Severity.UNKNOWN  # not "too old": 546 is a Windows R545 driver
+    assert "Windows driver" in fw.detail
+    (nvcc,) = [f for f in findings if f.code == "nvcc-driver-cuda"]
+    assert nvcc.severity is Severity.INFO
+    # The same driver number on Linux is judged by the Linux minimums, and a Linux driver
+    # older than CUDA 12.1's floor is still too old.
+    linux = _collect_env("Linux-6.5.0-35-generic-x86_64-with-glibc2.35", "515.105.01")
+    (old,) = [f for f in _findings(read, matrix, linux) if f.code == "framework-driver-cuda"]
+    assert old.severity is Severity.ERROR
