@@ -267,3 +267,19 @@ def test_a_windows_driver_under_wsl_is_not_judged_by_linux_minimums(
     linux = _collect_env("Linux-6.5.0-35-generic-x86_64-with-glibc2.35", "515.105.01")
     (old,) = [f for f in _findings(read, matrix, linux) if f.code == "framework-driver-cuda"]
     assert old.severity is Severity.ERROR
+
+
+def test_xla_without_libdevice(read: Read, matrix: Matrix) -> None:
+    text = (
+        "W0000 00:00:1739677334.593337    3089 gpu_backend_lib.cc:579] Can't find libdevice "
+        "directory ${CUDA_DIR}/nvvm/libdevice. This may result in compilation or runtime "
+        "failures, if the program we try to run uses routines from libdevice.\n"
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: libdevice not found at "
+        "./libdevice.10.bc\n"
+    )
+    found = _lines(_findings(read, matrix, text), "xla-libdevice-not-found")
+    assert found
+    assert all(f.severity is Severity.ERROR for f in found)
+    assert "--xla_gpu_cuda_data_dir" in found[0].fix
+    near = "I0000 nvptx_compiler.cc:120] Found libdevice dir /usr/local/cuda-12.4/nvvm/libdevice\n"
+    assert not _lines(_findings(read, matrix, HOST + near), "xla-libdevice-not-found")
