@@ -283,3 +283,16 @@ def test_xla_without_libdevice(read: Read, matrix: Matrix) -> None:
     assert "--xla_gpu_cuda_data_dir" in found[0].fix
     near = "I0000 nvptx_compiler.cc:120] Found libdevice dir /usr/local/cuda-12.4/nvvm/libdevice\n"
     assert not _lines(_findings(read, matrix, HOST + near), "xla-libdevice-not-found")
+
+
+def test_deepspeed_without_a_cuda_toolkit(read: Read, matrix: Matrix) -> None:
+    text = (
+        '    raise MissingCUDAException("CUDA_HOME does not exist, unable to compile CUDA op(s)")\n'
+        "deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, "
+        "unable to compile CUDA op(s)\n"
+    )
+    found = _lines(_findings(read, matrix, text), "deepspeed-cuda-home-missing")
+    assert found
+    assert "CUDA_HOME" in found[0].fix
+    near = "CUDA_HOME=/usr/local/cuda-12.4 exists\n"
+    assert not _lines(_findings(read, matrix, HOST + near), "deepspeed-cuda-home-missing")
