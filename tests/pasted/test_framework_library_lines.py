@@ -296,3 +296,24 @@ def test_deepspeed_without_a_cuda_toolkit(read: Read, matrix: Matrix) -> None:
     assert "CUDA_HOME" in found[0].fix
     near = "CUDA_HOME=/usr/local/cuda-12.4 exists\n"
     assert not _lines(_findings(read, matrix, HOST + near), "deepspeed-cuda-home-missing")
+
+
+def test_vllm_quantization_above_the_gpu(read: Read, matrix: Matrix) -> None:
+    text = (
+        "ValueError: The quantization method modelopt_fp4 is not supported for the current GPU. "
+        "Minimum capability: 100. Current capability: 89.\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "vllm-quantization-capability")
+    assert found.severity is Severity.ERROR
+    assert "modelopt_fp4" in found.detail
+    assert "compute capability 8.9" in found.detail
+    scheme = (
+        "RuntimeError: ('Quantization scheme is not supported for ', 'the current GPU. Min "
+        "capability: 80. ', 'Current capability: 75.')\n"
+    )
+    (found,) = _lines(_findings(read, matrix, scheme), "vllm-quantization-scheme-capability")
+    assert "compute capability 7.5" in found.detail
+    near = "INFO 05-01 10:00:00 awq_marlin.py:101] The model is convertible to awq_marlin\n"
+    findings = _findings(read, matrix, HOST + near)
+    assert not _lines(findings, "vllm-quantization-capability")
+    assert not _lines(findings, "vllm-quantization-scheme-capability")
