@@ -317,3 +317,18 @@ def test_vllm_quantization_above_the_gpu(read: Read, matrix: Matrix) -> None:
     findings = _findings(read, matrix, HOST + near)
     assert not _lines(findings, "vllm-quantization-capability")
     assert not _lines(findings, "vllm-quantization-scheme-capability")
+
+
+def test_torch_compile_on_a_gpu_older_than_triton_supports(read: Read, matrix: Matrix) -> None:
+    text = (
+        "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+        "RuntimeError: Found Tesla P40 which is too old to be supported by the triton GPU "
+        "compiler, which is used as the backend. Triton only supports devices of CUDA "
+        "Capability >= 7.0, but your device is of CUDA capability 6.1\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "triton-gpu-too-old")
+    assert found.severity is Severity.ERROR
+    assert "Tesla P40" in found.detail
+    assert "TORCHDYNAMO_DISABLE=1" in found.fix
+    near = "W0501 Triton compiler found device Tesla V100 with CUDA capability 7.0\n"
+    assert not _lines(_findings(read, matrix, HOST + near), "triton-gpu-too-old")
