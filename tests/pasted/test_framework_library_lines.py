@@ -332,3 +332,19 @@ def test_torch_compile_on_a_gpu_older_than_triton_supports(read: Read, matrix: M
     assert "TORCHDYNAMO_DISABLE=1" in found.fix
     near = "W0501 Triton compiler found device Tesla V100 with CUDA capability 7.0\n"
     assert not _lines(_findings(read, matrix, HOST + near), "triton-gpu-too-old")
+
+
+def test_a_repeated_error_line_is_judged_once_by_its_own_signature(
+    read: Read, matrix: Matrix
+) -> None:
+    line = (
+        "RuntimeError: CUDA error: CUBLAS_STATUS_INVALID_VALUE when calling `cublasSgemm( "
+        "handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`\n"
+    )
+    findings = _findings(read, matrix, line + "  File 'train.py', line 3\n" + line)
+    assert len(_lines(findings, "cublas-invalid-value")) == 1
+    # The second copy is not left to the catch-all CUDA error entry.
+    assert not _lines(findings, "cuda-error")
+    # A different CUDA error further down is still its own finding.
+    other = line + "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    assert _lines(_findings(read, matrix, other), "cuda-error")
