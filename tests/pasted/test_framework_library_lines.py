@@ -348,3 +348,15 @@ def test_a_repeated_error_line_is_judged_once_by_its_own_signature(
     # A different CUDA error further down is still its own finding.
     other = line + "RuntimeError: CUDA error: an illegal memory access was encountered\n"
     assert _lines(_findings(read, matrix, other), "cuda-error")
+
+
+def test_jax_and_jaxlib_of_different_releases(read: Read, matrix: Matrix) -> None:
+    text = (
+        "RuntimeError: jaxlib version 0.4.31 is newer than and incompatible with jax version "
+        "0.4.20. Please update your jax and/or jaxlib packages.\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "jax-jaxlib-mismatch")
+    assert found.severity is Severity.ERROR
+    assert "jax 0.4.20 refuses jaxlib 0.4.31" in found.detail
+    near = "jax: 0.4.31\njaxlib: 0.4.31\n"
+    assert not _lines(_findings(read, matrix, HOST + near), "jax-jaxlib-mismatch")
