@@ -16,9 +16,10 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?!>>(?: |$)))+ ?", re.MULTILINE)
 _QUOTED_LINE = re.compile(r"\n[ \t]{0,3}>")  # led by a literal: a fast scan
 _SYSLOG_ESCAPE = re.compile(r"#01[12](?=[A-Za-z ])")
-# A fence line: ``` or ~~~ and an info string ("```bash"); after a backtick fence the info string
-# holds no backtick (CommonMark), so "```docker run ... image:tag```" is inline code, kept.
-_FENCE = re.compile(r"^[ \t]*(?:```[^`\n]*|~~~[^\n]*)$", re.MULTILINE)
+# A fence line: three or more backticks or tildes and an info string ("```text"). A line that
+# goes on to close its own backticks ("```CUDA error 222 ...```") is inline code, not a fence:
+# its text stays and only the backticks go.
+_FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[^`~\n]*$", re.MULTILINE)
 
 
 def clean(text: str) -> str:
@@ -37,7 +38,7 @@ def clean(text: str) -> str:
         text = _SYSLOG_ESCAPE.sub(" ", text)
     text = text.replace("\uff1a", ": ")  # a full-width colon, as CJK input methods type it
     if "```" in text or "~~~" in text:
-        text = _FENCE.sub("", text)
+        text = _FENCE.sub("", text).replace("```", "")
     if "**" in text:
         # Markdown bold ("- **Driver:** 580.82.09") sits between a label and its value; it is
         # never part of what a tool printed, and the fact readers expect "label: value".

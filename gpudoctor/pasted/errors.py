@@ -49,15 +49,19 @@ def parse(text: str, draft: Draft) -> None:
     lower = ascii_lower(text)
     anchors: dict[str, bool] = {}
     found: dict[int, tuple[Signature, str]] = {}  # line offset -> (owner, matched text)
+    # Lines a signature owns beyond the ones it reports (a log repeats its error): they are
+    # not left to a later, more generic signature, which would judge the same line again.
+    repeats: set[int] = set()
     for signature in catalogue.signatures:
         hits = 0
         for start, _line, matched in _candidates(text, lower, signature, anchors):
-            if start in found:
+            if start in found or start in repeats:
                 continue  # an earlier (more specific) signature owns this line
+            if hits >= _MAX_PER_SIGNATURE:
+                repeats.add(start)
+                continue
             found[start] = (signature, matched)
             hits += 1
-            if hits >= _MAX_PER_SIGNATURE:
-                break
     for start, (signature, matched) in sorted(found.items()):
         draft.section(NAME)
         number = text.count("\n", 0, start) + 1

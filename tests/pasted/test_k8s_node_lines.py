@@ -39,7 +39,7 @@ def _line_codes(facts: HostFacts) -> list[str]:
             "No package kernel-headers-3.10.0-957.12.2.el7.x86_64 available.",
             "kernel-headers-unavailable",
         ),
-        ("Could not resolve Linux kernel version", "driver-container-kernel-unresolved"),
+        ("Could not resolve Linux kernel version", "gpu-operator-kernel-packages"),
         (
             "gpu-feature-discovery: 2022/03/13 12:09:51 Unexpected error: Error generating NVML "
             "labels: Error generating common labels: Error getting device: nvml: Insufficient "
@@ -78,7 +78,7 @@ def _line_codes(facts: HostFacts) -> list[str]:
         (
             "Not collecting DCP metrics: This request is serviced by a module of DCGM that is "
             "not currently loaded",
-            "dcgm-profiling-module-not-loaded",
+            "dcgm-profiling-unavailable",
         ),
     ],
 )
@@ -95,7 +95,7 @@ def test_node_line_is_named(read: Read, line: str, code: str) -> None:
             "Error: Unable to find a match: kernel-headers kernel-devel",
             "kernel-headers-unavailable",
         ),
-        ("Resolving Linux kernel version...", "driver-container-kernel-unresolved"),
+        ("Resolving Linux kernel version...", "gpu-operator-kernel-packages"),
         # NVML refused outright, not a device query of a MIG-enabled GPU
         ("Failed to initialize NVML: Insufficient Permissions", "mig-monitor-devices"),
         (
@@ -179,14 +179,6 @@ def test_zero_gpus_beside_mig_devices_is_the_mixed_strategy(read: Read, matrix: 
 def test_zero_gpus_and_zero_mig_devices_stays_an_error(read: Read, matrix: Matrix) -> None:
     findings = run_checks(read(_node(0)), matrix).findings
     assert _by_code(findings, "report-error", "k8s-node-zero-gpus").severity is Severity.ERROR
-
-
-def test_profiling_module_not_loaded_is_info(read: Read, matrix: Matrix) -> None:
-    text = "Not collecting DCP metrics: This request is serviced by a module of DCGM that is not "
-    findings = run_checks(read(text + "currently loaded\n"), matrix).findings
-    line = _by_code(findings, "report-error", "dcgm-profiling-module-not-loaded")
-    assert line.severity is Severity.INFO
-    assert "DCGM_FI_DEV_GPU_UTIL" in line.detail
 
 
 # kubelet's structured log quotes the runtime's error inside err="...", so its quotes come
