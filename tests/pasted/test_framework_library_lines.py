@@ -118,7 +118,8 @@ def test_tensorflow_cpu_notices_are_read_and_harmless(read: Read, matrix: Matrix
         "performance-critical operations.\n"
     )
     findings = _findings(read, matrix, text)
-    assert _lines(findings, "tf-cpu-notice")
+    assert _lines(findings, "tf-onednn-notice")
+    assert _lines(findings, "tf-cpu-features")
     assert _bad(findings) == []
     # A TensorFlow line about the GPU next to them is still judged.
     gpu = text + (

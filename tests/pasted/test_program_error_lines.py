@@ -48,7 +48,7 @@ CASES = [
         "TensorFlow was not built with CUDA kernel binaries compatible with compute capability.",
     ),
     (
-        "inductor-gpu-too-old",
+        "triton-gpu-too-old",
         "RuntimeError: Found Tesla P100-SXM2-16GB which is too old to be supported by the triton "
         "GPU compiler, which is used as the backend. Triton only supports devices of CUDA "
         "Capability >= 7.0, but your device is of CUDA capability 6.0",
@@ -244,7 +244,7 @@ CASES = [
         "torch-cudnn-incompatible",
         "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 10, 2) but "
         "found runtime version (9, 1, 0). PyTorch already comes bundled with cuDNN.",
-        ("built with cuDNN (9, 10, 2)", "loaded is (9, 1, 0)", "LD_LIBRARY_PATH"),
+        ("cuDNN 9.10.2", "loaded cuDNN 9.1.0", "LD_LIBRARY_PATH"),
         "cuDNN version: 90100",
     ),
     (
