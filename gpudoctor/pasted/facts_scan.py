@@ -1020,6 +1020,15 @@ _RULES: tuple[_Rule, ...] = (
         _daemon_json,
     ),
     _Rule(
+        "--gpus",
+        # the container engine's GPU request ("docker run --gpus all", "podman run --gpus=all")
+        _rx(
+            r"\b(?P<engine>docker|podman|nerdctl)(?: container)? (?:run|create)\b"
+            r"[^\n]{0,400}?--gpus[ =]"
+        ),
+        _says("the text starts a container with GPUs (`--gpus`): the host's container runtime"),
+    ),
+    _Rule(
         "driver:",
         _rx(r"^\s{0,16}-?\s{0,2}driver:\s{0,4}[\"']?nvidia[\"']?\s{0,4}$"),
         _says("a Compose file asks for NVIDIA GPUs (a device reservation with driver: nvidia)"),
