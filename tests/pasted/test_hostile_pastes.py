@@ -1,0 +1,262 @@
+"""`check --from` attacked as a hostile or unlucky user would: encodings, invisible characters,
+binaries, pipes, closed input, huge and pathological inputs, secrets and terminal escapes. Each
+test is named after its attack; each failed before its fix."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import json
+import os
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.cli.app import run
+from gpudoctor.facts import HostFacts
+from gpudoctor.pasted.decode import text_of
+from gpudoctor.redaction import secrets_removed
+from tests.support.pasted_samples import SMI_TABLE
+
+Read = Callable[[str], HostFacts]
+
+# Generous: each ran for tens of seconds to minutes before its fix, and under a second or two
+# after it on one shared core.
+BOUND_S = 15.0
+
+
+def _check(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = run(["check", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- encodings -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("bom", "codec"),
+    [
+        (codecs.BOM_UTF16_LE, "utf-16-le"),
+        (codecs.BOM_UTF16_BE, "utf-16-be"),
+        (b"", "utf-16-le"),
+    ],
+    ids=["utf16-le-bom", "utf16-be-bom", "utf16-le-no-bom"],
+)
+def test_powershell_utf16_report_reads_its_first_line_and_its_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], bom: bytes, codec: str
+) -> None:
+    # PowerShell's `>` writes UTF-16; the first line is a pip line (read only at a line's
+    # start) and a known error line holds characters outside Latin-1, which the report quotes.
+    error = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
+    paste = f"torch==2.5.1+cpu\n{error} “Jammy” 日本語\n" + SMI_TABLE
+    report = tmp_path / "out.txt"
+    report.write_bytes(bom + paste.replace("\n", "\r\n").encode(codec))
+    code, out, _ = _check(["--from", str(report), "--format", "json"], capsys)
+    assert code == 1
+    facts = json.loads(out)["facts"]
+    assert [f["version"] for f in facts["frameworks"]] == ["2.5.1+cpu"]
+    assert [e["text"] for e in facts["report"]["errors"]] == [f"{error} “Jammy” 日本語"]
+
+
+def test_utf8_bom_and_cp1252_bytes_decode_as_written() -> None:
+    assert text_of(codecs.BOM_UTF8 + b"Driver Version: 550", "f") == "Driver Version: 550"
+    assert text_of("Größe: 24 GB — 550".encode("cp1252"), "f") == "Größe: 24 GB — 550"
+    # UTF-8 with one damaged byte stays UTF-8 (its other characters are not mangled)
+    assert text_of("Größe\xff".encode().replace(b"\xc3\xbf", b"\xff"), "f") == "Größe\ufffd"
+
+
+# --- binaries, pipes, closed input ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("head", "named"),
+    [
+        (b"\x7fELF\x02\x01\x01" + bytes(200), "an executable (ELF)"),
+        (b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4, "a PNG image"),
+        (b"\x1f\x8b\x08\x00" + bytes(300), "a gzip archive"),
+        (bytes(range(256)) * 8, "a binary file"),
+    ],
+    ids=["elf", "png", "tar-gz", "random-binary"],
+)
+def test_a_binary_file_is_named_as_what_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], head: bytes, named: str
+) -> None:
+    path = tmp_path / "report.txt"
+    path.write_bytes(head + b"\nDriver Version: 550.54.15\n")
+    code, _, err = _check(["--from", str(path)], capsys)
+    assert code == 2
+    assert err.startswith(f"error: {path}: {named}, not a text report\nhint: ")
+    assert "Traceback" not in err
+
+
+def test_a_text_with_a_stray_nul_is_still_a_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "report.txt"
+    path.write_bytes(SMI_TABLE.replace("Mon", "Mo\x00n").encode())
+    assert _check(["--from", str(path), "--only", "driver-version"], capsys)[0] == 0
+
+
+def test_closed_standard_input_is_bad_input_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", None)  # what Python gives a process started with `<&-`
+    code, _, err = _check(["--from", "-"], capsys)
+    assert code == 2
+    assert err.startswith("error: standard input is closed\nhint: ")
+
+
+def test_unreadable_standard_input_is_bad_input_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stream = io.TextIOWrapper(io.BytesIO(b"x"))
+    stream.buffer.close()
+    monkeypatch.setattr(sys, "stdin", stream)
+    code, _, err = _check(["--from", "-"], capsys)
+    assert code == 2
+    assert err.startswith("error: cannot read standard input: ")
+
+
+def test_process_substitution_pipe_is_refused_with_the_way_that_works(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "63"  # what `--from <(nvidia-smi)` names
+    os.mkfifo(fifo)
+    code, _, err = _check(["--from", str(fifo)], capsys)
+    assert code == 2
+    assert "not a regular file (a pipe or device)" in err
+    assert "nvidia-smi | gpudoctor check --from -" in err
+
+
+def test_a_2gb_sparse_file_is_refused_by_its_size_without_reading_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "huge.txt"
+    with path.open("wb") as stream:
+        stream.truncate(2 << 30)
+    tracemalloc.start()
+    try:
+        code, _, err = _check(["--from", str(path)], capsys)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == 2
+    assert "larger than 64 MiB" in err
+    assert peak < 16 << 20  # refused by its size: not one 64 MiB read of zeros
+
+
+# --- invisible, wide and bidirectional characters ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "driver",
+    [
+        "55\u200b0.54.15",  # a zero-width space (web pages, chat apps)
+        "\u2066550.54.15\u2069",  # a left-to-right isolate around a pasted value
+        "\u202d550.54.15\u202c",  # a left-to-right override
+        "\uff15\uff15\uff10\uff0e\uff15\uff14\uff0e\uff11\uff15",  # full-width (CJK input)
+        "\u0665\u0665\u0660.\u0665\u0664.\u0661\u0665",  # Arabic-Indic digits
+        "550.54.1\b15",  # a terminal capture of a typed correction
+        "5\b55\b50\b0.54.15",  # overstrike (bold, as `man` prints it)
+    ],
+    ids=["zero-width", "isolate", "override", "full-width", "arabic-indic", "backspace", "bold"],
+)
+def test_a_version_with_invisible_or_lookalike_characters_reads_as_shown(
+    read: Read, driver: str
+) -> None:
+    facts = read(f"Driver Version: {driver}\nCUDA Version: 12.4\n")
+    assert facts.nvml.driver_version == "550.54.15"
+
+
+def test_c1_controls_and_escapes_never_reach_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "report.txt"
+    hostile = (
+        "\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b]0;owned\x07\u202e\x9b31m"
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device"
+        "\x1b]52;c;aGk=\x07\u202e\x9b2J\n"
+    )
+    path.write_text(SMI_TABLE + hostile, encoding="utf-8")
+    for fmt in ("text", "json", "markdown"):
+        _, out, err = _check(["--from", str(path), "--format", fmt], capsys)
+        assert "no-kernel-image" in out
+        for raw in ("\x1b", "\x9b", "\x07", "\u202e"):
+            assert raw not in out + err, (fmt, raw)
+
+
+# --- size and pathological shapes -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fill", ["A100 ", "RTX 4090 ", "1 "], ids=["a100", "rtx", "digits"])
+def test_lines_naming_a_gpu_a_thousand_times_read_in_bounded_time(read: Read, fill: str) -> None:
+    line = ("GPU A100 " + fill * 1000)[:1999]
+    start = time.monotonic()
+    facts = read("\n".join([line] * 400) + "\n")
+    assert time.monotonic() - start < BOUND_S
+    assert [g.name for g in facts.nvml.gpus] == ["A100"]
+
+
+@pytest.mark.parametrize(
+    ("fact", "expect"),
+    [
+        ("Driver Version: 550.54.15", "550.54.15"),
+        ("GPU: NVIDIA A100 80GB", "A100"),
+    ],
+    ids=["driver", "gpu-name"],
+)
+def test_a_fact_inside_a_100k_character_line_is_read(read: Read, fact: str, expect: str) -> None:
+    facts = read("x" * 100_000 + f" {fact} " + "x" * 100_000 + "\n")
+    assert expect in (facts.nvml.driver_version, *(g.name for g in facts.nvml.gpus))
+
+
+# --- secrets ----------------------------------------------------------------------------------
+
+SECRETS = {
+    "HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEF12": "hf_abcdefghij",
+    "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE": "AKIAIOSFODNN7",
+    "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": "wJalrXUtnFEMI",
+    "curl -H 'Authorization: Bearer abc.def-SECRET1' https://x.example": "SECRET1",
+    "NGC_API_KEY=nvapi-AbCdEfGhIjKlMnOpQrStUvWx0123": "nvapi-AbCd",
+    "docker login nvcr.io -u '$oauthtoken' -p SECRET2pass": "SECRET2",
+    "echo SECRET3pass | docker login -u bob --password-stdin": "SECRET3",
+    "    token: eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJrdWJlIn0.SECRET4sig": "SECRET4",
+    "    client-key-data: LS0tLS1CRUdJTiBSU0EgSECRET5": "SECRET5",
+    '{"auths": {"nvcr.io": {"auth": "JG9hdXRodG9rSECRET6"}}}': "SECRET6",
+    "pip install --index-url https://user:SECRET7@pypi.example/simple torch": "SECRET7",
+    "GITHUB_TOKEN=ghp_SECRET8SECRET8SECRET8SECRET8": "SECRET8",
+}
+
+
+def test_the_rule_removes_every_secret_and_keeps_the_rest() -> None:
+    for line, secret in SECRETS.items():
+        assert secret not in secrets_removed(line), line
+        # the name stays: the reader sees that a value was there
+        assert "<redacted>" in secrets_removed(line) or "://" in line, line
+    for benign in (
+        "tokenizer='meta-llama/Llama-3-8B', max_tokens=512, author: bob",
+        "docker run -p 8080:80 --gpus all nvcr.io/nvidia/pytorch:24.01-py3",
+        "HF_HUB_ENABLE_HF_TRANSFER=1 Driver Version: 550.54.15 ghcr.io/org/img",
+    ):
+        assert secrets_removed(benign) == benign
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown", "junit", "github"])
+def test_a_paste_full_of_secrets_is_judged_without_echoing_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    # each secret also on a known error line, which the report quotes
+    error = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
+    lines = [*SECRETS, *(f"{error} {line}" for line in SECRETS)]
+    path = tmp_path / "report.txt"
+    path.write_text("\n".join(lines) + "\n" + SMI_TABLE, encoding="utf-8")
+    code, out, err = _check(["--from", str(path), "--format", fmt], capsys)
+    assert code == 1
+    assert "no-kernel-image" in out
+    for secret in SECRETS.values():
+        assert secret not in out + err, secret
