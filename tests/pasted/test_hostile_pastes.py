@@ -18,7 +18,9 @@ import pytest
 
 from gpudoctor.cli.app import run
 from gpudoctor.facts import HostFacts
+from gpudoctor.matrix.model import Matrix
 from gpudoctor.pasted.decode import text_of
+from gpudoctor.pasted.dispatch import read_reports
 from gpudoctor.redaction import secrets_removed
 from tests.support.pasted_samples import SMI_TABLE
 
@@ -260,3 +262,48 @@ def test_a_paste_full_of_secrets_is_judged_without_echoing_them(
     assert "no-kernel-image" in out
     for secret in SECRETS.values():
         assert secret not in out + err, secret
+
+
+def test_a_file_name_with_terminal_escapes_is_shown_not_acted_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `--from *` in a folder of downloaded attachments: a name may write the clipboard (OSC 52)
+    missing = tmp_path / "a\x1b]52;c;ZWNobyBoaQ==\x07\x9b2J.txt"
+    for fmt in ("text", "json"):
+        code, out, err = _check(["--from", str(missing), "--format", fmt], capsys)
+        assert code == 2
+        assert "cannot read" in err
+        for raw in ("\x1b", "\x07", "\x9b"):
+            assert raw not in out + err
+
+
+def test_a_host_deep_in_a_long_paste_keeps_the_facts_of_its_own_lines(matrix: Matrix) -> None:
+    # hosts 1 and 2 each followed by a log: the second host's NCCL line comes after 2.5
+    # million lines, and its part is longer than the tail a long log is read by
+    second = SMI_TABLE.replace("570.86.16", "550.54.15")
+    paste = SMI_TABLE + "-\n" * 2_500_000 + second + "NCCL version 2.21.5+cuda12.4\n"
+    paste += "step 1 loss 0.25\n" * 20_000
+    paste += SMI_TABLE.replace("570.86.16", "535.183.01")
+    hosts = read_reports(paste, "p", matrix.architectures)
+    assert [h.nvml.driver_version for _, h in hosts] == ["570.86.16", "550.54.15", "535.183.01"]
+    assert [lib.version for lib in hosts[1][1].cuda_libs.nccl] == ["2.21.5+cuda12.4"]
+
+
+def test_nvidia_smi_l_log_is_one_host_with_a_short_note(read: Read) -> None:
+    # `nvidia-smi -l 1 > log.txt` for 20 minutes: the same table 1200 times
+    facts = read(SMI_TABLE * 1200)
+    assert facts.report is not None
+    assert facts.nvml.driver_version == "570.86.16"
+    assert max(len(note) for note in facts.report.notes) < 600  # not 1200 line numbers
+    assert any("and 994 more" in note for note in facts.report.notes)
+    assert any("more than 1000 times" in note for note in facts.report.notes)
+
+
+def test_a_paste_of_1200_disagreeing_hosts_is_cut_at_1000(matrix: Matrix) -> None:
+    paste = "".join(
+        SMI_TABLE.replace("570.86.16", f"570.{n // 100}.{n % 100}") for n in range(1200)
+    )
+    hosts = read_reports(paste, "p", matrix.architectures)
+    assert len(hosts) == 1000
+    assert hosts[0][1].report is not None
+    assert any("more than 1000 times" in note for note in hosts[0][1].report.notes)
