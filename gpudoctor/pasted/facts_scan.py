@@ -857,6 +857,11 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _uname,
     ),
+    _Rule(  # /proc/version, and the first line of every dmesg: "Linux version R (builder@..."
+        "linux version ",
+        _rx(r"\bLinux version (?P<release>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,60}) \("),
+        _kernel,
+    ),
     _Rule(
         "kernel",
         _rx(
