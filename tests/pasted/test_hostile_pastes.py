@@ -307,3 +307,18 @@ def test_a_paste_of_1200_disagreeing_hosts_is_cut_at_1000(matrix: Matrix) -> Non
     assert len(hosts) == 1000
     assert hosts[0][1].report is not None
     assert any("more than 1000 times" in note for note in hosts[0][1].report.notes)
+
+
+class _Terminal(io.TextIOWrapper):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_standard_input_from_a_terminal_says_what_it_waits_for(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `gpudoctor check --from -` typed at a prompt: a silent wait looks like a hang
+    monkeypatch.setattr(sys, "stdin", _Terminal(io.BytesIO(SMI_TABLE.encode())))
+    code, _, err = _check(["--from", "-", "--only", "driver-version"], capsys)
+    assert code == 0
+    assert err.startswith("reading a report from the terminal: paste it, then press Ctrl-D\n")
