@@ -25,6 +25,7 @@ from gpudoctor.redaction import secrets_removed
 from tests.support.pasted_samples import SMI_TABLE
 
 Read = Callable[[str], HostFacts]
+ROOT = Path(__file__).parents[2]
 
 # Generous: each ran for tens of seconds to minutes before its fix, and under a second or two
 # after it on one shared core.
@@ -322,3 +323,32 @@ def test_standard_input_from_a_terminal_says_what_it_waits_for(
     code, _, err = _check(["--from", "-", "--only", "driver-version"], capsys)
     assert code == 0
     assert err.startswith("reading a report from the terminal: paste it, then press Ctrl-D\n")
+
+
+def test_a_utf16_snapshot_is_read_as_a_snapshot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `gpudoctor snapshot > host.json` in Windows PowerShell writes UTF-16 with a mark
+    host = ROOT / "tests" / "data" / "hosts" / "h100-8x-healthy.json"
+    path = tmp_path / "host.json"
+    path.write_bytes(codecs.BOM_UTF16_LE + host.read_text(encoding="utf-8").encode("utf-16-le"))
+    code, out, _ = _check(["--from", str(path), "--format", "json"], capsys)
+    codes = {f["code"] for f in json.loads(out)["findings"]}
+    assert "report-read" not in codes  # judged as the recorded host, not as pasted text
+    assert code == run(["check", "--from", str(host), "--format", "json"])
+
+
+def test_a_folder_mixing_binaries_and_texts_judges_the_texts_and_names_the_binaries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "good.txt").write_text(SMI_TABLE, encoding="utf-8")
+    (tmp_path / "shot.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8)
+    (tmp_path / "loop.txt").symlink_to(tmp_path / "loop.txt")  # a symlink loop: not a file
+    os.mkfifo(tmp_path / "pipe.log")  # never opened: a folder's member must be a file
+    start = time.monotonic()
+    code, out, _ = _check(["--from", str(tmp_path)], capsys)
+    assert time.monotonic() - start < BOUND_S
+    assert code == 1
+    assert "2 hosts" in out
+    assert "cannot read the snapshot or report" in out
+    assert "a PNG image, not a text report" in out
