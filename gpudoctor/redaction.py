@@ -94,7 +94,7 @@ def secrets_removed(value: str) -> str:
     line structure (and so every line number) is kept."""
     value = url_without_credentials(value)
     lower = value.lower()
-    if not any(needle in lower for needle in _NEEDLES):
+    if not _holds_needle(lower):
         return value
     if "\n" not in value:
         return _line_without_secrets(value, lower)
@@ -115,6 +115,16 @@ def secrets_removed(value: str) -> str:
         done = end
     parts.append(value[done:])
     return "".join(parts)
+
+
+def may_hold_secrets(value: str) -> bool:
+    """False when `value` holds no secret `secrets_removed` would remove (a fast test: a text
+    without one needs no further look)."""
+    return "://" in value or _holds_needle(value.lower())
+
+
+def _holds_needle(lower: str) -> bool:
+    return any(needle in lower for needle in _NEEDLES)
 
 
 def _line_without_secrets(line: str, lower: str) -> str:

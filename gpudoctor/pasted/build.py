@@ -33,7 +33,6 @@ from gpudoctor.facts_amd import AmdFacts, AmdPciGpu, KfdNode, gfx_version
 from gpudoctor.facts_multigpu import FabricFacts, MultiGpuFacts
 from gpudoctor.framework_names import GPU_PROGRAMS, LOGGED_PROGRAMS
 from gpudoctor.pasted.unknowns import unknowns
-from gpudoctor.probes.redact import without_secrets
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.model import Architecture
@@ -81,9 +80,7 @@ def build(
         named=_named(draft),
         images=tuple(dict.fromkeys(draft.images)),
     )
-    # A paste is often a whole terminal session: a token or password on a line a shape reads
-    # (a known error line, an environment list) must not reach the report or its JSON.
-    return without_secrets(HostFacts(**{**facts.__dict__, "report": report}))
+    return HostFacts(**{**facts.__dict__, "report": report})
 
 
 def _named(draft: Draft) -> tuple[str, ...]:

@@ -36,6 +36,8 @@ from gpudoctor.pasted import tensorflow as tf_info
 from gpudoctor.pasted.build import build
 from gpudoctor.pasted.clean import clean
 from gpudoctor.pasted.draft import Draft
+from gpudoctor.probes.redact import without_secrets
+from gpudoctor.redaction import may_hold_secrets
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -139,11 +141,20 @@ def read_reports(
         )
 
     if len(hosts) == 1:
-        return [(source, build(hosts[0], source, architectures, total))]
-    return [
-        (f"{source} #{n}", build(d, f"{source} (host {n} of {len(hosts)})", architectures, total))
-        for n, d in enumerate(hosts, start=1)
-    ]
+        built = [(source, build(hosts[0], source, architectures, total))]
+    else:
+        built = [
+            (
+                f"{source} #{n}",
+                build(d, f"{source} (host {n} of {len(hosts)})", architectures, total),
+            )
+            for n, d in enumerate(hosts, start=1)
+        ]
+    if not (may_hold_secrets(text) or may_hold_secrets(source)):
+        return built
+    # A paste is often a whole terminal session: a token or password on a line a shape reads
+    # (a known error line, an environment list) must not reach the report or its JSON.
+    return [(name, without_secrets(facts)) for name, facts in built]
 
 
 def _read_part(text: str, architectures: Sequence[Architecture]) -> Draft:
