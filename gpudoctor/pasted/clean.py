@@ -11,7 +11,17 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b\n]{0,256}(?:\x07|\x1b\\)?")
+# Every terminal escape (ECMA-48), so that none leaves a fragment glued to a value ("\x1b(B",
+# which `tput sgr0` writes, left "(B550.54.15"; "\x1b7"/"\x1b8" left their digits): a control
+# sequence (CSI: parameters, intermediates, final byte); a string up to its BEL or ST (OSC, as
+# in an OSC 52 clipboard write, DCS, SOS, PM, APC); a character-set designation (ESC, an
+# intermediate, a final byte); a two-character escape (ESC 7, ESC =, ESC M, ESC c).
+_ANSI = re.compile(
+    r"\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]"
+    r"|\x1b[\]PX^_][^\x07\x1b\n]{0,65536}(?:\x07|\x1b\\)?"
+    r"|\x1b[ -/]{1,3}[0-~]"
+    r"|\x1b[0-~]"
+)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 (but tab, line feed), DEL, C1
 # A terminal capture's backspace erases the character before it ("550.54.1\b15" shows
 # 550.54.15; `man`'s bold is "X\bX"): a few passes undo runs of them, the rest are dropped.

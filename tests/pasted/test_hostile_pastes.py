@@ -352,3 +352,20 @@ def test_a_folder_mixing_binaries_and_texts_judges_the_texts_and_names_the_binar
     assert "2 hosts" in out
     assert "cannot read the snapshot or report" in out
     assert "a PNG image, not a text report" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Driver Version: \x1b(B\x1b[m550.54.15",  # `tput sgr0` in a script's log
+        "Driver Version: 550.54.15\x1b7\x1b8",  # save and restore the cursor
+        "\x1b]52;c;" + "QUFB" * 300 + "\x07Driver Version: 550.54.15",  # a long OSC 52 write
+        "\x1bP1$r0m\x1b\\Driver Version: 550.54.15",  # a DCS string
+    ],
+    ids=["charset", "cursor", "osc52-long", "dcs"],
+)
+def test_every_terminal_escape_is_removed_whole(read: Read, line: str) -> None:
+    facts = read(line + "\nCUDA Version: 12.4\n")
+    assert facts.nvml.driver_version == "550.54.15"
+    assert facts.report is not None
+    assert not any("QUFB" in note for note in facts.report.notes)
