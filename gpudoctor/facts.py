@@ -234,6 +234,11 @@ class PlatformFacts(Frozen):
     wsl: bool | None = None
     container: str | None = None  # "docker", "podman", "containerd", "lxc", None = not in one
     kubernetes: bool | None = None
+    # A Kubernetes node's nvidia.com/gpu as `kubectl describe node` shows it (a pasted report):
+    # the kubelet counts every device the plugin registered in Capacity and only the healthy
+    # ones in Allocatable. The live probe does not ask the API server.
+    k8s_gpu_capacity: int | None = None
+    k8s_gpu_allocatable: int | None = None
     nvidia_visible_devices: str | None = None
     nvidia_driver_capabilities: str | None = None
     cuda_visible_devices: str | None = None

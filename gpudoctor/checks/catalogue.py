@@ -241,6 +241,15 @@ _ENTRIES = (
        "systemctl restart containerd` (CRI-O: `--runtime=crio --set-as-default "
        "--config=/etc/crio/crio.conf.d/99-nvidia.conf`, restart crio); or a RuntimeClass "
        "`nvidia` (handler `nvidia`) and `runtimeClassName: nvidia` in the GPU pods' specs."),
+    _E("k8s-gpu-unhealthy", "runtime", "A Kubernetes node allocates all its GPUs",
+       "ok, warn, n/a",
+       "A pasted `kubectl describe node` whose Allocatable `nvidia.com/gpu` is below its "
+       "Capacity: the kubelet counts only healthy devices as allocatable, and the NVIDIA device "
+       "plugin marks a GPU unhealthy on an Xid error outside its list of application errors, "
+       "until the plugin restarts (k8s-device-plugin, internal/rm/health.go).",
+       "Find the Xid on the node (`dmesg`, the device plugin's log); once the GPU is sound, "
+       "restart the device plugin pod; an Xid known to be harmless can be ignored with "
+       "`DP_DISABLE_HEALTHCHECKS=<xid>`."),
     _E("container-mig-devices", "runtime", "MIG devices reach Singularity containers",
        "ok, warn, n/a, unknown",
        "SingularityCE with `--nvccli` (GPU set-up by nvidia-container-cli) binds MIG devices "

@@ -100,6 +100,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             _unused_fallback(known.code, facts, report)
             or _no_nvidia_gpu(known.code, facts)
             or _within_capability_range(known.code, values, facts)
+            or _no_gpu_set_up(known.code, facts, report)
         )
         if notice is not None:
             out.append(
@@ -173,6 +174,21 @@ def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
     return (
         f"the report names {named} and no NVIDIA GPU or driver: on a host without an NVIDIA "
         "GPU there is no NVIDIA driver or libcuda, and the line is expected"
+    )
+
+
+def _no_gpu_set_up(code: str, facts: HostFacts, report: ReportFacts) -> str | None:
+    """TensorFlow's dlopen warnings, which it follows with its own note that they are expected
+    where no GPU is set up: harmless on a report that shows no NVIDIA GPU or driver."""
+    if code != "xla-cuda-library-not-loaded":
+        return None
+    if not any(e.code == "tf-cudart-stub-notice" for e in report.errors):
+        return None
+    if facts.nvml.gpus or driver_version(facts) is not None or facts.kernel.pci_devices:
+        return None
+    return (
+        "TensorFlow's own note follows it (expected where no GPU is set up), and the report "
+        "shows no NVIDIA GPU or driver: TensorFlow runs on the CPU as intended"
     )
 
 

@@ -223,7 +223,8 @@ def _framework_arch(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> lis
                 finding(
                     code,
                     ERROR,
-                    f"{fw.label} has no kernels for compute capability {cc} ({name})",
+                    f"{fw.label} has no kernels for compute capability {cc}"
+                    + (f" ({name})" if name else ""),
                     detail=v.reason + "; expect 'no kernel image is available for execution on "
                     "the device'",
                     fix=f"install a build with kernels for {cc}: {alt}"
@@ -266,7 +267,8 @@ def _arch_from_build(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> li
             finding(
                 "framework-arch",
                 ERROR,
-                f"{fw.label} has no kernels for compute capability {cc} ({g.name})",
+                f"{fw.label} has no kernels for compute capability {cc}"
+                + (f" ({g.name})" if g.name else ""),
                 detail=verdict.reason + " (its build_info's cuda_compute_capabilities)",
                 fix=f"install a TensorFlow release built for {cc}: {alt}"
                 if alt

@@ -237,6 +237,8 @@ def _torch(draft: Draft) -> FrameworkFacts | None:
         hip=hip,
         bundled=_bundled(draft),
         companions=_companions(draft),
+        arch_list=tuple(seen.get("arch_list") or ()),  # torch.__config__.show()'s NVCC flags
+        build_cudnn=seen.get("build_cudnn"),
     )
 
 
@@ -299,7 +301,9 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
         )
     elif draft.cuda_toolkit_version:
         toolkits = (
-            CudaToolkit(path="/usr/local/cuda (version.json)", version=draft.cuda_toolkit_version),
+            CudaToolkit(
+                path="/usr/local/cuda (its version file)", version=draft.cuda_toolkit_version
+            ),
         )
     nccl: tuple[LibraryFact, ...] = ()
     if "nccl" in draft.libraries:

@@ -113,6 +113,8 @@ def _resources(text: str, draft: Draft) -> None:
         _read(draft, text, start)
     if said:
         put(draft.platform, "kubernetes", True)
+        for kind, n in said.items():
+            put(draft.platform, f"k8s_gpu_{kind}", int(n))
         draft.notes.append(
             "the node advertises nvidia.com/gpu: "
             + ", ".join(f"{kind} {n}" for kind, n in sorted(said.items(), reverse=True))

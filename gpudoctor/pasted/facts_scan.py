@@ -1,6 +1,6 @@
 """Facts in any line of a paste, whatever its shape: environment lists in prose ("Driver: NVIDIA
-550.54.15, CUDA 12.4", "4x A100 80GB"), start-up logs (ollama, vLLM, llama.cpp, NCCL INFO),
-kernel logs (NVRM module and Xid lines), `uname -a`, `lscpu`, `docker version`,
+550.54.15, CUDA 12.4", "4x A100 80GB"), start-up logs (vLLM, llama.cpp, NCCL INFO; ollama's
+are apps.py's), kernel logs (NVRM module and Xid lines), `uname -a`, `lscpu`, `docker version`,
 `nvidia-ctk --version`, `kubectl describe node`, a Dockerfile's FROM line, `conda list`, `lsmod`,
 `dkms status`, `dpkg -l` (the driver packages, `nvidia-l4t-core`, `nvidia-jetpack`), Jetson
 releases (/etc/nv_tegra_release, "JetPack 5.1.2", "L4T 32.7.1"), PyTorch's capability warning,
@@ -476,16 +476,6 @@ def _from_line(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
-def _ollama_gpu(m: re.Match[str], d: Draft) -> bool:
-    """ollama's `inference compute` line: compute=8.9 driver=12.4 name="NVIDIA ..."."""
-    gpu = d.gpu(_next_gpu_index(d, m.group("name")))
-    put(gpu, "name", m.group("name"))
-    put(gpu, "compute_capability", m.group("cc"))
-    if m.group("drv"):
-        put(d.nvml, "cuda_driver_version", m.group("drv"))
-    return True
-
-
 def _ggml_gpu(m: re.Match[str], d: Draft) -> bool:
     """llama.cpp's `Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6`; PyTorch's
     capability warning `Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.`"""
@@ -643,7 +633,7 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             r"\b(?:py)?torch(?: version)?(?: is)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?"
             r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\+[\w.]{0,39}\w)?)"
-            r"(?![\w.])"
+            r"(?!\w|\.\w)"
         ),
         _package("torch"),
     ),
@@ -651,7 +641,7 @@ _RULES: tuple[_Rule, ...] = (
         "tensorflow",
         _rx(
             r"\btensorflow(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d\.\d{1,2}(?:"
-            r"\.\d{1,3})?)(?![\w.])"
+            r"\.\d{1,3})?)(?!\w|\.\w)"
         ),
         _package("tensorflow"),
     ),
@@ -659,7 +649,7 @@ _RULES: tuple[_Rule, ...] = (
         "jax",
         _rx(
             r"\bjax(?:lib)?(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>0\.\d{1,2}\.\d"
-            r"{1,3})(?![\w.])"
+            r"{1,3})(?!\w|\.\w)"
         ),
         _package("jax"),
     ),
@@ -667,7 +657,7 @@ _RULES: tuple[_Rule, ...] = (
         "vllm",
         _rx(
             r"\bvllm(?: api server)?(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>0\.\d"
-            r"{1,2}(?:\.\d{1,3})?(?:\.post\d)?)(?![\w.])"
+            r"{1,2}(?:\.\d{1,3})?(?:\.post\d)?)(?!\w|\.\w)"
         ),
         _package("vllm"),
     ),
@@ -676,7 +666,7 @@ _RULES: tuple[_Rule, ...] = (
             name,
             _rx(
                 rf"\b{re.escape(name)}(?: version)?\s{{0,4}}(?:[:=]{{1,2}}|\s)\s{{0,4}}v?"
-                r"(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,4})?(?:\.post\d{1,2})?)(?![\w.])"
+                r"(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,4})?(?:\.post\d{1,2})?)(?!\w|\.\w)"
             ),
             _package(name),
         )
@@ -759,21 +749,6 @@ _RULES: tuple[_Rule, ...] = (
             rf"^\s{{0,4}}nvidia(?:-srv)?[/,]\s{{0,2}}(?P<v>{_VER3}),\s{{0,2}}\S{{1,80}},\s{{0,2}}\w{{1,12}}:\s{{0,2}}installed"
         ),
         _dkms,
-    ),
-    _Rule(
-        "ii ",
-        _rx(
-            r"^\s{0,4}[hi]i\s{1,8}(?:nvidia-driver|nvidia-utils|libnvidia-compute|nvidia-dkms"
-            rf"|nvidia-kernel-common|cuda-drivers)(?:-\d{{3}})?(?:-server|-open)?(?::\w{{1,8}})?\s{{1,60}}(?P<v>{_VER3})"
-        ),
-        _driver,
-    ),
-    _Rule(
-        "nvidia-container-toolkit",
-        _rx(
-            r"^\s{0,4}[hi]i\s{1,8}nvidia-container-toolkit(?::\w{1,8})?\s{1,60}(?P<v>1\.\d{1,2}\.\d{1,3})"
-        ),
-        _toolkit,
     ),
     _Rule(
         "nouveau 0000:",
@@ -872,7 +847,8 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "ubuntu",
-        _rx(r"\b(?P<name>ubuntu)\s{0,4}(?P<v>\d{2}\.\d{2})"),
+        # not an image tag's OS ("cuda:12.4.1-base-ubuntu22.04" is the image's, not the host's)
+        _rx(r"(?<![-:/.])\b(?P<name>ubuntu)(?: server| desktop)?\s{0,4}(?P<v>\d{2}\.\d{2})"),
         _os,
     ),
     _Rule(
@@ -1053,14 +1029,6 @@ _RULES: tuple[_Rule, ...] = (
             r"\blevel=(?P<level>info|warning|error|debug)\b"
         ),
         _toolkit_log,
-    ),
-    _Rule(
-        "inference compute",
-        _rx(
-            r"inference compute[^\n]{0,300}?compute=(?P<cc>\d{1,2}\.\d)[^\n]{0,120}?"
-            r"(?:driver=(?P<drv>\d{1,2}\.\d{1,2})[^\n]{0,80}?)?name=\"?(?P<name>[^\"\n]{2,80})\"?"
-        ),
-        _ollama_gpu,
     ),
     _Rule(
         "architecture:",

@@ -1,5 +1,10 @@
 """Shapes that are single lines, found anywhere in a paste: `nvidia-smi -L`,
-/proc/driver/nvidia/version and TensorFlow's "Created device ... compute capability" log line.
+/proc/driver/nvidia/version and TensorFlow's GPU log lines (gpu_device.cc): "Created device ...
+compute capability: 8.6"; TF 2.1-2.4's "Found device 0 with properties:" followed by "pciBusID:
+0000:01:00.0 name: GeForce GTX 1080 Ti computeCapability: 6.1"; TF 1.x's "name: GeForce GTX 1080
+Ti major: 6 minor: 1 memoryClockRate(GHz): 1.582" and "pciBusID: 0000:01:00.0" under it; and
+"Ignoring visible gpu device (device: 0, name: ..., compute capability: 3.5) with Cuda compute
+capability 3.5. The minimum required Cuda capability is 3.7." (TensorFlow will not use that GPU).
 """
 
 from __future__ import annotations
@@ -31,17 +36,37 @@ _PROC = re.compile(
 _NVML_LIBRARY = re.compile(r"NVML library version: (\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)[ \t]*$")
 
 TF_LOG = "TensorFlow GPU log"
-TF_LOG_DESCRIPTION = "TensorFlow's `Created device ... compute capability` log lines"
+TF_LOG_DESCRIPTION = (
+    "TensorFlow's GPU log lines (`Created device ...`, `Found device 0 with properties`, "
+    "`Ignoring visible gpu device`)"
+)
 _TF_DEVICE = re.compile(
     r"Created (?:TensorFlow )?device \S{0,80}GPU:(\d{1,3})[^\n]{0,80}?-> device: \d{1,3}, "
     r"name: ([^,\n]{1,120}), pci bus id: ([0-9a-fA-F:.]{7,20}), compute capability: (\d{1,2}\.\d)"
 )
 
+_TF_FOUND = re.compile(r"\bFound device (?P<i>\d{1,3}) with properties:")
+_TF2_PROPS = re.compile(
+    r"^pciBusID: (?P<bus>[0-9a-fA-F:.]{7,20}) name: (?P<name>[^\n]{2,80}?) "
+    r"computeCapability: (?P<cc>\d{1,2}\.\d)\s{0,4}$"
+)
+_TF1_PROPS = re.compile(
+    r"^name: (?P<name>[^\n]{2,80}?) major: (?P<major>\d{1,2}) minor: (?P<minor>\d{1,2}) "
+    r"memoryClockRate"
+)
+_TF1_BUS = re.compile(r"^pciBusID:? (?P<bus>[0-9a-fA-F:.]{7,20})\s{0,4}$")
+_TF_IGNORED = re.compile(
+    r"Ignoring visible gpu device \(device: (?P<i>\d{1,3}), name: (?P<name>[^,\n]{1,120}), "
+    r"pci bus id: (?P<bus>[0-9a-fA-F:.]{7,20}), compute capability: (?P<cc>\d{1,2}\.\d)\)"
+    r"[^\n]{0,80}?The minimum required Cuda capability is (?P<min>\d{1,2}\.\d)"
+)
+
 
 def _first(text: str, needle: str, pattern: re.Pattern[str]) -> re.Match[str] | None:
-    """The first line holding `needle` that `pattern` matches from its start."""
+    """The first line holding `needle` that `pattern` matches: anywhere in the line, as prose
+    quotes the line ("/proc/driver/nvidia/version reports `NVRM version: ...`")."""
     for _, line in iter_lines(text, text, needle):
-        found = pattern.match(line.strip())
+        found = pattern.search(line.strip())
         if found:
             return found
     return None
@@ -112,3 +137,52 @@ def tf_devices(text: str, draft: Draft) -> None:
         put(gpu, "pci_bus_id", bus_id(found.group(3)))
         put(gpu, "compute_capability", found.group(4))
         draft.tensorflow.setdefault("cuda_available", True)
+    if "with properties:" in text:
+        _tf_found(text, draft)
+    if "Ignoring visible gpu device" in text:
+        _tf_ignored(text, draft)
+
+
+def _tf_ignored(text: str, draft: Draft) -> None:
+    """TensorFlow's refusal of a GPU below the compute capability its build needs."""
+    for _, line in iter_lines(text, text, "Ignoring visible gpu device"):
+        found = _TF_IGNORED.search(line)
+        if found is None:
+            continue
+        draft.section(TF_LOG)
+        gpu = draft.gpu(int(found.group("i")))
+        put(gpu, "name", found.group("name").strip())
+        put(gpu, "pci_bus_id", bus_id(found.group("bus")))
+        put(gpu, "compute_capability", found.group("cc"))
+        note = (
+            f"TensorFlow ignores GPU {found.group('i')} (compute capability {found.group('cc')}):"
+            f" this build needs {found.group('min')} or newer"
+        )
+        if note not in draft.notes:
+            draft.notes.append(note)
+
+
+def _tf_found(text: str, draft: Draft) -> None:
+    """The properties TensorFlow 1.x-2.4 logs under "Found device N with properties:"."""
+    for start, line in iter_lines(text, text, "with properties:"):
+        head = _TF_FOUND.search(line)
+        if head is None:
+            continue
+        below = text[start + len(line) + 1 : start + len(line) + 600].split("\n", 3)[:2]
+        props = _TF2_PROPS.match(below[0].strip()) if below else None
+        if props:
+            gpu = draft.gpu(int(head.group("i")))
+            put(gpu, "name", props.group("name").strip())
+            put(gpu, "pci_bus_id", bus_id(props.group("bus")))
+            put(gpu, "compute_capability", props.group("cc"))
+            draft.section(TF_LOG)
+            continue
+        old = _TF1_PROPS.match(below[0].strip()) if below else None
+        if old:
+            gpu = draft.gpu(int(head.group("i")))
+            put(gpu, "name", old.group("name").strip())
+            put(gpu, "compute_capability", f"{old.group('major')}.{old.group('minor')}")
+            bus = _TF1_BUS.match(below[1].strip()) if len(below) > 1 else None
+            if bus:
+                put(gpu, "pci_bus_id", bus_id(bus.group("bus")))
+            draft.section(TF_LOG)

@@ -18,7 +18,8 @@
   whose name the live probe reads the library version from).
 - `nvidia-smi nvlink -s`: under each "GPU 0: ... (UUID: GPU-...)" line, "Link 0: 25 GB/s" (an
   active link) or "Link 2: <inactive>", as NVML's link state the live probe records.
-- `/usr/local/cuda/version.json`: `"cuda" : { "name" : "CUDA SDK", "version" : "12.2.2" }`.
+- `/usr/local/cuda/version.json`: `"cuda" : { "name" : "CUDA SDK", "version" : "12.2.2" }`, and
+  the `version.txt` toolkits before 11.1 shipped instead: the one line "CUDA Version 10.2.89".
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ _VERSION_JSON = re.compile(
     r"\"cuda\"\s{0,4}:\s{0,4}\{\s{0,40}\"name\"\s{0,4}:\s{0,4}\"CUDA SDK\",\s{0,40}"
     r"\"version\"\s{0,4}:\s{0,4}\"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\""
 )
+_VERSION_TXT = re.compile(r"^CUDA Version (?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})\s{0,4}$")
 
 
 def parse(text: str, draft: Draft) -> None:
@@ -300,6 +302,7 @@ def _nvc_debug(text: str, draft: Draft) -> None:
 def _version_json(text: str, draft: Draft) -> None:
     at = text.find('"CUDA SDK"')
     if at == -1:
+        _version_txt(text, draft)
         return
     found = _VERSION_JSON.search(text, max(0, at - 200), at + 200)
     if found and draft.cuda_toolkit_version is None:
@@ -339,3 +342,14 @@ def _compute_mode(text: str, lower: str, draft: Draft) -> None:
             if note not in draft.notes:
                 draft.notes.append(note)
             _read(draft, text, start)
+
+
+def _version_txt(text: str, draft: Draft) -> None:
+    """The old toolkit's version.txt: a line of its own, "CUDA Version" and three numbers
+    (nvidia-smi's "CUDA Version: 12.4" has a colon and two)."""
+    for start, line in iter_lines(text, text, "CUDA Version "):
+        found = _VERSION_TXT.match(line.strip())
+        if found and draft.cuda_toolkit_version is None:
+            draft.cuda_toolkit_version = found.group("v")
+            _read(draft, text, start)
+            return

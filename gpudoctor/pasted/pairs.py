@@ -1,6 +1,8 @@
 """Facts a paste tells over two lines: a question on one line and its answer on the next.
 
-- An interactive Python session: ">>> torch.cuda.is_available()" and "False" below it.
+- An interactive Python session: ">>> torch.cuda.is_available()" and "False" below it;
+  `torch.cuda.get_device_capability()` and "(12, 0)", `torch.cuda.get_arch_list()` and
+  "['sm_50', ..., 'sm_90']" (the architectures the torch build has kernels for).
 - A `python -c "...; print(torch.__version__, torch.cuda.is_available())"` command and the line
   it printed ("2.0.1+cu117 False"): one value per printed expression.
 - `pip show torch`: "Name: torch" and "Version: 2.2.0".
@@ -32,9 +34,14 @@ _PRINT = re.compile(r"print\((?P<args>[^\n]{1,300})\)\s{0,4}$")
 _QUOTED = re.compile(r"^\s{0,4}['\"](?P<v>[^'\"]{1,80})['\"]\s{0,4}$")
 _ASK = re.compile(
     r"^(?P<mod>torch|tf|tensorflow)\.(?P<what>__version__|version\.cuda|cuda\.is_available\(\)|"
-    r"cuda\.get_device_name\(\s{0,2}\d{0,2}\s{0,2}\)|config\.list_physical_devices\(\s{0,2}"
+    r"cuda\.get_device_(?:name|capability)\(\s{0,2}\d{0,2}\s{0,2}\)|cuda\.get_arch_list\(\)|"
+    r"config\.list_physical_devices\(\s{0,2}"
     r"['\"]GPU['\"]\s{0,2}\)|test\.is_built_with_cuda\(\))$"
 )
+_CAPABILITY = re.compile(r"^\((?P<major>\d{1,2}), (?P<minor>\d{1,2})\)$")
+_ARCH_LIST = re.compile(r"^\[(?P<codes>'[a-z_0-9', ]{4,600})\]$")  # the names: _ARCH
+_ARCH = re.compile(r"(?:sm|compute)_\d{2,3}[af]?")
+_DEVICE_INDEX = re.compile(r"\(\s{0,2}(?P<i>\d{1,2})?")
 _PIP_SHOW = re.compile(
     r"^Name: (?P<name>[A-Za-z0-9][\w.-]{0,60})\nVersion: (?P<v>[^\s]{1,60})$", re.MULTILINE
 )
@@ -170,9 +177,8 @@ def _answer(ask: str, said: str, d: Draft) -> bool:  # noqa: PLR0911 (one return
         if d.torch_cuda_available is None:
             d.torch_cuda_available = said == "True"
         return True
-    if what.startswith("cuda.get_device_name") and value:
-        d.named_gpus.append((value, 1, d.scan_line))
-        return True
+    if what.startswith(("cuda.get_device", "cuda.get_arch")):
+        return _device(what, said, value, d)
     if what.startswith("config.list_physical_devices") and not torch and said == "[]":
         d.tensorflow.setdefault("cuda_available", False)
         return True
@@ -180,6 +186,47 @@ def _answer(ask: str, said: str, d: Draft) -> bool:  # noqa: PLR0911 (one return
         d.tensorflow.setdefault("cpu_only", said == "False")
         return True
     return False
+
+
+def _device(what: str, said: str, value: str | None, d: Draft) -> bool:
+    """The CUDA device questions: a GPU's name or capability, the build's architectures."""
+    if what.startswith("cuda.get_device_name"):
+        if not value:
+            return False
+        index = _DEVICE_INDEX.search(what)
+        number = int(index.group("i")) if index and index.group("i") else 0
+        if number in d.gpus:  # its capability came first: the GPU is there
+            d.gpus[number].setdefault("name", value)
+        else:
+            d.named_gpus.append((value, 1, d.scan_line))
+        return True
+    if what.startswith("cuda.get_device_capability"):
+        return _capability(what, said, d)
+    codes = _ARCH_LIST.match(said)
+    if codes is None:
+        return False
+    arch = tuple(_ARCH.findall(codes.group("codes")))
+    if not arch:
+        return False
+    d.torch.setdefault("arch_list", arch)
+    _note(d, "torch.cuda.get_arch_list(): the torch build has kernels for " + ", ".join(arch))
+    return True
+
+
+def _capability(what: str, said: str, d: Draft) -> bool:
+    """torch.cuda.get_device_capability(i) answered "(8, 6)": that GPU's compute capability
+    (torch numbers the GPUs it sees; a GPU a listing named keeps that listing's value)."""
+    found = _CAPABILITY.match(said)
+    if found is None:
+        return False
+    index = _DEVICE_INDEX.search(what)
+    number = int(index.group("i")) if index and index.group("i") else 0
+    cc = f"{found.group('major')}.{found.group('minor')}"
+    gpu = d.gpu(number)
+    if d.named_gpus and "name" not in gpu:  # torch named this GPU too: keep them together
+        gpu["name"] = d.named_gpus.pop(0)[0]
+    gpu.setdefault("compute_capability", cc)
+    return True
 
 
 def _package(d: Draft, name: str, version: str) -> bool:

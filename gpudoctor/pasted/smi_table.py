@@ -1,7 +1,10 @@
 """`nvidia-smi` (the table): the header's driver and CUDA versions, and per GPU its name,
 persistence mode, bus id, temperature, power, memory and MIG mode. Both layouts are read: up to
 R470 (`|   0  GeForce RTX 3090    Off  | 00000000:01:00.0 Off |`) and from R525 on (wider
-columns, `NVIDIA ` in the name). Cells are split on `|`, so column widths do not matter.
+columns, `NVIDIA ` in the name). Cells are split on `|`, so column widths do not matter. On
+Windows the column after the name is the driver model (`TCC/WDDM`, `Driver-Model`: "WDDM" or
+"TCC") instead of the persistence mode; a table quoted with an indent (text-generation-launcher's
+`--env` dump) is read as well.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ def starts(text: str) -> list[int]:
 _HEADER = re.compile(
     r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*([\w.,/]+))?"
 )
-_GPU_ROW = re.compile(r"^\s*(\d+)\s+(.*?)\s+(On|Off)?\s*$")
+_GPU_ROW = re.compile(r"^\s*(\d+)\s+(.*?)\s+(On|Off|WDDM|TCC)?\s*$")
 _TEMP = re.compile(r"(-?\d+)C\b")
 _POWER = re.compile(r"([\d.,]+|N/A)\s*W?\s*/\s*([\d.,]+|N/A)\s*W")
 _MEMORY = re.compile(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
@@ -43,7 +46,11 @@ def parse(block: str, draft: Draft) -> None:
     if _NO_DEVICES.search(block):
         put(draft.nvml, "device_count", 0)
     # Table rows only, and of table width: a stray megabyte-long line is not a row.
-    rows = [_cells(line) for line in block.splitlines() if line.startswith("|") and len(line) < 400]
+    rows = [
+        _cells(line)
+        for line in block.splitlines()
+        if line.lstrip(" \t").startswith("|") and len(line) < 400
+    ]
     current: int | None = None
     for i, cells in enumerate(rows):
         if len(cells) >= 3 and bus_id(cells[1].split()[0] if cells[1].split() else ""):
@@ -71,7 +78,13 @@ def _gpu_row(cells: list[str], draft: Draft) -> int | None:
     gpu = draft.gpu(index)
     name = found.group(2).rstrip(".").strip()  # long names are cut with "..."
     put(gpu, "name", name or None)
-    put(gpu, "persistence_mode", on_off(found.group(3)))
+    mode = found.group(3)
+    if mode in ("WDDM", "TCC"):  # Windows: the driver model, not the persistence mode
+        note = f"nvidia-smi on Windows: GPU {index} runs under the {mode} driver model"
+        if note not in draft.notes:
+            draft.notes.append(note)
+    else:
+        put(gpu, "persistence_mode", on_off(mode))
     put(gpu, "pci_bus_id", bus_id(cells[1].split()[0]))
     ecc = cells[2].strip()
     if ecc.isdecimal():

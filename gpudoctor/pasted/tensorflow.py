@@ -38,3 +38,14 @@ def parse(block: str, draft: Draft) -> None:
             "cpu_only",
             is_cuda == "False" and tf_value(text, "is_rocm_build") != "True",
         )
+    # Without a TensorFlow version (pip list, tf.__version__) there is no framework to hang
+    # these on: the note keeps what the build states in the report.
+    said = [f"CUDA {draft.tensorflow['cuda']}"] if draft.tensorflow.get("cuda") else []
+    if draft.tensorflow.get("build_cudnn"):
+        said.append(f"cuDNN {draft.tensorflow['build_cudnn']}")
+    if draft.tensorflow.get("arch_list"):
+        said.append("kernels for " + ", ".join(draft.tensorflow["arch_list"]))
+    if is_cuda == "False" and tf_value(text, "is_rocm_build") != "True":
+        said.append("a CPU-only build")
+    if said:
+        draft.notes.append("TensorFlow's build info: " + "; ".join(said))

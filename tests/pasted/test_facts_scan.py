@@ -45,6 +45,23 @@ def test_prose_environment_list(read: Read) -> None:
     assert [(r.section, r.first, r.last) for r in facts.report.ranges] == [("facts in text", 2, 5)]
 
 
+def test_a_version_that_ends_a_sentence_is_read(read: Read) -> None:
+    facts = read("I have tensorflow 2.13. GPU support does not work on my Jetson Nano\n")
+    assert [(f.name, f.version) for f in facts.frameworks] == [("tensorflow", "2.13")]
+    # near miss: a longer dotted version is not cut at its second dot
+    facts = read("pip installed torch 2.1.0.dev20230801 on driver 535.104.05\n")
+    assert all(f.version != "2.1.0" for f in facts.frameworks)
+
+
+def test_an_image_tags_os_is_not_the_hosts(read: Read) -> None:
+    image = read(
+        "docker run --gpus all nvidia/cuda:11.4.0-base-ubuntu20.04 nvidia-smi, 550.54.15\n"
+    )
+    assert image.platform.os_id is None
+    host = read("- OS: `Ubuntu Server 20.04 LTS`, driver 550.54.15\n")
+    assert (host.platform.os_id, host.platform.os_version) == ("ubuntu", "20.04")
+
+
 def test_numbers_without_their_words_are_not_facts(read: Read) -> None:
     with pytest.raises(FactsError, match="no report recognised"):
         read("I updated to version 12.4 and then 550.54.15 but it still fails\n")

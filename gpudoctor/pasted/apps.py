@@ -1,0 +1,268 @@
+"""The start-up lines of the programs people run on GPUs, as their own source prints them:
+
+- ollama's server log, `msg="inference compute"` (discover/types.go, `slog` text: key=value,
+  a value with spaces in quotes). Up to 0.11: `id=GPU-... library=cuda compute=8.6
+  driver=12.4 name="NVIDIA GeForce RTX 3090" total=... available=...`; from 0.12 the backend's
+  device name is `name=CUDA0` and the GPU's is `description="NVIDIA GeForce RTX 3090"`, with
+  `driver=` after it and `pci_id=0000:01:00.0`. `library=rocm` lines name an AMD GPU by its
+  gfx target (`compute=gfx1100`) and, before 0.12, by its PCI ids (`name=1002:744c`); a
+  `library=Vulkan` line names an NVIDIA GPU in `description`, without a compute capability.
+  `id=cpu library=cpu`, printed when it found no GPU, is the signature catalogue's
+  (ollama-no-gpu).
+- ollama's ROCm discovery (discover/amd_linux.go): `msg="amdgpu is supported" gpu=0
+  gpu_type=gfx1100`, or `msg="amdgpu is not supported (supported types:[gfx1030 gfx1100])"
+  gpu_type=gfx1103 gpu=0` (in other releases the list is a `supported_types="[...]"` key).
+- ollama 0.1.x (gpu.go): `msg="CUDA Compute Capability detected: 8.6"` (also "[nvidia-ml] NVML
+  CUDA Compute Capability detected") and `msg="Discovered GPU libraries:
+  [/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.545.23.08]"`: GPU 0's compute capability and the
+  NVML library, named by its driver version.
+- ollama's release: `msg="Listening on 127.0.0.1:11434 (version 0.12.3)"` (routes.go).
+- llama.cpp's `ggml_cuda_init: found 1 ROCm devices:` list (ggml-cuda.cu under HIP):
+  `  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32` (its CUDA
+  form, "compute capability 8.6", is a facts_scan rule), and its `system_info: ... | CUDA :
+  ARCHS = 500,610,700 | ...` (the build's __CUDA_ARCH_LIST__: the architectures it has kernels
+  for, kept as a note).
+- vLLM's engine line `Initializing an LLM engine (v0.4.2) with config:` (llm_engine.py; "a V1
+  LLM engine" from 0.8) and its aligned `vLLM Version : 0.10.2` of `vllm collect-env`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpudoctor.pasted.clean import bus_id
+from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.scan import facts_head, iter_lines
+
+NAME = "program start-up logs"
+DESCRIPTION = (
+    "ollama's server log (`inference compute`, its version and ROCm discovery lines), "
+    "llama.cpp's `ggml_cuda_init` device list and `system_info`, vLLM's engine start-up line"
+)
+
+# One slog key=value pair: a quoted value (no escapes in the values read here) or a bare word.
+_PAIR = re.compile(r"\b(?P<k>[a-z_]{1,20})=(?:\"(?P<q>[^\"\n]{0,200})\"|(?P<v>[^\s\"]{1,200}))")
+_CC = re.compile(r"^\d{1,2}\.\d$")
+_GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
+_PCI_IDS = re.compile(r"^1002:(?P<dev>[0-9a-f]{4})$")
+_BACKEND_NAME = re.compile(r"^(?:CUDA|ROCm|Vulkan)\d{1,2}$")
+_NVIDIA = re.compile(r"^(?:NVIDIA|GeForce|Tesla|Quadro|TITAN)\b")
+_DRIVER = re.compile(r"^(?P<v>\d{1,2}\.\d{1,2})$")
+_GGML_HIP = re.compile(
+    r"^\s{0,8}Device (?P<i>\d{1,2}): (?P<name>[^,\n]{2,80}), (?P<gfx>gfx[0-9a-f]{3,4})\b"
+)
+_GGML_ARCHS = re.compile(r"\bCUDA : ARCHS = (?P<archs>\d[\d,]{1,160})")
+_VLLM_ENGINE = re.compile(r"\bInitializing an? (?:V1 )?LLM engine \(v(?P<v>0\.\d{1,2}\.\d{1,3})")
+_VLLM_ALIGNED = re.compile(r"^vLLM Version\s{1,40}:\s{0,4}(?P<v>0\.\d{1,2}\.\d{1,3})\b")
+_OLLAMA_VERSION = re.compile(
+    r"msg=\"Listening on [^\"\n]{1,120} \(version (?P<v>0\.\d{1,2}\.\d{1,3})(?:-rc\d{1,2})?\)\""
+)
+_TYPES = re.compile(r"\[(?P<types>gfx[a-z0-9 ]{3,400})\]")
+_OLD_CC = re.compile(r"\bCUDA Compute Capability detected: (?P<cc>\d{1,2}\.\d)\"")
+_NVML_LIBRARY = re.compile(
+    r"msg=\"Discovered GPU libraries: \[[^\]\n]{0,400}?/libnvidia-ml\.so\.(?P<v>\d{3}\.\d{1,3}"
+    r"(?:\.\d{1,3})?)[\] ]"
+)
+_MAX_LINE = 2000
+_MAX_READ = 64  # lines read per shape: a log of many restarts repeats the same GPUs
+
+
+def parse(text: str, draft: Draft) -> None:
+    text = facts_head(text)  # a long log: its head, where the start-up lines are
+    if "inference compute" in text:
+        _ollama(text, draft)
+    if "(version " in text:
+        _ollama_version(text, draft)
+    if 'msg="amdgpu is ' in text:
+        _ollama_amd_discovery(text, draft)
+    if "Compute Capability detected: " in text or "Discovered GPU libraries: " in text:
+        _ollama_0_1(text, draft)
+    if "ggml_cuda_init: found" in text:
+        _ggml_hip(text, draft)
+    if "CUDA : ARCHS = " in text:
+        _ggml_archs(text, draft)
+    if "LLM engine (v" in text or "vLLM Version" in text:
+        _vllm(text, draft)
+
+
+def _read(draft: Draft, text: str, offset: int) -> None:
+    number = text.count("\n", 0, offset) + 1
+    draft.section(NAME)
+    draft.ranges.append((NAME, number, number))
+
+
+def _note(draft: Draft, text: str) -> None:
+    if text not in draft.notes:
+        draft.notes.append(text)
+
+
+def _pairs(line: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for found in _PAIR.finditer(line):
+        value = found.group("q") if found.group("q") is not None else found.group("v")
+        out.setdefault(found.group("k"), value)
+    return out
+
+
+def _ollama(text: str, draft: Draft) -> None:
+    for count, (start, line) in enumerate(iter_lines(text, text, 'msg="inference compute"')):
+        if count >= _MAX_READ:
+            break
+        if len(line) > _MAX_LINE:
+            continue
+        keys = _pairs(line[line.find('msg="inference compute"') :])
+        library = keys.get("library", "").lower()
+        if library == "cuda":
+            _ollama_nvidia(keys, draft)
+        elif library == "rocm":
+            _ollama_amd(keys, draft)
+        elif library == "vulkan" and _NVIDIA.match(keys.get("description", "")):
+            # ollama's Vulkan backend on an NVIDIA GPU: its name, no compute capability
+            name = keys["description"]
+            put(draft.gpu(_index_for(draft, None, name)), "name", name)
+        else:
+            continue
+        _read(draft, text, start)
+
+
+def _ollama_version(text: str, draft: Draft) -> None:
+    for start, line in iter_lines(text, text, 'msg="Listening on '):
+        found = _OLLAMA_VERSION.search(line) if len(line) <= _MAX_LINE else None
+        if found:
+            draft.packages.setdefault("ollama", found.group("v"))
+            _read(draft, text, start)
+            return
+
+
+def _ollama_0_1(text: str, draft: Draft) -> None:
+    """ollama 0.1.x: the compute capability of the GPU it found, and the NVML library file."""
+    for needle, pattern in (
+        ("Compute Capability detected: ", _OLD_CC),
+        ("Discovered GPU libraries: ", _NVML_LIBRARY),
+    ):
+        for start, line in iter_lines(text, text, needle):
+            found = pattern.search(line) if len(line) <= _MAX_LINE else None
+            if found is None or "too old" in line:  # "too old" is a signature's line
+                continue
+            if pattern is _OLD_CC:
+                if draft.gpus:
+                    break  # a listing came first: it names the GPUs
+                put(draft.gpu(0), "compute_capability", found.group("cc"))
+            else:
+                put(draft.nvml, "library_version", found.group("v"))
+            _read(draft, text, start)
+            break
+
+
+def _gpu_name(keys: dict[str, str]) -> str | None:
+    """The GPU's name: `description` where `name` is the backend's device name (CUDA0)."""
+    name, description = keys.get("name", ""), keys.get("description", "")
+    if not name or _BACKEND_NAME.match(name) or _PCI_IDS.match(name):
+        return description or None
+    return name
+
+
+def _ollama_nvidia(keys: dict[str, str], draft: Draft) -> None:
+    name = _gpu_name(keys)
+    gpu = draft.gpu(_index_for(draft, keys.get("id"), name))
+    put(gpu, "name", name)
+    if keys.get("id", "").startswith("GPU-"):
+        put(gpu, "uuid", keys["id"])
+    if _CC.match(keys.get("compute", "")):
+        put(gpu, "compute_capability", keys["compute"])
+    put(gpu, "pci_bus_id", bus_id(keys.get("pci_id", "")))
+    driver = _DRIVER.match(keys.get("driver", ""))
+    if driver and driver.group("v") != "0.0":  # cudaDriverGetVersion, as major.minor
+        put(draft.nvml, "cuda_driver_version", driver.group("v"))
+
+
+def _index_for(draft: Draft, uuid: str | None, name: str | None) -> int:
+    """The GPU this line describes: one already read with the same UUID (or, without one, the
+    same name), else the next index."""
+    for index, gpu in draft.gpus.items():
+        if uuid and gpu.get("uuid") == uuid:
+            return index
+        if not uuid and name and gpu.get("name") == name:
+            return index
+    return len(draft.gpus)
+
+
+def _ollama_amd(keys: dict[str, str], draft: Draft) -> None:
+    gpu = _amd_gpu(draft, keys.get("id", ""))
+    compute = keys.get("compute", "")
+    if _GFX.match(compute):
+        put(gpu, "gfx", compute)
+    ids = _PCI_IDS.match(keys.get("name", ""))
+    if ids:
+        put(gpu, "device_id", "0x" + ids.group("dev"))
+    name = _gpu_name(keys)
+    if name and not _PCI_IDS.match(name):
+        put(gpu, "name", name)
+    _note(draft, "ollama runs on an AMD GPU through ROCm")
+
+
+def _ollama_amd_discovery(text: str, draft: Draft) -> None:
+    for count, (start, line) in enumerate(iter_lines(text, text, 'msg="amdgpu is ')):
+        if count >= _MAX_READ:
+            break
+        if len(line) > _MAX_LINE:
+            continue
+        at = line.find('msg="amdgpu is ')
+        keys = _pairs(line[at:])
+        gfx = keys.get("gpu_type", "").split(":")[0]  # "gfx90a:sramecc+:xnack-"
+        if not _GFX.match(gfx):
+            continue
+        put(_amd_gpu(draft, keys.get("gpu", "")), "gfx", gfx)
+        if line.startswith('msg="amdgpu is not supported', at):
+            types = _TYPES.search(line, at)
+            listed = f" (this build supports {types.group('types')})" if types else ""
+            _note(draft, f"ollama does not support the AMD GPU {gfx}{listed}: it is not used")
+        _read(draft, text, start)
+
+
+def _amd_gpu(draft: Draft, ident: str) -> dict[str, Any]:
+    index = int(ident) if ident.isdecimal() and len(ident) <= 2 else len(draft.amd_gpus)
+    return draft.amd_gpu(index)
+
+
+def _ggml_hip(text: str, draft: Draft) -> None:
+    """The device list under `ggml_cuda_init: found N ROCm devices:` (a HIP build)."""
+    for start, line in iter_lines(text, text, "ggml_cuda_init: found"):
+        if "ROCm devices" not in line:
+            continue
+        pos = start + len(line) + 1
+        for row in text[pos : pos + 4000].split("\n", 17)[:16]:
+            found = _GGML_HIP.match(row)
+            if found is None:
+                break
+            gpu = draft.amd_gpu(int(found.group("i")))
+            put(gpu, "name", found.group("name").strip())
+            put(gpu, "gfx", found.group("gfx"))
+            _read(draft, text, pos)
+            pos += len(row) + 1
+        return
+
+
+def _ggml_archs(text: str, draft: Draft) -> None:
+    for start, line in iter_lines(text, text, "CUDA : ARCHS = "):
+        found = _GGML_ARCHS.search(line) if len(line) <= _MAX_LINE else None
+        if found is None:
+            continue
+        numbers = [a for a in found.group("archs").split(",") if a.isdecimal() and len(a) <= 4]
+        if not numbers:
+            continue
+        archs = ", ".join(f"sm_{int(a) // 10}" for a in numbers)
+        _note(draft, f"llama.cpp was built with CUDA kernels for {archs} (its system_info)")
+        _read(draft, text, start)
+        return
+
+
+def _vllm(text: str, draft: Draft) -> None:
+    for needle, pattern in (("LLM engine (v", _VLLM_ENGINE), ("vLLM Version", _VLLM_ALIGNED)):
+        for start, line in iter_lines(text, text, needle):
+            found = pattern.search(line) if len(line) <= _MAX_LINE else None
+            if found:
+                draft.packages.setdefault("vllm", found.group("v"))
+                _read(draft, text, start)
+                return

@@ -1,0 +1,95 @@
+"""The NVIDIA driver's and container toolkit's versions as the system's package manager
+shows them: `dpkg -l` and
+`dpkg-query -W` (`ii  libnvidia-compute-550:amd64  550.107.02-0ubuntu0.22.04.1`), `apt list
+--installed` (`nvidia-utils-550/jammy-updates,now 550.107.02-0ubuntu0.22.04.1 amd64`), apt's own
+output and history (`Setting up nvidia-driver-550 (550.107.02-...)`, `Upgrade:
+libnvidia-compute-550:amd64 (550.90.07-..., 550.107.02-...)`), `rpm -qa`
+(`nvidia-driver-libs-550.54.15-1.el9.x86_64`), `dnf list` (`nvidia-driver.x86_64
+3:550.54.15-1.el9`) and `pacman -Q` (`nvidia-utils 550.54.14-1`).
+
+A user-space driver package (the libraries, nvidia-smi) gives the installed library's
+version, which the driver/library mismatch check compares with the loaded kernel module
+(/proc/driver/nvidia/version); kernel-side packages (DKMS, kernel sources) give only the
+driver release. A version is read only with the package revision that follows it
+("550.107.02-0ubuntu..."), so that prose naming a package and a number is not taken for a
+listing. Lines that remove a package, or only download it, say nothing about what is
+installed and are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.scan import ascii_lower, lines_with
+
+NAME = "driver packages"
+DESCRIPTION = (
+    "the driver's packages in `dpkg -l`, `apt list`, apt's log, `rpm -qa`, `dnf list`, `pacman -Q`"
+)
+
+_VERSION = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"
+_USER_SPACE = (
+    r"libnvidia-compute|nvidia-utils|nvidia-driver(?:-libs|-cuda-libs|-cuda|-nvml)?|"
+    r"libnvidia-gl|nvidia-compute-utils|cuda-drivers|xorg-x11-drv-nvidia(?:-libs|-cuda-libs|-cuda)?"
+)
+_KERNEL_SIDE = r"nvidia-dkms|nvidia-kernel-common|nvidia-kernel-source"
+_PACKAGE = re.compile(
+    rf"(?<![\w.-])(?P<name>{_USER_SPACE}|{_KERNEL_SIDE})(?:-\d{{3}}(?:-server|-open)?)?"
+    # an architecture (dpkg's ":amd64", dnf's ".x86_64") or apt list's "/suite,now"
+    r"(?::[a-z0-9]{2,8}|/[\w.,-]{1,80}|\.(?:x86_64|aarch64|ppc64le|noarch))?"
+    # a column gap, apt's "(" (its history's "(old, new)"), or rpm's "-" before the version
+    rf"(?:\s{{1,40}}|\s{{0,2}}\((?:{_VERSION}-[^,()\s]{{1,60}},\s{{0,2}})?|-)"
+    rf"(?:\d{{1,2}}:)?(?P<v>{_VERSION})-\w",
+    re.IGNORECASE,
+)
+# The container toolkit's own package (its version is what the toolkit checks judge).
+_TOOLKIT = re.compile(
+    r"(?<![\w.-])nvidia-container-toolkit(?:-base)?"
+    r"(?::[a-z0-9]{2,8}|/[\w.,-]{1,80}|\.(?:x86_64|aarch64|ppc64le))?"
+    r"(?:\s{1,40}|\s{0,2}\((?:1\.\d{1,2}\.\d{1,3}-[^,()\s]{1,60},\s{0,2})?|-)"
+    r"(?:\d{1,2}:)?(?P<v>1\.\d{1,2}\.\d{1,3})-\w",
+    re.IGNORECASE,
+)
+_NEEDLES = ("nvidia-", "cuda-drivers")
+# The first word of a line that removes a package or only fetches it, and dpkg's states of a
+# package that is not installed (rc: removed, its configuration kept; un/pn: not installed).
+_NOT_INSTALLED = (
+    "remove",
+    "removing",
+    "removed",
+    "purge",
+    "purging",
+    "erase",
+    "erasing",
+    "get",
+    "obsoleted",
+    "preparing",
+    "rc",
+    "un",
+    "pn",
+)
+_FIRST_WORD = re.compile(r"^\s{0,8}([A-Za-z]{1,12})\b")
+
+
+def parse(text: str, draft: Draft) -> None:
+    for start, line in lines_with(ascii_lower(text), text, _NEEDLES):
+        if len(line) > 2000:
+            continue
+        first = _FIRST_WORD.match(line)
+        if first is not None and first.group(1).lower() in _NOT_INSTALLED:
+            continue
+        toolkit = _TOOLKIT.search(line)
+        if toolkit is not None:
+            put(draft.runtime, "toolkit_version", toolkit.group("v"))
+        found = _PACKAGE.search(line)
+        if found is not None:
+            version = found.group("v")
+            if re.fullmatch(_KERNEL_SIDE, found.group("name"), re.IGNORECASE) is None:
+                put(draft.nvml, "library_version", version)
+            put(draft.nvml, "driver_version", version)
+        if toolkit is None and found is None:
+            continue
+        line_no = text.count("\n", 0, start) + 1
+        draft.section(NAME)
+        draft.ranges.append((NAME, line_no, line_no))
