@@ -40,11 +40,15 @@ _UTF8_MULTIBYTE = re.compile(rb"[\xc2-\xf4][\x80-\xbf]{1,3}")
 
 
 def text_of(data: bytes, name: str) -> str:
-    """`data` decoded: by its byte-order mark, as BOM-less UTF-16 when every other byte is
-    NUL, as UTF-8, or as cp1252 when it is not UTF-8 and holds no UTF-8 sequence. FactsError
-    for a binary file."""
+    """`data` decoded: by its byte-order mark (UTF-8, UTF-32, UTF-16), as BOM-less UTF-16 when
+    every other byte is NUL, as UTF-8, or as cp1252 when it is not UTF-8 and holds no UTF-8
+    sequence. FactsError for a binary file."""
     if data.startswith(codecs.BOM_UTF8):
         return data[len(codecs.BOM_UTF8) :].decode("utf-8", errors="replace")
+    # before UTF-16: UTF-32's little-endian mark begins with UTF-16's
+    for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be")):
+        if data.startswith(bom):
+            return data[len(bom) :].decode(codec, errors="replace")
     utf16 = _utf16(data)
     if utf16 is not None:
         body = data[2:] if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else data

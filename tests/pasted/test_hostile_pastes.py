@@ -68,6 +68,8 @@ def test_powershell_utf16_report_reads_its_first_line_and_its_words(
 
 def test_utf8_bom_and_cp1252_bytes_decode_as_written() -> None:
     assert text_of(codecs.BOM_UTF8 + b"Driver Version: 550", "f") == "Driver Version: 550"
+    for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be")):
+        assert text_of(bom + "Größe 550".encode(codec), "f") == "Größe 550"
     assert text_of("Größe: 24 GB — 550".encode("cp1252"), "f") == "Größe: 24 GB — 550"
     # UTF-8 with one damaged byte stays UTF-8 (its other characters are not mangled)
     assert text_of("Größe\xff".encode().replace(b"\xc3\xbf", b"\xff"), "f") == "Größe\ufffd"
