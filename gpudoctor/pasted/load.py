@@ -4,6 +4,7 @@ report, told apart by content, not by name."""
 from __future__ import annotations
 
 import json
+import select
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,14 +48,29 @@ def _read_stdin(limit: int) -> bytes:
     hint = "pipe a report in: `nvidia-smi | gpudoctor check --from -`"
     if stream is None:
         raise FactsError("standard input is closed", hint=hint)
+    chunks: list[bytes] = []
+    size = 0
     try:
         if sys.stdin.isatty():  # a person at a terminal: say what is awaited, not a silent wait
             sys.stderr.write("reading a report from the terminal: paste it, then press Ctrl-D\n")
-        data: bytes = stream.read(limit)
+        while size < limit:
+            try:
+                chunk = stream.read(limit - size)
+            except BlockingIOError:  # what some streams raise instead of returning None
+                chunk = None
+            if chunk is None:
+                # a non-blocking descriptor (a parent left O_NONBLOCK set): no data yet, so
+                # wait for some, as a blocking read would
+                select.select([stream], [], [])
+                continue
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
     except (OSError, ValueError) as exc:  # ValueError: read of a closed file
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise FactsError(f"cannot read standard input: {why}", hint=hint) from None
-    return data
+    return b"".join(chunks)
 
 
 def load_facts(path: Path, architectures: Sequence[Architecture] = ()) -> HostFacts:

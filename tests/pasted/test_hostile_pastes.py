@@ -8,6 +8,7 @@ import codecs
 import io
 import json
 import os
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -371,3 +372,23 @@ def test_every_terminal_escape_is_removed_whole(read: Read, line: str) -> None:
     assert facts.nvml.driver_version == "550.54.15"
     assert facts.report is not None
     assert not any("QUFB" in note for note in facts.report.notes)
+
+
+def test_a_non_blocking_standard_input_waits_for_its_writer(tmp_path: Path) -> None:
+    # a parent that left O_NONBLOCK on the pipe (some terminals and CI runners do): the read
+    # finds no data yet, which is not the end of the report
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "gpudoctor", "check", "--from", "-", "--only", "driver-version"],
+        stdin=read_end,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    os.close(read_end)
+    time.sleep(1.0)  # the child is reading by now: an empty, non-blocking pipe
+    os.write(write_end, SMI_TABLE.encode())
+    os.close(write_end)
+    out, err = child.communicate(timeout=120)
+    assert child.returncode == 0, err
+    assert b"570.86.16" in out
