@@ -11,8 +11,9 @@ reporters to every finding.
   (`HF_TOKEN=`, `AWS_SECRET_ACCESS_KEY=`, `password:`, `client-key-data:`, `"auth":`), the
   credentials of an `Authorization:` header, the password of a `docker login -p`, and tokens
   known by their own shape wherever they stand (NGC `nvapi-`, Hugging Face `hf_`, AWS key ids,
-  GitHub, GitLab and OpenAI keys, JSON web tokens as kubeconfigs hold them); a pasted report
-  is cleared of them before it is read, and every finding before it is shown;
+  GitHub, GitLab and OpenAI keys, JSON web tokens as kubeconfigs hold them); the facts read
+  from a pasted report are cleared of them, and every finding and error line before it is
+  shown;
 - the user name of a home directory (`/home/alice/...` -> `/home/<user>/...`) and a login's
   `/run/user/1000` (-> `/run/user/<uid>`) are replaced.
 """
@@ -93,7 +94,8 @@ def secrets_removed(value: str) -> str:
     """`value` with URL credentials and every secret it states replaced by `<redacted>`; the
     line structure (and so every line number) is kept."""
     value = url_without_credentials(value)
-    lower = value.lower()
+    # one character per character (str.lower lengthens some, which would shift the offsets)
+    lower = value.encode("ascii", "replace").decode("ascii").lower()
     if not _holds_needle(lower):
         return value
     if "\n" not in value:

@@ -392,3 +392,9 @@ def test_a_non_blocking_standard_input_waits_for_its_writer(tmp_path: Path) -> N
     out, err = child.communicate(timeout=120)
     assert child.returncode == 0, err
     assert b"570.86.16" in out
+
+
+def test_a_secret_after_characters_that_lengthen_in_lower_case_is_removed() -> None:
+    # "İ".lower() is two characters: offsets taken in a lower-cased copy must not shift
+    text = "İİİİ\n" * 3 + "HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz0123\nnext line\n"
+    assert secrets_removed(text) == "İİİİ\n" * 3 + "HF_TOKEN=<redacted>\nnext line\n"
