@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.checks.suggest import host_driver_tier
 from gpudoctor.compat.install import command
-from gpudoctor.compat.tiers import RUNS
+from gpudoctor.compat.tiers import RUNS, Tier
 from gpudoctor.facts_view import driver_version, has_gpu, live_gpus
 from gpudoctor.matrix.signatures import match_signature, render
 
@@ -211,7 +211,7 @@ def _driver_causes(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> list
         return []
 
     verdict = host_driver_tier(facts, matrix, driver, fw.cuda)
-    if verdict.tier in RUNS:
+    if verdict.tier in RUNS or verdict.tier is Tier.UNKNOWN:  # no cause it can name
         return []
     need = verdict.required or verdict.floor
     return [

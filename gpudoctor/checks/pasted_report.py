@@ -153,7 +153,11 @@ _DRIVER_ABSENT = frozenset(
     {"libcuda-not-found", "tf-no-cuda-drivers", "ngc-driver-not-detected", "torch-found-no-driver"}
 )
 # Hosts a report names that have no NVIDIA GPU: the line above is what they print.
-_NO_NVIDIA = {"amd": "an AMD GPU", "apple": "a Mac (Apple silicon or macOS)"}
+_NO_NVIDIA = {
+    "amd": "an AMD GPU",
+    "apple": "a Mac (Apple silicon or macOS)",
+    "cpu-only": "a machine or image without an NVIDIA GPU",
+}
 
 
 def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:

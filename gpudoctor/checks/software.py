@@ -111,6 +111,16 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
             evidence=ev,
             subject=subject,
         )
+    if verdict.tier is Tier.UNKNOWN:  # under WSL without the driver's CUDA version, say
+        return finding(
+            code,
+            UNKNOWN,
+            f"cannot tell whether driver {driver} runs {fw.label} (CUDA {fw.cuda})",
+            detail=verdict.reason,
+            fix="`nvidia-smi` shows the newest CUDA the driver supports (its 'CUDA Version')",
+            evidence=ev,
+            subject=subject,
+        )
     alternative = _older_build(facts, matrix, fw, driver)
     need = verdict.floor or verdict.required
     # the nearest way out: the major's minor-version floor (the release's own for native)
@@ -535,6 +545,15 @@ def _nvcc(  # noqa: PLR0917 - the facts and the toolkit being judged
             "nvcc-driver-cuda",
             INFO,
             f"CUDA {version} toolkit: its programs run by minor-version compatibility",
+            detail=verdict.reason,
+            evidence=ev,
+            subject=path,
+        )
+    if verdict.tier is Tier.UNKNOWN:
+        return finding(
+            "nvcc-driver-cuda",
+            INFO,
+            f"cannot tell whether driver {driver} runs what the CUDA {version} toolkit builds",
             detail=verdict.reason,
             evidence=ev,
             subject=path,

@@ -163,6 +163,12 @@ def _by_driver_cuda(
     Windows driver's (Linux minimums do not apply), and for a CUDA the matrix does not list."""
 
     own, wanted = versions.release(host.driver_cuda), versions.release(cuda)
+    if own is None and host.wsl:
+        reason = (
+            f"under WSL driver {host.driver} is the Windows driver, which the Linux minimum "
+            "drivers do not apply to, and the CUDA version it supports is not known"
+        )
+        return DriverTier(Tier.UNKNOWN, reason, required, floor)
     if own is None or wanted is None:
         return DriverTier(Tier.UNKNOWN, fallback, required, floor)
     if wanted[:2] <= own[:2]:

@@ -100,10 +100,18 @@ def cuda_release(matrix: Matrix, version: str) -> CudaRelease | None:
 
 def min_driver_for_cuda(matrix: Matrix, cuda: str, platform: str = "linux") -> str | None:
     """Minimum driver for `cuda` by the per-release rule. "12.4" means the GA release of 12.4
-    (the lowest 12.4.x in the matrix); "12.4.1" means that release exactly."""
+    (the lowest 12.4.x in the matrix); "12.4.1" means that release, or the nearest earlier 12.4.x
+    the matrix lists."""
     wanted = _version(cuda, "CUDA version")
     if len(wanted) >= 3:
-        release = next((r for r in matrix.cuda if numeric(r.version) == wanted[:3]), None)
+        # A patch release the matrix does not list ("10.1.243", what older torch builds report)
+        # needs at least what the nearest earlier release of its minor needs.
+        earlier = [
+            r
+            for r in matrix.cuda
+            if numeric(r.version)[:2] == wanted[:2] and numeric(r.version)[:3] <= wanted[:3]
+        ]
+        release = max(earlier, key=lambda r: numeric(r.version), default=None)
     else:
         matches = [r for r in matrix.cuda if numeric(r.version)[: len(wanted)] == wanted]
         release = min(matches, key=lambda r: numeric(r.version), default=None)

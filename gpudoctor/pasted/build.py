@@ -310,7 +310,21 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
         built = draft.libraries.get("nccl_cuda")
         stated = draft.libraries["nccl"] + (f"+cuda{built}" if built else "")
         nccl = (LibraryFact(name="libnccl", path="(named in the report)", version=stated),)
-    return CudaLibFacts(toolkits=toolkits, cudnn=tuple(cudnn), nccl=nccl)
+    # A library ldd resolved from a folder on LD_LIBRARY_PATH was found through it; any other
+    # (a system folder) through the loader's cache and default folders.
+    ld_path: list[LibraryFact] = []
+    cache: list[LibraryFact] = []
+    for name, path, version in draft.ldd_libs:
+        fact = LibraryFact(name=name, path=path, version=version)
+        on_path = path.rsplit("/", 1)[0] in draft.ld_library_path
+        (ld_path if on_path else cache).append(fact)
+    return CudaLibFacts(
+        toolkits=toolkits,
+        cudnn=tuple(cudnn),
+        nccl=nccl,
+        ld_library_path_libs=tuple(ld_path),
+        loader_cache_libs=tuple(cache),
+    )
 
 
 def _deep(draft: Draft, frameworks: tuple[FrameworkFacts, ...]) -> tuple[DeepFrameworkFacts, ...]:

@@ -54,7 +54,10 @@ _OTHER_DIGIT = re.compile(r"[^\D0-9]")
 _QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?!>>(?: |$)))+ ?", re.MULTILINE)
 _QUOTED_LINE = re.compile(r"\n[ \t]{0,3}>")  # led by a literal: a fast scan
 _SYSLOG_ESCAPE = re.compile(r"#01[12](?=[A-Za-z ])")
-_FENCE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
+# A fence line: three or more backticks or tildes and an info string ("```text"). A line that
+# goes on to close its own backticks ("```CUDA error 222 ...```") is inline code, not a fence:
+# its text stays and only the backticks go.
+_FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[^`~\n]*$", re.MULTILINE)
 
 
 def clean(text: str) -> str:
@@ -80,7 +83,7 @@ def clean(text: str) -> str:
         # message becomes one line again (joined by a space, so line numbers stay).
         text = _SYSLOG_ESCAPE.sub(" ", text)
     if "```" in text or "~~~" in text:
-        text = _FENCE.sub("", text)
+        text = _FENCE.sub("", text).replace("```", "")
     if "**" in text:
         # Markdown bold ("- **Driver:** 580.82.09") sits between a label and its value; it is
         # never part of what a tool printed, and the fact readers expect "label: value".

@@ -45,6 +45,11 @@ class Draft:
     amd_gpus: dict[int, dict[str, Any]] = field(default_factory=dict)  # name, gfx, device_id, bdf
     named: list[tuple[str, int]] = field(default_factory=list)  # framework word, line number
     images: list[str] = field(default_factory=list)  # container images named, with their tag
+    # CUDA libraries `ldd` resolved outside a wheel (name, path, version), and the folders an
+    # LD_LIBRARY_PATH value in the paste names: build.py files each library under the loader
+    # step that found it.
+    ldd_libs: list[tuple[str, str, str | None]] = field(default_factory=list)
+    ld_library_path: list[str] = field(default_factory=list)
 
     def section(self, name: str) -> None:
         if name not in self.sections:

@@ -45,31 +45,64 @@ def parse(text: str, draft: Draft) -> None:
 
     catalogue = load_signatures()
     lower = ascii_lower(text)
+    anchors: dict[str, bool] = {}
     found: dict[int, tuple[Signature, str]] = {}  # line offset -> (owner, matched text)
+    # Lines a signature owns beyond the ones it reports (a log repeats its error): they are
+    # not left to a later, more generic signature, which would judge the same line again.
+    repeats: set[int] = set()
     for signature in catalogue.signatures:
         hits = 0
-        for start, _line, matched in _candidates(text, lower, signature):
-            if start in found:
+        for start, _line, matched in _candidates(text, lower, signature, anchors):
+            if start in found or start in repeats:
                 continue  # an earlier (more specific) signature owns this line
+            if hits >= _MAX_PER_SIGNATURE:
+                repeats.add(start)
+                continue
             found[start] = (signature, matched)
             hits += 1
-            if hits >= _MAX_PER_SIGNATURE:
-                break
     for start, (signature, matched) in sorted(found.items()):
         draft.section(NAME)
         number = text.count("\n", 0, start) + 1
-        draft.errors.append(ReportError(code=signature.code, text=matched[:_MAX_TEXT], line=number))
+        draft.errors.append(
+            ReportError(code=signature.code, text=_shown(signature, matched), line=number)
+        )
         draft.ranges.append((NAME, number, number))
         if signature.nvml_status:
             put(draft.nvml, "status", signature.nvml_status)
         _facts(signature.values(matched), draft)
 
 
-def _candidates(text: str, lower: str, signature: Signature) -> list[tuple[int, str, str]]:
+# Every keyword costs one search of the whole paste. A keyword holding one of these words can
+# only be in the paste if the word is: one search for the word (short where it is present, as
+# find stops at the first) spares the searches of all the keywords holding it where it is
+# absent, as in a long log without GPU words.
+_ANCHORS = (
+    "cuda", "nvidia", "nccl", "nvml", "gpu", "error", "driver", "lib", "fail", "found",
+    "version", "invalid", "memory", "available", "cannot", "kernel", "device", "support",
+    "compat", "symbol", "cpu",
+)  # fmt: skip
+
+
+def _absent(lower: str, keyword: str, anchors: dict[str, bool]) -> bool:
+    """Whether a word the keyword holds is not in the paste (so neither is the keyword)."""
+    for anchor in _ANCHORS:
+        if anchor in keyword:
+            if anchor not in anchors:
+                anchors[anchor] = anchor in lower
+            if not anchors[anchor]:
+                return True
+    return False
+
+
+def _candidates(
+    text: str, lower: str, signature: Signature, anchors: dict[str, bool]
+) -> list[tuple[int, str, str]]:
     """(line offset, line, the text the pattern matched in) for each line holding a keyword."""
     out: list[tuple[int, str, str]] = []
     seen: set[int] = set()
     for keyword in signature.keywords:
+        if _absent(lower, keyword, anchors):
+            continue
         for start, line in iter_lines(lower, text, keyword):
             if start in seen:
                 continue
@@ -82,6 +115,18 @@ def _candidates(text: str, lower: str, signature: Signature) -> list[tuple[int, 
             if joined is not None:
                 out.append((start, line, joined))
     return sorted(out)
+
+
+def _shown(signature: Signature, matched: str) -> str:
+    """The line as the report shows it: from its start, or, where the match ends past the limit
+    (a long log prefix), from where the match starts, so that the numbers it states stay in it
+    (the finding's cause and fix are rendered from this text)."""
+    if len(matched) <= _MAX_TEXT:
+        return matched
+    match = signature.compiled.search(matched)
+    if match is None or match.end() <= _MAX_TEXT:
+        return matched[:_MAX_TEXT]
+    return matched[match.start() : match.start() + _MAX_TEXT]
 
 
 _JOIN_LINES = 2  # lines after the first a message may continue on (NVRM prints over three)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor import cri_config, versions
+from gpudoctor.cuda_wheels import LIBRARY_FILE
 from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
 from gpudoctor.pasted import host_tools, pairs
@@ -513,6 +514,45 @@ def _apple_named(m: re.Match[str], d: Draft) -> bool:
 def _amd_named(m: re.Match[str], d: Draft) -> bool:
     """An AMD GPU named in prose ("my system is all AMD", "Radeon RX 7900")."""
     d.named.append(("amd", d.scan_line))
+    return False
+
+
+# Libraries whose version is their CUDA toolkit's major.minor: a copy in a "cuda-12.1" folder is
+# 12.1 even where ldd shows only the soname ("libnvJitLink.so.12").
+_TOOLKIT_VERSIONED = frozenset({"libnvJitLink", "libcudart", "libnvrtc", "libcupti", "libcublas"})
+_TOOLKIT_FOLDER = re.compile(r"/cuda-(\d{1,2}\.\d{1,2})/")
+
+
+def _ldd(m: re.Match[str], d: Draft) -> bool:
+    """`ldd` output: a CUDA library a wheel also ships, resolved outside the wheels (a system or
+    toolkit copy the loader found first)."""
+    path = m.group("path")
+    name = path.rsplit("/", 1)[-1]
+    found = LIBRARY_FILE.match(name) or LIBRARY_FILE.match(m.group("soname"))
+    if found is None or "-packages/" in path:  # a wheel's own copy (site-/dist-packages)
+        return False
+    lib, version = found.group(1), found.group(2)
+    folder = _TOOLKIT_FOLDER.search(path)
+    if lib in _TOOLKIT_VERSIONED and folder and (version is None or "." not in version):
+        version = folder.group(1)
+    d.ldd_libs.append((lib, path, version))
+    return True
+
+
+def _ld_library_path(m: re.Match[str], d: Draft) -> bool:
+    """An LD_LIBRARY_PATH value: `export LD_LIBRARY_PATH=...`, TensorFlow's dlopen error lines
+    (`...; LD_LIBRARY_PATH: /usr/local/nvidia/lib64:...`)."""
+    for part in m.group("v").split(":"):
+        folder = part.strip().rstrip("/")
+        if folder.startswith("/") and folder not in d.ld_library_path:
+            d.ld_library_path.append(folder)
+    return False
+
+
+def _cpu_host_named(m: re.Match[str], d: Draft) -> bool:
+    """A reporter saying the machine or image has no NVIDIA GPU ("the CPU docker image", "I
+    don't have any NVIDIA hardware"): what it prints about a missing driver is expected."""
+    d.named.append(("cpu-only", d.scan_line))
     return False
 
 
@@ -1058,6 +1098,29 @@ _RULES: tuple[_Rule, ...] = (
         _rx(r"\bmacbook\b|\bmacos\b|\bmac os x\b|\bapple (?:silicon|m[1-5])\b|\bdarwin\b"),
         _apple_named,
     ),
+    _Rule(
+        "=> /",
+        _rx(
+            r"^\s{0,8}(?P<soname>lib[A-Za-z]{3,14}\.so[.\d]{0,16})\s{1,4}=>\s{1,4}"
+            r"(?P<path>/[^\s()]{1,300})"
+        ),
+        _ldd,
+    ),
+    _Rule(
+        "ld_library_path",
+        _rx(r"\bLD_LIBRARY_PATH\s{0,2}[=:]\s{0,2}[\"']?(?P<v>/[^\s\"';]{1,1000})"),
+        _ld_library_path,
+    ),
+    _Rule(
+        ("cpu", "t have", "no nvidia gpu", "no gpu"),
+        _rx(
+            r"\bcpu(?:[- ]only)? (?:docker )?(?:image|container|machine|host|node|instance|"
+            r"server)\b|\bi (?:do not|don't|dont) have (?:an? |any )?(?:nvidia )?(?:gpu|"
+            r"graphics card|hardware)\b|\bno (?:nvidia )?gpus? (?:on|in) (?:this|the|my) "
+            r"(?:machine|host|node|server|laptop|computer)\b"
+        ),
+        _cpu_host_named,
+    ),
     _Rule("step ", _rx(r"^\s{0,4}Step \d{1,3}/\d{1,3} : RUN\b"), _build_named),
     _Rule("] run ", _rx(r"^\s{0,4}#\d{1,4} \[[^\]\n]{1,80}\] RUN\b"), _build_named),
     _Rule("docker", _rx(r"\bdocker (?:buildx )?build\b"), _build_named),
@@ -1162,6 +1225,7 @@ def _fingerprint(d: Draft) -> tuple[int, ...]:
         len(d.nccl_env),
         len(d.image),
         len(d.named_gpus),
+        len(d.ldd_libs),
         d.nvcc_version is not None,
         sum(len(g) for g in d.gpus.values()),
     )

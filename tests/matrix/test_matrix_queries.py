@@ -40,6 +40,14 @@ def test_min_driver_is_the_ga_release_for_major_minor(small: Matrix) -> None:
     assert min_driver_for_cuda(small, "10.2") is None
 
 
+def test_an_unlisted_patch_release_needs_what_its_minor_needs(small: Matrix) -> None:
+    # torch 1.x reports its CUDA as "10.1.243": judged by the nearest earlier release listed.
+    assert min_driver_for_cuda(small, "12.4.99") == "550.54.15"  # at least 12.4.1's
+    assert min_driver_for_cuda(small, "12.4.0") == "550.54.14"
+    assert min_driver_for_cuda(small, "12.1.5") == "530.30.02"  # 12.1.1's
+    assert min_driver_for_cuda(small, "12.3.2") is None  # another minor is never borrowed
+
+
 def test_minor_compat_floors(small: Matrix) -> None:
     assert minor_compat_floor(small, 12) == "525.60.13"
     assert minor_compat_floor(small, 11) == "450.80.02"
