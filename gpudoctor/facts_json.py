@@ -358,8 +358,15 @@ def read_bytes_capped(
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         with os.fdopen(fd, "rb") as stream:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise FactsError(f"{path}: not a regular file", hint=hint)
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                kind = stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode)
+                raise FactsError(
+                    f"{path}: not a regular file" + (" (a pipe or device)" if kind else ""),
+                    hint=hint,
+                )
+            if info.st_size > limit:  # refused by its size: a 2 GB file is never read in
+                return refuse_oversized(b"", limit, str(path), what, size=info.st_size)
             data = stream.read(limit + 1)
     except OSError as exc:
         shown = f"{what} {path}" if named else str(path)
@@ -367,8 +374,11 @@ def read_bytes_capped(
     return refuse_oversized(data, limit, str(path), what)
 
 
-def refuse_oversized(data: bytes, limit: int, name: str, what: str) -> bytes:
-    if len(data) > limit:
+def refuse_oversized(
+    data: bytes, limit: int, name: str, what: str, *, size: int | None = None
+) -> bytes:
+    """`data`, or FactsError when it (or the file's `size`, when known) is over `limit`."""
+    if max(len(data), size or 0) > limit:
         raise FactsError(
             f"{name}: larger than {limit >> 20} MiB, too large for a {what}",
             hint=f"a {what} of a real host is far smaller: check that this is the right input",

@@ -242,7 +242,7 @@ def _unreadable(error: FactsError) -> Finding:
         finding(
             "unreadable-snapshot",
             Severity.ERROR,
-            f"cannot read the snapshot: {error.message}",
+            f"cannot read the snapshot or report: {error.message}",
             fix=error.hint or "record the host again with `gpudoctor snapshot -o FILE`",
         )
     )

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpudoctor.facts_json import valid_text
-from gpudoctor.redaction import url_without_credentials
+from gpudoctor.redaction import secrets_removed
 
 if TYPE_CHECKING:
     from gpudoctor.findings import Finding
@@ -45,25 +45,25 @@ def printable_lines(text: str) -> str:
 
 
 def shown(text: str) -> str:
-    """`printable(text)` without URL credentials (the one redaction rule)."""
-    return printable(url_without_credentials(text))
+    """`printable(text)` without URL credentials or secrets (the one redaction rule)."""
+    return printable(secrets_removed(text))
 
 
 def clean_finding(f: Finding) -> Finding:
-    """The finding with every text field printable and without URL credentials (codes and
-    severities are ours already)."""
+    """The finding with every text field printable and without URL credentials or secrets
+    (codes and severities are ours already)."""
     fields = (f.title, f.detail.replace("\n", " "), f.fix, f.subject)
     evidence = tuple((shown(k), shown(v)) for k, v in f.evidence)
     if (
         all(map(str.isprintable, fields))
-        and not any("://" in x and "@" in x for x in fields)
+        and all(secrets_removed(x) == x for x in fields)
         and evidence == f.evidence
     ):
         return f
     return replace(
         f,
         title=shown(f.title),
-        detail=printable_lines(url_without_credentials(f.detail)),
+        detail=printable_lines(secrets_removed(f.detail)),
         fix=shown(f.fix),
         subject=shown(f.subject),
         evidence=evidence,

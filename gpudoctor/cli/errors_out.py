@@ -38,12 +38,15 @@ def report(
     as_json: bool,
     extra: Optional[dict[str, object]] = None,
 ) -> int:
-    from gpudoctor.redaction import url_without_credentials
+    from gpudoctor.redaction import secrets_removed
+    from gpudoctor.safe_text import printable_lines
 
     # Every error line passes here: a URL the user or a config gave (an --index-url, a
-    # DOCKER_HOST) is shown without its credentials, whichever code worded the message.
-    message = url_without_credentials(message)
-    hint = url_without_credentials(hint) if hint else hint
+    # DOCKER_HOST) is shown without its credentials, and a quoted input without the secrets it
+    # states, whichever code worded the message; a file name that holds terminal escapes
+    # (a hostile download, `--from *`) is shown, never acted on by the terminal.
+    message = printable_lines(secrets_removed(message))
+    hint = printable_lines(secrets_removed(hint)) if hint else hint
     sys.stderr.write(f"error: {message}\n")
     if hint:
         sys.stderr.write(f"hint: {hint}\n")

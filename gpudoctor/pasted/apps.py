@@ -86,12 +86,6 @@ def parse(text: str, draft: Draft) -> None:
         _vllm(text, draft)
 
 
-def _read(draft: Draft, text: str, offset: int) -> None:
-    number = text.count("\n", 0, offset) + 1
-    draft.section(NAME)
-    draft.ranges.append((NAME, number, number))
-
-
 def _note(draft: Draft, text: str) -> None:
     if text not in draft.notes:
         draft.notes.append(text)
@@ -123,7 +117,7 @@ def _ollama(text: str, draft: Draft) -> None:
             put(draft.gpu(_index_for(draft, None, name)), "name", name)
         else:
             continue
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
 
 
 def _ollama_version(text: str, draft: Draft) -> None:
@@ -131,7 +125,7 @@ def _ollama_version(text: str, draft: Draft) -> None:
         found = _OLLAMA_VERSION.search(line) if len(line) <= _MAX_LINE else None
         if found:
             draft.packages.setdefault("ollama", found.group("v"))
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             return
 
 
@@ -151,7 +145,7 @@ def _ollama_0_1(text: str, draft: Draft) -> None:
                 put(draft.gpu(0), "compute_capability", found.group("cc"))
             else:
                 put(draft.nvml, "library_version", found.group("v"))
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             break
 
 
@@ -218,7 +212,7 @@ def _ollama_amd_discovery(text: str, draft: Draft) -> None:
             types = _TYPES.search(line, at)
             listed = f" (this build supports {types.group('types')})" if types else ""
             _note(draft, f"ollama does not support the AMD GPU {gfx}{listed}: it is not used")
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
 
 
 def _amd_gpu(draft: Draft, ident: str) -> dict[str, Any]:
@@ -239,7 +233,7 @@ def _ggml_hip(text: str, draft: Draft) -> None:
             gpu = draft.amd_gpu(int(found.group("i")))
             put(gpu, "name", found.group("name").strip())
             put(gpu, "gfx", found.group("gfx"))
-            _read(draft, text, pos)
+            draft.read_at(NAME, text, pos)
             pos += len(row) + 1
         return
 
@@ -254,7 +248,7 @@ def _ggml_archs(text: str, draft: Draft) -> None:
             continue
         archs = ", ".join(f"sm_{int(a) // 10}" for a in numbers)
         _note(draft, f"llama.cpp was built with CUDA kernels for {archs} (its system_info)")
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
         return
 
 
@@ -264,5 +258,5 @@ def _vllm(text: str, draft: Draft) -> None:
             found = pattern.search(line) if len(line) <= _MAX_LINE else None
             if found:
                 draft.packages.setdefault("vllm", found.group("v"))
-                _read(draft, text, start)
+                draft.read_at(NAME, text, start)
                 return

@@ -1,6 +1,7 @@
 """Undo what pasting does to a report: Windows line endings, ANSI colours, Markdown quotes (`> `)
-and code fences, control characters; and small value readers shared by the shapes (numbers with
-localised decimal commas, nvidia-smi bus ids, MiB).
+and code fences, control characters and backspaces, invisible and bidirectional-control
+characters, full-width and other non-ASCII digits; and small value readers shared by the
+shapes (numbers with localised decimal commas, nvidia-smi bus ids, MiB).
 
 Every regex here is anchored or made of bounded classes: linear time on any input.
 """
@@ -8,9 +9,46 @@ Every regex here is anchored or made of bounded classes: linear time on any inpu
 from __future__ import annotations
 
 import re
+import unicodedata
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]|\x1b\][^\x07\x1b\n]{0,256}(?:\x07|\x1b\\)?")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Every terminal escape (ECMA-48), so that none leaves a fragment glued to a value ("\x1b(B",
+# which `tput sgr0` writes, left "(B550.54.15"; "\x1b7"/"\x1b8" left their digits): a control
+# sequence (CSI: parameters, intermediates, final byte); a string up to its BEL or ST (OSC, as
+# in an OSC 52 clipboard write, DCS, SOS, PM, APC); a character-set designation (ESC, an
+# intermediate, a final byte); a two-character escape (ESC 7, ESC =, ESC M, ESC c).
+_ANSI = re.compile(
+    r"\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]"
+    r"|\x1b[\]PX^_][^\x07\x1b\n]{0,65536}(?:\x07|\x1b\\)?"
+    r"|\x1b[ -/]{1,3}[0-~]"
+    r"|\x1b[0-~]"
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 (but tab, line feed), DEL, C1
+# A terminal capture's backspace erases the character before it ("550.54.1\b15" shows
+# 550.54.15; `man`'s bold is "X\bX"): a few passes undo runs of them, the rest are dropped.
+_OVERSTRIKE = re.compile(r"[^\n\x08]\x08")
+_OVERSTRIKE_PASSES = 8
+# What no tool prints inside a value, yet a web page, a chat app or a hostile paste puts
+# there: zero-width spaces and joiners, soft hyphens, a mid-text byte-order mark and the
+# bidirectional marks, embeddings, overrides and isolates (which also reorder what is shown).
+_INVISIBLE = (
+    "\u00ad\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060"
+    "\u2066\u2067\u2068\u2069\ufeff"
+)
+_WIDE = {
+    **dict.fromkeys(map(ord, _INVISIBLE)),
+    # no-break, figure, thin and ideographic spaces are spaces
+    **dict.fromkeys(map(ord, "\u00a0\u2007\u2009\u202f\u3000"), " "),
+    0xFF1A: ": ",  # a full-width colon, as CJK input methods type it between label and value
+    # full-width ASCII (U+FF01 to U+FF5E: "550.54" typed in a CJK input method) is ASCII
+    **{code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F) if code != 0xFF1A},
+}
+# Runs of those characters: a regex finds them at C speed (str.translate over a whole paste
+# costs seconds per 10 MB), and only the runs found are translated.
+_WIDE_RUN = re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(_WIDE)) + "]+")
+# Every other decimal digit (Arabic-Indic, Devanagari, ...; a digit that is not an ASCII one)
+# matches `\d` in the readers: it is written as the ASCII digit it is, so that a version holds
+# only what `int` and `packaging` read the same way everywhere.
+_OTHER_DIGIT = re.compile(r"[^\D0-9]")
 # A quote marker is a ">" that does not open Python's ">>> " prompt, which stays: an
 # interactive session's questions are read with their answers (facts_scan._REPL).
 _QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?!>>(?: |$)))+ ?", re.MULTILINE)
@@ -29,14 +67,21 @@ def clean(text: str) -> str:
     # The line-anchored substitutions cost a scan of every line start: only run when needed.
     if "\x1b" in text:
         text = _ANSI.sub("", text)
+    if "\x08" in text:
+        for _ in range(_OVERSTRIKE_PASSES):
+            text, erased = _OVERSTRIKE.subn("", text)
+            if not erased:
+                break
     text = _CONTROL.sub("", text)
+    if not text.isascii():
+        text = _WIDE_RUN.sub(lambda m: m.group().translate(_WIDE), text)
+        text = _OTHER_DIGIT.sub(lambda m: str(unicodedata.digit(m.group(), 0)), text)
     if text.lstrip(" \t").startswith(">") or _QUOTED_LINE.search(text):
         text = _QUOTE.sub("", text)
     if "#01" in text:
         # rsyslog writes a message's own line breaks and tabs as "#012" and "#011": the
         # message becomes one line again (joined by a space, so line numbers stay).
         text = _SYSLOG_ESCAPE.sub(" ", text)
-    text = text.replace("\uff1a", ": ")  # a full-width colon, as CJK input methods type it
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text).replace("```", "")
     if "**" in text:

@@ -10,7 +10,7 @@ whole text once, in C, so a 10 MB paste parses in well under a second (bench/ben
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gpudoctor.errors import FactsError
@@ -40,6 +40,8 @@ from gpudoctor.pasted import tensorflow as tf_info
 from gpudoctor.pasted.build import build
 from gpudoctor.pasted.clean import clean
 from gpudoctor.pasted.draft import Draft
+from gpudoctor.probes.redact import without_secrets
+from gpudoctor.redaction import may_hold_secrets
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -91,6 +93,10 @@ LINES: tuple[LineShape, ...] = (
     LineShape(errors.NAME, errors.DESCRIPTION, errors.parse),
 )
 
+# Parts of one paste read one by one: `nvidia-smi -l 1` for an hour repeats its table 3600
+# times, and each part costs a pass of every shape; past this many, the rest is one part.
+_MAX_PARTS = 1000
+_LINES_NAMED = 5  # line numbers a note names before "and N more"
 _BLOCK_CAP = 2_000_000  # characters one block may span: the largest -q -x of 16 GPUs is < 1 MB
 
 
@@ -114,13 +120,27 @@ def read_reports(
     text = clean(raw)
     found = [shape.starts(text) for shape in BLOCKS]
     cuts = _host_starts(text, found)
+    rest = cuts[_MAX_PARTS] if len(cuts) > _MAX_PARTS else None
+    cuts = cuts[:_MAX_PARTS]
     total = text.count("\n") + 1
     drafts: list[Draft] = []
+    lines_before, done = 0, 0
     for begin, end in zip(cuts, [*cuts[1:], len(text)]):
-        # Line numbers stay those of the whole paste: pad the part with the lines before it.
-        part = "\n" * text.count("\n", 0, begin) + text[begin:end]
-        drafts.append(_read_part(part, architectures))
+        # Each part is read on its own and its line numbers moved to those of the whole paste
+        # (padding it with the lines before it cost a scan of them per part: quadratic in a
+        # paste of thousands of hosts).
+        lines_before += text.count("\n", done, begin)
+        done = begin
+        drafts.append(_shifted(_read_part(text[begin:end], architectures), lines_before))
     hosts = _split_or_merge(drafts, text, cuts)
+    if rest is not None:
+        rest_line = text.count("\n", 0, rest) + 1
+        hosts[0].notes.append(
+            f"the paste repeats its reports more than {_MAX_PARTS} times (`nvidia-smi -l`, a "
+            f"log of many hosts): the first {_MAX_PARTS} were read one by one, those from line "
+            f"{rest_line} on as one part (its first report, and every "
+            "known error line); split it into one file per host in a folder to judge each"
+        )
     if not any(d.sections for d in hosts):
         raise FactsError(
             f"{source}: no report recognised (not a gpudoctor snapshot either): not one version, "
@@ -129,11 +149,20 @@ def read_reports(
         )
 
     if len(hosts) == 1:
-        return [(source, build(hosts[0], source, architectures, total))]
-    return [
-        (f"{source} #{n}", build(d, f"{source} (host {n} of {len(hosts)})", architectures, total))
-        for n, d in enumerate(hosts, start=1)
-    ]
+        built = [(source, build(hosts[0], source, architectures, total))]
+    else:
+        built = [
+            (
+                f"{source} #{n}",
+                build(d, f"{source} (host {n} of {len(hosts)})", architectures, total),
+            )
+            for n, d in enumerate(hosts, start=1)
+        ]
+    if not (may_hold_secrets(text) or may_hold_secrets(source)):
+        return built
+    # A paste is often a whole terminal session: a token or password on a line a shape reads
+    # (a known error line, an environment list) must not reach the report or its JSON.
+    return [(name, without_secrets(facts)) for name, facts in built]
 
 
 def _read_part(text: str, architectures: Sequence[Architecture]) -> Draft:
@@ -155,6 +184,19 @@ def _read_part(text: str, architectures: Sequence[Architecture]) -> Draft:
     for line_shape in LINES:
         line_shape.parse(text, draft)
     facts_scan.parse(text, draft, architectures)
+    return draft
+
+
+def _shifted(draft: Draft, lines: int) -> Draft:
+    """The draft of a part that begins after `lines` lines of the paste, with every line number
+    it holds counted from the paste's first line."""
+    if lines:
+        draft.ranges = [(name, a + lines, b + lines) for name, a, b in draft.ranges]
+        draft.errors = [
+            replace(e, line=e.line + lines) if e.line is not None else e for e in draft.errors
+        ]
+        draft.named_gpus = [(name, count, n + lines) for name, count, n in draft.named_gpus]
+        draft.named = [(word, n + lines) for word, n in draft.named]
     return draft
 
 
@@ -197,9 +239,11 @@ def _split_or_merge(drafts: list[Draft], text: str, cuts: list[int]) -> list[Dra
             _merge(hosts[-1], draft)
             merged_from.append(text.count("\n", 0, cuts[index]) + 1)
     if merged_from:
+        shown = ", ".join(map(str, merged_from[:_LINES_NAMED]))
+        more = len(merged_from) - _LINES_NAMED
         hosts[0].notes.append(
-            "the paste repeats a report (from line "
-            + ", ".join(map(str, merged_from))
+            f"the paste repeats a report (from line {shown}"
+            + (f" and {more} more" if more > 0 else "")
             + "); the repeats agree and were read as the same host"
         )
     if len(hosts) > 1:

@@ -55,6 +55,13 @@ class Draft:
         if name not in self.sections:
             self.sections.append(name)
 
+    def read_at(self, section: str, text: str, offset: int, lines: int = 1) -> None:
+        """Mark `lines` lines of `text` from the one holding `offset` as read by `section`: the
+        report header names what was read, by line ranges."""
+        first = text.count("\n", 0, offset) + 1
+        self.section(section)
+        self.ranges.append((section, first, first + max(lines, 1) - 1))
+
     def gpu(self, index: int) -> dict[str, Any]:
         return self.gpus.setdefault(index, {"index": index})
 

@@ -54,12 +54,6 @@ def parse(text: str, draft: Draft) -> None:
     _crictl_info(text, draft)
 
 
-def _read(draft: Draft, text: str, offset: int, lines: int = 1) -> None:
-    first = text.count("\n", 0, offset) + 1
-    draft.section(NAME)
-    draft.ranges.append((NAME, first, first + lines - 1))
-
-
 def _device_fact(draft: Draft, key: str, value: Any) -> None:
     """A ContainerDeviceFacts field (the first value given wins, as `put`)."""
     devices = draft.runtime.get("devices") or ContainerDeviceFacts()
@@ -71,14 +65,14 @@ def _docker_version(text: str, draft: Draft) -> None:
     client = _CLIENT_VERSION.search(text) if "Client:" in text else None
     if client:  # the CLI's own version: not the daemon's, which may not have answered
         draft.notes.append(f"the Docker client is {client.group('v')}")
-        _read(draft, text, client.start(), 2)
+        draft.read_at(NAME, text, client.start(), 2)
     if " Engine:" not in text:
         return
     found = _ENGINE_VERSION.search(text)
     if found:
         put(draft.runtime, "docker_version", found.group("v"))
         put(draft.runtime, "docker_reachable", True)  # the daemon answered
-        _read(draft, text, found.start(), 3)
+        draft.read_at(NAME, text, found.start(), 3)
 
 
 def _docker_info(text: str, draft: Draft) -> None:
@@ -97,7 +91,7 @@ def _docker_info(text: str, draft: Draft) -> None:
                 _device_fact(draft, "cgroup_version", int(value))
             else:
                 continue
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
 
 
 def _podman_info(text: str, draft: Draft) -> None:
@@ -108,7 +102,7 @@ def _podman_info(text: str, draft: Draft) -> None:
         if found and found.group("v") in ("v1", "v2"):
             _device_fact(draft, "cgroup_version", int(found.group("v")[1]))
             draft.notes.append("podman info: the host runs Podman")
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             _podman_distribution(text, draft)
             return
 
@@ -127,7 +121,7 @@ def _podman_distribution(text: str, draft: Draft) -> None:
         if "distribution" in keys and "os_id" not in draft.platform:
             put(draft.platform, "os_id", keys["distribution"].lower())
             put(draft.platform, "os_version", keys.get("version"))
-            _read(draft, text, start, 1 + len(keys))
+            draft.read_at(NAME, text, start, 1 + len(keys))
         return
 
 
@@ -155,4 +149,4 @@ def _crictl_info(text: str, draft: Draft) -> None:
     if isinstance(default, str):
         put(draft.runtime, "cri_default_runtime", default or None)
     put(draft.platform, "kubernetes", True)  # the CRI's own view: a Kubernetes node
-    _read(draft, text, begin, text.count("\n", begin, at) + 1)
+    draft.read_at(NAME, text, begin, text.count("\n", begin, at) + 1)

@@ -874,6 +874,11 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _uname,
     ),
+    _Rule(  # /proc/version, and the first line of every dmesg: "Linux version R (builder@..."
+        "linux version ",
+        _rx(r"\bLinux version (?P<release>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,60}) \("),
+        _kernel,
+    ),
     _Rule(
         "kernel",
         _rx(
@@ -1020,6 +1025,15 @@ _RULES: tuple[_Rule, ...] = (
         "nvidia-container-runtime",
         _rx(r"\"path\"\s{0,4}:\s{0,4}\"(?P<path>[^\"\n]{0,80}nvidia-container-runtime)\""),
         _daemon_json,
+    ),
+    _Rule(
+        "--gpus",
+        # the container engine's GPU request ("docker run --gpus all", "podman run --gpus=all")
+        _rx(
+            r"\b(?P<engine>docker|podman|nerdctl)(?: container)? (?:run|create)\b"
+            r"[^\n]{0,400}?--gpus[ =]"
+        ),
+        _says("the text starts a container with GPUs (`--gpus`): the host's container runtime"),
     ),
     _Rule(
         "driver:",
@@ -1183,9 +1197,7 @@ def _scan(text: str, line_offset: int, draft: Draft) -> None:
         for count, (start, line) in enumerate(lines_with(lower, text, needles)):
             if count >= _MAX_PER_RULE:
                 break
-            if len(line) > _MAX_LINE:
-                continue
-            found = rule.pattern.search(line)
+            found = rule.pattern.search(_bounded(lower, line, start, needles))
             if found is None:
                 continue
             number = line_offset + text.count("\n", 0, start) + 1
@@ -1196,6 +1208,18 @@ def _scan(text: str, line_offset: int, draft: Draft) -> None:
             if rule.handle(found, draft) and _fingerprint(draft) != before:
                 draft.section(NAME)  # only a line that told something new counts as read
                 draft.ranges.append((NAME, number, number))
+
+
+def _bounded(lower: str, line: str, start: int, needles: tuple[str, ...]) -> str:
+    """The line, or of a longer line than _MAX_LINE (a log written as one line: a JSON log
+    record, a paste that lost its line ends) the _MAX_LINE characters around its first needle:
+    its facts are read at the cost of a normal line."""
+    if len(line) <= _MAX_LINE:
+        return line
+    end = start + len(line)
+    at = min((p for p in (lower.find(n, start, end) for n in needles) if p != -1), default=start)
+    begin = max(start, at - _MAX_LINE // 4)
+    return line[begin - start : begin - start + _MAX_LINE]
 
 
 def _fingerprint(d: Draft) -> tuple[int, ...]:
@@ -1269,6 +1293,7 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
         return
     models = gpu_models(architectures)
     last_tokens = {tokens[-1] for tokens in models}
+    by_first = models_by_first(models)
     found: list[tuple[str, int, str | None, int]] = []  # name, count, cc, line number
     seen_lines: set[int] = set()
     for name, count, number in draft.named_gpus:
@@ -1278,11 +1303,13 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
         needles += sorted({t.lower() for t in last_tokens if len(t) >= 3})
     for needle in needles:
         for start, line in iter_lines(lower, text, needle):
-            if start in seen_lines or len(line) > _MAX_LINE or len(seen_lines) > 2000:
+            if start in seen_lines or len(seen_lines) > 2000:
                 continue
             seen_lines.add(start)
-            for name, count, cc in _names_in_line(line, models, last_tokens):
-                found.append((name, count, cc, text.count("\n", 0, start) + 1))
+            names = _names_in_line(_bounded(lower, line, start, (needle,)), by_first, last_tokens)
+            if names:  # counted once per line: a count per name is quadratic on a long paste
+                number = text.count("\n", 0, start) + 1
+                found.extend((name, count, cc, number) for name, count, cc in names)
     if not found:
         return
     # One host's GPUs: the first name given; a second, different model is a note.
@@ -1317,8 +1344,24 @@ def _cc_of(name: str, models: dict[tuple[str, ...], set[str]]) -> str | None:
     return next(iter(ccs)) if len(ccs) == 1 else None
 
 
+_MAX_NAMES_PER_LINE = 64  # a line naming more GPUs than a host holds is a table or noise
+
+
+Models = dict[tuple[str, ...], set[str]]
+ByFirst = dict[str, list[tuple[tuple[str, ...], set[str]]]]
+
+
+def models_by_first(models: Models) -> ByFirst:
+    """The models grouped by their first token, so that a line is matched against the few
+    models that begin with each of its words."""
+    index: ByFirst = {}
+    for want, cc in models.items():
+        index.setdefault(want[0], []).append((want, cc))
+    return index
+
+
 def _names_in_line(
-    line: str, models: dict[tuple[str, ...], set[str]], last_tokens: set[str]
+    line: str, by_first: ByFirst, last_tokens: set[str]
 ) -> list[tuple[str, int, str | None]]:
     line = _GLUED_SUFFIX.sub(" ", line)  # "RTX 3090Ti" is "RTX 3090 Ti"
     upper = line.upper()
@@ -1329,21 +1372,23 @@ def _names_in_line(
     lowered = line.lower()
     out: list[tuple[str, int, str | None]] = []
     i = 0
-    while i < len(tokens):
-        match: tuple[int, set[str]] | None = None
-        for want, _ in models.items():
-            n = len(want)
-            if tuple(tokens[i : i + n]) == want and (match is None or n > match[0]):
-                match = (n, set())
-        if match is None:
+    while i < len(tokens) and len(out) < _MAX_NAMES_PER_LINE:
+        # only the models that begin with this token: a line of a thousand words costs a
+        # thousand dictionary looks, not a thousand times every model of the matrix
+        fits = [
+            (want, cc)
+            for want, cc in by_first.get(tokens[i], ())
+            if tuple(tokens[i : i + len(want)]) == want
+        ]
+        if not fits:
             i += 1
             continue
-        n = match[0]
+        n = max(len(want) for want, _ in fits)
         # every model spelled by these tokens (A10 and A100 never share a token; "A10/A100"
         # names two models and is two matches)
         ccs: set[str] = set()
-        for want, cc in models.items():
-            if tuple(tokens[i : i + len(want)]) == want and len(want) == n:
+        for want, cc in fits:
+            if len(want) == n:
                 ccs |= cc
         name = line[spans[i][0] : spans[i + n - 1][1]]
         short = n == 1 and len(tokens[i]) <= 3

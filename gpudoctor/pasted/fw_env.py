@@ -121,12 +121,6 @@ def _below(text: str, start: int, line: str, size: int) -> str:
     return text[begin : begin + size]
 
 
-def _read(draft: Draft, text: str, offset: int, lines: int = 1) -> None:
-    number = text.count("\n", 0, offset) + 1
-    draft.section(NAME)
-    draft.ranges.append((NAME, number, number + lines - 1))
-
-
 def _note(draft: Draft, text: str) -> None:
     if text not in draft.notes:
         draft.notes.append(text)
@@ -138,7 +132,7 @@ def _platform(text: str, draft: Draft) -> None:
         if found:
             put(draft.kernel, "release", found.group("release"))
             put(draft.platform, "machine", found.group("machine"))
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             return
 
 
@@ -151,7 +145,7 @@ def _hf_gpus(text: str, draft: Draft) -> None:
         found = _GPU_TYPE.match(line)
         if found:
             put(draft.gpu(0), "name", found.group("name"))
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             return
     for start, line in iter_lines(text, text, "Accelerator:"):
         found = _ACCELERATOR.match(line)
@@ -164,7 +158,7 @@ def _hf_gpus(text: str, draft: Draft) -> None:
                 break
             put(draft.gpu(index), "name", gpu.group("name").strip())
             put(draft.gpu(index), "memory_total_bytes", int(gpu.group("mib")) << 20)
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
         return
 
 
@@ -174,7 +168,7 @@ def _uname(text: str, draft: Draft) -> None:
         if found:
             put(draft.kernel, "release", found.group("release"))
             put(draft.platform, "machine", found.group("machine"))
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             return
 
 
@@ -191,7 +185,7 @@ def _jax_devices(text: str, draft: Draft) -> None:
         else:
             for index in range(min(int(found.group("n")), 64)):
                 put(draft.gpu(index), "name", kind)
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
         return
 
 
@@ -208,7 +202,7 @@ def _jax_list(text: str, draft: Draft) -> None:
             count = len(set(_JAX_ID.findall(line)))
             vendor = "ROCm" if kind.startswith("rocm") else "CUDA"
             _note(draft, f"JAX lists {count} {vendor} device(s)")
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
         return
 
 
@@ -237,7 +231,7 @@ def _ds_report(text: str, draft: Draft) -> None:
             draft.nvcc_version = value
         elif key == "deepspeed info":
             draft.packages.setdefault("deepspeed", value)
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
 
 
 def _torch_config(text: str, draft: Draft) -> None:
@@ -249,7 +243,7 @@ def _torch_config(text: str, draft: Draft) -> None:
         if _built_line(line, draft):
             last = number
     if last >= 0:
-        _read(draft, text, begin, last + 2)
+        draft.read_at(NAME, text, begin, last + 2)
 
 
 def _built_line(line: str, draft: Draft) -> bool:
@@ -307,7 +301,7 @@ def _props(text: str, draft: Draft) -> None:
                 put(target, "memory_total_bytes", int(memory.group("mb")) << 20)
         if draft.torch_cuda_available is None:
             draft.torch_cuda_available = True  # torch read the device: CUDA works for it
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
 
 
 def _tf_devices(text: str, draft: Draft) -> None:
@@ -321,7 +315,7 @@ def _tf_devices(text: str, draft: Draft) -> None:
         draft.tensorflow.setdefault("cuda_available", True)
         _note(draft, f"TensorFlow lists {len(seen)} GPU(s) it can use")
         start = text.find("PhysicalDevice(name='/physical_device:GPU")
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
         return
     for start, line in iter_lines(text, text, "list_physical_devices("):
         after = _below(text, start, line, 200).split("\n", 1)[0].strip()
@@ -337,11 +331,11 @@ def _tf_devices(text: str, draft: Draft) -> None:
         else:
             draft.tensorflow.setdefault("cuda_available", True)
             _note(draft, f"TensorFlow lists {found.group('n')} GPU(s) it can use")
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
         return
 
 
 def _no_tf_gpu(draft: Draft, text: str, offset: int) -> None:
     draft.tensorflow.setdefault("cuda_available", False)
     _note(draft, "TensorFlow lists no GPU: it runs on the CPU")
-    _read(draft, text, offset)
+    draft.read_at(NAME, text, offset)

@@ -78,12 +78,6 @@ def parse(text: str, draft: Draft) -> None:
         )
 
 
-def _read(draft: Draft, text: str, offset: int) -> None:
-    number = text.count("\n", 0, offset) + 1
-    draft.section(NAME)
-    draft.ranges.append((NAME, number, number))
-
-
 def _device_query(text: str, draft: Draft) -> None:
     """Each `Device N: "name"` block, up to the next one."""
     gpu: dict[str, object] | None = None
@@ -96,7 +90,7 @@ def _device_query(text: str, draft: Draft) -> None:
         if head:
             gpu = draft.gpu(int(head.group("i")))
             put(gpu, "name", head.group("name"))
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             continue
         if gpu is None:
             continue
@@ -131,7 +125,7 @@ def _per_device(text: str, draft: Draft, needle: str, pattern: re.Pattern[str]) 
             note = f"deviceQuery was built with the CUDA {found.group('r')} runtime"
             if note not in draft.notes:
                 draft.notes.append(note)
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
 
 
 def _listing(
@@ -153,13 +147,13 @@ def _listing(
             found = name_pattern.match(line)
             if found:
                 put(draft.gpu(index), "name", found.group("name"))
-                _read(draft, text, start)
+                draft.read_at(NAME, text, start)
                 index += 1
     for start, line in iter_lines(text, text, driver_needle):
         found = driver_pattern.match(line)
         if found:
             put(draft.nvml, "driver_version", found.group("v"))
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             return
 
 
@@ -173,7 +167,7 @@ def _windows(text: str, draft: Draft) -> None:
             continue
         if not draft.gpus or count in draft.gpus:
             put(draft.gpu(count), "name", card.group("name"))
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
         block = text[start : start + 2000].split("\n", 20)[1:20]
         driver = next((m for m in map(_DXDIAG_DRIVER.match, block) if m), None)
         if driver:
@@ -189,7 +183,7 @@ def _windows(text: str, draft: Draft) -> None:
                     put(draft.gpu(index), "name", row.group("name"))
                     index += 1
                 _windows_driver(draft, row.group("v"))
-                _read(draft, text, pos)
+                draft.read_at(NAME, text, pos)
             pos += len(row_line) + 1
         return
 

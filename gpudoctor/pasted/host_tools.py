@@ -53,12 +53,6 @@ def parse(text: str, draft: Draft) -> None:
     _nvidia_env(text, draft)
 
 
-def _read(draft: Draft, text: str, offset: int, lines: int = 1) -> None:
-    first = text.count("\n", 0, offset) + 1
-    draft.section(NAME)
-    draft.ranges.append((NAME, first, first + lines - 1))
-
-
 def _os_release(text: str, draft: Draft) -> None:
     for start, line in iter_lines(text, text, "ID="):
         found = _OS_KEY.match(line)
@@ -80,7 +74,7 @@ def _os_release(text: str, draft: Draft) -> None:
         put(draft.platform, "os_id", keys["ID"].lower())
         put(draft.platform, "os_version", keys.get("VERSION_ID"))
         put(draft.platform, "os_pretty", keys.get("PRETTY_NAME"))
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
         return
 
 
@@ -106,7 +100,7 @@ def _hostnamectl(text: str, draft: Draft) -> None:
             put(draft.platform, "dmi_product", value)
         read += 1
     if read:
-        _read(draft, text, start, len(rows))
+        draft.read_at(NAME, text, start, len(rows))
 
 
 def read_cmdline(cmdline: str, draft: Draft) -> None:
@@ -130,7 +124,7 @@ def _cmdline(text: str, draft: Draft) -> None:
             )
             if booted and all(_PARAM.match(w) for w in words):
                 read_cmdline(" ".join(words), draft)
-                _read(draft, text, start)
+                draft.read_at(NAME, text, start)
                 return
 
 
@@ -148,7 +142,7 @@ def _secure_boot(text: str, draft: Draft) -> None:
                 else ""
             )
         )
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
         return
 
 
@@ -172,4 +166,4 @@ def _nvidia_env(text: str, draft: Draft) -> None:
             note = f"the image was built for CUDA {cuda.group('v')} (NVIDIA_REQUIRE_CUDA)"
             if note not in draft.notes:
                 draft.notes.append(note)
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)

@@ -4,6 +4,7 @@ report, told apart by content, not by name."""
 from __future__ import annotations
 
 import json
+import select
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import facts_json
 from gpudoctor.errors import FactsError
+from gpudoctor.pasted.decode import text_of
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -25,17 +27,50 @@ def read_source(path: Path) -> tuple[str, str]:
     what = "snapshot or report"
     if str(path) == STDIN:
         name = "<stdin>"
-        data = facts_json.refuse_oversized(sys.stdin.buffer.read(cap + 1), cap, name, what)
+        data = facts_json.refuse_oversized(_read_stdin(cap + 1), cap, name, what)
     else:
         hint = (
             "check the path; `gpudoctor snapshot -o FILE` writes a snapshot, or save the pasted "
-            "report to a file"
+            "report to a file; a pipe (`--from <(nvidia-smi)`) goes to standard input: "
+            "`nvidia-smi | gpudoctor check --from -`"
         )
         data = facts_json.read_bytes_capped(path, cap, what, hint, named=False)
         name = str(path)
     # Pastes come in every encoding a browser or terminal produces; an undecodable byte must not
     # stop the report (it only ever sits in text no shape reads).
-    return data.decode("utf-8", errors="replace").removeprefix("\ufeff"), name
+    return text_of(data, name), name
+
+
+def _read_stdin(limit: int) -> bytes:
+    """Up to `limit` bytes of standard input; FactsError when there is none to read (closed, a
+    folder, a descriptor that refuses reading)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    hint = "pipe a report in: `nvidia-smi | gpudoctor check --from -`"
+    if stream is None:
+        raise FactsError("standard input is closed", hint=hint)
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        if sys.stdin.isatty():  # a person at a terminal: say what is awaited, not a silent wait
+            sys.stderr.write("reading a report from the terminal: paste it, then press Ctrl-D\n")
+        while size < limit:
+            try:
+                chunk = stream.read(limit - size)
+            except BlockingIOError:  # what some streams raise instead of returning None
+                chunk = None
+            if chunk is None:
+                # a non-blocking descriptor (a parent left O_NONBLOCK set): no data yet, so
+                # wait for some, as a blocking read would
+                select.select([stream], [], [])
+                continue
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except (OSError, ValueError) as exc:  # ValueError: read of a closed file
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise FactsError(f"cannot read standard input: {why}", hint=hint) from None
+    return b"".join(chunks)
 
 
 def load_facts(path: Path, architectures: Sequence[Architecture] = ()) -> HostFacts:

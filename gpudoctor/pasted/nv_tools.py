@@ -109,12 +109,6 @@ def parse(text: str, draft: Draft) -> None:
     _compute_mode(text, lower, draft)
 
 
-def _read(draft: Draft, text: str, offset: int, lines: int = 1) -> None:
-    first = text.count("\n", 0, offset) + 1
-    draft.section(NAME)
-    draft.ranges.append((NAME, first, first + lines - 1))
-
-
 def _smi_version(text: str, lower: str, draft: Draft) -> None:
     for start, line in iter_lines(lower, text, "version "):
         found = _SMI_VERSION.match(line)
@@ -128,7 +122,7 @@ def _smi_version(text: str, lower: str, draft: Draft) -> None:
         else:  # nvidia-smi itself runs against NVML: it printed, so NVML loaded
             put(draft.nvml, "status", "ok")
             continue
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
 
 
 def _nvcli_info(text: str, draft: Draft) -> None:
@@ -138,13 +132,13 @@ def _nvcli_info(text: str, draft: Draft) -> None:
         found = _NVRM.match(line.strip())
         if found:
             put(draft.nvml, "driver_version", found.group("v"))
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             break
     for start, line in iter_lines(text, text, "CUDA version:"):
         found = _NVCLI_CUDA.match(line.strip())
         if found:
             put(draft.nvml, "cuda_driver_version", found.group("v"))
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             break
     for start, _line in iter_lines(text, text, "Device Index:"):
         _nvcli_device(text, start, draft)
@@ -171,7 +165,7 @@ def _nvcli_device(text: str, start: int, draft: Draft) -> None:
     arch = values.get("Architecture", "")
     if re.fullmatch(r"\d{1,2}\.\d", arch):
         put(gpu, "compute_capability", arch)
-    _read(draft, text, start, used)
+    draft.read_at(NAME, text, start, used)
 
 
 def _dcgmi(text: str, draft: Draft) -> None:
@@ -180,7 +174,7 @@ def _dcgmi(text: str, draft: Draft) -> None:
             gpu = draft.gpu(int(row.group("i")))
             put(gpu, "name", row.group("name").strip())
             put(gpu, "pci_bus_id", bus_id(row.group("bus")))
-            _read(draft, text, row.start(), 2)
+            draft.read_at(NAME, text, row.start(), 2)
     if "Version" not in text:
         return
     for start, line in iter_lines(text, text, "Version"):
@@ -191,7 +185,7 @@ def _dcgmi(text: str, draft: Draft) -> None:
             draft.notes.append(f"DCGM {found.group('v')} ran the diagnostic (dcgmi diag)")
         else:
             put(draft.nvml, "driver_version", found.group("v"))
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
 
 
 def _topology(text: str, draft: Draft) -> None:
@@ -224,7 +218,7 @@ def _topology(text: str, draft: Draft) -> None:
                 f"nvidia-smi topo -m: {count} GPUs, linked by {links}"
                 + (f"; PCIe/system paths {', '.join(pcie)}" if pcie else "")
             )
-        _read(draft, text, start, 1 + len(rows))
+        draft.read_at(NAME, text, start, 1 + len(rows))
         return
 
 
@@ -238,7 +232,7 @@ def _cdi_list(text: str, draft: Draft) -> None:
             first = start if first < 0 else first
     if names:
         put(draft.runtime, "cdi_nvidia_devices", tuple(dict.fromkeys(names)))
-        _read(draft, text, first, len(names))
+        draft.read_at(NAME, text, first, len(names))
 
 
 def _vgpu_host(text: str, draft: Draft) -> None:
@@ -255,7 +249,7 @@ def _vgpu_host(text: str, draft: Draft) -> None:
         put(gpu, "name", found.group("name").strip())
         put(gpu, "pci_bus_id", bus_id(found.group("bus")))
         put(gpu, "virtualization_mode", "host_vgpu")
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
 
 
 def _proc_gpu_information(text: str, draft: Draft) -> None:
@@ -279,7 +273,7 @@ def _proc_gpu_information(text: str, draft: Draft) -> None:
         put(gpu, "name", values["Model"])
         put(gpu, "pci_bus_id", bus_id(values["Bus Location"]))
         put(gpu, "minor_number", int(minor))
-        _read(draft, text, start, len(rows))
+        draft.read_at(NAME, text, start, len(rows))
 
 
 def _nvc_debug(text: str, draft: Draft) -> None:
@@ -289,13 +283,13 @@ def _nvc_debug(text: str, draft: Draft) -> None:
         found = _NVC_CONTEXT.search(line)
         if found:
             put(draft.runtime, "toolkit_version", found.group("v"))
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             break
     for start, line in iter_lines(text, text, "/libnvidia-ml.so."):
         found = _NVC_NVML.search(line.rstrip())
         if found:
             put(draft.nvml, "library_version", found.group("v"))
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             break
 
 
@@ -307,7 +301,7 @@ def _version_json(text: str, draft: Draft) -> None:
     found = _VERSION_JSON.search(text, max(0, at - 200), at + 200)
     if found and draft.cuda_toolkit_version is None:
         draft.cuda_toolkit_version = found.group("v")
-        _read(draft, text, found.start(), found.group(0).count("\n") + 1)
+        draft.read_at(NAME, text, found.start(), found.group(0).count("\n") + 1)
 
 
 def _nvlink_status(text: str, draft: Draft) -> None:
@@ -327,7 +321,7 @@ def _nvlink_status(text: str, draft: Draft) -> None:
             continue
         link = NvLinkFacts(link=int(found.group("n")), active=found.group("off") is None)
         gpu["nvlinks"] = (*links, link)
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
 
 
 def _compute_mode(text: str, lower: str, draft: Draft) -> None:
@@ -341,7 +335,7 @@ def _compute_mode(text: str, lower: str, draft: Draft) -> None:
             )
             if note not in draft.notes:
                 draft.notes.append(note)
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
 
 
 def _version_txt(text: str, draft: Draft) -> None:
@@ -351,5 +345,5 @@ def _version_txt(text: str, draft: Draft) -> None:
         found = _VERSION_TXT.match(line.strip())
         if found and draft.cuda_toolkit_version is None:
             draft.cuda_toolkit_version = found.group("v")
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             return

@@ -90,6 +90,4 @@ def parse(text: str, draft: Draft) -> None:
             put(draft.nvml, "driver_version", version)
         if toolkit is None and found is None:
             continue
-        line_no = text.count("\n", 0, start) + 1
-        draft.section(NAME)
-        draft.ranges.append((NAME, line_no, line_no))
+        draft.read_at(NAME, text, start)

@@ -79,7 +79,7 @@ def parse(text: str, draft: Draft, section: str) -> None:
         for found in pattern.finditer(text):
             told = handle(found, draft)
             if told:
-                _read(draft, section, text, found.start(), told)
+                draft.read_at(section, text, found.start(), told)
 
 
 def _session(found: re.Match[str], d: Draft) -> int:
@@ -142,12 +142,6 @@ def issue_form_lines(text: str) -> list[tuple[int, str]]:
         (text.count("\n", 0, m.start("value")) + 1, f"{m.group('label')}: {m.group('value')}")
         for m in _HEADING.finditer(text)
     ]
-
-
-def _read(draft: Draft, section: str, text: str, start: int, lines: int) -> None:
-    number = text.count("\n", 0, start) + 1
-    draft.section(section)
-    draft.ranges.append((section, number, number + lines - 1))
 
 
 def _printed(code: str, said: str, draft: Draft) -> bool:

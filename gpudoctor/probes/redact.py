@@ -6,7 +6,8 @@ a secret or a machine (the default; `gpudoctor snapshot --no-redact` keeps every
   (`cloud.token=`, `systemd.setenv=API_TOKEN=...`), an address or a password (`ip=`, `nfsroot=`,
   `s=http://admin:pw@...`), and what follows a lone `--` is the init program's;
 - GPU and MIG UUIDs in NVIDIA_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES become the GPU's index;
-- every recorded string loses URL credentials (`user:password@`) and the user name of a home
+- every recorded string loses URL credentials (`user:password@`), secrets (tokens, keys and
+  passwords, by their names and shapes) and the user name of a home
   directory (`/home/alice/...` -> `/home/<user>/...`, `/run/user/1000` -> `/run/user/<uid>`):
   the one rule of `gpudoctor/redaction.py`.
 """
@@ -19,7 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from gpudoctor.facts_json import valid_text
-from gpudoctor.redaction import text
+from gpudoctor.redaction import secrets_removed, text
 
 T = TypeVar("T")
 
@@ -95,6 +96,12 @@ def visible_devices(value: str | None, indexes: Mapping[str, str]) -> str | None
 def every_string(obj: T) -> T:
     """`obj` (a facts dataclass) with `text` applied to every string in it."""
     return _walk(obj, text)  # type: ignore[no-any-return]
+
+
+def without_secrets(obj: T) -> T:
+    """`obj` (a facts dataclass) with every secret its strings state redacted
+    (`redaction.secrets_removed`): what a pasted report's facts keep of its lines."""
+    return _walk(obj, secrets_removed)  # type: ignore[no-any-return]
 
 
 def valid_strings(obj: T) -> T:

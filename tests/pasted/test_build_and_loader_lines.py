@@ -12,6 +12,7 @@ from collections.abc import Callable
 import pytest
 
 from gpudoctor.checks import run_checks
+from gpudoctor.errors import FactsError
 from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.model import Matrix
@@ -171,3 +172,36 @@ def test_tensorflows_dlerror_with_its_own_note_is_info_without_a_gpu(
     with_driver = read("Driver Version: 535.104.05\n" + _TF_DLERROR)
     (gpu,) = _error_lines(with_driver, matrix, "xla-cuda-library-not-loaded")
     assert gpu.severity is Severity.WARN
+
+
+def test_an_unknown_python_warning_is_info_and_a_known_one_keeps_its_entry(
+    read: Read, matrix: Matrix
+) -> None:
+    unknown = read(
+        "/opt/venv/lib/python3.11/site-packages/torch/storage.py:414: UserWarning: TypedStorage "
+        "is deprecated. It will be removed in the future.\n"
+    )
+    (found,) = _error_lines(unknown, matrix, "python-warning")
+    assert found.severity is Severity.INFO
+    assert "UserWarning" in found.detail
+    known = read(
+        "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an "
+        "incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after "
+        "program start. Setting the available devices to be zero.\n"
+    )
+    assert not _error_lines(known, matrix, "python-warning")
+    # near miss: a log level word is no Python warning class
+    assert not _error_lines(
+        read("Driver Version: 550.54.15\nWARNING: the NVIDIA Driver was not detected\n"),
+        matrix,
+        "python-warning",
+    )
+
+
+def test_a_container_started_with_gpus_is_read(read: Read) -> None:
+    facts = read("docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi\n")
+    assert facts.report is not None
+    assert any("--gpus" in n for n in facts.report.notes)
+    # near miss: the flag in prose, with no container started
+    with pytest.raises(FactsError):
+        read("what does the --gpus flag do exactly?\n")

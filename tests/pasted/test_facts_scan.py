@@ -329,3 +329,18 @@ def test_the_two_line_and_csv_patterns_pass_the_backtracking_check() -> None:
         for name, value in vars(module).items():
             if isinstance(value, re.Pattern):
                 assert problem(value.pattern) is None, f"{module.__name__}.{name}"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Linux version 5.15.0-91-generic (buildd@lcy02-amd64-045) (gcc (Ubuntu 11.4.0-1ubuntu1~"
+        "22.04) 11.4.0, GNU ld (GNU Binutils for Ubuntu) 2.38) #101-Ubuntu SMP Tue Nov 14 2023",
+        "[    0.000000] Linux version 5.15.0-91-generic (buildd@lcy02-amd64-045) (gcc ...) #101",
+    ],
+    ids=["proc-version", "dmesg-first-line"],
+)
+def test_proc_version_and_dmesg_name_the_kernel(read: Read, line: str) -> None:
+    assert read(line + "\n").kernel.release == "5.15.0-91-generic"
+    with pytest.raises(FactsError):  # the words alone state no release
+        read("see Linux version notes (kernel docs)\n")
