@@ -83,6 +83,15 @@ _ENTRIES = (
     _E("driver-version", "driver", "Driver version and the CUDA it supports", "ok, unknown, n/a",
        "The NVIDIA driver in use, its kernel module flavor and the newest CUDA it supports.",
        "None."),
+    _E("open-module-required", "driver", "GPU driven only by the open kernel modules",
+       "ok, error, n/a",
+       "The loaded NVIDIA kernel module is the proprietary flavor, and a GPU here is of an "
+       "architecture that only the open flavor drives (Blackwell and later, per the driver "
+       "README's Open Linux Kernel Modules chapter): the driver loads but that GPU is not "
+       "initialised (nvidia-smi finds no device or the GPU fails to start).",
+       "Install the open flavor of the same driver branch (the distribution's "
+       "nvidia-driver-NNN-open or nvidia-open package, or the .run installer's "
+       "`-M=open`) and reboot."),
     _E("device-nodes", "driver", "/dev/nvidia* device nodes", "ok, warn, error, n/a, unknown",
        "/dev/nvidiactl, /dev/nvidiaN and /dev/nvidia-uvm must exist and be read/writable for "
        "CUDA to work.",

@@ -19,6 +19,7 @@ from gpudoctor.facts_view import (
     passthrough_only,
 )
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
+from gpudoctor.matrix.queries import architecture_for
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -409,6 +410,48 @@ def check_driver_version(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
     return [finding("driver-version", OK, title, evidence=ev)]
 
 
+def check_open_module_required(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    """The proprietary kernel module on a GPU only the open flavor drives. The driver README
+    ("Open Linux Kernel Modules"): "The proprietary flavor supports the GPU architectures
+    Maxwell, Pascal, Volta, Turing, and later GPUs until Blackwell. Blackwell and later are only
+    supported by the open kernel modules." The matrix marks those architectures
+    (`open_module_only`)."""
+    code = "open-module-required"
+    flavor = facts.kernel.nvidia_module_flavor
+    ccs = {g.compute_capability for g in facts.nvml.gpus if g.compute_capability}
+    if flavor is None or not ccs:
+        return [finding(code, NA, "kernel module flavor or GPU architecture not known")]
+    needs_open = sorted(
+        (g.name or f"GPU {g.index}", arch.name, g.compute_capability)
+        for g in facts.nvml.gpus
+        if g.compute_capability
+        and (arch := architecture_for(matrix, g.compute_capability)) is not None
+        and arch.open_module_only
+    )
+    ev = [("module_flavor", flavor), ("gpus_needing_open_module", [n for n, _, _ in needs_open])]
+    if not needs_open:
+        return [finding(code, NA, "no GPU here needs the open kernel modules", evidence=ev)]
+    if flavor == "open":
+        title = "the open kernel modules drive the GPUs that need them"
+        return [finding(code, OK, title, evidence=ev)]
+    name, arch_name, cc = needs_open[0]
+    return [
+        finding(
+            code,
+            ERROR,
+            f"{name} ({arch_name}, compute capability {cc}) needs the open kernel modules; "
+            f"the loaded nvidia module is the {flavor} flavor",
+            detail="the proprietary kernel modules drive GPUs until Blackwell; Blackwell and "
+            "later are only supported by the open kernel modules (the driver README, Open Linux "
+            "Kernel Modules), so the driver loads but does not initialise this GPU",
+            fix="install the open flavor of the same driver branch (the distribution's "
+            "nvidia-driver-NNN-open or nvidia-open package, or the .run installer's `-M=open`) "
+            "and reboot",
+            evidence=ev,
+        )
+    ]
+
+
 CHECKS = (
     check_gpu_present,
     check_pci_binding,
@@ -418,4 +461,5 @@ CHECKS = (
     check_version_mismatch,
     check_nvml_init,
     check_driver_version,
+    check_open_module_required,
 )

@@ -129,6 +129,55 @@ def _jetpack(facts: HostFacts, release: str, row: JetpackRelease | None) -> str:
     return f"JetPack (L4T R{release.split('.', 1)[0]})"
 
 
+# Before L4T R34 (JetPack 4, L4T R32) NVIDIA's Jetson containers carry no CUDA, cuDNN or
+# TensorRT: the NVIDIA runtime mounts the host's, as the CSV files of
+# /etc/nvidia-container-runtime/host-files-for-container.d list them. The l4t-base README:
+# "Starting with the r34.1 release (JetPack 5.0 Developer Preview), the l4t-base will not bring
+# CUDA, CuDNN and TensorRT from the host file system"; libnvidia-container's
+# v0.11.0+jetpack release notes: only l4t.csv, devices.csv and drivers.csv are processed by
+# default (https://github.com/NVIDIA/libnvidia-container/releases/tag/v0.11.0%2Bjetpack).
+_HOST_MOUNTS_BEFORE = 34
+_CSV_DIR = "/etc/nvidia-container-runtime/host-files-for-container.d"
+# The error lines of a CUDA library, a cuDNN or a TensorRT library a program cannot open
+_HOST_MOUNTED_LINES = frozenset({"cuda-library-missing", "cudnn-library-missing"})
+
+
+def host_mounted_library(code: str, lib: str, facts: HostFacts) -> tuple[str, str] | None:
+    """(cause, fix) of a CUDA library a program in a Jetson container cannot open, where that
+    container takes its CUDA from the host (L4T R32); None elsewhere. A container built for
+    another L4T release is jetson-container-l4t's finding, which predicts the line."""
+    release = facts.platform.l4t_release
+    numbers = _numbers(release)
+    report = facts.report
+    if (
+        code not in _HOST_MOUNTED_LINES
+        or not numbers
+        or numbers[0] >= _HOST_MOUNTS_BEFORE
+        or report is None
+        or not report.images
+    ):
+        return None
+    tagged = [rel for rel in (image_l4t(i) for i in report.images) if rel is not None]
+    if any(not _compatible(rel, numbers) for rel in tagged):
+        return None  # built for another L4T: jetson-container-l4t says so
+    cause = (
+        f"on this Jetson (L4T R{release}, JetPack 4) a container carries no CUDA, cuDNN or "
+        "TensorRT of its own: the NVIDIA runtime mounts the host's, as the CSV files in "
+        f"{_CSV_DIR} list them, and {lib} missing in the container says they were not "
+        "mounted: the container ran without the nvidia runtime (`docker build` uses the "
+        "default runtime), the CSV files are missing, or libnvidia-container 0.11.0+jetpack "
+        "or newer mounts only l4t.csv, devices.csv and drivers.csv by default"
+    )
+    fix = (
+        "run the container with `--runtime nvidia` (for `docker build`, make nvidia the "
+        "default runtime in /etc/docker/daemon.json); check that cuda.csv, cudnn.csv and "
+        f"tensorrt.csv are in {_CSV_DIR} (the nvidia-container-csv-* packages); with "
+        'libnvidia-container 0.11.0+jetpack or newer set NVIDIA_REQUIRE_JETPACK="csv-mounts=all" '
+        "in the container's environment"
+    )
+    return cause, fix
+
+
 def check_jetson_wheels(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     release = jetson_release(facts)
     if release is None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.jetson import jetson_install
+from gpudoctor.checks.jetson import host_mounted_library, jetson_install
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
 from gpudoctor.findings import ERROR, INFO, OK, WARN, Finding
@@ -101,6 +101,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             or _no_nvidia_gpu(known.code, facts)
             or _within_capability_range(known.code, values, facts)
             or _no_gpu_set_up(known.code, facts, report)
+            or _mig_devices_advertised(known.code, facts)
         )
         if notice is not None:
             out.append(
@@ -114,13 +115,18 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
                 )
             )
             continue
+        cause, fix = render(known.cause, values), render(known.fix, values)
+        lib = f"lib{values.get('lib', '')}.so.{values.get('major') or values.get('cudnn', '')}"
+        jetson = host_mounted_library(known.code, lib, facts)
+        if jetson is not None:
+            cause, fix = jetson  # the same line means a missing mount in a JetPack 4 container
         out.append(
             finding(
                 "report-error",
                 _SEVERITIES.get(known.severity, ERROR),
                 f"the report shows: {error.text}",
-                detail=render(known.cause, values),
-                fix=render(known.fix, values),
+                detail=cause,
+                fix=fix,
                 evidence=[("line", error.line), ("error", known.code), ("layer", known.layer)],
                 subject=known.code,
             )
@@ -215,6 +221,19 @@ def _within_capability_range(code: str, values: dict[str, str], facts: HostFacts
     )
 
 
+def _mig_devices_advertised(code: str, facts: HostFacts) -> str | None:
+    """nvidia.com/gpu: 0 on a node that advertises MIG devices: the mixed MIG strategy."""
+    report = facts.report
+    if code != "k8s-node-zero-gpus" or report is None or "mig-devices" not in report.named:
+        return None
+    return (
+        "the node advertises MIG devices (nvidia.com/mig-<profile>): with the device plugin's "
+        "mixed MIG strategy a GPU in MIG mode is offered by its MIG profiles, not as "
+        "nvidia.com/gpu, so 0 there is expected when every GPU of the node is in MIG mode; a pod "
+        "asks for a MIG device by its profile (k8s-device-plugin README, MIG strategies)"
+    )
+
+
 def read_ranges(report: ReportFacts) -> str:
     """ "collect_env lines 1-40, error lines 52, 77 of 90": what the paste's header says."""
     parts: dict[str, list[str]] = {}
@@ -250,43 +269,64 @@ def _install(known: Signature, facts: HostFacts, matrix: Matrix) -> str:
 
 
 def link_error_lines(findings: Sequence[Finding]) -> list[Finding]:
-    """Join error-line findings to the findings that predict them (see the module docstring)."""
+    """Join error-line findings to the findings that predict them (see the module docstring).
+
+    A line can also be more specific than a finding from the facts (`explains`): an NVRM line
+    that names the legacy branch a GPU needs says why the GPU has no driver bound, which the
+    PCI facts alone cannot. Then the finding becomes info that names the line, and the error
+    lines that finding predicted are explained by the line too."""
     errors = [f for f in findings if f.code == "report-error" and f.severity in _PREDICTS]
     if not errors:
         return list(findings)
-    matched: dict[int, list[Finding]] = {}  # id of a predicting finding -> error lines
-    explained: dict[int, list[Finding]] = {}  # id of an error line -> predicting findings
     from gpudoctor.matrix.signatures import load_signatures  # lazy: known lines only
 
     by_code = load_signatures().by_code
+    overridden: dict[int, Finding] = {}  # id of a finding -> the error line that is more specific
+    for error in errors:
+        explains = by_code[error.subject].explains if error.subject in by_code else ()
+        for f in findings:
+            if f.code in explains and f.severity in _PREDICTS:
+                overridden.setdefault(id(f), error)
+    matched: dict[int, list[Finding]] = {}  # id of a predicting finding -> error lines
+    explained: dict[int, list[str]] = {}  # id of an error line -> what explains it
     for error in errors:
         known = by_code.get(error.subject)
         predicted_by = known.predicted_by if known else ()
         for f in findings:
-            if f.code in predicted_by and f.severity in _PREDICTS:
+            if f.code not in predicted_by or f.severity not in _PREDICTS:
+                continue
+            by_line = overridden.get(id(f))
+            if by_line is None:
                 matched.setdefault(id(f), []).append(error)
-                explained.setdefault(id(error), []).append(f)
-    out = []
-    for f in findings:
-        if id(f) in matched:
-            lines = "; ".join(
-                f"'{e.title.removeprefix('the report shows: ')}'" for e in matched[id(f)]
-            )
-            out.append(
-                replace(f, detail=_join(f.detail, f"the report's error line matches: {lines}"))
-            )
-        elif id(f) in explained:
-            codes = sorted({p.code for p in explained[id(f)]})
-            out.append(
-                replace(
-                    f,
-                    severity=INFO,
-                    detail=_join(f.detail, f"explained by {', '.join(codes)} (its fix applies)"),
-                )
-            )
-        else:
-            out.append(f)
-    return out
+                explained.setdefault(id(error), []).append(f.code)
+            elif by_line is not error:
+                explained.setdefault(id(error), []).append(f"the line {by_line.subject}")
+    return [_linked(f, overridden, matched, explained) for f in findings]
+
+
+def _shown(error: Finding) -> str:
+    return f"'{error.title.removeprefix('the report shows: ')}'"
+
+
+def _linked(
+    f: Finding,
+    overridden: dict[int, Finding],
+    matched: dict[int, list[Finding]],
+    explained: dict[int, list[str]],
+) -> Finding:
+    """One finding with what the error lines say of it (or it of them)."""
+    if id(f) in overridden:
+        line = overridden[id(f)]
+        why = f"explained by the report's line {line.subject} (its fix applies): {_shown(line)}"
+        return replace(f, severity=INFO, detail=_join(f.detail, why))
+    if id(f) in matched:
+        lines = "; ".join(_shown(e) for e in matched[id(f)])
+        return replace(f, detail=_join(f.detail, f"the report's error line matches: {lines}"))
+    if id(f) in explained:
+        codes = ", ".join(sorted(set(explained[id(f)])))
+        why = f"explained by {codes} (its fix applies)"
+        return replace(f, severity=INFO, detail=_join(f.detail, why))
+    return f
 
 
 def _join(first: str, second: str) -> str:

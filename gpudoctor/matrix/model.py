@@ -197,6 +197,15 @@ class Architecture(Provenance):
             optional=True,
         ),
     )
+    open_module_only: bool = field(
+        default=False,
+        metadata=flag(
+            "only the open flavor of NVIDIA's kernel modules drives its GPUs (Blackwell and "
+            "later, per the driver README's Open Linux Kernel Modules chapter); the "
+            "`open-module-required` check",
+            absent=False,
+        ),
+    )
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -175,6 +175,15 @@ class Signature(Provenance):
             optional=True,
         ),
     )
+    explains: tuple[str, ...] = field(  # finding codes whose verdict the line makes specific
+        default=(),
+        metadata=array(
+            _CODE,
+            "finding codes whose verdict the line replaces with a more specific cause: that "
+            "finding becomes info and the line's fix applies (`checks/pasted_report.py`)",
+            optional=True,
+        ),
+    )
     nvml_status: str | None = field(  # NVML's state when the line is printed
         default=None,
         metadata=text(

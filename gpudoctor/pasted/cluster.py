@@ -32,6 +32,10 @@ _SYSTEM_INFO = re.compile(
     r"\s{1,30}(?P<v>[^\n]{1,80}?)\s{0,4}$"
 )
 _RESOURCE = re.compile(r"^\s{2,4}nvidia\.com/gpu:\s{1,30}(?P<n>\d{1,4})\s{0,4}$")
+# A MIG device resource the device plugin's mixed strategy advertises ("nvidia.com/mig-1g.10gb: 6")
+_MIG_RESOURCE = re.compile(
+    r"^\s{2,4}nvidia\.com/mig-\d{1,2}g\.\d{1,3}gb(?:\+[a-z]{1,8})?:\s{1,30}(?P<n>\d{1,4})\s{0,4}$"
+)
 _GOARCH = {"amd64": "x86_64", "arm64": "aarch64", "ppc64le": "ppc64le", "s390x": "s390x"}
 _READY = re.compile(r"^\d{1,2}/\d{1,2}$")
 _FINE = ("Running", "Completed", "Succeeded")
@@ -111,6 +115,7 @@ def _resources(text: str, draft: Draft) -> None:
             continue
         said[kind] = found.group("n")
         _read(draft, text, start)
+    _mig_resources(text, draft)
     if said:
         put(draft.platform, "kubernetes", True)
         for kind, n in said.items():
@@ -119,6 +124,22 @@ def _resources(text: str, draft: Draft) -> None:
             "the node advertises nvidia.com/gpu: "
             + ", ".join(f"{kind} {n}" for kind, n in sorted(said.items(), reverse=True))
         )
+
+
+def _mig_resources(text: str, draft: Draft) -> None:
+    """MIG devices the node advertises under Capacity/Allocatable: with the device plugin's
+    mixed strategy a GPU in MIG mode counts under nvidia.com/mig-<profile>, not nvidia.com/gpu
+    (its README, "MIG strategies"), so "nvidia.com/gpu: 0" beside them is expected."""
+    for start, line in iter_lines(text, text, "nvidia.com/mig-"):
+        found = _MIG_RESOURCE.match(line)
+        if found is None or found.group("n") == "0":
+            continue
+        if max(text.rfind("\nCapacity:", 0, start), text.rfind("\nAllocatable:", 0, start)) == -1:
+            continue
+        _read(draft, text, start)
+        draft.named.append(("mig-devices", text.count("\n", 0, start) + 1))
+        draft.notes.append("the node advertises MIG devices (nvidia.com/mig-*)")
+        return
 
 
 def _system_info(text: str, draft: Draft) -> None:

@@ -6,7 +6,8 @@ driver an NGC container detected, the module and library of an NVRM API mismatch
 A line is named by the first signature (in catalogue order) that matches it, so a specific
 entry (an nvJitLink symbol) wins over a generic one (any undefined symbol). A message printed
 over two or three lines (an NGC refusal, an NVRM mismatch or an unsupported GPU) is matched on
-the line joined with the next ones.
+the line joined with the next ones, and a message quoted inside another (kubelet's err="...")
+with its escaped quotes made plain.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ _LOG_PREFIX = re.compile(
     r"^(?:\[[ \d.]{1,20}\]\s{0,4}|[A-Z][a-z]{2} {1,2}\d{1,2} [\d:]{8} \S{1,64} kernel: ?"
     r"(?:\[[ \d.]{1,20}\]\s{0,4})?)"
 )
+_ESCAPED_QUOTE = re.compile(r'\\{1,8}"')
 _MAX_PER_SIGNATURE = 1  # the first line of each known error: a log repeats them
 
 
@@ -50,16 +52,19 @@ def parse(text: str, draft: Draft) -> None:
     # Lines a signature owns beyond the ones it reports (a log repeats its error): they are
     # not left to a later, more generic signature, which would judge the same line again.
     repeats: set[int] = set()
-    for signature in catalogue.signatures:
-        hits = 0
-        for start, _line, matched in _candidates(text, lower, signature, anchors):
-            if start in found or start in repeats:
-                continue  # an earlier (more specific) signature owns this line
-            if hits >= _MAX_PER_SIGNATURE:
-                repeats.add(start)
-                continue
-            found[start] = (signature, matched)
-            hits += 1
+    hits: dict[str, int] = {}
+    # Lines as written first; then, for the lines no signature claimed, with escaped quotes made
+    # plain (so an escaped line never goes to an earlier, more generic entry than its own).
+    for unescape in (False, True) if '\\"' in text else (False,):
+        for signature in catalogue.signatures:
+            for start, _line, matched in _candidates(text, lower, signature, anchors, unescape):
+                if start in found or start in repeats:
+                    continue  # an earlier (more specific) signature owns this line
+                if hits.get(signature.code, 0) >= _MAX_PER_SIGNATURE:
+                    repeats.add(start)
+                    continue
+                found[start] = (signature, matched)
+                hits[signature.code] = hits.get(signature.code, 0) + 1
     for start, (signature, matched) in sorted(found.items()):
         draft.section(NAME)
         number = text.count("\n", 0, start) + 1
@@ -95,9 +100,10 @@ def _absent(lower: str, keyword: str, anchors: dict[str, bool]) -> bool:
 
 
 def _candidates(
-    text: str, lower: str, signature: Signature, anchors: dict[str, bool]
+    text: str, lower: str, signature: Signature, anchors: dict[str, bool], unescape: bool = False
 ) -> list[tuple[int, str, str]]:
-    """(line offset, line, the text the pattern matched in) for each line holding a keyword."""
+    """(line offset, line, the text the pattern matched in) for each line holding a keyword;
+    with `unescape`, only the lines with escaped quotes that match once those are plain."""
     out: list[tuple[int, str, str]] = []
     seen: set[int] = set()
     for keyword in signature.keywords:
@@ -108,6 +114,14 @@ def _candidates(
                 continue
             seen.add(start)
             stripped = line.strip()
+            if unescape:
+                # a message quoted inside another (kubelet's err="...", Go's %q): its quotes
+                # come escaped, once or more (\" and \\\"); the signature reads them plain
+                if '\\"' in stripped:
+                    plain = _ESCAPED_QUOTE.sub('"', stripped)
+                    if signature.compiled.search(plain):
+                        out.append((start, line, plain))
+                continue
             if signature.compiled.search(stripped):
                 out.append((start, line, stripped))
                 continue

@@ -746,7 +746,9 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "release), revision",
         _rx(
-            r"#\s{0,4}R(?P<r>\d{2,3})\s{0,4}\(release\),\s{0,4}REVISION:\s{0,4}(?P<a>\d{1,3})\.(?P<b>\d{1,3})"
+            # /etc/nv_tegra_release opens with "# ", which a paste loses: GitHub renders the
+            # line as a heading, and a copy of it has no "#"; "(release), REVISION:" says it
+            r"(?:#\s{0,4})?\bR(?P<r>\d{2,3})\s{0,4}\(release\),\s{0,4}REVISION:\s{0,4}(?P<a>\d{1,3})\.(?P<b>\d{1,3})"
         ),
         _l4t,
     ),

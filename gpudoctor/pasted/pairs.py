@@ -6,6 +6,9 @@
 - A `python -c "...; print(torch.__version__, torch.cuda.is_available())"` command and the line
   it printed ("2.0.1+cu117 False"): one value per printed expression.
 - `pip show torch`: "Name: torch" and "Version: 2.2.0".
+- `apt-cache show` / `dpkg -s` of a Jetson's release packages: "Package: nvidia-jetpack" and,
+  lines below in the same stanza, "Version: 5.0.1-b118" (the JetPack release; `nvidia-l4t-core`
+  gives the L4T release), which the one-line rules cannot join.
 - `modinfo nvidia`: "filename: .../nvidia.ko" and, lines below, "version: 550.54.15" (the
   module on disk, which is not necessarily the one loaded).
 - cudnn_version.h's "#define CUDNN_MAJOR 8", "..._MINOR 9", "..._PATCHLEVEL 7".
@@ -54,6 +57,13 @@ _CUDNN_DEFINES = re.compile(
     r"#define CUDNN_MAJOR (?P<major>\d{1,2})\s{0,4}\n#define CUDNN_MINOR (?P<minor>\d{1,2})"
     r"\s{0,4}\n#define CUDNN_PATCHLEVEL (?P<patch>\d{1,3})"
 )
+# A Debian control stanza: "Package:" first, then "Version:" (dpkg -s puts Status, Priority,
+# Section, ... between them, a few hundred characters; apt-cache show nothing).
+_JETSON_STANZA = re.compile(
+    r"^Package: (?P<name>nvidia-jetpack|nvidia-l4t-core)\s{0,4}\n[\s\S]{0,800}?"
+    r"^Version: (?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)[-+~]",
+    re.MULTILINE,
+)
 _HEADING = re.compile(
     r"^#{2,4} {1,2}(?P<label>[A-Za-z][^\n#:]{1,50}?)[ \t]{0,4}\n[ \t\n]{0,20}?"
     r"(?P<value>[^\s#>|`-][^\n]{0,100})$",
@@ -94,6 +104,20 @@ def _cudnn_header(found: re.Match[str], d: Draft) -> int:
     return 3
 
 
+def _jetson_stanza(found: re.Match[str], d: Draft) -> int:
+    """nvidia-jetpack's version is the JetPack release; nvidia-l4t-core's is the L4T release
+    ("32.7.4-20230608212426"), as facts_scan reads them from `dpkg -l`."""
+    version = found.group("v")
+    if found.group("name") == "nvidia-jetpack":
+        d.platform.setdefault("jetpack_release", version)
+    else:
+        parts = version.split(".")
+        d.platform.setdefault("l4t_release", ".".join(parts + ["0"] * (3 - len(parts))))
+        d.platform.setdefault("machine", "aarch64")
+    d.named.append(("jetson", d.scan_line))
+    return found.group(0).count("\n") + 1
+
+
 def _note(d: Draft, text: str) -> None:
     if text not in d.notes:
         d.notes.append(text)
@@ -106,6 +130,7 @@ _PAIRS: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str], Draft], int]]
     ("nvidia.ko", _MODINFO, _modinfo),
     ("CUDNN_MAJOR", _CUDNN_DEFINES, _cudnn_header),
     ("Name: ", _PIP_SHOW, _pip_show),
+    ("Package: nvidia-", _JETSON_STANZA, _jetson_stanza),
 )
 
 

@@ -1,0 +1,202 @@
+"""Lines of Kubernetes GPU nodes, MIG and driver builds pasted as they are printed: each is named
+by its signature, a near miss is not, and an NVRM line that says why a GPU has no driver bound
+replaces the PCI finding's generic "install the driver"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from gpudoctor.checks import run_checks
+from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.model import Matrix
+
+Read = Callable[[str], HostFacts]
+
+_SMI = (
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+    "that the latest NVIDIA driver is installed and running.\n"
+)
+
+
+def _line_codes(facts: HostFacts) -> list[str]:
+    return [e.code for e in facts.report.errors] if facts.report else []
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        # dnf in the GPU Operator's driver container (RHEL/OpenShift node)
+        (
+            "Error: Unable to find a match: kernel-headers-4.18.0-240.23.2.el8_3.x86_64 "
+            "kernel-devel-4.18.0-240.23.2.el8_3.x86_64",
+            "kernel-headers-unavailable",
+        ),
+        ("E: Unable to locate package linux-headers-5.3.0-1029-gcp", "kernel-headers-unavailable"),
+        (
+            "No package kernel-headers-3.10.0-957.12.2.el7.x86_64 available.",
+            "kernel-headers-unavailable",
+        ),
+        ("Could not resolve Linux kernel version", "gpu-operator-kernel-packages"),
+        (
+            "gpu-feature-discovery: 2022/03/13 12:09:51 Unexpected error: Error generating NVML "
+            "labels: Error generating common labels: Error getting device: nvml: Insufficient "
+            "Permissions",
+            "mig-monitor-devices",
+        ),
+        (
+            "error starting plugins: unable to add default resources to config: error visiting "
+            "devices: error visiting device: error getting device memory info: Insufficient "
+            "Permissions",
+            "mig-monitor-devices",
+        ),
+        (
+            "stderr: Auto-detected mode as 'legacy' nvidia-container-cli.real: initialization "
+            "error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no "
+            "such file or directory: unknown",
+            "container-cli-no-nvml",
+        ),
+        # GPU feature discovery's words for the NVML the device plugin cannot load either
+        (
+            "2023/03/22 09:10:04 Detected non-NVML platform: could not load NVML: "
+            "libnvidia-ml.so.1: cannot open shared object file: No such file or directory",
+            "device-plugin-no-nvml",
+        ),
+        (
+            "gpu-feature-discovery: 2022/08/30 02:07:24 Error: error creating NVML labeler: "
+            "failed to initialize NVML: unexpected failure calling nvml.Init: error opening "
+            "libnvidia-ml.so.1: libnvidia-ml.so.1: cannot open shared object file: No such file",
+            "device-plugin-no-nvml",
+        ),
+        (
+            'time="2020-10-27T00:53:32Z" level=fatal msg="Error watching fields: Profiling is '
+            'not supported for this group of GPUs or GPU"',
+            "dcgm-profiling-unsupported",
+        ),
+        (
+            "Not collecting DCP metrics: This request is serviced by a module of DCGM that is "
+            "not currently loaded",
+            "dcgm-profiling-unavailable",
+        ),
+    ],
+)
+def test_node_line_is_named(read: Read, line: str, code: str) -> None:
+    assert _line_codes(read(line + "\n")) == [code]
+
+
+@pytest.mark.parametrize(
+    ("line", "not_code"),
+    [
+        # the meta package without a kernel version: not the running kernel's headers
+        ("E: Unable to locate package linux-headers-generic", "kernel-headers-unavailable"),
+        (
+            "Error: Unable to find a match: kernel-headers kernel-devel",
+            "kernel-headers-unavailable",
+        ),
+        ("Resolving Linux kernel version...", "gpu-operator-kernel-packages"),
+        # NVML refused outright, not a device query of a MIG-enabled GPU
+        ("Failed to initialize NVML: Insufficient Permissions", "mig-monitor-devices"),
+        (
+            "nvidia-container-cli.real: initialization error: nvml error: driver not loaded: "
+            "unknown",
+            "container-cli-no-nvml",
+        ),
+        # the profiling module not loaded has other causes (vGPU, capabilities)
+        (
+            "Not collecting DCP metrics: This request is serviced by a module of DCGM that is "
+            "not currently loaded",
+            "dcgm-profiling-unsupported",
+        ),
+        (
+            "Detected non-Tegra platform: /sys/devices/soc0/family file not found",
+            "device-plugin-no-nvml",
+        ),
+    ],
+)
+def test_near_miss_is_not_named(read: Read, line: str, not_code: str) -> None:
+    # beside a line that is read, so that the paste as a whole is recognised
+    codes = _line_codes(read(_SMI + line + "\n"))
+    assert "nvidia-smi-no-driver" in codes
+    assert not_code not in codes
+
+
+_LSPCI = (
+    "00:1e.0 3D controller: NVIDIA Corporation GK210GL [Tesla K80] (rev a1)\n"
+    " Subsystem: NVIDIA Corporation GK210GL [Tesla K80]\n"
+    " Kernel modules: nvidiafb, nvidia_drm, nvidia\n"
+)
+_LEGACY = (
+    "Mar  3 13:08:28 ip-172-31-37-178 kernel: [ 3570.610602] NVRM: The NVIDIA Tesla K80 GPU "
+    "installed in this system is\n"
+    "Mar  3 13:08:28 ip-172-31-37-178 kernel: [ 3570.610602] NVRM:  supported through the NVIDIA "
+    "470.xx Legacy drivers. Please\n"
+    "Mar  3 13:08:28 ip-172-31-37-178 kernel: [ 3570.610602] NVRM:  visit "
+    "http://www.nvidia.com/object/unix.html for more\n"
+)
+
+
+def _by_code(findings: list[Finding], code: str, subject: str = "") -> Finding:
+    (found,) = [f for f in findings if f.code == code and (not subject or f.subject == subject)]
+    return found
+
+
+def test_legacy_line_explains_the_unbound_gpu(read: Read, matrix: Matrix) -> None:
+    findings = run_checks(read(_LSPCI + _SMI + _LEGACY), matrix).findings
+    legacy = _by_code(findings, "report-error", "driver-gpu-legacy")
+    assert legacy.severity is Severity.ERROR
+    assert "470.xx legacy driver branch" in legacy.fix
+    unbound = _by_code(findings, "gpu-without-driver")
+    assert unbound.severity is Severity.INFO
+    assert "driver-gpu-legacy" in unbound.detail
+    # nvidia-smi's failure follows from the same cause: not a second error
+    assert _by_code(findings, "report-error", "nvidia-smi-no-driver").severity is Severity.INFO
+
+
+def test_without_the_legacy_line_the_unbound_gpu_stays_an_error(read: Read, matrix: Matrix) -> None:
+    findings = run_checks(read(_LSPCI + _SMI), matrix).findings
+    assert _by_code(findings, "gpu-without-driver").severity is Severity.ERROR
+    assert _by_code(findings, "report-error", "nvidia-smi-no-driver").severity is Severity.INFO
+
+
+def _node(mig_count: int) -> str:
+    return (
+        "Capacity:\n  cpu:                    64\n  nvidia.com/gpu:         0\n"
+        f"  nvidia.com/mig-1g.12gb: {mig_count}\n  nvidia.com/mig-3g.47gb: {mig_count}\n"
+        "Allocatable:\n  cpu:                    64\n  nvidia.com/gpu:         0\n"
+        f"  nvidia.com/mig-1g.12gb: {mig_count}\n  nvidia.com/mig-3g.47gb: {mig_count}\n"
+    )
+
+
+def test_zero_gpus_beside_mig_devices_is_the_mixed_strategy(read: Read, matrix: Matrix) -> None:
+    findings = run_checks(read(_node(2)), matrix).findings
+    zero = _by_code(findings, "report-error", "k8s-node-zero-gpus")
+    assert zero.severity is Severity.INFO
+    assert "mixed MIG strategy" in zero.detail
+
+
+def test_zero_gpus_and_zero_mig_devices_stays_an_error(read: Read, matrix: Matrix) -> None:
+    findings = run_checks(read(_node(0)), matrix).findings
+    assert _by_code(findings, "report-error", "k8s-node-zero-gpus").severity is Severity.ERROR
+
+
+# kubelet's structured log quotes the runtime's error inside err="...", so its quotes come
+# escaped, nested once or twice (as journald shows the kubelet's line)
+_KUBELET = (
+    'kubelet[1311]: E0505 18:42:19.812688    1311 pod_workers.go:949] "Error syncing pod, '
+    'skipping" err="failed to \\"CreatePodSandbox\\" for \\"nvidia-device-plugin\\" with '
+    'CreatePodSandboxError: \\"Failed to create sandbox for pod: rpc error: code = Unknown '
+    'desc = failed to get sandbox runtime: no runtime for \\\\\\"{name}\\\\\\" is configured\\""'
+)
+
+
+def test_escaped_quotes_of_a_kubelet_line_are_read(read: Read) -> None:
+    assert _line_codes(read(_KUBELET.format(name="nvidia") + "\n")) == [
+        "containerd-no-nvidia-runtime"
+    ]
+
+
+def test_escaped_quotes_around_another_runtime_are_not_it(read: Read) -> None:
+    codes = _line_codes(read(_SMI + _KUBELET.format(name="kata") + "\n"))
+    assert "containerd-no-nvidia-runtime" not in codes
