@@ -55,12 +55,6 @@ def parse(text: str, draft: Draft) -> None:
     _slurm(text, draft)
 
 
-def _read(draft: Draft, text: str, offset: int, lines: int = 1) -> None:
-    first = text.count("\n", 0, offset) + 1
-    draft.section(NAME)
-    draft.ranges.append((NAME, first, first + lines - 1))
-
-
 def _labels(text: str, draft: Draft) -> None:
     labels: dict[str, str] = {}
     first = -1
@@ -80,7 +74,7 @@ def _labels(text: str, draft: Draft) -> None:
     if all(part.isdecimal() for part in cuda):
         draft.notes.append(f"the node's GPU feature discovery labels name CUDA {'.'.join(cuda)}")
     _label_gpus(labels, draft)
-    _read(draft, text, first)
+    draft.read_at(NAME, text, first)
 
 
 def _label_gpus(labels: dict[str, str], draft: Draft) -> None:
@@ -114,7 +108,7 @@ def _resources(text: str, draft: Draft) -> None:
         if max(heading) == -1 or kind in said:
             continue
         said[kind] = found.group("n")
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
     _mig_resources(text, draft)
     if said:
         put(draft.platform, "kubernetes", True)
@@ -136,7 +130,7 @@ def _mig_resources(text: str, draft: Draft) -> None:
             continue
         if max(text.rfind("\nCapacity:", 0, start), text.rfind("\nAllocatable:", 0, start)) == -1:
             continue
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
         draft.named.append(("mig-devices", text.count("\n", 0, start) + 1))
         draft.notes.append("the node advertises MIG devices (nvidia.com/mig-*)")
         return
@@ -160,7 +154,7 @@ def _system_info(text: str, draft: Draft) -> None:
                 engine = value.split("://", 1)[0].lower()
                 put(draft.runtime, "cri_engine", "cri-o" if engine == "cri-o" else engine)
             put(draft.platform, "kubernetes", True)
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             break
 
 
@@ -190,7 +184,7 @@ def _pods(text: str, draft: Draft) -> None:
         draft.notes.append("NVIDIA pods not running: " + "; ".join(bad[:8]))
     else:
         draft.notes.append("the NVIDIA pods listed are all Running or Completed")
-    _read(draft, text, first)
+    draft.read_at(NAME, text, first)
 
 
 def _slurm(text: str, draft: Draft) -> None:
@@ -208,7 +202,7 @@ def _slurm(text: str, draft: Draft) -> None:
         # the type names the model only as the admin wrote it: a model number ("a100") or none
         if kind and count and any(c.isdecimal() for c in kind):
             draft.named_gpus.append((kind, count, text.count("\n", 0, start) + 1))
-        _read(draft, text, start)
+        draft.read_at(NAME, text, start)
         break
     if "NodeName=" not in text:
         return
@@ -216,11 +210,11 @@ def _slurm(text: str, draft: Draft) -> None:
         found = _SLURM_ARCH.search(line)
         if found:
             put(draft.platform, "machine", found.group("m"))
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             break
     for start, line in iter_lines(text, text, "OS=Linux"):
         found_os = _SLURM_OS.search(line)
         if found_os:
             put(draft.kernel, "release", found_os.group("release"))
-            _read(draft, text, start)
+            draft.read_at(NAME, text, start)
             break
