@@ -81,6 +81,20 @@ def test_every_layer_has_held_aside_cases() -> None:
         assert any(c.case_id in held for c in CASES if c.layer == layer), layer
 
 
+def test_no_rule_source_cites_a_held_aside_thread() -> None:
+    # A signature written from a held-aside thread would make that case a tuning case: the
+    # held-aside score would no longer measure threads the rules were not written from.
+    _, _, held = cc.read_split()
+    catalogue = (ROOT / "matrices" / "signatures.toml").read_text(encoding="utf-8").lower()
+    cited = [
+        c.case_id
+        for c in CASES
+        if c.case_id in held
+        and re.search(re.escape(c.url.rstrip("/").lower()) + r"(?![0-9])", catalogue)
+    ]
+    assert not cited, f"signatures cite held-aside threads: {cited}"
+
+
 def test_split_is_stable_when_cases_are_added() -> None:
     seed, fraction, _ = cc.read_split()
     ids = [c.case_id for c in CASES]
