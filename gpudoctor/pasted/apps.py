@@ -86,11 +86,6 @@ def parse(text: str, draft: Draft) -> None:
         _vllm(text, draft)
 
 
-def _note(draft: Draft, text: str) -> None:
-    if text not in draft.notes:
-        draft.notes.append(text)
-
-
 def _pairs(line: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for found in _PAIR.finditer(line):
@@ -193,7 +188,7 @@ def _ollama_amd(keys: dict[str, str], draft: Draft) -> None:
     name = _gpu_name(keys)
     if name and not _PCI_IDS.match(name):
         put(gpu, "name", name)
-    _note(draft, "ollama runs on an AMD GPU through ROCm")
+    draft.note("ollama runs on an AMD GPU through ROCm")
 
 
 def _ollama_amd_discovery(text: str, draft: Draft) -> None:
@@ -211,7 +206,7 @@ def _ollama_amd_discovery(text: str, draft: Draft) -> None:
         if line.startswith('msg="amdgpu is not supported', at):
             types = _TYPES.search(line, at)
             listed = f" (this build supports {types.group('types')})" if types else ""
-            _note(draft, f"ollama does not support the AMD GPU {gfx}{listed}: it is not used")
+            draft.note(f"ollama does not support the AMD GPU {gfx}{listed}: it is not used")
         draft.read_at(NAME, text, start)
 
 
@@ -247,7 +242,7 @@ def _ggml_archs(text: str, draft: Draft) -> None:
         if not numbers:
             continue
         archs = ", ".join(f"sm_{int(a) // 10}" for a in numbers)
-        _note(draft, f"llama.cpp was built with CUDA kernels for {archs} (its system_info)")
+        draft.note(f"llama.cpp was built with CUDA kernels for {archs} (its system_info)")
         draft.read_at(NAME, text, start)
         return
 

@@ -55,6 +55,11 @@ class Draft:
         if name not in self.sections:
             self.sections.append(name)
 
+    def note(self, text: str) -> None:
+        """Say how the paste was read (once: a log repeats the line that gives it)."""
+        if text not in self.notes:
+            self.notes.append(text)
+
     def read_at(self, section: str, text: str, offset: int, lines: int = 1) -> None:
         """Mark `lines` lines of `text` from the one holding `offset` as read by `section`: the
         report header names what was read, by line ranges."""

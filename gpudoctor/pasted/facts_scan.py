@@ -97,7 +97,7 @@ def _driver_cuda_int(m: re.Match[str], d: Draft) -> bool:
 def _cuda_mentioned(m: re.Match[str], d: Draft) -> bool:
     if "cuda version" in m.string.lower():
         return False  # nvidia-smi's words for the driver's CUDA: the rule above read it
-    _note(d, f"CUDA {m.group('v')} is named, without saying whose (driver, toolkit or framework)")
+    d.note(f"CUDA {m.group('v')} is named, without saying whose (driver, toolkit or framework)")
     d.named.append(("cuda", d.scan_line))
     return True
 
@@ -121,12 +121,12 @@ def _nvrtc(m: re.Match[str], d: Draft) -> bool:
     if d.nvrtc:
         return False
     d.nvrtc = True
-    _note(d, f"NVRTC {m.group('major')}.{m.group('minor')} compiles kernels at run time")
+    d.note(f"NVRTC {m.group('major')}.{m.group('minor')} compiles kernels at run time")
     return True
 
 
 def _cudnn(m: re.Match[str], d: Draft) -> bool:
-    _note(d, f"cuDNN {m.group('v')} is named")
+    d.note(f"cuDNN {m.group('v')} is named")
     return True
 
 
@@ -319,8 +319,7 @@ def _nccl_env(m: re.Match[str], d: Draft) -> bool:
 
 
 def _process_table(m: re.Match[str], d: Draft) -> bool:
-    _note(
-        d,
+    d.note(
         "an nvidia-smi process table: inside a container it lists no process, because the "
         "driver does not see the container's process IDs (run with --pid=host to see them)",
     )
@@ -328,7 +327,7 @@ def _process_table(m: re.Match[str], d: Draft) -> bool:
 
 
 def _mig(m: re.Match[str], d: Draft) -> bool:
-    _note(d, "the text mentions MIG: at least one GPU is partitioned (or meant to be)")
+    d.note("the text mentions MIG: at least one GPU is partitioned (or meant to be)")
     d.named.append(("mig", d.scan_line))
     return True
 
@@ -350,7 +349,7 @@ def _nvccli(m: re.Match[str], d: Draft) -> bool:
 
 
 def _vgpu(m: re.Match[str], d: Draft) -> bool:
-    _note(d, "the text mentions vGPU: the GPU may be a virtual GPU in a VM")
+    d.note("the text mentions vGPU: the GPU may be a virtual GPU in a VM")
     return True
 
 
@@ -401,7 +400,7 @@ def _cuda_path(m: re.Match[str], d: Draft) -> bool:
     """A CUDA toolkit's install path; `which nvcc` naming one says which nvcc runs."""
     if m.group("nvcc") and d.nvcc_version is None:
         d.nvcc_version = m.group("v")
-    _note(d, f"the text names the CUDA {m.group('v')} toolkit ({m.group('path').strip()})")
+    d.note(f"the text names the CUDA {m.group('v')} toolkit ({m.group('path').strip()})")
     return True
 
 
@@ -409,14 +408,14 @@ def _says(text: str) -> Handler:
     """A rule whose line tells only what the text is about: the note says it."""
 
     def handle(m: re.Match[str], d: Draft) -> bool:
-        _note(d, text)
+        d.note(text)
         return True
 
     return handle
 
 
 def _driver_packages(m: re.Match[str], d: Draft) -> bool:
-    _note(d, f"NVIDIA driver packages of branch {m.group('branch')} are named")
+    d.note(f"NVIDIA driver packages of branch {m.group('branch')} are named")
     return True
 
 
@@ -427,7 +426,7 @@ def _daemon_json(m: re.Match[str], d: Draft) -> bool:
 
 
 def _ldconfig_libcuda(m: re.Match[str], d: Draft) -> bool:
-    _note(d, f"the loader cache holds libcuda ({m.group('path')})")
+    d.note(f"the loader cache holds libcuda ({m.group('path')})")
     return True
 
 
@@ -442,7 +441,7 @@ def _jetson_image(m: re.Match[str], d: Draft) -> bool:
 
 
 def _gridd(m: re.Match[str], d: Draft) -> bool:
-    _note(d, "the text names nvidia-gridd, the vGPU guest's licence client: the GPU is a vGPU")
+    d.note("the text names nvidia-gridd, the vGPU guest's licence client: the GPU is a vGPU")
     return True
 
 
@@ -464,14 +463,14 @@ def _toolkit_log(m: re.Match[str], d: Draft) -> bool:
     tools = d.runtime.get("toolkit_tools", ())
     if m.group("tool").lower() not in tools:
         d.runtime["toolkit_tools"] = (*tools, m.group("tool").lower())
-    _note(d, f"the text holds {m.group('tool')}'s own log (NVIDIA Container Toolkit)")
+    d.note(f"the text holds {m.group('tool')}'s own log (NVIDIA Container Toolkit)")
     return True
 
 
 def _from_line(m: re.Match[str], d: Draft) -> bool:
     image = m.group("image")
     cuda = m.groupdict().get("cuda")
-    _note(d, f"Dockerfile base image {image}" + (f" (CUDA {cuda})" if cuda else ""))
+    d.note(f"Dockerfile base image {image}" + (f" (CUDA {cuda})" if cuda else ""))
     if cuda:
         put(d.image, "cuda", cuda)
     return True
@@ -574,11 +573,6 @@ def _next_gpu_index(d: Draft, name: str) -> int:
         if gpu.get("name") == name:
             return index
     return len(d.gpus)
-
-
-def _note(d: Draft, text: str) -> None:
-    if text not in d.notes:
-        d.notes.append(text)
 
 
 _RULES: tuple[_Rule, ...] = (
@@ -1171,8 +1165,7 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
     _cri_config(head, draft)
     _pairs(head, draft)
     _gpu_names(head, ascii_lower(head), draft, architectures)
-    _note(
-        draft,
+    draft.note(
         f"the paste is {len(text) >> 20} MB: facts were read from its first {_HEAD >> 20} MB and "
         f"last {_TAIL >> 10} KB; known error lines from all of it",
     )
@@ -1323,12 +1316,10 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
     draft.ranges.append((NAME, number, number))
     draft.gpus_from_text = True
     if cc is None:
-        _note(
-            draft, f"'{name}' fits GPU models of different compute capabilities: it stays unknown"
-        )
+        draft.note(f"'{name}' fits GPU models of different compute capabilities: it stays unknown")
     others = sorted({n for n, _, _, _ in found[1:] if n != name})
     if others:
-        _note(draft, "other GPU models named in the text: " + ", ".join(others[:5]))
+        draft.note("other GPU models named in the text: " + ", ".join(others[:5]))
 
 
 def _cc_of(name: str, models: dict[tuple[str, ...], set[str]]) -> str | None:

@@ -121,11 +121,6 @@ def _below(text: str, start: int, line: str, size: int) -> str:
     return text[begin : begin + size]
 
 
-def _note(draft: Draft, text: str) -> None:
-    if text not in draft.notes:
-        draft.notes.append(text)
-
-
 def _platform(text: str, draft: Draft) -> None:
     for start, line in iter_lines(text, text, "Platform:"):
         found = _PLATFORM.match(line) if len(line) <= _MAX_LINE else None
@@ -179,7 +174,7 @@ def _jax_devices(text: str, draft: Draft) -> None:
             continue
         kind = found.group("kind").strip()
         if kind.lower() == "cpu":
-            _note(draft, "JAX found no GPU: its devices are CPUs")
+            draft.note("JAX found no GPU: its devices are CPUs")
         elif draft.gpus or kind.lower() in ("tpu", "metal"):
             return
         else:
@@ -197,11 +192,11 @@ def _jax_list(text: str, draft: Draft) -> None:
             continue
         kind = found.group("kind").lower()
         if kind.startswith(("cpu", "tfrt_cpu")):
-            _note(draft, "JAX found no GPU: its devices are CPUs")
+            draft.note("JAX found no GPU: its devices are CPUs")
         else:
             count = len(set(_JAX_ID.findall(line)))
             vendor = "ROCm" if kind.startswith("rocm") else "CUDA"
-            _note(draft, f"JAX lists {count} {vendor} device(s)")
+            draft.note(f"JAX lists {count} {vendor} device(s)")
         draft.read_at(NAME, text, start)
         return
 
@@ -313,7 +308,7 @@ def _tf_devices(text: str, draft: Draft) -> None:
     }
     if seen:
         draft.tensorflow.setdefault("cuda_available", True)
-        _note(draft, f"TensorFlow lists {len(seen)} GPU(s) it can use")
+        draft.note(f"TensorFlow lists {len(seen)} GPU(s) it can use")
         start = text.find("PhysicalDevice(name='/physical_device:GPU")
         draft.read_at(NAME, text, start)
         return
@@ -330,12 +325,12 @@ def _tf_devices(text: str, draft: Draft) -> None:
             _no_tf_gpu(draft, text, start)
         else:
             draft.tensorflow.setdefault("cuda_available", True)
-            _note(draft, f"TensorFlow lists {found.group('n')} GPU(s) it can use")
+            draft.note(f"TensorFlow lists {found.group('n')} GPU(s) it can use")
             draft.read_at(NAME, text, start)
         return
 
 
 def _no_tf_gpu(draft: Draft, text: str, offset: int) -> None:
     draft.tensorflow.setdefault("cuda_available", False)
-    _note(draft, "TensorFlow lists no GPU: it runs on the CPU")
+    draft.note("TensorFlow lists no GPU: it runs on the CPU")
     draft.read_at(NAME, text, offset)

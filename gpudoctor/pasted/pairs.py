@@ -95,12 +95,12 @@ def _pip_show(found: re.Match[str], d: Draft) -> int:
 
 
 def _modinfo(found: re.Match[str], d: Draft) -> int:
-    _note(d, f"modinfo: the nvidia module on disk is {found.group('v')} (not the loaded one)")
+    d.note(f"modinfo: the nvidia module on disk is {found.group('v')} (not the loaded one)")
     return 2
 
 
 def _cudnn_header(found: re.Match[str], d: Draft) -> int:
-    _note(d, f"cudnn_version.h says cuDNN {'.'.join(found.group('major', 'minor', 'patch'))}")
+    d.note(f"cudnn_version.h says cuDNN {'.'.join(found.group('major', 'minor', 'patch'))}")
     return 3
 
 
@@ -116,11 +116,6 @@ def _jetson_stanza(found: re.Match[str], d: Draft) -> int:
         d.platform.setdefault("machine", "aarch64")
     d.named.append(("jetson", d.scan_line))
     return found.group(0).count("\n") + 1
-
-
-def _note(d: Draft, text: str) -> None:
-    if text not in d.notes:
-        d.notes.append(text)
 
 
 # (a literal every match holds, the pattern, its reader: the lines it read, 0 for none)
@@ -228,7 +223,7 @@ def _device(what: str, said: str, value: str | None, d: Draft) -> bool:
     if not arch:
         return False
     d.torch.setdefault("arch_list", arch)
-    _note(d, "torch.cuda.get_arch_list(): the torch build has kernels for " + ", ".join(arch))
+    d.note("torch.cuda.get_arch_list(): the torch build has kernels for " + ", ".join(arch))
     return True
 
 
