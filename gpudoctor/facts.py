@@ -313,10 +313,15 @@ class ContainerRuntimeFacts(Frozen):
 # --- CUDA libraries and frameworks --------------------------------------------------------------
 
 
+# LibraryFact.path of a library a pasted report only names ("cuDNN: 8.0.4", "NCCL version
+# 2.21.5"): its version is known, not the file.
+NAMED_IN_REPORT = "(named in the report)"
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class LibraryFact(Frozen):
     name: str  # "libcudart", "libcudnn", "libnccl", "libcuda"
-    path: str
+    path: str  # or NAMED_IN_REPORT
     version: str | None = None
 
 

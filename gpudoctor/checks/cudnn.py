@@ -13,6 +13,7 @@ from gpudoctor import versions
 from gpudoctor.checks.base import finding
 from gpudoctor.checks.suggest import installed_build
 from gpudoctor.compat.install import for_build
+from gpudoctor.facts import NAMED_IN_REPORT
 from gpudoctor.findings import Finding, Severity
 
 if TYPE_CHECKING:
@@ -28,15 +29,28 @@ def _expected(matrix: Matrix, fw: FrameworkFacts) -> str | None:
     return fw.build_cudnn if fw.name == "tensorflow" else None
 
 
-def _loaded(facts: HostFacts, fw: FrameworkFacts) -> tuple[str | None, str]:
+def _loaded(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> tuple[str | None, str]:
     """The cuDNN version the framework will load, and where it comes from."""
     if fw.cudnn:
         return fw.cudnn, "its nvidia-cudnn wheel"
     if fw.name == "tensorflow":
-        system = [lib.version for lib in facts.cuda_libs.cudnn if lib.version]
+        named = _host_libraries(matrix, fw)
+        system = [
+            lib.version
+            for lib in facts.cuda_libs.cudnn
+            if lib.version and (named or lib.path != NAMED_IN_REPORT)
+        ]
         if system:
             return max(system, key=lambda v: versions.release(v) or ()), "the system"
     return None, ""
+
+
+def _host_libraries(matrix: Matrix, fw: FrameworkFacts) -> bool:
+    """Whether the release loads the host's cuDNN (before the [and-cuda] wheels): only then is
+    a cuDNN a report merely names ("cuDNN: 8.0.4") the one it loads; a release with the wheels
+    loads theirs, which a paste without its package list does not show."""
+    build = installed_build(matrix, fw)
+    return build is not None and build.cuda_from == "system"
 
 
 def judge_cudnn(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding:
@@ -44,7 +58,7 @@ def judge_cudnn(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> Finding
     if fw.cpu_only or fw.hip or fw.name == "jax":
         return finding(code, Severity.NA, f"{fw.name} {fw.version}: not judged", subject=subject)
     expected = _expected(matrix, fw)
-    loaded, where = _loaded(facts, fw)
+    loaded, where = _loaded(facts, matrix, fw)
     ev = [("expected_cudnn", expected), ("found_cudnn", loaded), ("from", where or None)]
     if expected is None:
         return finding(
@@ -101,5 +115,7 @@ def _tf_fix(matrix: Matrix, fw: FrameworkFacts, expected: str) -> str:
     """Install the cuDNN the release expects, or reinstall the release so that pip brings it
     (the command from the one install-command builder)."""
     build = installed_build(matrix, fw)
-    text = f"install cuDNN {expected} for CUDA {fw.cuda or '?'}"
-    return f"{text}, or: {for_build(build, build.index_url)}" if build else text
+    text = f"install cuDNN {expected} for CUDA {fw.cuda or (build.cuda if build else '?')}"
+    if build is None or build.cuda_from == "system":
+        return text  # a release that loads the host's cuDNN: reinstalling it brings none
+    return f"{text}, or: {for_build(build, build.index_url)}"

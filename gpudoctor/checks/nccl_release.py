@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.facts import NAMED_IN_REPORT
 from gpudoctor.facts_view import live_gpus
 from gpudoctor.findings import ERROR, INFO, NA, OK, Finding
 from gpudoctor.matrix.queries import arch_list_covers
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix, NcclRelease
 
 CODE = "nccl-gpu-support"
-REPORTED = "(named in the report)"  # LibraryFact.path of a version a pasted log states
+REPORTED = NAMED_IN_REPORT  # LibraryFact.path of a version a pasted log states
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpudoctor import __version__, versions
 from gpudoctor.facts import (
+    NAMED_IN_REPORT,
     BundledLib,
     Companion,
     ContainerRuntimeFacts,
@@ -288,6 +289,10 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
         cudnn.append(
             LibraryFact(name="libcudnn", path=path, version=found.group(1) if found else None)
         )
+    if not cudnn and "cudnn" in draft.libraries:  # "cuDNN: 8.0.4" in an environment list
+        cudnn.append(
+            LibraryFact(name="libcudnn", path=NAMED_IN_REPORT, version=draft.libraries["cudnn"])
+        )
     toolkits: tuple[CudaToolkit, ...] = ()
     if draft.nvcc_version:
         toolkits = (
@@ -309,7 +314,7 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
     if "nccl" in draft.libraries:
         built = draft.libraries.get("nccl_cuda")
         stated = draft.libraries["nccl"] + (f"+cuda{built}" if built else "")
-        nccl = (LibraryFact(name="libnccl", path="(named in the report)", version=stated),)
+        nccl = (LibraryFact(name="libnccl", path=NAMED_IN_REPORT, version=stated),)
     # A library ldd resolved from a folder on LD_LIBRARY_PATH was found through it; any other
     # (a system folder) through the loader's cache and default folders.
     ld_path: list[LibraryFact] = []

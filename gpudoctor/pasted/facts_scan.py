@@ -126,8 +126,18 @@ def _nvrtc(m: re.Match[str], d: Draft) -> bool:
 
 
 def _cudnn(m: re.Match[str], d: Draft) -> bool:
+    """An environment list's "cuDNN: 8.0.4": the cuDNN installed on the host (what a TensorFlow
+    before its [and-cuda] wheels loads: checks/cudnn.py)."""
     d.note(f"cuDNN {m.group('v')} is named")
+    d.libraries.setdefault("cudnn", m.group("v"))
     return True
+
+
+def _cuda_cudnn(m: re.Match[str], d: Draft) -> bool:
+    """An issue template's "CUDA/cuDNN version: 10.1/8.0.2": the installed CUDA and cuDNN."""
+    d.note(f"CUDA {m.group('cuda')} is named, without saying whose (driver, toolkit or framework)")
+    d.named.append(("cuda", d.scan_line))
+    return _cudnn(m, d)
 
 
 def _nccl(m: re.Match[str], d: Draft) -> bool:
@@ -644,10 +654,18 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "cudnn",
         _rx(
-            r"\bcudnn(?: version)?\s{0,4}[:=]?\s{0,4}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
+            r"(?<!/)\bcudnn(?: version)?\s{0,4}[:=]?\s{0,4}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
             r"\b"
         ),
         _cudnn,
+    ),
+    _Rule(
+        "cuda/cudnn",
+        _rx(
+            r"\bcuda\s{0,2}/\s{0,2}cudnn(?: versions?)?\s{0,4}[:=]?\s{0,4}v?(?P<cuda>1?\d\.\d{1,2})"
+            r"(?:\.\d{1,3})?\s{0,3}/\s{0,3}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\.\d{1,3})?)\b"
+        ),
+        _cuda_cudnn,
     ),
     _Rule(
         "nccl version",
@@ -665,7 +683,9 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "torch",
         _rx(
-            r"\b(?:py)?torch(?: version)?(?: is)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?"
+            # an issue template's "(e.g., 1.0)" may follow the name
+            r"\b(?:py)?torch(?: version)?(?: is)?(?:\s{0,2}\([^()\n]{1,40}\))?"
+            r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?"
             r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\+[\w.]{0,39}\w)?)"
             r"(?!\w|\.\w)"
         ),
@@ -674,8 +694,9 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "tensorflow",
         _rx(
-            r"\btensorflow(?: version)?\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d\.\d{1,2}(?:"
-            r"\.\d{1,3})?)(?!\w|\.\w)"
+            # an issue template's "(use command below)" may follow the name
+            r"\btensorflow(?: version)?(?:\s{0,2}\([^()\n]{1,40}\))?"
+            r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?!\w|\.\w)"
         ),
         _package("tensorflow"),
     ),
