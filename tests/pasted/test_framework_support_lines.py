@@ -1,0 +1,129 @@
+"""What framework users paste about support and builds: torch's warning for a GPU older than its
+build, JAX failing to load one of its CUDA libraries, onnxruntime listing only CPU providers, the
+framework and CUDA/cuDNN fields of the TensorFlow and PyTorch issue templates, and a cuDNN named
+in prose judged against a TensorFlow release that loads the host's cuDNN. Each test pastes lines
+of the kind the rule is for (the program's own words) and a near miss that must not fire."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gpudoctor.checks import run_checks
+from gpudoctor.facts import NAMED_IN_REPORT, HostFacts
+from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.model import Matrix
+
+Read = Callable[[str], HostFacts]
+HOST = "Driver Version: 550.54.15\n"  # a fact line, so that a near miss alone is still read
+
+
+def _findings(read: Read, matrix: Matrix, text: str) -> list[Finding]:
+    return list(run_checks(read(text), matrix).findings)
+
+
+def _lines(findings: list[Finding], code: str) -> list[Finding]:
+    return [f for f in findings if f.code == "report-error" and ("error", code) in f.evidence]
+
+
+def _cudnn(findings: list[Finding]) -> Finding:
+    (found,) = [f for f in findings if f.code == "framework-cudnn"]
+    return found
+
+
+def test_torch_warns_of_a_gpu_older_than_its_build(read: Read, matrix: Matrix) -> None:
+    text = (
+        "/usr/lib/python3/site-packages/torch/cuda/__init__.py:117: UserWarning:\n"
+        "    Found GPU0 Quadro K2000 which is of cuda capability 3.0.\n"
+        "    PyTorch no longer supports this GPU because it is too old.\n"
+        "    The minimum cuda capability supported by this library is 3.7.\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "torch-gpu-too-old")
+    assert found.severity is Severity.ERROR
+    assert "Quadro K2000 has compute capability 3.0" in found.detail
+    (gpu,) = read(text).nvml.gpus
+    assert (gpu.name, gpu.compute_capability) == ("Quadro K2000", "3.0")
+    # The same warning pasted on one line
+    one = "Found GPU1 GeForce GT 730 which is of cuda capability 3.5. PyTorch no longer supports this GPU because it is too old.\n"  # noqa: E501
+    assert _lines(_findings(read, matrix, one), "torch-gpu-too-old")
+    # Newer torch words the range instead (another entry), and the wrong-binary warning is no
+    # statement that the GPU is too old.
+    newer = (
+        "    Found GPU0 Tesla K80 which is of cuda capability 3.7.\n"
+        "    Minimum and Maximum cuda capability supported by this version of PyTorch is\n"
+        "    (5.0) - (9.0)\n"
+    )
+    other = (
+        "    Found GPU0 TITAN RTX which requires CUDA_VERSION >= 10000 to\n"
+        "     work properly, but your PyTorch was compiled\n"
+    )
+    for near in (newer, other):
+        assert not _lines(_findings(read, matrix, HOST + near), "torch-gpu-too-old")
+
+
+def test_jax_cannot_load_a_cuda_library(read: Read, matrix: Matrix) -> None:
+    text = (
+        "CUDA backend failed to initialize: Unable to load cuSPARSE. Is it installed? "
+        "(Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "jax-cuda-library-unloadable")
+    assert found.severity is Severity.ERROR
+    assert "could not load cuSPARSE" in found.detail
+    assert "LD_LIBRARY_PATH" in found.fix
+    # Another program's words for another file are not JAX's version check.
+    for near in (
+        "Unable to load cudnn_ops_infer64_8.dll. Is it installed?\n",
+        "Unable to load the checkpoint. Is it installed?\n",
+    ):
+        assert not _lines(_findings(read, matrix, HOST + near), "jax-cuda-library-unloadable")
+
+
+def test_onnxruntime_lists_only_cpu_providers(read: Read, matrix: Matrix) -> None:
+    for text in (
+        "Available providers: ['AzureExecutionProvider', 'CPUExecutionProvider']\n",
+        ">>> ort.get_available_providers()\n['AzureExecutionProvider', 'CPUExecutionProvider']\n",
+        "the available providers are only ['CPUExecutionProvider']\n",
+    ):
+        (found,) = _lines(_findings(read, matrix, text), "onnxruntime-cpu-providers")
+        assert found.severity is Severity.WARN, text
+        assert "onnxruntime-gpu" in found.fix
+    # A GPU build's list, and the providers one session ended up with, say nothing of the build.
+    for near in (
+        "['TensorrtExecutionProvider', 'CUDAExecutionProvider', 'CPUExecutionProvider']\n",
+        "model.get_providers() is ['CPUExecutionProvider']\n",
+    ):
+        assert not _lines(_findings(read, matrix, HOST + near), "onnxruntime-cpu-providers")
+
+
+def test_issue_template_framework_versions(read: Read) -> None:
+    tf = read("- TensorFlow version (use command below): 2.3.0\n- Python version: 3.7\n")
+    assert [(f.name, f.version) for f in tf.frameworks] == [("tensorflow", "2.3.0")]
+    torch = read("## Environment\n - PyTorch Version (e.g., 1.0): 1.4.0\n - OS (e.g., Linux): Linux\n")
+    assert [(f.name, f.version) for f in torch.frameworks] == [("torch", "1.4.0")]
+    # a template field with no version in it
+    near = read("- TensorFlow installed from (source or binary): binary\n" + HOST)
+    assert not near.frameworks
+
+
+def test_issue_template_cuda_and_cudnn_pair(read: Read) -> None:
+    facts = read("- CUDA/cuDNN version: 10.1/8.0.2.39\n- GPU model and memory: GTX 1050\n")
+    assert facts.report is not None
+    assert any("cuDNN 8.0.2.39 is named" in n for n in facts.report.notes)
+    assert not any("cuDNN 10.1" in n for n in facts.report.notes)
+    assert any("CUDA 10.1 is named" in n for n in facts.report.notes)
+    (cudnn,) = facts.cuda_libs.cudnn
+    assert (cudnn.path, cudnn.version) == (NAMED_IN_REPORT, "8.0.2.39")
+
+
+def test_named_cudnn_judged_for_a_release_that_loads_the_hosts(
+    read: Read, matrix: Matrix
+) -> None:
+    env = "TensorFlow version: {tf}\nCUDA 10.1, cuDNN: {cudnn}\nGPU 0: NVIDIA GeForce GTX 1080\n"
+    other_major = _cudnn(_findings(read, matrix, env.format(tf="2.3.1", cudnn="8.0.4")))
+    assert other_major.severity is Severity.ERROR
+    assert "expects cuDNN 7.6" in other_major.title
+    assert other_major.fix == "install cuDNN 7.6 for CUDA 10.1"
+    same = _cudnn(_findings(read, matrix, env.format(tf="2.3.1", cudnn="7.6.5")))
+    assert same.severity is Severity.OK
+    # A release with the [and-cuda] wheels loads theirs: a cuDNN the text names is not judged.
+    wheels = _cudnn(_findings(read, matrix, env.format(tf="2.15.1", cudnn="9.1.0")))
+    assert wheels.severity is Severity.NA
