@@ -97,7 +97,7 @@ def test_onnxruntime_lists_only_cpu_providers(read: Read, matrix: Matrix) -> Non
 def test_issue_template_framework_versions(read: Read) -> None:
     tf = read("- TensorFlow version (use command below): 2.3.0\n- Python version: 3.7\n")
     assert [(f.name, f.version) for f in tf.frameworks] == [("tensorflow", "2.3.0")]
-    torch = read("## Environment\n - PyTorch Version (e.g., 1.0): 1.4.0\n - OS (e.g., Linux): Linux\n")
+    torch = read("## Environment\n - PyTorch Version (e.g., 1.0): 1.4.0\n - OS: Linux\n")
     assert [(f.name, f.version) for f in torch.frameworks] == [("torch", "1.4.0")]
     # a template field with no version in it
     near = read("- TensorFlow installed from (source or binary): binary\n" + HOST)
@@ -114,9 +114,7 @@ def test_issue_template_cuda_and_cudnn_pair(read: Read) -> None:
     assert (cudnn.path, cudnn.version) == (NAMED_IN_REPORT, "8.0.2.39")
 
 
-def test_named_cudnn_judged_for_a_release_that_loads_the_hosts(
-    read: Read, matrix: Matrix
-) -> None:
+def test_named_cudnn_judged_for_a_release_that_loads_the_hosts(read: Read, matrix: Matrix) -> None:
     env = "TensorFlow version: {tf}\nCUDA 10.1, cuDNN: {cudnn}\nGPU 0: NVIDIA GeForce GTX 1080\n"
     other_major = _cudnn(_findings(read, matrix, env.format(tf="2.3.1", cudnn="8.0.4")))
     assert other_major.severity is Severity.ERROR
