@@ -125,3 +125,31 @@ def test_named_cudnn_judged_for_a_release_that_loads_the_hosts(read: Read, matri
     # A release with the [and-cuda] wheels loads theirs: a cuDNN the text names is not judged.
     wheels = _cudnn(_findings(read, matrix, env.format(tf="2.15.1", cudnn="9.1.0")))
     assert wheels.severity is Severity.NA
+
+
+def test_ctranslate2_finds_no_cublas_of_its_cuda(read: Read, matrix: Matrix) -> None:
+    for text, major in (
+        ("RuntimeError: Library libcublas.so.11 is not found or cannot be loaded\n", "11"),
+        ("RuntimeError: Library cublas64_12.dll is not found or cannot be loaded\n", "12"),
+    ):
+        (found,) = _lines(_findings(read, matrix, text), "ctranslate2-cublas-missing")
+        assert found.severity is Severity.ERROR
+        assert f"CUDA {major}" in found.detail
+        assert f"nvidia-cublas-cu{major}" in found.fix
+    # Other libraries (NCCL's soname is no CUDA major) and other files are not this.
+    for near in (
+        "RuntimeError: Library libnccl.so.2 is not found or cannot be loaded\n",
+        "OSError: the model file is not found or cannot be loaded\n",
+    ):
+        assert not _lines(_findings(read, matrix, HOST + near), "ctranslate2-cublas-missing")
+
+
+def test_cudnn_8_loader_on_windows_names_a_sub_library(read: Read, matrix: Matrix) -> None:
+    text = (
+        "Could not load library cudnn_ops_infer64_8.dll. Error code 126\n"
+        "Please make sure cudnn_ops_infer64_8.dll is in your library path!\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "cudnn-sublibrary-missing")
+    assert found.severity is Severity.ERROR
+    near = "Could not load library cublas64_12.dll. Error code 126\n"
+    assert not _lines(_findings(read, matrix, HOST + near), "cudnn-sublibrary-missing")
