@@ -102,6 +102,18 @@ def _cuda_mentioned(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _paddle_device(m: re.Match[str], d: Draft) -> bool:
+    """Paddle's start-up line "device: 0, GPU Compute Capability: 8.6, Driver API Version: 12.2,
+    Runtime API Version: 11.8": the newest CUDA the driver supports, and the device's compute
+    capability (given to a GPU the paste names; a GPU is not made up from a number alone)."""
+    put(d.nvml, "cuda_driver_version", m.group("v"))
+    index = int(m.group("i") or 0)
+    if index in d.gpus:
+        put(d.gpus[index], "compute_capability", m.group("cc"))
+    d.note(f"Paddle runs CUDA {m.group('rt')} (its runtime API version)")
+    return True
+
+
 def _nvcc(m: re.Match[str], d: Draft) -> bool:
     if d.nvcc_version is None:
         d.nvcc_version = m.group("v")
@@ -627,6 +639,15 @@ _RULES: tuple[_Rule, ...] = (
         "cuda driver version",
         _rx(r"\bCUDA Driver Version\s{0,30}:\s{0,4}(?P<v>\d{4,6})\b"),
         _driver_cuda_int,
+    ),
+    _Rule(
+        "driver api version",
+        _rx(
+            r"(?:\bdevice:\s{0,2}(?P<i>\d{1,2}),\s{0,2})?GPU Compute Capability:\s{0,2}"
+            r"(?P<cc>\d{1,2}\.\d),\s{0,2}Driver API Version:\s{0,2}(?P<v>\d{1,2}\.\d{1,2}),"
+            r"\s{0,2}Runtime API Version:\s{0,2}(?P<rt>\d{1,2}\.\d{1,2})"
+        ),
+        _paddle_device,
     ),
     _Rule(
         "cuda runtime version",

@@ -153,3 +153,36 @@ def test_cudnn_8_loader_on_windows_names_a_sub_library(read: Read, matrix: Matri
     assert found.severity is Severity.ERROR
     near = "Could not load library cublas64_12.dll. Error code 126\n"
     assert not _lines(_findings(read, matrix, HOST + near), "cudnn-sublibrary-missing")
+
+
+def test_xformers_refuses_bf16_below_ampere(read: Read, matrix: Matrix) -> None:
+    text = (
+        "NotImplementedError: No operator found for `memory_efficient_attention_forward` with "
+        "inputs:\n"
+        "     query       : shape=(2, 4096, 8, 40) (torch.bfloat16)\n"
+        "`cutlassF` is not supported because:\n"
+        "    bf16 is only supported on A100+ GPUs\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "xformers-bf16-needs-cc80")
+    assert found.severity is Severity.ERROR
+    assert "float16" in found.fix
+    # another reason of the same listing is not this one
+    near = "`smallkF` is not supported because:\n    dtype=torch.bfloat16 (supported: float32)\n"
+    assert not _lines(_findings(read, matrix, HOST + near), "xformers-bf16-needs-cc80")
+
+
+def test_paddle_build_without_the_gpu_architecture(read: Read, matrix: Matrix) -> None:
+    text = (
+        "W0616 17:16:24.460505  2840 gpu_resources.cc:96] The GPU architecture in your current "
+        "machine is Turing, which is not compatible with Paddle installation with arch: 80 86 90 "
+        ", it is recommended to install the corresponding wheel package according to the "
+        "installation information on the official Paddle website.\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "paddle-gpu-arch-not-compiled")
+    assert found.severity is Severity.WARN
+    assert "architectures 80 86 90 and this Turing GPU" in found.detail
+    # Paddle's line for a GPU it does support says nothing of the sort
+    near = "W0616 17:16:24.460505  2840 gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 12.2, Runtime API Version: 11.8\n"  # noqa: E501
+    assert not _lines(_findings(read, matrix, near), "paddle-gpu-arch-not-compiled")
+    # ... but it states the newest CUDA the driver supports
+    assert read(near).nvml.cuda_driver_version == "12.2"
