@@ -186,3 +186,33 @@ def test_paddle_build_without_the_gpu_architecture(read: Read, matrix: Matrix) -
     assert not _lines(_findings(read, matrix, near), "paddle-gpu-arch-not-compiled")
     # ... but it states the newest CUDA the driver supports
     assert read(near).nvml.cuda_driver_version == "12.2"
+
+
+def test_torch_dll_dependency_missing_on_windows(read: Read, matrix: Matrix) -> None:
+    text = (
+        'OSError: [WinError 126] The specified module could not be found. Error loading "D:\\env'
+        '\\Lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.\n'
+    )
+    (found,) = _lines(_findings(read, matrix, text), "torch-windows-dll-dependency")
+    assert found.severity is Severity.ERROR
+    assert "fbgemm.dll" in found.detail
+    assert "Visual C++ Redistributable" in found.fix
+    # a DLL that is not torch's is another program's problem
+    near = (
+        'OSError: [WinError 126] Error loading "C:\\Program Files\\App\\bin\\libssl.dll" or one '
+        "of its dependencies.\n"
+    )
+    assert not _lines(_findings(read, matrix, HOST + near), "torch-windows-dll-dependency")
+
+
+def test_older_jax_words_an_unloadable_cuda_without_the_question(
+    read: Read, matrix: Matrix
+) -> None:
+    text = (
+        "WARNING:jax._src.xla_bridge:CUDA backend failed to initialize: Unable to load CUDA. "
+        "(Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n"
+    )
+    (found,) = _lines(_findings(read, matrix, text), "jax-cuda-library-unloadable")
+    assert "could not load CUDA" in found.detail
+    near = "CUDA backend failed to initialize: Unable to use CUDA because of the following issues\n"
+    assert not _lines(_findings(read, matrix, HOST + near), "jax-cuda-library-unloadable")
