@@ -307,7 +307,9 @@ _ENTRIES = (
        "ok, warn, error, n/a, unknown",
        "The cuDNN the framework loads (its bundled nvidia-cudnn wheel, or for TensorFlow the "
        "system cuDNN) differs from the one its build expects: another major fails to load "
-       "(error), an older minor may lack symbols (warn).",
+       "(error), an older minor may lack symbols (warn). A cuDNN a pasted report only names "
+       "(\"cuDNN: 8.0.4\", \"CUDA/cuDNN version: 10.1/8.0\") counts for a TensorFlow release "
+       "that loads the host's cuDNN (before 2.14's [and-cuda] wheels).",
        "`pip install nvidia-cudnn-cu12==<version from the finding>` or reinstall the "
        "framework so that pip picks its cuDNN."),
     _E("tf-cuda-wheels", "software", "TensorFlow's CUDA wheels", "ok, warn, error, unknown, n/a",
