@@ -158,7 +158,10 @@ def _unused_fallback(code: str, facts: HostFacts, report: ReportFacts) -> str | 
 _DRIVER_ABSENT = frozenset(
     {"libcuda-not-found", "tf-no-cuda-drivers", "ngc-driver-not-detected", "torch-found-no-driver"}
 )
-# Hosts a report names that have no NVIDIA GPU: the line above is what they print.
+# Lines a CPU-only build prints (onnxruntime's provider list without a GPU provider): the build
+# to use on a host without an NVIDIA GPU.
+_CPU_BUILD = frozenset({"onnxruntime-cpu-providers"})
+# Hosts a report names that have no NVIDIA GPU: the lines above are what they print.
 _NO_NVIDIA = {
     "amd": "an AMD GPU",
     "apple": "a Mac (Apple silicon or macOS)",
@@ -169,9 +172,9 @@ _NO_NVIDIA = {
 def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
 
     report = facts.report
-    if code not in _DRIVER_ABSENT or report is None:
+    if (code not in _DRIVER_ABSENT and code not in _CPU_BUILD) or report is None:
         return None
-    if "docker-build" in report.named:
+    if "docker-build" in report.named and code in _DRIVER_ABSENT:
         return (
             "the report shows an image build, whose steps run without GPUs: the line is "
             "expected there, and says nothing of the containers started from the image"
@@ -181,6 +184,11 @@ def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
         return None
     if facts.nvml.gpus or driver_version(facts) is not None or facts.kernel.pci_devices:
         return None
+    if code in _CPU_BUILD:
+        return (
+            f"the report names {named} and no NVIDIA GPU or driver: a CPU build is the one to "
+            "use there, and the line is expected"
+        )
     return (
         f"the report names {named} and no NVIDIA GPU or driver: on a host without an NVIDIA "
         "GPU there is no NVIDIA driver or libcuda, and the line is expected"

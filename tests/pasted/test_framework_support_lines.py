@@ -216,3 +216,15 @@ def test_older_jax_words_an_unloadable_cuda_without_the_question(
     assert "could not load CUDA" in found.detail
     near = "CUDA backend failed to initialize: Unable to use CUDA because of the following issues\n"
     assert not _lines(_findings(read, matrix, HOST + near), "jax-cuda-library-unloadable")
+
+
+def test_cpu_provider_list_is_expected_on_a_mac(read: Read, matrix: Matrix) -> None:
+    line = "Available providers: ['AzureExecutionProvider', 'CPUExecutionProvider']\n"
+    mac = "MacBook Pro M2, macOS 14.4\n" + line
+    (found,) = _lines(_findings(read, matrix, mac), "onnxruntime-cpu-providers")
+    assert found.severity is Severity.INFO
+    assert "a CPU build is the one to use there" in found.detail
+    # beside an NVIDIA GPU it stays a warning
+    gpu = "GPU 0: NVIDIA GeForce RTX 4060 Ti\n" + line
+    (found,) = _lines(_findings(read, matrix, gpu), "onnxruntime-cpu-providers")
+    assert found.severity is Severity.WARN
