@@ -102,6 +102,13 @@ def _cuda_mentioned(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _torch_cuda(m: re.Match[str], d: Draft) -> bool:
+    """collect_env's "CUDA used to build PyTorch: 10.2" where its block was not recognised (a
+    partial or hand-copied paste): the CUDA the installed torch was built with."""
+    put(d.torch, "cuda", m.group("v"))
+    return True
+
+
 def _paddle_device(m: re.Match[str], d: Draft) -> bool:
     """Paddle's start-up line "device: 0, GPU Compute Capability: 8.6, Driver API Version: 12.2,
     Runtime API Version: 11.8": the newest CUDA the driver supports, and the device's compute
@@ -639,6 +646,11 @@ _RULES: tuple[_Rule, ...] = (
         "cuda driver version",
         _rx(r"\bCUDA Driver Version\s{0,30}:\s{0,4}(?P<v>\d{4,6})\b"),
         _driver_cuda_int,
+    ),
+    _Rule(
+        "cuda used to build pytorch",
+        _rx(r"\bCUDA used to build PyTorch\s{0,30}:\s{0,4}(?P<v>\d{1,2}\.\d{1,2})(?:\.\d{1,3})?\b"),
+        _torch_cuda,
     ),
     _Rule(
         "driver api version",

@@ -228,3 +228,20 @@ def test_cpu_provider_list_is_expected_on_a_mac(read: Read, matrix: Matrix) -> N
     gpu = "GPU 0: NVIDIA GeForce RTX 4060 Ti\n" + line
     (found,) = _lines(_findings(read, matrix, gpu), "onnxruntime-cpu-providers")
     assert found.severity is Severity.WARN
+
+
+def test_torch_build_cuda_from_a_partial_collect_env(read: Read, matrix: Matrix) -> None:
+    # a hand-copied collect_env whose header lost its colon is no block, but its lines tell
+    text = (
+        "PyTorch version 1.5.0\n"
+        "CUDA used to build PyTorch: 10.2\n"
+        "GPU 0: Tesla P100-PCIE-16GB\n"
+        "Nvidia driver version: 410.104\n"
+    )
+    (torch,) = read(text).frameworks
+    assert (torch.version, torch.cuda) == ("1.5.0", "10.2")
+    (found,) = [f for f in _findings(read, matrix, text) if f.code == "framework-driver-cuda"]
+    assert found.severity is Severity.ERROR
+    assert "440.33" in found.fix
+    near = read("PyTorch version 1.5.0\nCUDA used to build PyTorch: Could not collect\n")
+    assert [f.cuda for f in near.frameworks] == [None]
