@@ -79,6 +79,14 @@ class KeywordLines:
             self._found[keyword] = [] if self._absent(keyword) else self._search(keyword)
         return self._found[keyword]
 
+    def lines_with(self, keywords: Iterable[str]) -> list[Line]:
+        """The lines holding any of the keywords, each once, in order (see scan.lines_with)."""
+        found: dict[int, str] = {}
+        for keyword in keywords:
+            for start, line in self.lines(keyword):
+                found.setdefault(start, line)
+        return sorted(found.items())
+
     def _search(self, keyword: str) -> list[Line]:
         if self._starts is None:
             return list(scan.iter_lines(self._haystack, self._text, keyword))

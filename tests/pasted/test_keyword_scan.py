@@ -1,8 +1,9 @@
 """The one-pass keyword search of a long paste (pasted/keyword_scan.py) gives, for every keyword
-of the signature catalogue, exactly the lines a `str.find` pass per keyword gives
-(`scan.iter_lines`): on the corpus's real pastes, on the reports of tests/data/reports and on
-random text built from the catalogue's keywords and examples, with the per-keyword cap too; and
-the error lines a paste is read for are the same whichever way its keywords were found."""
+of the signature catalogue and every needle of the facts scan, exactly the lines a `str.find`
+pass per keyword gives (`scan.iter_lines`, `scan.lines_with`): on the corpus's real pastes, on
+the reports of tests/data/reports and on random text built from the keywords and the
+catalogue's examples, with the per-keyword cap too; and the error lines and facts a paste is
+read for are the same whichever way its keywords were found."""
 
 from __future__ import annotations
 
@@ -18,14 +19,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.signatures import load_signatures
-from gpudoctor.pasted import errors, keyword_scan, scan
+from gpudoctor.pasted import errors, facts_scan, keyword_scan, scan
 from gpudoctor.pasted.draft import Draft
 from gpudoctor.pasted.keyword_scan import KeywordLines
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = load_signatures()
-KEYWORDS = tuple(dict.fromkeys(k for s in CATALOGUE.signatures for k in s.keywords))
+SIGNATURE_KEYWORDS = tuple(dict.fromkeys(k for s in CATALOGUE.signatures for k in s.keywords))
+KEYWORDS = tuple(dict.fromkeys((*SIGNATURE_KEYWORDS, *facts_scan._NEEDLES)))
 EXAMPLES = tuple(e for s in CATALOGUE.signatures for e in s.examples)
 
 
@@ -61,6 +64,9 @@ def _assert_same_lines(text: str) -> None:
     found = KeywordLines(text, lower, KEYWORDS)
     for keyword in KEYWORDS:
         assert found.lines(keyword) == list(scan.iter_lines(lower, text, keyword)), keyword
+    for index in range(0, len(KEYWORDS), 7):  # several keywords at once, as a facts rule asks
+        some = KEYWORDS[index : index + 7]
+        assert found.lines_with(some) == scan.lines_with(lower, text, some), some
 
 
 def _error_lines(text: str) -> list[tuple[str, str, int]]:
@@ -84,6 +90,17 @@ def test_corpus_pastes_give_the_same_error_lines_either_way() -> None:
             assert _error_lines(text) == plain
         named += bool(plain)
     assert named > 50  # the comparison is over pastes that hold known lines
+
+
+def test_corpus_pastes_give_the_same_facts_either_way() -> None:
+    architectures = load_matrix().architectures
+    for text in PASTES.values():
+        plain = Draft()
+        facts_scan.parse(text, plain, architectures)
+        with _one_pass_always():
+            once = Draft()
+            facts_scan.parse(text, once, architectures)
+        assert once == plain
 
 
 _NOISE = st.text(alphabet='abcdefghijklmnopqrstuvwxyz ABCXYZ0123456789:._-/="\\\n\t', max_size=80)
@@ -139,7 +156,7 @@ def test_a_long_paste_is_searched_in_its_keyword_lines_only() -> None:
     log = "2025-01-01 10:00:00 INFO step 1234 loss=0.4321 lr=3e-4 tokens/s=123456\n"
     error = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
     text = log * (keyword_scan.ONE_PASS_FROM // len(log) + 1) + error + "\n" + log
-    found = KeywordLines(text, scan.ascii_lower(text), KEYWORDS)
+    found = KeywordLines(text, scan.ascii_lower(text), SIGNATURE_KEYWORDS)
     assert found._haystack == error.lower()  # one distinct line holds a keyword
     assert found.lines("no kernel image") == [(text.index(error), error)]
     assert found.lines("nvidia-smi") == []
