@@ -84,7 +84,7 @@ _CODE = k.Kind(
 _LAYER = k.Kind(" or ".join(f'"{x}"' for x in LAYERS), lambda v: v in LAYERS)
 _INSTALL = k.Kind(" or ".join(f'"{x}"' for x in INSTALLS), lambda v: v in INSTALLS)
 _SOURCE_KIND = k.Kind('"vendor" or "threads"', lambda v: v in SOURCE_KINDS)
-_KEYWORD = k.Kind(  # searched for within one line (pasted/keyword_scan.py)
+_KEYWORD = k.Kind(  # searched for within one line (pasted/scan.py)
     "a lower-case literal of 3 or more characters, on one line",
     lambda v: isinstance(v, str) and len(v) >= 3 and v == v.lower() and "\n" not in v,
 )

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.facts import ReportError
 from gpudoctor.matrix.signatures import load_signatures
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.keyword_scan import KeywordLines
-from gpudoctor.pasted.scan import ascii_lower
+from gpudoctor.pasted.scan import KeywordLines, ascii_lower
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.signatures import Signature

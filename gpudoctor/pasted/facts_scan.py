@@ -31,8 +31,7 @@ from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
 from gpudoctor.pasted import host_tools, pairs
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.keyword_scan import KeywordLines
-from gpudoctor.pasted.scan import FACTS_HEAD, ascii_lower, iter_lines
+from gpudoctor.pasted.scan import FACTS_HEAD, KeywordLines, ascii_lower, iter_lines
 from gpudoctor.pasted.smi_query import license_status
 from gpudoctor.probes.xid import parse_record
 

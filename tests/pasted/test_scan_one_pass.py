@@ -1,4 +1,4 @@
-"""The one-pass keyword search of a long paste (pasted/keyword_scan.py) gives, for every keyword
+"""The one-pass keyword search of a long paste (`scan.KeywordLines`) gives, for every keyword
 of the signature catalogue and every needle of the facts scan, exactly the lines a `str.find`
 pass per keyword gives (`scan.iter_lines`, `scan.lines_with`): on the corpus's real pastes, on
 the reports of tests/data/reports and on random text built from the keywords and the
@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.signatures import load_signatures
-from gpudoctor.pasted import errors, facts_scan, keyword_scan, scan
+from gpudoctor.pasted import errors, facts_scan, scan
 from gpudoctor.pasted.draft import Draft
-from gpudoctor.pasted.keyword_scan import KeywordLines
+from gpudoctor.pasted.scan import KeywordLines
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = load_signatures()
@@ -55,8 +55,17 @@ PASTES = _tuning_pastes()
 @contextmanager
 def _one_pass_always() -> Iterator[None]:
     """The one-pass search on a paste of any length (it starts at ONE_PASS_FROM characters)."""
-    with mock.patch.object(keyword_scan, "ONE_PASS_FROM", 0):
+    with mock.patch.object(scan, "ONE_PASS_FROM", 0):
         yield
+
+
+def _plain_lines_with(lower: str, text: str, needles: tuple[str, ...]) -> list[tuple[int, str]]:
+    """The lines holding any needle by a `str.find` pass per needle (scan.lines_with before)."""
+    found: dict[int, str] = {}
+    for needle in needles:
+        for start, line in scan.iter_lines(lower, text, needle):
+            found.setdefault(start, line)
+    return sorted(found.items())
 
 
 def _assert_same_lines(text: str) -> None:
@@ -64,9 +73,13 @@ def _assert_same_lines(text: str) -> None:
     found = KeywordLines(text, lower, KEYWORDS)
     for keyword in KEYWORDS:
         assert found.lines(keyword) == list(scan.iter_lines(lower, text, keyword)), keyword
-    for index in range(0, len(KEYWORDS), 7):  # several keywords at once, as a facts rule asks
+    for index in range(0, len(KEYWORDS), 7):  # several needles at once, as a facts rule asks
         some = KEYWORDS[index : index + 7]
-        assert found.lines_with(some) == scan.lines_with(lower, text, some), some
+        assert found.lines_with(some) == _plain_lines_with(lower, text, some), some
+    # scan.lines_with (a reader's needles): in one pass from 8 needles on, case-sensitive too
+    for some in (SIGNATURE_KEYWORDS[:20], facts_scan._NEEDLES[-12:]):
+        assert scan.lines_with(lower, text, some) == _plain_lines_with(lower, text, some)
+        assert scan.lines_with(text, text, some) == _plain_lines_with(text, text, some)
 
 
 def _error_lines(text: str) -> list[tuple[str, str, int]]:
@@ -155,7 +168,7 @@ def test_edges_give_the_same_lines(text: str) -> None:
 def test_a_long_paste_is_searched_in_its_keyword_lines_only() -> None:
     log = "2025-01-01 10:00:00 INFO step 1234 loss=0.4321 lr=3e-4 tokens/s=123456\n"
     error = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
-    text = log * (keyword_scan.ONE_PASS_FROM // len(log) + 1) + error + "\n" + log
+    text = log * (scan.ONE_PASS_FROM // len(log) + 1) + error + "\n" + log
     found = KeywordLines(text, scan.ascii_lower(text), SIGNATURE_KEYWORDS)
     assert found._haystack == error.lower()  # one distinct line holds a keyword
     assert found.lines("no kernel image") == [(text.index(error), error)]
@@ -166,7 +179,7 @@ def test_pivots_are_characters_the_paste_rarely_holds() -> None:
     # in a paste of "GPU 0: " lines, no keyword is matched from g, p, u, 0, ":" or a space
     # unless it holds nothing else
     counts = Counter("gpu 0: " * 1000)
-    for word, at in keyword_scan._pivots(KEYWORDS, counts):
+    for word, at in scan._pivots(KEYWORDS, counts):
         if set(word) - set("gpu 0: "):
             assert word[at] not in "gpu 0: ", word
 
