@@ -17,6 +17,10 @@
   [/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.545.23.08]"`: GPU 0's compute capability and the
   NVML library, named by its driver version.
 - ollama's release: `msg="Listening on 127.0.0.1:11434 (version 0.12.3)"` (routes.go).
+- ollama's `server config env="map[...]"` line, the first line every `ollama serve` logs
+  (routes.go), and its `msg=offload library=cuda layers.model=49 layers.offload=48 ...
+  memory.available="[11.1 GiB]"` line (llm/server.go) when it loads a model: a part of a log
+  that shows the server started or loaded a model on a GPU library is read, as a note.
 - llama.cpp's `ggml_cuda_init: found 1 ROCm devices:` list (ggml-cuda.cu under HIP):
   `  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32` (its CUDA
   form, "compute capability 8.6", is a facts_scan rule), and its `system_info: ... | CUDA :
@@ -24,6 +28,9 @@
   for, kept as a note).
 - vLLM's engine line `Initializing an LLM engine (v0.4.2) with config:` (llm_engine.py; "a V1
   LLM engine" from 0.8) and its aligned `vLLM Version : 0.10.2` of `vllm collect-env`.
+- vLLM's engine statistics, logged every few seconds while it serves (engine/metrics.py, and
+  v1/metrics/loggers.py with `Engine 000: ` before it): `Avg prompt throughput: 0.0 tokens/s,
+  Avg generation throughput: 12.0 tokens/s, Running: 1 reqs, ... GPU KV cache usage: 0.3%`.
 """
 
 from __future__ import annotations
@@ -37,8 +44,9 @@ from gpudoctor.pasted.scan import facts_head, iter_lines
 
 NAME = "program start-up logs"
 DESCRIPTION = (
-    "ollama's server log (`inference compute`, its version and ROCm discovery lines), "
-    "llama.cpp's `ggml_cuda_init` device list and `system_info`, vLLM's engine start-up line"
+    "ollama's server log (`inference compute`, its version, `server config`, offload and ROCm "
+    "discovery lines), llama.cpp's `ggml_cuda_init` device list and `system_info`, vLLM's "
+    "engine start-up and statistics lines"
 )
 
 # One slog key=value pair: a quoted value (no escapes in the values read here) or a bare word.
@@ -64,6 +72,16 @@ _NVML_LIBRARY = re.compile(
     r"msg=\"Discovered GPU libraries: \[[^\]\n]{0,400}?/libnvidia-ml\.so\.(?P<v>\d{3}\.\d{1,3}"
     r"(?:\.\d{1,3})?)[\] ]"
 )
+_OLLAMA_CONFIG = 'server config env="map['
+_OLLAMA_OFFLOAD = re.compile(
+    r"msg=offload library=(?P<lib>[A-Za-z0-9_]{2,20}) [^\n]{0,200}?"
+    r"layers\.model=(?P<model>\d{1,4}) layers\.offload=(?P<offload>\d{1,4})"
+)
+_OLLAMA_AVAILABLE = re.compile(r'memory\.available="\[(?P<mem>[\d.]{1,8} [KMGT]i?B)')
+_VLLM_STATS = re.compile(
+    r"Avg prompt throughput: [\d.]{1,12} tokens/s, Avg generation throughput: [\d.]{1,12} "
+    r"tokens/s, Running: \d{1,6} reqs, [^\n]{0,80}?GPU KV cache usage: (?P<kv>[\d.]{1,6})%"
+)
 _MAX_LINE = 2000
 _MAX_READ = 64  # lines read per shape: a log of many restarts repeats the same GPUs
 
@@ -84,6 +102,10 @@ def parse(text: str, draft: Draft) -> None:
         _ggml_archs(text, draft)
     if "LLM engine (v" in text or "vLLM Version" in text:
         _vllm(text, draft)
+    if _OLLAMA_CONFIG in text or "msg=offload library=" in text:
+        _ollama_server(text, draft)
+    if "Avg generation throughput: " in text:
+        _vllm_stats(text, draft)
 
 
 def _pairs(line: str) -> dict[str, str]:
@@ -255,3 +277,34 @@ def _vllm(text: str, draft: Draft) -> None:
                 draft.packages.setdefault("vllm", found.group("v"))
                 draft.read_at(NAME, text, start)
                 return
+
+
+def _ollama_server(text: str, draft: Draft) -> None:
+    """ollama's server start-up line and its model-load line: what the log shows of the GPU."""
+    for start, _line in iter_lines(text, text, _OLLAMA_CONFIG):
+        draft.note("ollama's server started (its `server config` line)")
+        draft.read_at(NAME, text, start)
+        break
+    for start, line in iter_lines(text, text, "msg=offload library="):
+        found = _OLLAMA_OFFLOAD.search(line) if len(line) <= _MAX_LINE else None
+        if found is None:
+            continue
+        available = _OLLAMA_AVAILABLE.search(line)
+        memory = f", {available.group('mem')} of GPU memory available" if available else ""
+        draft.note(
+            f"ollama loaded a model with its {found.group('lib')} library: "
+            f"{found.group('offload')} of {found.group('model')} layers on the GPU{memory}"
+        )
+        draft.read_at(NAME, text, start)
+        return
+
+
+def _vllm_stats(text: str, draft: Draft) -> None:
+    for start, line in iter_lines(text, text, "Avg generation throughput: "):
+        found = _VLLM_STATS.search(line) if len(line) <= _MAX_LINE else None
+        if found:
+            draft.note(
+                f"vLLM was serving (its engine statistics: GPU KV cache usage {found.group('kv')}%)"
+            )
+            draft.read_at(NAME, text, start)
+            return
