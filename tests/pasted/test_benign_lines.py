@@ -148,3 +148,21 @@ def test_vllm_engine_statistics_are_read(read: Read, matrix: Matrix) -> None:
     # A throughput figure someone quotes is not vLLM's line.
     with pytest.raises(FactsError):
         read("Avg generation throughput: about 30 tokens/s on my box\n")
+
+
+def test_cuda_visible_devices_next_to_a_cuda_programs_own_list(read: Read, matrix: Matrix) -> None:
+    # llama.cpp lists the GPUs CUDA shows it: the one GPU 7 became its "Device 0".
+    text = (
+        "$ CUDA_VISIBLE_DEVICES=7 ./build/bin/llama-cli -m model.gguf -ngl 99\n"
+        "ggml_cuda_init: found 1 CUDA devices:\n"
+        "  Device 0: NVIDIA A100-SXM4-80GB, compute capability 8.0, VMM: yes\n"
+    )
+    findings = _findings(read, matrix, text)
+    (found,) = [f for f in findings if f.code == "cuda-visible-devices"]
+    assert found.severity is Severity.INFO
+    assert "nvidia-smi lists every GPU" in found.detail
+    assert _bad(findings) == []
+    # nvidia-smi lists every GPU of the host: there, GPU 7 of one is missing.
+    smi = "$ CUDA_VISIBLE_DEVICES=7 python train.py\n" + _SMI.format(pm="On ")
+    (warned,) = [f for f in _findings(read, matrix, smi) if f.code == "cuda-visible-devices"]
+    assert warned.severity is Severity.WARN
