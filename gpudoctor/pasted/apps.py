@@ -31,6 +31,8 @@
 - vLLM's engine statistics, logged every few seconds while it serves (engine/metrics.py, and
   v1/metrics/loggers.py with `Engine 000: ` before it): `Avg prompt throughput: 0.0 tokens/s,
   Avg generation throughput: 12.0 tokens/s, Running: 1 reqs, ... GPU KV cache usage: 0.3%`.
+- nccl-tests' summary (src/common.cu): `# Out of bounds values : 0 OK` and `# Avg bus bandwidth
+  : 84.8558`, a collective test that ran (kept as a note; FAILED is said in it).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ NAME = "program start-up logs"
 DESCRIPTION = (
     "ollama's server log (`inference compute`, its version, `server config`, offload and ROCm "
     "discovery lines), llama.cpp's `ggml_cuda_init` device list and `system_info`, vLLM's "
-    "engine start-up and statistics lines"
+    "engine start-up and statistics lines, nccl-tests' summary"
 )
 
 # One slog key=value pair: a quoted value (no escapes in the values read here) or a bare word.
@@ -82,6 +84,10 @@ _VLLM_STATS = re.compile(
     r"Avg prompt throughput: [\d.]{1,12} tokens/s, Avg generation throughput: [\d.]{1,12} "
     r"tokens/s, Running: \d{1,6} reqs, [^\n]{0,80}?GPU KV cache usage: (?P<kv>[\d.]{1,6})%"
 )
+_NCCL_TESTS_WRONG = re.compile(
+    r"^# Out of bounds values : (?P<n>\d{1,12}) (?P<verdict>OK|FAILED)\b"
+)
+_NCCL_TESTS_BW = re.compile(r"^# Avg bus bandwidth {1,8}: (?P<bw>\d[\d.e+]{0,15})")
 _MAX_LINE = 2000
 _MAX_READ = 64  # lines read per shape: a log of many restarts repeats the same GPUs
 
@@ -106,6 +112,8 @@ def parse(text: str, draft: Draft) -> None:
         _ollama_server(text, draft)
     if "Avg generation throughput: " in text:
         _vllm_stats(text, draft)
+    if "# Out of bounds values : " in text:
+        _nccl_tests(text, draft)
 
 
 def _pairs(line: str) -> dict[str, str]:
@@ -308,3 +316,18 @@ def _vllm_stats(text: str, draft: Draft) -> None:
             )
             draft.read_at(NAME, text, start)
             return
+
+
+def _nccl_tests(text: str, draft: Draft) -> None:
+    for start, line in iter_lines(text, text, "# Out of bounds values : "):
+        found = _NCCL_TESTS_WRONG.match(line.strip())
+        if found is None:
+            continue
+        after = text[start + len(line) + 1 : start + len(line) + 200].split("\n", 1)[0]
+        bw = _NCCL_TESTS_BW.match(after.strip())
+        bus = f", average bus bandwidth {bw.group('bw')} GB/s" if bw else ""
+        draft.note(
+            f"nccl-tests ran: {found.group('n')} wrong values ({found.group('verdict')}){bus}"
+        )
+        draft.read_at(NAME, text, start, 2 if bw else 1)
+        return

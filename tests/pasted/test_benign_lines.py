@@ -166,3 +166,24 @@ def test_cuda_visible_devices_next_to_a_cuda_programs_own_list(read: Read, matri
     smi = "$ CUDA_VISIBLE_DEVICES=7 python train.py\n" + _SMI.format(pm="On ")
     (warned,) = [f for f in _findings(read, matrix, smi) if f.code == "cuda-visible-devices"]
     assert warned.severity is Severity.WARN
+
+
+def test_nccl_tests_summary_is_read(read: Read, matrix: Matrix) -> None:
+    text = (
+        "   134217728      33554432     float     sum      -1   2666.0   50.34   94.39      0\n"
+        "# Out of bounds values : 0 OK\n"
+        "# Avg bus bandwidth    : 84.8558 \n"
+        "#\n"
+    )
+    facts = read(text)
+    assert facts.report is not None
+    (note,) = [n for n in facts.report.notes if "nccl-tests" in n]
+    assert "0 wrong values (OK)" in note
+    assert "84.8558 GB/s" in note
+    assert _bad(list(run_checks(facts, matrix).findings)) == []
+    failed = read("# Out of bounds values : 12 FAILED\n")
+    assert failed.report is not None
+    assert any("12 wrong values (FAILED)" in n for n in failed.report.notes)
+    # The words quoted in prose, without the count, are no result.
+    with pytest.raises(FactsError):
+        read("what does '# Out of bounds values : ' mean?\n")
