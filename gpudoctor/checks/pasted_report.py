@@ -102,7 +102,6 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             or _within_capability_range(known.code, values, facts)
             or _no_gpu_set_up(known.code, facts, report)
             or _mig_devices_advertised(known.code, facts)
-            or _no_nvswitch(known.code, report)
         )
         if notice is not None:
             out.append(
@@ -232,19 +231,6 @@ def _mig_devices_advertised(code: str, facts: HostFacts) -> str | None:
         "mixed MIG strategy a GPU in MIG mode is offered by its MIG profiles, not as "
         "nvidia.com/gpu, so 0 there is expected when every GPU of the node is in MIG mode; a pod "
         "asks for a MIG device by its profile (k8s-device-plugin README, MIG strategies)"
-    )
-
-
-def _no_nvswitch(code: str, report: ReportFacts) -> str | None:
-    """The fabric manager service's failure where its own log says there is no NVSwitch."""
-    if code != "fabric-manager-service-failed":
-        return None
-    if not any(e.code == "fabric-manager-no-nvswitch" for e in report.errors):
-        return None
-    return (
-        "the fabric manager's own line says it found no NVSwitch (NV_WARN_NOTHING_TO_DO): it "
-        "exits on a system that needs no fabric manager, so the service's failure is expected "
-        "there (disable it)"
     )
 
 

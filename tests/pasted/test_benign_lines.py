@@ -187,25 +187,3 @@ def test_nccl_tests_summary_is_read(read: Read, matrix: Matrix) -> None:
     # The words quoted in prose, without the count, are no result.
     with pytest.raises(FactsError):
         read("what does '# Out of bounds values : ' mean?\n")
-
-
-def test_fabric_manager_without_nvswitch(read: Read, matrix: Matrix) -> None:
-    log = (
-        "Nov 15 14:15:47 host systemd[1]: Starting NVIDIA fabric manager service...\n"
-        "Nov 15 14:15:47 host nv-fabricmanager[4177]: request to query NVSwitch device "
-        "information from NVSwitch driver failed with error:WARNING Nothing to do "
-        "[NV_WARN_NOTHING_TO_DO]\n"
-        "Nov 15 14:15:47 host systemd[1]: nvidia-fabricmanager.service: Control process exited, "
-        "code=exited, status=1/FAILURE\n"
-    )
-    findings = _findings(read, matrix, log)
-    (found,) = _lines(findings, "fabric-manager-no-nvswitch")
-    assert found.severity is Severity.INFO
-    (failed,) = _lines(findings, "fabric-manager-service-failed")
-    assert failed.severity is Severity.INFO
-    assert "NV_WARN_NOTHING_TO_DO" in failed.detail
-    assert _bad(findings) == []
-    # The service failing for another reason (its version) is still the fault.
-    other = log.split("\n", 1)[0] + "\n" + log.rsplit("\n", 2)[1] + "\n"
-    (alone,) = _lines(_findings(read, matrix, other), "fabric-manager-service-failed")
-    assert alone.severity is Severity.ERROR
