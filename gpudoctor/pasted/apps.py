@@ -31,6 +31,12 @@
 - vLLM's engine statistics, logged every few seconds while it serves (engine/metrics.py, and
   v1/metrics/loggers.py with `Engine 000: ` before it): `Avg prompt throughput: 0.0 tokens/s,
   Avg generation throughput: 12.0 tokens/s, Running: 1 reqs, ... GPU KV cache usage: 0.3%`.
+  And its start-up lines after the engine line, in vLLM's log format (`INFO 07-17 23:41:16
+  [file.py:559] ...`): `Loading model weights took 6.1138 GB` (worker/model_runner.py),
+  `Model loading took 2.2845 GiB and 74.27 seconds` (the V1 gpu_model_runner.py), `# GPU
+  blocks: 10039, # CPU blocks: 1310` (the executors) and `GPU KV cache size: 1,131,008 tokens`
+  (v1/core/kv_cache_utils.py): a log that starts past the engine line still shows vLLM
+  loading its model on the GPU (kept as notes).
 - nccl-tests' summary (src/common.cu): `# Out of bounds values : 0 OK` and `# Avg bus bandwidth
   : 84.8558`, a collective test that ran (kept as a note; FAILED is said in it).
 """
@@ -88,6 +94,32 @@ _NCCL_TESTS_WRONG = re.compile(
     r"^# Out of bounds values : (?P<n>\d{1,12}) (?P<verdict>OK|FAILED)\b"
 )
 _NCCL_TESTS_BW = re.compile(r"^# Avg bus bandwidth {1,8}: (?P<bw>\d[\d.e+]{0,15})")
+# vLLM's logger: level, month-day time, then `file.py:line]`, bracketed from 0.8.
+_VLLM_PREFIX = (
+    r"\b(?:INFO|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? \[?[a-z_0-9]{1,40}\.py:\d{1,5}\] "
+)
+_VLLM_START = (
+    (
+        "Model loading took ",
+        re.compile(_VLLM_PREFIX + r"Model loading took (?P<v>[\d.]{1,10}) GiB and "),
+        "vLLM loaded the model on the GPU ({} GiB)",
+    ),
+    (
+        "Loading model weights took ",
+        re.compile(_VLLM_PREFIX + r"Loading model weights took (?P<v>[\d.]{1,10}) GB\b"),
+        "vLLM loaded the model weights on the GPU ({} GB)",
+    ),
+    (
+        "# GPU blocks: ",
+        re.compile(_VLLM_PREFIX + r"# GPU blocks: (?P<v>\d{1,9}), # CPU blocks: \d{1,9}"),
+        "vLLM allocated its KV cache ({} GPU blocks)",
+    ),
+    (
+        "GPU KV cache size: ",
+        re.compile(_VLLM_PREFIX + r"GPU KV cache size: (?P<v>[\d,]{1,15}) tokens"),
+        "vLLM allocated its KV cache ({} tokens on the GPU)",
+    ),
+)
 _MAX_LINE = 2000
 _MAX_READ = 64  # lines read per shape: a log of many restarts repeats the same GPUs
 
@@ -112,6 +144,9 @@ def parse(text: str, draft: Draft) -> None:
         _ollama_server(text, draft)
     if "Avg generation throughput: " in text:
         _vllm_stats(text, draft)
+    for needle, pattern, note in _VLLM_START:
+        if needle in text:
+            _vllm_start(text, draft, needle, pattern, note)
     if "# Out of bounds values : " in text:
         _nccl_tests(text, draft)
 
@@ -331,3 +366,12 @@ def _nccl_tests(text: str, draft: Draft) -> None:
         )
         draft.read_at(NAME, text, start, 2 if bw else 1)
         return
+
+
+def _vllm_start(text: str, draft: Draft, needle: str, pattern: re.Pattern[str], note: str) -> None:
+    for start, line in iter_lines(text, text, needle):
+        found = pattern.search(line) if len(line) <= _MAX_LINE else None
+        if found:
+            draft.note(note.format(found.group("v")))
+            draft.read_at(NAME, text, start)
+            return

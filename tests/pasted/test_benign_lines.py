@@ -187,3 +187,29 @@ def test_nccl_tests_summary_is_read(read: Read, matrix: Matrix) -> None:
     # The words quoted in prose, without the count, are no result.
     with pytest.raises(FactsError):
         read("what does '# Out of bounds values : ' mean?\n")
+
+
+def test_vllm_start_up_lines_after_the_engine_line_are_read(read: Read, matrix: Matrix) -> None:
+    v1 = (
+        "(EngineCore_DP0 pid=66914) INFO 09-21 12:30:37 [gpu_model_runner.py:2581] Model loading "
+        "took 2.2845 GiB and 74.270197 seconds\n"
+        "INFO 06-02 11:03:18 [kv_cache_utils.py:637] GPU KV cache size: 1,131,008 tokens\n"
+    )
+    facts = read(v1)
+    assert facts.report is not None
+    assert any("(2.2845 GiB)" in n for n in facts.report.notes)
+    assert any("(1,131,008 tokens on the GPU)" in n for n in facts.report.notes)
+    assert _bad(list(run_checks(facts, matrix).findings)) == []
+    v0 = (
+        "(VllmWorkerProcess pid=6923) INFO 07-17 23:41:16 model_runner.py:559] Loading model "
+        "weights took 6.1138 GB\n"
+        "INFO 07-17 23:41:28 distributed_gpu_executor.py:56] # GPU blocks: 10039, # CPU blocks: "
+        "1310\n"
+    )
+    facts = read(v0)
+    assert facts.report is not None
+    assert any("(6.1138 GB)" in n for n in facts.report.notes)
+    assert any("(10039 GPU blocks)" in n for n in facts.report.notes)
+    # The same words outside vLLM's log format are someone's prose: nothing is read.
+    with pytest.raises(FactsError):
+        read("Model loading took 12 GiB and 30 seconds on my machine\n")
