@@ -137,21 +137,34 @@ def _nccl(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _wheel_file(m: re.Match[str], d: Draft) -> bool:
+    """A framework's wheel file name as pip prints it: its version (with the local tag, "+cu124"
+    written "%2B" in a URL) and the machine pip runs on."""
+    version = m.group("v") + (f"+{m.group('local')}" if m.group("local") else "")
+    if not _put_package(m.group("name").lower(), version, d):
+        return False
+    put(d.platform, "machine", m.group("machine").lower())
+    return True
+
+
 def _package(name: str) -> Handler:
     name = name.replace("_", "-")  # "flash_attn" as imported is the flash-attn distribution
 
     def handle(m: re.Match[str], d: Draft) -> bool:
-        if name == "torch" and d.torch.get("version"):
-            return False  # collect_env already named the installed torch
-        version = m.group("v")
-        try:
-            versions.pep440(version)
-        except ValueError:
-            return False
-        d.packages.setdefault(name, version)
-        return True
+        return _put_package(name, m.group("v"), d)
 
     return handle
+
+
+def _put_package(name: str, version: str, d: Draft) -> bool:
+    if name == "torch" and d.torch.get("version"):
+        return False  # collect_env already named the installed torch
+    try:
+        versions.pep440(version)
+    except ValueError:
+        return False
+    d.packages.setdefault(name, version)
+    return True
 
 
 def _visible(m: re.Match[str], d: Draft) -> bool:
@@ -670,6 +683,17 @@ _RULES: tuple[_Rule, ...] = (
             r"(?!\w|\.\w)"
         ),
         _package("torch"),
+    ),
+    # pip's "Downloading torch-2.4.0-cp310-cp310-manylinux2014_aarch64.whl": the release and,
+    # since pip picks the wheel for the machine it runs on, the machine
+    _Rule(
+        ".whl",
+        _rx(
+            r"\b(?P<name>torch|tensorflow)-(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?:(?:\+|%2B)"
+            r"(?P<local>[a-z0-9.]{1,30}))?-cp\d{2,3}-cp\d{2,3}t?-(?:manylinux[a-z0-9_]{0,20}?|linux)_"
+            r"(?P<machine>aarch64|x86_64)\.whl\b"
+        ),
+        _wheel_file,
     ),
     _Rule(
         "tensorflow",
