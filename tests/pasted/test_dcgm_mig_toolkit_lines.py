@@ -1,7 +1,7 @@
-"""Lines of DCGM exporters, the toolkit installer on Kubernetes nodes, Slurm and mig-parted on MIG
-GPUs, and the loader on a half-mounted Jetson container, pasted as they are printed: each is
-named by its signature, the cause and fix carry the line's own values, and a near miss (the same
-program's line with another cause) is not named."""
+"""Lines of DCGM exporters, the toolkit installer and the kubelet on Kubernetes nodes, Slurm and
+mig-parted on MIG GPUs, and the loader and the runtime hook on a Jetson, pasted as they are
+printed: each is named by its signature, the cause and fix carry the line's own values, and a
+near miss (the same program's line with another cause) is not named."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def _finding(findings: list[Finding], subject: str) -> Finding:
         # the same DCGM status from a newer exporter's collector, and from dcgmi
         (
             "level=ERROR msg=\"DCGM collector for entity type 'GPU' cannot be initialized; err: "
-            'error watching fields: The third-party Profiling module returned an unrecoverable '
+            "error watching fields: The third-party Profiling module returned an unrecoverable "
             'error"',
             "dcgm-profiling-counters-busy",
         ),
@@ -61,13 +61,29 @@ def _finding(findings: list[Finding], subject: str) -> Finding:
         ),
         (
             'time="2023-08-14T12:00:41Z" level=error msg="Error applying MIG configuration: '
-            'error attempting multiple config orderings: unsupported MIG Device specified '
+            "error attempting multiple config orderings: unsupported MIG Device specified "
             '3g.40gb, expected 3g.39gb instead"',
             "mig-profile-name-mismatch",
         ),
         (
             "OSError: /usr/lib/aarch64-linux-gnu/libcudnn.so.8: file too short",
             "library-file-too-short",
+        ),
+        # the hook's refusal of `--gpus` on a Jetson (csv mode), as Docker relays it
+        (
+            "docker: Error response from daemon: failed to create shim: OCI runtime create "
+            "failed: container_linux.go:380: starting container process caused: "
+            "process_linux.go:545: container init caused: Running hook #0:: error running hook: "
+            "exit status 1, stdout: , stderr: Auto-detected mode as 'csv' invoking the NVIDIA "
+            "Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not "
+            "supported. Please use the NVIDIA Container Runtime instead.: unknown.",
+            "container-hook-gpus-flag-refused",
+        ),
+        # the kubelet's admission error as some clusters print it, without the space
+        (
+            "Message:         Pod Allocate failed due to requested number of devices "
+            "unavailable for nvidia.com/gpu. Requested:2, Available: 1, which is unexpected",
+            "kubelet-device-allocate",
         ),
     ],
 )
@@ -115,6 +131,16 @@ _SMI = (
             "library-file-too-short",
         ),
         ("ImportError: /usr/lib/libgomp.so.1: file too short", "library-file-too-short"),
+        # the runtime's own hook error (the driver is missing): not the --gpus refusal
+        (
+            "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown",
+            "container-hook-gpus-flag-refused",
+        ),
+        (
+            "Warning  UnexpectedAdmissionError  10s   kubelet  Allocate failed due to rpc error: "
+            "code = Unavailable desc = error reading from server: EOF, which is unexpected",
+            "kubelet-device-allocate",
+        ),
     ],
 )
 def test_near_miss_is_not_named(read: Read, line: str, not_code: str) -> None:
