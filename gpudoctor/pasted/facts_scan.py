@@ -575,6 +575,13 @@ def _build_named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
+def _tegrastats(m: re.Match[str], d: Draft) -> bool:
+    """A tegrastats line: only a Jetson prints it, so the host is one (and aarch64)."""
+    put(d.platform, "machine", "aarch64")
+    _jetson_named(m, d)
+    return True
+
+
 def _jetson_named(m: re.Match[str], d: Draft) -> bool:
     """A Jetson named in prose: JetPack, a Jetson module, L4T, a "-tegra" kernel."""
     d.named.append(("jetson", d.scan_line))
@@ -1155,6 +1162,12 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("docker", _rx(r"\bdocker (?:buildx )?build\b"), _build_named),
     _Rule("jetpack", _rx(r"\b(?P<name>jetpack)\b"), _jetson_named),
     _Rule("jetson", _rx(r"\b(?P<name>jetson)\b"), _jetson_named),
+    # tegrastats, L4T's load monitor: its GR3D_FREQ field is the Jetson's integrated GPU
+    _Rule(
+        "gr3d_freq",
+        _rx(r"\bRAM \d{1,7}/\d{1,7}MB\b[^\n]{0,400}?\b(?P<name>GR3D_FREQ)\b"),
+        _tegrastats,
+    ),
     _Rule(
         ("tegra", "l4t"),
         _rx(r"\b\d\.\d{1,2}\.\d{1,3}-(?P<name>tegra)\b|\b(?P<l4t>l4t)\b"),
