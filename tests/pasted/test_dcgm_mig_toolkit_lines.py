@@ -79,6 +79,11 @@ def _finding(findings: list[Finding], subject: str) -> Finding:
             "supported. Please use the NVIDIA Container Runtime instead.: unknown.",
             "container-hook-gpus-flag-refused",
         ),
+        # GKE's device plugin init container on a node pool without driver installation
+        (
+            "GPU driver auto installation is disabled.",
+            "gke-driver-install-disabled",
+        ),
         # the kubelet's admission error as some clusters print it, without the space
         (
             "Message:         Pod Allocate failed due to requested number of devices "
@@ -136,6 +141,8 @@ _SMI = (
             "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown",
             "container-hook-gpus-flag-refused",
         ),
+        # the same init container on a pool whose driver GKE installs, before it is ready
+        ("Waiting for GPU driver libraries to be available.", "gke-driver-install-disabled"),
         (
             "Warning  UnexpectedAdmissionError  10s   kubelet  Allocate failed due to rpc error: "
             "code = Unavailable desc = error reading from server: EOF, which is unexpected",
