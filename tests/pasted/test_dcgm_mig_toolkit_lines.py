@@ -84,6 +84,13 @@ def _finding(findings: list[Finding], subject: str) -> Finding:
             "GPU driver auto installation is disabled.",
             "gke-driver-install-disabled",
         ),
+        # a shared (time-sliced) GPU asked for twice, refused by the device plugin
+        (
+            "  Warning  UnexpectedAdmissionError  4s    kubelet  Allocate failed due to rpc "
+            "error: code = Unknown desc = request for 'nvidia.com/gpu.shared: 4' too large: "
+            "maximum request size for shared resources is 1, which is unexpected",
+            "k8s-shared-gpu-request-too-large",
+        ),
         # the kubelet's admission error as some clusters print it, without the space
         (
             "Message:         Pod Allocate failed due to requested number of devices "
@@ -174,6 +181,19 @@ def test_socket_cause_names_the_path_the_installer_tried(read: Read, matrix: Mat
     assert found.severity is Severity.ERROR
     assert "/run/containerd/containerd.sock" in found.detail
     assert "CONTAINERD_SOCKET" in found.fix
+
+
+def test_shared_request_fix_asks_for_one_replica(read: Read, matrix: Matrix) -> None:
+    line = (
+        "Allocate failed due to rpc error: code = Unknown desc = request for 'nvidia.com/gpu: 2' "
+        "too large: maximum request size for shared resources is 1, which is unexpected\n"
+    )
+    found = _finding(run_checks(read(line), matrix).findings, "k8s-shared-gpu-request-too-large")
+    assert "`nvidia.com/gpu: 1`" in found.fix
+    assert "asked for 2" in found.detail
+    # the kubelet's generic admission entry does not claim the line too
+    codes = _line_codes(read(line))
+    assert codes == ["k8s-shared-gpu-request-too-large"]
 
 
 def test_profiling_lines_are_warnings_not_errors(read: Read, matrix: Matrix) -> None:
