@@ -91,6 +91,17 @@ def _finding(findings: list[Finding], subject: str) -> Finding:
             "maximum request size for shared resources is 1, which is unexpected",
             "k8s-shared-gpu-request-too-large",
         ),
+        # the device plugin's health check, as older and newer releases word it
+        (
+            "2020/12/08 09:14:02 XidCriticalError: Xid=79 on Device=GPU-5d5ba0d6-d33d-2b2c-"
+            "524d-9e3d8d2b8a77, the device will go unhealthy.",
+            "device-plugin-xid-unhealthy",
+        ),
+        (
+            "I0705 11:02:17.334120       1 health.go:162] XidCriticalError: Xid=94 on "
+            "Device=MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f; marking device as unhealthy.",
+            "device-plugin-xid-unhealthy",
+        ),
         # the kubelet's admission error as some clusters print it, without the space
         (
             "Message:         Pod Allocate failed due to requested number of devices "
@@ -148,6 +159,12 @@ _SMI = (
             "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown",
             "container-hook-gpus-flag-refused",
         ),
+        # an Xid the plugin skips (an application error) is logged without the verdict
+        (
+            "I0705 11:02:17.334120       1 health.go:120] Skipping event {Device:{Handle:"
+            "0x7f1c} EventType:8 EventData:43 GpuInstanceId:4294967295}",
+            "device-plugin-xid-unhealthy",
+        ),
         # the same init container on a pool whose driver GKE installs, before it is ready
         ("Waiting for GPU driver libraries to be available.", "gke-driver-install-disabled"),
         (
@@ -194,6 +211,14 @@ def test_shared_request_fix_asks_for_one_replica(read: Read, matrix: Matrix) -> 
     # the kubelet's generic admission entry does not claim the line too
     codes = _line_codes(read(line))
     assert codes == ["k8s-shared-gpu-request-too-large"]
+
+
+def test_unhealthy_gpu_names_its_xid(read: Read, matrix: Matrix) -> None:
+    line = "XidCriticalError: Xid=119 on Device=GPU-1; marking device as unhealthy.\n"
+    found = _finding(run_checks(read(line), matrix).findings, "device-plugin-xid-unhealthy")
+    assert found.severity is Severity.ERROR
+    assert "Xid 119" in found.detail
+    assert "DP_DISABLE_HEALTHCHECKS" in found.fix
 
 
 def test_profiling_lines_are_warnings_not_errors(read: Read, matrix: Matrix) -> None:
