@@ -102,6 +102,13 @@ def _finding(findings: list[Finding], subject: str) -> Finding:
             "Device=MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f; marking device as unhealthy.",
             "device-plugin-xid-unhealthy",
         ),
+        # the toolkit reading a containerd config template as TOML
+        (
+            'nvidia-container-toolkit-ctr time="2022-09-26T15:50:01Z" level=fatal msg="Error: '
+            "unable to load config: (6, 21): unexpected token type in inline table: keys "
+            'cannot contain { character"',
+            "toolkit-containerd-config-template",
+        ),
         # the kubelet's admission error as some clusters print it, without the space
         (
             "Message:         Pod Allocate failed due to requested number of devices "
@@ -164,6 +171,12 @@ _SMI = (
             "I0705 11:02:17.334120       1 health.go:120] Skipping event {Device:{Handle:"
             "0x7f1c} EventType:8 EventData:43 GpuInstanceId:4294967295}",
             "device-plugin-xid-unhealthy",
+        ),
+        # another TOML error in the toolkit's config: not a template
+        (
+            "ERRO[0000] unable to create config: (25, 1): parsing error: keys cannot contain / "
+            "character",
+            "toolkit-containerd-config-template",
         ),
         # the same init container on a pool whose driver GKE installs, before it is ready
         ("Waiting for GPU driver libraries to be available.", "gke-driver-install-disabled"),
