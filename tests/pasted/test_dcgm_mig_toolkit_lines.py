@@ -109,6 +109,12 @@ def _finding(findings: list[Finding], subject: str) -> Finding:
             'cannot contain { character"',
             "toolkit-containerd-config-template",
         ),
+        # a Jetson's runtime mounting L4T's libraries over the image's own copy
+        (
+            "stderr: nvidia-container-cli: mount error: file creation failed: /var/lib/docker/"
+            "overlay2/1f0c/merged/usr/lib/aarch64-linux-gnu/libcublas.so.10: file exists: unknown.",
+            "jetson-image-bundles-host-libraries",
+        ),
         # the kubelet's admission error as some clusters print it, without the space
         (
             "Message:         Pod Allocate failed due to requested number of devices "
@@ -177,6 +183,12 @@ _SMI = (
             "ERRO[0000] unable to create config: (25, 1): parsing error: keys cannot contain / "
             "character",
             "toolkit-containerd-config-template",
+        ),
+        # a driver file in an x86 image: the driver-files entry, not the Jetson one
+        (
+            "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/"
+            "40c7/merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown.",
+            "jetson-image-bundles-host-libraries",
         ),
         # the same init container on a pool whose driver GKE installs, before it is ready
         ("Waiting for GPU driver libraries to be available.", "gke-driver-install-disabled"),
