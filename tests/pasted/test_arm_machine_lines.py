@@ -1,5 +1,6 @@
-"""tegrastats, the Jetson's load monitor, pasted alone: the paste is read (a Jetson, so aarch64),
-while prose that only names its GR3D_FREQ field is not a tegrastats line."""
+"""Lines that tell the machine of an Arm host: tegrastats, the Jetson's load monitor, pasted alone
+is read (a Jetson, so aarch64) while prose that only names its GR3D_FREQ field is not; `uname -m`
+with the answer on the next line gives the machine, a `uname -m` whose output is missing none."""
 
 from __future__ import annotations
 
@@ -36,3 +37,16 @@ def test_prose_naming_the_field_is_not_a_tegrastats_line(read: Read) -> None:
     # nothing else in it either: not one fact, so not read
     with pytest.raises(FactsError, match="no report recognised"):
         read("GR3D_FREQ stays at 0% while the model runs, RAM is fine\n")
+
+
+def test_uname_m_and_its_answer_give_the_machine(read: Read) -> None:
+    text = "+ uname -m\naarch64\n+ pip3 freeze\ntorch==2.4.0\n"
+    assert read(text).platform.machine == "aarch64"
+    text = "user@gh200:~$ uname -m\narm64\nuser@gh200:~$ pip freeze\ntorch==2.4.0\n"
+    assert read(text).platform.machine == "aarch64"
+
+
+def test_uname_m_without_its_answer_is_no_machine(read: Read) -> None:
+    # the next prompt follows: the output was not pasted
+    text = "$ uname -m\n$ pip freeze\ntorch==2.4.0\n"
+    assert read(text).platform.machine is None
