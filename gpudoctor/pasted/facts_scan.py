@@ -140,6 +140,8 @@ def _nccl(m: re.Match[str], d: Draft) -> bool:
 def _wheel_file(m: re.Match[str], d: Draft) -> bool:
     """A framework's wheel file name as pip prints it: its version (with the local tag, "+cu124"
     written "%2B" in a URL) and the machine pip runs on."""
+    if "not a supported wheel" in m.string.lower():
+        return False  # pip refusing it: the wheel is for another machine than this one
     version = m.group("v") + (f"+{m.group('local')}" if m.group("local") else "")
     if not _put_package(m.group("name").lower(), version, d):
         return False
@@ -697,8 +699,8 @@ _RULES: tuple[_Rule, ...] = (
         ".whl",
         _rx(
             r"\b(?P<name>torch|tensorflow)-(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?:(?:\+|%2B)"
-            r"(?P<local>[a-z0-9.]{1,30}))?-cp\d{2,3}-cp\d{2,3}t?-(?:manylinux[a-z0-9_]{0,20}?|linux)_"
-            r"(?P<machine>aarch64|x86_64)\.whl\b"
+            r"(?P<local>[a-z0-9.]{1,30}))?-cp\d{2,3}-cp\d{2,3}t?-(?:manylinux[a-z0-9_]{0,24}\.)?"
+            r"(?:manylinux[a-z0-9_]{0,20}?|linux)_(?P<machine>aarch64|x86_64)\.whl\b"
         ),
         _wheel_file,
     ),

@@ -54,6 +54,26 @@ def test_pip_wheel_file_names_give_release_and_machine(matrix: Matrix) -> None:
     assert facts.platform.machine == "x86_64"
 
 
+def test_a_wheel_pip_refuses_is_not_this_machines(matrix: Matrix) -> None:
+    text = (
+        "ERROR: torch-2.1.0-cp38-cp38-linux_aarch64.whl is not a supported wheel on this "
+        "platform.\nArchitecture:        x86_64\n"
+    )
+    facts = _read(text, matrix)
+    assert facts.platform.machine == "x86_64"
+    assert not [f for f in facts.frameworks if f.name == "torch"]
+
+
+def test_a_compound_platform_tag_is_read(matrix: Matrix) -> None:
+    line = (
+        "  Downloading tensorflow-2.15.0-cp311-cp311-manylinux_2_17_aarch64.manylinux2014_"
+        "aarch64.whl (212.3 MB)\n"
+    )
+    facts = _read(line, matrix)
+    assert [f.version for f in facts.frameworks if f.name == "tensorflow"] == ["2.15.0"]
+    assert facts.platform.machine == "aarch64"
+
+
 def test_untagged_torch_on_a_grace_host_is_probably_pypis_cpu_build(matrix: Matrix) -> None:
     text = "I have an ARM CPU and a NVIDIA GH200 Driver Version: 550.90.07 CUDA Version: 12.4.\n"
     found = _cpu_only(text + _FREEZE.format(torch="2.5.1"), matrix)
