@@ -1,6 +1,7 @@
 """Lines that tell the machine of an Arm host: tegrastats, the Jetson's load monitor, pasted alone
 is read (a Jetson, so aarch64) while prose that only names its GR3D_FREQ field is not; `uname -m`
-with the answer on the next line gives the machine, a `uname -m` whose output is missing none."""
+with the answer on the next line gives the machine, a `uname -m` whose output is missing none;
+nvidia-smi missing is expected on a Jetson of L4T R35 or older."""
 
 from __future__ import annotations
 
@@ -50,3 +51,25 @@ def test_uname_m_without_its_answer_is_no_machine(read: Read) -> None:
     # the next prompt follows: the output was not pasted
     text = "$ uname -m\n$ pip freeze\ntorch==2.4.0\n"
     assert read(text).platform.machine is None
+
+
+def _smi_missing(read: Read, matrix: Matrix, before: str) -> Severity:
+    text = before + "$ nvidia-smi\nbash: nvidia-smi: command not found\n"
+    findings = run_checks(read(text), matrix).findings
+    (found,) = [
+        f for f in findings if f.code == "report-error" and f.subject == "nvidia-smi-not-found"
+    ]
+    return found.severity
+
+
+def test_no_nvidia_smi_is_expected_on_an_older_jetson(read: Read, matrix: Matrix) -> None:
+    # L4T R32/R35 (JetPack 4/5) have no NVML, so no nvidia-smi
+    jetson = "# R32 (release), REVISION: 7.1, GCID: 29818004, BOARD: t210ref, EABI: aarch64\n"
+    assert _smi_missing(read, matrix, jetson) is Severity.INFO
+
+
+def test_no_nvidia_smi_stays_an_error_elsewhere(read: Read, matrix: Matrix) -> None:
+    # an x86 host, and a JetPack 6 Jetson (L4T R36 ships nvidia-smi)
+    assert _smi_missing(read, matrix, "Architecture:        x86_64\n") is Severity.ERROR
+    jetson6 = "# R36 (release), REVISION: 3.0, GCID: 36191598, BOARD: generic, EABI: aarch64\n"
+    assert _smi_missing(read, matrix, jetson6) is Severity.ERROR
