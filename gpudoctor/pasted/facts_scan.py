@@ -29,6 +29,7 @@ from gpudoctor import cri_config, versions
 from gpudoctor.cuda_wheels import LIBRARY_FILE
 from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
+from gpudoctor.matrix.platforms import machine_of
 from gpudoctor.pasted import host_tools, pairs
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import FACTS_HEAD, ascii_lower, iter_lines, lines_with
@@ -146,6 +147,16 @@ def _wheel_file(m: re.Match[str], d: Draft) -> bool:
     if not _put_package(m.group("name").lower(), version, d):
         return False
     put(d.platform, "machine", m.group("machine").lower())
+    return True
+
+
+def _docker_host_platform(m: re.Match[str], d: Draft) -> bool:
+    """ "The requested image's platform (linux/amd64) does not match the detected host platform
+    (linux/arm64/v8)": the machine Docker runs on."""
+    machine = machine_of(m.group("host"))
+    if machine is None:
+        return False
+    put(d.platform, "machine", machine)
     return True
 
 
@@ -692,6 +703,15 @@ _RULES: tuple[_Rule, ...] = (
             r"(?!\w|\.\w)"
         ),
         _package("torch"),
+    ),
+    # Docker's warning names the host's platform as it detected it
+    _Rule(
+        "detected host platform",
+        _rx(
+            r"does not match the detected host platform \((?P<host>linux/(?:amd64|arm64)(?:/v8)?)"
+            r"\)"
+        ),
+        _docker_host_platform,
     ),
     # pip's "Downloading torch-2.4.0-cp310-cp310-manylinux2014_aarch64.whl": the release and,
     # since pip picks the wheel for the machine it runs on, the machine

@@ -1,7 +1,8 @@
 """Lines that tell the machine of an Arm host: tegrastats, the Jetson's load monitor, pasted alone
 is read (a Jetson, so aarch64) while prose that only names its GR3D_FREQ field is not; `uname -m`
-with the answer on the next line gives the machine, a `uname -m` whose output is missing none;
-nvidia-smi missing is expected on a Jetson of L4T R35 or older."""
+with the answer on the next line gives the machine, a `uname -m` whose output is missing none,
+and so does Docker's platform warning (the host's platform, not the image's); nvidia-smi missing
+is expected on a Jetson of L4T R35 or older."""
 
 from __future__ import annotations
 
@@ -73,3 +74,15 @@ def test_no_nvidia_smi_stays_an_error_elsewhere(read: Read, matrix: Matrix) -> N
     assert _smi_missing(read, matrix, "Architecture:        x86_64\n") is Severity.ERROR
     jetson6 = "# R36 (release), REVISION: 3.0, GCID: 36191598, BOARD: generic, EABI: aarch64\n"
     assert _smi_missing(read, matrix, jetson6) is Severity.ERROR
+
+
+def test_dockers_platform_warning_names_the_host_not_the_image(read: Read) -> None:
+    warning = (
+        "WARNING: The requested image's platform ({image}) does not match the detected host "
+        "platform ({host}) and no specific platform was requested\n"
+        "exec /usr/bin/python3: exec format error\n"
+    )
+    facts = read(warning.format(image="linux/amd64", host="linux/arm64/v8"))
+    assert facts.platform.machine == "aarch64"
+    facts = read(warning.format(image="linux/arm64/v8", host="linux/amd64"))
+    assert facts.platform.machine == "x86_64"
