@@ -1,0 +1,176 @@
+"""Kernel-log, fabric-manager and NCCL lines of the driver and multi-GPU layers as public threads
+posted them: each is named by its own signature with the numbers it states, a message the
+driver wraps over three lines is read whole, a near miss is not named, and a line that says why
+another line failed makes that line info instead of a second error."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from gpudoctor.checks import run_checks
+from gpudoctor.errors import FactsError
+from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.model import Matrix
+from gpudoctor.matrix.signatures import load_signatures
+
+Read = Callable[[str], HostFacts]
+
+# (code, the lines as a thread posted them, words the rendered cause or fix must hold, a near miss)
+CASES = [
+    (
+        "nvrm-api-mismatch",
+        "[    9.424670] NVRM: API mismatch: the client 'kwin_wayland' (pid 1005)\n"
+        "               NVRM: has the version 595.84, but this kernel module has\n"
+        "               NVRM: the version 595.80.  Please make sure that this\n"
+        "               NVRM: kernel module and all NVIDIA driver components",
+        ("user-space driver 595.84 talks to kernel module 595.80",),
+        "[    9.424670] NVRM: API mismatch: the client 'kwin_wayland' (pid 1005) exited",
+    ),
+    (
+        "nvrm-fallen-off-bus",
+        "[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0\n"
+        "               NVRM: (PCI ID: 10de:26b5) installed in this system has\n"
+        "               NVRM: fallen off the bus and is not responding to commands.",
+        ("reach the GPU at 0000:b3:00.0", "Xid 79"),
+        "[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0\n"
+        "               NVRM: (PCI ID: 10de:26b5) installed in this system has\n"
+        "               NVRM: been reset.",
+    ),
+    (
+        "nvrm-bar-invalid",
+        "[83260.063553] NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:\n"
+        "               NVRM: BAR1 is 0M @ 0x0 (PCI:0000:14:00.0)\n"
+        "[83260.063557] nvidia: probe of 0000:14:00.0 failed with error -1",
+        ("Above 4G decoding", "pciPassthru.64bitMMIOSizeGB", "pci=realloc"),
+        "[    0.912000] pci 0000:14:00.0: BAR 1: assigned [mem 0x38000000000-0x383ffffffff 64bit "
+        "pref]",
+    ),
+    (
+        "open-module-datacenter-only",
+        "[    3.513141] NVRM: Open nvidia.ko is only ready for use on Data Center GPUs.\n"
+        "[    3.513144] NVRM: To force use of Open nvidia.ko on other GPUs, see the",
+        ("NVreg_OpenRmEnableUnsupportedGpus=1", "proprietary kernel module flavour"),
+        "[    3.101000] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  525.60.11",
+    ),
+    (
+        "nccl-dmabuf-register-failed",
+        "misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Operation not "
+        "supported",
+        ("DMA-BUF (Operation not supported)", "NCCL_DMABUF_ENABLE=0", "nvidia-peermem"),
+        "node1:1234:1290 [0] NCCL INFO NET/IB : GPU Direct RDMA (nvidia-peermem) enabled for HCA 0",
+    ),
+    (
+        "nccl-nvls-failed",
+        "node23:12098:12141 [2] transport/nvls.cc:244 NCCL WARN Cuda failure 1 'invalid argument'",
+        ("NVLink SHARP", "NCCL_NVLS_ENABLE=0", "State Completed"),
+        "node23:12098:12141 [2] NCCL INFO NVLS multicast support is not available on dev 2",
+    ),
+    (
+        "nccl-cuda-failure",
+        "node1:1234:1234 [0] enqueue.cc:1556 NCCL WARN Cuda failure 209 'no kernel image is "
+        "available for execution on the device'",
+        ("failed with 'no kernel image is available", "nvidia-nccl"),
+        "node1:1234:1234 [0] NCCL INFO Cuda Host Alloc Size 4 pointer 0x7f5a2e200000",
+    ),
+]
+
+
+def _line_findings(read: Read, matrix: Matrix, text: str) -> list[Finding]:
+    return [f for f in run_checks(read(text + "\n"), matrix).findings if f.code == "report-error"]
+
+
+def _subjects(read: Read, matrix: Matrix, text: str) -> list[str]:
+    try:
+        return [f.subject for f in _line_findings(read, matrix, text)]
+    except FactsError:  # "no report recognised": not one fact or known line
+        return []
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_a_posted_message_is_named_with_its_numbers(
+    read: Read, matrix: Matrix, case: tuple[str, str, tuple[str, ...], str]
+) -> None:
+    code, text, words, near = case
+    known = load_signatures().by_code[code]
+    findings = run_checks(read(text + "\n"), matrix).findings
+    (error,) = [f for f in findings if f.code == "report-error" and f.subject == code]
+    if error.severity is Severity.INFO and known.severity != "info":
+        # a finding from the facts the line states predicts it and carries the verdict
+        assert any(
+            f.code in known.predicted_by and f.severity in (Severity.ERROR, Severity.WARN)
+            for f in findings
+        ), code
+    else:
+        assert error.severity is Severity(known.severity or "error")
+    for word in words:
+        assert word in f"{error.detail} {error.fix}", word
+    assert code not in _subjects(read, matrix, near)
+
+
+def test_the_older_one_line_forms_are_still_named(read: Read, matrix: Matrix) -> None:
+    old = (
+        "NVRM: API mismatch: the client has the version 390.25, but\n"
+        "NVRM: this kernel module has the version 390.12.  Please\n"
+        "[   49.261458] NVRM: GPU at PCI:0000:01:00: GPU has fallen off the bus.\n"
+        "node1:1234:1234 [0] NCCL WARN Cuda failure 'no kernel image is available for execution "
+        "on the device'\n"
+    )
+    subjects = _subjects(read, matrix, old)
+    assert subjects == ["nvrm-api-mismatch", "nvrm-fallen-off-bus", "nccl-cuda-failure"]
+
+
+def test_an_nvls_failure_is_not_left_to_the_generic_nccl_line(read: Read, matrix: Matrix) -> None:
+    text = "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error"
+    assert _subjects(read, matrix, text) == ["nccl-nvls-failed"]
+
+
+def test_no_nvswitch_makes_the_fabric_managers_exit_harmless(read: Read, matrix: Matrix) -> None:
+    text = (
+        "Sep 18 03:19:01 ubuntu2404 nvidia-fabricmanager-start.sh[4753]: Detected Pre-NVL5 system\n"
+        "Sep 18 03:19:01 ubuntu2404 nvidia-fabricmanager-start.sh[4756]: request to query NVSwitch "
+        "device information from NVSwitch driver failed with error:WARNING Nothing to do "
+        "[NV_WARN_NOTHING_TO_DO]\n"
+        "Sep 18 03:19:01 ubuntu2404 systemd[1]: nvidia-fabricmanager.service: Control process "
+        "exited, code=exited, status=1/FAILURE"
+    )
+    lines = {f.subject: f for f in _line_findings(read, matrix, text)}
+    assert set(lines) == {"fabric-manager-no-nvswitch", "fabric-manager-service-failed"}
+    assert lines["fabric-manager-no-nvswitch"].severity is Severity.INFO
+    assert "disable" in lines["fabric-manager-no-nvswitch"].fix
+    failed = lines["fabric-manager-service-failed"]
+    assert failed.severity is Severity.INFO
+    assert "fabric-manager-no-nvswitch" in failed.detail
+    # without the line that says why, the service's exit stays an error
+    alone = _line_findings(read, matrix, text.splitlines()[-1])
+    assert [f.severity for f in alone] == [Severity.ERROR]
+
+
+def test_a_line_that_names_the_cause_explains_the_generic_line(read: Read, matrix: Matrix) -> None:
+    text = (
+        "[    3.513141] NVRM: Open nvidia.ko is only ready for use on Data Center GPUs.\n"
+        "[    3.824916] NVRM: GPU 0000:04:00.0: RmInitAdapter failed! (0x63:0x0:1905)\n"
+    )
+    lines = {f.subject: f.severity for f in _line_findings(read, matrix, text)}
+    assert lines == {
+        "open-module-datacenter-only": Severity.ERROR,
+        "rm-init-adapter-failed": Severity.INFO,
+    }
+    nvls = (
+        "ncclUnhandledCudaError: Call to CUDA function failed.\n"
+        "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the "
+        "operation cannot be performed in the present state'.\n"
+    )
+    lines = {f.subject: f.severity for f in _line_findings(read, matrix, nvls)}
+    assert lines == {"nccl-unhandled-cuda-error": Severity.INFO, "nccl-nvls-failed": Severity.ERROR}
+
+
+def test_explained_codes_are_findings_or_signatures() -> None:
+    from gpudoctor.checks.catalogue import CATALOGUE
+
+    catalogue = load_signatures()
+    for known in catalogue.signatures:
+        assert set(known.explains) <= CATALOGUE.keys() | catalogue.by_code.keys(), known.code
+        assert known.code not in known.explains, known.code
