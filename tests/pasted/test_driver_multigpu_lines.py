@@ -69,6 +69,20 @@ CASES = [
         "node23:12098:12141 [2] NCCL INFO NVLS multicast support is not available on dev 2",
     ),
     (
+        "nvrm-reset-required",
+        "[373871.354096] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required "
+        "[NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2827",
+        ("only a GPU reset clears", "nvidia-smi -r"),
+        "[373871.354096] NVRM: nvAssertOkFailedNoLog: Assertion failed: Invalid state "
+        "[NV_ERR_INVALID_STATE] (0x00000040) returned from status @ kernel_channel.c:2827",
+    ),
+    (
+        "cuda-devices-unavailable",
+        "torch.AcceleratorError: CUDA error: CUDA-capable device(s) is/are busy or unavailable",
+        ("cudaErrorDevicesUnavailable (46)", "NV_ERR_RESET_REQUIRED"),
+        "torch.AcceleratorError: CUDA error: out of memory",
+    ),
+    (
         "nccl-cuda-failure",
         "node1:1234:1234 [0] enqueue.cc:1556 NCCL WARN Cuda failure 209 'no kernel image is "
         "available for execution on the device'",
@@ -174,3 +188,28 @@ def test_explained_codes_are_findings_or_signatures() -> None:
     for known in catalogue.signatures:
         assert set(known.explains) <= CATALOGUE.keys() | catalogue.by_code.keys(), known.code
         assert known.code not in known.explains, known.code
+
+
+def test_a_reset_required_gpu_explains_busy_devices_and_torchs_hint_is_not_judged_again(
+    read: Read, matrix: Matrix
+) -> None:
+    text = (
+        "torch.AcceleratorError: CUDA error: CUDA-capable device(s) is/are busy or unavailable\n"
+        "Search for `cudaErrorDevicesUnavailable' in https://docs.nvidia.com/cuda/cuda-runtime-api/"
+        "group__CUDART__TYPES.html for more information.\n"
+        "[373871.354096] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required "
+        "[NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2827\n"
+    )
+    lines = {f.subject: f.severity for f in _line_findings(read, matrix, text)}
+    assert lines == {
+        "cuda-devices-unavailable": Severity.INFO,
+        "nvrm-reset-required": Severity.ERROR,
+    }
+    # the error line itself is what is judged, once, whichever entry names it
+    misaligned = (
+        "torch.AcceleratorError: CUDA error: misaligned address\n"
+        "Search for `cudaErrorMisalignedAddress' in https://docs.nvidia.com/cuda/cuda-runtime-api/"
+        "group__CUDART__TYPES.html for more information.\n"
+    )
+    (error,) = _line_findings(read, matrix, misaligned)
+    assert (error.subject, dict(error.evidence)["line"]) == ("cuda-error", "1")
