@@ -83,6 +83,13 @@ CASES = [
         "torch.AcceleratorError: CUDA error: out of memory",
     ),
     (
+        "cuda-peer-access-unsupported",
+        "CUDA error 217 at ggml-cuda.cu:6292: peer access is not supported between these two "
+        "devices",
+        ("cudaErrorPeerAccessUnsupported (217)", "nvidia-smi topo -p2p r", "NCCL_P2P_DISABLE=1"),
+        "CUDA error 704 at ggml-cuda.cu:6292: peer access is already enabled",
+    ),
+    (
         "nccl-cuda-failure",
         "node1:1234:1234 [0] enqueue.cc:1556 NCCL WARN Cuda failure 209 'no kernel image is "
         "available for execution on the device'",
