@@ -90,6 +90,13 @@ CASES = [
         "CUDA error 704 at ggml-cuda.cu:6292: peer access is already enabled",
     ),
     (
+        "cdi-host-device-missing",
+        "Error: setting up CDI devices: failed to inject devices: failed to stat CDI host device "
+        '"/dev/dri/renderD129": no such file or directory',
+        ("(/dev/dri/renderD129)", "nvidia-ctk cdi generate"),
+        "Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all",
+    ),
+    (
         "nccl-cuda-failure",
         "node1:1234:1234 [0] enqueue.cc:1556 NCCL WARN Cuda failure 209 'no kernel image is "
         "available for execution on the device'",
