@@ -97,6 +97,14 @@ CASES = [
         "Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all",
     ),
     (
+        "nccl-ib-qp-failed",
+        "[2026-03-13 22:26:02] host-01.example.com:4242 [5] ibvwrap.c:262 NCCL WARN Call to "
+        "ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_3:1, curr state INIT, "
+        "next state RTR, local GID index 3",
+        ("(Connection timed out)", "NCCL_CROSS_NIC=0", "NCCL_IB_GID_INDEX"),
+        "host-01:4242 [5] NCCL INFO NET/IB: Dev 3 Port 1 qpn 58 mtu 3 GID 3 (0/A10B0A0AFFFF0000)",
+    ),
+    (
         "nccl-cuda-failure",
         "node1:1234:1234 [0] enqueue.cc:1556 NCCL WARN Cuda failure 209 'no kernel image is "
         "available for execution on the device'",
@@ -227,3 +235,26 @@ def test_a_reset_required_gpu_explains_busy_devices_and_torchs_hint_is_not_judge
     )
     (error,) = _line_findings(read, matrix, misaligned)
     assert (error.subject, dict(error.evidence)["line"]) == ("cuda-error", "1")
+
+
+def test_a_pasted_ibstat_port_down_is_judged(read: Read, matrix: Matrix) -> None:
+    text = (
+        "CA 'rocep216s0f0'\n"
+        "\tCA type:\n"
+        "\tNumber of ports: 1\n"
+        "\tPort 1:\n"
+        "\t\tState: Down\n"
+        "\t\tPhysical state: Disabled\n"
+        "\t\tRate: 100\n"
+        "\t\tLink layer: Ethernet\n"
+    )
+    (ports,) = _ports(read, matrix, text)
+    assert ports.severity is Severity.WARN
+    assert "rocep216s0f0 port 1" in ports.title
+    active = text.replace("State: Down", "State: Active").replace("Disabled", "LinkUp")
+    (ports,) = _ports(read, matrix, active)
+    assert ports.severity is Severity.OK
+
+
+def _ports(read: Read, matrix: Matrix, text: str) -> list[Finding]:
+    return [f for f in run_checks(read(text), matrix).findings if f.code == "infiniband-ports"]
