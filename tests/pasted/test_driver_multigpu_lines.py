@@ -105,6 +105,13 @@ CASES = [
         "host-01:4242 [5] NCCL INFO NET/IB: Dev 3 Port 1 qpn 58 mtu 3 GID 3 (0/A10B0A0AFFFF0000)",
     ),
     (
+        "gpu-d3cold-inaccessible",
+        "[   87.412759] nvidia 0000:01:00.0: Unable to change power state from D3cold to D0, "
+        "device inaccessible",
+        ("GPU at 0000:01:00.0 was powered down to D3cold", "0000:01:00.0/d3cold_allowed"),
+        "[   87.412759] nvidia 0000:01:00.0: power state changed by ACPI to D0",
+    ),
+    (
         "nccl-cuda-failure",
         "node1:1234:1234 [0] enqueue.cc:1556 NCCL WARN Cuda failure 209 'no kernel image is "
         "available for execution on the device'",
