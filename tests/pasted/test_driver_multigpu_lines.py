@@ -112,6 +112,14 @@ CASES = [
         "[   87.412759] nvidia 0000:01:00.0: power state changed by ACPI to D0",
     ),
     (
+        "toolkit-hook-needs-runtime",
+        "stderr: Using requested mode 'cdi'\ninvoking the NVIDIA Container Runtime Hook directly "
+        "(e.g. specifying the docker --gpus flag) is not supported. Please use the NVIDIA "
+        "Container Runtime (e.g. specify the --runtime=nvidia flag) instead.: unknown",
+        ("'csv' mode (Jetson) or 'cdi' mode", "--runtime=nvidia"),
+        "docker run --rm --runtime=nvidia --gpus all ubuntu:24.04 nvidia-smi",
+    ),
+    (
         "nccl-cuda-failure",
         "node1:1234:1234 [0] enqueue.cc:1556 NCCL WARN Cuda failure 209 'no kernel image is "
         "available for execution on the device'",
