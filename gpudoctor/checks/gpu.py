@@ -203,6 +203,19 @@ def persistence(facts: HostFacts, matrix: Matrix, g: GpuFacts) -> Finding:
         return _missing(facts, "persistence-mode", "persistence mode", "persistence")
     if g.persistence_mode:
         return finding("persistence-mode", OK, "persistence mode on", evidence=ev)
+    if facts.report is not None:
+        # A pasted report is read to answer the failure it was posted for; a slower CUDA start
+        # is never that failure, and a table printed in a container or a VM shows a setting of
+        # a host the reader may not run. The advice stays, as a note.
+        return finding(
+            "persistence-mode",
+            INFO,
+            "persistence mode off (as the report shows)",
+            detail="the driver tears GPU state down between clients, so each CUDA start is "
+            "slower; on a headless compute host, enable it (sudo systemctl enable --now "
+            "nvidia-persistenced)",
+            evidence=ev,
+        )
     if _desktop_gpu(g.name):
         # NVIDIA's driver persistence guide: a running X server keeps the GPU initialised;
         # the daemon is for headless compute GPUs, where the teardown costs each CUDA start.

@@ -211,6 +211,21 @@ def check_cuda_visible(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
     gpus = live_gpus(facts)
     if not gpus:
         return [finding("cuda-visible-devices", INFO, f"CUDA_VISIBLE_DEVICES={value}", evidence=ev)]
+    if facts.report is not None and not set(facts.report.sections) & _EVERY_GPU_LISTED:
+        # A CUDA program (llama.cpp, TensorFlow, ollama, deviceQuery) lists only the GPUs the
+        # variable leaves visible, numbered again from 0: "CUDA_VISIBLE_DEVICES=7" next to its
+        # "Device 0" is one GPU working, not an index that is missing.
+        return [
+            finding(
+                "cuda-visible-devices",
+                INFO,
+                f"CUDA_VISIBLE_DEVICES={value}",
+                detail="the report lists its GPUs as a CUDA program sees them, after this "
+                "variable chose them: its entries cannot be compared with that list (nvidia-smi "
+                "lists every GPU of the host)",
+                evidence=[*ev, ("gpus", len(gpus))],
+            )
+        ]
     entries = [e.strip() for e in value.split(",")]
     for position, entry in enumerate(entries):
         why = visible_entry_problem(entry, gpus)
@@ -246,6 +261,22 @@ def check_cuda_visible(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
     ]
 
 
+# The pasted shapes that list every GPU of a host whatever CUDA_VISIBLE_DEVICES says (NVML,
+# the driver, or the node's labels); their names are the section names of gpudoctor/pasted
+# (smi_table, smi_query, smi_xml, smi_csv, lines, collect_env, which runs `nvidia-smi -L`,
+# nv_tools and cluster).
+_EVERY_GPU_LISTED = frozenset(
+    {
+        "nvidia-smi",
+        "nvidia-smi -q",
+        "nvidia-smi -q -x",
+        "nvidia-smi --query-gpu",
+        "nvidia-smi -L",
+        "collect_env",
+        "NVIDIA tools",
+        "cluster tools",
+    }
+)
 _INDEX = re.compile(r"-?[0-9]{1,9}")  # ASCII digits only: "²".isdigit() is true
 
 

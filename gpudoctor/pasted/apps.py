@@ -17,6 +17,10 @@
   [/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.545.23.08]"`: GPU 0's compute capability and the
   NVML library, named by its driver version.
 - ollama's release: `msg="Listening on 127.0.0.1:11434 (version 0.12.3)"` (routes.go).
+- ollama's `server config env="map[...]"` line, the first line every `ollama serve` logs
+  (routes.go), and its `msg=offload library=cuda layers.model=49 layers.offload=48 ...
+  memory.available="[11.1 GiB]"` line (llm/server.go) when it loads a model: a part of a log
+  that shows the server started or loaded a model on a GPU library is read, as a note.
 - llama.cpp's `ggml_cuda_init: found 1 ROCm devices:` list (ggml-cuda.cu under HIP):
   `  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32` (its CUDA
   form, "compute capability 8.6", is a facts_scan rule), and its `system_info: ... | CUDA :
@@ -24,6 +28,17 @@
   for, kept as a note).
 - vLLM's engine line `Initializing an LLM engine (v0.4.2) with config:` (llm_engine.py; "a V1
   LLM engine" from 0.8) and its aligned `vLLM Version : 0.10.2` of `vllm collect-env`.
+- vLLM's engine statistics, logged every few seconds while it serves (engine/metrics.py, and
+  v1/metrics/loggers.py with `Engine 000: ` before it): `Avg prompt throughput: 0.0 tokens/s,
+  Avg generation throughput: 12.0 tokens/s, Running: 1 reqs, ... GPU KV cache usage: 0.3%`.
+  And its start-up lines after the engine line, in vLLM's log format (`INFO 07-17 23:41:16
+  [file.py:559] ...`): `Loading model weights took 6.1138 GB` (worker/model_runner.py),
+  `Model loading took 2.2845 GiB and 74.27 seconds` (the V1 gpu_model_runner.py), `# GPU
+  blocks: 10039, # CPU blocks: 1310` (the executors) and `GPU KV cache size: 1,131,008 tokens`
+  (v1/core/kv_cache_utils.py): a log that starts past the engine line still shows vLLM
+  loading its model on the GPU (kept as notes).
+- nccl-tests' summary (src/common.cu): `# Out of bounds values : 0 OK` and `# Avg bus bandwidth
+  : 84.8558`, a collective test that ran (kept as a note; FAILED is said in it).
 """
 
 from __future__ import annotations
@@ -37,8 +52,9 @@ from gpudoctor.pasted.scan import facts_head, iter_lines
 
 NAME = "program start-up logs"
 DESCRIPTION = (
-    "ollama's server log (`inference compute`, its version and ROCm discovery lines), "
-    "llama.cpp's `ggml_cuda_init` device list and `system_info`, vLLM's engine start-up line"
+    "ollama's server log (`inference compute`, its version, `server config`, offload and ROCm "
+    "discovery lines), llama.cpp's `ggml_cuda_init` device list and `system_info`, vLLM's "
+    "engine start-up and statistics lines, nccl-tests' summary"
 )
 
 # One slog key=value pair: a quoted value (no escapes in the values read here) or a bare word.
@@ -64,6 +80,46 @@ _NVML_LIBRARY = re.compile(
     r"msg=\"Discovered GPU libraries: \[[^\]\n]{0,400}?/libnvidia-ml\.so\.(?P<v>\d{3}\.\d{1,3}"
     r"(?:\.\d{1,3})?)[\] ]"
 )
+_OLLAMA_CONFIG = 'server config env="map['
+_OLLAMA_OFFLOAD = re.compile(
+    r"msg=offload library=(?P<lib>[A-Za-z0-9_]{2,20}) [^\n]{0,200}?"
+    r"layers\.model=(?P<model>\d{1,4}) layers\.offload=(?P<offload>\d{1,4})"
+)
+_OLLAMA_AVAILABLE = re.compile(r'memory\.available="\[(?P<mem>[\d.]{1,8} [KMGT]i?B)')
+_VLLM_STATS = re.compile(
+    r"Avg prompt throughput: [\d.]{1,12} tokens/s, Avg generation throughput: [\d.]{1,12} "
+    r"tokens/s, Running: \d{1,6} reqs, [^\n]{0,80}?GPU KV cache usage: (?P<kv>[\d.]{1,6})%"
+)
+_NCCL_TESTS_WRONG = re.compile(
+    r"^# Out of bounds values : (?P<n>\d{1,12}) (?P<verdict>OK|FAILED)\b"
+)
+_NCCL_TESTS_BW = re.compile(r"^# Avg bus bandwidth {1,8}: (?P<bw>\d[\d.e+]{0,15})")
+# vLLM's logger: level, month-day time, then `file.py:line]`, bracketed from 0.8.
+_VLLM_PREFIX = (
+    r"\b(?:INFO|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? \[?[a-z_0-9]{1,40}\.py:\d{1,5}\] "
+)
+_VLLM_START = (
+    (
+        "Model loading took ",
+        re.compile(_VLLM_PREFIX + r"Model loading took (?P<v>[\d.]{1,10}) GiB and "),
+        "vLLM loaded the model on the GPU ({} GiB)",
+    ),
+    (
+        "Loading model weights took ",
+        re.compile(_VLLM_PREFIX + r"Loading model weights took (?P<v>[\d.]{1,10}) GB\b"),
+        "vLLM loaded the model weights on the GPU ({} GB)",
+    ),
+    (
+        "# GPU blocks: ",
+        re.compile(_VLLM_PREFIX + r"# GPU blocks: (?P<v>\d{1,9}), # CPU blocks: \d{1,9}"),
+        "vLLM allocated its KV cache ({} GPU blocks)",
+    ),
+    (
+        "GPU KV cache size: ",
+        re.compile(_VLLM_PREFIX + r"GPU KV cache size: (?P<v>[\d,]{1,15}) tokens"),
+        "vLLM allocated its KV cache ({} tokens on the GPU)",
+    ),
+)
 _MAX_LINE = 2000
 _MAX_READ = 64  # lines read per shape: a log of many restarts repeats the same GPUs
 
@@ -84,6 +140,15 @@ def parse(text: str, draft: Draft) -> None:
         _ggml_archs(text, draft)
     if "LLM engine (v" in text or "vLLM Version" in text:
         _vllm(text, draft)
+    if _OLLAMA_CONFIG in text or "msg=offload library=" in text:
+        _ollama_server(text, draft)
+    if "Avg generation throughput: " in text:
+        _vllm_stats(text, draft)
+    for needle, pattern, note in _VLLM_START:
+        if needle in text:
+            _vllm_start(text, draft, needle, pattern, note)
+    if "# Out of bounds values : " in text:
+        _nccl_tests(text, draft)
 
 
 def _pairs(line: str) -> dict[str, str]:
@@ -255,3 +320,58 @@ def _vllm(text: str, draft: Draft) -> None:
                 draft.packages.setdefault("vllm", found.group("v"))
                 draft.read_at(NAME, text, start)
                 return
+
+
+def _ollama_server(text: str, draft: Draft) -> None:
+    """ollama's server start-up line and its model-load line: what the log shows of the GPU."""
+    for start, _line in iter_lines(text, text, _OLLAMA_CONFIG):
+        draft.note("ollama's server started (its `server config` line)")
+        draft.read_at(NAME, text, start)
+        break
+    for start, line in iter_lines(text, text, "msg=offload library="):
+        found = _OLLAMA_OFFLOAD.search(line) if len(line) <= _MAX_LINE else None
+        if found is None:
+            continue
+        available = _OLLAMA_AVAILABLE.search(line)
+        memory = f", {available.group('mem')} of GPU memory available" if available else ""
+        draft.note(
+            f"ollama loaded a model with its {found.group('lib')} library: "
+            f"{found.group('offload')} of {found.group('model')} layers on the GPU{memory}"
+        )
+        draft.read_at(NAME, text, start)
+        return
+
+
+def _vllm_stats(text: str, draft: Draft) -> None:
+    for start, line in iter_lines(text, text, "Avg generation throughput: "):
+        found = _VLLM_STATS.search(line) if len(line) <= _MAX_LINE else None
+        if found:
+            draft.note(
+                f"vLLM was serving (its engine statistics: GPU KV cache usage {found.group('kv')}%)"
+            )
+            draft.read_at(NAME, text, start)
+            return
+
+
+def _nccl_tests(text: str, draft: Draft) -> None:
+    for start, line in iter_lines(text, text, "# Out of bounds values : "):
+        found = _NCCL_TESTS_WRONG.match(line.strip())
+        if found is None:
+            continue
+        after = text[start + len(line) + 1 : start + len(line) + 200].split("\n", 1)[0]
+        bw = _NCCL_TESTS_BW.match(after.strip())
+        bus = f", average bus bandwidth {bw.group('bw')} GB/s" if bw else ""
+        draft.note(
+            f"nccl-tests ran: {found.group('n')} wrong values ({found.group('verdict')}){bus}"
+        )
+        draft.read_at(NAME, text, start, 2 if bw else 1)
+        return
+
+
+def _vllm_start(text: str, draft: Draft, needle: str, pattern: re.Pattern[str], note: str) -> None:
+    for start, line in iter_lines(text, text, needle):
+        found = pattern.search(line) if len(line) <= _MAX_LINE else None
+        if found:
+            draft.note(note.format(found.group("v")))
+            draft.read_at(NAME, text, start)
+            return
