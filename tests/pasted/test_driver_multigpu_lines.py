@@ -120,6 +120,13 @@ CASES = [
         "docker run --rm --runtime=nvidia --gpus all ubuntu:24.04 nvidia-smi",
     ),
     (
+        "nvrm-no-devices-probed",
+        "[ 1843.439662] NVRM: The NVIDIA probe routine failed for 1 device(s).\n"
+        "[ 1843.439670] NVRM: None of the NVIDIA devices were initialized.",
+        ("took no GPU", "lspci -k -d 10de:"),
+        "[ 1843.439669] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.158.01",
+    ),
+    (
         "nccl-cuda-failure",
         "node1:1234:1234 [0] enqueue.cc:1556 NCCL WARN Cuda failure 209 'no kernel image is "
         "available for execution on the device'",
@@ -273,3 +280,15 @@ def test_a_pasted_ibstat_port_down_is_judged(read: Read, matrix: Matrix) -> None
 
 def _ports(read: Read, matrix: Matrix, text: str) -> list[Finding]:
     return [f for f in run_checks(read(text), matrix).findings if f.code == "infiniband-ports"]
+
+
+def test_the_line_that_names_why_no_gpu_was_probed_explains_the_summary(
+    read: Read, matrix: Matrix
+) -> None:
+    text = (
+        "[83260.063553] NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:\n"
+        "               NVRM: BAR1 is 0M @ 0x0 (PCI:0000:14:00.0)\n"
+        "[83260.106438] NVRM: The NVIDIA probe routine failed for 2 device(s).\n"
+    )
+    lines = {f.subject: f.severity for f in _line_findings(read, matrix, text)}
+    assert lines == {"nvrm-bar-invalid": Severity.ERROR, "nvrm-no-devices-probed": Severity.INFO}
