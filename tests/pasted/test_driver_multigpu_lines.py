@@ -127,6 +127,19 @@ CASES = [
         "[ 1843.439669] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.158.01",
     ),
     (
+        "installer-module-load-failed",
+        "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when "
+        "this kernel module was built against the wrong or improperly configured kernel sources",
+        ("built nvidia but the kernel would not load it", "/var/log/nvidia-installer.log"),
+        "-> Kernel module compilation complete.",
+    ),
+    (
+        "modprobe-nvidia-refused",
+        "modprobe: ERROR: could not insert 'nvidia': No such device",
+        ("refused nvidia (No such device)", "lspci -k -d 10de:"),
+        "modprobe: ERROR: could not insert 'i2c_nvidia_gpu': No such device",
+    ),
+    (
         "nccl-cuda-failure",
         "node1:1234:1234 [0] enqueue.cc:1556 NCCL WARN Cuda failure 209 'no kernel image is "
         "available for execution on the device'",
