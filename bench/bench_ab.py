@@ -23,8 +23,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _env(tree: Path) -> dict[str, str]:
+    # PYTHONSAFEPATH (Python 3.11+): `-m` would otherwise put the working directory, often this
+    # checkout, before PYTHONPATH, and both sides would run this tree
+    return {**os.environ, "PYTHONPATH": str(tree), "PYTHONSAFEPATH": "1"}
+
+
+def check_tree(python: str, tree: Path) -> None:
+    """Stop unless `python` with this tree's environment imports gpudoctor from the tree."""
+    code = "import gpudoctor; print(gpudoctor.__file__)"
+    done = subprocess.run(
+        [python, "-c", code], env=_env(tree), capture_output=True, text=True, check=False
+    )
+    imported = Path(done.stdout.strip() or ".").resolve()
+    if tree not in imported.parents:
+        raise SystemExit(f"{python} imports gpudoctor from {imported}, not from {tree}")
+
+
 def one_run(python: str, tree: Path, args: list[str]) -> tuple[float, float]:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    env = _env(tree)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
@@ -50,6 +67,7 @@ def main() -> int:
     options = parser.parse_args()
     trees = {"before": options.before.resolve(), "after": ROOT}
     for tree in trees.values():  # measure gpudoctor, not the byte compiler
+        check_tree(options.python, tree)
         subprocess.run(
             [options.python, "-m", "compileall", "-q", str(tree / "gpudoctor")], check=True
         )

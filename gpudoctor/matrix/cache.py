@@ -1,6 +1,8 @@
 """A per-user disk cache of the validated matrix, so that `gpudoctor check` does not pay for
 parsing and validating the 1,700-line TOML (and importing tomllib, the validators and
-packaging's requirement parser) on every run (bench/README.md has both figures).
+packaging's requirement parser) on every run (bench/README.md has both figures); and of the
+signature catalogue, which `check --from` would otherwise parse and validate (every pattern
+compiled and checked for backtracking) on every run.
 
 The key is the matrix file's content digest plus the code that turns it into the model (the
 gpudoctor version and the modification times of the matrix modules), so an edited matrix or an
@@ -16,10 +18,13 @@ import os
 import sys
 import zlib
 from pathlib import Path
+from typing import TypeVar
 
 from gpudoctor import __version__, user_cache
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.user_cache import private
+
+_T = TypeVar("_T")
 
 _CODE = (
     "model.py",
@@ -30,6 +35,8 @@ _CODE = (
     "fields.py",
     "validate.py",
     "cache.py",
+    "signatures.py",
+    "regex_safety.py",
 )
 
 
@@ -59,23 +66,33 @@ def _key(path: Path, content: bytes) -> str:
 
 def load(path: Path, content: bytes) -> Matrix | None:
     """The cached matrix for this file content, or None."""
-    folder = _folder()
-    if folder is None:
-        return None
-    try:
-        entry = folder / f"matrix-{_key(path, content)}.pickle"
-        if not (private(folder, is_folder=True) and private(entry, is_folder=False)):
-            return None
-        import pickle
-
-        matrix = pickle.loads(entry.read_bytes())
-    except Exception:  # a damaged or foreign cache file: parse the TOML instead
-        return None
-    return matrix if isinstance(matrix, Matrix) else None
+    return load_model(path, content, Matrix, "matrix")
 
 
 def store(path: Path, content: bytes, matrix: Matrix) -> None:
     """Keep the validated matrix for the next run; silently nothing when that cannot be done."""
+    store_model(path, content, matrix, "matrix")
+
+
+def load_model(path: Path, content: bytes, kind: type[_T], name: str) -> _T | None:
+    """The cached model of this data file's content (a `kind`, stored under `name`), or None."""
+    folder = _folder()
+    if folder is None:
+        return None
+    try:
+        entry = folder / f"{name}-{_key(path, content)}.pickle"
+        if not (private(folder, is_folder=True) and private(entry, is_folder=False)):
+            return None
+        import pickle
+
+        model = pickle.loads(entry.read_bytes())
+    except Exception:  # a damaged or foreign cache file: parse the TOML instead
+        return None
+    return model if isinstance(model, kind) else None
+
+
+def store_model(path: Path, content: bytes, model: object, name: str) -> None:
+    """Keep a validated model for the next run; silently nothing when that cannot be done."""
     folder = _folder()
     if folder is None:
         return
@@ -85,13 +102,13 @@ def store(path: Path, content: bytes, matrix: Matrix) -> None:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not private(folder, is_folder=True):
             return
-        entry = folder / f"matrix-{_key(path, content)}.pickle"
+        entry = folder / f"{name}-{_key(path, content)}.pickle"
         tmp = folder / f".{entry.name}.{os.getpid()}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as stream:
-            stream.write(pickle.dumps(matrix, protocol=pickle.HIGHEST_PROTOCOL))
+            stream.write(pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
         tmp.replace(entry)
-        for old in folder.glob("matrix-*.pickle"):  # one entry per matrix file is plenty
+        for old in folder.glob(f"{name}-*.pickle"):  # one entry per data file is plenty
             if old != entry and old.stat().st_mtime < entry.stat().st_mtime - 7 * 86400:
                 old.unlink()
     except Exception:  # read-only home, full disk, a race with another run: no cache

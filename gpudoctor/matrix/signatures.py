@@ -20,6 +20,7 @@ import string
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpudoctor.matrix import cache
 from gpudoctor.matrix import fields as f
 from gpudoctor.matrix import kinds as k
 from gpudoctor.matrix.cuda_errors import cuda_error_values
@@ -83,9 +84,9 @@ _CODE = k.Kind(
 _LAYER = k.Kind(" or ".join(f'"{x}"' for x in LAYERS), lambda v: v in LAYERS)
 _INSTALL = k.Kind(" or ".join(f'"{x}"' for x in INSTALLS), lambda v: v in INSTALLS)
 _SOURCE_KIND = k.Kind('"vendor" or "threads"', lambda v: v in SOURCE_KINDS)
-_KEYWORD = k.Kind(
-    "a lower-case literal of 3 or more characters",
-    lambda v: isinstance(v, str) and len(v) >= 3 and v == v.lower(),
+_KEYWORD = k.Kind(  # searched for within one line (pasted/scan.py)
+    "a lower-case literal of 3 or more characters, on one line",
+    lambda v: isinstance(v, str) and len(v) >= 3 and v == v.lower() and "\n" not in v,
 )
 _HINT = (
     "fix the file (format: docs/matrix-format.md#signatures) and re-run `gpudoctor matrix "
@@ -199,6 +200,11 @@ class Signature(Provenance):
     def compiled(self) -> re.Pattern[str]:
         return re.compile(self.pattern, re.IGNORECASE)
 
+    def __getstate__(self) -> dict[str, object]:
+        # Pickled (matrix/cache.py) without the compiled pattern: unpickling compiles it again,
+        # and a paste needs the few whose keywords it holds, not all of them.
+        return {k: v for k, v in self.__dict__.items() if k != "compiled"}
+
     def values(self, line: str) -> dict[str, str]:
         """The named groups the line states, with the derived values (see DERIVED)."""
         found = self.compiled.search(line)
@@ -235,7 +241,19 @@ def signatures_path() -> Path:
 def load_signatures(path: Path | None = None) -> SignatureCatalogue:
     """The catalogue at `path` (the shipped one when None); MatrixError names every problem."""
     path = path or signatures_path()
-    return load_cached(path, "signature file", _HINT, parse_signatures)
+    return load_cached(path, "signature file", _HINT, _parse_once)
+
+
+def _parse_once(text: str, path: Path) -> SignatureCatalogue:
+    """The catalogue validated by an earlier run (matrix/cache.py: same content, same code), or
+    parsed and validated now and kept for the next run."""
+    content = text.encode("utf-8")
+    cached = cache.load_model(path, content, SignatureCatalogue, "signatures")
+    if cached is not None:
+        return cached
+    catalogue = parse_signatures(text, path)
+    cache.store_model(path, content, catalogue, "signatures")
+    return catalogue
 
 
 def parse_signatures(text: str, path: Path) -> SignatureCatalogue:

@@ -13,12 +13,13 @@ with its escaped quotes made plain.
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from typing import TYPE_CHECKING
 
 from gpudoctor.facts import ReportError
 from gpudoctor.matrix.signatures import load_signatures
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import ascii_lower, iter_lines
+from gpudoctor.pasted.scan import KeywordLines, ascii_lower
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.signatures import Signature
@@ -46,22 +47,23 @@ def parse(text: str, draft: Draft) -> None:
         return
 
     catalogue = load_signatures()
-    lower = ascii_lower(text)
-    anchors: dict[str, bool] = {}
+    keyword_lines = KeywordLines(
+        text, ascii_lower(text), (k for s in catalogue.signatures for k in s.keywords)
+    )
     found: dict[int, tuple[Signature, str]] = {}  # line offset -> (owner, matched text)
-    # Lines a signature owns beyond the ones it reports (a log repeats its error): they are
-    # not left to a later, more generic signature, which would judge the same line again.
-    repeats: set[int] = set()
+    # The lines a signature owns: those it reports and those beyond (a log repeats its error),
+    # which are not left to a later, more generic signature to judge again.
+    owned: set[int] = set()
     hits: dict[str, int] = {}
     # Lines as written first; then, for the lines no signature claimed, with escaped quotes made
     # plain (so an escaped line never goes to an earlier, more generic entry than its own).
     for unescape in (False, True) if '\\"' in text else (False,):
         for signature in catalogue.signatures:
-            for start, _line, matched in _candidates(text, lower, signature, anchors, unescape):
-                if start in found or start in repeats:
-                    continue  # an earlier (more specific) signature owns this line
+            for start, _line, matched in _candidates(
+                text, keyword_lines, signature, owned, unescape
+            ):
+                owned.add(start)
                 if hits.get(signature.code, 0) >= _MAX_PER_SIGNATURE:
-                    repeats.add(start)
                     continue
                 found[start] = (signature, matched)
                 hits[signature.code] = hits.get(signature.code, 0) + 1
@@ -77,40 +79,21 @@ def parse(text: str, draft: Draft) -> None:
         _facts(signature.values(matched), draft)
 
 
-# Every keyword costs one search of the whole paste. A keyword holding one of these words can
-# only be in the paste if the word is: one search for the word (short where it is present, as
-# find stops at the first) spares the searches of all the keywords holding it where it is
-# absent, as in a long log without GPU words.
-_ANCHORS = (
-    "cuda", "nvidia", "nccl", "nvml", "gpu", "error", "driver", "lib", "fail", "found",
-    "version", "invalid", "memory", "available", "cannot", "kernel", "device", "support",
-    "compat", "symbol", "cpu",
-)  # fmt: skip
-
-
-def _absent(lower: str, keyword: str, anchors: dict[str, bool]) -> bool:
-    """Whether a word the keyword holds is not in the paste (so neither is the keyword)."""
-    for anchor in _ANCHORS:
-        if anchor in keyword:
-            if anchor not in anchors:
-                anchors[anchor] = anchor in lower
-            if not anchors[anchor]:
-                return True
-    return False
-
-
 def _candidates(
-    text: str, lower: str, signature: Signature, anchors: dict[str, bool], unescape: bool = False
+    text: str,
+    keyword_lines: KeywordLines,
+    signature: Signature,
+    owned: Container[int],
+    unescape: bool = False,
 ) -> list[tuple[int, str, str]]:
-    """(line offset, line, the text the pattern matched in) for each line holding a keyword;
-    with `unescape`, only the lines with escaped quotes that match once those are plain."""
+    """(line offset, line, the text the pattern matched in) for each line holding a keyword
+    that an earlier (more specific) signature does not own; with `unescape`, only the lines
+    with escaped quotes that match once those are plain."""
     out: list[tuple[int, str, str]] = []
     seen: set[int] = set()
     for keyword in signature.keywords:
-        if _absent(lower, keyword, anchors):
-            continue
-        for start, line in iter_lines(lower, text, keyword):
-            if start in seen:
+        for start, line in keyword_lines.lines(keyword):
+            if start in seen or start in owned:
                 continue
             seen.add(start)
             stripped = line.strip()

@@ -31,7 +31,7 @@ from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
 from gpudoctor.pasted import host_tools, pairs
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import FACTS_HEAD, ascii_lower, iter_lines, lines_with
+from gpudoctor.pasted.scan import FACTS_HEAD, KeywordLines, ascii_lower, iter_lines
 from gpudoctor.pasted.smi_query import license_status
 from gpudoctor.probes.xid import parse_record
 
@@ -1185,9 +1185,10 @@ def _pairs(text: str, draft: Draft) -> None:
 
 def _scan(text: str, line_offset: int, draft: Draft) -> None:
     lower = ascii_lower(text)
+    holding = KeywordLines(text, lower, _NEEDLES)  # every rule's needles in one pass
     for rule in _RULES:
-        needles = (rule.needle,) if isinstance(rule.needle, str) else rule.needle
-        for count, (start, line) in enumerate(lines_with(lower, text, needles)):
+        needles = _needles(rule)
+        for count, (start, line) in enumerate(holding.lines_with(needles)):
             if count >= _MAX_PER_RULE:
                 break
             found = rule.pattern.search(_bounded(lower, line, start, needles))
@@ -1201,6 +1202,13 @@ def _scan(text: str, line_offset: int, draft: Draft) -> None:
             if rule.handle(found, draft) and _fingerprint(draft) != before:
                 draft.section(NAME)  # only a line that told something new counts as read
                 draft.ranges.append((NAME, number, number))
+
+
+def _needles(rule: _Rule) -> tuple[str, ...]:
+    return (rule.needle,) if isinstance(rule.needle, str) else rule.needle
+
+
+_NEEDLES = tuple(n for rule in _RULES for n in _needles(rule))
 
 
 def _bounded(lower: str, line: str, start: int, needles: tuple[str, ...]) -> str:

@@ -2,12 +2,28 @@
 run on the few lines that hold one. A regex that must be tried at every position of a 10 MB
 paste (an anchored `^` under MULTILINE, an alternation, IGNORECASE) costs seconds in Python's
 engine; this keeps every shape to a handful of linear scans.
+
+Many needles at once (the signature catalogue's ~300 keywords, the facts scan's ~120 needles):
+a `str.find` pass per needle costs most of a second on a 10 MB paste. `KeywordLines` reads a
+long paste in one regex pass that finds the lines holding any needle, then looks for each needle
+in those lines only, each distinct line once (a log repeats its lines, and most lines of a long
+log hold none), with the same answer as a pass per needle. That pass is fast because Python's
+regex engine skips, in C, every position whose character cannot start the pattern: each needle
+is matched from a "pivot", one of its characters that is rare in this paste (counted on a
+sample), and checked backwards from there by a lookbehind, so the pattern starts with a few rare
+characters instead of nearly every letter. A short paste, or a few needles, keep the plain
+passes: they cost less than building that pattern.
 """
 
 from __future__ import annotations
 
+import heapq
+import re
+from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from itertools import islice
 
 # Enough for any real report; a paste that repeats a needle more often than this is a log, and
 # its first lines are the ones that matter.
@@ -50,6 +66,9 @@ def iter_lines(haystack: str, text: str, needle: str) -> Iterator[tuple[int, str
 
 def lines_with(haystack: str, text: str, needles: Iterable[str]) -> list[tuple[int, str]]:
     """The lines holding any of the needles, each once, in order (see iter_lines)."""
+    needles = tuple(needles)
+    if len(needles) >= _ONE_PASS_NEEDLES and len(text) >= ONE_PASS_FROM:
+        return KeywordLines(text, haystack, needles).lines_with(needles)
     found: dict[int, str] = {}
     for needle in needles:
         for start, line in iter_lines(haystack, text, needle):
@@ -67,3 +86,144 @@ def line_starts_with(text: str, needle: str, prefix_chars: str = " \t") -> list[
             out.append(start)
         pos, hits = text.find(needle, pos + 1), hits + 1
     return out
+
+
+# Below this many characters a find per keyword (a few milliseconds in all) beats counting a
+# sample and compiling the one-pass pattern.
+ONE_PASS_FROM = 1 << 18
+_ONE_PASS_NEEDLES = 8  # and fewer needles than this: a find for each costs less
+_SAMPLE = 1 << 15  # characters counted at the start, middle and end of a long paste
+
+# A keyword holding one of these words can only be in the text if the word is: one search for
+# the word spares the searches of all the keywords holding it where it is absent.
+_ANCHORS = (
+    "cuda", "nvidia", "nccl", "nvml", "gpu", "error", "driver", "lib", "fail", "found",
+    "version", "invalid", "memory", "available", "cannot", "kernel", "device", "support",
+    "compat", "symbol", "cpu",
+)  # fmt: skip
+
+Line = tuple[int, str]  # (offset of the line's first character in the paste, the line)
+
+
+class KeywordLines:
+    """Each keyword's lines in `text`, found in `lower` (text itself, or its ascii_lower) on
+    demand and kept: the catalogue asks for a keyword once per signature holding it and per
+    pass. For a long text, the one pass described at the top of this module."""
+
+    def __init__(self, text: str, lower: str, keywords: Iterable[str]) -> None:
+        self._text = text
+        self._found: dict[str, list[Line]] = {}
+        self._anchors: dict[str, bool] = {}
+        words = tuple(dict.fromkeys(keywords))
+        if len(text) < ONE_PASS_FROM or not words or any("\n" in w for w in words):
+            # the paste itself is the haystack; line i of it starts at offset i
+            self._haystack = lower
+            self._starts: list[int] | None = None
+            self._places: list[list[int]] = []
+            self._lengths: list[int] = []
+            return
+        # The distinct lines holding any keyword, in order of first appearance, one per line of
+        # the haystack; `_places[i]` the offsets in the paste where line i appears.
+        places: dict[str, list[int]] = {}
+        for match in _pattern(_pivots(words, Counter(_sample(lower)))).finditer(lower):
+            start = lower.rfind("\n", 0, match.start()) + 1
+            places.setdefault(lower[start : match.end()], []).append(start)
+        self._haystack = "\n".join(places)
+        self._places = list(places.values())
+        self._lengths = [len(line) for line in places]
+        self._starts = []
+        offset = 0
+        for length in self._lengths:
+            self._starts.append(offset)
+            offset += length + 1
+
+    def lines(self, keyword: str) -> list[Line]:
+        """The first `MAX_HITS` lines holding `keyword`, in order (see iter_lines)."""
+        if keyword not in self._found:
+            self._found[keyword] = [] if self._absent(keyword) else self._search(keyword)
+        return self._found[keyword]
+
+    def lines_with(self, keywords: Iterable[str]) -> list[Line]:
+        """The lines holding any of the keywords, each once, in order (see lines_with)."""
+        found: dict[int, str] = {}
+        for keyword in keywords:
+            for start, line in self.lines(keyword):
+                found.setdefault(start, line)
+        return sorted(found.items())
+
+    def _search(self, keyword: str) -> list[Line]:
+        if self._starts is None:
+            return list(iter_lines(self._haystack, self._text, keyword))
+        # The distinct lines holding it, then every place each appears, merged in paste order.
+        # A distinct line first seen after the first MAX_HITS of them cannot be among the
+        # first MAX_HITS lines, so the search stops there too.
+        rows: list[int] = []
+        pos = self._haystack.find(keyword)
+        while pos != -1 and len(rows) < MAX_HITS:
+            row = bisect_right(self._starts, pos) - 1
+            rows.append(row)
+            end = self._haystack.find("\n", pos)
+            if end == -1:
+                break
+            pos = self._haystack.find(keyword, end + 1)
+        if any(len(self._places[row]) > 1 for row in rows):
+            # a line appears more than once: its places merged back into paste order
+            order = heapq.merge(*(self._each_place(row) for row in rows))
+            placed: Iterable[tuple[int, int]] = islice(order, MAX_HITS)
+        else:
+            placed = ((self._places[row][0], row) for row in rows)
+        text, lengths = self._text, self._lengths
+        return [(start, text[start : start + lengths[row]]) for start, row in placed]
+
+    def _each_place(self, row: int) -> Iterator[tuple[int, int]]:
+        return ((start, row) for start in self._places[row])
+
+    def _absent(self, keyword: str) -> bool:
+        """Whether a word the keyword holds is not in the haystack (so neither is the keyword)."""
+        for anchor in _ANCHORS:
+            if anchor in keyword:
+                if anchor not in self._anchors:
+                    self._anchors[anchor] = anchor in self._haystack
+                if not self._anchors[anchor]:
+                    return True
+        return False
+
+
+def _sample(lower: str) -> str:
+    middle = len(lower) // 2
+    return lower[:_SAMPLE] + lower[middle : middle + _SAMPLE] + lower[-_SAMPLE:]
+
+
+def _pivots(keywords: tuple[str, ...], counts: Counter[str]) -> tuple[tuple[str, int], ...]:
+    """(keyword, index of its pivot character) for each keyword: a few characters, rare in the
+    sample, that every keyword holds one of (greedy weighted cover: the character holding the
+    most keywords left per occurrence in the sample, until each keyword holds a chosen one)."""
+    left = set(keywords)
+    chosen: set[str] = set()
+    while left:
+        holding = Counter(ch for word in left for ch in set(word))
+        best = max(holding, key=lambda ch: (holding[ch] / (counts[ch] + 1), ch))
+        chosen.add(best)
+        left = {word for word in left if best not in word}
+    out = []
+    for word in keywords:
+        pivot = min((ch for ch in set(word) if ch in chosen), key=lambda ch: (counts[ch], ch))
+        out.append((word, word.index(pivot)))
+    return tuple(out)
+
+
+@lru_cache(maxsize=8)  # a paste of the same kind picks the same pivots
+def _pattern(pivots: tuple[tuple[str, int], ...]) -> re.Pattern[str]:
+    """Any keyword, matched from its pivot: the rest of it, then what comes before the pivot by
+    a lookbehind over the whole keyword (its prefix, then any character as many times as the
+    pivot and the rest took), then to the end of its line: one match per line holding any."""
+    by_pivot: dict[str, list[str]] = {}
+    for word, at in pivots:
+        rest = re.escape(word[at + 1 :])
+        if at:
+            rest += f"(?<={re.escape(word[:at])}.{{{len(word) - at}}})"
+        by_pivot.setdefault(word[at], []).append(rest)
+    branches = (
+        re.escape(ch) + "(?:" + "|".join(sorted(rests)) + ")" for ch, rests in by_pivot.items()
+    )
+    return re.compile("(?:" + "|".join(branches) + ")[^\n]*")
