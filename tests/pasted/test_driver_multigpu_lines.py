@@ -140,6 +140,12 @@ CASES = [
         "modprobe: ERROR: could not insert 'i2c_nvidia_gpu': No such device",
     ),
     (
+        "secure-boot-rejected",
+        "-> Kernel module load error: Required key not available",
+        ("Secure Boot is on", "mokutil --import"),
+        "modprobe: ERROR: could not insert 'px1800kbd': Key was rejected by service",
+    ),
+    (
         "nccl-cuda-failure",
         "node1:1234:1234 [0] enqueue.cc:1556 NCCL WARN Cuda failure 209 'no kernel image is "
         "available for execution on the device'",
