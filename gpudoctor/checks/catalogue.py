@@ -299,9 +299,13 @@ _ENTRIES = (
        "Install a build whose arch list has the GPU (the finding names one), e.g. a cu128+ "
        "torch for Blackwell."),
     _E("framework-cpu-only", "software", "CPU-only framework build on a GPU host",
-       "ok, error, n/a, unknown",
+       "ok, info, warn, error, n/a, unknown",
        "The installed framework is a CPU-only build (torch +cpu, tensorflow-cpu), or a ROCm "
-       "build (torch +rocm) on a host with NVIDIA GPUs only: it will never use them.",
+       "build (torch +rocm) on a host with NVIDIA GPUs only: it will never use them. Warn "
+       "where a pasted report does not show the build's CUDA but the build is probably PyPI's "
+       "CPU-only one (an aarch64 host that is no Jetson, a version without a +cuXYZ tag, of a "
+       "release whose PyPI aarch64 wheel carries no CUDA); info for TensorFlow on native "
+       "Windows where the report shows no GPU.",
        "Reinstall the CUDA build (the pip command is in the finding)."),
     _E("framework-cudnn", "software", "cuDNN accepted by the framework",
        "ok, warn, error, n/a, unknown",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.jetson import host_mounted_library, jetson_install
+from gpudoctor.checks.jetson import host_mounted_library, jetson_install, jetson_release
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
 from gpudoctor.findings import ERROR, INFO, OK, WARN, Finding
@@ -102,6 +102,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             or _within_capability_range(known.code, values, facts)
             or _no_gpu_set_up(known.code, facts, report)
             or _mig_devices_advertised(known.code, facts)
+            or _jetson_without_smi(known.code, facts)
         )
         if notice is not None:
             out.append(
@@ -184,6 +185,25 @@ def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
     return (
         f"the report names {named} and no NVIDIA GPU or driver: on a host without an NVIDIA "
         "GPU there is no NVIDIA driver or libcuda, and the line is expected"
+    )
+
+
+def _jetson_without_smi(code: str, facts: HostFacts) -> str | None:
+    """nvidia-smi missing on a Jetson of L4T R35 or older (JetPack 5 and before): NVML and the
+    tools built on it are not part of those L4T releases (L4T R36, JetPack 6, ships an
+    nvidia-smi for the integrated GPU), so the line is expected there."""
+    if code != "nvidia-smi-not-found":
+        return None
+    release = jetson_release(facts)
+    if release is None:
+        return None
+    major = release.split(".")[0]
+    if not major.isdecimal() or int(major) > 35:
+        return None
+    return (
+        f"the report is from a Jetson on L4T {release}: nvidia-smi is not part of L4T R35 and "
+        "older (JetPack 5 and before), so the line is expected; tegrastats or jtop show the "
+        "integrated GPU"
     )
 
 

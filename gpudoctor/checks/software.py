@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from gpudoctor import framework_names, versions
 from gpudoctor.checks.base import Intent, finding, group_by_gpu
 from gpudoctor.checks.cudnn import judge_cudnn
+from gpudoctor.checks.jetson import jetson_release
 from gpudoctor.checks.suggest import (
     host_driver_tier,
     install_for_host,
@@ -361,6 +362,18 @@ def _cpu_only(  # noqa: PLR0911 (one verdict per kind of build)
     if windows is not None:
         return windows
     if fw.cpu_only is None:
+        probable = _aarch64_probable(facts, matrix, fw)
+        if probable:
+            wants_gpu = has_gpu(facts) or bool(facts.report and "cuda" in facts.report.named)
+            return finding(
+                code,
+                WARN if wants_gpu else UNKNOWN,
+                f"{fw.label} is probably a CPU-only build",
+                detail=probable,
+                fix=_gpu_build_fix(facts, matrix, fw, probable),
+                evidence=[*ev, ("machine", facts.platform.machine)],
+                subject=subject,
+            )
         return finding(
             code,
             UNKNOWN,
@@ -435,6 +448,33 @@ def _gpu_build_fix(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, trap: s
             alt or f"pip install 'tensorflow[and-cuda]=={versions.public(fw.version)}'"
         )
     return "pip install -U 'jax[cuda12]'"
+
+
+# What prints the CUDA a framework build was made with (None: a CPU-only build).
+_BUILD_CUDA = {
+    "torch": "`python -c 'import torch; print(torch.version.cuda)'`",
+    "tensorflow": "`python -c 'import tensorflow as tf; print(tf.sysconfig.get_build_info())'`",
+}
+
+
+def _aarch64_probable(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> str:
+    """Why a build whose CUDA the report does not show is probably PyPI's CPU-only one: an
+    aarch64 host that is no Jetson, a version without a local tag (download.pytorch.org's CUDA
+    wheels carry "+cu128", NVIDIA's container builds "+<commit>.nv24.10") and no CUDA library
+    wheel beside it, of a release whose PyPI aarch64 wheel carries no CUDA. "" otherwise: a
+    conda-forge or source build stays possible, so this is a warning, not a verdict."""
+    if facts.platform.machine != "aarch64" or jetson_release(facts) is not None:
+        return ""
+    if versions.public(fw.version) != fw.version or fw.cudnn or fw.bundled or fw.hip:
+        return ""
+    trap = _aarch64_trap(facts, matrix, fw)
+    if not trap:
+        return ""
+    return (
+        f"{trap}; the report does not show the build's CUDA, and a version without a +cuXYZ "
+        "tag on aarch64 is PyPI's build unless it came from conda-forge or a source build "
+        f"({_BUILD_CUDA.get(fw.name, 'the framework')} settles it)"
+    )
 
 
 def _aarch64_trap(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> str:

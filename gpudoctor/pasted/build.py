@@ -51,7 +51,7 @@ def build(
     frameworks = tuple(f for f in (_torch(draft), _tensorflow(draft)) if f is not None)
     facts = HostFacts(
         tool_version=__version__,
-        platform=PlatformFacts(**draft.platform),
+        platform=PlatformFacts(**_with_grace_machine(draft.platform, gpus)),
         kernel=KernelFacts(
             **{
                 **draft.kernel,
@@ -196,6 +196,20 @@ def compute_capability_for(name: str, architectures: Sequence[Architecture]) -> 
         return None
     found = best[max(best)]
     return next(iter(found)) if len(found) == 1 else None
+
+
+# The superchips and the DGX Spark pair their GPU with an Arm CPU (Grace; the GB10 with Arm
+# cores too), so a report naming one is from an aarch64 host even when it does not say so:
+# https://www.nvidia.com/en-us/data-center/grace-hopper-superchip/
+_GRACE_GPU = re.compile(r"\b(?:GH200|GB200|GB300|GB10)\b", re.IGNORECASE)
+
+
+def _with_grace_machine(platform: dict[str, Any], gpus: tuple[GpuFacts, ...]) -> dict[str, Any]:
+    """The platform's facts, with the machine aarch64 when it is unknown and a GPU is one of a
+    Grace superchip's (what the report states is kept)."""
+    if platform.get("machine") or not any(_GRACE_GPU.search(g.name or "") for g in gpus):
+        return platform
+    return {**platform, "machine": "aarch64"}
 
 
 def _public(version: str) -> tuple[str, str]:

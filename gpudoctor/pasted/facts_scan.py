@@ -29,6 +29,7 @@ from gpudoctor import cri_config, versions
 from gpudoctor.cuda_wheels import LIBRARY_FILE
 from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
+from gpudoctor.matrix.platforms import machine_of
 from gpudoctor.pasted import host_tools, pairs
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import FACTS_HEAD, KeywordLines, ascii_lower, iter_lines
@@ -137,21 +138,46 @@ def _nccl(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _wheel_file(m: re.Match[str], d: Draft) -> bool:
+    """A framework's wheel file name as pip prints it: its version (with the local tag, "+cu124"
+    written "%2B" in a URL) and the machine pip runs on."""
+    if "not a supported wheel" in m.string.lower():
+        return False  # pip refusing it: the wheel is for another machine than this one
+    version = m.group("v") + (f"+{m.group('local')}" if m.group("local") else "")
+    if not _put_package(m.group("name").lower(), version, d):
+        return False
+    put(d.platform, "machine", m.group("machine").lower())
+    return True
+
+
+def _docker_host_platform(m: re.Match[str], d: Draft) -> bool:
+    """ "The requested image's platform (linux/amd64) does not match the detected host platform
+    (linux/arm64/v8)": the machine Docker runs on."""
+    machine = machine_of(m.group("host"))
+    if machine is None:
+        return False
+    put(d.platform, "machine", machine)
+    return True
+
+
 def _package(name: str) -> Handler:
     name = name.replace("_", "-")  # "flash_attn" as imported is the flash-attn distribution
 
     def handle(m: re.Match[str], d: Draft) -> bool:
-        if name == "torch" and d.torch.get("version"):
-            return False  # collect_env already named the installed torch
-        version = m.group("v")
-        try:
-            versions.pep440(version)
-        except ValueError:
-            return False
-        d.packages.setdefault(name, version)
-        return True
+        return _put_package(name, m.group("v"), d)
 
     return handle
+
+
+def _put_package(name: str, version: str, d: Draft) -> bool:
+    if name == "torch" and d.torch.get("version"):
+        return False  # collect_env already named the installed torch
+    try:
+        versions.pep440(version)
+    except ValueError:
+        return False
+    d.packages.setdefault(name, version)
+    return True
 
 
 def _visible(m: re.Match[str], d: Draft) -> bool:
@@ -562,6 +588,13 @@ def _build_named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
+def _tegrastats(m: re.Match[str], d: Draft) -> bool:
+    """A tegrastats line: only a Jetson prints it, so the host is one (and aarch64)."""
+    put(d.platform, "machine", "aarch64")
+    _jetson_named(m, d)
+    return True
+
+
 def _jetson_named(m: re.Match[str], d: Draft) -> bool:
     """A Jetson named in prose: JetPack, a Jetson module, L4T, a "-tegra" kernel."""
     d.named.append(("jetson", d.scan_line))
@@ -670,6 +703,26 @@ _RULES: tuple[_Rule, ...] = (
             r"(?!\w|\.\w)"
         ),
         _package("torch"),
+    ),
+    # Docker's warning names the host's platform as it detected it
+    _Rule(
+        "detected host platform",
+        _rx(
+            r"does not match the detected host platform \((?P<host>linux/(?:amd64|arm64)(?:/v8)?)"
+            r"\)"
+        ),
+        _docker_host_platform,
+    ),
+    # pip's "Downloading torch-2.4.0-cp310-cp310-manylinux2014_aarch64.whl": the release and,
+    # since pip picks the wheel for the machine it runs on, the machine
+    _Rule(
+        ".whl",
+        _rx(
+            r"\b(?P<name>torch|tensorflow)-(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?:(?:\+|%2B)"
+            r"(?P<local>[a-z0-9.]{1,30}))?-cp\d{2,3}-cp\d{2,3}t?-(?:manylinux[a-z0-9_]{0,24}\.)?"
+            r"(?:manylinux[a-z0-9_]{0,20}?|linux)_(?P<machine>aarch64|x86_64)\.whl\b"
+        ),
+        _wheel_file,
     ),
     _Rule(
         "tensorflow",
@@ -1131,6 +1184,12 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("docker", _rx(r"\bdocker (?:buildx )?build\b"), _build_named),
     _Rule("jetpack", _rx(r"\b(?P<name>jetpack)\b"), _jetson_named),
     _Rule("jetson", _rx(r"\b(?P<name>jetson)\b"), _jetson_named),
+    # tegrastats, L4T's load monitor: its GR3D_FREQ field is the Jetson's integrated GPU
+    _Rule(
+        "gr3d_freq",
+        _rx(r"\bRAM \d{1,7}/\d{1,7}MB\b[^\n]{0,400}?\b(?P<name>GR3D_FREQ)\b"),
+        _tegrastats,
+    ),
     _Rule(
         ("tegra", "l4t"),
         _rx(r"\b\d\.\d{1,2}\.\d{1,3}-(?P<name>tegra)\b|\b(?P<l4t>l4t)\b"),

@@ -12,6 +12,7 @@
 - `modinfo nvidia`: "filename: .../nvidia.ko" and, lines below, "version: 550.54.15" (the
   module on disk, which is not necessarily the one loaded).
 - cudnn_version.h's "#define CUDNN_MAJOR 8", "..._MINOR 9", "..._PATCHLEVEL 7".
+- `uname -m` and the machine it printed ("aarch64").
 - An issue form's heading and its value ("### NCCL Version", a blank line, "2.27.7"): given
   back as the line "NCCL Version: 2.27.7", which facts_scan reads with its one-line rules.
 
@@ -63,6 +64,11 @@ _JETSON_STANZA = re.compile(
     r"^Package: (?P<name>nvidia-jetpack|nvidia-l4t-core)\s{0,4}\n[\s\S]{0,800}?"
     r"^Version: (?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)[-+~]",
     re.MULTILINE,
+)
+# `uname -m` (as a shell prompt's command, a `+ uname -m` trace or alone) and the machine it
+# printed on the next line
+_UNAME_M = re.compile(
+    r"\buname\s{1,4}-m\s{0,4}\n\s{0,4}(?P<m>aarch64|arm64|x86_64)\s{0,4}$", re.MULTILINE
 )
 _HEADING = re.compile(
     r"^#{2,4} {1,2}(?P<label>[A-Za-z][^\n#:]{1,50}?)[ \t]{0,4}\n[ \t\n]{0,20}?"
@@ -118,6 +124,12 @@ def _jetson_stanza(found: re.Match[str], d: Draft) -> int:
     return found.group(0).count("\n") + 1
 
 
+def _uname_m(found: re.Match[str], d: Draft) -> int:
+    machine = found.group("m")
+    d.platform.setdefault("machine", "aarch64" if machine == "arm64" else machine)
+    return 2
+
+
 # (a literal every match holds, the pattern, its reader: the lines it read, 0 for none)
 _PAIRS: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str], Draft], int]], ...] = (
     (">>>", _REPL, _session),
@@ -126,6 +138,7 @@ _PAIRS: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str], Draft], int]]
     ("CUDNN_MAJOR", _CUDNN_DEFINES, _cudnn_header),
     ("Name: ", _PIP_SHOW, _pip_show),
     ("Package: nvidia-", _JETSON_STANZA, _jetson_stanza),
+    ("uname", _UNAME_M, _uname_m),
 )
 
 
