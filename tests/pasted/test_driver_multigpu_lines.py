@@ -112,14 +112,6 @@ CASES = [
         "[   87.412759] nvidia 0000:01:00.0: power state changed by ACPI to D0",
     ),
     (
-        "toolkit-hook-needs-runtime",
-        "stderr: Using requested mode 'cdi'\ninvoking the NVIDIA Container Runtime Hook directly "
-        "(e.g. specifying the docker --gpus flag) is not supported. Please use the NVIDIA "
-        "Container Runtime (e.g. specify the --runtime=nvidia flag) instead.: unknown",
-        ("'csv' mode (Jetson) or 'cdi' mode", "--runtime=nvidia"),
-        "docker run --rm --runtime=nvidia --gpus all ubuntu:24.04 nvidia-smi",
-    ),
-    (
         "nvrm-no-devices-probed",
         "[ 1843.439662] NVRM: The NVIDIA probe routine failed for 1 device(s).\n"
         "[ 1843.439670] NVRM: None of the NVIDIA devices were initialized.",
