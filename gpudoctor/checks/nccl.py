@@ -34,7 +34,7 @@ def active_ports(facts: HostFacts) -> int:
 
 def check_ib_ports(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     ports = facts.multigpu.ib_ports
-    if not facts.multigpu.collected:
+    if not facts.multigpu.collected and not ports:  # a pasted ibstat records only its ports
         return [finding("infiniband-ports", NA, NOT_RECORDED)]
     if not ports:
         return [finding("infiniband-ports", NA, "no InfiniBand or RoCE adapter")]

@@ -302,19 +302,24 @@ def link_error_lines(findings: Sequence[Finding]) -> list[Finding]:
     A line can also be more specific than a finding from the facts (`explains`): an NVRM line
     that names the legacy branch a GPU needs says why the GPU has no driver bound, which the
     PCI facts alone cannot. Then the finding becomes info that names the line, and the error
-    lines that finding predicted are explained by the line too."""
-    errors = [f for f in findings if f.code == "report-error" and f.severity in _PREDICTS]
-    if not errors:
+    lines that finding predicted are explained by the line too. A line can explain another
+    line the same way (its signature code in `explains`): "Open nvidia.ko is only ready for use
+    on Data Center GPUs" says why the RmInitAdapter line after it failed."""
+    if not any(f.code == "report-error" for f in findings):
         return list(findings)
+    errors = [f for f in findings if f.code == "report-error" and f.severity in _PREDICTS]
     from gpudoctor.matrix.signatures import load_signatures  # lazy: known lines only
 
     by_code = load_signatures().by_code
     overridden: dict[int, Finding] = {}  # id of a finding -> the error line that is more specific
-    for error in errors:
-        explains = by_code[error.subject].explains if error.subject in by_code else ()
+    # Any known line may explain (an info line too: "no NVSwitch here" makes the fabric
+    # manager's exit harmless); what it explains is a finding code or another line's signature.
+    for line in (f for f in findings if f.code == "report-error"):
+        explains = by_code[line.subject].explains if line.subject in by_code else ()
         for f in findings:
-            if f.code in explains and f.severity in _PREDICTS:
-                overridden.setdefault(id(f), error)
+            target = f.subject if f.code == "report-error" else f.code
+            if f is not line and target in explains and f.severity in _PREDICTS:
+                overridden.setdefault(id(f), line)
     matched: dict[int, list[Finding]] = {}  # id of a predicting finding -> error lines
     explained: dict[int, list[str]] = {}  # id of an error line -> what explains it
     for error in errors:

@@ -176,12 +176,13 @@ class Signature(Provenance):
             optional=True,
         ),
     )
-    explains: tuple[str, ...] = field(  # finding codes whose verdict the line makes specific
+    explains: tuple[str, ...] = field(  # what the line makes specific: findings, other lines
         default=(),
         metadata=array(
             _CODE,
-            "finding codes whose verdict the line replaces with a more specific cause: that "
-            "finding becomes info and the line's fix applies (`checks/pasted_report.py`)",
+            "finding codes, or codes of other signatures, whose verdict the line replaces with a "
+            "more specific cause: that finding (or line) becomes info and the line's fix applies "
+            "(`checks/pasted_report.py`)",
             optional=True,
         ),
     )

@@ -31,11 +31,12 @@ def _lines(read: Read, matrix: Matrix, text: str, code: str) -> list[Finding]:
             "kernel log",
         ),
         (
-            "CUDA failure 46: CUDA-capable device(s) is/are busy or unavailable",
-            "cudaErrorDevicesUnavailable",
-            "compute mode",
+            "CUDA failure 2: out of memory ; GPU=0 ; hostname=x",
+            "cudaErrorMemoryAllocation",
+            "memory",
         ),
         # an entry before the generic one owns its line
+        ("CUDA failure 46: CUDA-capable device(s) is/are busy or unavailable", "", ""),
         (
             "RuntimeError: CUDA error: no kernel image is available for execution on the device",
             "",
