@@ -80,6 +80,17 @@ def _line_codes(facts: HostFacts) -> list[str]:
             "not currently loaded",
             "dcgm-profiling-unavailable",
         ),
+        # dcgm-exporter without the driver's NVML in its pod
+        (
+            'time=2025-07-11T17:48:10.249Z level=ERROR msg="Cannot init NVML library; err: '
+            'ERROR_LIBRARY_NOT_FOUND"',
+            "dcgm-exporter-no-nvml",
+        ),
+        (
+            'time="2020-07-21T18:49:33Z" level=fatal msg="Error starting nv-hostengine: DCGM '
+            'initialization error"',
+            "dcgm-exporter-no-nvml",
+        ),
     ],
 )
 def test_node_line_is_named(read: Read, line: str, code: str) -> None:
@@ -113,6 +124,13 @@ def test_node_line_is_named(read: Read, line: str, code: str) -> None:
             "Detected non-Tegra platform: /sys/devices/soc0/family file not found",
             "device-plugin-no-nvml",
         ),
+        # NVML found but failing (the cgroup/driver causes of "Unknown Error"), and the
+        # start-up line every healthy exporter prints
+        (
+            'level=ERROR msg="Cannot init NVML library; err: Unknown Error"',
+            "dcgm-exporter-no-nvml",
+        ),
+        ('level=info msg="DCGM successfully initialized!"', "dcgm-exporter-no-nvml"),
     ],
 )
 def test_near_miss_is_not_named(read: Read, line: str, not_code: str) -> None:
