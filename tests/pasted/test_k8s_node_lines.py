@@ -218,3 +218,21 @@ def test_escaped_quotes_of_a_kubelet_line_are_read(read: Read) -> None:
 def test_escaped_quotes_around_another_runtime_are_not_it(read: Read) -> None:
     codes = _line_codes(read(_SMI + _KUBELET.format(name="kata") + "\n"))
     assert "containerd-no-nvidia-runtime" not in codes
+
+
+def test_dockershim_refusing_the_nvidia_runtime_class_is_named(read: Read) -> None:
+    # as the kubelet's event prints it, and with the quotes escaped once more in prose
+    line = (
+        "Warning  FailedCreatePodSandBox  5s  kubelet  Failed to create pod sandbox: rpc "
+        'error: code = Unknown desc = RuntimeHandler "nvidia" not supported'
+    )
+    assert _line_codes(read(line + "\n")) == ["dockershim-runtime-class"]
+    prose = 'It fails. The message "RuntimeHandler \\"nvidia\\" not supported" still keeps.'
+    assert _line_codes(read(prose + "\n")) == ["dockershim-runtime-class"]
+
+
+def test_another_runtime_handler_or_containerd_wording_is_not_dockershim(read: Read) -> None:
+    codes = _line_codes(read(_SMI + 'RuntimeHandler "kata" not supported\n'))
+    assert "dockershim-runtime-class" not in codes
+    codes = _line_codes(read(_KUBELET.format(name="nvidia") + "\n"))
+    assert codes == ["containerd-no-nvidia-runtime"]
