@@ -236,3 +236,47 @@ def test_another_runtime_handler_or_containerd_wording_is_not_dockershim(read: R
     assert "dockershim-runtime-class" not in codes
     codes = _line_codes(read(_KUBELET.format(name="nvidia") + "\n"))
     assert codes == ["containerd-no-nvidia-runtime"]
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        (
+            "E0120 07:09:15.605081       1 main.go:132] error starting plugins: unable to load "
+            "config: unable to validate flags: using MPS requires --mps-root to be specified",
+            "device-plugin-mps-root-missing",
+        ),
+        (
+            "E0423 06:04:56.558122      39 main.go:301] Failed to start plugin: error waiting for "
+            "MPS daemon: error checking MPS daemon health: failed to send command to MPS daemon: "
+            "exit status 1",
+            "device-plugin-mps-daemon-unreachable",
+        ),
+    ],
+)
+def test_mps_sharing_line_is_named(read: Read, line: str, code: str) -> None:
+    assert _line_codes(read(line + "\n")) == [code]
+
+
+@pytest.mark.parametrize(
+    ("line", "not_code"),
+    [
+        # the plugin's healthy MPS start-up and a config that names the root
+        ('    "mpsRoot": "/run/nvidia/mps",', "device-plugin-mps-root-missing"),
+        (
+            "I0423 06:04:56.480927      39 factory.go:104] Detected NVML platform: found NVML "
+            "library",
+            "device-plugin-mps-daemon-unreachable",
+        ),
+        # the control daemon's own start-up line is not the plugin failing to reach it
+        (
+            "[2024-06-10 15:16:40.777 Control 111377] Starting control daemon using socket "
+            "/tmp/nvidia-mps/control",
+            "device-plugin-mps-daemon-unreachable",
+        ),
+    ],
+)
+def test_mps_near_miss_is_not_named(read: Read, line: str, not_code: str) -> None:
+    codes = _line_codes(read(_SMI + line + "\n"))
+    assert "nvidia-smi-no-driver" in codes
+    assert not_code not in codes
