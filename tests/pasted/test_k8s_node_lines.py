@@ -280,3 +280,32 @@ def test_mps_near_miss_is_not_named(read: Read, line: str, not_code: str) -> Non
     codes = _line_codes(read(_SMI + line + "\n"))
     assert "nvidia-smi-no-driver" in codes
     assert not_code not in codes
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "2019/04/05 04:02:20 Could not register device plugin: rpc error: code = Unimplemented "
+        "desc = unknown service v1beta1.Registration",
+        "2018/11/27 03:44:12 Could not register device plugin: context deadline exceeded",
+        "2018/11/27 03:44:13 Could not contact Kubelet, retrying. Did you enable the device "
+        "plugin feature gate?",
+    ],
+)
+def test_kubelet_refusing_the_plugin_registration_is_named(read: Read, line: str) -> None:
+    assert _line_codes(read(line + "\n")) == ["device-plugin-kubelet-registration"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # the healthy registration, and a registration error of another kind
+        "2017/12/08 06:41:45 Registered device plugin with Kubelet",
+        "Could not register device plugin: rpc error: code = Unknown desc = plugin name is "
+        "already registered",
+    ],
+)
+def test_registration_near_miss_is_not_named(read: Read, line: str) -> None:
+    codes = _line_codes(read(_SMI + line + "\n"))
+    assert "nvidia-smi-no-driver" in codes
+    assert "device-plugin-kubelet-registration" not in codes
