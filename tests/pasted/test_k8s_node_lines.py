@@ -309,3 +309,22 @@ def test_registration_near_miss_is_not_named(read: Read, line: str) -> None:
     codes = _line_codes(read(_SMI + line + "\n"))
     assert "nvidia-smi-no-driver" in codes
     assert "device-plugin-kubelet-registration" not in codes
+
+
+def test_device_plugin_reporting_a_lost_gpu_is_named(read: Read) -> None:
+    line = (
+        "Message:        Pod Allocate failed due to device plugin GetPreferredAllocation rpc "
+        "failed with err: rpc error: code = Unknown desc = Unable to retrieve list of available "
+        "devices: error creating nvml.Device 5: nvml: GPU is lost, which is unexpected"
+    )
+    assert _line_codes(read(line + "\n")) == ["device-plugin-gpu-lost"]
+
+
+def test_nvidia_smi_lost_gpu_and_other_nvml_errors_are_not_the_plugin_line(read: Read) -> None:
+    smi = (
+        "Unable to determine the device handle for GPU 0000:C1:00.0: GPU is lost.  Reboot the "
+        "system to recover this GPU"
+    )
+    assert _line_codes(read(smi + "\n")) == ["nvml-gpu-handle"]
+    other = "error creating nvml.Device 5: nvml: Insufficient Permissions"
+    assert "device-plugin-gpu-lost" not in _line_codes(read(_SMI + other + "\n"))
