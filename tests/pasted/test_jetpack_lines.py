@@ -24,6 +24,12 @@ Read = Callable[[str], HostFacts]
         ("ii  nvidia-jetpack  5.1.2-b104  arm64  NVIDIA Jetpack Meta Package\n", None, "5.1.2"),
         ("ii  nvidia-l4t-core  35.4.1-20230801124926  arm64  Core\n", "35.4.1", None),
         ("# R36 (release), REVISION: 3.0, GCID: 36191598, BOARD: generic\n", "36.3.0", None),
+        # prose runs the release on, brackets it, shortens JetPack to JP or drops "L4T"
+        ("jetpack6.2 cuda12.2 now\n", None, "6.2"),
+        ("I may have incompatible host Jetpack (4.6) instead of 4.4\n", None, "4.6"),
+        ("Orin NX 16GB, JP6.0, torch from the jetson index\n", None, "6.0"),
+        ("running r32.6.1 on my Jetson Nano\n", "32.6.1", None),
+        ("AGX Orin flashed with R35.4.1\n", "35.4.1", None),
     ],
 )  # fmt: skip
 def test_releases_are_read(read: Read, text: str, l4t: str | None, jetpack: str | None) -> None:
@@ -39,6 +45,10 @@ def test_releases_are_read(read: Read, text: str, l4t: str | None, jetpack: str 
         "I flashed jetpack 5 on the orin\n",  # no release number
         "see https://developer.nvidia.com/embedded/jetpack-sdk-512\n",  # a page's name
         "ii  nvidia-l4t-core  <none>  arm64\n",
+        "upgraded the server to R35.4.1 yesterday\n",  # a bare release on a line about no Jetson
+        "FROM dustynv/l4t-ml:r32.6.1-py3\n",  # an image's L4T is the container's, not the host's
+        "ship to jp 5.1 on the orin\n",  # "JP" only in capitals
+        "see https://developer.download.nvidia.com/compute/redist/JP/v512/pytorch/ on orin\n",
     ],
 )
 def test_near_misses_are_no_release(read: Read, text: str) -> None:
