@@ -4,8 +4,9 @@ are apps.py's), kernel logs (NVRM module and Xid lines), `uname -a`, `lscpu`, `d
 `nvidia-ctk --version`, `kubectl describe node`, a Dockerfile's FROM line, `conda list`, `lsmod`,
 `dkms status`, `dpkg -l` (the driver packages, `nvidia-l4t-core`, `nvidia-jetpack`), Jetson
 releases (/etc/nv_tegra_release, "JetPack 5.1.2", "JP6.0", "L4T 32.7.1", "r32.6.1" on a line
-naming the Jetson), PyTorch's capability warning, CuPy's show_config (its NVRTC), and the words that say what a text is about (a framework, an
-AMD GPU, a Jetson, an image build: `Draft.named`).
+naming the Jetson), PyTorch's capability warning, CuPy's show_config (its NVRTC), and the
+words that say what a text is about (a framework, an AMD GPU, a Jetson, an image build:
+`Draft.named`).
 
 Each rule is a literal needle (found with str.find, so a 10 MB log costs a few linear scans)
 and a pattern run on the lines that hold it; a fact is written only with the words that say
