@@ -882,7 +882,8 @@ _RULES: tuple[_Rule, ...] = (
         "jetpack",
         _rx(
             # prose runs the release on ("JetPack5.1.2") or brackets it ("JetPack (4.6)")
-            r"\b(?:nvidia-)?jetpack(?::arm64)?[\s_:=(\[-]{0,60}(?:version\s{0,4}[:=]?\s{0,4})?v?"
+            # jetson-stats' environment names it too ("JETSON_JETPACK=4.6")
+            r"(?:\bjetson_|\b)(?:nvidia-)?jetpack(?::arm64)?[\s_:=(\[-]{0,60}(?:version\s{0,4}[:=]?\s{0,4})?v?"
             r"(?P<v>[3-9]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])"
         ),
         _jetpack,
@@ -896,7 +897,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "l4t",
         _rx(
-            r"\bL4T\s{0,4}(?:version\s{0,4}[:=]?\s{0,4})?R?(?P<r>\d{2,3})\.(?P<a>\d{1,3})(?:\.(?P<b>\d{1,3}))?"
+            r"(?:\bjetson_|\b)L4T[\s_]{0,4}(?:version\s{0,4})?[:=]?\s{0,4}R?(?P<r>\d{2,3})\.(?P<a>\d{1,3})(?:\.(?P<b>\d{1,3}))?"
         ),
         _l4t,
     ),

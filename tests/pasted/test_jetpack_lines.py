@@ -30,6 +30,9 @@ Read = Callable[[str], HostFacts]
         ("Orin NX 16GB, JP6.0, torch from the jetson index\n", None, "6.0"),
         ("running r32.6.1 on my Jetson Nano\n", "32.6.1", None),
         ("AGX Orin flashed with R35.4.1\n", "35.4.1", None),
+        # jetson-stats' environment and jetson-containers' start-up line
+        ("JETSON_JETPACK=4.6\nJETSON_L4T=32.6.1\n", "32.6.1", "4.6"),
+        ("-- L4T_VERSION=36.4.7  JETPACK_VERSION=6.2  CUDA_VERSION=12.2\n", "36.4.7", "6.2"),
     ],
 )  # fmt: skip
 def test_releases_are_read(read: Read, text: str, l4t: str | None, jetpack: str | None) -> None:
@@ -48,6 +51,7 @@ def test_releases_are_read(read: Read, text: str, l4t: str | None, jetpack: str 
         "upgraded the server to R35.4.1 yesterday\n",  # a bare release on a line about no Jetson
         "FROM dustynv/l4t-ml:r32.6.1-py3\n",  # an image's L4T is the container's, not the host's
         "ship to jp 5.1 on the orin\n",  # "JP" only in capitals
+        "MY_JETPACK=4.6\n",  # another program's variable
         "see https://developer.download.nvidia.com/compute/redist/JP/v512/pytorch/ on orin\n",
     ],
 )
