@@ -75,3 +75,45 @@ def test_a_pasted_jetpack_gets_its_cuda_judged(read: Read, matrix: Matrix) -> No
     problems = (Severity.ERROR, Severity.WARN, Severity.UNKNOWN)
     alarms = [f.code for f in run.findings if f.area == "driver" and f.severity in problems]
     assert alarms == []
+
+
+def _library_error(read: Read, matrix: Matrix, text: str) -> tuple[str, str]:
+    run = run_checks(read(text), matrix)
+    (error,) = [f for f in run.findings if f.code == "report-error"]
+    return error.detail, error.fix
+
+
+def test_another_jetpacks_cuda_runtime_asks_for_this_jetpacks_build(
+    read: Read, matrix: Matrix
+) -> None:
+    cause, fix = _library_error(
+        read,
+        matrix,
+        "Jetson Nano, Jetpack 4.4 [L4T 32.4.3]\n./uselib: error while loading shared "
+        "libraries: libcudart.so.10.0: cannot open shared object file: No such file or directory\n",
+    )
+    assert "CUDA 10.0's runtime" in cause
+    assert "JetPack 4.4 with CUDA 10.2" in cause
+    assert "build for JetPack 4.4 (CUDA 10.2)" in fix
+    assert "nvidia-*-cu10" not in fix
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the JetPack's own CUDA runtime: not mounted or not installed, not another JetPack's
+        "Jetson Nano, Jetpack 4.4 [L4T 32.4.3]\nImportError: libcudart.so.10.2: cannot open "
+        "shared object file: No such file or directory\n",
+        # CUDA 11 ships libcurand.so.10: a soname other than libcudart's says no CUDA release
+        "Jetson Xavier NX, JetPack 5.1.1\nOSError: libcurand.so.10: cannot open shared object "
+        "file: No such file or directory\n",
+        # no Jetson: the generic cause
+        "Linux-5.15.0-105-generic-x86_64\nImportError: libcudart.so.10.0: cannot open shared "
+        "object file: No such file or directory\n",
+    ],
+)
+def test_other_missing_libraries_keep_the_generic_cause(
+    read: Read, matrix: Matrix, text: str
+) -> None:
+    cause, _ = _library_error(read, matrix, text)
+    assert "another JetPack release" not in cause
