@@ -178,6 +178,46 @@ def host_mounted_library(code: str, lib: str, facts: HostFacts) -> tuple[str, st
     return cause, fix
 
 
+# libcudart's soname names the CUDA release it belongs to: major.minor up to CUDA 10
+# ("libcudart.so.10.2"), the major from CUDA 11 on ("libcudart.so.11.0", "libcudart.so.12").
+# Other libraries' sonames carry their own versions (CUDA 11 ships libcurand.so.10).
+_CUDART_SONAME = re.compile(r"\blibcudart\.so\.(?P<major>\d{1,2})(?:\.(?P<minor>\d{1,2}))?")
+
+
+def jetpack_cuda_library(
+    text: str, code: str, facts: HostFacts, matrix: Matrix
+) -> tuple[str, str] | None:
+    """(cause, fix) of a CUDA runtime (libcudart) of another CUDA release than the JetPack's,
+    missing on a Jetson: its CUDA comes with JetPack and is not swapped by CUDA wheels or
+    another toolkit, so the program was built for another JetPack ("Installing PyTorch for
+    Jetson Platform" lists a build per JetPack). None elsewhere, where the JetPack's CUDA is
+    not known, and where the line names the JetPack's own CUDA (a library not mounted or not
+    installed: the generic cause)."""
+    found = _CUDART_SONAME.search(text)
+    if code != "cuda-library-missing" or found is None or jetson_release(facts) is None:
+        return None
+    row = jetpack_row(facts, matrix)
+    if row is None or row.cuda is None or row.sbsa:
+        return None
+    major, minor = found.group("major"), found.group("minor")
+    wanted = f"{major}.{minor}" if int(major) < 11 and minor else major
+    have = row.cuda if int(major) < 11 else row.cuda.split(".")[0]
+    if _numbers(wanted) == _numbers(have):
+        return None
+    cause = (
+        f"libcudart.so.{found.group(0).split('.so.', 1)[1]} is CUDA {wanted}'s runtime, and "
+        f"this Jetson runs JetPack {row.version} with CUDA {row.cuda}: a Jetson's CUDA comes "
+        "with its JetPack, so the program was built for another JetPack release (CUDA wheels "
+        "from PyPI and other CUDA toolkits are not for a Jetson)"
+    )
+    fix = (
+        f"install the program's build for JetPack {row.version} (CUDA {row.cuda}), as "
+        f"{_JETSON_DOCS} lists them for PyTorch, or build it on this Jetson; or flash the "
+        "JetPack release the program was built for"
+    )
+    return cause, fix
+
+
 def check_jetson_wheels(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     release = jetson_release(facts)
     if release is None:

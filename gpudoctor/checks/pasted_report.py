@@ -18,7 +18,12 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.jetson import host_mounted_library, jetson_install, jetson_release
+from gpudoctor.checks.jetson import (
+    host_mounted_library,
+    jetpack_cuda_library,
+    jetson_install,
+    jetson_release,
+)
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
 from gpudoctor.findings import ERROR, INFO, OK, WARN, Finding
@@ -121,6 +126,9 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         jetson = host_mounted_library(known.code, lib, facts)
         if jetson is not None:
             cause, fix = jetson  # the same line means a missing mount in a JetPack 4 container
+        other = jetpack_cuda_library(error.text, known.code, facts, matrix)
+        if jetson is None and other is not None:
+            cause, fix = other  # a CUDA major no JetPack update brings: another JetPack's build
         out.append(
             finding(
                 "report-error",

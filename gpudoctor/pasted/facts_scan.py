@@ -3,9 +3,10 @@
 are apps.py's), kernel logs (NVRM module and Xid lines), `uname -a`, `lscpu`, `docker version`,
 `nvidia-ctk --version`, `kubectl describe node`, a Dockerfile's FROM line, `conda list`, `lsmod`,
 `dkms status`, `dpkg -l` (the driver packages, `nvidia-l4t-core`, `nvidia-jetpack`), Jetson
-releases (/etc/nv_tegra_release, "JetPack 5.1.2", "L4T 32.7.1"), PyTorch's capability warning,
-CuPy's show_config (its NVRTC), and the words that say what a text is about (a framework, an
-AMD GPU, a Jetson, an image build: `Draft.named`).
+releases (/etc/nv_tegra_release, "JetPack 5.1.2", "JP6.0", "L4T 32.7.1", "r32.6.1" on a line
+naming the Jetson), PyTorch's capability warning, CuPy's show_config (its NVRTC), and the
+words that say what a text is about (a framework, an AMD GPU, a Jetson, an image build:
+`Draft.named`).
 
 Each rule is a literal needle (found with str.find, so a 10 MB log costs a few linear scans)
 and a pattern run on the lines that hold it; a fact is written only with the words that say
@@ -218,6 +219,25 @@ def _l4t(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "l4t_release", f"{m.group('r')}.{m.group('a')}.{m.group('b') or '0'}")
     put(d.platform, "machine", "aarch64")
     return True
+
+
+# The words that say a line is about a Jetson (its module names, its OS, its SDK).
+_JETSON_LINE = _rx(r"\b(?:jetson|jetpack|l4t|tegra|orin|xavier|nano|tx[12]|agx)\b")
+
+
+def _bare_l4t(m: re.Match[str], d: Draft) -> bool:
+    """An L4T release without "L4T" before it ("r32.6 on my Jetson Nano"): read only where the
+    line names the Jetson, so a release number of anything else is not taken for it."""
+    if _JETSON_LINE.search(m.string) is None:
+        return False
+    return _l4t(m, d)
+
+
+def _short_jetpack(m: re.Match[str], d: Draft) -> bool:
+    """ "JP 5.1.2": two letters that mean JetPack only on a line that names the Jetson."""
+    if _JETSON_LINE.search(m.string) is None:
+        return False
+    return _jetpack(m, d)
 
 
 def _jetpack(m: re.Match[str], d: Draft) -> bool:
@@ -861,17 +881,33 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "jetpack",
         _rx(
-            r"\b(?:nvidia-)?jetpack(?::arm64)?[\s_:=-]{1,60}(?:version\s{0,4}[:=]?\s{0,4})?v?"
+            # prose runs the release on ("JetPack5.1.2") or brackets it ("JetPack (4.6)")
+            # jetson-stats' environment names it too ("JETSON_JETPACK=4.6")
+            r"(?:\bjetson_|\b)(?:nvidia-)?jetpack(?::arm64)?[\s_:=(\[-]{0,60}(?:version\s{0,4}[:=]?\s{0,4})?v?"
             r"(?P<v>[3-9]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])"
         ),
         _jetpack,
     ),
     _Rule(
+        "jp",
+        # "JP 5.1.2", "JP6.0": JetPack's short name; not a path or host name ("/jp/v512")
+        re.compile(r"(?<![\w./-])JP\s{0,2}v?(?P<v>[4-7]\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])"),
+        _short_jetpack,
+    ),
+    _Rule(
         "l4t",
         _rx(
-            r"\bL4T\s{0,4}(?:version\s{0,4}[:=]?\s{0,4})?R?(?P<r>\d{2,3})\.(?P<a>\d{1,3})(?:\.(?P<b>\d{1,3}))?"
+            r"(?:\bjetson_|\b)L4T[\s_]{0,4}(?:version\s{0,4})?[:=]?\s{0,4}R?(?P<r>\d{2,3})\.(?P<a>\d{1,3})(?:\.(?P<b>\d{1,3}))?"
         ),
         _l4t,
+    ),
+    _Rule(
+        "r3",
+        # an L4T release written alone ("r32.6", "R35.4.1"), as Jetson users name their host's,
+        # only on a line that names the Jetson; an image tag's ("l4t-base:r32.7.1") is the
+        # container's, not the host's (jetson_image reads it)
+        _rx(r"(?<![\w.:/-])R(?P<r>3[2-9])\.(?P<a>\d{1,2})(?:\.(?P<b>\d{1,2}))?(?![\w.])"),
+        _bare_l4t,
     ),
     _Rule(
         "nvidia",

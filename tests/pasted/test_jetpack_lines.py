@@ -24,6 +24,15 @@ Read = Callable[[str], HostFacts]
         ("ii  nvidia-jetpack  5.1.2-b104  arm64  NVIDIA Jetpack Meta Package\n", None, "5.1.2"),
         ("ii  nvidia-l4t-core  35.4.1-20230801124926  arm64  Core\n", "35.4.1", None),
         ("# R36 (release), REVISION: 3.0, GCID: 36191598, BOARD: generic\n", "36.3.0", None),
+        # prose runs the release on, brackets it, shortens JetPack to JP or drops "L4T"
+        ("jetpack6.2 cuda12.2 now\n", None, "6.2"),
+        ("I may have incompatible host Jetpack (4.6) instead of 4.4\n", None, "4.6"),
+        ("Orin NX 16GB, JP6.0, torch from the jetson index\n", None, "6.0"),
+        ("running r32.6.1 on my Jetson Nano\n", "32.6.1", None),
+        ("AGX Orin flashed with R35.4.1\n", "35.4.1", None),
+        # jetson-stats' environment and jetson-containers' start-up line
+        ("JETSON_JETPACK=4.6\nJETSON_L4T=32.6.1\n", "32.6.1", "4.6"),
+        ("-- L4T_VERSION=36.4.7  JETPACK_VERSION=6.2  CUDA_VERSION=12.2\n", "36.4.7", "6.2"),
     ],
 )  # fmt: skip
 def test_releases_are_read(read: Read, text: str, l4t: str | None, jetpack: str | None) -> None:
@@ -39,6 +48,11 @@ def test_releases_are_read(read: Read, text: str, l4t: str | None, jetpack: str 
         "I flashed jetpack 5 on the orin\n",  # no release number
         "see https://developer.nvidia.com/embedded/jetpack-sdk-512\n",  # a page's name
         "ii  nvidia-l4t-core  <none>  arm64\n",
+        "upgraded the server to R35.4.1 yesterday\n",  # a bare release on a line about no Jetson
+        "FROM dustynv/l4t-ml:r32.6.1-py3\n",  # an image's L4T is the container's, not the host's
+        "ship to jp 5.1 on the orin\n",  # "JP" only in capitals
+        "MY_JETPACK=4.6\n",  # another program's variable
+        "see https://developer.download.nvidia.com/compute/redist/JP/v512/pytorch/ on orin\n",
     ],
 )
 def test_near_misses_are_no_release(read: Read, text: str) -> None:
@@ -61,3 +75,45 @@ def test_a_pasted_jetpack_gets_its_cuda_judged(read: Read, matrix: Matrix) -> No
     problems = (Severity.ERROR, Severity.WARN, Severity.UNKNOWN)
     alarms = [f.code for f in run.findings if f.area == "driver" and f.severity in problems]
     assert alarms == []
+
+
+def _library_error(read: Read, matrix: Matrix, text: str) -> tuple[str, str]:
+    run = run_checks(read(text), matrix)
+    (error,) = [f for f in run.findings if f.code == "report-error"]
+    return error.detail, error.fix
+
+
+def test_another_jetpacks_cuda_runtime_asks_for_this_jetpacks_build(
+    read: Read, matrix: Matrix
+) -> None:
+    cause, fix = _library_error(
+        read,
+        matrix,
+        "Jetson Nano, Jetpack 4.4 [L4T 32.4.3]\n./uselib: error while loading shared "
+        "libraries: libcudart.so.10.0: cannot open shared object file: No such file or directory\n",
+    )
+    assert "CUDA 10.0's runtime" in cause
+    assert "JetPack 4.4 with CUDA 10.2" in cause
+    assert "build for JetPack 4.4 (CUDA 10.2)" in fix
+    assert "nvidia-*-cu10" not in fix
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the JetPack's own CUDA runtime: not mounted or not installed, not another JetPack's
+        "Jetson Nano, Jetpack 4.4 [L4T 32.4.3]\nImportError: libcudart.so.10.2: cannot open "
+        "shared object file: No such file or directory\n",
+        # CUDA 11 ships libcurand.so.10: a soname other than libcudart's says no CUDA release
+        "Jetson Xavier NX, JetPack 5.1.1\nOSError: libcurand.so.10: cannot open shared object "
+        "file: No such file or directory\n",
+        # no Jetson: the generic cause
+        "Linux-5.15.0-105-generic-x86_64\nImportError: libcudart.so.10.0: cannot open shared "
+        "object file: No such file or directory\n",
+    ],
+)
+def test_other_missing_libraries_keep_the_generic_cause(
+    read: Read, matrix: Matrix, text: str
+) -> None:
+    cause, _ = _library_error(read, matrix, text)
+    assert "another JetPack release" not in cause

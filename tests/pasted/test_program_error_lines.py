@@ -407,6 +407,12 @@ CASES = [
         "NvMapMemCacheMaint:1075072524 failed [14]",
     ),
     (
+        "illegal-instruction",
+        ">>> import torch\nIllegal instruction (core dumped)",
+        ("OpenBLAS", "OPENBLAS_CORETYPE=ARMV8"),
+        "RuntimeError: CUDA error: an illegal instruction was encountered",
+    ),
+    (
         "gpu-operator-driver-image-missing",
         'Failed to pull image "nvcr.io/nvidia/driver:460.73.01-ubuntu21.10": rpc error: code = '
         'NotFound desc = failed to pull and unpack image "nvcr.io/nvidia/driver:460.73.01-'
