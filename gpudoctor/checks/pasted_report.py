@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.cudnn import program_without_cudnn
 from gpudoctor.checks.jetson import host_mounted_library, jetson_install, jetson_release
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
@@ -121,6 +122,9 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         jetson = host_mounted_library(known.code, lib, facts)
         if jetson is not None:
             cause, fix = jetson  # the same line means a missing mount in a JetPack 4 container
+        own = program_without_cudnn(known.code, facts)
+        if own is not None:
+            cause, fix = own  # no framework's own cuDNN to fall back to: a path to set
         out.append(
             finding(
                 "report-error",

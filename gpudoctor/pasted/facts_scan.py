@@ -548,7 +548,16 @@ def _xid(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
-_NAMED = {"jaxlib": "jax", "pytorch": "torch"}
+# CTranslate2 and the programs built on it (faster-whisper, whisperX) bring no cuDNN or cuBLAS
+# of their own: named, a cuDNN load failure means a library path to set, not a framework to
+# reinstall (checks/pasted_report.py).
+_NAMED = {
+    "jaxlib": "jax",
+    "pytorch": "torch",
+    "faster-whisper": "ctranslate2",
+    "faster_whisper": "ctranslate2",
+    "whisperx": "ctranslate2",
+}
 
 
 def _named(m: re.Match[str], d: Draft) -> bool:
@@ -1250,6 +1259,11 @@ _RULES: tuple[_Rule, ...] = (
         _jetson_named,
     ),
     _Rule("jax", _rx(r"\b(?P<name>jax(?:lib)?)\b"), _named),
+    _Rule(
+        ("ctranslate2", "whisper"),
+        _rx(r"\b(?P<name>ctranslate2|faster[-_]whisper|whisperx)\b"),
+        _named,
+    ),
     _Rule("torch", _rx(r"\b(?P<name>(?:py)?torch)\b"), _named),
     _Rule("tensorflow", _rx(r"\b(?P<name>tensorflow)\b"), _named),
     _Rule(
