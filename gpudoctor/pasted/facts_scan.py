@@ -4,7 +4,8 @@ are apps.py's), kernel logs (NVRM module and Xid lines), `uname -a`, `lscpu`, `d
 `nvidia-ctk --version`, `kubectl describe node`, a Dockerfile's FROM line, `conda list`, `lsmod`,
 `dkms status`, `dpkg -l` (the driver packages, `nvidia-l4t-core`, `nvidia-jetpack`), Jetson
 releases (/etc/nv_tegra_release, "JetPack 5.1.2", "L4T 32.7.1"), PyTorch's capability warning,
-CuPy's show_config (its NVRTC), and the words that say what a text is about (a framework, an
+CuPy's show_config (its NVRTC), `ldd` and `LD_DEBUG=libs` traces (the files CUDA libraries
+were loaded from), and the words that say what a text is about (a framework, an
 AMD GPU, a Jetson, an image build: `Draft.named`).
 
 Each rule is a literal needle (found with str.find, so a 10 MB log costs a few linear scans)
@@ -589,16 +590,34 @@ _TOOLKIT_FOLDER = re.compile(r"/cuda-(\d{1,2}\.\d{1,2})/")
 def _ldd(m: re.Match[str], d: Draft) -> bool:
     """`ldd` output: a CUDA library a wheel also ships, resolved outside the wheels (a system or
     toolkit copy the loader found first)."""
+    return _resolved(m.group("path"), m.group("soname"), d)
+
+
+def _ld_debug_init(m: re.Match[str], d: Draft) -> bool:
+    """`LD_DEBUG=libs`: "calling init: PATH" names the file the loader loaded (dlopen'ed ones
+    too, which ldd never shows)."""
     path = m.group("path")
+    return _resolved(path, path.rsplit("/", 1)[-1], d)
+
+
+def _resolved(path: str, soname: str, d: Draft) -> bool:
     name = path.rsplit("/", 1)[-1]
-    found = LIBRARY_FILE.match(name) or LIBRARY_FILE.match(m.group("soname"))
+    found = LIBRARY_FILE.match(name) or LIBRARY_FILE.match(soname)
     if found is None or "-packages/" in path:  # a wheel's own copy (site-/dist-packages)
         return False
     lib, version = found.group(1), found.group(2)
     folder = _TOOLKIT_FOLDER.search(path)
     if lib in _TOOLKIT_VERSIONED and folder and (version is None or "." not in version):
         version = folder.group(1)
-    d.ldd_libs.append((lib, path, version))
+    if (lib, path, version) not in d.ldd_libs:
+        d.ldd_libs.append((lib, path, version))
+    return True
+
+
+def _ld_debug_path(m: re.Match[str], d: Draft) -> bool:
+    """`LD_DEBUG=libs`: "search path=A:B  (LD_LIBRARY_PATH)": the loader names the folders it
+    took from LD_LIBRARY_PATH (others are RUNPATH's or the system's)."""
+    _ld_library_path(m, d)
     return True
 
 
@@ -1226,6 +1245,19 @@ _RULES: tuple[_Rule, ...] = (
             r"(?P<path>/[^\s()]{1,300})"
         ),
         _ldd,
+    ),
+    # LD_DEBUG=libs lines start with the process id: "     4242:\tcalling init: /usr/lib/...".
+    _Rule(
+        "calling init: /",
+        _rx(r"^\s{0,12}\d{1,9}:\s{1,8}calling init: (?P<path>/[^\s]{1,300})"),
+        _ld_debug_init,
+    ),
+    _Rule(
+        "(ld_library_path)",
+        _rx(
+            r"^\s{0,12}\d{1,9}:\s{1,8}search path=(?P<v>/[^\s]{1,1000})\s{1,20}\(LD_LIBRARY_PATH\)"
+        ),
+        _ld_debug_path,
     ),
     _Rule(
         "ld_library_path",
