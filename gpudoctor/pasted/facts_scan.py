@@ -1434,6 +1434,9 @@ def gpu_models(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], s
                 # "GeForce RTX 4090" is also written "RTX 4090"; "Tesla T4" also "T4"
                 if len(tokens) > 1 and tokens[0] in ("GEFORCE", "TESLA", "QUADRO", "NVIDIA"):
                     out.setdefault(tokens[1:], set()).add(arch.compute_capability)
+                # and "Nvidia 4090": the vendor before the bare number (never the number alone)
+                if len(tokens) > 2 and tokens[0] == "GEFORCE" and tokens[1] in ("RTX", "GTX"):
+                    out.setdefault(("NVIDIA", *tokens[2:]), set()).add(arch.compute_capability)
                 # "RTX A6000" is also written "A6000" (a lettered model, never a bare number)
                 if len(tokens) == 2 and tokens[0] == "RTX" and tokens[1][:1].isalpha():
                     out.setdefault(tokens[1:], set()).add(arch.compute_capability)
