@@ -668,7 +668,11 @@ def _next_gpu_index(d: Draft, name: str) -> int:
 _RULES: tuple[_Rule, ...] = (
     _Rule(
         "driver",
-        _rx(rf"\bdriver(?: version)?\s{{0,4}}[:=]?\s{{0,4}}(?:nvidia\s{{1,4}})?v?(?P<v>{_VER3})\b"),
+        # "Driver==515.86.01" in a list written like pip's, "driver: `550.54.15`" in markdown
+        _rx(
+            rf"\bdriver(?: version)?\s{{0,4}}[:=]{{0,2}}\s{{0,4}}(?:nvidia\s{{1,4}})?`?v?"
+            rf"(?P<v>{_VER3})\b"
+        ),
         _driver,
     ),
     _Rule("nvidia", _rx(rf"\bnvidia(?:[- ]driver)?[- ](?P<v>{_VER3})\b"), _driver),
@@ -779,7 +783,7 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             # an issue template's "(e.g., 1.0)" may follow the name
             r"\b(?:py)?torch(?: version)?(?: is)?(?:\s{0,2}\([^()\n]{1,40}\))?"
-            r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?"
+            r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}`?v?"  # markdown quotes the version: `2.9.0+cu130`
             r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\+[\w.]{0,39}\w)?)"
             r"(?!\w|\.\w)"
         ),
