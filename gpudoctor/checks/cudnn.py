@@ -119,3 +119,40 @@ def _tf_fix(matrix: Matrix, fw: FrameworkFacts, expected: str) -> str:
     if build is None or build.cuda_from == "system":
         return text  # a release that loads the host's cuDNN: reinstalling it brings none
     return f"{text}, or: {for_build(build, build.index_url)}"
+
+
+# The cuDNN load-failure lines whose shipped fix assumes a framework that brings its own cuDNN
+# (torch's nvidia-cudnn wheel): drop LD_LIBRARY_PATH or reinstall the framework.
+_LOAD_FAILURES = frozenset({"cudnn-load-failed", "cudnn-library-missing"})
+# Programs that bring no cuDNN of their own and load whatever the loader finds (the words
+# pasted/facts_scan.py records when a paste names CTranslate2, faster-whisper or whisperX).
+_BRING_NO_CUDNN = ("ctranslate2",)
+
+
+def program_without_cudnn(code: str, facts: HostFacts) -> tuple[str, str] | None:
+    """(cause, fix) of a cuDNN library that a program bringing no cuDNN of its own could not
+    load; None for other lines or where the report names no such program. faster-whisper's
+    README (https://github.com/SYSTRAN/faster-whisper, "GPU") asks for cuDNN installed apart
+    and, for the pip wheels, their lib folder on LD_LIBRARY_PATH."""
+    report = facts.report
+    if code not in _LOAD_FAILURES or report is None:
+        return None
+    program = next((p for p in _BRING_NO_CUDNN if p in report.named), None)
+    if program is None:
+        return None
+    cause = (
+        "the program is CTranslate2 (under faster-whisper, whisperX and the like), which brings "
+        "no cuDNN of its own: it loads the cuDNN the loader finds on the library path, and found "
+        "none of the major its build needs (not installed, or installed in a folder the loader "
+        "does not search, such as the nvidia-cudnn wheel's); reinstalling a framework does not "
+        "change that"
+    )
+    fix = (
+        "install the cuDNN major the CTranslate2 release was built for (its nvidia-cudnn-cu* "
+        "wheel, or the distribution's cuDNN package) and put the folder holding all its "
+        "libraries on the library path: `export LD_LIBRARY_PATH=$(python3 -c 'import os, "
+        "nvidia.cudnn.lib; print(os.path.dirname(nvidia.cudnn.lib.__file__))'):$LD_LIBRARY_PATH` "
+        "(its bin folder on PATH on Windows); or install a CTranslate2 release built for the "
+        "cuDNN you have"
+    )
+    return cause, fix

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.cudnn import program_without_cudnn
 from gpudoctor.checks.jetson import (
     host_mounted_library,
     jetpack_cuda_library,
@@ -129,6 +130,9 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         other = jetpack_cuda_library(error.text, known.code, facts, matrix)
         if jetson is None and other is not None:
             cause, fix = other  # a CUDA major no JetPack update brings: another JetPack's build
+        own = program_without_cudnn(known.code, facts)
+        if own is not None:
+            cause, fix = own  # no framework's own cuDNN to fall back to: a path to set
         out.append(
             finding(
                 "report-error",

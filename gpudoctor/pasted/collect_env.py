@@ -16,7 +16,9 @@ from gpudoctor.pasted.scan import line_starts_with
 NAME = "collect_env"
 DESCRIPTION = "`python -m torch.utils.collect_env`"
 # torch 2.8+ (and vLLM's copy) align the keys: "PyTorch version              : 2.7.0+cu126".
-_START = re.compile(r"PyTorch version[ \t]{0,40}:")
+# Copied by hand (from a rendered issue page or a spreadsheet) the colon may be gone, the key
+# and value split by a tab or spaces: "PyTorch version\t2.1.0+cu121", "PyTorch version 2.1.0".
+_START = re.compile(r"PyTorch version(?:[ \t]{0,40}:|\t|[ \t]{1,40}\d)")
 
 
 def starts(text: str) -> list[int]:
@@ -27,16 +29,27 @@ _KEY = re.compile(r"^([A-Za-z][A-Za-z _/()-]{1,60}?):[ \t]*(.*)$")
 _GPU = re.compile(r"^GPU (\d+): (.+?)(?: \(UUID: [^)]*\))?$")
 _PLATFORM = re.compile(r"^Linux-(\S+?)-(x86_64|aarch64|ppc64le|s390x)-with")
 _CUDNN_FILE = re.compile(r"^(?:[A-Za-z]:\\|/)\S*cudnn\S*$")
+# The keys collect_env prints, for the colon-less copy: only these split a line into key and
+# value there, so that prose or a library line is not taken for a key.
+_BARE_KEYS = (
+    "pytorch version|is debug build|cuda used to build pytorch|rocm used to build pytorch|os|"
+    "gcc version|clang version|cmake version|libc version|python version|python platform|"
+    "is cuda available|cuda runtime version|cuda_module_loading set to|"
+    "gpu models and configuration|nvidia driver version|cudnn version|hip runtime version|"
+    "miopen runtime version|is xnnpack available"
+)
+_BARE_KEY = re.compile(rf"^({_BARE_KEYS})(?:[ \t]*:|\t|[ \t]{{1,40}}(?=\S))[ \t]*(.*)$", re.I)
 _MAX_LINES = 600  # the longest real output (lscpu flags, many libraries) is under 300 lines
 
 
 def parse(block: str, draft: Draft) -> None:
     draft.section(NAME)
     lines = block.splitlines()[:_MAX_LINES]
+    keyed = _KEY if lines and ":" in lines[0] else _BARE_KEY
     key = ""
     for raw in lines:
         line = raw.strip()
-        found = _KEY.match(line) if len(line) < 2000 else None
+        found = keyed.match(line) if len(line) < 2000 else None
         if found and not _GPU.match(line) and not _CUDNN_FILE.match(line):
             key, value = found.group(1).strip().lower(), found.group(2).strip()
             _value(key, value, draft)

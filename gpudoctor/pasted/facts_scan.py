@@ -4,9 +4,9 @@ are apps.py's), kernel logs (NVRM module and Xid lines), `uname -a`, `lscpu`, `d
 `nvidia-ctk --version`, `kubectl describe node`, a Dockerfile's FROM line, `conda list`, `lsmod`,
 `dkms status`, `dpkg -l` (the driver packages, `nvidia-l4t-core`, `nvidia-jetpack`), Jetson
 releases (/etc/nv_tegra_release, "JetPack 5.1.2", "JP6.0", "L4T 32.7.1", "r32.6.1" on a line
-naming the Jetson), PyTorch's capability warning, CuPy's show_config (its NVRTC), and the
-words that say what a text is about (a framework, an AMD GPU, a Jetson, an image build:
-`Draft.named`).
+naming the Jetson), PyTorch's capability warning, CuPy's show_config (its NVRTC), `ldd` and
+`LD_DEBUG=libs` traces (the files CUDA libraries were loaded from), and the words that say what
+a text is about (a framework, an AMD GPU, a Jetson, an image build: `Draft.named`).
 
 Each rule is a literal needle (found with str.find, so a 10 MB log costs a few linear scans)
 and a pattern run on the lines that hold it; a fact is written only with the words that say
@@ -568,7 +568,16 @@ def _xid(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
-_NAMED = {"jaxlib": "jax", "pytorch": "torch"}
+# CTranslate2 and the programs built on it (faster-whisper, whisperX) bring no cuDNN or cuBLAS
+# of their own: named, a cuDNN load failure means a library path to set, not a framework to
+# reinstall (checks/pasted_report.py).
+_NAMED = {
+    "jaxlib": "jax",
+    "pytorch": "torch",
+    "faster-whisper": "ctranslate2",
+    "faster_whisper": "ctranslate2",
+    "whisperx": "ctranslate2",
+}
 
 
 def _named(m: re.Match[str], d: Draft) -> bool:
@@ -600,16 +609,34 @@ _TOOLKIT_FOLDER = re.compile(r"/cuda-(\d{1,2}\.\d{1,2})/")
 def _ldd(m: re.Match[str], d: Draft) -> bool:
     """`ldd` output: a CUDA library a wheel also ships, resolved outside the wheels (a system or
     toolkit copy the loader found first)."""
+    return _resolved(m.group("path"), m.group("soname"), d)
+
+
+def _ld_debug_init(m: re.Match[str], d: Draft) -> bool:
+    """`LD_DEBUG=libs`: "calling init: PATH" names the file the loader loaded (dlopen'ed ones
+    too, which ldd never shows)."""
     path = m.group("path")
+    return _resolved(path, path.rsplit("/", 1)[-1], d)
+
+
+def _resolved(path: str, soname: str, d: Draft) -> bool:
     name = path.rsplit("/", 1)[-1]
-    found = LIBRARY_FILE.match(name) or LIBRARY_FILE.match(m.group("soname"))
+    found = LIBRARY_FILE.match(name) or LIBRARY_FILE.match(soname)
     if found is None or "-packages/" in path:  # a wheel's own copy (site-/dist-packages)
         return False
     lib, version = found.group(1), found.group(2)
     folder = _TOOLKIT_FOLDER.search(path)
     if lib in _TOOLKIT_VERSIONED and folder and (version is None or "." not in version):
         version = folder.group(1)
-    d.ldd_libs.append((lib, path, version))
+    if (lib, path, version) not in d.ldd_libs:
+        d.ldd_libs.append((lib, path, version))
+    return True
+
+
+def _ld_debug_path(m: re.Match[str], d: Draft) -> bool:
+    """`LD_DEBUG=libs`: "search path=A:B  (LD_LIBRARY_PATH)": the loader names the folders it
+    took from LD_LIBRARY_PATH (others are RUNPATH's or the system's)."""
+    _ld_library_path(m, d)
     return True
 
 
@@ -660,7 +687,11 @@ def _next_gpu_index(d: Draft, name: str) -> int:
 _RULES: tuple[_Rule, ...] = (
     _Rule(
         "driver",
-        _rx(rf"\bdriver(?: version)?\s{{0,4}}[:=]?\s{{0,4}}(?:nvidia\s{{1,4}})?v?(?P<v>{_VER3})\b"),
+        # "Driver==515.86.01" in a list written like pip's, "driver: `550.54.15`" in markdown
+        _rx(
+            rf"\bdriver(?: version)?\s{{0,4}}[:=]{{0,2}}\s{{0,4}}(?:nvidia\s{{1,4}})?`?v?"
+            rf"(?P<v>{_VER3})\b"
+        ),
         _driver,
     ),
     _Rule("nvidia", _rx(rf"\bnvidia(?:[- ]driver)?[- ](?P<v>{_VER3})\b"), _driver),
@@ -771,7 +802,7 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             # an issue template's "(e.g., 1.0)" may follow the name
             r"\b(?:py)?torch(?: version)?(?: is)?(?:\s{0,2}\([^()\n]{1,40}\))?"
-            r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?"
+            r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}`?v?"  # markdown quotes the version: `2.9.0+cu130`
             r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\+[\w.]{0,39}\w)?)"
             r"(?!\w|\.\w)"
         ),
@@ -1254,6 +1285,19 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _ldd,
     ),
+    # LD_DEBUG=libs lines start with the process id: "     4242:\tcalling init: /usr/lib/...".
+    _Rule(
+        "calling init: /",
+        _rx(r"^\s{0,12}\d{1,9}:\s{1,8}calling init: (?P<path>/[^\s]{1,300})"),
+        _ld_debug_init,
+    ),
+    _Rule(
+        "(ld_library_path)",
+        _rx(
+            r"^\s{0,12}\d{1,9}:\s{1,8}search path=(?P<v>/[^\s]{1,1000})\s{1,20}\(LD_LIBRARY_PATH\)"
+        ),
+        _ld_debug_path,
+    ),
     _Rule(
         "ld_library_path",
         _rx(r"\bLD_LIBRARY_PATH\s{0,2}[=:]\s{0,2}[\"']?(?P<v>/[^\s\"';]{1,1000})"),
@@ -1286,6 +1330,11 @@ _RULES: tuple[_Rule, ...] = (
         _jetson_named,
     ),
     _Rule("jax", _rx(r"\b(?P<name>jax(?:lib)?)\b"), _named),
+    _Rule(
+        ("ctranslate2", "whisper"),
+        _rx(r"\b(?P<name>ctranslate2|faster[-_]whisper|whisperx)\b"),
+        _named,
+    ),
     _Rule("torch", _rx(r"\b(?P<name>(?:py)?torch)\b"), _named),
     _Rule("tensorflow", _rx(r"\b(?P<name>tensorflow)\b"), _named),
     _Rule(
@@ -1424,6 +1473,9 @@ def gpu_models(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], s
                 # "GeForce RTX 4090" is also written "RTX 4090"; "Tesla T4" also "T4"
                 if len(tokens) > 1 and tokens[0] in ("GEFORCE", "TESLA", "QUADRO", "NVIDIA"):
                     out.setdefault(tokens[1:], set()).add(arch.compute_capability)
+                # and "Nvidia 4090": the vendor before the bare number (never the number alone)
+                if len(tokens) > 2 and tokens[0] == "GEFORCE" and tokens[1] in ("RTX", "GTX"):
+                    out.setdefault(("NVIDIA", *tokens[2:]), set()).add(arch.compute_capability)
                 # "RTX A6000" is also written "A6000" (a lettered model, never a bare number)
                 if len(tokens) == 2 and tokens[0] == "RTX" and tokens[1][:1].isalpha():
                     out.setdefault(tokens[1:], set()).add(arch.compute_capability)
