@@ -12,22 +12,11 @@ import pytest
 from gpudoctor.checks import run_checks
 from gpudoctor.errors import FactsError
 from gpudoctor.facts import HostFacts
-from gpudoctor.findings import Finding, Severity
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
+from tests.support.pasted_findings import error_lines, findings_of, warn_or_error
 
 Read = Callable[[str], HostFacts]
-
-
-def _findings(read: Read, matrix: Matrix, text: str) -> list[Finding]:
-    return list(run_checks(read(text), matrix).findings)
-
-
-def _lines(findings: list[Finding], code: str) -> list[Finding]:
-    return [f for f in findings if f.code == "report-error" and ("error", code) in f.evidence]
-
-
-def _bad(findings: list[Finding]) -> list[tuple[str, str]]:
-    return [(f.code, f.title) for f in findings if f.severity in (Severity.WARN, Severity.ERROR)]
 
 
 def test_torch_cudnn_plan_skipped_is_a_notice(read: Read, matrix: Matrix) -> None:
@@ -38,17 +27,17 @@ def test_torch_cudnn_plan_skipped_is_a_notice(read: Read, matrix: Matrix) -> Non
         "../aten/src/ATen/native/cudnn/Conv_v8.cpp:919.)\n"
         "  return F.conv2d(input, weight, bias, self.stride,\n"
     )
-    findings = _findings(read, matrix, text)
-    (found,) = _lines(findings, "torch-cudnn-plan-skipped")
+    findings = findings_of(read, matrix, text)
+    (found,) = error_lines(findings, "torch-cudnn-plan-skipped")
     assert found.severity is Severity.INFO
     assert "CUDNN_STATUS_NOT_SUPPORTED" in found.detail
-    assert not _lines(findings, "cudnn-status")
-    assert _bad(findings) == []
+    assert not error_lines(findings, "cudnn-status")
+    assert warn_or_error(findings) == []
     # A cuDNN call that failed outright is still the library fault it says.
     failed = "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n"
-    (error,) = _lines(_findings(read, matrix, failed), "cudnn-status")
+    (error,) = error_lines(findings_of(read, matrix, failed), "cudnn-status")
     assert error.severity in (Severity.WARN, Severity.ERROR)
-    assert not _lines(_findings(read, matrix, failed), "torch-cudnn-plan-skipped")
+    assert not error_lines(findings_of(read, matrix, failed), "torch-cudnn-plan-skipped")
 
 
 def test_dcgm_exporter_skipping_dcp_metrics_is_a_notice(read: Read, matrix: Matrix) -> None:
@@ -60,17 +49,17 @@ def test_dcgm_exporter_skipping_dcp_metrics_is_a_notice(read: Read, matrix: Matr
         'time="2023-05-02T08:00:01Z" level=warning msg="Skipping line 19 '
         "('DCGM_FI_PROF_GR_ENGINE_ACTIVE'): DCP metrics not enabled\"\n"
     )
-    findings = _findings(read, matrix, text)
-    (found,) = _lines(findings, "dcgm-dcp-skipped")
+    findings = findings_of(read, matrix, text)
+    (found,) = error_lines(findings, "dcgm-dcp-skipped")
     assert found.severity is Severity.INFO
-    assert not _lines(findings, "dcgm-profiling-unsupported")
-    assert _bad(findings) == []
+    assert not error_lines(findings, "dcgm-profiling-unsupported")
+    assert warn_or_error(findings) == []
     # An exporter that exits on the same error (before 2.1.2) is still the warning.
     fatal = (
         'time="2023-05-02T08:00:01Z" level=fatal msg="Error watching fields: Profiling is not '
         'supported for this group of GPUs or GPU"\n'
     )
-    (warned,) = _lines(_findings(read, matrix, fatal), "dcgm-profiling-unsupported")
+    (warned,) = error_lines(findings_of(read, matrix, fatal), "dcgm-profiling-unsupported")
     assert warned.severity is Severity.WARN
 
 
@@ -90,14 +79,14 @@ _SMI = """\
 
 
 def test_persistence_mode_off_in_a_pasted_table_is_a_note(read: Read, matrix: Matrix) -> None:
-    findings = _findings(read, matrix, _SMI.format(pm="Off"))
+    findings = findings_of(read, matrix, _SMI.format(pm="Off"))
     (found,) = [f for f in findings if f.code == "persistence-mode"]
     assert found.severity is Severity.INFO
     assert "nvidia-persistenced" in found.detail
-    assert _bad(findings) == []
+    assert warn_or_error(findings) == []
     # On, it is simply ok.
     (on,) = [
-        f for f in _findings(read, matrix, _SMI.format(pm="On ")) if f.code == "persistence-mode"
+        f for f in findings_of(read, matrix, _SMI.format(pm="On ")) if f.code == "persistence-mode"
     ]
     assert on.severity is Severity.OK
 
@@ -144,7 +133,7 @@ def test_vllm_engine_statistics_are_read(read: Read, matrix: Matrix) -> None:
         facts = read(text)
         assert facts.report is not None
         assert any(f"GPU KV cache usage {usage}" in n for n in facts.report.notes)
-        assert _bad(list(run_checks(facts, matrix).findings)) == []
+        assert warn_or_error(list(run_checks(facts, matrix).findings)) == []
     # A throughput figure someone quotes is not vLLM's line.
     with pytest.raises(FactsError):
         read("Avg generation throughput: about 30 tokens/s on my box\n")
@@ -157,14 +146,14 @@ def test_cuda_visible_devices_next_to_a_cuda_programs_own_list(read: Read, matri
         "ggml_cuda_init: found 1 CUDA devices:\n"
         "  Device 0: NVIDIA A100-SXM4-80GB, compute capability 8.0, VMM: yes\n"
     )
-    findings = _findings(read, matrix, text)
+    findings = findings_of(read, matrix, text)
     (found,) = [f for f in findings if f.code == "cuda-visible-devices"]
     assert found.severity is Severity.INFO
     assert "nvidia-smi lists every GPU" in found.detail
-    assert _bad(findings) == []
+    assert warn_or_error(findings) == []
     # nvidia-smi lists every GPU of the host: there, GPU 7 of one is missing.
     smi = "$ CUDA_VISIBLE_DEVICES=7 python train.py\n" + _SMI.format(pm="On ")
-    (warned,) = [f for f in _findings(read, matrix, smi) if f.code == "cuda-visible-devices"]
+    (warned,) = [f for f in findings_of(read, matrix, smi) if f.code == "cuda-visible-devices"]
     assert warned.severity is Severity.WARN
 
 
@@ -180,7 +169,7 @@ def test_nccl_tests_summary_is_read(read: Read, matrix: Matrix) -> None:
     (note,) = [n for n in facts.report.notes if "nccl-tests" in n]
     assert "0 wrong values (OK)" in note
     assert "84.8558 GB/s" in note
-    assert _bad(list(run_checks(facts, matrix).findings)) == []
+    assert warn_or_error(list(run_checks(facts, matrix).findings)) == []
     failed = read("# Out of bounds values : 12 FAILED\n")
     assert failed.report is not None
     assert any("12 wrong values (FAILED)" in n for n in failed.report.notes)
@@ -199,7 +188,7 @@ def test_vllm_start_up_lines_after_the_engine_line_are_read(read: Read, matrix: 
     assert facts.report is not None
     assert any("(2.2845 GiB)" in n for n in facts.report.notes)
     assert any("(1,131,008 tokens on the GPU)" in n for n in facts.report.notes)
-    assert _bad(list(run_checks(facts, matrix).findings)) == []
+    assert warn_or_error(list(run_checks(facts, matrix).findings)) == []
     v0 = (
         "(VllmWorkerProcess pid=6923) INFO 07-17 23:41:16 model_runner.py:559] Loading model "
         "weights took 6.1138 GB\n"

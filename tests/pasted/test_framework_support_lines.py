@@ -8,21 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gpudoctor.checks import run_checks
 from gpudoctor.facts import NAMED_IN_REPORT, HostFacts
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.model import Matrix
+from tests.support.pasted_findings import error_lines, findings_of
 
 Read = Callable[[str], HostFacts]
 HOST = "Driver Version: 550.54.15\n"  # a fact line, so that a near miss alone is still read
-
-
-def _findings(read: Read, matrix: Matrix, text: str) -> list[Finding]:
-    return list(run_checks(read(text), matrix).findings)
-
-
-def _lines(findings: list[Finding], code: str) -> list[Finding]:
-    return [f for f in findings if f.code == "report-error" and ("error", code) in f.evidence]
 
 
 def _cudnn(findings: list[Finding]) -> Finding:
@@ -37,14 +29,14 @@ def test_torch_warns_of_a_gpu_older_than_its_build(read: Read, matrix: Matrix) -
         "    PyTorch no longer supports this GPU because it is too old.\n"
         "    The minimum cuda capability supported by this library is 3.7.\n"
     )
-    (found,) = _lines(_findings(read, matrix, text), "torch-gpu-too-old")
+    (found,) = error_lines(findings_of(read, matrix, text), "torch-gpu-too-old")
     assert found.severity is Severity.ERROR
     assert "Quadro K2000 has compute capability 3.0" in found.detail
     (gpu,) = read(text).nvml.gpus
     assert (gpu.name, gpu.compute_capability) == ("Quadro K2000", "3.0")
     # The same warning pasted on one line
     one = "Found GPU1 GeForce GT 730 which is of cuda capability 3.5. PyTorch no longer supports this GPU because it is too old.\n"  # noqa: E501
-    assert _lines(_findings(read, matrix, one), "torch-gpu-too-old")
+    assert error_lines(findings_of(read, matrix, one), "torch-gpu-too-old")
     # Newer torch words the range instead (another entry), and the wrong-binary warning is no
     # statement that the GPU is too old.
     newer = (
@@ -57,7 +49,7 @@ def test_torch_warns_of_a_gpu_older_than_its_build(read: Read, matrix: Matrix) -
         "     work properly, but your PyTorch was compiled\n"
     )
     for near in (newer, other):
-        assert not _lines(_findings(read, matrix, HOST + near), "torch-gpu-too-old")
+        assert not error_lines(findings_of(read, matrix, HOST + near), "torch-gpu-too-old")
 
 
 def test_jax_cannot_load_a_cuda_library(read: Read, matrix: Matrix) -> None:
@@ -65,7 +57,7 @@ def test_jax_cannot_load_a_cuda_library(read: Read, matrix: Matrix) -> None:
         "CUDA backend failed to initialize: Unable to load cuSPARSE. Is it installed? "
         "(Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n"
     )
-    (found,) = _lines(_findings(read, matrix, text), "jax-cuda-library-unloadable")
+    (found,) = error_lines(findings_of(read, matrix, text), "jax-cuda-library-unloadable")
     assert found.severity is Severity.ERROR
     assert "could not load cuSPARSE" in found.detail
     assert "LD_LIBRARY_PATH" in found.fix
@@ -74,7 +66,9 @@ def test_jax_cannot_load_a_cuda_library(read: Read, matrix: Matrix) -> None:
         "Unable to load cudnn_ops_infer64_8.dll. Is it installed?\n",
         "Unable to load the checkpoint. Is it installed?\n",
     ):
-        assert not _lines(_findings(read, matrix, HOST + near), "jax-cuda-library-unloadable")
+        assert not error_lines(
+            findings_of(read, matrix, HOST + near), "jax-cuda-library-unloadable"
+        )
 
 
 def test_onnxruntime_lists_only_cpu_providers(read: Read, matrix: Matrix) -> None:
@@ -83,7 +77,7 @@ def test_onnxruntime_lists_only_cpu_providers(read: Read, matrix: Matrix) -> Non
         ">>> ort.get_available_providers()\n['AzureExecutionProvider', 'CPUExecutionProvider']\n",
         "the available providers are only ['CPUExecutionProvider']\n",
     ):
-        (found,) = _lines(_findings(read, matrix, text), "onnxruntime-cpu-providers")
+        (found,) = error_lines(findings_of(read, matrix, text), "onnxruntime-cpu-providers")
         assert found.severity is Severity.WARN, text
         assert "onnxruntime-gpu" in found.fix
     # A GPU build's list, and the providers one session ended up with, say nothing of the build.
@@ -91,7 +85,7 @@ def test_onnxruntime_lists_only_cpu_providers(read: Read, matrix: Matrix) -> Non
         "['TensorrtExecutionProvider', 'CUDAExecutionProvider', 'CPUExecutionProvider']\n",
         "model.get_providers() is ['CPUExecutionProvider']\n",
     ):
-        assert not _lines(_findings(read, matrix, HOST + near), "onnxruntime-cpu-providers")
+        assert not error_lines(findings_of(read, matrix, HOST + near), "onnxruntime-cpu-providers")
 
 
 def test_issue_template_framework_versions(read: Read) -> None:
@@ -116,14 +110,14 @@ def test_issue_template_cuda_and_cudnn_pair(read: Read) -> None:
 
 def test_named_cudnn_judged_for_a_release_that_loads_the_hosts(read: Read, matrix: Matrix) -> None:
     env = "TensorFlow version: {tf}\nCUDA 10.1, cuDNN: {cudnn}\nGPU 0: NVIDIA GeForce GTX 1080\n"
-    other_major = _cudnn(_findings(read, matrix, env.format(tf="2.3.1", cudnn="8.0.4")))
+    other_major = _cudnn(findings_of(read, matrix, env.format(tf="2.3.1", cudnn="8.0.4")))
     assert other_major.severity is Severity.ERROR
     assert "expects cuDNN 7.6" in other_major.title
     assert other_major.fix == "install cuDNN 7.6 for CUDA 10.1"
-    same = _cudnn(_findings(read, matrix, env.format(tf="2.3.1", cudnn="7.6.5")))
+    same = _cudnn(findings_of(read, matrix, env.format(tf="2.3.1", cudnn="7.6.5")))
     assert same.severity is Severity.OK
     # A release with the [and-cuda] wheels loads theirs: a cuDNN the text names is not judged.
-    wheels = _cudnn(_findings(read, matrix, env.format(tf="2.15.1", cudnn="9.1.0")))
+    wheels = _cudnn(findings_of(read, matrix, env.format(tf="2.15.1", cudnn="9.1.0")))
     assert wheels.severity is Severity.NA
 
 
@@ -132,7 +126,7 @@ def test_ctranslate2_finds_no_cublas_of_its_cuda(read: Read, matrix: Matrix) -> 
         ("RuntimeError: Library libcublas.so.11 is not found or cannot be loaded\n", "11"),
         ("RuntimeError: Library cublas64_12.dll is not found or cannot be loaded\n", "12"),
     ):
-        (found,) = _lines(_findings(read, matrix, text), "ctranslate2-cublas-missing")
+        (found,) = error_lines(findings_of(read, matrix, text), "ctranslate2-cublas-missing")
         assert found.severity is Severity.ERROR
         assert f"CUDA {major}" in found.detail
         assert f"nvidia-cublas-cu{major}" in found.fix
@@ -141,7 +135,7 @@ def test_ctranslate2_finds_no_cublas_of_its_cuda(read: Read, matrix: Matrix) -> 
         "RuntimeError: Library libnccl.so.2 is not found or cannot be loaded\n",
         "OSError: the model file is not found or cannot be loaded\n",
     ):
-        assert not _lines(_findings(read, matrix, HOST + near), "ctranslate2-cublas-missing")
+        assert not error_lines(findings_of(read, matrix, HOST + near), "ctranslate2-cublas-missing")
 
 
 def test_cudnn_8_loader_on_windows_names_a_sub_library(read: Read, matrix: Matrix) -> None:
@@ -149,10 +143,10 @@ def test_cudnn_8_loader_on_windows_names_a_sub_library(read: Read, matrix: Matri
         "Could not load library cudnn_ops_infer64_8.dll. Error code 126\n"
         "Please make sure cudnn_ops_infer64_8.dll is in your library path!\n"
     )
-    (found,) = _lines(_findings(read, matrix, text), "cudnn-sublibrary-missing")
+    (found,) = error_lines(findings_of(read, matrix, text), "cudnn-sublibrary-missing")
     assert found.severity is Severity.ERROR
     near = "Could not load library cublas64_12.dll. Error code 126\n"
-    assert not _lines(_findings(read, matrix, HOST + near), "cudnn-sublibrary-missing")
+    assert not error_lines(findings_of(read, matrix, HOST + near), "cudnn-sublibrary-missing")
 
 
 def test_xformers_refuses_bf16_below_ampere(read: Read, matrix: Matrix) -> None:
@@ -163,12 +157,12 @@ def test_xformers_refuses_bf16_below_ampere(read: Read, matrix: Matrix) -> None:
         "`cutlassF` is not supported because:\n"
         "    bf16 is only supported on A100+ GPUs\n"
     )
-    (found,) = _lines(_findings(read, matrix, text), "xformers-bf16-needs-cc80")
+    (found,) = error_lines(findings_of(read, matrix, text), "xformers-bf16-needs-cc80")
     assert found.severity is Severity.ERROR
     assert "float16" in found.fix
     # another reason of the same listing is not this one
     near = "`smallkF` is not supported because:\n    dtype=torch.bfloat16 (supported: float32)\n"
-    assert not _lines(_findings(read, matrix, HOST + near), "xformers-bf16-needs-cc80")
+    assert not error_lines(findings_of(read, matrix, HOST + near), "xformers-bf16-needs-cc80")
 
 
 def test_paddle_build_without_the_gpu_architecture(read: Read, matrix: Matrix) -> None:
@@ -178,12 +172,12 @@ def test_paddle_build_without_the_gpu_architecture(read: Read, matrix: Matrix) -
         ", it is recommended to install the corresponding wheel package according to the "
         "installation information on the official Paddle website.\n"
     )
-    (found,) = _lines(_findings(read, matrix, text), "paddle-gpu-arch-not-compiled")
+    (found,) = error_lines(findings_of(read, matrix, text), "paddle-gpu-arch-not-compiled")
     assert found.severity is Severity.WARN
     assert "architectures 80 86 90 and this Turing GPU" in found.detail
     # Paddle's line for a GPU it does support says nothing of the sort
     near = "W0616 17:16:24.460505  2840 gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 12.2, Runtime API Version: 11.8\n"  # noqa: E501
-    assert not _lines(_findings(read, matrix, near), "paddle-gpu-arch-not-compiled")
+    assert not error_lines(findings_of(read, matrix, near), "paddle-gpu-arch-not-compiled")
     # ... but it states the newest CUDA the driver supports
     assert read(near).nvml.cuda_driver_version == "12.2"
 
@@ -193,7 +187,7 @@ def test_torch_dll_dependency_missing_on_windows(read: Read, matrix: Matrix) -> 
         'OSError: [WinError 126] The specified module could not be found. Error loading "D:\\env'
         '\\Lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.\n'
     )
-    (found,) = _lines(_findings(read, matrix, text), "torch-windows-dll-dependency")
+    (found,) = error_lines(findings_of(read, matrix, text), "torch-windows-dll-dependency")
     assert found.severity is Severity.ERROR
     assert "fbgemm.dll" in found.detail
     assert "Visual C++ Redistributable" in found.fix
@@ -202,7 +196,7 @@ def test_torch_dll_dependency_missing_on_windows(read: Read, matrix: Matrix) -> 
         'OSError: [WinError 126] Error loading "C:\\Program Files\\App\\bin\\libssl.dll" or one '
         "of its dependencies.\n"
     )
-    assert not _lines(_findings(read, matrix, HOST + near), "torch-windows-dll-dependency")
+    assert not error_lines(findings_of(read, matrix, HOST + near), "torch-windows-dll-dependency")
 
 
 def test_older_jax_words_an_unloadable_cuda_without_the_question(
@@ -212,21 +206,21 @@ def test_older_jax_words_an_unloadable_cuda_without_the_question(
         "WARNING:jax._src.xla_bridge:CUDA backend failed to initialize: Unable to load CUDA. "
         "(Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n"
     )
-    (found,) = _lines(_findings(read, matrix, text), "jax-cuda-library-unloadable")
+    (found,) = error_lines(findings_of(read, matrix, text), "jax-cuda-library-unloadable")
     assert "could not load CUDA" in found.detail
     near = "CUDA backend failed to initialize: Unable to use CUDA because of the following issues\n"
-    assert not _lines(_findings(read, matrix, HOST + near), "jax-cuda-library-unloadable")
+    assert not error_lines(findings_of(read, matrix, HOST + near), "jax-cuda-library-unloadable")
 
 
 def test_cpu_provider_list_is_expected_on_a_mac(read: Read, matrix: Matrix) -> None:
     line = "Available providers: ['AzureExecutionProvider', 'CPUExecutionProvider']\n"
     mac = "MacBook Pro M2, macOS 14.4\n" + line
-    (found,) = _lines(_findings(read, matrix, mac), "onnxruntime-cpu-providers")
+    (found,) = error_lines(findings_of(read, matrix, mac), "onnxruntime-cpu-providers")
     assert found.severity is Severity.INFO
     assert "a CPU build is the one to use there" in found.detail
     # beside an NVIDIA GPU it stays a warning
     gpu = "GPU 0: NVIDIA GeForce RTX 4060 Ti\n" + line
-    (found,) = _lines(_findings(read, matrix, gpu), "onnxruntime-cpu-providers")
+    (found,) = error_lines(findings_of(read, matrix, gpu), "onnxruntime-cpu-providers")
     assert found.severity is Severity.WARN
 
 
@@ -240,7 +234,7 @@ def test_torch_build_cuda_from_a_partial_collect_env(read: Read, matrix: Matrix)
     )
     (torch,) = read(text).frameworks
     assert (torch.version, torch.cuda) == ("1.5.0", "10.2")
-    (found,) = [f for f in _findings(read, matrix, text) if f.code == "framework-driver-cuda"]
+    (found,) = [f for f in findings_of(read, matrix, text) if f.code == "framework-driver-cuda"]
     assert found.severity is Severity.ERROR
     assert "440.33" in found.fix
     near = read("PyTorch version 1.5.0\nCUDA used to build PyTorch: Could not collect\n")

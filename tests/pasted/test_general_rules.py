@@ -16,21 +16,14 @@ from gpudoctor.facts import FrameworkFacts, GpuFacts, HostFacts, NvmlFacts
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.pasted.clean import clean
+from tests.support.pasted_findings import findings_of
 
 Read = Callable[[str], HostFacts]
-
-
-def _findings(read: Read, matrix: Matrix, text: str) -> list[Finding]:
-    return list(run_checks(read(text), matrix).findings)
 
 
 def _error_line(findings: list[Finding], code: str) -> Finding:
     (found,) = [f for f in findings if f.code == "report-error" and ("error", code) in f.evidence]
     return found
-
-
-def _bad(findings: list[Finding]) -> list[tuple[str, str]]:
-    return [(f.code, f.title) for f in findings if f.severity in (Severity.WARN, Severity.ERROR)]
 
 
 def test_markdown_bold_leaves_label_and_value(read: Read) -> None:
@@ -61,21 +54,21 @@ def test_a_jetson_is_known_by_its_gpu_without_an_l4t_release(matrix: Matrix) -> 
 
 
 def test_torch_without_cuda_on_a_jetson_gets_the_jetpack_build(read: Read, matrix: Matrix) -> None:
-    findings = _findings(
+    findings = findings_of(
         read, matrix, "On my Jetson Orin Nano torch.cuda.is_available() returns False\n"
     )
     line = _error_line(findings, "torch-cuda-unavailable")
     assert line.severity is Severity.ERROR
     assert "JetPack" in line.fix
     assert "download.pytorch.org" not in line.fix  # PyPI's aarch64 CUDA wheels are SBSA builds
-    ok = _findings(
+    ok = findings_of(
         read, matrix, "Driver Version: 550.54.15\ntorch.cuda.is_available() returns True\n"
     )
     assert not [f for f in ok if f.code == "report-error" and f.severity is Severity.ERROR]
 
 
 def test_nouveau_holding_the_gpu_is_one_finding(read: Read, matrix: Matrix) -> None:
-    findings = _findings(
+    findings = findings_of(
         read,
         matrix,
         "[    5.43] nouveau 0000:01:00.0: NVIDIA GA102 (172000a1)\n"
@@ -92,30 +85,30 @@ def test_jax_cpu_fallback_matters_only_where_jax_is_used(read: Read, matrix: Mat
         "installed. Falling back to cpu."
     )
     unused = _error_line(
-        _findings(read, matrix, f"{notice}\ntraining runs fine\n"), "jax-cpu-fallback"
+        findings_of(read, matrix, f"{notice}\ntraining runs fine\n"), "jax-cpu-fallback"
     )
     assert unused.severity is Severity.INFO
     used = _error_line(
-        _findings(read, matrix, f"$ pip install jax\n$ python train.py\n{notice}\n"),
+        findings_of(read, matrix, f"$ pip install jax\n$ python train.py\n{notice}\n"),
         "jax-cpu-fallback",
     )
     assert used.severity is Severity.ERROR
 
 
 def test_the_p2p_workaround_points_at_acs(read: Read, matrix: Matrix) -> None:
-    findings = _findings(
+    findings = findings_of(
         read, matrix, "all_reduce hangs with 8 GPUs; it runs with NCCL_P2P_DISABLE=1 set\n"
     )
     line = _error_line(findings, "nccl-p2p-disabled")
     assert line.severity is Severity.WARN
     assert "ACS" in line.detail
     assert "ACSCtl" in line.fix
-    unset = _findings(read, matrix, "export NCCL_P2P_DISABLE=0\nNCCL version 2.21.5+cuda12.4\n")
+    unset = findings_of(read, matrix, "export NCCL_P2P_DISABLE=0\nNCCL version 2.21.5+cuda12.4\n")
     assert not [f for f in unset if f.code == "report-error" and f.severity is Severity.WARN]
 
 
 def test_a_cpu_torch_stated_in_prose(read: Read, matrix: Matrix) -> None:
-    findings = _findings(
+    findings = findings_of(
         read, matrix, "2x RTX 4090; pip install torch gave me the CPU-only version of torch\n"
     )
     line = _error_line(findings, "torch-cpu-build-stated")
@@ -135,32 +128,32 @@ Device 0 Name                : NVIDIA GeForce RTX 4090
 
 
 def test_nvrtc_newer_than_the_driver(read: Read, matrix: Matrix) -> None:
-    old = _findings(read, matrix, _CUPY.format(driver="12020"))
+    old = findings_of(read, matrix, _CUPY.format(driver="12020"))
     (nvcc,) = [f for f in old if f.code == "nvcc-driver-cuda"]
     assert nvcc.severity is Severity.WARN
     assert "12.4" in nvcc.title
     assert "12.2" in nvcc.title
-    new = _findings(read, matrix, _CUPY.format(driver="12060"))
+    new = findings_of(read, matrix, _CUPY.format(driver="12060"))
     assert [f.severity for f in new if f.code == "nvcc-driver-cuda"] != [Severity.WARN]
 
 
 def test_libcuda_missing(read: Read, matrix: Matrix) -> None:
     line = "OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n"
     error = _error_line(
-        _findings(read, matrix, f"$ docker run img python x.py\n{line}"), "libcuda-not-found"
+        findings_of(read, matrix, f"$ docker run img python x.py\n{line}"), "libcuda-not-found"
     )
     assert error.severity is Severity.ERROR
     amd = _error_line(
-        _findings(read, matrix, f"My only GPU is an AMD GPU (Radeon RX 7900 XTX)\n{line}"),
+        findings_of(read, matrix, f"My only GPU is an AMD GPU (Radeon RX 7900 XTX)\n{line}"),
         "libcuda-not-found",
     )
     assert amd.severity is Severity.INFO
 
 
 def test_cuda_error_codes(read: Read, matrix: Matrix) -> None:
-    unsupported = _findings(read, matrix, "RuntimeError: CUDA error: operation not supported\n")
+    unsupported = findings_of(read, matrix, "RuntimeError: CUDA error: operation not supported\n")
     assert "801" in _error_line(unsupported, "cuda-not-supported").detail
-    symbol = _findings(read, matrix, "RuntimeError: Error named symbol not found at line 9\n")
+    symbol = findings_of(read, matrix, "RuntimeError: Error named symbol not found at line 9\n")
     assert "500" in _error_line(symbol, "cuda-symbol-not-found").detail
     # a file system's "operation not supported" is no CUDA error
     mount = read("mount: /mnt: operation not supported.\nDriver Version: 550.54.15\n")
@@ -170,7 +163,7 @@ def test_cuda_error_codes(read: Read, matrix: Matrix) -> None:
 
 
 def test_driver_kernel_log_lines(read: Read, matrix: Matrix) -> None:
-    findings = _findings(
+    findings = findings_of(
         read,
         matrix,
         "Sep  1 10:00:01 host kernel: NVRM: The NVIDIA GeForce GTX 780 GPU installed in this "
@@ -180,18 +173,18 @@ def test_driver_kernel_log_lines(read: Read, matrix: Matrix) -> None:
     legacy = _error_line(findings, "driver-gpu-legacy")
     assert "470.xx" in legacy.fix
     assert "GeForce GTX 780" in legacy.detail
-    probe = _findings(
+    probe = findings_of(
         read, matrix, "[   18.76] NVRM: The NVIDIA probe routine was not called for 2 device(s).\n"
     )
     assert "nouveau" in _error_line(probe, "nvrm-probe-not-called").detail
-    missing = _findings(
+    missing = findings_of(
         read,
         matrix,
         "$ sudo modprobe nvidia\nmodprobe: FATAL: Module nvidia not found in directory "
         "/lib/modules/6.8.0-85-generic\n",
     )
     assert "6.8.0-85-generic" in _error_line(missing, "nvidia-module-missing-for-kernel").fix
-    dkms = _findings(
+    dkms = findings_of(
         read,
         matrix,
         "Error! Bad return status for module build on kernel: 6.8.0-36-generic (x86_64)\n",
@@ -200,7 +193,7 @@ def test_driver_kernel_log_lines(read: Read, matrix: Matrix) -> None:
 
 
 def test_no_devices_only_as_nvidia_smi_prints_it(read: Read, matrix: Matrix) -> None:
-    rm = _findings(
+    rm = findings_of(
         read,
         matrix,
         "$ nvidia-smi\nNo devices were found\n"
@@ -229,7 +222,7 @@ def test_a_jetson_named_in_prose_or_by_its_kernel(read: Read, matrix: Matrix) ->
 
 
 def test_multi_gpu_log_lines(read: Read, matrix: Matrix) -> None:
-    cuda = _findings(
+    cuda = findings_of(
         read,
         matrix,
         "torch.distributed.DistBackendError: NCCL error in: NCCLUtils.hpp:219, unhandled cuda "
@@ -237,27 +230,29 @@ def test_multi_gpu_log_lines(read: Read, matrix: Matrix) -> None:
     )
     assert _error_line(cuda, "nccl-unhandled-cuda-error").severity is Severity.ERROR
     assert read("unhandled cuda error, NCCL version 2.14.3\n").cuda_libs.nccl[0].version == "2.14.3"
-    hang = _findings(
+    hang = findings_of(
         read,
         matrix,
         "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
         "OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600005 milliseconds before timing out.\n",
     )
     assert "ACS" in _error_line(hang, "nccl-collective-timeout").detail
-    iface = _findings(
+    iface = findings_of(
         read, matrix, "host:1:1 [0] NCCL WARN Bootstrap : no socket interface found\n"
     )
     assert "NCCL_SOCKET_IFNAME" in _error_line(iface, "nccl-no-socket-interface").fix
-    twice = _findings(
+    twice = findings_of(
         read,
         matrix,
         "n1:1:1 [1] NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device "
         "1a000\n",
     )
     assert "set_device" in _error_line(twice, "nccl-duplicate-gpu").fix
-    remote = _findings(read, matrix, "NCCL WARN socketProgress: Connection closed by remote peer\n")
+    remote = findings_of(
+        read, matrix, "NCCL WARN socketProgress: Connection closed by remote peer\n"
+    )
     assert "first error" in _error_line(remote, "nccl-remote-error").fix
-    ib = _findings(
+    ib = findings_of(
         read, matrix, "NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n"
     )
     assert "memlock" in _error_line(ib, "nccl-ib-register-failed").fix
@@ -287,10 +282,10 @@ def test_container_and_kubernetes_lines(read: Read, matrix: Matrix) -> None:
         ),
     }
     for line, (code, words) in cases.items():
-        found = _error_line(_findings(read, matrix, line + "\n"), code)
+        found = _error_line(findings_of(read, matrix, line + "\n"), code)
         assert found.severity is Severity.ERROR, code
         assert words in found.fix, code
-    pending = _findings(
+    pending = findings_of(
         read,
         matrix,
         "Warning: MIG mode is in pending enable state for GPU 00000000:07:00.0:In use by another "
@@ -326,7 +321,7 @@ def test_more_cuda_error_codes(read: Read, matrix: Matrix) -> None:
         ),
     }
     for line, (code, words) in cases.items():
-        found = _error_line(_findings(read, matrix, line + "\n"), code)
+        found = _error_line(findings_of(read, matrix, line + "\n"), code)
         assert found.severity is Severity.ERROR, code
         assert words in found.detail, code
 
@@ -369,11 +364,11 @@ def test_a_brand_written_against_the_model_number(read: Read) -> None:
 
 def test_driver_absent_lines_in_an_image_build_are_info(read: Read, matrix: Matrix) -> None:
     line = "OSError: libcuda.so.1: cannot open shared object file: No such file or directory"
-    built = _findings(read, matrix, f"Step 5/9 : RUN python -c 'import mylib'\n{line}\n")
+    built = findings_of(read, matrix, f"Step 5/9 : RUN python -c 'import mylib'\n{line}\n")
     assert _error_line(built, "libcuda-not-found").severity is Severity.INFO
-    kit = _findings(read, matrix, f"#8 [builder 4/6] RUN python warmup.py\n{line}\n")
+    kit = findings_of(read, matrix, f"#8 [builder 4/6] RUN python warmup.py\n{line}\n")
     assert _error_line(kit, "libcuda-not-found").severity is Severity.INFO
-    run = _findings(read, matrix, f"$ docker run --rm img python x.py\n{line}\n")
+    run = findings_of(read, matrix, f"$ docker run --rm img python x.py\n{line}\n")
     assert _error_line(run, "libcuda-not-found").severity is Severity.ERROR
 
 
@@ -405,7 +400,7 @@ def test_the_nvml_library_version_of_a_mismatch(read: Read) -> None:
 
 
 def test_library_and_process_lines(read: Read, matrix: Matrix) -> None:
-    missing = _findings(
+    missing = findings_of(
         read,
         matrix,
         "ImportError: libcudart.so.11.0: cannot open shared object file: No such file\n",
@@ -418,14 +413,14 @@ def test_library_and_process_lines(read: Read, matrix: Matrix) -> None:
     )
     assert tf.report is not None
     assert not [e for e in tf.report.errors if e.code == "cuda-library-missing"]
-    ort = _findings(
+    ort = findings_of(
         read,
         matrix,
         "[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965] Failed to create "
         "CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*. Please install all dependencies\n",
     )
     assert "cuDNN 9" in _error_line(ort, "onnxruntime-cuda-provider").detail
-    fork = _findings(
+    fork = findings_of(
         read, matrix, "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA\n"
     )
     assert "spawn" in _error_line(fork, "cuda-forked-subprocess").fix

@@ -1,0 +1,28 @@
+"""What the pasted-line tests ask of a paste's findings: every finding, the known error lines
+of one signature, and the warnings and errors (a benign paste must have none)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gpudoctor.checks import run_checks
+from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.model import Matrix
+
+Read = Callable[[str], HostFacts]
+
+
+def findings_of(read: Read, matrix: Matrix, text: str) -> list[Finding]:
+    """Every finding of the checks on what `read` makes of `text`."""
+    return list(run_checks(read(text), matrix).findings)
+
+
+def error_lines(findings: list[Finding], code: str) -> list[Finding]:
+    """The `report-error` findings of the signature `code`."""
+    return [f for f in findings if f.code == "report-error" and ("error", code) in f.evidence]
+
+
+def warn_or_error(findings: list[Finding]) -> list[tuple[str, str]]:
+    """(code, title) of every warning and error: what a false alarm would be."""
+    return [(f.code, f.title) for f in findings if f.severity in (Severity.WARN, Severity.ERROR)]
