@@ -139,7 +139,9 @@ def _jetpack(facts: HostFacts, release: str, row: JetpackRelease | None) -> str:
 _HOST_MOUNTS_BEFORE = 34
 _CSV_DIR = "/etc/nvidia-container-runtime/host-files-for-container.d"
 # The error lines of a CUDA library, a cuDNN or a TensorRT library a program cannot open
-_HOST_MOUNTED_LINES = frozenset({"cuda-library-missing", "cudnn-library-missing"})
+_HOST_MOUNTED_LINES = frozenset(
+    {"cuda-library-missing", "cuda-math-library-missing", "cudnn-library-missing"}
+)
 
 
 def host_mounted_library(code: str, lib: str, facts: HostFacts) -> tuple[str, str] | None:

@@ -351,3 +351,18 @@ def test_jax_and_jaxlib_of_different_releases(read: Read, matrix: Matrix) -> Non
     assert "jax 0.4.20 refuses jaxlib 0.4.31" in found.detail
     near = "jax: 0.4.31\njaxlib: 0.4.31\n"
     assert not error_lines(findings_of(read, matrix, HOST + near), "jax-jaxlib-mismatch")
+
+
+def test_a_math_library_soname_is_not_read_as_a_cuda_major(read: Read, matrix: Matrix) -> None:
+    # cuFFT, cuRAND and cuSOLVER sonames carry their own major: libcurand.so.10 is in the
+    # CUDA 11 and CUDA 12 wheels alike, so the line must not say "CUDA 10".
+    text = "OSError: libcurand.so.10: cannot open shared object file: No such file or directory\n"
+    (found,) = error_lines(findings_of(read, matrix, HOST + text), "cuda-math-library-missing")
+    assert "libcurand.so.10" in found.detail
+    assert "CUDA 10's" not in found.detail
+    assert not error_lines(findings_of(read, matrix, HOST + text), "cuda-library-missing")
+    # Near miss: cudart's soname is the CUDA major, and stays with cuda-library-missing.
+    cudart = "OSError: libcudart.so.11.0: cannot open shared object file: No such file\n"
+    assert not error_lines(findings_of(read, matrix, HOST + cudart), "cuda-math-library-missing")
+    (same,) = error_lines(findings_of(read, matrix, HOST + cudart), "cuda-library-missing")
+    assert "CUDA 11's libcudart" in same.detail

@@ -90,7 +90,7 @@ def test_jetpack4_container_library_is_the_runtime_mounts(read: Read, matrix: Ma
         + "```docker run -it --rm --runtime nvidia dustynv/ros:foxy-pytorch-l4t-r32.6.1```\n"
         + _R32_HOST
     )
-    line = _error(run_checks(facts, matrix).findings, "cuda-library-missing")
+    line = _error(run_checks(facts, matrix).findings, "cuda-math-library-missing")
     assert line.severity is Severity.ERROR
     assert "host-files-for-container.d" in line.detail
     assert "--runtime nvidia" in line.fix
@@ -105,7 +105,7 @@ def test_the_same_line_on_a_jetpack5_container_is_the_library_rule(
         _CURAND + "docker run --runtime nvidia dustynv/l4t-ml:r35.4.1\n"
         "# R35 (release), REVISION: 4.1, GCID: 33958178, BOARD: t186ref, EABI: aarch64\n"
     )
-    line = _error(run_checks(facts, matrix).findings, "cuda-library-missing")
+    line = _error(run_checks(facts, matrix).findings, "cuda-math-library-missing")
     assert "host-files-for-container.d" not in line.detail
 
 
@@ -119,4 +119,4 @@ def test_an_image_of_another_l4t_explains_the_line(read: Read, matrix: Matrix) -
     (image,) = [f for f in findings if f.code == "jetson-container-l4t"]
     assert image.severity is Severity.ERROR
     assert "34.1.1" in image.title  # JetPack 5.0.1's L4T, from the matrix
-    assert _error(findings, "cuda-library-missing").severity is Severity.INFO
+    assert _error(findings, "cuda-math-library-missing").severity is Severity.INFO
