@@ -5,32 +5,19 @@ The score itself is not asserted here: bench/bench_corpus.py reports it.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from gpudoctor.checks.catalogue import CATALOGUE
+from tests.support.corpus import corpus_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load_corpus_module() -> ModuleType:
-    path = ROOT / "bench" / "corpus_cases.py"
-    spec = importlib.util.spec_from_file_location("corpus_cases", path)
-    assert spec
-    assert spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["corpus_cases"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-cc = _load_corpus_module()
+cc = corpus_cases()
 CASES = cc.load_cases()
 
 

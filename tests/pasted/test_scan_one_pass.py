@@ -7,8 +7,6 @@ read for are the same whichever way its keywords were found."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +22,7 @@ from gpudoctor.matrix.signatures import load_signatures
 from gpudoctor.pasted import errors, facts_scan, scan
 from gpudoctor.pasted.draft import Draft
 from gpudoctor.pasted.scan import KeywordLines
+from tests.support.corpus import corpus_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = load_signatures()
@@ -35,13 +34,7 @@ EXAMPLES = tuple(e for s in CATALOGUE.signatures for e in s.examples)
 def _tuning_pastes() -> dict[str, str]:
     """The corpus's tuning part (its held-aside part is kept out of development) and the
     recorded reports."""
-    path = ROOT / "bench" / "corpus_cases.py"
-    spec = importlib.util.spec_from_file_location("corpus_cases", path)
-    assert spec
-    assert spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["corpus_cases"] = module
-    spec.loader.exec_module(module)
+    module = corpus_cases()
     held = set(module.read_split()[2])
     out = {c.case_id: c.paste for c in module.load_cases() if c.case_id not in held}
     for report in sorted((ROOT / "tests" / "data" / "reports").glob("*.txt")):
