@@ -79,6 +79,8 @@ def smi_list(text: str, draft: Draft) -> None:
             draft.section(SMI_L)
             put(draft.gpu(int(found.group(1))), "name", found.group(2).strip())
             put(draft.nvml, "status", "ok")
+    if SMI_L in draft.sections:
+        draft.named.append(("mig-listing", 0))  # -L names each GPU's MIG devices, if any
     if SMI_L in draft.sections and text.find("(UUID: MIG-") != -1:
         draft.notes.append("nvidia-smi -L lists MIG devices: MIG is on for at least one GPU")
         _mig_devices(text, draft)

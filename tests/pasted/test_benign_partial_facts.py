@@ -1,0 +1,93 @@
+"""A check that judges a pasted report must not alarm on what the paste merely leaves out: a
+verdict that needs a listing (the GPU's MIG instances, the GPU model behind a log line) is
+given only when the paste shows it. Each test pastes the healthy shape and its near miss, the
+fault the same check must still name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.model import Matrix
+from tests.support.pasted_findings import findings_of, warn_or_error
+
+Read = Callable[[str], HostFacts]
+
+_HEADER = """\
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
+|                                         |                      |               MIG M. |
+|=========================================+======================+======================|
+|   0  NVIDIA A100-SXM4-40GB          On  | 00000000:07:00.0 Off |                   On |
+| N/A   31C    P0              42W / 400W |     87MiB / 40960MiB |     N/A      Default |
+|                                         |                      |              Enabled |
++-----------------------------------------+----------------------+----------------------+
+"""
+
+_MIG_BLOCK = """
++---------------------------------------------------------------------------------------+
+| MIG devices:                                                                          |
++------------------+--------------------------------+-----------+-----------------------+
+| GPU  GI  CI  MIG |                   Memory-Usage |        Vol|      Shared           |
+|      ID  ID  Dev |                     BAR1-Usage | SM     Unc| CE ENC DEC OFA JPG    |
+|                  |                                |        ECC|                       |
+|==================+================================+===========+=======================|
+{rows}
++------------------+--------------------------------+-----------+-----------------------+
+
++---------------------------------------------------------------------------------------+
+| Processes:                                                                            |
+|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |
+|        ID   ID                                                             Usage      |
+|=======================================================================================|
+|  No running processes found                                                           |
++---------------------------------------------------------------------------------------+
+"""
+
+_TWO_DEVICES = """\
+|  0    1   0   0  |              50MiB / 19968MiB  | 42      0 |  3   0    2    0    0 |
+|                  |               0MiB / 32767MiB  |           |                       |
++------------------+--------------------------------+-----------+-----------------------+
+|  0    2   0   1  |              37MiB / 19968MiB  | 42      0 |  3   0    2    0    0 |
+|                  |               0MiB / 32767MiB  |           |                       |"""
+
+_NONE = "|  No MIG devices found                                                                 |"
+
+
+def _mig(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.code == "mig-mode"]
+
+
+def test_mig_devices_block_of_the_table_is_read(read: Read, matrix: Matrix) -> None:
+    facts = read(_HEADER + _MIG_BLOCK.format(rows=_TWO_DEVICES))
+    (gpu,) = facts.nvml.gpus
+    assert gpu.mig_mode_current is True
+    assert [(m.gpu_instance_id, m.index) for m in gpu.mig_devices] == [(1, 0), (2, 1)]
+    assert gpu.mig_devices[0].memory_total_bytes == 19968 * 1024 * 1024
+    findings = findings_of(read, matrix, _HEADER + _MIG_BLOCK.format(rows=_TWO_DEVICES))
+    (mig,) = _mig(findings)
+    assert mig.severity is Severity.INFO
+    assert "2 instance(s)" in mig.title
+    assert warn_or_error(findings) == []
+    # Near miss: the table says the GPU in MIG mode has no instance at all: CUDA sees nothing.
+    none = findings_of(read, matrix, _HEADER + _MIG_BLOCK.format(rows=_NONE))
+    (mig,) = _mig(none)
+    assert mig.severity is Severity.WARN
+    assert "no MIG instances" in mig.title
+
+
+def test_a_table_cut_off_above_the_mig_block_says_nothing_of_instances(
+    read: Read, matrix: Matrix
+) -> None:
+    findings = findings_of(read, matrix, "some context above\n" + _HEADER)
+    (mig,) = _mig(findings)
+    assert mig.severity is Severity.UNKNOWN
+    assert warn_or_error(findings) == []
+    # `nvidia-smi -L` lists every GPU with its MIG devices: none under the GPU is a fact.
+    listing = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n"
+    (mig,) = _mig(findings_of(read, matrix, _HEADER + listing))
+    assert mig.severity is Severity.WARN
