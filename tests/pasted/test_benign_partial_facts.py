@@ -10,7 +10,7 @@ from collections.abc import Callable
 from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.model import Matrix
-from tests.support.pasted_findings import findings_of, warn_or_error
+from tests.support.pasted_findings import error_lines, findings_of, warn_or_error
 
 Read = Callable[[str], HostFacts]
 
@@ -91,3 +91,30 @@ def test_a_table_cut_off_above_the_mig_block_says_nothing_of_instances(
     listing = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n"
     (mig,) = _mig(findings_of(read, matrix, _HEADER + listing))
     assert mig.severity is Severity.WARN
+
+
+_DCGM = (
+    'time="2024-04-02T20:39:31Z" level=info msg="Starting dcgm-exporter"\n'
+    'time="2024-04-02T20:39:31Z" level=info msg="DCGM successfully initialized!"\n'
+    'time="2024-04-02T20:39:31Z" level=info msg="Not collecting DCP metrics: This request is '
+    'serviced by a module of DCGM that is not currently loaded"\n'
+    'time="2024-04-02T20:39:31Z" level=warning msg="Skipping line 20 '
+    "('DCGM_FI_PROF_GR_ENGINE_ACTIVE'): metric not enabled\"\n"
+)
+
+
+def test_dcgm_profiling_module_absent_on_a_pre_volta_gpu_is_a_notice(
+    read: Read, matrix: Matrix
+) -> None:
+    pascal = "GPU 0: Tesla P4 (UUID: GPU-1a2b3c4d-0000-1111-2222-333344445555)\n"
+    findings = findings_of(read, matrix, pascal + _DCGM)
+    (line,) = error_lines(findings, "dcgm-profiling-unavailable")
+    assert line.severity is Severity.INFO
+    assert "predate Volta" in line.detail
+    assert warn_or_error(findings) == []
+    # Near miss: on a data-centre GPU that has the metrics, a missing profiling module is the
+    # image's fault (its proprietary DCGM module), and so is a GPU the paste does not name.
+    ampere = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1a2b3c4d-0000-1111-2222-333344445555)\n"
+    for text in (ampere + _DCGM, _DCGM):
+        (line,) = error_lines(findings_of(read, matrix, text), "dcgm-profiling-unavailable")
+        assert line.severity is Severity.WARN
