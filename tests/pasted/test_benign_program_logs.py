@@ -1,0 +1,38 @@
+"""Healthy start-up logs of GPU programs, as people paste them next to a question: every line
+of the program's own format that says it runs on the GPU is read (no "no report recognised"),
+and none raises a warning; prose that only quotes the words is not a log."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from gpudoctor.errors import FactsError
+from gpudoctor.facts import HostFacts
+from gpudoctor.matrix.model import Matrix
+from tests.support.pasted_findings import findings_of, warn_or_error
+
+Read = Callable[[str], HostFacts]
+
+
+def test_vllm_memory_profile_and_platform_named_blocks_are_read(read: Read, matrix: Matrix) -> None:
+    # vLLM's worker.py memory profile and the executors' "# %s blocks" with the platform's
+    # device name ("cuda" from 0.6.4; "GPU" before), as a terminal UI frames them.
+    text = (
+        "│ INFO 03-21 20:15:45 [worker.py:267] Memory profiling takes 34.26 seconds   │\n"
+        "│ INFO 03-21 20:15:45 [worker.py:267] the current vLLM instance can use "
+        "total_gpu_memory (79.19GiB) x gpu_memory_utilization (0.90) = 71.27GiB   │\n"
+        "│ INFO 03-21 20:15:46 [executor_base.py:111] # cuda blocks: 7191, # CPU blocks: 512 │\n"
+    )
+    facts = read(text)
+    assert facts.report is not None
+    assert "program start-up logs" in facts.report.sections
+    notes = "; ".join(facts.report.notes)
+    assert "79.19 GiB" in notes
+    assert "7191 GPU blocks" in notes
+    assert warn_or_error(findings_of(read, matrix, text)) == []
+    # Near miss: prose that quotes the words without vLLM's log prefix is not its log.
+    prose = "I read that the current vLLM instance can use total_gpu_memory (80GiB) x 0.9\n"
+    with pytest.raises(FactsError, match="no report recognised"):
+        read(prose)
