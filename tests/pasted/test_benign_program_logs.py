@@ -10,8 +10,9 @@ import pytest
 
 from gpudoctor.errors import FactsError
 from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
-from tests.support.pasted_findings import findings_of, warn_or_error
+from tests.support.pasted_findings import error_lines, findings_of, warn_or_error
 
 Read = Callable[[str], HostFacts]
 
@@ -36,3 +37,29 @@ def test_vllm_memory_profile_and_platform_named_blocks_are_read(read: Read, matr
     prose = "I read that the current vLLM instance can use total_gpu_memory (80GiB) x 0.9\n"
     with pytest.raises(FactsError, match="no report recognised"):
         read(prose)
+
+
+def test_jax_logging_an_optional_backend_it_lacks_is_a_notice(read: Read, matrix: Matrix) -> None:
+    text = (
+        "I0503 09:29:04.952224 23456247981888 xla_bridge.py:353] Unable to initialize backend "
+        "'rocm': NOT_FOUND: Could not find registered platform with name: \"rocm\". Available "
+        "platform names are: Interpreter CUDA Host\n"
+        "I0503 09:29:04.952596 23456247981888 xla_bridge.py:353] Unable to initialize backend "
+        "'tpu': module 'jaxlib.xla_extension' has no attribute 'get_tpu_client'\n"
+    )
+    findings = findings_of(read, matrix, text)
+    (line,) = error_lines(findings, "jax-backend-probe-notice")
+    assert line.severity is Severity.INFO
+    assert "'rocm'" in line.detail
+    assert warn_or_error(findings) == []
+    # Near misses: the backend JAX_PLATFORMS asks for raises instead of logging, and the CUDA
+    # backend failing is the NVIDIA GPU itself: neither is this notice.
+    for near in (
+        "RuntimeError: Unable to initialize backend 'rocm': NOT_FOUND: Could not find registered "
+        'platform with name: "rocm". Available platform names are: Interpreter CUDA Host\n',
+        "I0503 09:29:04.952224 23456247981888 xla_bridge.py:353] Unable to initialize backend "
+        "'cuda': FAILED_PRECONDITION: No visible GPU devices.\n",
+    ):
+        gpu = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n"
+        near_findings = findings_of(read, matrix, gpu + near)
+        assert not error_lines(near_findings, "jax-backend-probe-notice")
