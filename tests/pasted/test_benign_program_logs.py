@@ -63,3 +63,27 @@ def test_jax_logging_an_optional_backend_it_lacks_is_a_notice(read: Read, matrix
         gpu = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n"
         near_findings = findings_of(read, matrix, gpu + near)
         assert not error_lines(near_findings, "jax-backend-probe-notice")
+
+
+def test_l4t_clock_and_power_tools_make_the_host_a_jetson(read: Read, matrix: Matrix) -> None:
+    for text in (
+        "$ sudo jetson_clocks --show\n"
+        "SOC family:tegra194  Machine:Jetson-AGX\n"
+        "Online CPUs: 0-7\n"
+        "cpu0: Online=1 Governor=schedutil MinFreq=1190400 MaxFreq=2265600 CurrentFreq=1190400\n",
+        "$ sudo nvpmodel -q\nNV Power Mode: MODE_15W\n2\n",
+        "time, 2020-09-03 10:28:30.003209\njetson_clocks, OFF\nnvp model, MAXN\nGPU, 0\n",
+    ):
+        facts = read(text)
+        assert facts.platform.machine == "aarch64"
+        assert facts.report is not None
+        assert "jetson" in facts.report.named
+        findings = findings_of(read, matrix, text)
+        assert warn_or_error(findings) == []
+        assert any(f.code == "no-nvidia-gpu" and "Jetson" in f.title for f in findings)
+    report = read("SOC family:tegra194  Machine:Jetson-AGX\n").report
+    assert report is not None
+    assert "jetson_clocks: SoC tegra194, Jetson-AGX" in report.notes
+    # Near miss: prose that names the power mode is not the tool's output.
+    with pytest.raises(FactsError, match="no report recognised"):
+        read("I set the NV Power Mode: MAXN on my board and it got faster\n")
