@@ -87,3 +87,22 @@ def test_l4t_clock_and_power_tools_make_the_host_a_jetson(read: Read, matrix: Ma
     # Near miss: prose that names the power mode is not the tool's output.
     with pytest.raises(FactsError, match="no report recognised"):
         read("I set the NV Power Mode: MAXN on my board and it got faster\n")
+
+
+def test_tensorflow_naming_the_cuda_libraries_it_opened_is_read(read: Read, matrix: Matrix) -> None:
+    text = (
+        "test    | 2021-01-06 16:28:38.933571: I tensorflow/stream_executor/platform/default/"
+        "dso_loader.cc:49] Successfully opened dynamic library libcudart.so.11.0\n"
+        "test    | 2021-01-06 16:28:39.739850: I tensorflow/stream_executor/platform/default/"
+        "dso_loader.cc:49] Successfully opened dynamic library libcuda.so.1\n"
+        "2021-01-06 16:28:40.123456: I tensorflow/stream_executor/platform/default/dso_loader.cc"
+        ":49] Successfully opened dynamic library cudnn64_8.dll\n"
+    )
+    facts = read(text)
+    assert facts.report is not None
+    assert "TensorFlow GPU log" in facts.report.sections
+    assert "TensorFlow opened libcudart.so.11.0, libcuda.so.1, cudnn64_8.dll" in facts.report.notes
+    assert warn_or_error(findings_of(read, matrix, text)) == []
+    # Near miss: prose that quotes the words names no library.
+    with pytest.raises(FactsError, match="no report recognised"):
+        read("the log said Successfully opened dynamic library but then nothing happened\n")
