@@ -118,3 +118,33 @@ def test_dcgm_profiling_module_absent_on_a_pre_volta_gpu_is_a_notice(
     for text in (ampere + _DCGM, _DCGM):
         (line,) = error_lines(findings_of(read, matrix, text), "dcgm-profiling-unavailable")
         assert line.severity is Severity.WARN
+
+
+def test_mig_devices_of_the_xml_log_are_read(read: Read, matrix: Matrix) -> None:
+    head = (
+        "<nvidia_smi_log>\n<driver_version>535.104.05</driver_version>\n"
+        '<gpu id="00000000:07:00.0">\n<product_name>NVIDIA A100-SXM4-40GB</product_name>\n'
+        "<mig_mode>\n<current_mig>Enabled</current_mig>\n<pending_mig>Enabled</pending_mig>\n"
+        "</mig_mode>\n"
+    )
+    devices = (
+        "<mig_devices>\n<mig_device>\n<index>0</index>\n<gpu_instance_id>10</gpu_instance_id>\n"
+        "<compute_instance_id>0</compute_instance_id>\n<fb_memory_usage>\n<total>4864 MiB</total>"
+        "\n</fb_memory_usage>\n</mig_device>\n</mig_devices>\n"
+        "<fb_memory_usage>\n<total>Insufficient Permissions</total>\n</fb_memory_usage>\n"
+        "</gpu>\n</nvidia_smi_log>\n"
+    )
+    facts = read(head + devices)
+    (gpu,) = facts.nvml.gpus
+    assert [(m.index, m.gpu_instance_id, m.compute_instance_id) for m in gpu.mig_devices] == [
+        (0, 10, 0)
+    ]
+    assert gpu.mig_devices[0].memory_total_bytes == 4864 * 1024 * 1024
+    findings = findings_of(read, matrix, head + devices)
+    (mig,) = _mig(findings)
+    assert mig.severity is Severity.INFO
+    assert warn_or_error(findings) == []
+    # Near miss: the log lists no MIG device under a GPU in MIG mode: CUDA sees nothing.
+    empty = head + "<mig_devices>None</mig_devices>\n</gpu>\n</nvidia_smi_log>\n"
+    (mig,) = _mig(findings_of(read, matrix, empty))
+    assert mig.severity is Severity.WARN
