@@ -148,3 +148,49 @@ def test_mig_devices_of_the_xml_log_are_read(read: Read, matrix: Matrix) -> None
     empty = head + "<mig_devices>None</mig_devices>\n</gpu>\n</nvidia_smi_log>\n"
     (mig,) = _mig(findings_of(read, matrix, empty))
     assert mig.severity is Severity.WARN
+
+
+_ROCM_ENV = """\
+PyTorch version: 1.7.0a0+9ddd3df
+Is debug build: False
+CUDA used to build PyTorch: {cuda}
+ROCM used to build PyTorch: {rocm}
+
+OS: Ubuntu 18.04.4 LTS (x86_64)
+Python version: 3.6 (64-bit runtime)
+Is CUDA available: True
+CUDA runtime version: N/A
+GPU models and configuration: {gpu}
+Nvidia driver version: Could not collect
+cuDNN version: N/A
+HIP runtime version: 3.18.2
+MIOpen runtime version: 2.6.0
+"""
+
+
+def test_a_rocm_builds_gpu_list_is_amds_even_without_its_gfx_target(
+    read: Read, matrix: Matrix
+) -> None:
+    # Before torch 2.0 a ROCm build's collect_env names each GPU as HIP does, with no gfx
+    # target: "Device 66a1" (a Vega 20). It is an AMD GPU, never one nvidia-smi listed.
+    text = _ROCM_ENV.format(cuda="N/A", rocm="3.7.20315-077bcfa0", gpu="Device 66a1")
+    facts = read(text)
+    assert facts.nvml.gpus == ()
+    assert [g.device_id for g in facts.amd.pci_gpus] == ["66a1"]
+    findings = findings_of(read, matrix, text)
+    assert not [
+        f for f in findings if f.code == "framework-cpu-only" and f.severity is Severity.ERROR
+    ]
+    assert warn_or_error(findings) == []
+    # Near miss: a CUDA build's list is nvidia-smi's, whatever the GPU is called.
+    cuda = read(_ROCM_ENV.format(cuda="11.0", rocm="N/A", gpu="GPU 0: Tesla V100-SXM2-32GB"))
+    assert [g.name for g in cuda.nvml.gpus] == ["Tesla V100-SXM2-32GB"]
+    assert cuda.amd.pci_gpus == ()
+    # Near miss: a ROCm build on a host whose nvidia-smi shows only NVIDIA GPUs is the fault.
+    on_nvidia = (
+        _ROCM_ENV.format(cuda="N/A", rocm="6.0.32830-d62f6a171", gpu="Could not collect")
+        + "\n"
+        + _HEADER
+    )
+    errors = [f for f in findings_of(read, matrix, on_nvidia) if f.code == "framework-cpu-only"]
+    assert [f.severity for f in errors] == [Severity.ERROR]
