@@ -113,7 +113,9 @@ _ENTRIES = (
        "What each GPU is; shown with -v.", "None."),
     _E("mig-mode", "gpu", "MIG mode", "ok, info, warn, n/a, unknown",
        "MIG is on: frameworks see MIG instances only, one per process (select one with "
-       "CUDA_VISIBLE_DEVICES=MIG-<uuid>); with no instances created CUDA sees no device (warn).",
+       "CUDA_VISIBLE_DEVICES=MIG-<uuid>); with no instances created CUDA sees no device (warn). "
+       "A pasted report says so only where it lists the instances (the nvidia-smi table's MIG "
+       "devices block, `nvidia-smi -L`, the XML's mig_devices); else they are unknown.",
        "Create instances (`sudo nvidia-smi mig -cgi <profiles> -C`) or turn MIG off "
        "(`sudo nvidia-smi -i N -mig 0`)."),
     _E("mig-mode-pending", "gpu", "MIG mode change pending", "ok, warn, n/a, unknown",
