@@ -106,3 +106,44 @@ def test_tensorflow_naming_the_cuda_libraries_it_opened_is_read(read: Read, matr
     # Near miss: prose that quotes the words names no library.
     with pytest.raises(FactsError, match="no report recognised"):
         read("the log said Successfully opened dynamic library but then nothing happened\n")
+
+
+def test_vllm_marlin_weight_only_fallback_is_a_notice(read: Read, matrix: Matrix) -> None:
+    text = (
+        "WARNING 05-13 14:43:17 [marlin_utils_fp8.py:167] Your GPU does not have native "
+        "support for FP8 computation but FP8 quantization is being used. Weight-only FP8 "
+        "compression will be used leveraging the Marlin kernel. This may degrade performance "
+        "for compute-heavy workloads.\n"
+    )
+    findings = findings_of(read, matrix, text)
+    (line,) = error_lines(findings, "vllm-marlin-weight-only-notice")
+    assert line.severity is Severity.INFO
+    assert "FP8" in line.detail
+    assert warn_or_error(findings) == []
+    # Near miss: a kernel that refuses the FP8 type outright is not the Marlin fallback.
+    refused = (
+        "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n"
+        "ValueError: type fp8e4nv not supported in this architecture. The supported fp8 dtypes "
+        "are ('fp8e4b15', 'fp8e5')\n"
+    )
+    assert not error_lines(findings_of(read, matrix, refused), "vllm-marlin-weight-only-notice")
+
+
+def test_a_cuda_samples_device_line_is_read(read: Read, matrix: Matrix) -> None:
+    # helper_cuda.h names the device a sample picked: the architecture in current samples, the
+    # GPU in older ones; either way with its compute capability.
+    arch = (
+        "[Matrix Multiply Using CUDA] - Starting...\n"
+        'GPU Device 0: "Volta" with compute capability 7.0\n\n'
+        "Checking computed result for correctness: Result = PASS\n"
+    )
+    (gpu,) = read(arch).nvml.gpus
+    assert gpu.name is None
+    assert gpu.compute_capability == "7.0"
+    assert warn_or_error(findings_of(read, matrix, arch)) == []
+    named = 'GPU Device 1: "Tesla T4" with compute capability 7.5\n'
+    (gpu,) = read(named).nvml.gpus
+    assert (gpu.index, gpu.name, gpu.compute_capability) == (1, "Tesla T4", "7.5")
+    # Near miss: prose about a device is not the sample's line.
+    with pytest.raises(FactsError, match="no report recognised"):
+        read("my GPU Device seems slow with compute capability questions\n")
