@@ -259,6 +259,16 @@ _ENTRIES = (
        "Find the Xid on the node (`dmesg`, the device plugin's log); once the GPU is sound, "
        "restart the device plugin pod; an Xid known to be harmless can be ignored with "
        "`DP_DISABLE_HEALTHCHECKS=<xid>`."),
+    _E("containerd-cri-disabled", "runtime", "A Kubernetes node's containerd serves CRI",
+       "ok, error, n/a",
+       "containerd's `disabled_plugins` (the live host's /etc/containerd/config.toml, or a "
+       "pasted config) does not name its CRI plugin where Kubernetes runs on it. Docker's "
+       "containerd.io package ships `disabled_plugins = [\"cri\"]`: harmless for Docker, but "
+       "the kubelet finds no CRI service ('unknown service runtime.v1.RuntimeService'; "
+       "Kubernetes docs, Container Runtimes). No alarm without Kubernetes, nor on K3s, RKE2 or "
+       "MicroK8s, which run a containerd of their own.",
+       "Remove `cri` from `disabled_plugins` in /etc/containerd/config.toml, then `sudo "
+       "systemctl restart containerd` and the kubelet."),
     _E("container-mig-devices", "runtime", "MIG devices reach Singularity containers",
        "ok, warn, n/a, unknown",
        "SingularityCE with `--nvccli` (GPU set-up by nvidia-container-cli) binds MIG devices "
