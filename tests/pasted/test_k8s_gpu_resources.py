@@ -56,3 +56,63 @@ def test_an_insufficient_gpu_resource_is_named_with_its_name(
 def test_other_resources_are_not_the_gpu_line(read: Read, matrix: Matrix, line: str) -> None:
     text = "$ kubectl describe pod gpu-pod\n" + line + "\n"
     assert error_lines(findings_of(read, matrix, text), "k8s-insufficient-gpu") == []
+
+
+NODE_YAML = """\
+$ kubectl get node gpu01 -o yaml
+status:
+  allocatable:
+    cpu: "48"
+    memory: 263412492Ki
+    nvidia.com/gpu: "0"
+    pods: "110"
+  capacity:
+    cpu: "48"
+    memory: 263514892Ki
+    nvidia.com/gpu: "16"
+    pods: "110"
+"""
+NODE_JSON = """\
+    "status": {
+        "allocatable": {
+            "cpu": "8",
+            "nvidia.com/gpu": "2",
+            "pods": "110"
+        },
+        "capacity": {
+            "cpu": "8",
+            "nvidia.com/gpu": "4",
+            "pods": "110"
+        },
+"""
+POD = """\
+$ kubectl describe pod cuda-vector-add
+Status:       Pending
+Containers:
+  cuda-vector-add:
+    Image:      k8s.gcr.io/cuda-vector-add:v0.1
+    Limits:
+      nvidia.com/gpu:  2
+    Requests:
+      nvidia.com/gpu:  2
+"""
+
+
+def test_node_yaml_and_json_resources_are_read(read: Read, matrix: Matrix) -> None:
+    for text, counts in ((NODE_YAML, (16, 0)), (NODE_JSON, (4, 2))):
+        facts = read(text)
+        platform = facts.platform
+        assert (platform.k8s_gpu_capacity, platform.k8s_gpu_allocatable) == counts
+        (unhealthy,) = [f for f in findings_of(read, matrix, text) if f.code == "k8s-gpu-unhealthy"]
+        assert unhealthy.severity.value == "warn"
+
+
+def test_a_pods_limits_are_what_it_asks_not_what_the_node_has(read: Read) -> None:
+    facts = read(POD)
+    assert (facts.platform.k8s_gpu_capacity, facts.platform.k8s_gpu_allocatable) == (None, None)
+    assert facts.platform.kubernetes is True
+    assert facts.report is not None
+    assert "a pod asks for nvidia.com/gpu: 2" in facts.report.notes
+    # a node and a pod in one paste: the pod's limits do not become the node's allocatable
+    both = read(NODE_YAML.replace('"0"', '"16"') + POD)
+    assert (both.platform.k8s_gpu_capacity, both.platform.k8s_gpu_allocatable) == (16, 16)
