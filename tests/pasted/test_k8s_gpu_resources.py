@@ -116,3 +116,38 @@ def test_a_pods_limits_are_what_it_asks_not_what_the_node_has(read: Read) -> Non
     # a node and a pod in one paste: the pod's limits do not become the node's allocatable
     both = read(NODE_YAML.replace('"0"', '"16"') + POD)
     assert (both.platform.k8s_gpu_capacity, both.platform.k8s_gpu_allocatable) == (16, 16)
+
+
+def test_a_failed_allocate_call_of_the_plugin_is_named(read: Read, matrix: Matrix) -> None:
+    line = (
+        "Message:          Pod was rejected: Allocate failed due to rpc error: code = Unavailable "
+        "desc = error reading from server: EOF, which is unexpected\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "device-plugin-allocate-rpc-failed")
+    assert "Unavailable: error reading from server: EOF" in found.detail
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        # the kubelet's own count, not the plugin's RPC
+        (
+            "  Warning  UnexpectedAdmissionError  10s   kubelet  Allocate failed due to requested "
+            "number of devices unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which "
+            "is unexpected",
+            "kubelet-device-allocate",
+        ),
+        # the MPS / time-slicing refusal keeps its own, more specific entry
+        (
+            "Allocate failed due to rpc error: code = Unknown desc = request for 'nvidia.com/gpu: "
+            "2' too large: maximum request size for shared resources is 1, which is unexpected",
+            "k8s-shared-gpu-request-too-large",
+        ),
+    ],
+)
+def test_other_allocate_failures_keep_their_entries(
+    read: Read, matrix: Matrix, line: str, code: str
+) -> None:
+    findings = findings_of(read, matrix, line + "\n")
+    assert error_lines(findings, "device-plugin-allocate-rpc-failed") == []
+    assert len(error_lines(findings, code)) == 1
