@@ -5,6 +5,8 @@
   gpu.product, gpu.count, gpu.memory in MiB, gpu.compute.major/.minor), the System Info lines
   (Kernel Version, Architecture, Container Runtime Version), and nvidia.com/gpu under the node's
   Capacity/Allocatable (or under a pod's Limits/Requests: what it asks for).
+- `kubectl get nodes -o wide`: each node's KERNEL-VERSION and CONTAINER-RUNTIME (kept when the
+  rows agree: one paste is one host).
 - `kubectl get pods` (-n gpu-operator, -A): the NVIDIA pods that are not Running/Completed.
 - Slurm's `scontrol show node` / `sinfo -o %G`: "Gres=gpu:a100:4" (the GPU count the node is
   configured with), "Arch=x86_64", "OS=Linux 5.15.0-...".
@@ -44,6 +46,11 @@ _HEADING_REACH = 4000
 _MIG_RESOURCE = re.compile(
     r"^\s{2,4}nvidia\.com/mig-\d{1,2}g\.\d{1,3}gb(?:\+[a-z]{1,8})?:\s{1,30}(?P<n>\d{1,4})\s{0,4}$"
 )
+# a `kubectl get nodes -o wide` row's last two columns: "5.15.0-105-generic   containerd://1.7.12"
+_WIDE_ROW = re.compile(
+    r"\s(?P<kernel>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.+~-]{0,60})\s{1,20}"
+    r"(?P<engine>containerd|cri-o|docker)://(?P<version>\d[\w.+~-]{0,40})\s{0,4}$"
+)
 _GOARCH = {"amd64": "x86_64", "arm64": "aarch64", "ppc64le": "ppc64le", "s390x": "s390x"}
 _READY = re.compile(r"^\d{1,2}/\d{1,2}$")
 _FINE = ("Running", "Completed", "Succeeded")
@@ -59,6 +66,7 @@ def parse(text: str, draft: Draft) -> None:
     _labels(text, draft)
     _resources(text, draft)
     _system_info(text, draft)
+    _nodes_wide(text, draft)
     _pods(text, draft)
     _slurm(text, draft)
 
@@ -181,6 +189,31 @@ def _system_info(text: str, draft: Draft) -> None:
             put(draft.platform, "kubernetes", True)
             draft.read_at(NAME, text, start)
             break
+
+
+def _nodes_wide(text: str, draft: Draft) -> None:
+    """`kubectl get nodes -o wide`: under its header, each node's kernel and container runtime;
+    kept only when every row agrees (nodes that differ are hosts this paste cannot tell apart)."""
+    header = text.find("CONTAINER-RUNTIME")
+    if header == -1 or "KERNEL-VERSION" not in text[max(0, header - 300) : header]:
+        return
+    rows = []
+    for start, line in iter_lines(text, text, "://"):
+        found = _WIDE_ROW.search(line) if start > header else None
+        if found:
+            rows.append((start, found))
+    if not rows:
+        return
+    put(draft.platform, "kubernetes", True)
+    draft.read_at(NAME, text, rows[0][0], len(rows))
+    kernels = {found.group("kernel") for _, found in rows}
+    engines = {found.group("engine") for _, found in rows}
+    if len(kernels) == 1:
+        put(draft.kernel, "release", kernels.pop())
+    if len(engines) == 1:
+        put(draft.runtime, "cri_engine", engines.pop())
+    if len(rows) > 1:
+        draft.notes.append(f"kubectl get nodes lists {len(rows)} nodes")
 
 
 def _pods(text: str, draft: Draft) -> None:

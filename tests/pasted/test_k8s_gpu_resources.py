@@ -151,3 +151,29 @@ def test_other_allocate_failures_keep_their_entries(
     findings = findings_of(read, matrix, line + "\n")
     assert error_lines(findings, "device-plugin-allocate-rpc-failed") == []
     assert len(error_lines(findings, code)) == 1
+
+
+WIDE = """\
+$ kubectl get nodes -o wide
+NAME       STATUS   ROLES           AGE   VERSION   INTERNAL-IP   EXTERNAL-IP   OS-IMAGE             KERNEL-VERSION       CONTAINER-RUNTIME
+gpu-1      Ready    <none>          12d   v1.29.4   10.0.0.12     <none>        Ubuntu 22.04.4 LTS   5.15.0-105-generic   containerd://1.7.12
+"""  # noqa: E501
+
+
+def test_nodes_wide_gives_kernel_and_runtime(read: Read) -> None:
+    facts = read(WIDE)
+    assert facts.kernel.release == "5.15.0-105-generic"
+    assert facts.container_runtime.cri_engine == "containerd"
+    assert facts.platform.kubernetes is True
+
+
+def test_nodes_that_differ_or_a_runtime_url_elsewhere_give_no_kernel(read: Read) -> None:
+    control = "cpu-1      Ready    control-plane   12d   v1.29.4   10.0.0.2      <none>        "
+    two = WIDE + control + "Rocky Linux 9.3      5.14.0-362.8.1.el9_3.x86_64   cri-o://1.29.1\n"
+    facts = read(two)
+    assert (facts.kernel.release, facts.container_runtime.cri_engine) == (None, None)
+    # no -o wide header: a Container ID line is not a node row
+    pod = (
+        "kubectl describe pod x\n    Container ID:   containerd://5f0c3e1a9b\n    Kernel 6.8.0-1\n"
+    )
+    assert read(pod).container_runtime.cri_engine is None
