@@ -177,3 +177,21 @@ def test_nodes_that_differ_or_a_runtime_url_elsewhere_give_no_kernel(read: Read)
         "kubectl describe pod x\n    Container ID:   containerd://5f0c3e1a9b\n    Kernel 6.8.0-1\n"
     )
     assert read(pod).container_runtime.cri_engine is None
+
+
+def test_the_driver_containers_missing_rhel_repositories_are_named(
+    read: Read, matrix: Matrix
+) -> None:
+    log = (
+        "+ dnf install -q -y elfutils-libelf.x86_64 elfutils-libelf-devel.x86_64\n"
+        "Error: Unable to find a match: elfutils-libelf-devel.x86_64\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, log), "driver-container-no-rhel-repos")
+    assert "entitlement" in found.detail
+    # near miss: the package installed; another package missing is not this line
+    fine = (
+        "+ dnf install -q -y elfutils-libelf.x86_64 elfutils-libelf-devel.x86_64\n"
+        "Installed:\n  elfutils-libelf-devel-0.182-3.el8.x86_64    zlib-devel-1.2.11-17.el8.x86_64\n"
+        "Error: Unable to find a match: htop\nKubernetes v1.27 on RHEL 8.6\n"
+    )
+    assert error_lines(findings_of(read, matrix, fine), "driver-container-no-rhel-repos") == []
