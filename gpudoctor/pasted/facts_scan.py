@@ -1028,6 +1028,38 @@ _RULES: tuple[_Rule, ...] = (
         _rx(r"\bkubernetes\b"),
         _kubernetes,
     ),
+    # Kubernetes's own vocabulary in prose and logs: pod states and events, its objects and
+    # daemons, and the managed or packaged distributions by name
+    _Rule(
+        (
+            "backoff",
+            "containercreating",
+            "podinitializing",
+            "admissionerror",
+            "failedscheduling",
+            "failedcreatepodsandbox",
+        ),
+        _rx(
+            r"\b(?:CrashLoopBackOff|ImagePullBackOff|ContainerCreating|PodInitializing|"
+            r"UnexpectedAdmissionError|FailedScheduling|FailedCreatePodSandBox)\b"
+        ),
+        _kubernetes,
+    ),
+    _Rule(
+        "pod",
+        _rx(r"\bpods?\b[^.\n]{0,40}\b(?:pending|unschedulable)\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        ("daemonset", "kube-system", "kubelet", "kubeadm", "clusterpolicy", "nodeselector"),
+        _rx(r"\b(?:daemonsets?|kube-system|kubelet|kubeadm|clusterpolicy|nodeSelector)\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        ("eks", "gke", "aks", "openshift", "okd", "k0s"),
+        _rx(r"\b(?P<name>EKS|GKE|AKS|OpenShift|OKD|k0s)\b"),
+        _k8s_distribution,
+    ),
     _Rule(
         "nvidia.com/gpu",
         _rx(r"nvidia\.com/gpu\b(?!=)"),  # "nvidia.com/gpu=0" is a CDI device name

@@ -195,3 +195,29 @@ def test_the_driver_containers_missing_rhel_repositories_are_named(
         "Error: Unable to find a match: htop\nKubernetes v1.27 on RHEL 8.6\n"
     )
     assert error_lines(findings_of(read, matrix, fine), "driver-container-no-rhel-repos") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "distribution"),
+    [
+        ("pods stay Pending on our 2 g5 nodes since yesterday", None),
+        ("the nvidia-device-plugin-daemonset pod is in CrashLoopBackOff", None),
+        ("Bottlerocket GPU nodes on EKS 1.29 with the NVIDIA driver 535", "eks"),
+        ("our OpenShift 4.14 cluster with the GPU Operator 23.9", "openshift"),
+    ],
+)
+def test_kubernetes_prose_is_read(read: Read, text: str, distribution: str | None) -> None:
+    facts = read(text + "\n")
+    assert facts.platform.kubernetes is True
+    assert facts.platform.k8s_distribution == distribution
+
+
+def test_words_near_kubernetes_are_not_it(read: Read) -> None:
+    text = (
+        "podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi\n"
+        "2 updates pending; Driver Version: 550.54.15\n"
+        "Restarting the speaks service\n"
+    )
+    facts = read(text)
+    assert facts.platform.kubernetes is None
+    assert facts.platform.k8s_distribution is None
