@@ -892,8 +892,8 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "toolkit",
         _rx(
-            r"(?:nvidia[- ]container[- ]toolkit|container toolkit cli)(?: version)?\s{0,4}[:"
-            r"=]?\s{0,4}v?(?P<v>1\.\d{1,2}\.\d{1,3})"
+            r"(?:nvidia[- ]container[- ]toolkit|container toolkit cli)(?:\s{1,4}version)?\s{0,4}"
+            r"[:=(]?\s{0,4}v?(?P<v>1\.\d{1,2}\.\d{1,3})"
         ),
         _toolkit,
     ),
