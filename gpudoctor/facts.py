@@ -239,6 +239,8 @@ class PlatformFacts(Frozen):
     # ones in Allocatable. The live probe does not ask the API server.
     k8s_gpu_capacity: int | None = None
     k8s_gpu_allocatable: int | None = None
+    # nvidia.com/gpu a pasted pod asks for (its Limits/Requests; the largest of its containers)
+    k8s_gpu_requested: int | None = None
     # The Kubernetes distribution a report names when it runs its own containerd with its own
     # config ("k3s", "rke2", "microk8s"): /etc/containerd/config.toml is then not the node's.
     k8s_distribution: str | None = None

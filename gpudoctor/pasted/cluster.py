@@ -133,7 +133,7 @@ def _resources(text: str, draft: Draft) -> None:
         if found is None or kind is None:
             continue
         if kind in ("limits", "requests"):
-            asked = asked or found.group("n")
+            asked = max(asked or "0", found.group("n"), key=int)
         elif kind not in said:
             said[kind] = found.group("n")
         else:
@@ -142,6 +142,7 @@ def _resources(text: str, draft: Draft) -> None:
     _mig_resources(text, draft)
     if asked is not None:
         put(draft.platform, "kubernetes", True)
+        put(draft.platform, "k8s_gpu_requested", int(asked))
         draft.notes.append(f"a pod asks for nvidia.com/gpu: {asked}")
     if said:
         put(draft.platform, "kubernetes", True)
