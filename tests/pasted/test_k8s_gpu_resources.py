@@ -34,6 +34,8 @@ Read = Callable[[str], HostFacts]
             "available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available",
             "nvidia.com/gpu",
         ),
+        # inline code in prose: the resource ends at the backtick
+        ("GPU pods stay `Pending` with `Insufficient nvidia.com/gpu`.", "nvidia.com/gpu"),
     ],
 )
 def test_an_insufficient_gpu_resource_is_named_with_its_name(
