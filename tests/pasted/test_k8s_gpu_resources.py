@@ -223,3 +223,36 @@ def test_words_near_kubernetes_are_not_it(read: Read) -> None:
     facts = read(text)
     assert facts.platform.kubernetes is None
     assert facts.platform.k8s_distribution is None
+
+
+@pytest.mark.parametrize(
+    ("line", "taint"),
+    [
+        (
+            "0/3 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: true}, 2 "
+            "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }.",
+            "{nvidia.com/gpu: true}",
+        ),
+        (
+            "0/2 nodes are available: 2 node(s) had taint {sku: gpu}, that the pod didn't "
+            "tolerate.",
+            "{sku: gpu}",
+        ),
+    ],
+)
+def test_an_untolerated_gpu_taint_is_named(
+    read: Read, matrix: Matrix, line: str, taint: str
+) -> None:
+    (found,) = error_lines(findings_of(read, matrix, line + "\n"), "k8s-gpu-taint-not-tolerated")
+    assert f"the GPU nodes carry the taint {taint}" in found.detail
+
+
+def test_other_taints_are_not_the_gpu_taint(read: Read, matrix: Matrix) -> None:
+    text = (
+        "kubectl describe pod gpu-pod\n"
+        "0/3 nodes are available: 3 node(s) had untolerated taint "
+        "{node-role.kubernetes.io/control-plane: }.\n"
+        "0/1 nodes are available: 1 node(s) had untolerated taint "
+        "{node.kubernetes.io/not-ready: }.\n"
+    )
+    assert error_lines(findings_of(read, matrix, text), "k8s-gpu-taint-not-tolerated") == []
