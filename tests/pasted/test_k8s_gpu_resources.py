@@ -256,3 +256,20 @@ def test_other_taints_are_not_the_gpu_taint(read: Read, matrix: Matrix) -> None:
         "{node.kubernetes.io/not-ready: }.\n"
     )
     assert error_lines(findings_of(read, matrix, text), "k8s-gpu-taint-not-tolerated") == []
+
+
+def test_the_operators_driver_validation_retrying_is_a_warning(read: Read, matrix: Matrix) -> None:
+    log = (
+        'time="2025-09-09T10:00:00Z" level=info msg="Attempting to validate a driver container '
+        'installation"\n'
+        'time="2025-09-09T10:00:00Z" level=warning msg="failed to validate the driver, retrying '
+        'after 5 seconds\\n"\n'
+    )
+    (found,) = error_lines(findings_of(read, matrix, log), "gpu-operator-driver-not-validated")
+    assert found.severity.value == "warn"
+    # near miss: the validator found the host's driver
+    ok = (
+        'time="2025-09-09T10:00:00Z" level=info msg="Detected a pre-installed driver on the host"\n'
+        "GPU Operator v25.3.1 on Kubernetes 1.31\n"
+    )
+    assert error_lines(findings_of(read, matrix, ok), "gpu-operator-driver-not-validated") == []
