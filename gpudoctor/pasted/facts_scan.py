@@ -323,6 +323,14 @@ def _kubernetes(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _k8s_distribution(m: re.Match[str], d: Draft) -> bool:
+    """K3s, RKE2 and MicroK8s: Kubernetes with a containerd of their own (its config under
+    /var/lib/rancher/<name>/agent/etc/containerd/ or the snap), not the system's."""
+    put(d.platform, "kubernetes", True)
+    put(d.platform, "k8s_distribution", m.group("name").lower())
+    return True
+
+
 def _runtime_class(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "kubernetes", True)
     put(d.runtime, "runtime_class_nvidia", m.group("name").lower().startswith("nvidia"))
@@ -330,7 +338,16 @@ def _runtime_class(m: re.Match[str], d: Draft) -> bool:
 
 
 def _cri_config(text: str, draft: Draft) -> None:
-    """A containerd or CRI-O config (or `containerd config dump`): its runtimes and default."""
+    """A containerd or CRI-O config (or `containerd config dump`): its runtimes and default,
+    and whether containerd's CRI plugin is disabled. A `disabled_plugins` line alone (Docker's
+    containerd.io config) says nothing of Kubernetes: it is kept, the node is not assumed."""
+    disabled = cri_config.cri_disabled(text)
+    if disabled is not None:
+        put(draft.runtime, "cri_plugin_disabled", disabled)
+        at = text.find("disabled_plugins")
+        number = text.count("\n", 0, at) + 1
+        draft.section(NAME)
+        draft.ranges.append((NAME, number, number))
     if "runtime" not in text:
         return
     found = cri_config.read(text)
@@ -887,8 +904,8 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "toolkit",
         _rx(
-            r"(?:nvidia[- ]container[- ]toolkit|container toolkit cli)(?: version)?\s{0,4}[:"
-            r"=]?\s{0,4}v?(?P<v>1\.\d{1,2}\.\d{1,3})"
+            r"(?:nvidia[- ]container[- ]toolkit|container toolkit cli)(?:\s{1,4}version)?\s{0,4}"
+            r"[:=(]?\s{0,4}v?(?P<v>1\.\d{1,2}\.\d{1,3})"
         ),
         _toolkit,
     ),
@@ -1000,8 +1017,8 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         ("k3s", "rke2", "microk8s"),
-        _rx(r"\bk3s\b|\brke2\b|\bmicrok8s\b"),
-        _kubernetes,
+        _rx(r"\b(?P<name>k3s|rke2|microk8s)\b"),
+        _k8s_distribution,
     ),
     _Rule(
         ("k8s", "operator", "runtimeclassname", "plugin"),
@@ -1022,6 +1039,38 @@ _RULES: tuple[_Rule, ...] = (
         "kubernetes",
         _rx(r"\bkubernetes\b"),
         _kubernetes,
+    ),
+    # Kubernetes's own vocabulary in prose and logs: pod states and events, its objects and
+    # daemons, and the managed or packaged distributions by name
+    _Rule(
+        (
+            "backoff",
+            "containercreating",
+            "podinitializing",
+            "admissionerror",
+            "failedscheduling",
+            "failedcreatepodsandbox",
+        ),
+        _rx(
+            r"\b(?:CrashLoopBackOff|ImagePullBackOff|ContainerCreating|PodInitializing|"
+            r"UnexpectedAdmissionError|FailedScheduling|FailedCreatePodSandBox)\b"
+        ),
+        _kubernetes,
+    ),
+    _Rule(
+        "pod",
+        _rx(r"\bpods?\b[^.\n]{0,40}\b(?:pending|unschedulable)\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        ("daemonset", "kube-system", "kubelet", "kubeadm", "clusterpolicy", "nodeselector"),
+        _rx(r"\b(?:daemonsets?|kube-system|kubelet|kubeadm|clusterpolicy|nodeSelector)\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        ("eks", "gke", "aks", "openshift", "okd", "k0s"),
+        _rx(r"\b(?P<name>EKS|GKE|AKS|OpenShift|OKD|k0s)\b"),
+        _k8s_distribution,
     ),
     _Rule(
         "nvidia.com/gpu",
