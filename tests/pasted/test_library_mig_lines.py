@@ -1,0 +1,69 @@
+"""Library and MIG lines people paste: the dynamic loader's "cannot open shared object file"
+whatever program wraps it, and the loader's own `LD_DEBUG=libs` trace. Each test pastes a line of
+the kind the rule is for (its own words, not a thread's) and checks the finding, its severity and
+the numbers it names, and a near miss that must not fire."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Severity
+from gpudoctor.matrix.model import Matrix
+from tests.support.pasted_findings import error_lines, findings_of
+
+Read = Callable[[str], HostFacts]
+# A fact line, so that a near miss alone is still a report that is read.
+HOST = "Driver Version: 550.54.15\n"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # cffi's dlopen: "cannot load library '%s': %s", the loader's reason after it.
+        "OSError: cannot load library 'libfoo.so': libcudart.so.11.0: cannot open shared "
+        "object file: No such file or directory",
+        # A wrapper that puts its own words first.
+        "RuntimeError: Error in dlopen: libcublasLt.so.12: cannot open shared object file: "
+        "No such file or directory",
+        # dlopen of a full path names the path.
+        "failed to load /opt/app/lib/libnvrtc.so.12: cannot open shared object file",
+    ],
+)
+def test_a_missing_cuda_soname_whatever_wraps_the_loader_error(
+    read: Read, matrix: Matrix, line: str
+) -> None:
+    (found,) = error_lines(findings_of(read, matrix, line + "\n"), "cuda-library-missing")
+    assert found.severity is Severity.ERROR
+    major = "11" if "cudart" in line else "12"
+    assert f"CUDA {major}'s lib" in found.detail
+
+
+def test_a_missing_math_library_whatever_wraps_the_loader_error(read: Read, matrix: Matrix) -> None:
+    line = (
+        "OSError: cannot load library 'libfft.so': libcufft.so.10: cannot open shared object file\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "cuda-math-library-missing")
+    assert "libcufft.so.10" in found.detail
+
+
+def test_near_misses_of_the_loader_error(read: Read, matrix: Matrix) -> None:
+    # TensorFlow's and XLA's loader warning keeps its own (warning) signature: the soname after
+    # "dlerror: " is not a second, separate error.
+    tf = (
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+        "library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object "
+        "file: No such file or directory\n"
+    )
+    findings = findings_of(read, matrix, HOST + tf)
+    assert not error_lines(findings, "cuda-library-missing")
+    (warned,) = error_lines(findings, "xla-cuda-library-not-loaded")
+    assert warned.severity is Severity.WARN
+    # A longer name that merely ends in a CUDA soname, and a CUDA library that was loaded.
+    for near in (
+        "OSError: mylibcudart.so.12: cannot open shared object file\n",
+        "loaded /usr/local/cuda/lib64/libcudart.so.12 from the cache\n",
+    ):
+        assert not error_lines(findings_of(read, matrix, HOST + near), "cuda-library-missing")
