@@ -600,10 +600,11 @@ def _amd_named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
-# Libraries whose version is their CUDA toolkit's major.minor: a copy in a "cuda-12.1" folder is
-# 12.1 even where ldd shows only the soname ("libnvJitLink.so.12").
+# Libraries whose version is their CUDA toolkit's major.minor: a copy in a "cuda-12.1" folder (or
+# the HPC SDK's ".../cuda/12.4/lib64") is 12.1 even where ldd shows only the soname
+# ("libnvJitLink.so.12").
 _TOOLKIT_VERSIONED = frozenset({"libnvJitLink", "libcudart", "libnvrtc", "libcupti", "libcublas"})
-_TOOLKIT_FOLDER = re.compile(r"/cuda-(\d{1,2}\.\d{1,2})/")
+_TOOLKIT_FOLDER = re.compile(r"/cuda[-/](\d{1,2}\.\d{1,2})/")
 
 
 def _ldd(m: re.Match[str], d: Draft) -> bool:
@@ -631,6 +632,24 @@ def _resolved(path: str, soname: str, d: Draft) -> bool:
     if (lib, path, version) not in d.ldd_libs:
         d.ldd_libs.append((lib, path, version))
     return True
+
+
+def _ld_debug_tried(m: re.Match[str], d: Draft) -> bool:
+    """`LD_DEBUG=libs`: "trying file=PATH": a candidate only; the loader took it when the next
+    "file=SONAME [N];  generating link map" names its file name."""
+    path = m.group("path")
+    d.ld_debug_tried[path.rsplit("/", 1)[-1]] = path
+    return False
+
+
+def _ld_debug_mapped(m: re.Match[str], d: Draft) -> bool:
+    """`LD_DEBUG=libs`: "file=SONAME [N];  generating link map": the file last tried for that
+    name is the one loaded (a trace cut before its "calling init" lines still says which)."""
+    soname = m.group("soname")
+    path = d.ld_debug_tried.get(soname.rsplit("/", 1)[-1])
+    if path is None:
+        return False
+    return _resolved(path, soname, d)
 
 
 def _ld_debug_path(m: re.Match[str], d: Draft) -> bool:
@@ -1290,6 +1309,19 @@ _RULES: tuple[_Rule, ...] = (
         "calling init: /",
         _rx(r"^\s{0,12}\d{1,9}:\s{1,8}calling init: (?P<path>/[^\s]{1,300})"),
         _ld_debug_init,
+    ),
+    _Rule(
+        "trying file=/",
+        _rx(r"^\s{0,12}\d{1,9}:\s{1,8}trying file=(?P<path>/[^\s]{1,300})"),
+        _ld_debug_tried,
+    ),
+    _Rule(
+        "generating link map",
+        _rx(
+            r"^\s{0,12}\d{1,9}:\s{1,8}file=(?P<soname>[^\s\[]{1,200}) \[\d{1,4}\];"
+            r"\s{1,4}generating link map"
+        ),
+        _ld_debug_mapped,
     ),
     _Rule(
         "(ld_library_path)",

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
+from gpudoctor.checks import run_checks
 from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
@@ -67,3 +68,43 @@ def test_near_misses_of_the_loader_error(read: Read, matrix: Matrix) -> None:
         "loaded /usr/local/cuda/lib64/libcudart.so.12 from the cache\n",
     ):
         assert not error_lines(findings_of(read, matrix, HOST + near), "cuda-library-missing")
+
+
+# An LD_DEBUG=libs trace cut before its "calling init" lines: the loader tried two folders and
+# mapped the second; the HPC SDK keeps CUDA 12.4 in ".../cuda/12.4/lib64".
+_SDK = "/opt/nvidia/hpc_sdk/Linux_x86_64/24.5/cuda/12.4/lib64"
+_CUT_TRACE = (
+    "      4709:\tfile=libnvJitLink.so.12 [0];  needed by /opt/venv/lib/python3.11/site-packages/"
+    "nvidia/cusparse/lib/libcusparse.so.12 [0]\n"
+    "      4709:\tfind library=libnvJitLink.so.12 [0]; searching\n"
+    f"      4709:\t search path=/usr/lib/x86_64-linux-gnu/openmpi/lib:{_SDK}\t\t(LD_LIBRARY_PATH)\n"
+    "      4709:\t  trying file=/usr/lib/x86_64-linux-gnu/openmpi/lib/libnvJitLink.so.12\n"
+    f"      4709:\t  trying file={_SDK}/libnvJitLink.so.12\n"
+    "      4709:\t\n"
+    "      4709:\tfile=libnvJitLink.so.12 [0];  generating link map\n"
+)
+
+
+def test_the_file_the_loader_mapped_is_the_one_it_loaded(read: Read, matrix: Matrix) -> None:
+    wheels = "torch==2.6.0+cu126\nnvidia-nvjitlink-cu12==12.6.85\n"
+    facts = read(_CUT_TRACE + wheels)
+    assert [(lib.name, lib.path, lib.version) for lib in facts.cuda_libs.ld_library_path_libs] == [
+        ("libnvJitLink", f"{_SDK}/libnvJitLink.so.12", "12.4")
+    ]
+    (shadow,) = [f for f in run_checks(facts, matrix).findings if f.code == "library-shadowing"]
+    assert shadow.severity is Severity.ERROR
+    assert "12.4" in shadow.title
+    assert "12.6.85" in shadow.title
+
+
+def test_a_tried_file_of_another_name_is_not_the_mapped_one(read: Read) -> None:
+    # Near miss: the loader mapped libcusparse.so.12 (found elsewhere, e.g. by RUNPATH); the
+    # only file tried was nvJitLink's, so nothing is known about where cuSPARSE came from, and a
+    # file only tried is no library loaded.
+    trace = (
+        f"      4709:\t  trying file={_SDK}/libnvJitLink.so.12\n"
+        "      4709:\tfile=libcusparse.so.12 [0];  generating link map\n"
+    )
+    libs = read(HOST + trace).cuda_libs
+    assert libs.ld_library_path_libs == ()
+    assert libs.loader_cache_libs == ()
