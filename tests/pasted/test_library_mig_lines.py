@@ -108,3 +108,37 @@ def test_a_tried_file_of_another_name_is_not_the_mapped_one(read: Read) -> None:
     libs = read(HOST + trace).cuda_libs
     assert libs.ld_library_path_libs == ()
     assert libs.loader_cache_libs == ()
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("Failed to display compute instances: Insufficient Permissions", "monitor"),
+        ("No GPU instances found: Insufficient Permissions", "monitor"),
+        (
+            "Unable to create a GPU instance on GPU  0 using profile 3g.40gb: Invalid Argument",
+            "-lgip",
+        ),
+        ("Failed to create GPU instances: Not Supported", "vGPU"),
+    ],
+)
+def test_nvidia_smi_mig_refused(read: Read, matrix: Matrix, line: str, why: str) -> None:
+    (found,) = error_lines(findings_of(read, matrix, line + "\n"), "mig-command-refused")
+    assert found.severity is Severity.ERROR
+    assert line.rsplit(": ", 1)[1] in found.detail
+    assert why in found.detail + found.fix
+
+
+def test_mig_lines_that_are_no_refusal(read: Read, matrix: Matrix) -> None:
+    # nvidia-smi pads the GPU index ("on GPU  0"): still the specific Insufficient Resources entry.
+    full = "Unable to create a GPU instance on GPU  0 using profile 9: Insufficient Resources\n"
+    findings = findings_of(read, matrix, full)
+    assert not error_lines(findings, "mig-command-refused")
+    (res,) = error_lines(findings, "mig-insufficient-resources")
+    assert "profile 9" in res.detail
+    # A success line, and a cloud API client error that merely says "compute instances".
+    for near in (
+        "Successfully created GPU instance ID  2 on GPU  0 using profile MIG 3g.40gb (ID  9)\n",
+        "failed to create compute instances client: Not Supported\n",
+    ):
+        assert not error_lines(findings_of(read, matrix, HOST + near), "mig-command-refused")
