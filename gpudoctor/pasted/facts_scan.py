@@ -613,6 +613,17 @@ def _ldd(m: re.Match[str], d: Draft) -> bool:
     return _resolved(m.group("path"), m.group("soname"), d)
 
 
+def _loader_cache(m: re.Match[str], d: Draft) -> bool:
+    """`ldconfig -p`: "libcudnn.so.8 (libc6,x86-64) => /lib/x86_64-linux-gnu/libcudnn.so.8" is a
+    library the loader's cache holds: a cuDNN file (its major), and a copy of a wheel's library
+    the loader may find."""
+    path, soname = m.group("path"), m.group("soname")
+    cudnn = soname.lower().startswith("libcudnn")
+    if cudnn and path not in d.cudnn_files:
+        d.cudnn_files.append(path)
+    return _resolved(path, soname, d) or cudnn
+
+
 def _ld_debug_init(m: re.Match[str], d: Draft) -> bool:
     """`LD_DEBUG=libs`: "calling init: PATH" names the file the loader loaded (dlopen'ed ones
     too, which ldd never shows)."""
@@ -1304,6 +1315,15 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _ldd,
     ),
+    # `ldconfig -p`: the soname, the cache's "(libc6,x86-64)" tag, the file.
+    _Rule(
+        "(libc6",
+        _rx(
+            r"^\s{0,8}(?P<soname>lib[A-Za-z_]{3,30}\.so[.\d]{0,16})\s{1,4}\(libc6[^)\n]{0,30}\)"
+            r"\s{1,4}=>\s{1,4}(?P<path>/[^\s()]{1,300})"
+        ),
+        _loader_cache,
+    ),
     # LD_DEBUG=libs lines start with the process id: "     4242:\tcalling init: /usr/lib/...".
     _Rule(
         "calling init: /",
@@ -1468,6 +1488,7 @@ def _fingerprint(d: Draft) -> tuple[int, ...]:
         len(d.image),
         len(d.named_gpus),
         len(d.ldd_libs),
+        len(d.cudnn_files),
         d.nvcc_version is not None,
         sum(len(g) for g in d.gpus.values()),
     )

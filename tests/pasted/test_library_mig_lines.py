@@ -142,3 +142,36 @@ def test_mig_lines_that_are_no_refusal(read: Read, matrix: Matrix) -> None:
         "failed to create compute instances client: Not Supported\n",
     ):
         assert not error_lines(findings_of(read, matrix, HOST + near), "mig-command-refused")
+
+
+_LDCONFIG = (
+    "$ ldconfig -p | grep -E 'cudnn|libz'\n"
+    "\tlibcudnn_ops.so.9 (libc6,x86-64) => /lib/x86_64-linux-gnu/libcudnn_ops.so.9\n"
+    "\tlibcudnn.so.9 (libc6,x86-64) => /lib/x86_64-linux-gnu/libcudnn.so.9\n"
+    "\tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1\n"
+)
+
+
+def test_ldconfig_listing_is_the_loader_cache(read: Read, matrix: Matrix) -> None:
+    facts = read(_LDCONFIG)
+    libs = facts.cuda_libs
+    assert [lib.path.rsplit("/", 1)[1] for lib in libs.cudnn] == [
+        "libcudnn_ops.so.9",
+        "libcudnn.so.9",
+    ]
+    assert [(lib.name, lib.version) for lib in libs.loader_cache_libs] == [("libcudnn", "9")]
+    assert facts.report is not None
+    assert facts.report.ranges[0].first == 2
+    # Next to torch's own cuDNN wheel, a cached system copy of the same major can shadow it when
+    # opened by bare name: a warning (the file name gives no minor to compare), never an error.
+    wheels = "torch==2.5.1+cu124\nnvidia-cudnn-cu12==9.1.0.70\n"
+    findings = run_checks(read(_LDCONFIG + wheels), matrix).findings
+    (shadow,) = [f for f in findings if f.code == "library-shadowing"]
+    assert shadow.severity is Severity.WARN
+
+
+def test_ldconfig_lines_of_other_libraries_are_no_cuda_facts(read: Read) -> None:
+    # Near miss: the loader cache's other libraries say nothing about CUDA.
+    libs = read(HOST + "\tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1\n").cuda_libs
+    assert libs.cudnn == ()
+    assert libs.loader_cache_libs == ()
