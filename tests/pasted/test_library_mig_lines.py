@@ -175,3 +175,46 @@ def test_ldconfig_lines_of_other_libraries_are_no_cuda_facts(read: Read) -> None
     libs = read(HOST + "\tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1\n").cuda_libs
     assert libs.cudnn == ()
     assert libs.loader_cache_libs == ()
+
+
+@pytest.mark.parametrize(
+    ("line", "version"),
+    [
+        ("ii  libcudnn8   8.9.7.29-1+cuda12.2   amd64   cuDNN runtime libraries", "8.9.7"),
+        ("ii  libcudnn9-cuda-12   9.1.0.70-1   amd64   cuDNN runtime libraries", "9.1.0"),
+        ("libcudnn8/unknown,now 8.6.0.163-1+cuda11.8 amd64 [installed]", "8.6.0"),
+        ("libcudnn8-8.9.7.29-1.cuda12.2.x86_64", "8.9.7"),
+    ],
+)
+def test_cudnn_package_is_the_installed_cudnn(read: Read, line: str, version: str) -> None:
+    facts = read(line + "\n")
+    assert [lib.version for lib in facts.cuda_libs.cudnn] == [version]
+
+
+def test_cuda_toolkit_meta_package(read: Read) -> None:
+    line = "ii  cuda-toolkit-12-4   12.4.1-1   amd64   CUDA Toolkit 12.4 meta-package\n"
+    (kit,) = read(line).cuda_libs.toolkits
+    assert kit.version == "12.4.1"
+
+
+def test_a_cudnn_package_reaches_the_cudnn_check(read: Read, matrix: Matrix) -> None:
+    # TensorFlow 2.3 was built for cuDNN 7; the host's package is cuDNN 8.
+    text = "tensorflow-gpu==2.3.0\nii  libcudnn8  8.0.4.30-1+cuda11.0  amd64  cuDNN runtime\n"
+    findings = run_checks(read(text), matrix).findings
+    (cudnn,) = [f for f in findings if f.code == "framework-cudnn"]
+    assert cudnn.severity is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # prose naming a package and a number, without the package revision a listing has
+        "I installed libcudnn8 8.9.7 yesterday",
+        # a package whose version is not its name's major
+        "ii  libcudnn8   9.1.0.70-1   amd64   odd",
+        # apt removing it says nothing about what is installed
+        "Removing libcudnn8 (8.9.7.29-1+cuda12.2) ...",
+    ],
+)
+def test_near_misses_of_cudnn_packages(read: Read, line: str) -> None:
+    assert read(HOST + line + "\n").cuda_libs.cudnn == ()
