@@ -218,3 +218,41 @@ def test_a_cudnn_package_reaches_the_cudnn_check(read: Read, matrix: Matrix) -> 
 )
 def test_near_misses_of_cudnn_packages(read: Read, line: str) -> None:
     assert read(HOST + line + "\n").cuda_libs.cudnn == ()
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        (
+            'time="2024-12-07T02:19:30Z" level=fatal msg="Error applying MIG configuration with '
+            'hooks: error resetting all GPUs: exit status 255"',
+            "error resetting all GPUs: exit status 255.",
+        ),
+        (
+            'level=error msg="Error applying MIG configuration with hooks: error creating MIG '
+            'devices: unable to create GPU instance with profile 2g.20gb: Insufficient Resources"',
+            "profile 2g.20gb: Insufficient Resources.",
+        ),
+    ],
+)
+def test_mig_parted_could_not_apply(read: Read, matrix: Matrix, line: str, words: str) -> None:
+    (found,) = error_lines(findings_of(read, matrix, line + "\n"), "mig-parted-apply-failed")
+    assert found.severity is Severity.ERROR
+    assert words in found.detail
+
+
+def test_mig_parted_success_is_no_failure(read: Read, matrix: Matrix) -> None:
+    ok = "MIG configuration applied successfully\n"
+    assert not error_lines(findings_of(read, matrix, HOST + ok), "mig-parted-apply-failed")
+
+
+def test_no_gpu_instances_is_a_notice(read: Read, matrix: Matrix) -> None:
+    text = "$ sudo nvidia-smi mig -lgi\nNo GPU instances found: Not Found\n"
+    (found,) = error_lines(findings_of(read, matrix, text), "mig-no-gpu-instances")
+    assert found.severity is Severity.INFO
+    assert "-cgi" in found.fix
+    # Near miss: the same listing refused for want of the MIG monitor capability.
+    refused = "No GPU instances found: Insufficient Permissions\n"
+    findings = findings_of(read, matrix, refused)
+    assert not error_lines(findings, "mig-no-gpu-instances")
+    assert error_lines(findings, "mig-command-refused")
