@@ -256,3 +256,28 @@ def test_no_gpu_instances_is_a_notice(read: Read, matrix: Matrix) -> None:
     findings = findings_of(read, matrix, refused)
     assert not error_lines(findings, "mig-no-gpu-instances")
     assert error_lines(findings, "mig-command-refused")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "torch/lib/libtorch_cuda.so: undefined symbol ncclCommRegister",
+        "./all_reduce_perf: symbol lookup error: ./all_reduce_perf: undefined symbol: "
+        '"ncclMemAlloc"',
+    ],
+)
+def test_an_nccl_symbol_however_written_is_an_older_nccl_found_first(
+    read: Read, matrix: Matrix, line: str
+) -> None:
+    (found,) = error_lines(findings_of(read, matrix, line + "\n"), "nccl-symbol-shadowed")
+    assert found.severity is Severity.ERROR
+    assert line.rsplit(" ", 1)[1].strip('"') in found.detail
+
+
+def test_other_undefined_symbols_are_not_nccl_ones(read: Read, matrix: Matrix) -> None:
+    # Near miss: a cuDNN symbol, and prose naming an NCCL function that is there.
+    for near in (
+        "libcudnn_graph.so.9: undefined symbol: cudnnGetLibConfig\n",
+        "ncclCommRegister is defined in NCCL 2.19\n",
+    ):
+        assert not error_lines(findings_of(read, matrix, HOST + near), "nccl-symbol-shadowed")
