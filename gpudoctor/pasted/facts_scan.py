@@ -624,6 +624,26 @@ def _loader_cache(m: re.Match[str], d: Draft) -> bool:
     return _resolved(path, soname, d) or cudnn
 
 
+def _library_file(m: re.Match[str], d: Draft) -> bool:
+    """A listing of CUDA library files (`ls`, `ls -l`, `find`): a cuDNN file outside a Python
+    environment is the host's cuDNN (with its version); a fully versioned file, or one inside a
+    Python environment (a wheel's or conda's own copy), is named."""
+    folder, name, version = m.group("path") or "", m.group("name"), m.group("v")
+    if folder + f"{name}.so.{version}" in d.cudnn_files:
+        return False  # collect_env's cuDNN list already read it
+    told = False
+    inside = "-packages/" in folder or "/pkgs/" in folder  # a wheel's or conda's own copy
+    if name.lower().startswith("libcudnn") and not inside:
+        path = folder + f"{name}.so.{version}"
+        if path not in d.cudnn_files:
+            d.cudnn_files.append(path)
+        told = True
+    if version.count(".") >= 2 or inside:
+        d.note(f"{name}.so.{version} is listed" + (f" in {folder.rstrip('/')}" if folder else ""))
+        told = True
+    return told
+
+
 def _ld_debug_init(m: re.Match[str], d: Draft) -> bool:
     """`LD_DEBUG=libs`: "calling init: PATH" names the file the loader loaded (dlopen'ed ones
     too, which ldd never shows)."""
@@ -1314,6 +1334,18 @@ _RULES: tuple[_Rule, ...] = (
             r"(?P<path>/[^\s()]{1,300})"
         ),
         _ldd,
+    ),
+    # A file listing line that is one CUDA library file: `ls`'s bare name, `ls -l`'s long form
+    # (its "-> target" too), `find`'s path.
+    _Rule(
+        ("libcudnn", "libcublas", "libcudart", "libnccl", "libnvjitlink", "libcusparse"),
+        _rx(
+            r"^\s{0,8}(?:[-lrwxdst]{10}[.+@]?\s[^\n]{0,120}?\s)?(?P<path>/[^\s]{0,300}/)?"
+            r"(?P<name>lib(?:cudnn(?:_[a-z_]{2,30})?|cublas(?:Lt)?|cudart|nccl|nvJitLink|cusparse))"
+            r"\.so\.(?P<v>\d{1,2}(?:\.\d{1,3})?(?:\.\d{1,3})?(?:\.\d{1,3})?)"
+            r"(?:\s{1,4}->\s{1,4}\S{1,300})?\s{0,4}$"
+        ),
+        _library_file,
     ),
     # `ldconfig -p`: the soname, the cache's "(libc6,x86-64)" tag, the file.
     _Rule(

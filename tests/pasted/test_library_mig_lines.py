@@ -281,3 +281,35 @@ def test_other_undefined_symbols_are_not_nccl_ones(read: Read, matrix: Matrix) -
         "ncclCommRegister is defined in NCCL 2.19\n",
     ):
         assert not error_lines(findings_of(read, matrix, HOST + near), "nccl-symbol-shadowed")
+
+
+def test_a_listing_of_library_files_is_read(read: Read) -> None:
+    listing = (
+        "$ ls -l /usr/lib/x86_64-linux-gnu/libcudnn*\n"
+        "lrwxrwxrwx 1 root root 13 Dec  7  2023 /usr/lib/x86_64-linux-gnu/libcudnn.so.8 -> "
+        "libcudnn.so.8.9.7\n"
+        "-rw-r--r-- 1 root root 150200 Dec  7  2023 /usr/lib/x86_64-linux-gnu/libcudnn.so.8.9.7\n"
+        "$ ls /usr/local/cuda/lib64 | grep cublas\n"
+        "libcublas.so.11.11.3.6\n"
+    )
+    facts = read(listing)
+    assert "8.9.7" in [lib.version for lib in facts.cuda_libs.cudnn]
+    assert facts.report is not None
+    assert "libcublas.so.11.11.3.6 is listed" in facts.report.notes
+
+
+def test_a_wheels_own_cudnn_file_is_named_not_taken_for_the_hosts(read: Read) -> None:
+    found = "/opt/conda/lib/python3.10/site-packages/torch/lib/libcudnn_ops_infer.so.8\n"
+    facts = read(found)
+    assert facts.cuda_libs.cudnn == ()
+    assert facts.report is not None
+    assert any("site-packages/torch/lib" in note for note in facts.report.notes)
+
+
+def test_lines_that_only_mention_a_library_file_are_no_listing(read: Read) -> None:
+    # Near misses: an error naming the file, and prose.
+    for near in (
+        "libcudnn.so.8.9.7: cannot open shared object file: No such file or directory\n",
+        "I copied libcudnn.so.8.9.7 into the folder\n",
+    ):
+        assert read(HOST + near).cuda_libs.cudnn == ()
