@@ -313,3 +313,35 @@ def test_lines_that_only_mention_a_library_file_are_no_listing(read: Read) -> No
         "I copied libcudnn.so.8.9.7 into the folder\n",
     ):
         assert read(HOST + near).cuda_libs.cudnn == ()
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("ImportError: libnccl.so.2: cannot open shared object file: No such file", "libnccl.so.2"),
+        ("OSError: libcusparseLt.so.0: cannot open shared object file", "libcusparseLt.so.0"),
+        ("ImportError: libnvToolsExt.so.1: cannot open shared object file", "libnvToolsExt.so.1"),
+    ],
+)
+def test_a_missing_library_of_its_own_nvidia_package(
+    read: Read, matrix: Matrix, line: str, words: str
+) -> None:
+    (found,) = error_lines(findings_of(read, matrix, line + "\n"), "cuda-wheel-library-missing")
+    assert found.severity is Severity.ERROR
+    assert words in found.detail
+
+
+def test_cupti_keeps_the_cuda_major(read: Read, matrix: Matrix) -> None:
+    line = "OSError: libcupti.so.12: cannot open shared object file: No such file or directory\n"
+    (found,) = error_lines(findings_of(read, matrix, line), "cuda-library-missing")
+    assert "CUDA 12's libcupti" in found.detail
+
+
+def test_the_nccl_net_plugin_is_no_missing_nccl(read: Read, matrix: Matrix) -> None:
+    # Near miss: NCCL looks for an optional network plugin and says so at INFO level.
+    info = (
+        "node1:1234:1234 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared "
+        "object file: No such file or directory No plugin found (libnccl-net.so), using internal "
+        "implementation\n"
+    )
+    assert not error_lines(findings_of(read, matrix, HOST + info), "cuda-wheel-library-missing")
