@@ -210,7 +210,8 @@ _ENTRIES = (
        "CUDA_VISIBLE_DEVICES set to an empty value or -1 hides every GPU from CUDA; an entry "
        "that names no device here (an index past the last GPU, a GPU- or MIG- UUID of another "
        "host, an ambiguous UUID prefix) makes CUDA ignore it and every entry after it. Indexes, "
-       "UUIDs and MIG UUIDs are matched against the GPUs and MIG devices present.",
+       "UUIDs and MIG UUIDs are matched against the GPUs and MIG devices present. Several MIG "
+       "UUIDs warn: a CUDA process enumerates only one MIG device.",
        "`unset CUDA_VISIBLE_DEVICES` or set it to the GPU indices/UUIDs you want."),
     _E("cpu-memory", "platform", "CPU, NUMA layout and GPU memory coherence", "ok, unknown",
        "The CPU model (Arm part from /proc/cpuinfo or MIDR_EL1: Grace is Neoverse-V2), the "

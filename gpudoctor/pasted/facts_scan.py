@@ -617,16 +617,48 @@ def _amd_named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
-# Libraries whose version is their CUDA toolkit's major.minor: a copy in a "cuda-12.1" folder is
-# 12.1 even where ldd shows only the soname ("libnvJitLink.so.12").
+# Libraries whose version is their CUDA toolkit's major.minor: a copy in a "cuda-12.1" folder (or
+# the HPC SDK's ".../cuda/12.4/lib64") is 12.1 even where ldd shows only the soname
+# ("libnvJitLink.so.12").
 _TOOLKIT_VERSIONED = frozenset({"libnvJitLink", "libcudart", "libnvrtc", "libcupti", "libcublas"})
-_TOOLKIT_FOLDER = re.compile(r"/cuda-(\d{1,2}\.\d{1,2})/")
+_TOOLKIT_FOLDER = re.compile(r"/cuda[-/](\d{1,2}\.\d{1,2})/")
 
 
 def _ldd(m: re.Match[str], d: Draft) -> bool:
     """`ldd` output: a CUDA library a wheel also ships, resolved outside the wheels (a system or
     toolkit copy the loader found first)."""
     return _resolved(m.group("path"), m.group("soname"), d)
+
+
+def _loader_cache(m: re.Match[str], d: Draft) -> bool:
+    """`ldconfig -p`: "libcudnn.so.8 (libc6,x86-64) => /lib/x86_64-linux-gnu/libcudnn.so.8" is a
+    library the loader's cache holds: a cuDNN file (its major), and a copy of a wheel's library
+    the loader may find."""
+    path, soname = m.group("path"), m.group("soname")
+    cudnn = soname.lower().startswith("libcudnn")
+    if cudnn and path not in d.cudnn_files:
+        d.cudnn_files.append(path)
+    return _resolved(path, soname, d) or cudnn
+
+
+def _library_file(m: re.Match[str], d: Draft) -> bool:
+    """A listing of CUDA library files (`ls`, `ls -l`, `find`): a cuDNN file outside a Python
+    environment is the host's cuDNN (with its version); a fully versioned file, or one inside a
+    Python environment (a wheel's or conda's own copy), is named."""
+    folder, name, version = m.group("path") or "", m.group("name"), m.group("v")
+    if folder + f"{name}.so.{version}" in d.cudnn_files:
+        return False  # collect_env's cuDNN list already read it
+    told = False
+    inside = "-packages/" in folder or "/pkgs/" in folder  # a wheel's or conda's own copy
+    if name.lower().startswith("libcudnn") and not inside:
+        path = folder + f"{name}.so.{version}"
+        if path not in d.cudnn_files:
+            d.cudnn_files.append(path)
+        told = True
+    if version.count(".") >= 2 or inside:
+        d.note(f"{name}.so.{version} is listed" + (f" in {folder.rstrip('/')}" if folder else ""))
+        told = True
+    return told
 
 
 def _ld_debug_init(m: re.Match[str], d: Draft) -> bool:
@@ -648,6 +680,24 @@ def _resolved(path: str, soname: str, d: Draft) -> bool:
     if (lib, path, version) not in d.ldd_libs:
         d.ldd_libs.append((lib, path, version))
     return True
+
+
+def _ld_debug_tried(m: re.Match[str], d: Draft) -> bool:
+    """`LD_DEBUG=libs`: "trying file=PATH": a candidate only; the loader took it when the next
+    "file=SONAME [N];  generating link map" names its file name."""
+    path = m.group("path")
+    d.ld_debug_tried[path.rsplit("/", 1)[-1]] = path
+    return False
+
+
+def _ld_debug_mapped(m: re.Match[str], d: Draft) -> bool:
+    """`LD_DEBUG=libs`: "file=SONAME [N];  generating link map": the file last tried for that
+    name is the one loaded (a trace cut before its "calling init" lines still says which)."""
+    soname = m.group("soname")
+    path = d.ld_debug_tried.get(soname.rsplit("/", 1)[-1])
+    if path is None:
+        return False
+    return _resolved(path, soname, d)
 
 
 def _ld_debug_path(m: re.Match[str], d: Draft) -> bool:
@@ -1346,11 +1396,45 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _ldd,
     ),
+    # A file listing line that is one CUDA library file: `ls`'s bare name, `ls -l`'s long form
+    # (its "-> target" too), `find`'s path.
+    _Rule(
+        ("libcudnn", "libcublas", "libcudart", "libnccl", "libnvjitlink", "libcusparse"),
+        _rx(
+            r"^\s{0,8}(?:[-lrwxdst]{10}[.+@]?\s[^\n]{0,120}?\s)?(?P<path>/[^\s]{0,300}/)?"
+            r"(?P<name>lib(?:cudnn(?:_[a-z_]{2,30})?|cublas(?:Lt)?|cudart|nccl|nvJitLink|cusparse))"
+            r"\.so\.(?P<v>\d{1,2}(?:\.\d{1,3})?(?:\.\d{1,3})?(?:\.\d{1,3})?)"
+            r"(?:\s{1,4}->\s{1,4}\S{1,300})?\s{0,4}$"
+        ),
+        _library_file,
+    ),
+    # `ldconfig -p`: the soname, the cache's "(libc6,x86-64)" tag, the file.
+    _Rule(
+        "(libc6",
+        _rx(
+            r"^\s{0,8}(?P<soname>lib[A-Za-z_]{3,30}\.so[.\d]{0,16})\s{1,4}\(libc6[^)\n]{0,30}\)"
+            r"\s{1,4}=>\s{1,4}(?P<path>/[^\s()]{1,300})"
+        ),
+        _loader_cache,
+    ),
     # LD_DEBUG=libs lines start with the process id: "     4242:\tcalling init: /usr/lib/...".
     _Rule(
         "calling init: /",
         _rx(r"^\s{0,12}\d{1,9}:\s{1,8}calling init: (?P<path>/[^\s]{1,300})"),
         _ld_debug_init,
+    ),
+    _Rule(
+        "trying file=/",
+        _rx(r"^\s{0,12}\d{1,9}:\s{1,8}trying file=(?P<path>/[^\s]{1,300})"),
+        _ld_debug_tried,
+    ),
+    _Rule(
+        "generating link map",
+        _rx(
+            r"^\s{0,12}\d{1,9}:\s{1,8}file=(?P<soname>[^\s\[]{1,200}) \[\d{1,4}\];"
+            r"\s{1,4}generating link map"
+        ),
+        _ld_debug_mapped,
     ),
     _Rule(
         "(ld_library_path)",
@@ -1507,6 +1591,7 @@ def _fingerprint(d: Draft) -> tuple[int, ...]:
         len(d.image),
         len(d.named_gpus),
         len(d.ldd_libs),
+        len(d.cudnn_files),
         d.nvcc_version is not None,
         sum(len(g) for g in d.gpus.values()),
     )
