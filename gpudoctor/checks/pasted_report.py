@@ -150,7 +150,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
 # A framework's own notice that it runs on the CPU: printed whenever that framework is merely
 # imported (a dependency of a program that computes with another one), so it is a fault only
 # where the report shows the framework in use.
-_FALLBACK_NOTICES = {"jax-cpu-fallback": "jax"}
+_FALLBACK_NOTICES = {"jax-cpu-fallback": "jax", "jax-no-gpu-found": "jax"}
 
 
 def _unused_fallback(code: str, facts: HostFacts, report: ReportFacts) -> str | None:
@@ -227,10 +227,15 @@ def _jetson_without_smi(code: str, facts: HostFacts) -> str | None:
     )
 
 
+# TensorFlow's loader warnings for a CUDA library it could not open: the Linux sonames (also
+# XLA's, under JAX) and the DLL names of TensorFlow 2.10 and older on native Windows.
+_TF_DLOPEN_WARNINGS = frozenset({"xla-cuda-library-not-loaded", "tf-windows-cuda-dll-not-loaded"})
+
+
 def _no_gpu_set_up(code: str, facts: HostFacts, report: ReportFacts) -> str | None:
     """TensorFlow's dlopen warnings, which it follows with its own note that they are expected
     where no GPU is set up: harmless on a report that shows no NVIDIA GPU or driver."""
-    if code != "xla-cuda-library-not-loaded":
+    if code not in _TF_DLOPEN_WARNINGS:
         return None
     if not any(e.code == "tf-cudart-stub-notice" for e in report.errors):
         return None

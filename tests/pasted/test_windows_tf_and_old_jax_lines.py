@@ -1,0 +1,98 @@
+"""TensorFlow's loader on native Windows (the `<library>64_<version>.dll` names of TensorFlow
+2.10 and older) and the CPU fallback notice of the JAX releases before it named the missing
+CUDA jaxlib. Each test pastes a line of the kind the rule is for and a near miss."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Severity
+from gpudoctor.matrix.model import Matrix
+from tests.support.pasted_findings import error_lines, findings_of
+
+Read = Callable[[str], HostFacts]
+HOST = "Driver Version: 537.13\n"
+_LOADER = "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] "
+_STUB = (
+    "I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror if you do "
+    "not have a GPU set up on your machine.\n"
+)
+
+
+def test_a_windows_cuda_dll_tensorflow_cannot_load(read: Read, matrix: Matrix) -> None:
+    line = (
+        _LOADER
+        + "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, HOST + line), "tf-windows-cuda-dll-not-loaded")
+    assert found.severity is Severity.WARN
+    assert "cudart64_110.dll" in found.detail
+    assert "cudart64_110.dll" in found.fix
+    assert "WSL2" in found.fix
+    cublas = (
+        _LOADER
+        + "Could not load dynamic library 'cublasLt64_11.dll'; "
+        + "dlerror: cublasLt64_11.dll not found\n"
+    )
+    (other,) = error_lines(
+        findings_of(read, matrix, HOST + cublas), "tf-windows-cuda-dll-not-loaded"
+    )
+    assert "cublasLt64_11.dll" in other.detail
+    # Near misses: the DLL it did open, and the Linux soname (its own entry).
+    opened = (
+        "I tensorflow/stream_executor/platform/default/dso_loader.cc:53] "
+        "Successfully opened dynamic library cudart64_110.dll\n"
+    )
+    assert not error_lines(
+        findings_of(read, matrix, HOST + opened), "tf-windows-cuda-dll-not-loaded"
+    )
+    linux = (
+        _LOADER
+        + "Could not load dynamic library 'libcudart.so.11.0'; "
+        + "dlerror: libcudart.so.11.0: cannot open shared object file\n"
+    )
+    assert not error_lines(
+        findings_of(read, matrix, HOST + linux), "tf-windows-cuda-dll-not-loaded"
+    )
+
+
+def test_the_windows_dlerror_with_tensorflows_own_note_is_info_without_a_gpu(
+    read: Read, matrix: Matrix
+) -> None:
+    text = (
+        _LOADER
+        + "Could not load dynamic library 'cudart64_101.dll'; dlerror: cudart64_101.dll not found\n"
+        + _STUB
+    )
+    (cpu,) = error_lines(findings_of(read, matrix, text), "tf-windows-cuda-dll-not-loaded")
+    assert cpu.severity is Severity.INFO
+    # The same lines next to a GPU TensorFlow itself found: the GPU is left unused.
+    gpu = (
+        "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1555] Found device 0 with properties:\n"
+        "pciBusID: 0000:02:00.0 name: GeForce GTX 960M computeCapability: 5.0\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, text + gpu), "tf-windows-cuda-dll-not-loaded")
+    assert found.severity is Severity.WARN
+
+
+def test_the_cpu_fallback_notice_of_older_jax(read: Read, matrix: Matrix) -> None:
+    line = (
+        "WARNING:jax._src.lib.xla_bridge:No GPU/TPU found, falling back to CPU. "
+        "(Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n"
+    )
+    used = "jax 0.3.25\njaxlib 0.3.25\n"
+    (found,) = error_lines(findings_of(read, matrix, HOST + used + line), "jax-no-gpu-found")
+    assert found.severity is Severity.WARN
+    assert "CPU-only build" in found.detail
+    # Alone, the notice is what any program that merely imports jax prints: a notice.
+    (alone,) = error_lines(findings_of(read, matrix, HOST + line), "jax-no-gpu-found")
+    assert alone.severity is Severity.INFO
+    # Near miss: the newer notice has its own entry, and a TPU-only message is not this one.
+    newer = (
+        "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not "
+        "installed. Falling back to cpu.\n"
+    )
+    assert not error_lines(findings_of(read, matrix, HOST + used + newer), "jax-no-gpu-found")
+    tpu = "No TPU found, falling back to CPU.\n"
+    assert not error_lines(findings_of(read, matrix, HOST + used + tpu), "jax-no-gpu-found")
