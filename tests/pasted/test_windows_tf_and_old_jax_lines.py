@@ -96,3 +96,32 @@ def test_the_cpu_fallback_notice_of_older_jax(read: Read, matrix: Matrix) -> Non
     assert not error_lines(findings_of(read, matrix, HOST + used + newer), "jax-no-gpu-found")
     tpu = "No TPU found, falling back to CPU.\n"
     assert not error_lines(findings_of(read, matrix, HOST + used + tpu), "jax-no-gpu-found")
+
+
+def test_paddles_device_warnings(read: Read, matrix: Matrix) -> None:
+    new_gpu = (
+        "The GPU compute capability in your current machine is 120, which is not supported by "
+        "Paddle, it is recommended to install the corresponding wheel package according to the "
+        "installation information on the official Paddle website.\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, HOST + new_gpu), "paddle-gpu-not-supported")
+    assert found.severity is Severity.WARN
+    assert "compute capability 12.0" in found.detail
+    assert "compute capability 12.0" in found.fix
+    older = (
+        "W0617 05:33:02.719738   374 device_context.cc:270] WARNING: device: 0. The installed "
+        "Paddle is compiled with CUDNN 7.6, but CUDNN version in your machine is 7.3, which may "
+        "cause serious incompatible bug.\n"
+    )
+    (lib,) = error_lines(findings_of(read, matrix, HOST + older), "paddle-library-older-than-build")
+    assert lib.severity is Severity.WARN
+    assert "built with cudnn 7.6 and loaded cudnn 7.3" in lib.detail.lower()
+    # Near misses: Paddle's note of what it found, and a build it supports.
+    note = (
+        "W0513 16:34:00.386127  4360 gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute "
+        "Capability: 12.0, Driver API Version: 12.9, Runtime API Version: 12.8\n"
+        "W0513 16:34:00.390440  4360 gpu_resources.cc:164] device: 0, cuDNN Version: 9.7.\n"
+    )
+    found_all = findings_of(read, matrix, HOST + note)
+    assert not error_lines(found_all, "paddle-gpu-not-supported")
+    assert not error_lines(found_all, "paddle-library-older-than-build")
