@@ -125,3 +125,13 @@ def test_paddles_device_warnings(read: Read, matrix: Matrix) -> None:
     found_all = findings_of(read, matrix, HOST + note)
     assert not error_lines(found_all, "paddle-gpu-not-supported")
     assert not error_lines(found_all, "paddle-library-older-than-build")
+
+
+def test_tensorflows_tensorrt_notice_quoted_on_its_own(read: Read, matrix: Matrix) -> None:
+    # People quote the notice without TensorFlow's prefix; it is still only a notice.
+    quoted = "How to resolve the warning:\n\n`Could not find TensorRT`\n"
+    (found,) = error_lines(findings_of(read, matrix, quoted), "tf-trt-not-found")
+    assert found.severity is Severity.INFO
+    # Near miss: another program's error that mentions TensorRT inside a longer line.
+    other = "RuntimeError: torch_tensorrt: Could not find TensorRT in the path\n"
+    assert not error_lines(findings_of(read, matrix, HOST + other), "tf-trt-not-found")
