@@ -314,7 +314,8 @@ def _wsl(m: re.Match[str], d: Draft) -> bool:
 
 
 def _windows(m: re.Match[str], d: Draft) -> bool:
-    put(d.platform, "os_pretty", m.group(0).strip())
+    short = m.group("short")
+    put(d.platform, "os_pretty", f"Windows {short}" if short else m.group(0).strip())
     return True
 
 
@@ -832,8 +833,10 @@ _RULES: tuple[_Rule, ...] = (
         "tensorflow",
         _rx(
             # an issue template's "(use command below)" may follow the name
+            # and its value may be written "tf 2.10.1" or "tf2.9.1"
             r"\btensorflow(?: version)?(?:\s{0,2}\([^()\n]{1,40}\))?"
-            r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?!\w|\.\w)"
+            r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}(?:tf ?)?v?(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)"
+            r"(?!\w|\.\w)"
         ),
         _package("tensorflow"),
     ),
@@ -1121,8 +1124,9 @@ _RULES: tuple[_Rule, ...] = (
         _wsl,
     ),
     _Rule(
-        "windows",
-        _rx(r"\bwindows (?:10|11|server \d{4})\b"),
+        ("windows", "win1", "win 1"),
+        # "win10"/"win 11": how issue forms are often filled in
+        _rx(r"\bwindows (?:10|11|server \d{4})\b|\bwin ?(?P<short>1[01])\b"),
         _windows,
     ),
     _Rule(

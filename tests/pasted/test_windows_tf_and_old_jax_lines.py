@@ -135,3 +135,21 @@ def test_tensorflows_tensorrt_notice_quoted_on_its_own(read: Read, matrix: Matri
     # Near miss: another program's error that mentions TensorRT inside a longer line.
     other = "RuntimeError: torch_tensorrt: Could not find TensorRT in the path\n"
     assert not error_lines(findings_of(read, matrix, HOST + other), "tf-trt-not-found")
+
+
+def test_tensorflows_issue_form_values_as_people_fill_them_in(read: Read) -> None:
+    form = (
+        "### Tensorflow Version\n\ntf 2.10.1\n\n"
+        "### OS Platform and Distribution\n\nwin10\n\n"
+        "### GPU model and memory\n\nNVIDIA GTX 1070 8GB VRAM\n"
+    )
+    facts = read(form)
+    assert [(f.name, f.version) for f in facts.frameworks] == [("tensorflow", "2.10.1")]
+    assert facts.platform.os_pretty == "Windows 10"
+    joined = read("TensorFlow version: tf2.9.1\nOS: Win 11\n")
+    assert [f.version for f in joined.frameworks] == ["2.9.1"]
+    assert joined.platform.os_pretty == "Windows 11"
+    # Near misses: "tf" before a number that is no release, and words that only begin with win.
+    other = read("Driver Version: 550.54.15\ntensorflow tf 20 steps\nwin100 winner 10\n")
+    assert not [f for f in other.frameworks if f.name == "tensorflow"]
+    assert not (other.platform.os_pretty or "").lower().startswith("windows")
