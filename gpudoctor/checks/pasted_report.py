@@ -233,18 +233,24 @@ _TF_DLOPEN_WARNINGS = frozenset({"xla-cuda-library-not-loaded", "tf-windows-cuda
 
 
 def _no_gpu_set_up(code: str, facts: HostFacts, report: ReportFacts) -> str | None:
-    """TensorFlow's dlopen warnings, which it follows with its own note that they are expected
-    where no GPU is set up: harmless on a report that shows no NVIDIA GPU or driver."""
+    """TensorFlow's dlopen warnings, printed at import on every machine without CUDA: harmless
+    on a report that shows no NVIDIA GPU or driver and either TensorFlow's own note that they
+    are expected where no GPU is set up, or no CUDA install named at all."""
     if code not in _TF_DLOPEN_WARNINGS:
-        return None
-    if not any(e.code == "tf-cudart-stub-notice" for e in report.errors):
         return None
     if facts.nvml.gpus or driver_version(facts) is not None or facts.kernel.pci_devices:
         return None
-    return (
-        "TensorFlow's own note follows it (expected where no GPU is set up), and the report "
-        "shows no NVIDIA GPU or driver: TensorFlow runs on the CPU as intended"
-    )
+    if any(e.code == "tf-cudart-stub-notice" for e in report.errors):
+        return (
+            "TensorFlow's own note follows it (expected where no GPU is set up), and the report "
+            "shows no NVIDIA GPU or driver: TensorFlow runs on the CPU as intended"
+        )
+    if code == "tf-windows-cuda-dll-not-loaded" and "cuda" not in report.named:
+        return (
+            "the report shows no NVIDIA GPU, driver or CUDA install: TensorFlow prints this at "
+            "import on any Windows machine without CUDA, and runs on the CPU"
+        )
+    return None
 
 
 def _within_capability_range(code: str, values: dict[str, str], facts: HostFacts) -> str | None:

@@ -76,6 +76,22 @@ def test_the_windows_dlerror_with_tensorflows_own_note_is_info_without_a_gpu(
     assert found.severity is Severity.WARN
 
 
+def test_the_windows_dlerror_alone_is_info_until_the_report_shows_a_gpu_or_cuda(
+    read: Read, matrix: Matrix
+) -> None:
+    line = (
+        _LOADER + "Could not load dynamic library 'cudart64_110.dll'; "
+        "dlerror: cudart64_110.dll not found\n"
+    )
+    (alone,) = error_lines(findings_of(read, matrix, line), "tf-windows-cuda-dll-not-loaded")
+    assert alone.severity is Severity.INFO
+    installed = "CUDA/cuDNN version: CUDA 11.2, cuDNN 8.1\n"
+    (meant,) = error_lines(
+        findings_of(read, matrix, installed + line), "tf-windows-cuda-dll-not-loaded"
+    )
+    assert meant.severity is Severity.WARN
+
+
 def test_the_cpu_fallback_notice_of_older_jax(read: Read, matrix: Matrix) -> None:
     line = (
         "WARNING:jax._src.lib.xla_bridge:No GPU/TPU found, falling back to CPU. "
