@@ -169,3 +169,18 @@ def test_tensorflows_issue_form_values_as_people_fill_them_in(read: Read) -> Non
     other = read("Driver Version: 550.54.15\ntensorflow tf 20 steps\nwin100 winner 10\n")
     assert not [f for f in other.frameworks if f.name == "tensorflow"]
     assert not (other.platform.os_pretty or "").lower().startswith("windows")
+
+
+def test_xformers_built_for_another_torch_in_each_of_its_wordings(
+    read: Read, matrix: Matrix
+) -> None:
+    head = "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+    no_cuda = head + "    PyTorch 2.3.0+cu121 with CUDA None (you have 2.0.0+cu117)\n"
+    (found,) = error_lines(findings_of(read, matrix, HOST + no_cuda), "xformers-torch-mismatch")
+    assert "built for torch 2.3.0+cu121 but torch 2.0.0+cu117 is installed" in found.detail
+    older = head + "    PyTorch 2.0.1 (you have 2.1.0+cu121)\n"
+    (same,) = error_lines(findings_of(read, matrix, HOST + older), "xformers-torch-mismatch")
+    assert "built for torch 2.0.1 but torch 2.1.0+cu121 is installed" in same.detail
+    # Near miss: xformers' own info listing of a working build names no other torch.
+    info = "xFormers 0.0.28.post1\nmemory_efficient_attention.cutlassF: available\n"
+    assert not error_lines(findings_of(read, matrix, HOST + info), "xformers-torch-mismatch")
