@@ -184,3 +184,19 @@ def test_xformers_built_for_another_torch_in_each_of_its_wordings(
     # Near miss: xformers' own info listing of a working build names no other torch.
     info = "xFormers 0.0.28.post1\nmemory_efficient_attention.cutlassF: available\n"
     assert not error_lines(findings_of(read, matrix, HOST + info), "xformers-torch-mismatch")
+
+
+def test_flashinfers_architecture_check(read: Read, matrix: Matrix) -> None:
+    new = (
+        '  File "/opt/env/lib/python3.12/site-packages/flashinfer/jit/core.py", line 108, in '
+        "check_cuda_arch\nRuntimeError: FlashInfer requires GPUs with sm75 or higher\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, HOST + new), "flashinfer-no-target-arch")
+    assert found.severity is Severity.ERROR
+    assert "CUDA toolkit older than 12.9" in found.detail
+    assert "FLASHINFER_CUDA_ARCH_LIST" in found.fix
+    old = 'RuntimeError("FlashInfer requires sm75+")\n'
+    assert error_lines(findings_of(read, matrix, HOST + old), "flashinfer-no-target-arch")
+    # Near miss: FlashInfer's other requirements are not this check.
+    other = "RuntimeError: FlashInfer requires CUDA 12.4 or later for fp8 kernels\n"
+    assert not error_lines(findings_of(read, matrix, HOST + other), "flashinfer-no-target-arch")
