@@ -200,3 +200,23 @@ def test_flashinfers_architecture_check(read: Read, matrix: Matrix) -> None:
     # Near miss: FlashInfer's other requirements are not this check.
     other = "RuntimeError: FlashInfer requires CUDA 12.4 or later for fp8 kernels\n"
     assert not error_lines(findings_of(read, matrix, HOST + other), "flashinfer-no-target-arch")
+
+
+def test_flashinfer_in_a_pip_list_against_its_minimum_gpu(read: Read, matrix: Matrix) -> None:
+    listed = "flashinfer-python        0.2.5\nDriver Version: 550.54.15\n"
+    old_gpu = listed + "GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-1)\n"
+    below = [
+        f
+        for f in findings_of(read, matrix, old_gpu)
+        if f.code == "program-min-compute-capability" and f.subject == "flashinfer-python"
+    ]
+    assert [f.severity for f in below] == [Severity.ERROR]
+    assert "7.5" in below[0].title
+    # Near miss: a Turing GPU is at FlashInfer's minimum.
+    turing = listed + "GPU 0: Tesla T4 (UUID: GPU-2)\n"
+    at = [
+        f
+        for f in findings_of(read, matrix, turing)
+        if f.code == "program-min-compute-capability" and f.subject == "flashinfer-python"
+    ]
+    assert [f.severity for f in at] == [Severity.OK]
