@@ -220,3 +220,18 @@ def test_flashinfer_in_a_pip_list_against_its_minimum_gpu(read: Read, matrix: Ma
         if f.code == "program-min-compute-capability" and f.subject == "flashinfer-python"
     ]
     assert [f.severity for f in at] == [Severity.OK]
+
+
+def test_ollamas_cuda_context_failure_names_the_cuda_driver_error(
+    read: Read, matrix: Matrix
+) -> None:
+    line = (
+        "cuda driver library failed to get device context 800time=2025-02-09T08:41:25.591Z "
+        'level=WARN source=gpu.go:449 msg="error looking up nvidia GPU memory"\n'
+    )
+    (found,) = error_lines(findings_of(read, matrix, HOST + line), "ollama-cuda-context-failed")
+    assert found.severity is Severity.ERROR
+    assert "CUDA_ERROR_NOT_PERMITTED (800)" in found.detail
+    # Near miss: the same warning of ollama without the driver's failure.
+    near = 'level=WARN source=gpu.go:449 msg="error looking up nvidia GPU memory"\n'
+    assert not error_lines(findings_of(read, matrix, HOST + near), "ollama-cuda-context-failed")
