@@ -234,10 +234,11 @@ _TF_DLOPEN_WARNINGS = frozenset({"xla-cuda-library-not-loaded", "tf-windows-cuda
 
 def _no_gpu_set_up(code: str, facts: HostFacts, report: ReportFacts) -> str | None:
     """TensorFlow's dlopen warnings, printed at import on every machine without CUDA: harmless
-    on a report that shows no NVIDIA GPU or driver and either TensorFlow's own note that they
-    are expected where no GPU is set up, or no CUDA install named at all."""
-    if code not in _TF_DLOPEN_WARNINGS:
-        return None
+    on a report that shows no NVIDIA GPU or driver (nor a reporter saying the host has one) and
+    either TensorFlow's own note that they are expected where no GPU is set up, or no CUDA
+    install named at all."""
+    if code not in _TF_DLOPEN_WARNINGS or "gpu-host" in report.named:
+        return None  # the reporter says the host has a GPU meant for it
     if facts.nvml.gpus or driver_version(facts) is not None or facts.kernel.pci_devices:
         return None
     if any(e.code == "tf-cudart-stub-notice" for e in report.errors):

@@ -658,6 +658,14 @@ def _cpu_host_named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
+def _gpu_host_named(m: re.Match[str], d: Draft) -> bool:
+    """A reporter saying the machine has a GPU meant for the program ("I have an NVIDIA GPU",
+    "it runs on the CPU instead of the GPU"): a framework's note that its CUDA libraries are
+    expected to be missing where no GPU is set up does not apply to that host."""
+    d.named.append(("gpu-host", d.scan_line))
+    return False
+
+
 def _build_named(m: re.Match[str], d: Draft) -> bool:
     """An image build (`docker build`, its "Step 3/9 : RUN" or BuildKit "#8 [2/5] RUN" lines):
     its steps run without GPUs."""
@@ -1316,6 +1324,16 @@ _RULES: tuple[_Rule, ...] = (
             r"(?:machine|host|node|server|laptop|computer)\b"
         ),
         _cpu_host_named,
+    ),
+    _Rule(
+        ("i have", "i do have", "instead of", "not using", "gpu not", "gpu is not"),
+        _rx(
+            r"\bi (?:do )?have (?:an? |the |my )?(?:nvidia )?(?:gpu|graphics card)\b|\b(?:runs?|"
+            r"running|works?|working) on (?:the )?cpu instead of (?:the )?gpu\b|\bnot using "
+            r"(?:my|the) (?:nvidia )?gpu\b|\bgpu (?:is )?not (?:being )?(?:detected|used|"
+            r"recogni[sz]ed)\b"
+        ),
+        _gpu_host_named,
     ),
     _Rule("step ", _rx(r"^\s{0,4}Step \d{1,3}/\d{1,3} : RUN\b"), _build_named),
     _Rule("] run ", _rx(r"^\s{0,4}#\d{1,4} \[[^\]\n]{1,80}\] RUN\b"), _build_named),

@@ -235,3 +235,21 @@ def test_ollamas_cuda_context_failure_names_the_cuda_driver_error(
     # Near miss: the same warning of ollama without the driver's failure.
     near = 'level=WARN source=gpu.go:449 msg="error looking up nvidia GPU memory"\n'
     assert not error_lines(findings_of(read, matrix, HOST + near), "ollama-cuda-context-failed")
+
+
+def test_a_reporter_saying_the_host_has_a_gpu_keeps_the_dlerror_a_warning(
+    read: Read, matrix: Matrix
+) -> None:
+    lines = (
+        _LOADER + "Could not load dynamic library 'cudart64_110.dll'; "
+        "dlerror: cudart64_110.dll not found\n" + _STUB
+    )
+    said = "TensorFlow runs on the CPU instead of the GPU, and I have an NVIDIA GPU.\n"
+    (meant,) = error_lines(
+        findings_of(read, matrix, said + lines), "tf-windows-cuda-dll-not-loaded"
+    )
+    assert meant.severity is Severity.WARN
+    # Near miss: saying there is no GPU keeps TensorFlow's own note in force.
+    none = "I don't have a GPU on this laptop.\n"
+    (cpu,) = error_lines(findings_of(read, matrix, none + lines), "tf-windows-cuda-dll-not-loaded")
+    assert cpu.severity is Severity.INFO
