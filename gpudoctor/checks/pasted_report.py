@@ -107,6 +107,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             or _no_nvidia_gpu(known.code, facts)
             or _within_capability_range(known.code, values, facts)
             or _no_gpu_set_up(known.code, facts, report)
+            or _cpu_conversion(known.code, facts, report)
             or _mig_devices_advertised(known.code, facts)
             or _jetson_without_smi(known.code, facts)
         )
@@ -252,6 +253,21 @@ def _no_gpu_set_up(code: str, facts: HostFacts, report: ReportFacts) -> str | No
             "import on any Windows machine without CUDA, and runs on the CPU"
         )
     return None
+
+
+def _cpu_conversion(code: str, facts: HostFacts, report: ReportFacts) -> str | None:
+    """CTranslate2's note that it converted a float16 model for a device without float16: what
+    every CPU run of such a model prints, so a notice on a report with no sign of a GPU."""
+    if code != "ctranslate2-compute-type-converted":
+        return None
+    if facts.nvml.gpus or driver_version(facts) is not None or facts.kernel.pci_devices:
+        return None
+    if "gpu-host" in report.named or "cuda" in report.named:
+        return None
+    return (
+        "the report shows no NVIDIA GPU, driver or CUDA install: on the CPU this conversion is "
+        "CTranslate2's normal behaviour"
+    )
 
 
 def _within_capability_range(code: str, values: dict[str, str], facts: HostFacts) -> str | None:

@@ -253,3 +253,32 @@ def test_a_reporter_saying_the_host_has_a_gpu_keeps_the_dlerror_a_warning(
     none = "I don't have a GPU on this laptop.\n"
     (cpu,) = error_lines(findings_of(read, matrix, none + lines), "tf-windows-cuda-dll-not-loaded")
     assert cpu.severity is Severity.INFO
+
+
+def test_ctranslate2_compute_types_the_device_lacks(read: Read, matrix: Matrix) -> None:
+    refused = (
+        "ValueError: Requested float16 compute type, but the target device or backend do not "
+        "support efficient float16 computation.\n"
+    )
+    (found,) = error_lines(
+        findings_of(read, matrix, HOST + refused), "ctranslate2-compute-type-unsupported"
+    )
+    assert found.severity is Severity.ERROR
+    assert "compute capability 7.0" in found.detail
+    converted = (
+        "[ctranslate2] [warning] The compute type inferred from the saved model is float16, but "
+        "the target device or backend do not support efficient float16 computation. The model "
+        "weights have been automatically converted to use the float32 compute type instead.\n"
+    )
+    (gpu,) = error_lines(
+        findings_of(read, matrix, HOST + converted), "ctranslate2-compute-type-converted"
+    )
+    assert gpu.severity is Severity.WARN
+    # On a report with no sign of a GPU the conversion is what every CPU run prints.
+    (cpu,) = error_lines(findings_of(read, matrix, converted), "ctranslate2-compute-type-converted")
+    assert cpu.severity is Severity.INFO
+    # Near miss: CTranslate2 naming the compute type it did pick.
+    near = "[ctranslate2] [info] Using compute type int8_float16 on device cuda:0\n"
+    near_found = findings_of(read, matrix, HOST + near)
+    assert not error_lines(near_found, "ctranslate2-compute-type-unsupported")
+    assert not error_lines(near_found, "ctranslate2-compute-type-converted")
