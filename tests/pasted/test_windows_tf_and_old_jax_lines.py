@@ -282,3 +282,15 @@ def test_ctranslate2_compute_types_the_device_lacks(read: Read, matrix: Matrix) 
     near_found = findings_of(read, matrix, HOST + near)
     assert not error_lines(near_found, "ctranslate2-compute-type-unsupported")
     assert not error_lines(near_found, "ctranslate2-compute-type-converted")
+
+
+def test_the_webuis_gpu_check_is_torch_seeing_no_cuda_gpu(read: Read, matrix: Matrix) -> None:
+    line = (
+        "RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to "
+        "COMMANDLINE_ARGS variable to disable this check\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, HOST + line), "torch-cuda-unavailable")
+    assert found.severity is Severity.ERROR
+    # Near miss: the webui started with the check turned off says nothing of the GPU.
+    near = "Launching Web UI with arguments: --skip-torch-cuda-test --precision full\n"
+    assert not error_lines(findings_of(read, matrix, HOST + near), "torch-cuda-unavailable")
