@@ -113,7 +113,9 @@ _ENTRIES = (
        "What each GPU is; shown with -v.", "None."),
     _E("mig-mode", "gpu", "MIG mode", "ok, info, warn, n/a, unknown",
        "MIG is on: frameworks see MIG instances only, one per process (select one with "
-       "CUDA_VISIBLE_DEVICES=MIG-<uuid>); with no instances created CUDA sees no device (warn).",
+       "CUDA_VISIBLE_DEVICES=MIG-<uuid>); with no instances created CUDA sees no device (warn). "
+       "A pasted report says so only where it lists the instances (the nvidia-smi table's MIG "
+       "devices block, `nvidia-smi -L`, the XML's mig_devices); else they are unknown.",
        "Create instances (`sudo nvidia-smi mig -cgi <profiles> -C`) or turn MIG off "
        "(`sudo nvidia-smi -i N -mig 0`)."),
     _E("mig-mode-pending", "gpu", "MIG mode change pending", "ok, warn, n/a, unknown",
@@ -193,12 +195,13 @@ _ENTRIES = (
        "complex: info).",
        "Add `intel_iommu=on iommu=pt` (Intel) or `amd_iommu=on iommu=pt` (AMD) to "
        "GRUB_CMDLINE_LINUX in /etc/default/grub, run `sudo update-grub` and reboot."),
-    _E("wsl", "platform", "WSL 2", "ok, info, n/a",
+    _E("wsl", "platform", "WSL 2", "ok, info, warn, n/a",
        "Running under WSL 2: the Windows driver provides the GPU through /usr/lib/wsl/lib; "
-       "never install a Linux NVIDIA driver inside WSL; persistence, MIG and ECC controls are "
-       "unavailable.",
+       "never install a Linux NVIDIA driver inside WSL (a Linux nvidia module there is a "
+       "warning); persistence, MIG and ECC controls are unavailable.",
        "Update the NVIDIA driver on Windows; keep /usr/lib/wsl/lib first on the library path."),
-    _E("container-gpus", "platform", "GPUs visible in this container", "ok, info, warn, error, n/a",
+    _E("container-gpus", "platform", "GPUs visible in this container",
+       "ok, info, warn, error, unknown, n/a",
        "Inside a container NVIDIA_VISIBLE_DEVICES unset, 'void' or 'none' gives the container "
        "no GPUs.",
        "Start the container with `--gpus all` (Docker) or "

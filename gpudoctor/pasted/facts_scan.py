@@ -680,6 +680,18 @@ def _tegrastats(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _l4t_power_tool(m: re.Match[str], d: Draft) -> bool:
+    """L4T's own clock and power tools, which exist only on a Jetson: `jetson_clocks --show`
+    opens with "SOC family:tegra234  Machine:<the board's device-tree model>" (jetson_clocks.sh),
+    `nvpmodel -q` prints "NV Power Mode: MAXN", and jtop's stats name the same two ("nvp model,
+    MAXN", "jetson_clocks, OFF"). The host is a Jetson (aarch64)."""
+    put(d.platform, "machine", "aarch64")
+    if m.group("soc"):
+        d.note(f"jetson_clocks: SoC {m.group('soc').lower()}, {m.group('machine').strip()}")
+    _jetson_named(m, d)
+    return True
+
+
 def _jetson_named(m: re.Match[str], d: Draft) -> bool:
     """A Jetson named in prose: JetPack, a Jetson module, L4T, a "-tegra" kernel."""
     d.named.append(("jetson", d.scan_line))
@@ -1345,6 +1357,16 @@ _RULES: tuple[_Rule, ...] = (
         "gr3d_freq",
         _rx(r"\bRAM \d{1,7}/\d{1,7}MB\b[^\n]{0,400}?\b(?P<name>GR3D_FREQ)\b"),
         _tegrastats,
+    ),
+    _Rule(
+        ("soc family:", "nv power mode:", "nvp model, ", "jetson_clocks, "),
+        _rx(
+            r"^\s{0,4}SOC family:\s{0,2}(?P<soc>tegra\d{3})\s{1,4}Machine:\s{0,2}"
+            r"(?P<machine>[^\n]{2,100})$"
+            r"|^\s{0,4}NV Power Mode:\s{0,2}[\w.-]{1,30}\s{0,4}$"
+            r"|^\s{0,4}(?:nvp model|jetson_clocks),\s{1,4}[\w.-]{1,30}\s{0,4}$"
+        ),
+        _l4t_power_tool,
     ),
     _Rule(
         ("tegra", "l4t"),
