@@ -365,11 +365,11 @@ _ENTRIES = (
        "rebuild it on that JetPack."),
     _E("program-min-compute-capability", "software",
        "A GPU below a program's documented minimum compute capability", "ok, error, n/a",
-       "A program people run on GPUs (vLLM, flash-attention 2, bitsandbytes, ollama) is "
-       "installed or running, and a GPU is below the minimum compute capability the program's "
-       "own documentation names for that release (the matrix's [[program]] rows, each with its "
-       "source): it fails with 'FlashAttention only supports Ampere GPUs or newer', 'no kernel "
-       "image', or skips the GPU.",
+       "A program people run on GPUs (vLLM, flash-attention 2, bitsandbytes, FlashInfer, "
+       "ollama) is installed or running, and a GPU is below the minimum compute capability the "
+       "program's own documentation names for that release (the matrix's [[program]] rows, each "
+       "with its source): it fails with 'FlashAttention only supports Ampere GPUs or newer', "
+       "'no kernel image', or skips the GPU.",
        "Run the program on a GPU at or above its minimum, or use another implementation that "
        "supports the GPU (PyTorch SDPA instead of flash-attention)."),
     _E("library-shadowing", "software", "A system CUDA library shadows a framework's wheel",

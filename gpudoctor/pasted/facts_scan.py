@@ -314,7 +314,8 @@ def _wsl(m: re.Match[str], d: Draft) -> bool:
 
 
 def _windows(m: re.Match[str], d: Draft) -> bool:
-    put(d.platform, "os_pretty", m.group(0).strip())
+    short = m.group("short")
+    put(d.platform, "os_pretty", f"Windows {short}" if short else m.group(0).strip())
     return True
 
 
@@ -724,6 +725,14 @@ def _cpu_host_named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
+def _gpu_host_named(m: re.Match[str], d: Draft) -> bool:
+    """A reporter saying the machine has a GPU meant for the program ("I have an NVIDIA GPU",
+    "it runs on the CPU instead of the GPU"): a framework's note that its CUDA libraries are
+    expected to be missing where no GPU is set up does not apply to that host."""
+    d.named.append(("gpu-host", d.scan_line))
+    return False
+
+
 def _build_named(m: re.Match[str], d: Draft) -> bool:
     """An image build (`docker build`, its "Step 3/9 : RUN" or BuildKit "#8 [2/5] RUN" lines):
     its steps run without GPUs."""
@@ -911,8 +920,10 @@ _RULES: tuple[_Rule, ...] = (
         "tensorflow",
         _rx(
             # an issue template's "(use command below)" may follow the name
+            # and its value may be written "tf 2.10.1" or "tf2.9.1"
             r"\btensorflow(?: version)?(?:\s{0,2}\([^()\n]{1,40}\))?"
-            r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?!\w|\.\w)"
+            r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}(?:tf ?)?v?(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)"
+            r"(?!\w|\.\w)"
         ),
         _package("tensorflow"),
     ),
@@ -1232,8 +1243,9 @@ _RULES: tuple[_Rule, ...] = (
         _wsl,
     ),
     _Rule(
-        "windows",
-        _rx(r"\bwindows (?:10|11|server \d{4})\b"),
+        ("windows", "win1", "win 1"),
+        # "win10"/"win 11": how issue forms are often filled in
+        _rx(r"\bwindows (?:10|11|server \d{4})\b|\bwin ?(?P<short>1[01])\b"),
         _windows,
     ),
     _Rule(
@@ -1457,6 +1469,16 @@ _RULES: tuple[_Rule, ...] = (
             r"(?:machine|host|node|server|laptop|computer)\b"
         ),
         _cpu_host_named,
+    ),
+    _Rule(
+        ("i have", "i do have", "instead of", "not using", "gpu not", "gpu is not"),
+        _rx(
+            r"\bi (?:do )?have (?:an? |the |my )?(?:nvidia )?(?:gpu|graphics card)\b|\b(?:runs?|"
+            r"running|works?|working) on (?:the )?cpu instead of (?:the )?gpu\b|\bnot using "
+            r"(?:my|the) (?:nvidia )?gpu\b|\bgpu (?:is )?not (?:being )?(?:detected|used|"
+            r"recogni[sz]ed)\b"
+        ),
+        _gpu_host_named,
     ),
     _Rule("step ", _rx(r"^\s{0,4}Step \d{1,3}/\d{1,3} : RUN\b"), _build_named),
     _Rule("] run ", _rx(r"^\s{0,4}#\d{1,4} \[[^\]\n]{1,80}\] RUN\b"), _build_named),
