@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpudoctor import cri_config, versions
+from gpudoctor import cri_config, nvml_codes, versions
 from gpudoctor.cuda_wheels import LIBRARY_FILE
 from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
@@ -73,6 +73,39 @@ def _nvml_library(m: re.Match[str], d: Draft) -> bool:
     """nvidia-smi's "NVML library version: 535.129" under a driver/library mismatch: the
     user-space library, which differs from the loaded kernel module."""
     put(d.nvml, "library_version", m.group("v"))
+    return True
+
+
+def _nvml_error(m: re.Match[str], d: Draft) -> bool:
+    """An NVML return code a program printed, by name or number (nvml_codes): NVML's status on
+    that host, as the probe classifies it. Not source code that declares or catches the code
+    (an enum listing "NVML_ERROR_DRIVER_NOT_LOADED = 9", `except NVMLError_DriverNotLoaded`)."""
+    line, name = m.string, m.group("name")
+    if "except" in line or "class " in line or _ASSIGNED.match(line, m.end()):
+        return False
+    if name.isdecimal():
+        status = nvml_codes.status_of_code(int(name))
+    else:
+        status = nvml_codes.status_of_name(name)
+    if status is None:
+        return False
+    put(d.nvml, "status", status)
+    return True
+
+
+_ASSIGNED = re.compile(r"\s{0,8}[=,]")
+
+
+def _open_modules(m: re.Match[str], d: Draft) -> bool:
+    """The version the open kernel modules' bug form names: the driver installed, open flavor
+    (the form does not say the module is loaded)."""
+    put(d.nvml, "driver_version", m.group("v"))
+    put(d.kernel, "nvidia_module_flavor", "open")
+    return True
+
+
+def _python(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "python_version", m.group("v"))
     return True
 
 
@@ -689,7 +722,7 @@ _RULES: tuple[_Rule, ...] = (
         "driver",
         # "Driver==515.86.01" in a list written like pip's, "driver: `550.54.15`" in markdown
         _rx(
-            rf"\bdriver(?: version)?\s{{0,4}}[:=]{{0,2}}\s{{0,4}}(?:nvidia\s{{1,4}})?`?v?"
+            rf"\bdrivers?(?: version)?\s{{0,4}}[:=]{{0,2}}\s{{0,4}}(?:nvidia\s{{1,4}})?`?v?"
             rf"(?P<v>{_VER3})\b"
         ),
         _driver,
@@ -699,6 +732,50 @@ _RULES: tuple[_Rule, ...] = (
         "nvml library version",
         _rx(rf"\bNVML library version:\s{{0,4}}(?P<v>{_VER3})\b"),
         _nvml_library,
+    ),
+    _Rule(  # C and go-nvml name NVML's codes by the enum: "NVML_ERROR_DRIVER_NOT_LOADED"
+        "error_",
+        _rx(
+            r"\bnvml(?:_|\.)error_(?P<name>no_permission|driver_not_loaded|library_not_found|"
+            r"lib_rm_version_mismatch)\b"
+        ),
+        _nvml_error,
+    ),
+    _Rule(  # nvidia-ml-py's exception classes: "pynvml.NVMLError_DriverNotLoaded: ..."
+        "nvmlerror_",
+        _rx(r"\bNVMLError_(?P<name>[A-Za-z]{5,30})\b"),
+        _nvml_error,
+    ),
+    _Rule(  # the Rust nvml-wrapper's variants: "Failed to initialize nvml: DriverNotLoaded"
+        ("drivernotloaded", "librarynotfound", "librmversionmismatch", "nopermission"),
+        _rx(
+            r"\bnvml\b[^\n]{0,80}?\b(?P<name>DriverNotLoaded|LibraryNotFound|"
+            r"LibRmVersionMismatch|NoPermission)\b"
+        ),
+        _nvml_error,
+    ),
+    _Rule(  # the bare number a call returned: "nvmlInit() returned 9", "NVML_ERROR 9"
+        "nvml",
+        _rx(
+            r"\bnvml\w{0,24}?(?:\(\))?[ :]{0,3}(?:[a-z ]{0,30}?\b)?(?:returned|return code|"
+            r"error code|error|failed with(?: error)?(?: code)?)\s{0,2}[:=]?\s{0,2}"
+            r"(?P<name>\d{1,3})\b(?![.\d])"
+        ),
+        _nvml_error,
+    ),
+    _Rule(
+        # "Python 3.10.12", "Python version: 3.10.6", "python==3.9.11", and a traceback's
+        # interpreter in its paths ("/opt/conda/lib/python3.10/site-packages/torch/...")
+        "python",
+        _rx(
+            r"\bpython(?:\s{0,2}version)?\s{0,4}[:=]{0,2}\s{0,4}v?(?P<v>3\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])"
+        ),
+        _python,
+    ),
+    _Rule(  # the open kernel modules' bug form: "NVIDIA Open GPU Kernel Modules Version: 560.28.03"
+        "open gpu kernel modules version",
+        _rx(rf"\bNVIDIA Open GPU Kernel Modules Version\s{{0,4}}:\s{{0,4}}(?P<v>{_VER3})\b"),
+        _open_modules,
     ),
     _Rule(
         "kernel module",
@@ -914,7 +991,8 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             # prose runs the release on ("JetPack5.1.2") or brackets it ("JetPack (4.6)")
             # jetson-stats' environment names it too ("JETSON_JETPACK=4.6")
-            r"(?:\bjetson_|\b)(?:nvidia-)?jetpack(?::arm64)?[\s_:=(\[-]{0,60}(?:version\s{0,4}[:=]?\s{0,4})?v?"
+            r"(?:\bjetson_|\b)(?:nvidia-)?jetpack(?::arm64)?[\s_:=(\[-]{0,60}"
+            r"(?:(?:sdk|version|release)\s{0,4}[:=]?\s{0,4})?v?"
             r"(?P<v>[3-9]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])"
         ),
         _jetpack,
@@ -930,6 +1008,13 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             r"(?:\bjetson_|\b)L4T[\s_]{0,4}(?:version\s{0,4})?[:=]?\s{0,4}R?(?P<r>\d{2,3})\.(?P<a>\d{1,3})(?:\.(?P<b>\d{1,3}))?"
         ),
+        _l4t,
+    ),
+    _Rule(
+        # the L4T BSP's own file name, as NVIDIA publishes it: "Jetson_Linux_R35.4.1_aarch64.tbz2",
+        # "Tegra186_Linux_R32.7.1_aarch64.tbz2" (Jetson Linux download pages)
+        "_linux_r",
+        _rx(r"\b(?:Jetson|Tegra\d{3})_Linux_R(?P<r>\d{2})\.(?P<a>\d{1,2})(?:\.(?P<b>\d{1,2}))?"),
         _l4t,
     ),
     _Rule(
@@ -1050,8 +1135,11 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "kernel",
         _rx(
-            r"\bkernel(?: version| release)?\s{0,4}[:=]?\s{0,4}(?:linux\s{1,4})?(?P<release>"
-            r"\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,60})"
+            # a form's hint may stand before the colon ("Kernel (e.g. `uname -a`): ..."); WSL's
+            # kernel has four numbers ("5.15.146.1-microsoft-standard-WSL2", or cut there)
+            r"\bkernel(?: version| release)?(?:\s{0,2}\([^()\n]{1,40}\))?\s{0,4}[:=]?\s{0,4}"
+            r"(?:linux\s{1,4})?(?P<release>\d\.\d{1,2}\.\d{1,3}(?:-[\w.+~-]{1,60}|\.\d{1,4}"
+            r"(?:-[\w.+~-]{1,60})?))"
         ),
         _kernel,
     ),
@@ -1450,6 +1538,8 @@ _COUNT = re.compile(
 _SUFFIX_COUNT = re.compile(r"^\s{0,2}[x\u00d7*]\s{0,2}(\d{1,2})\b", re.IGNORECASE)
 _MODEL_NEEDLES_BELOW = 200_000  # characters; a long log is searched by the context words only
 _GPU_CONTEXT = ("gpu", "nvidia", "tesla", "geforce", "quadro", "rtx", "gb", "card", "device")
+# a GeForce model's number written alone ("4090") is a GPU only beside these words
+_BARE_NUMBER_CONTEXT = ("gpu", "nvidia", "geforce", "graphics card", "video card")
 # A word of a line; "RTX3090" and "GTX1080" (the brand written against the number, as people
 # type it) are two words, as the matrix spells the models.
 _TOKEN = re.compile(r"(?:RTX|GTX)(?=\d{3,4})|[^\s\-_/(),:;=\"'\[\]]+")
@@ -1476,6 +1566,10 @@ def gpu_models(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], s
                 # and "Nvidia 4090": the vendor before the bare number (never the number alone)
                 if len(tokens) > 2 and tokens[0] == "GEFORCE" and tokens[1] in ("RTX", "GTX"):
                     out.setdefault(("NVIDIA", *tokens[2:]), set()).add(arch.compute_capability)
+                    # and the number alone ("my 4090", "1050ti graphics card"), read only on
+                    # a line that says it is a GPU (_names_in_line)
+                    if tokens[2].isdecimal():
+                        out.setdefault(tokens[2:], set()).add(arch.compute_capability)
                 # "RTX A6000" is also written "A6000" (a lettered model, never a bare number)
                 if len(tokens) == 2 and tokens[0] == "RTX" and tokens[1][:1].isalpha():
                     out.setdefault(tokens[1:], set()).add(arch.compute_capability)
@@ -1592,6 +1686,12 @@ def _names_in_line(
                 ccs |= cc
         name = line[spans[i][0] : spans[i + n - 1][1]]
         short = n == 1 and len(tokens[i]) <= 3
+        if tokens[i].isdecimal() and (
+            not any(c in lowered for c in _BARE_NUMBER_CONTEXT)
+            or (i > 0 and tokens[i - 1] in ("PORT", "PID", "BUILD", "VERSION"))
+        ):
+            i += n
+            continue
         if short and not any(c in lowered for c in _GPU_CONTEXT):
             i += n
             continue

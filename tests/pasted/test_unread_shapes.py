@@ -1,0 +1,152 @@
+"""Facts that pastes hold in shapes the reader did not read: NVML's return codes in every
+spelling, a GeForce model's number written alone, a kernel release behind a form's hint or with
+WSL's four numbers, the Python of a traceback's paths, the open kernel modules' bug form, a
+JetPack named with "sdk", the L4T BSP's file name. Each with the near miss that must stay unread."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from gpudoctor import nvml_codes
+from gpudoctor.errors import FactsError
+from gpudoctor.facts import HostFacts
+
+Read = Callable[[str], HostFacts]
+
+
+@pytest.mark.parametrize(
+    ("line", "status"),
+    [
+        # the Rust nvml-wrapper's variant, as a miner's panic prints it
+        (
+            "thread 'main' panicked at 'Failed to initialize nvml: DriverNotLoaded', "
+            "src/environment/mod.rs:37:31",
+            "driver_not_loaded",
+        ),
+        # nvidia-ml-py's exception class
+        ("pynvml.NVMLError_DriverNotLoaded: Driver Not Loaded", "driver_not_loaded"),
+        ("pynvml.NVMLError_LibraryNotFound: NVML Shared Library Not Found", "library_not_found"),
+        # the C enum's name and the bare number a call returned
+        ("nvmlInit_v2 failed: NVML_ERROR_LIB_RM_VERSION_MISMATCH", "lib_rm_version_mismatch"),
+        ("nvmlInit() returned 9", "driver_not_loaded"),
+        ("Error: nvmlInit_v2 failed with error code 18", "lib_rm_version_mismatch"),
+        ("NVML_ERROR 4", "no_permission"),
+    ],
+)
+def test_nvml_return_codes_in_every_spelling(read: Read, line: str, status: str) -> None:
+    assert read(line + "\n").nvml.status == status
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "    NVML_ERROR_DRIVER_NOT_LOADED = 9,",  # nvml.h's enum pasted: a declaration
+        "except pynvml.NVMLError_DriverNotLoaded:",  # code that catches it
+        "nvml returned 3 devices",  # a count, not a return code
+        "nvmlInit() returned 0",  # NVML_SUCCESS
+        "pynvml.NVMLError_NotSupported: Not Supported",  # not a failed init
+    ],
+)
+def test_nvml_near_misses_are_no_status(read: Read, line: str) -> None:
+    try:
+        facts = read(line + "\n")
+    except FactsError:
+        return
+    assert facts.nvml.status == "not_run"
+
+
+def test_nvml_codes_one_table_for_probe_and_paste() -> None:
+    assert nvml_codes.status_of_code(9) == "driver_not_loaded"
+    assert nvml_codes.status_of_name("DriverNotLoaded") == "driver_not_loaded"
+    assert nvml_codes.status_of_name("DRIVER_NOT_LOADED") == "driver_not_loaded"
+    assert nvml_codes.status_of_code(3) is None  # NVML_ERROR_NOT_SUPPORTED: no init status
+    assert nvml_codes.status_of_name("NotSupported") is None
+
+
+@pytest.mark.parametrize(
+    ("line", "name", "count", "cc"),
+    [
+        ("I ran iw3 on it, I actually had a 1050ti graphics card", "1050", 1, "6.1"),
+        ("I have cuda version 11.8 and 4090 nvidia GPU on a linux machine", "4090", 1, "8.9"),
+        ("training on 2x 3090 GPUs", "3090", 2, "8.6"),
+    ],
+)
+def test_a_geforce_number_alone_beside_gpu_words(
+    read: Read, line: str, name: str, count: int, cc: str
+) -> None:
+    gpus = read(line + "\n").nvml.gpus
+    assert [(g.name, g.compute_capability) for g in gpus] == [(name, cc)] * count
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "the server listens on port 3090 and 8080",  # no GPU word on the line
+        "nvidia gpu server listening on port 4090",  # a port number beside GPU words
+        "Fixed in build 4090 of the GPU tools",
+    ],
+)
+def test_a_bare_number_without_gpu_words_is_no_gpu(read: Read, line: str) -> None:
+    try:
+        facts = read(line + "\nDriver Version: 550.54.15\n")
+    except FactsError:
+        return
+    assert facts.nvml.gpus == ()
+
+
+def test_kernel_behind_a_form_hint_and_wsl_kernel(read: Read) -> None:
+    facts = read(
+        "- Kubernetes version (use `kubectl version`): 1.8.1\n"
+        "- Kernel (e.g. `uname -a`): 4.9.0-0.bpo.3-amd64\n"
+    )
+    assert facts.kernel.release == "4.9.0-0.bpo.3-amd64"
+    # an issue form's heading and its value: WSL's kernel has four numbers
+    facts = read("### Kernel Version\n\n5.15.146.1\n\n### Distro Version\n\nUbuntu 22.04\n")
+    assert facts.kernel.release == "5.15.146.1"
+    # near miss: a kernel's major.minor alone is no release
+    facts = read("kernel 5.15 on Ubuntu 22.04\n")
+    assert facts.kernel.release is None
+
+
+def test_python_of_a_traceback_and_of_a_list(read: Read) -> None:
+    facts = read(
+        "File /opt/conda/envs/py310/lib/python3.10/site-packages/torch/cuda/__init__.py:419, "
+        "in get_device_name(device)\n"
+    )
+    assert facts.platform.python_version == "3.10"
+    assert read("- Python version: 3.10.6\n").platform.python_version == "3.10.6"
+    # near miss: Python 2 and a requirement's bound are not the interpreter that ran
+    for text in ("requires-python:>=2.7 (from jetson-stats)\n", "Python 2.7.18\n"):
+        try:
+            facts = read(text)
+        except FactsError:
+            continue
+        assert facts.platform.python_version is None
+
+
+def test_open_kernel_modules_form(read: Read) -> None:
+    facts = read(
+        "### NVIDIA Open GPU Kernel Modules Version\n\n560.28.03\n\n"
+        "### Kernel Release\n\n5.15.0-25-generic\n"
+    )
+    assert facts.nvml.driver_version == "560.28.03"
+    assert facts.kernel.nvidia_module_flavor == "open"
+    assert facts.kernel.release == "5.15.0-25-generic"
+    # near miss: the form answered "None" names no version
+    with pytest.raises(FactsError):
+        read("### NVIDIA Open GPU Kernel Modules Version\n\nNone\n")
+
+
+def test_jetpack_sdk_and_the_l4t_bsp_file(read: Read) -> None:
+    facts = read(
+        "i use jetson xavier nv hardware platform.\njetpack sdk 4.6.1\n"
+        "Jetson_Linux_R32.7.1_aarch64.tbz2\n"
+    )
+    assert facts.platform.jetpack_release == "4.6.1"
+    assert facts.platform.l4t_release == "32.7.1"
+    assert read("Tegra186_Linux_R32.4.3_aarch64.tbz2\n").platform.l4t_release == "32.4.3"
+    # near miss: another board's BSP is no L4T release
+    with pytest.raises(FactsError):
+        read("Rockchip_Linux_R32.7.1_aarch64.tbz2\n")
