@@ -130,7 +130,7 @@ def _driver_cuda_int(m: re.Match[str], d: Draft) -> bool:
 
 
 def _cuda_mentioned(m: re.Match[str], d: Draft) -> bool:
-    if "cuda version" in m.string.lower():
+    if "cuda version" in m.string.lower() or "cuda umd version" in m.string.lower():
         return False  # nvidia-smi's words for the driver's CUDA: the rule above read it
     d.note(f"CUDA {m.group('v')} is named, without saying whose (driver, toolkit or framework)")
     d.named.append(("cuda", d.scan_line))
@@ -786,8 +786,8 @@ _RULES: tuple[_Rule, ...] = (
         _module,
     ),
     _Rule(
-        "cuda version",
-        _rx(r"\bcuda version\s{0,4}[:=]\s{0,4}(?P<v>\d{1,2}\.\d{1,2})\b"),
+        ("cuda version", "cuda umd version"),
+        _rx(r"\bcuda (?:umd )?version\s{0,4}[:=]\s{0,4}(?P<v>\d{1,2}\.\d{1,2})\b"),
         _driver_cuda,
     ),
     _Rule(

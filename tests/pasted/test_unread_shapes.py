@@ -150,3 +150,38 @@ def test_jetpack_sdk_and_the_l4t_bsp_file(read: Read) -> None:
     # near miss: another board's BSP is no L4T release
     with pytest.raises(FactsError):
         read("Rockchip_Linux_R32.7.1_aarch64.tbz2\n")
+
+
+_R610_TABLE = """\
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 610.43.02              KMD Version: 610.43.02     CUDA UMD Version: 13.3     |
++-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|                                         |                        |               MIG M. |
+|=========================================+========================+======================|
+|   0  NVIDIA B200                    On  |   00000000:63:00.0 Off |                    0 |
+| N/A   26C    P0            139W / 1000W |       0MiB / 183359MiB |      0%      Default |
+|                                         |                        |             Disabled |
++-----------------------------------------+------------------------+----------------------+
+|   1  NVIDIA B200                    On  |   00000000:68:00.0 Off |                    0 |
+| N/A   30C    P0            142W / 1000W |       0MiB / 183359MiB |      0%      Default |
+|                                         |                        |             Disabled |
++-----------------------------------------+------------------------+----------------------+
+"""
+
+
+def test_r610_header_names_kmd_and_cuda_umd_versions(read: Read) -> None:
+    facts = read(_R610_TABLE)
+    assert (facts.nvml.driver_version, facts.nvml.cuda_driver_version) == ("610.43.02", "13.3")
+    assert [g.name for g in facts.nvml.gpus] == ["NVIDIA B200"] * 2
+    # the -q form and a line quoted alone
+    facts = read(
+        "==============NVSMI LOG==============\n\nKMD Version : 610.43.02\n"
+        "CUDA UMD Version : 13.3\n\nAttached GPUs : 1\n"
+    )
+    assert (facts.nvml.driver_version, facts.nvml.cuda_driver_version) == ("610.43.02", "13.3")
+    assert read("nvidia-smi says CUDA UMD Version: 13.4\n").nvml.cuda_driver_version == "13.4"
+    # near miss: an AMD/ROCm "KMD"/"UMD" version is no NVIDIA driver
+    with pytest.raises(FactsError):
+        read("ROCm KMD version: 6.4.0, UMD version 6.4.0\n")
