@@ -103,7 +103,7 @@ def _resources(text: str, draft: Draft) -> None:
         found = _RESOURCE.match(line)
         if found is None:
             continue
-        heading = text.rfind("\nCapacity:", 0, start), text.rfind("\nAllocatable:", 0, start)
+        heading = _heading(text, "Capacity:", start), _heading(text, "Allocatable:", start)
         kind = "allocatable" if heading[1] > heading[0] else "capacity"
         if max(heading) == -1 or kind in said:
             continue
@@ -120,6 +120,18 @@ def _resources(text: str, draft: Draft) -> None:
         )
 
 
+def _heading(text: str, word: str, before: int) -> int:
+    """Where the last "Capacity:"/"Allocatable:" heading before `before` is, or -1: at a line's
+    start, or after a markdown fence or quote a paste glued to it ("```Allocatable:")."""
+    at = text.rfind(word, 0, before)
+    while at != -1:
+        line_start = text.rfind("\n", 0, at) + 1
+        if not text[line_start:at].strip(" \t`>"):
+            return at
+        at = text.rfind(word, 0, at)
+    return -1
+
+
 def _mig_resources(text: str, draft: Draft) -> None:
     """MIG devices the node advertises under Capacity/Allocatable: with the device plugin's
     mixed strategy a GPU in MIG mode counts under nvidia.com/mig-<profile>, not nvidia.com/gpu
@@ -128,7 +140,7 @@ def _mig_resources(text: str, draft: Draft) -> None:
         found = _MIG_RESOURCE.match(line)
         if found is None or found.group("n") == "0":
             continue
-        if max(text.rfind("\nCapacity:", 0, start), text.rfind("\nAllocatable:", 0, start)) == -1:
+        if max(_heading(text, "Capacity:", start), _heading(text, "Allocatable:", start)) == -1:
             continue
         draft.read_at(NAME, text, start)
         draft.named.append(("mig-devices", text.count("\n", 0, start) + 1))

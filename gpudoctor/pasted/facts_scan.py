@@ -356,6 +356,18 @@ def _kubernetes(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _gpu_sharing(m: re.Match[str], d: Draft) -> bool:
+    """A GPU-sharing scheduler's extended resource (HAMi's nvidia.com/gpumem, Volcano's
+    volcano.sh/vgpu-*, gpu-manager's tencent.com/vcuda-*, gpushare's aliyun.com/gpu-mem): a
+    Kubernetes cluster whose GPUs that scheduler's device plugin splits."""
+    put(d.platform, "kubernetes", True)
+    d.note(
+        "a GPU-sharing scheduler's Kubernetes resources are named (HAMi, Volcano vGPU, "
+        "gpu-manager or gpushare): that scheduler's device plugin splits the GPUs"
+    )
+    return True
+
+
 def _runtime_class(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "kubernetes", True)
     put(d.runtime, "runtime_class_nvidia", m.group("name").lower().startswith("nvidia"))
@@ -1090,6 +1102,15 @@ _RULES: tuple[_Rule, ...] = (
         "kubectl",
         _rx(r"\bkubectl\b"),
         _kubernetes,
+    ),
+    _Rule(
+        ("vcuda-", "vgpu", "gpumem", "gpucores", "aliyun.com/gpu-"),
+        _rx(
+            r"\b(?:tencent\.com/vcuda-(?:core|memory)|nvidia\.com/(?:gpumem(?:-percentage)?|"
+            r"gpucores|vgpu)|volcano\.sh/vgpu-(?:number|memory|cores)|aliyun\.com/gpu-(?:mem|"
+            r"count|core))\b"
+        ),
+        _gpu_sharing,
     ),
     _Rule(
         "kubernetes",

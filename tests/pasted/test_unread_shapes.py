@@ -185,3 +185,28 @@ def test_r610_header_names_kmd_and_cuda_umd_versions(read: Read) -> None:
     # near miss: an AMD/ROCm "KMD"/"UMD" version is no NVIDIA driver
     with pytest.raises(FactsError):
         read("ROCm KMD version: 6.4.0, UMD version 6.4.0\n")
+
+
+def test_gpu_sharing_schedulers_resources_are_kubernetes(read: Read) -> None:
+    facts = read(
+        "    resources:\n      limits:\n        tencent.com/vcuda-core: 100\n"
+        "        tencent.com/vcuda-memory: 1\n"
+        "0/3 nodes are available: 3 Insufficient tencent.com/vcuda-core.\n"
+    )
+    assert facts.platform.kubernetes is True
+    assert read("limits:\n  volcano.sh/vgpu-number: 2\n").platform.kubernetes is True
+    assert read("  nvidia.com/gpumem: 4096\n").platform.kubernetes is True
+    # near miss: another resource of the same domains is no GPU-sharing resource
+    with pytest.raises(FactsError):
+        read("see https://help.aliyun.com/gpu-instances and tencent.com/vcuda-docs\n")
+
+
+def test_a_heading_glued_to_its_fence_is_kept(read: Read) -> None:
+    facts = read(
+        "```Allocatable:\n  cpu:                        8\n  nvidia.com/gpu:             1\n"
+        "  pods:                       110\n```\n"
+    )
+    assert facts.platform.k8s_gpu_allocatable == 1
+    # near miss: a fence's language word is no heading and no text
+    with pytest.raises(FactsError):
+        read("```yaml\n  cpu: 8\n```\n")
