@@ -187,6 +187,18 @@ def _cudnn(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _cudnn_loaded(m: re.Match[str], d: Draft) -> bool:
+    """TensorFlow's "Loaded cuDNN version 8201" (stream_executor's cuda_dnn.cc logs
+    cudnnGetVersion()): cudnn.h's CUDNN_VERSION, major * 1000 + minor * 100 + patch up to
+    cuDNN 8 and major * 10000 + minor * 100 + patch from cuDNN 9."""
+    n = int(m.group("n"))
+    major, rest = (n // 10000, n % 10000) if n >= 10000 else (n // 1000, n % 1000)
+    version = f"{major}.{rest // 100}.{rest % 100}"
+    d.note(f"the framework loaded cuDNN {version}")
+    d.libraries.setdefault("cudnn", version)
+    return True
+
+
 def _cuda_cudnn(m: re.Match[str], d: Draft) -> bool:
     """An issue template's "CUDA/cuDNN version: 10.1/8.0.2": the installed CUDA and cuDNN."""
     d.note(f"CUDA {m.group('cuda')} is named, without saying whose (driver, toolkit or framework)")
@@ -864,6 +876,11 @@ _RULES: tuple[_Rule, ...] = (
             r"\b"
         ),
         _cudnn,
+    ),
+    _Rule(
+        "loaded cudnn version",
+        _rx(r"\bLoaded cuDNN version (?P<n>[5-9]\d{3}|[1-9]\d{4})\b"),
+        _cudnn_loaded,
     ),
     _Rule(
         "cuda/cudnn",

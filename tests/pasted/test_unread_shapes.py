@@ -210,3 +210,25 @@ def test_a_heading_glued_to_its_fence_is_kept(read: Read) -> None:
     # near miss: a fence's language word is no heading and no text
     with pytest.raises(FactsError):
         read("```yaml\n  cpu: 8\n```\n")
+
+
+def test_a_conda_spec_quoted_anywhere_tells_the_build(read: Read) -> None:
+    (torch,) = read("it is pytorch=1.9.0=py3.8_cpu_0).\n").frameworks
+    assert (torch.version, torch.cpu_only) == ("1.9.0", True)
+    (torch,) = read(
+        "pytorch-1.4 pulls: `pytorch/linux-64::pytorch-1.4.0-py3.7_cuda10.1.243_cudnn7.6.3_0`\n"
+    ).frameworks
+    assert (torch.version, torch.cuda) == ("1.4.0", "10.1")
+    # near miss: a spec without a build says nothing of CPU or CUDA
+    (torch,) = read("conda install pytorch=1.9.0 cudatoolkit=11.3\n").frameworks
+    assert torch.cpu_only is None
+    assert torch.cuda is None
+
+
+def test_the_cudnn_a_framework_loaded(read: Read) -> None:
+    line = "I tensorflow/stream_executor/cuda/cuda_dnn.cc:366] Loaded cuDNN version {}\n"
+    assert [c.version for c in read(line.format(8201)).cuda_libs.cudnn] == ["8.2.1"]
+    assert [c.version for c in read(line.format(90100)).cuda_libs.cudnn] == ["9.1.0"]
+    # near miss: a year or a build number is no cuDNN version
+    with pytest.raises(FactsError):
+        read("Loaded cuDNN version notes from 2024\n")
