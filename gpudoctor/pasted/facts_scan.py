@@ -617,6 +617,15 @@ def _ggml_gpu(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _ggml_device(m: re.Match[str], d: Draft) -> bool:
+    """llama.cpp's (and ollama's runner's) device lines, which name the GPU without its compute
+    capability: "using device CUDA0 (NVIDIA GeForce RTX 3060) (0000:01:00.0) - 10886 MiB
+    free" at model load, "- CUDA0   : Orin (7485 MiB, 6152 MiB free)" in its device_info."""
+    index, name = m.group("i") or m.group("j"), m.group("name") or m.group("dname")
+    put(d.gpu(int(index)), "name", name.strip())
+    return True
+
+
 def _xid(m: re.Match[str], d: Draft) -> bool:
     event = parse_record(m.string)
     if event is None:
@@ -1387,6 +1396,15 @@ _RULES: tuple[_Rule, ...] = (
             r"(?P<cc>\d{1,2}\.\d)"
         ),
         _ggml_gpu,
+    ),
+    _Rule(
+        ("using device cuda", "mib free)"),
+        _rx(
+            r"\busing device CUDA(?P<i>\d{1,2}) \((?P<name>[^()\n]{2,80})\)|^[\s\dIWE.]{0,30}- "
+            r"CUDA(?P<j>\d{1,2})\s{1,8}: (?P<dname>[^()\n]{2,80}?) \(\d{1,7} MiB, \d{1,7} MiB "
+            r"free\)"
+        ),
+        _ggml_device,
     ),
     _Rule(
         "compute capability",

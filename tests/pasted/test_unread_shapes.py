@@ -232,3 +232,18 @@ def test_the_cudnn_a_framework_loaded(read: Read) -> None:
     # near miss: a year or a build number is no cuDNN version
     with pytest.raises(FactsError):
         read("Loaded cuDNN version notes from 2024\n")
+
+
+def test_llama_cpp_device_lines_name_the_gpu(read: Read) -> None:
+    facts = read(
+        "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3060) "
+        "(0000:01:00.0) - 10886 MiB free\n"
+    )
+    assert [(g.name, g.compute_capability) for g in facts.nvml.gpus] == [
+        ("NVIDIA GeForce RTX 3060", "8.6")
+    ]
+    facts = read("0.00.219.357 I   - CUDA0   : Orin (7485 MiB, 6152 MiB free)\n")
+    assert [g.name for g in facts.nvml.gpus] == ["Orin"]
+    # near miss: another backend's device is no CUDA GPU
+    with pytest.raises(FactsError):
+        read("llama_model_load_from_file_impl: using device Vulkan0 (llvmpipe) - 7000 MiB free\n")
