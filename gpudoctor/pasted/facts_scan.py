@@ -358,6 +358,11 @@ def _wsl(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _windows_short(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "os_pretty", f"Windows {m.group('v')}")
+    return True
+
+
 def _windows(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "os_pretty", m.group(0).strip())
     return True
@@ -1259,6 +1264,11 @@ _RULES: tuple[_Rule, ...] = (
         "windows",
         _rx(r"\bwindows (?:10|11|server \d{4})\b"),
         _windows,
+    ),
+    _Rule(  # "Win10 Home 22H2", "Win10x64 Pro", "Win11": Windows as people shorten it
+        ("win10", "win11"),
+        _rx(r"\bWin(?P<v>10|11)(?:x64|x86|-64)?\b"),
+        _windows_short,
     ),
     _Rule(
         "mig",

@@ -247,3 +247,12 @@ def test_llama_cpp_device_lines_name_the_gpu(read: Read) -> None:
     # near miss: another backend's device is no CUDA GPU
     with pytest.raises(FactsError):
         read("llama_model_load_from_file_impl: using device Vulkan0 (llvmpipe) - 7000 MiB free\n")
+
+
+def test_windows_as_people_shorten_it(read: Read) -> None:
+    facts = read("OS: Win10 Home 22H2 19045.5371\nNVIDIA Driver: v572.16\n")
+    assert facts.platform.os_pretty == "Windows 10"
+    assert read("OS platform and distribution: Win10x64 Pro\n").platform.os_pretty == "Windows 10"
+    # near miss: a word that only begins like it
+    with pytest.raises(FactsError):
+        read("the winner was Win100 and win10k\n")
