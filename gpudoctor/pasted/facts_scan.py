@@ -129,9 +129,24 @@ def _driver_cuda_int(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+_TOOLKIT_ITEM = _rx(r"^\s{0,8}[-*] CUDA: (?P<v>\d{1,2}\.\d{1,2}\.\d{2,4})\s{0,4}$")
+
+
+def _cuda_toolkit_item(m: re.Match[str], d: Draft) -> bool:
+    """jetson-stats' Libraries list (`jetson_release`, `jtop`'s info page): "- CUDA: 12.6.68",
+    "* CUDA: 10.2.300", the installed toolkit's full version (a driver's CUDA has two numbers)."""
+    if d.cuda_toolkit_version is not None:
+        return False
+    d.cuda_toolkit_version = m.group("v")
+    d.note(f"the CUDA toolkit {m.group('v')} is listed")
+    return True
+
+
 def _cuda_mentioned(m: re.Match[str], d: Draft) -> bool:
     if "cuda version" in m.string.lower() or "cuda umd version" in m.string.lower():
         return False  # nvidia-smi's words for the driver's CUDA: the rule above read it
+    if _TOOLKIT_ITEM.match(m.string):
+        return False  # jetson-stats' list names the toolkit: _cuda_toolkit_item read it
     d.note(f"CUDA {m.group('v')} is named, without saying whose (driver, toolkit or framework)")
     d.named.append(("cuda", d.scan_line))
     return True
@@ -827,6 +842,11 @@ _RULES: tuple[_Rule, ...] = (
         ("cuda version", "cuda umd version"),
         _rx(r"\bcuda (?:umd )?version\s{0,4}[:=]\s{0,4}(?P<v>\d{1,2}\.\d{1,2})\b"),
         _driver_cuda,
+    ),
+    _Rule(
+        "cuda:",
+        _TOOLKIT_ITEM,
+        _cuda_toolkit_item,
     ),
     _Rule(
         "cudadriverversion",
@@ -1775,6 +1795,9 @@ def _joined(line: str, names: list[tuple[str, int, str | None]]) -> bool:
 
 
 _BRAND_BEFORE = re.compile(r"(?:nvidia|geforce|tesla|quadro)\s{1,2}$", re.IGNORECASE)
+_MEMORY_BEFORE = re.compile(r"(?<![\w.])\d{1,3}\s{0,2}GB\s{1,2}$", re.IGNORECASE)
+_COUNT_WORDS = {"dual": 2, "two": 2, "quad": 4, "four": 4, "eight": 8}
+_COUNT_WORD = re.compile(r"\b(dual|two|quad|four|eight)\s{1,2}$", re.IGNORECASE)
 
 
 def _count(line: str, start: int, end: int) -> int:
@@ -1782,6 +1805,13 @@ def _count(line: str, start: int, end: int) -> int:
     brand = _BRAND_BEFORE.search(line[max(0, start - 10) : start])
     if brand:
         start -= len(brand.group(0))
+    # "8x 16GB NVIDIA V100": the memory of each stands there too
+    memory = _MEMORY_BEFORE.search(line[max(0, start - 10) : start])
+    if memory:
+        start -= len(memory.group(0))
+    word = _COUNT_WORD.search(line[max(0, start - 8) : start])
+    if word:  # "dual RTX 3090", "two Tesla T4"
+        return _COUNT_WORDS[word.group(1).lower()]
     before = _COUNT.search(line[max(0, start - 8) : start])
     if before:
         return int(before.group(1) or before.group(2) or 1) or 1

@@ -256,3 +256,33 @@ def test_windows_as_people_shorten_it(read: Read) -> None:
     # near miss: a word that only begins like it
     with pytest.raises(FactsError):
         read("the winner was Win100 and win10k\n")
+
+
+@pytest.mark.parametrize(
+    ("line", "count"),
+    [
+        ("My GPU node contains 8x 16GB NVIDIA V100 GPUs", 8),
+        ("the box holds dual RTX 3090 cards", 2),
+        ("we run two Tesla T4 on this VM", 2),
+    ],
+)
+def test_gpu_counts_as_people_write_them(read: Read, line: str, count: int) -> None:
+    assert len(read(line + "\n").nvml.gpus) == count
+
+
+def test_gpu_count_near_misses(read: Read) -> None:
+    # a size alone, and a number that belongs to something else, are no count
+    assert len(read("a single RTX 3090 with 24 GB\n").nvml.gpus) == 1
+    assert len(read("the 16GB Tesla T4 of this VM\n").nvml.gpus) == 1
+
+
+def test_jetson_stats_library_list_names_the_toolkit(read: Read) -> None:
+    facts = read(
+        "Libraries:\n - CUDA: 12.6.68\n - cuDNN: 9.3.0.75\n - TensorRT: 10.3.0.30\n - L4T: 36.4.3\n"
+    )
+    assert [t.version for t in facts.cuda_libs.toolkits] == ["12.6.68"]
+    assert facts.report is not None
+    assert not any("CUDA 12.6 is named" in n for n in facts.report.notes)
+    # near miss: a two-number CUDA in a list does not say whose it is
+    facts = read(" - CUDA: 12.6\n - L4T: 36.4.3\n")
+    assert facts.cuda_libs.toolkits == ()
