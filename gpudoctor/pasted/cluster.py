@@ -31,7 +31,9 @@ _SYSTEM_INFO = re.compile(
     r"^\s{2,4}(?P<key>Kernel Version|Architecture|Container Runtime Version):"
     r"\s{1,30}(?P<v>[^\n]{1,80}?)\s{0,4}$"
 )
-_RESOURCE = re.compile(r"^\s{2,4}nvidia\.com/gpu:\s{1,30}(?P<n>\d{1,4})\s{0,4}$")
+# `kubectl describe node` ("  nvidia.com/gpu:  4") and `get node -o yaml` (status.capacity:
+# '    nvidia.com/gpu: "4"')
+_RESOURCE = re.compile(r"^\s{2,8}nvidia\.com/gpu:\s{1,30}\"?(?P<n>\d{1,4})\"?\s{0,4}$")
 # A MIG device resource the device plugin's mixed strategy advertises ("nvidia.com/mig-1g.10gb: 6")
 _MIG_RESOURCE = re.compile(
     r"^\s{2,4}nvidia\.com/mig-\d{1,2}g\.\d{1,3}gb(?:\+[a-z]{1,8})?:\s{1,30}(?P<n>\d{1,4})\s{0,4}$"
@@ -103,7 +105,7 @@ def _resources(text: str, draft: Draft) -> None:
         found = _RESOURCE.match(line)
         if found is None:
             continue
-        heading = _heading(text, "Capacity:", start), _heading(text, "Allocatable:", start)
+        heading = _heading(text, "apacity:", start), _heading(text, "llocatable:", start)
         kind = "allocatable" if heading[1] > heading[0] else "capacity"
         if max(heading) == -1 or kind in said:
             continue
@@ -121,12 +123,17 @@ def _resources(text: str, draft: Draft) -> None:
 
 
 def _heading(text: str, word: str, before: int) -> int:
-    """Where the last "Capacity:"/"Allocatable:" heading before `before` is, or -1: at a line's
-    start, or after a markdown fence or quote a paste glued to it ("```Allocatable:")."""
+    """Where the last "Capacity:"/"Allocatable:" heading (`word` without its first letter, which
+    `-o yaml` writes in lower case) before `before` is, or -1: at a line's start, or after a
+    markdown fence or quote a paste glued to it ("```Allocatable:")."""
     at = text.rfind(word, 0, before)
     while at != -1:
         line_start = text.rfind("\n", 0, at) + 1
-        if not text[line_start:at].strip(" \t`>"):
+        if (
+            at > line_start
+            and text[at - 1] in "CcAa"
+            and not text[line_start : at - 1].strip(" \t`>")
+        ):
             return at
         at = text.rfind(word, 0, at)
     return -1
@@ -140,7 +147,7 @@ def _mig_resources(text: str, draft: Draft) -> None:
         found = _MIG_RESOURCE.match(line)
         if found is None or found.group("n") == "0":
             continue
-        if max(_heading(text, "Capacity:", start), _heading(text, "Allocatable:", start)) == -1:
+        if max(_heading(text, "apacity:", start), _heading(text, "llocatable:", start)) == -1:
             continue
         draft.read_at(NAME, text, start)
         draft.named.append(("mig-devices", text.count("\n", 0, start) + 1))

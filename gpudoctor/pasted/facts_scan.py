@@ -775,7 +775,8 @@ _RULES: tuple[_Rule, ...] = (
         "driver",
         # "Driver==515.86.01" in a list written like pip's, "driver: `550.54.15`" in markdown
         _rx(
-            rf"\bdrivers?(?: version)?\s{{0,4}}[:=]{{0,2}}\s{{0,4}}(?:nvidia\s{{1,4}})?`?v?"
+            # nvidia-smi -q aligns its colons: "Driver Version                        : 535..."
+            rf"\bdrivers?(?: version)?\s{{0,40}}[:=]{{0,2}}\s{{0,4}}(?:nvidia\s{{1,4}})?`?v?"
             rf"(?P<v>{_VER3})\b"
         ),
         _driver,
@@ -840,7 +841,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         ("cuda version", "cuda umd version"),
-        _rx(r"\bcuda (?:umd )?version\s{0,4}[:=]\s{0,4}(?P<v>\d{1,2}\.\d{1,2})\b"),
+        _rx(r"\bcuda (?:umd )?version\s{0,40}[:=]\s{0,4}(?P<v>\d{1,2}\.\d{1,2})\b"),
         _driver_cuda,
     ),
     _Rule(

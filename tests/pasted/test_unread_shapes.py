@@ -286,3 +286,28 @@ def test_jetson_stats_library_list_names_the_toolkit(read: Read) -> None:
     # near miss: a two-number CUDA in a list does not say whose it is
     facts = read(" - CUDA: 12.6\n - L4T: 36.4.3\n")
     assert facts.cuda_libs.toolkits == ()
+
+
+def test_headerless_nvidia_smi_q_fields(read: Read) -> None:
+    facts = read(
+        "    Product Name                          : NVIDIA A100-SXM4-80GB\n"
+        "    Driver Version                        : 535.104.05\n"
+        "    CUDA Version                          : 12.2\n"
+    )
+    assert (facts.nvml.driver_version, facts.nvml.cuda_driver_version) == ("535.104.05", "12.2")
+    assert [g.compute_capability for g in facts.nvml.gpus] == ["8.0"]
+    # near miss: a driver's date and a CUDA major alone are no versions
+    with pytest.raises(FactsError):
+        read("Driver Date                           : 2024-01-05\nCUDA Version : 12\n")
+
+
+def test_kubectl_get_node_yaml_capacity(read: Read) -> None:
+    facts = read(
+        'status:\n  allocatable:\n    cpu: "8"\n    nvidia.com/gpu: "4"\n'
+        '  capacity:\n    cpu: "8"\n    nvidia.com/gpu: "4"\n'
+    )
+    assert (facts.platform.k8s_gpu_capacity, facts.platform.k8s_gpu_allocatable) == (4, 4)
+    # near miss: a pod's limits are no node capacity
+    facts = read('    resources:\n      limits:\n        nvidia.com/gpu: "1"\n')
+    assert facts.platform.k8s_gpu_capacity is None
+    assert facts.platform.k8s_gpu_allocatable is None
