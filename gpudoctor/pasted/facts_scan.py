@@ -1219,7 +1219,11 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "ubuntu",
         # not an image tag's OS ("cuda:12.4.1-base-ubuntu22.04" is the image's, not the host's)
-        _rx(r"(?<![-:/.])\b(?P<name>ubuntu)(?: server| desktop)?\s{0,4}(?P<v>\d{2}\.\d{2})"),
+        # a label glued to it is the OS ("os:ubuntu 22.04"), a tag's image name is not
+        _rx(
+            r"(?<![-/.])(?<![\w./-]{4}:)\b(?P<name>ubuntu)(?: server| desktop)?\s{0,4}"
+            r"(?P<v>\d{2}\.\d{2})"
+        ),
         _os,
     ),
     _Rule(

@@ -311,3 +311,11 @@ def test_kubectl_get_node_yaml_capacity(read: Read) -> None:
     facts = read('    resources:\n      limits:\n        nvidia.com/gpu: "1"\n')
     assert facts.platform.k8s_gpu_capacity is None
     assert facts.platform.k8s_gpu_allocatable is None
+
+
+def test_an_os_label_glued_to_its_value(read: Read) -> None:
+    facts = read("My gpu is an rtx 4090\nos:ubuntu 22.04 .\n")
+    assert (facts.platform.os_id, facts.platform.os_version) == ("ubuntu", "22.04")
+    # near miss: an image reference's "cuda:" is no label of the host's OS
+    with pytest.raises(FactsError):
+        read("image: nvidia/cuda:ubuntu 22.04\n")
