@@ -719,6 +719,17 @@ def _resolved(path: str, soname: str, d: Draft) -> bool:
     return True
 
 
+def _wheel_library_path(m: re.Match[str], d: Draft) -> bool:
+    """A path into NVIDIA's pip wheels, as a traceback or loader error prints it
+    (".../site-packages/nvidia/cudnn/lib/libcudnn_cnn_infer.so.8"): that library came from a
+    wheel, of that major; which wheel (-cu11, -cu12) the path does not say."""
+    d.note(
+        f"the text names the pip wheel's {m.group('lib')} library {m.group('file')} "
+        "(site-packages/nvidia/)"
+    )
+    return True
+
+
 def _ld_debug_path(m: re.Match[str], d: Draft) -> bool:
     """`LD_DEBUG=libs`: "search path=A:B  (LD_LIBRARY_PATH)": the loader names the folders it
     took from LD_LIBRARY_PATH (others are RUNPATH's or the system's)."""
@@ -911,6 +922,14 @@ _RULES: tuple[_Rule, ...] = (
             r"\b"
         ),
         _cudnn,
+    ),
+    _Rule(
+        "-packages/nvidia/",
+        _rx(
+            r"-packages/nvidia/(?P<lib>cudnn|cublas|cuda_runtime|cuda_nvrtc|nccl|cusparse|cufft|"
+            r"curand|cusolver|nvjitlink|cusparselt)/lib/(?P<file>lib\w{2,40}\.so\.\d{1,2})"
+        ),
+        _wheel_library_path,
     ),
     _Rule(
         "loaded cudnn version",

@@ -319,3 +319,15 @@ def test_an_os_label_glued_to_its_value(read: Read) -> None:
     # near miss: an image reference's "cuda:" is no label of the host's OS
     with pytest.raises(FactsError):
         read("image: nvidia/cuda:ubuntu 22.04\n")
+
+
+def test_a_path_into_nvidias_wheels(read: Read) -> None:
+    facts = read(
+        "Could not load library libcudnn_cnn_infer.so.8. Error: /home/u/.local/lib/python3.10/"
+        "site-packages/nvidia/cudnn/lib/libcudnn_cnn_infer.so.8: undefined symbol: x\n"
+    )
+    assert facts.report is not None
+    assert any("pip wheel's cudnn library libcudnn_cnn_infer.so.8" in n for n in facts.report.notes)
+    # near miss: a system copy is no wheel's
+    with pytest.raises(FactsError):
+        read("Error: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8: cannot open\n")
