@@ -12,6 +12,8 @@ import pytest
 from gpudoctor import nvml_codes
 from gpudoctor.errors import FactsError
 from gpudoctor.facts import HostFacts
+from gpudoctor.matrix.model import Matrix
+from tests.support.pasted_findings import error_lines, findings_of
 
 Read = Callable[[str], HostFacts]
 
@@ -37,6 +39,26 @@ Read = Callable[[str], HostFacts]
 )
 def test_nvml_return_codes_in_every_spelling(read: Read, line: str, status: str) -> None:
     assert read(line + "\n").nvml.status == status
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "pynvml.NVMLError_DriverNotLoaded: Driver Not Loaded",
+        "thread 'main' panicked at 'Failed to initialize nvml: DriverNotLoaded', src/main.rs:37:31",
+    ],
+)
+def test_driver_not_loaded_in_other_spellings_is_the_known_line(
+    read: Read, matrix: Matrix, line: str
+) -> None:
+    assert error_lines(findings_of(read, matrix, line + "\n"), "nvml-driver-not-loaded")
+    # near miss: code that catches the exception is no report of it
+    catching = findings_of(
+        read,
+        matrix,
+        "except pynvml.NVMLError_DriverNotLoaded:\n    pass\nDriver Version: 550.54.15\n",
+    )
+    assert not error_lines(catching, "nvml-driver-not-loaded")
 
 
 @pytest.mark.parametrize(
