@@ -142,6 +142,14 @@ def _cuda_toolkit_item(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _opencv_cuda(m: re.Match[str], d: Draft) -> bool:
+    """OpenCV's build summary (cv2.getBuildInformation()): "NVIDIA CUDA: YES (ver 11.4, CUFFT
+    CUBLAS FAST_MATH)", the CUDA that OpenCV build was compiled with."""
+    d.note(f"OpenCV was built with CUDA {m.group('v')}")
+    d.named.append(("opencv", d.scan_line))
+    return True
+
+
 def _cuda_mentioned(m: re.Match[str], d: Draft) -> bool:
     if "cuda version" in m.string.lower() or "cuda umd version" in m.string.lower():
         return False  # nvidia-smi's words for the driver's CUDA: the rule above read it
@@ -932,6 +940,16 @@ _RULES: tuple[_Rule, ...] = (
         _wheel_library_path,
     ),
     _Rule(
+        "nvidia cuda:",
+        _rx(r"\bNVIDIA CUDA:\s{0,20}YES \(ver (?P<v>\d{1,2}\.\d{1,2})"),
+        _opencv_cuda,
+    ),
+    _Rule(  # OpenCV's build summary: "cuDNN: YES (ver 8.0)"
+        "cudnn:",
+        _rx(r"\bcuDNN:\s{0,20}YES \(ver (?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\)"),
+        _cudnn,
+    ),
+    _Rule(
         "loaded cudnn version",
         _rx(r"\bLoaded cuDNN version (?P<n>[5-9]\d{3}|[1-9]\d{4})\b"),
         _cudnn_loaded,
@@ -1302,6 +1320,11 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "wsl",
         _rx(r"\bwsl ?2?\b|microsoft-standard-wsl"),
+        _wsl,
+    ),
+    _Rule(  # WSL 2's GPU paravirtualization driver, in its kernel log and device node
+        ("dxgkrnl", "/dev/dxg"),
+        _rx(r"\bdxgkrnl\b|/dev/dxg\b"),
         _wsl,
     ),
     _Rule(

@@ -353,3 +353,24 @@ def test_a_path_into_nvidias_wheels(read: Read) -> None:
     # near miss: a system copy is no wheel's
     with pytest.raises(FactsError):
         read("Error: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8: cannot open\n")
+
+
+def test_wsl_gpu_driver_in_the_kernel_log(read: Read) -> None:
+    facts = read("[    1.634800] hv_vmbus: registering driver dxgkrnl\n")
+    assert facts.platform.wsl is True
+    # near miss: another Hyper-V driver is no WSL GPU
+    with pytest.raises(FactsError):
+        read("[    1.634800] hv_vmbus: registering driver hv_netvsc\n")
+
+
+def test_opencv_build_summary(read: Read) -> None:
+    facts = read(
+        "['NVIDIA CUDA: YES (ver 11.4, CUFFT CUBLAS FAST_MATH)', 'NVIDIA GPU arch: 53 62 72 87',"
+        " 'cuDNN: YES (ver 8.0)']\n"
+    )
+    assert facts.report is not None
+    assert "OpenCV was built with CUDA 11.4" in facts.report.notes
+    assert [c.version for c in facts.cuda_libs.cudnn] == ["8.0"]
+    # near miss: a build without CUDA names no version
+    with pytest.raises(FactsError):
+        read("    NVIDIA CUDA:                   NO\n    cuDNN:                         NO\n")
