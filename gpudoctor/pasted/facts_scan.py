@@ -1253,6 +1253,13 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _kernel,
     ),
+    _Rule(  # platform.release() as jetson-stats labels it: "Release: 5.15.148-tegra"
+        "release:",
+        _rx(
+            r"^\s{0,8}(?:[-*]\s{1,2})?Release:\s{1,8}(?P<release>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,60})"
+        ),
+        _kernel,
+    ),
     _Rule(
         "ubuntu",
         # not an image tag's OS ("cuda:12.4.1-base-ubuntu22.04" is the image's, not the host's)

@@ -374,3 +374,13 @@ def test_opencv_build_summary(read: Read) -> None:
     # near miss: a build without CUDA names no version
     with pytest.raises(FactsError):
         read("    NVIDIA CUDA:                   NO\n    cuDNN:                         NO\n")
+
+
+def test_a_platform_release_is_the_kernel(read: Read) -> None:
+    facts = read(
+        "Machine: aarch64\nSystem: Linux\nDistribution: Ubuntu 22.04\nRelease: 5.15.148-tegra\n"
+    )
+    assert facts.kernel.release == "5.15.148-tegra"
+    # near miss: lsb_release's "Release:" is the distribution's
+    facts = read("Distributor ID: Ubuntu\nDescription: Ubuntu 22.04.4 LTS\nRelease: 22.04\n")
+    assert facts.kernel.release is None
