@@ -10,6 +10,8 @@ from collections.abc import Callable
 import pytest
 
 from gpudoctor import nvml_codes
+from gpudoctor.checks.base import Intent
+from gpudoctor.checks.summary import headlines
 from gpudoctor.errors import FactsError
 from gpudoctor.facts import HostFacts
 from gpudoctor.matrix.model import Matrix
@@ -384,3 +386,14 @@ def test_a_platform_release_is_the_kernel(read: Read) -> None:
     # near miss: lsb_release's "Release:" is the distribution's
     facts = read("Distributor ID: Ubuntu\nDescription: Ubuntu 22.04.4 LTS\nRelease: 22.04\n")
     assert facts.kernel.release is None
+
+
+def test_a_pasted_kubernetes_object_is_named_in_the_platform_line(read: Read) -> None:
+    pod = read(
+        "kind: Pod\nspec:\n  containers:\n  - resources:\n"
+        "      limits:\n        nvidia.com/gpu: 1\n"
+    )
+    assert headlines(pod, Intent())["platform"].endswith(", Kubernetes")
+    # near miss: a host with no Kubernetes object says nothing of it
+    host = read("Driver Version: 550.54.15\nUbuntu 22.04\n")
+    assert "Kubernetes" not in headlines(host, Intent())["platform"]
