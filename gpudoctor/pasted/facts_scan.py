@@ -1707,8 +1707,9 @@ def gpu_models(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], s
                 if len(tokens) > 2 and tokens[0] == "GEFORCE" and tokens[1] in ("RTX", "GTX"):
                     out.setdefault(("NVIDIA", *tokens[2:]), set()).add(arch.compute_capability)
                     # and the number alone ("my 4090", "1050ti graphics card"), read only on
-                    # a line that says it is a GPU (_names_in_line)
-                    if tokens[2].isdecimal():
+                    # a line that says it is a GPU (_names_in_line); four digits only: a
+                    # three-digit value is too often another number ("compute_capability = 750")
+                    if tokens[2].isdecimal() and len(tokens[2]) == 4:
                         out.setdefault(tokens[2:], set()).add(arch.compute_capability)
                 # "RTX A6000" is also written "A6000" (a lettered model, never a bare number)
                 if len(tokens) == 2 and tokens[0] == "RTX" and tokens[1][:1].isalpha():
@@ -1829,6 +1830,7 @@ def _names_in_line(
         if tokens[i].isdecimal() and (
             not any(c in lowered for c in _BARE_NUMBER_CONTEXT)
             or (i > 0 and tokens[i - 1] in ("PORT", "PID", "BUILD", "VERSION"))
+            or line[: spans[i][0]].rstrip().endswith("=")  # a value: "capability = 7500"
         ):
             i += n
             continue

@@ -397,3 +397,11 @@ def test_a_pasted_kubernetes_object_is_named_in_the_platform_line(read: Read) ->
     # near miss: a host with no Kubernetes object says nothing of it
     host = read("Driver Version: 550.54.15\nUbuntu 22.04\n")
     assert "Kubernetes" not in headlines(host, Intent())["platform"]
+
+
+def test_a_value_beside_a_gpu_name_is_no_bare_model(read: Read) -> None:
+    # darknet's line: the compute capability written as 750 is no GeForce GTX 750
+    facts = read(" 0 : compute_capability = 750, cudnn_half = 1, GPU: GeForce RTX 2080 Ti \n")
+    assert [g.name for g in facts.nvml.gpus] == ["GeForce RTX 2080 Ti"]
+    facts = read("GPU power limit = 3090 W on the NVIDIA GeForce RTX 4090\n")
+    assert [g.name for g in facts.nvml.gpus] == ["GeForce RTX 4090"]
