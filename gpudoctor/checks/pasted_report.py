@@ -109,6 +109,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             or _no_gpu_set_up(known.code, facts, report)
             or _mig_devices_advertised(known.code, facts)
             or _jetson_without_smi(known.code, facts)
+            or _no_profiling_hardware(known.code, facts)
         )
         if notice is not None:
             out.append(
@@ -224,6 +225,27 @@ def _jetson_without_smi(code: str, facts: HostFacts) -> str | None:
         f"the report is from a Jetson on L4T {release}: nvidia-smi is not part of L4T R35 and "
         "older (JetPack 5 and before), so the line is expected; tegrastats or jtop show the "
         "integrated GPU"
+    )
+
+
+# DCGM's profiling (DCP) metrics exist on Volta and newer data-centre GPUs only (NVIDIA in
+# dcgm-exporter#5): on older GPUs the exporter's note that it skips them is what it must say.
+_PROFILING_FROM = "7.0"
+
+
+def _no_profiling_hardware(code: str, facts: HostFacts) -> str | None:
+    """dcgm-exporter skipping its DCP metrics, where every GPU the report names predates Volta."""
+    if code != "dcgm-profiling-unavailable":
+        return None
+    ccs = [g.compute_capability for g in facts.nvml.gpus]
+    known = [(cc, versions.release(cc)) for cc in ccs]
+    older = [cc for cc, rel in known if cc and rel and rel < versions.numeric(_PROFILING_FROM)]
+    if not ccs or len(older) != len(ccs):
+        return None  # a GPU of unknown model, or one that has the metrics
+    return (
+        f"the report's GPUs (compute capability {', '.join(sorted(set(older)))}) predate Volta, "
+        "and DCGM's profiling metrics need a Volta or newer data-centre GPU: the exporter skips "
+        "them there as it should and exports the other metrics"
     )
 
 

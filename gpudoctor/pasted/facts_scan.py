@@ -408,6 +408,14 @@ def _gpu_sharing(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _k8s_distribution(m: re.Match[str], d: Draft) -> bool:
+    """K3s, RKE2 and MicroK8s: Kubernetes with a containerd of their own (its config under
+    /var/lib/rancher/<name>/agent/etc/containerd/ or the snap), not the system's."""
+    put(d.platform, "kubernetes", True)
+    put(d.platform, "k8s_distribution", m.group("name").lower())
+    return True
+
+
 def _runtime_class(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "kubernetes", True)
     put(d.runtime, "runtime_class_nvidia", m.group("name").lower().startswith("nvidia"))
@@ -415,7 +423,16 @@ def _runtime_class(m: re.Match[str], d: Draft) -> bool:
 
 
 def _cri_config(text: str, draft: Draft) -> None:
-    """A containerd or CRI-O config (or `containerd config dump`): its runtimes and default."""
+    """A containerd or CRI-O config (or `containerd config dump`): its runtimes and default,
+    and whether containerd's CRI plugin is disabled. A `disabled_plugins` line alone (Docker's
+    containerd.io config) says nothing of Kubernetes: it is kept, the node is not assumed."""
+    disabled = cri_config.cri_disabled(text)
+    if disabled is not None:
+        put(draft.runtime, "cri_plugin_disabled", disabled)
+        at = text.find("disabled_plugins")
+        number = text.count("\n", 0, at) + 1
+        draft.section(NAME)
+        draft.ranges.append((NAME, number, number))
     if "runtime" not in text:
         return
     found = cri_config.read(text)
@@ -776,6 +793,18 @@ def _tegrastats(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _l4t_power_tool(m: re.Match[str], d: Draft) -> bool:
+    """L4T's own clock and power tools, which exist only on a Jetson: `jetson_clocks --show`
+    opens with "SOC family:tegra234  Machine:<the board's device-tree model>" (jetson_clocks.sh),
+    `nvpmodel -q` prints "NV Power Mode: MAXN", and jtop's stats name the same two ("nvp model,
+    MAXN", "jetson_clocks, OFF"). The host is a Jetson (aarch64)."""
+    put(d.platform, "machine", "aarch64")
+    if m.group("soc"):
+        d.note(f"jetson_clocks: SoC {m.group('soc').lower()}, {m.group('machine').strip()}")
+    _jetson_named(m, d)
+    return True
+
+
 def _jetson_named(m: re.Match[str], d: Draft) -> bool:
     """A Jetson named in prose: JetPack, a Jetson module, L4T, a "-tegra" kernel."""
     d.named.append(("jetson", d.scan_line))
@@ -1053,8 +1082,8 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "toolkit",
         _rx(
-            r"(?:nvidia[- ]container[- ]toolkit|container toolkit cli)(?: version)?\s{0,4}[:"
-            r"=]?\s{0,4}v?(?P<v>1\.\d{1,2}\.\d{1,3})"
+            r"(?:nvidia[- ]container[- ]toolkit|container toolkit cli)(?:\s{1,4}version)?\s{0,4}"
+            r"[:=(]?\s{0,4}v?(?P<v>1\.\d{1,2}\.\d{1,3})"
         ),
         _toolkit,
     ),
@@ -1174,8 +1203,8 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         ("k3s", "rke2", "microk8s"),
-        _rx(r"\bk3s\b|\brke2\b|\bmicrok8s\b"),
-        _kubernetes,
+        _rx(r"\b(?P<name>k3s|rke2|microk8s)\b"),
+        _k8s_distribution,
     ),
     _Rule(
         ("k8s", "operator", "runtimeclassname", "plugin"),
@@ -1205,6 +1234,38 @@ _RULES: tuple[_Rule, ...] = (
         "kubernetes",
         _rx(r"\bkubernetes\b"),
         _kubernetes,
+    ),
+    # Kubernetes's own vocabulary in prose and logs: pod states and events, its objects and
+    # daemons, and the managed or packaged distributions by name
+    _Rule(
+        (
+            "backoff",
+            "containercreating",
+            "podinitializing",
+            "admissionerror",
+            "failedscheduling",
+            "failedcreatepodsandbox",
+        ),
+        _rx(
+            r"\b(?:CrashLoopBackOff|ImagePullBackOff|ContainerCreating|PodInitializing|"
+            r"UnexpectedAdmissionError|FailedScheduling|FailedCreatePodSandBox)\b"
+        ),
+        _kubernetes,
+    ),
+    _Rule(
+        "pod",
+        _rx(r"\bpods?\b[^.\n]{0,40}\b(?:pending|unschedulable)\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        ("daemonset", "kube-system", "kubelet", "kubeadm", "clusterpolicy", "nodeselector"),
+        _rx(r"\b(?:daemonsets?|kube-system|kubelet|kubeadm|clusterpolicy|nodeSelector)\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        ("eks", "gke", "aks", "openshift", "okd", "k0s"),
+        _rx(r"\b(?P<name>EKS|GKE|AKS|OpenShift|OKD|k0s)\b"),
+        _k8s_distribution,
     ),
     _Rule(
         "nvidia.com/gpu",
@@ -1551,6 +1612,16 @@ _RULES: tuple[_Rule, ...] = (
         "gr3d_freq",
         _rx(r"\bRAM \d{1,7}/\d{1,7}MB\b[^\n]{0,400}?\b(?P<name>GR3D_FREQ)\b"),
         _tegrastats,
+    ),
+    _Rule(
+        ("soc family:", "nv power mode:", "nvp model, ", "jetson_clocks, "),
+        _rx(
+            r"^\s{0,4}SOC family:\s{0,2}(?P<soc>tegra\d{3})\s{1,4}Machine:\s{0,2}"
+            r"(?P<machine>[^\n]{2,100})$"
+            r"|^\s{0,4}NV Power Mode:\s{0,2}[\w.-]{1,30}\s{0,4}$"
+            r"|^\s{0,4}(?:nvp model|jetson_clocks),\s{1,4}[\w.-]{1,30}\s{0,4}$"
+        ),
+        _l4t_power_tool,
     ),
     _Rule(
         ("tegra", "l4t"),
