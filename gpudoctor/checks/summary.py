@@ -99,7 +99,10 @@ def _platform(facts: HostFacts) -> str:
     p = facts.platform
     os_name = p.os_pretty or " ".join(x for x in (p.os_id, p.os_version) if x) or "unknown OS"
     kernel = f", kernel {facts.kernel.release}" if facts.kernel.release else ""
-    return f"{os_name}{kernel}, {where(facts)}"
+    # a pasted Kubernetes object (node, pod, scheduler resource) outside any container: the
+    # cluster is what the report is about ("in a container (Kubernetes)" says it otherwise)
+    cluster = ", Kubernetes" if p.kubernetes and not p.container else ""
+    return f"{os_name}{kernel}, {where(facts)}{cluster}"
 
 
 def _runtime(facts: HostFacts) -> str:

@@ -56,8 +56,9 @@ _QUOTED_LINE = re.compile(r"\n[ \t]{0,3}>")  # led by a literal: a fast scan
 _SYSLOG_ESCAPE = re.compile(r"#01[12](?=[A-Za-z ])")
 # A fence line: three or more backticks or tildes and an info string ("```text"). A line that
 # goes on to close its own backticks ("```CUDA error 222 ...```") is inline code, not a fence:
-# its text stays and only the backticks go.
-_FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[^`~\n]*$", re.MULTILINE)
+# its text stays and only the backticks go. An info string is one word: a fence a paste glued to
+# its first line ("```Allocatable:", "```$ nvidia-smi") keeps that line.
+_FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[ \t]*[^`~\s:]{0,40}[ \t]*$", re.MULTILINE)
 
 
 def clean(text: str) -> str:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpudoctor import cri_config, versions
+from gpudoctor import cri_config, nvml_codes, versions
 from gpudoctor.cuda_wheels import LIBRARY_FILE
 from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
@@ -76,6 +76,39 @@ def _nvml_library(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _nvml_error(m: re.Match[str], d: Draft) -> bool:
+    """An NVML return code a program printed, by name or number (nvml_codes): NVML's status on
+    that host, as the probe classifies it. Not source code that declares or catches the code
+    (an enum listing "NVML_ERROR_DRIVER_NOT_LOADED = 9", `except NVMLError_DriverNotLoaded`)."""
+    line, name = m.string, m.group("name")
+    if "except" in line or "class " in line or _ASSIGNED.match(line, m.end()):
+        return False
+    if name.isdecimal():
+        status = nvml_codes.status_of_code(int(name))
+    else:
+        status = nvml_codes.status_of_name(name)
+    if status is None:
+        return False
+    put(d.nvml, "status", status)
+    return True
+
+
+_ASSIGNED = re.compile(r"\s{0,8}[=,]")
+
+
+def _open_modules(m: re.Match[str], d: Draft) -> bool:
+    """The version the open kernel modules' bug form names: the driver installed, open flavor
+    (the form does not say the module is loaded)."""
+    put(d.nvml, "driver_version", m.group("v"))
+    put(d.kernel, "nvidia_module_flavor", "open")
+    return True
+
+
+def _python(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "python_version", m.group("v"))
+    return True
+
+
 def _module(m: re.Match[str], d: Draft) -> bool:
     put(d.kernel, "nvidia_module_version", m.group("v"))
     put(d.kernel, "nvidia_module_flavor", "open" if m.group("open") else "proprietary")
@@ -96,9 +129,32 @@ def _driver_cuda_int(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+_TOOLKIT_ITEM = _rx(r"^\s{0,8}[-*] CUDA: (?P<v>\d{1,2}\.\d{1,2}\.\d{2,4})\s{0,4}$")
+
+
+def _cuda_toolkit_item(m: re.Match[str], d: Draft) -> bool:
+    """jetson-stats' Libraries list (`jetson_release`, `jtop`'s info page): "- CUDA: 12.6.68",
+    "* CUDA: 10.2.300", the installed toolkit's full version (a driver's CUDA has two numbers)."""
+    if d.cuda_toolkit_version is not None:
+        return False
+    d.cuda_toolkit_version = m.group("v")
+    d.note(f"the CUDA toolkit {m.group('v')} is listed")
+    return True
+
+
+def _opencv_cuda(m: re.Match[str], d: Draft) -> bool:
+    """OpenCV's build summary (cv2.getBuildInformation()): "NVIDIA CUDA: YES (ver 11.4, CUFFT
+    CUBLAS FAST_MATH)", the CUDA that OpenCV build was compiled with."""
+    d.note(f"OpenCV was built with CUDA {m.group('v')}")
+    d.named.append(("opencv", d.scan_line))
+    return True
+
+
 def _cuda_mentioned(m: re.Match[str], d: Draft) -> bool:
-    if "cuda version" in m.string.lower():
+    if "cuda version" in m.string.lower() or "cuda umd version" in m.string.lower():
         return False  # nvidia-smi's words for the driver's CUDA: the rule above read it
+    if _TOOLKIT_ITEM.match(m.string):
+        return False  # jetson-stats' list names the toolkit: _cuda_toolkit_item read it
     d.note(f"CUDA {m.group('v')} is named, without saying whose (driver, toolkit or framework)")
     d.named.append(("cuda", d.scan_line))
     return True
@@ -151,6 +207,18 @@ def _cudnn(m: re.Match[str], d: Draft) -> bool:
     before its [and-cuda] wheels loads: checks/cudnn.py)."""
     d.note(f"cuDNN {m.group('v')} is named")
     d.libraries.setdefault("cudnn", m.group("v"))
+    return True
+
+
+def _cudnn_loaded(m: re.Match[str], d: Draft) -> bool:
+    """TensorFlow's "Loaded cuDNN version 8201" (stream_executor's cuda_dnn.cc logs
+    cudnnGetVersion()): cudnn.h's CUDNN_VERSION, major * 1000 + minor * 100 + patch up to
+    cuDNN 8 and major * 10000 + minor * 100 + patch from cuDNN 9."""
+    n = int(m.group("n"))
+    major, rest = (n // 10000, n % 10000) if n >= 10000 else (n // 1000, n % 1000)
+    version = f"{major}.{rest // 100}.{rest % 100}"
+    d.note(f"the framework loaded cuDNN {version}")
+    d.libraries.setdefault("cudnn", version)
     return True
 
 
@@ -321,6 +389,18 @@ def _windows(m: re.Match[str], d: Draft) -> bool:
 
 def _kubernetes(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "kubernetes", True)
+    return True
+
+
+def _gpu_sharing(m: re.Match[str], d: Draft) -> bool:
+    """A GPU-sharing scheduler's extended resource (HAMi's nvidia.com/gpumem, Volcano's
+    volcano.sh/vgpu-*, gpu-manager's tencent.com/vcuda-*, gpushare's aliyun.com/gpu-mem): a
+    Kubernetes cluster whose GPUs that scheduler's device plugin splits."""
+    put(d.platform, "kubernetes", True)
+    d.note(
+        "a GPU-sharing scheduler's Kubernetes resources are named (HAMi, Volcano vGPU, "
+        "gpu-manager or gpushare): that scheduler's device plugin splits the GPUs"
+    )
     return True
 
 
@@ -578,6 +658,15 @@ def _ggml_gpu(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _ggml_device(m: re.Match[str], d: Draft) -> bool:
+    """llama.cpp's (and ollama's runner's) device lines, which name the GPU without its compute
+    capability: "using device CUDA0 (NVIDIA GeForce RTX 3060) (0000:01:00.0) - 10886 MiB
+    free" at model load, "- CUDA0   : Orin (7485 MiB, 6152 MiB free)" in its device_info."""
+    index, name = m.group("i") or m.group("j"), m.group("name") or m.group("dname")
+    put(d.gpu(int(index)), "name", name.strip())
+    return True
+
+
 def _xid(m: re.Match[str], d: Draft) -> bool:
     event = parse_record(m.string)
     if event is None:
@@ -701,6 +790,17 @@ def _ld_debug_mapped(m: re.Match[str], d: Draft) -> bool:
     return _resolved(path, soname, d)
 
 
+def _wheel_library_path(m: re.Match[str], d: Draft) -> bool:
+    """A path into NVIDIA's pip wheels, as a traceback or loader error prints it
+    (".../site-packages/nvidia/cudnn/lib/libcudnn_cnn_infer.so.8"): that library came from a
+    wheel, of that major; which wheel (-cu11, -cu12) the path does not say."""
+    d.note(
+        f"the text names the pip wheel's {m.group('lib')} library {m.group('file')} "
+        "(site-packages/nvidia/)"
+    )
+    return True
+
+
 def _ld_debug_path(m: re.Match[str], d: Draft) -> bool:
     """`LD_DEBUG=libs`: "search path=A:B  (LD_LIBRARY_PATH)": the loader names the folders it
     took from LD_LIBRARY_PATH (others are RUNPATH's or the system's)."""
@@ -777,7 +877,8 @@ _RULES: tuple[_Rule, ...] = (
         "driver",
         # "Driver==515.86.01" in a list written like pip's, "driver: `550.54.15`" in markdown
         _rx(
-            rf"\bdriver(?: version)?\s{{0,4}}[:=]{{0,2}}\s{{0,4}}(?:nvidia\s{{1,4}})?`?v?"
+            # nvidia-smi -q aligns its colons: "Driver Version                        : 535..."
+            rf"\bdrivers?(?: version)?\s{{0,40}}[:=]{{0,2}}\s{{0,4}}(?:nvidia\s{{1,4}})?`?v?"
             rf"(?P<v>{_VER3})\b"
         ),
         _driver,
@@ -788,6 +889,50 @@ _RULES: tuple[_Rule, ...] = (
         _rx(rf"\bNVML library version:\s{{0,4}}(?P<v>{_VER3})\b"),
         _nvml_library,
     ),
+    _Rule(  # C and go-nvml name NVML's codes by the enum: "NVML_ERROR_DRIVER_NOT_LOADED"
+        "error_",
+        _rx(
+            r"\bnvml(?:_|\.)error_(?P<name>no_permission|driver_not_loaded|library_not_found|"
+            r"lib_rm_version_mismatch)\b"
+        ),
+        _nvml_error,
+    ),
+    _Rule(  # nvidia-ml-py's exception classes: "pynvml.NVMLError_DriverNotLoaded: ..."
+        "nvmlerror_",
+        _rx(r"\bNVMLError_(?P<name>[A-Za-z]{5,30})\b"),
+        _nvml_error,
+    ),
+    _Rule(  # the Rust nvml-wrapper's variants: "Failed to initialize nvml: DriverNotLoaded"
+        ("drivernotloaded", "librarynotfound", "librmversionmismatch", "nopermission"),
+        _rx(
+            r"\bnvml\b[^\n]{0,80}?\b(?P<name>DriverNotLoaded|LibraryNotFound|"
+            r"LibRmVersionMismatch|NoPermission)\b"
+        ),
+        _nvml_error,
+    ),
+    _Rule(  # the bare number a call returned: "nvmlInit() returned 9", "NVML_ERROR 9"
+        "nvml",
+        _rx(
+            r"\bnvml\w{0,24}?(?:\(\))?[ :]{0,3}(?:[a-z ]{0,30}?\b)?(?:returned|return code|"
+            r"error code|error|failed with(?: error)?(?: code)?)\s{0,2}[:=]?\s{0,2}"
+            r"(?P<name>\d{1,3})\b(?![.\d])"
+        ),
+        _nvml_error,
+    ),
+    _Rule(
+        # "Python 3.10.12", "Python version: 3.10.6", "python==3.9.11", and a traceback's
+        # interpreter in its paths ("/opt/conda/lib/python3.10/site-packages/torch/...")
+        "python",
+        _rx(
+            r"\bpython(?:\s{0,2}version)?\s{0,4}[:=]{0,2}\s{0,4}v?(?P<v>3\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])"
+        ),
+        _python,
+    ),
+    _Rule(  # the open kernel modules' bug form: "NVIDIA Open GPU Kernel Modules Version: 560.28.03"
+        "open gpu kernel modules version",
+        _rx(rf"\bNVIDIA Open GPU Kernel Modules Version\s{{0,4}}:\s{{0,4}}(?P<v>{_VER3})\b"),
+        _open_modules,
+    ),
     _Rule(
         "kernel module",
         _rx(
@@ -797,9 +942,14 @@ _RULES: tuple[_Rule, ...] = (
         _module,
     ),
     _Rule(
-        "cuda version",
-        _rx(r"\bcuda version\s{0,4}[:=]\s{0,4}(?P<v>\d{1,2}\.\d{1,2})\b"),
+        ("cuda version", "cuda umd version"),
+        _rx(r"\bcuda (?:umd )?version\s{0,40}[:=]\s{0,4}(?P<v>\d{1,2}\.\d{1,2})\b"),
         _driver_cuda,
+    ),
+    _Rule(
+        "cuda:",
+        _TOOLKIT_ITEM,
+        _cuda_toolkit_item,
     ),
     _Rule(
         "cudadriverversion",
@@ -863,6 +1013,29 @@ _RULES: tuple[_Rule, ...] = (
             r"\b"
         ),
         _cudnn,
+    ),
+    _Rule(
+        "-packages/nvidia/",
+        _rx(
+            r"-packages/nvidia/(?P<lib>cudnn|cublas|cuda_runtime|cuda_nvrtc|nccl|cusparse|cufft|"
+            r"curand|cusolver|nvjitlink|cusparselt)/lib/(?P<file>lib\w{2,40}\.so\.\d{1,2})"
+        ),
+        _wheel_library_path,
+    ),
+    _Rule(
+        "nvidia cuda:",
+        _rx(r"\bNVIDIA CUDA:\s{0,20}YES \(ver (?P<v>\d{1,2}\.\d{1,2})"),
+        _opencv_cuda,
+    ),
+    _Rule(  # OpenCV's build summary: "cuDNN: YES (ver 8.0)"
+        "cudnn:",
+        _rx(r"\bcuDNN:\s{0,20}YES \(ver (?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\)"),
+        _cudnn,
+    ),
+    _Rule(
+        "loaded cudnn version",
+        _rx(r"\bLoaded cuDNN version (?P<n>[5-9]\d{3}|[1-9]\d{4})\b"),
+        _cudnn_loaded,
     ),
     _Rule(
         "cuda/cudnn",
@@ -1004,7 +1177,8 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             # prose runs the release on ("JetPack5.1.2") or brackets it ("JetPack (4.6)")
             # jetson-stats' environment names it too ("JETSON_JETPACK=4.6")
-            r"(?:\bjetson_|\b)(?:nvidia-)?jetpack(?::arm64)?[\s_:=(\[-]{0,60}(?:version\s{0,4}[:=]?\s{0,4})?v?"
+            r"(?:\bjetson_|\b)(?:nvidia-)?jetpack(?::arm64)?[\s_:=(\[-]{0,60}"
+            r"(?:(?:sdk|version|release)\s{0,4}[:=]?\s{0,4})?v?"
             r"(?P<v>[3-9]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])"
         ),
         _jetpack,
@@ -1020,6 +1194,13 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             r"(?:\bjetson_|\b)L4T[\s_]{0,4}(?:version\s{0,4})?[:=]?\s{0,4}R?(?P<r>\d{2,3})\.(?P<a>\d{1,3})(?:\.(?P<b>\d{1,3}))?"
         ),
+        _l4t,
+    ),
+    _Rule(
+        # the L4T BSP's own file name, as NVIDIA publishes it: "Jetson_Linux_R35.4.1_aarch64.tbz2",
+        # "Tegra186_Linux_R32.7.1_aarch64.tbz2" (Jetson Linux download pages)
+        "_linux_r",
+        _rx(r"\b(?:Jetson|Tegra\d{3})_Linux_R(?P<r>\d{2})\.(?P<a>\d{1,2})(?:\.(?P<b>\d{1,2}))?"),
         _l4t,
     ),
     _Rule(
@@ -1097,6 +1278,15 @@ _RULES: tuple[_Rule, ...] = (
         _kubernetes,
     ),
     _Rule(
+        ("vcuda-", "vgpu", "gpumem", "gpucores", "aliyun.com/gpu-"),
+        _rx(
+            r"\b(?:tencent\.com/vcuda-(?:core|memory)|nvidia\.com/(?:gpumem(?:-percentage)?|"
+            r"gpucores|vgpu)|volcano\.sh/vgpu-(?:number|memory|cores)|aliyun\.com/gpu-(?:mem|"
+            r"count|core))\b"
+        ),
+        _gpu_sharing,
+    ),
+    _Rule(
         "kubernetes",
         _rx(r"\bkubernetes\b"),
         _kubernetes,
@@ -1172,15 +1362,29 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "kernel",
         _rx(
-            r"\bkernel(?: version| release)?\s{0,4}[:=]?\s{0,4}(?:linux\s{1,4})?(?P<release>"
-            r"\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,60})"
+            # a form's hint may stand before the colon ("Kernel (e.g. `uname -a`): ..."); WSL's
+            # kernel has four numbers ("5.15.146.1-microsoft-standard-WSL2", or cut there)
+            r"\bkernel(?: version| release)?(?:\s{0,2}\([^()\n]{1,40}\))?\s{0,4}[:=]?\s{0,4}"
+            r"(?:linux\s{1,4})?(?P<release>\d\.\d{1,2}\.\d{1,3}(?:-[\w.+~-]{1,60}|\.\d{1,4}"
+            r"(?:-[\w.+~-]{1,60})?))"
+        ),
+        _kernel,
+    ),
+    _Rule(  # platform.release() as jetson-stats labels it: "Release: 5.15.148-tegra"
+        "release:",
+        _rx(
+            r"^\s{0,8}(?:[-*]\s{1,2})?Release:\s{1,8}(?P<release>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,60})"
         ),
         _kernel,
     ),
     _Rule(
         "ubuntu",
         # not an image tag's OS ("cuda:12.4.1-base-ubuntu22.04" is the image's, not the host's)
-        _rx(r"(?<![-:/.])\b(?P<name>ubuntu)(?: server| desktop)?\s{0,4}(?P<v>\d{2}\.\d{2})"),
+        # a label glued to it is the OS ("os:ubuntu 22.04"), a tag's image name is not
+        _rx(
+            r"(?<![-/.])(?<![\w./-]{4}:)\b(?P<name>ubuntu)(?: server| desktop)?\s{0,4}"
+            r"(?P<v>\d{2}\.\d{2})"
+        ),
         _os,
     ),
     _Rule(
@@ -1242,10 +1446,15 @@ _RULES: tuple[_Rule, ...] = (
         _rx(r"\bwsl ?2?\b|microsoft-standard-wsl"),
         _wsl,
     ),
+    _Rule(  # WSL 2's GPU paravirtualization driver, in its kernel log and device node
+        ("dxgkrnl", "/dev/dxg"),
+        _rx(r"\bdxgkrnl\b|/dev/dxg\b"),
+        _wsl,
+    ),
     _Rule(
         ("windows", "win1", "win 1"),
-        # "win10"/"win 11": how issue forms are often filled in
-        _rx(r"\bwindows (?:10|11|server \d{4})\b|\bwin ?(?P<short>1[01])\b"),
+        # "win10", "win 11", "Win10x64 Pro": how issue forms are often filled in
+        _rx(r"\bwindows (?:10|11|server \d{4})\b|\bwin ?(?P<short>1[01])(?:x64|x86|-64)?\b"),
         _windows,
     ),
     _Rule(
@@ -1384,6 +1593,15 @@ _RULES: tuple[_Rule, ...] = (
             r"(?P<cc>\d{1,2}\.\d)"
         ),
         _ggml_gpu,
+    ),
+    _Rule(
+        ("using device cuda", "mib free)"),
+        _rx(
+            r"\busing device CUDA(?P<i>\d{1,2}) \((?P<name>[^()\n]{2,80})\)|^[\s\dIWE.]{0,30}- "
+            r"CUDA(?P<j>\d{1,2})\s{1,8}: (?P<dname>[^()\n]{2,80}?) \(\d{1,7} MiB, \d{1,7} MiB "
+            r"free\)"
+        ),
+        _ggml_device,
     ),
     _Rule(
         "compute capability",
@@ -1628,6 +1846,8 @@ _COUNT = re.compile(
 _SUFFIX_COUNT = re.compile(r"^\s{0,2}[x\u00d7*]\s{0,2}(\d{1,2})\b", re.IGNORECASE)
 _MODEL_NEEDLES_BELOW = 200_000  # characters; a long log is searched by the context words only
 _GPU_CONTEXT = ("gpu", "nvidia", "tesla", "geforce", "quadro", "rtx", "gb", "card", "device")
+# a GeForce model's number written alone ("4090") is a GPU only beside these words
+_BARE_NUMBER_CONTEXT = ("gpu", "nvidia", "geforce", "graphics card", "video card")
 # A word of a line; "RTX3090" and "GTX1080" (the brand written against the number, as people
 # type it) are two words, as the matrix spells the models.
 _TOKEN = re.compile(r"(?:RTX|GTX)(?=\d{3,4})|[^\s\-_/(),:;=\"'\[\]]+")
@@ -1654,6 +1874,11 @@ def gpu_models(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], s
                 # and "Nvidia 4090": the vendor before the bare number (never the number alone)
                 if len(tokens) > 2 and tokens[0] == "GEFORCE" and tokens[1] in ("RTX", "GTX"):
                     out.setdefault(("NVIDIA", *tokens[2:]), set()).add(arch.compute_capability)
+                    # and the number alone ("my 4090", "1050ti graphics card"), read only on
+                    # a line that says it is a GPU (_names_in_line); four digits only: a
+                    # three-digit value is too often another number ("compute_capability = 750")
+                    if tokens[2].isdecimal() and len(tokens[2]) == 4:
+                        out.setdefault(tokens[2:], set()).add(arch.compute_capability)
                 # "RTX A6000" is also written "A6000" (a lettered model, never a bare number)
                 if len(tokens) == 2 and tokens[0] == "RTX" and tokens[1][:1].isalpha():
                     out.setdefault(tokens[1:], set()).add(arch.compute_capability)
@@ -1770,6 +1995,13 @@ def _names_in_line(
                 ccs |= cc
         name = line[spans[i][0] : spans[i + n - 1][1]]
         short = n == 1 and len(tokens[i]) <= 3
+        if tokens[i].isdecimal() and (
+            not any(c in lowered for c in _BARE_NUMBER_CONTEXT)
+            or (i > 0 and tokens[i - 1] in ("PORT", "PID", "BUILD", "VERSION"))
+            or line[: spans[i][0]].rstrip().endswith("=")  # a value: "capability = 7500"
+        ):
+            i += n
+            continue
         if short and not any(c in lowered for c in _GPU_CONTEXT):
             i += n
             continue
@@ -1787,6 +2019,9 @@ def _joined(line: str, names: list[tuple[str, int, str | None]]) -> bool:
 
 
 _BRAND_BEFORE = re.compile(r"(?:nvidia|geforce|tesla|quadro)\s{1,2}$", re.IGNORECASE)
+_MEMORY_BEFORE = re.compile(r"(?<![\w.])\d{1,3}\s{0,2}GB\s{1,2}$", re.IGNORECASE)
+_COUNT_WORDS = {"dual": 2, "two": 2, "quad": 4, "four": 4, "eight": 8}
+_COUNT_WORD = re.compile(r"\b(dual|two|quad|four|eight)\s{1,2}$", re.IGNORECASE)
 
 
 def _count(line: str, start: int, end: int) -> int:
@@ -1794,6 +2029,13 @@ def _count(line: str, start: int, end: int) -> int:
     brand = _BRAND_BEFORE.search(line[max(0, start - 10) : start])
     if brand:
         start -= len(brand.group(0))
+    # "8x 16GB NVIDIA V100": the memory of each stands there too
+    memory = _MEMORY_BEFORE.search(line[max(0, start - 10) : start])
+    if memory:
+        start -= len(memory.group(0))
+    word = _COUNT_WORD.search(line[max(0, start - 8) : start])
+    if word:  # "dual RTX 3090", "two Tesla T4"
+        return _COUNT_WORDS[word.group(1).lower()]
     before = _COUNT.search(line[max(0, start - 8) : start])
     if before:
         return int(before.group(1) or before.group(2) or 1) or 1

@@ -1,8 +1,10 @@
 """Package versions wherever they appear: `pip list` (`torch   2.5.1`), `pip freeze`
 (`torch==2.5.1+cu124`), collect_env's `[pip3] torch==2.5.1` and `[conda] pytorch 2.1.0
-py3.10_cuda11.8_cudnn8.7.0_0 pytorch` lines. Only the packages the checks read are kept: the
-frameworks and NVIDIA's CUDA library wheels. Versions go through `packaging`, so a line that only
-looks like a package is dropped.
+py3.10_cuda11.8_cudnn8.7.0_0 pytorch` lines, and a conda spec quoted anywhere (conda's plan
+"pytorch/linux-64::pytorch-1.4.0-py3.7_cuda10.1.243_cudnn7.6.3_0", the match spec
+"pytorch=1.9.0=py3.8_cpu_0"). Only the packages the checks read are kept: the frameworks and
+NVIDIA's CUDA library wheels. Versions go through `packaging`, so a line that only looks like a
+package is dropped.
 """
 
 from __future__ import annotations
@@ -59,6 +61,13 @@ _EXPORT = re.compile(
     r"(?P<v>[0-9][\w.+!]{0,60})(?:=(?P<build>\S{1,80}))?\s{0,4}$",
     re.IGNORECASE,
 )
+# A conda package spec in any line: conda's plan ("pytorch/linux-64::pytorch-1.4.0-py3.7_cuda10.1
+# .243_cudnn7.6.3_0", channel/subdir::name-version-build) and the match spec people quote
+# ("pytorch=1.9.0=py3.8_cpu_0", name=version=build): the build tells a CUDA or CPU build.
+_CONDA_SPEC = re.compile(
+    r"(?:::|(?<![\w.=/-]))(?P<name>pytorch|cudatoolkit|cudnn|nccl)[-=](?P<v>\d{1,3}\.\d{1,3}"
+    r"(?:\.\d{1,4})?(?:\.\d{1,4})?)[-=](?P<build>(?:py|cuda|cpu|h)[\w.]{1,80})"
+)
 _PIP_ITEM = re.compile(r"^\s{0,8}- (?=\S)")  # a `pip:` item of `conda env export`
 # `pip freeze` of a wheel installed from a URL or file: "torch @ https://.../torch-2.1.2%2Bcu121-..."
 _URL = re.compile(
@@ -85,6 +94,10 @@ def parse(text: str, draft: Draft) -> None:
             continue
         found = _LINE.match(_PIP_ITEM.sub("", line, count=1)) or _from_url(line)
         if found is None:
+            spec = _CONDA_SPEC.search(line) if ("::" in line or "=" in line) else None
+            if spec is not None:
+                _conda(spec.group("name").lower(), spec.group("v"), spec.group("build"), draft)
+                draft.section(NAME)
             continue
         manager, name, version, build = found.groups()
         name = versions.canonical_name(name)

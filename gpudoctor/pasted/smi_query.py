@@ -207,9 +207,10 @@ def _top_level(key: str, value: str, draft: Draft) -> None:
     key = key.lower()
     if unknown_value(value):
         return
-    if key == "driver version":
+    # from R610 the names are "KMD Version" and "CUDA UMD Version" (the old ones deprecated)
+    if key in ("driver version", "kmd version"):
         put(draft.nvml, "driver_version", value.strip())
-    elif key == "cuda version":
+    elif key in ("cuda version", "cuda umd version"):
         put(draft.nvml, "cuda_driver_version", version_text(value))
     elif key == "attached gpus":
         put(draft.nvml, "device_count", integer(value))

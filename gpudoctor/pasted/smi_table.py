@@ -1,13 +1,13 @@
 """`nvidia-smi` (the table): the header's driver and CUDA versions, and per GPU its name,
 persistence mode, bus id, temperature, power, memory and MIG mode. Both layouts are read: up to
 R470 (`|   0  GeForce RTX 3090    Off  | 00000000:01:00.0 Off |`) and from R525 on (wider
-columns, `NVIDIA ` in the name). Cells are split on `|`, so column widths do not matter. The
-`MIG devices:` block below the GPUs lists each MIG device (GPU, GPU instance, compute instance,
-device index, memory) or says `No MIG devices found`: either way the table shows the GPUs' MIG
-instances, which a table cut off above the block does not (the `mig-listing` word). On
-Windows the column after the name is the driver model (`TCC/WDDM`, `Driver-Model`: "WDDM" or
-"TCC") instead of the persistence mode; a table quoted with an indent (text-generation-launcher's
-`--env` dump) is read as well.
+columns, `NVIDIA ` in the name), whose header from R610 says "KMD Version" and "CUDA UMD
+Version". Cells are split on `|`, so column widths do not matter. The `MIG devices:` block below
+the GPUs lists each MIG device (GPU, GPU instance, compute instance, device index, memory) or
+says `No MIG devices found`: either way the table shows the GPUs' MIG instances, which a table
+cut off above the block does not (the `mig-listing` word). On Windows the column after the name
+is the driver model (`TCC/WDDM`, `Driver-Model`: "WDDM" or "TCC") instead of the persistence
+mode; a table quoted with an indent (text-generation-launcher's `--env` dump) is read as well.
 """
 
 from __future__ import annotations
@@ -28,8 +28,11 @@ def starts(text: str) -> list[int]:
     return line_starts_with(text, "NVIDIA-SMI ", " \t|")
 
 
+# From R610 the header names the driver "KMD Version" and the CUDA "CUDA UMD Version" (nvidia-smi's
+# documentation: Driver Version and CUDA Version deprecated in their favor).
 _HEADER = re.compile(
-    r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*([\w.,/]+))?"
+    r"NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD) Version:\s*(\S+)"
+    r"(?:\s+CUDA (?:UMD )?Version:\s*([\w.,/]+))?"
 )
 _GPU_ROW = re.compile(r"^\s*(\d+)\s+(.*?)\s+(On|Off|WDDM|TCC)?\s*$")
 _TEMP = re.compile(r"(-?\d+)C\b")

@@ -28,6 +28,7 @@ from typing import Any
 
 from gpudoctor.facts import GpuFacts, NvmlFacts, ProbeIssue
 from gpudoctor.facts_json import to_dict
+from gpudoctor.nvml_codes import INIT_STATUS
 from gpudoctor.probes import dist_info
 from gpudoctor.probes.nvml_decode import (
     cuda_version_text,
@@ -45,27 +46,28 @@ from gpudoctor.probes.nvml_session import (
     error_code,
 )
 
-# nvmlInit failures: NVML code -> (status, issue code, why, in words a user can act on).
+# nvmlInit failures: NVML code -> (status, issue code, why, in words a user can act on); the
+# status of each code is nvml_codes', which a pasted report's NVML error names map to as well.
 _INIT_FAILURES: dict[int, tuple[str, str, str]] = {
     12: (
-        "library_not_found",
+        INIT_STATUS[12][1],
         "nvml-library-not-found",
         "libnvidia-ml.so.1 could not be loaded: no NVIDIA driver is installed, or (in a "
         "container) the driver libraries are not mounted in",
     ),
     9: (
-        "driver_not_loaded",
+        INIT_STATUS[9][1],
         "nvml-driver-not-loaded",
         "libnvidia-ml.so.1 is present but the NVIDIA kernel module is not loaded",
     ),
     18: (
-        "lib_rm_version_mismatch",
+        INIT_STATUS[18][1],
         "nvml-lib-rm-version-mismatch",
         "Driver/library version mismatch: the user-space driver libraries and the loaded kernel "
         "module are different versions (driver upgraded without a reboot or module reload)",
     ),
     4: (
-        "no_permission",
+        INIT_STATUS[4][1],
         "nvml-no-permission",
         "no permission to use the NVIDIA device nodes (/dev/nvidiactl, /dev/nvidia*)",
     ),
