@@ -73,6 +73,18 @@ def test_a_named_jetpack_gives_its_l4t_and_cuda(matrix: Matrix) -> None:
     assert filled.nvml.cuda_driver_version == "10.2"
 
 
+def test_the_jetpack_4_releases_l4t_pages_name(matrix: Matrix) -> None:
+    # NVIDIA's L4T release pages: "L4T 32.5.1 is included as part of JetPack 4.5.1" and so on
+    for l4t, jetpack in (("32.5.1", "4.5.1"), ("32.5", "4.5"), ("32.7.1", "4.6.1"), ("28.4", "3.3.3")):
+        assert with_jetpack(_host(l4t), matrix).platform.jetpack_release == jetpack
+    assert with_jetpack(_host(jetpack="4.4.1"), matrix).platform.l4t_release == "32.4.4"
+    assert with_jetpack(_host("32.4.4"), matrix).nvml.cuda_driver_version == "10.2"
+    # near misses: a page that names no CUDA gives none, and L4T 32.6.1 (JetPack 4.6, whose
+    # NVIDIA page was not read) stays without a JetPack
+    assert with_jetpack(_host("32.5.1"), matrix).nvml.cuda_driver_version is None
+    assert with_jetpack(_host("32.6.1"), matrix).platform.jetpack_release is None
+
+
 def test_what_the_table_does_not_hold_stays_unknown(matrix: Matrix) -> None:
     # near misses: a release no NVIDIA page read here gives (JetPack 6.2, L4T 36.4.3), a row
     # without a CUDA (JetPack 5.1.4), a driver CUDA a host shows, and a host that is no Jetson
