@@ -1452,7 +1452,8 @@ _MODEL_NEEDLES_BELOW = 200_000  # characters; a long log is searched by the cont
 _GPU_CONTEXT = ("gpu", "nvidia", "tesla", "geforce", "quadro", "rtx", "gb", "card", "device")
 # A word of a line; "RTX3090" and "GTX1080" (the brand written against the number, as people
 # type it) are two words, as the matrix spells the models.
-_TOKEN = re.compile(r"(?:RTX|GTX)(?=\d{3,4})|[^\s\-_/(),:;=\"'\[\]]+")
+# A sentence's full stop is not part of the name it ends ("on a Jetson Orin Nano.").
+_TOKEN = re.compile(r"(?:RTX|GTX)(?=\d{3,4})|[^\s\-_/(),:;=\"'\[\]]*[^\s\-_/(),:;=\"'\[\].!?]")
 _SPLIT = re.compile(r"[\s\-_/(),:;=\"'\[\]]+")
 
 
@@ -1479,6 +1480,38 @@ def gpu_models(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], s
                 # "RTX A6000" is also written "A6000" (a lettered model, never a bare number)
                 if len(tokens) == 2 and tokens[0] == "RTX" and tokens[1][:1].isalpha():
                     out.setdefault(tokens[1:], set()).add(arch.compute_capability)
+    for alias, ccs in jetson_aliases(architectures).items():
+        out.setdefault(alias, set()).update(ccs)
+    return out
+
+
+_JETSON = "JETSON"
+
+
+def jetson_aliases(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], set[str]]:
+    """How people name the Jetson modules the matrix lists as "Jetson ...": without "Jetson"
+    ("Orin Nano", "AGX Xavier"), with the words in another order ("Jetson Nano Orin", "Orin
+    AGX"), or by the family word every module of one compute capability holds ("Jetson Orin",
+    "Orin": jtop's and collect_env's "Orin (nvgpu)"), never by a word another family shares
+    ("AGX", "Nano")."""
+    by_cc: dict[str, list[tuple[str, ...]]] = {}
+    for arch in architectures:
+        for example in arch.datacenter_gpus:
+            tokens = tuple(t for t in _SPLIT.split(example.upper()) if t)
+            if len(tokens) >= 2 and tokens[0] == _JETSON:
+                by_cc.setdefault(arch.compute_capability, []).append(tokens[1:])
+    out: dict[tuple[str, ...], set[str]] = {}
+    for cc, tails in by_cc.items():
+        for tail in tails:
+            if len(tail) == 2:
+                for words in (tail, tail[::-1]):
+                    out.setdefault(words, set()).add(cc)
+                    out.setdefault((_JETSON, *words), set()).add(cc)
+        others = {t for other, ts in by_cc.items() if other != cc for tail in ts for t in tail}
+        common = set(tails[0]).intersection(*tails[1:]) - others
+        for word in common:
+            out.setdefault((word,), set()).add(cc)
+            out.setdefault((_JETSON, word), set()).add(cc)
     return out
 
 
@@ -1494,8 +1527,11 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
         draft.named_gpus.clear()
         return
     models = gpu_models(architectures)
+    aliases = jetson_aliases(architectures)
     last_tokens = {tokens[-1] for tokens in models}
     by_first = models_by_first(models)
+    # a Jetson family word alone ("Orin") is a GPU only beside a word about GPUs or Jetsons
+    alone = frozenset(a[0] for a in aliases if len(a) == 1)
     found: list[tuple[str, int, str | None, int]] = []  # name, count, cc, line number
     seen_lines: set[int] = set()
     for name, count, number in draft.named_gpus:
@@ -1508,12 +1544,15 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
             if start in seen_lines or len(seen_lines) > 2000:
                 continue
             seen_lines.add(start)
-            names = _names_in_line(_bounded(lower, line, start, (needle,)), by_first, last_tokens)
+            bounded = _bounded(lower, line, start, (needle,))
+            names = _names_in_line(bounded, by_first, last_tokens, alone)
             if names:  # counted once per line: a count per name is quadratic on a long paste
                 number = text.count("\n", 0, start) + 1
                 found.extend((name, count, cc, number) for name, count, cc in names)
     if not found:
         return
+    # a Jetson module named without "Jetson" keeps the word, so that it is known for one
+    found = [(_jetson_named_gpu(n, aliases), c, cc, num) for n, c, cc, num in found]
     # One host's GPUs: the first name given; a second, different model is a note.
     name, count, cc, number = found[0]
     for index in range(min(count, 64)):
@@ -1529,6 +1568,11 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
     others = sorted({n for n, _, _, _ in found[1:] if n != name})
     if others:
         draft.note("other GPU models named in the text: " + ", ".join(others[:5]))
+
+
+def _jetson_named_gpu(name: str, aliases: dict[tuple[str, ...], set[str]]) -> str:
+    tokens = tuple(m.group(0) for m in _TOKEN.finditer(name.upper()))
+    return f"Jetson {name}" if tokens in aliases and tokens[0] != _JETSON else name
 
 
 def _cc_of(name: str, models: dict[tuple[str, ...], set[str]]) -> str | None:
@@ -1560,8 +1604,11 @@ def models_by_first(models: Models) -> ByFirst:
     return index
 
 
+_JETSON_CONTEXT = (*_GPU_CONTEXT, "jetson", "jetpack", "l4t", "tegra", "cuda", "nvgpu")
+
+
 def _names_in_line(
-    line: str, by_first: ByFirst, last_tokens: set[str]
+    line: str, by_first: ByFirst, last_tokens: set[str], alone: frozenset[str] = frozenset()
 ) -> list[tuple[str, int, str | None]]:
     line = _GLUED_SUFFIX.sub(" ", line)  # "RTX 3090Ti" is "RTX 3090 Ti"
     upper = line.upper()
@@ -1593,6 +1640,9 @@ def _names_in_line(
         name = line[spans[i][0] : spans[i + n - 1][1]]
         short = n == 1 and len(tokens[i]) <= 3
         if short and not any(c in lowered for c in _GPU_CONTEXT):
+            i += n
+            continue
+        if n == 1 and tokens[i] in alone and not any(c in lowered for c in _JETSON_CONTEXT):
             i += n
             continue
         count = _count(line, spans[i][0], spans[i + n - 1][1])
