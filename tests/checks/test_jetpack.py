@@ -75,7 +75,8 @@ def test_a_named_jetpack_gives_its_l4t_and_cuda(matrix: Matrix) -> None:
 
 def test_the_jetpack_4_releases_l4t_pages_name(matrix: Matrix) -> None:
     # NVIDIA's L4T release pages: "L4T 32.5.1 is included as part of JetPack 4.5.1" and so on
-    for l4t, jetpack in (("32.5.1", "4.5.1"), ("32.5", "4.5"), ("32.7.1", "4.6.1"), ("28.4", "3.3.3")):
+    pairs = (("32.5.1", "4.5.1"), ("32.5", "4.5"), ("32.7.1", "4.6.1"), ("28.4", "3.3.3"))
+    for l4t, jetpack in pairs:
         assert with_jetpack(_host(l4t), matrix).platform.jetpack_release == jetpack
     assert with_jetpack(_host(jetpack="4.4.1"), matrix).platform.l4t_release == "32.4.4"
     assert with_jetpack(_host("32.4.4"), matrix).nvml.cuda_driver_version == "10.2"
