@@ -906,7 +906,12 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "nvidia-l4t-core",
-        _rx(r"\bnvidia-l4t-core(?::arm64)?\s{1,60}(?P<r>\d{2,3})\.(?P<a>\d{1,3})\.(?P<b>\d{1,3})-"),
+        # `dpkg -l`/`dpkg-query -W` ("nvidia-l4t-core   36.4.0-2024..."), `apt list`'s
+        # "nvidia-l4t-core/stable,now 36.4.0-20240912212859 arm64 [installed]"
+        _rx(
+            r"\bnvidia-l4t-core(?::arm64)?(?:/[\w.-]{1,30},now)?\s{1,60}"
+            r"(?P<r>\d{2,3})\.(?P<a>\d{1,3})\.(?P<b>\d{1,3})-"
+        ),
         _l4t,
     ),
     _Rule(
@@ -914,7 +919,9 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             # prose runs the release on ("JetPack5.1.2") or brackets it ("JetPack (4.6)")
             # jetson-stats' environment names it too ("JETSON_JETPACK=4.6")
-            r"(?:\bjetson_|\b)(?:nvidia-)?jetpack(?::arm64)?[\s_:=(\[-]{0,60}(?:version\s{0,4}[:=]?\s{0,4})?v?"
+            # and `apt list`'s "nvidia-jetpack/stable,now 6.1+b123 arm64"
+            r"(?:\bjetson_|\b)(?:nvidia-)?jetpack(?::arm64)?(?:/[\w.-]{1,30},now)?"
+            r"[\s_:=(\[-]{0,60}(?:version\s{0,4}[:=]?\s{0,4})?v?"
             r"(?P<v>[3-9]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])"
         ),
         _jetpack,

@@ -23,6 +23,9 @@ Read = Callable[[str], HostFacts]
         ("my jetson nano (Jetpack 4.4 [L4T 32.4.3]) says False\n", "32.4.3", "4.4"),
         ("ii  nvidia-jetpack  5.1.2-b104  arm64  NVIDIA Jetpack Meta Package\n", None, "5.1.2"),
         ("ii  nvidia-l4t-core  35.4.1-20230801124926  arm64  Core\n", "35.4.1", None),
+        # `apt list --installed`
+        ("nvidia-l4t-core/stable,now 36.4.0-20240912212859 arm64 [installed]\n", "36.4.0", None),
+        ("nvidia-jetpack/stable,now 6.1+b123 arm64 [installed]\n", None, "6.1"),
         ("# R36 (release), REVISION: 3.0, GCID: 36191598, BOARD: generic\n", "36.3.0", None),
         # prose runs the release on, brackets it, shortens JetPack to JP or drops "L4T"
         ("jetpack6.2 cuda12.2 now\n", None, "6.2"),
@@ -48,6 +51,8 @@ def test_releases_are_read(read: Read, text: str, l4t: str | None, jetpack: str 
         "I flashed jetpack 5 on the orin\n",  # no release number
         "see https://developer.nvidia.com/embedded/jetpack-sdk-512\n",  # a page's name
         "ii  nvidia-l4t-core  <none>  arm64\n",
+        "nvidia-l4t-core/stable 36.4.0-20240912212859 arm64\n",  # apt list, not installed
+        "nvidia-l4t-cudadebuggingsupport/stable,now 12.6-34622040.0 arm64 [installed]\n",
         "upgraded the server to R35.4.1 yesterday\n",  # a bare release on a line about no Jetson
         "FROM dustynv/l4t-ml:r32.6.1-py3\n",  # an image's L4T is the container's, not the host's
         "ship to jp 5.1 on the orin\n",  # "JP" only in capitals
