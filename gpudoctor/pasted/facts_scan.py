@@ -762,6 +762,15 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "cuda",
+        # The environment tools of a Jetson print the CUDA toolkit JetPack installed as a line
+        # of its own, with its build number: jetson_release ("   * CUDA 10.2.89"), jtop's
+        # ("CUDA: 12.2.140"), jetsonInfo ("CUDA 10.0.326"). A driver's CUDA is never written
+        # with a build number, so the line is the toolkit's.
+        _rx(r"^[\s>*\-]{0,12}CUDA\s{0,2}:?\s{0,4}(?P<v>\d{1,2}\.\d{1,2}\.\d{2,3})\s{0,4}$"),
+        _nvcc,
+    ),
+    _Rule(
+        "cuda",
         _rx(
             r"(?<![+\w])cuda(?: toolkit)?[\s_]{0,4}[:=]?\s{0,4}v?(?P<v>1\d\.\d{1,2})(?:\.\d{1,3"
             r"})?\b(?! ?or later)"

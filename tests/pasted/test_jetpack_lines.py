@@ -122,3 +122,23 @@ def test_other_missing_libraries_keep_the_generic_cause(
 ) -> None:
     cause, _ = _library_error(read, matrix, text)
     assert "another JetPack release" not in cause
+
+
+@pytest.mark.parametrize(
+    ("text", "toolkit"),
+    [
+        # jetson_release, jtop's info page, jetsonhacks' jetsonInfo: the toolkit JetPack installed
+        ("- NVIDIA Jetson TX2\n   * CUDA 9.0.252\n", "9.0.252"),
+        ("Libraries:\nCUDA: 12.2.140\ncuDNN: 8.9.4.25\n", "12.2.140"),
+        (" NVIDIA Jetson TX1\n CUDA 10.0.326\n", "10.0.326"),
+        # near misses: a CUDA without a build number (whose?), a line that says more, an image
+        ("Jetson Orin Nano\nCUDA: 12.2\n", None),
+        ("Jetson Orin Nano\nCUDA 12.2.140 is what the guide wants\n", None),
+        ("Jetson Orin Nano\nFROM nvidia/cuda:12.2.140-devel\n", None),
+    ],
+)
+def test_a_jetson_tools_cuda_line_is_the_toolkit(
+    read: Read, text: str, toolkit: str | None
+) -> None:
+    toolkits = read(text).cuda_libs.toolkits
+    assert [t.nvcc_version for t in toolkits] == ([toolkit] if toolkit else [])
