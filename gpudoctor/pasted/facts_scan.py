@@ -31,7 +31,7 @@ from gpudoctor.cuda_wheels import LIBRARY_FILE
 from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
 from gpudoctor.matrix.platforms import machine_of
-from gpudoctor.pasted import host_tools, pairs
+from gpudoctor.pasted import collect_env, host_tools, pairs
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import FACTS_HEAD, KeywordLines, ascii_lower, iter_lines
 from gpudoctor.pasted.smi_query import license_status
@@ -101,6 +101,17 @@ def _cuda_mentioned(m: re.Match[str], d: Draft) -> bool:
         return False  # nvidia-smi's words for the driver's CUDA: the rule above read it
     d.note(f"CUDA {m.group('v')} is named, without saying whose (driver, toolkit or framework)")
     d.named.append(("cuda", d.scan_line))
+    return True
+
+
+_DOTTED = re.compile(r"\d{1,2}\.\d")
+
+
+def _collect_env_key(m: re.Match[str], d: Draft) -> bool:
+    key, value = m.group("key"), m.group("value")
+    if key.lower() == "cuda runtime version" and not _DOTTED.match(value):
+        return False  # CuPy's "CUDA Runtime Version : 11030" (its _runtime_int rule reads it)
+    collect_env.key_line(key, value, d)
     return True
 
 
@@ -730,6 +741,16 @@ _RULES: tuple[_Rule, ...] = (
         "cuda driver version",
         _rx(r"\bCUDA Driver Version\s{0,30}:\s{0,4}(?P<v>\d{4,6})\b"),
         _driver_cuda_int,
+    ),
+    _Rule(
+        # collect_env's lines that say the most about the host, in a paste cut above its
+        # "PyTorch version:" line (which starts the block collect_env.py reads)
+        ("python platform", "cuda runtime version", "nvidia driver version", "is cuda available"),
+        _rx(
+            r"^\s{0,4}(?P<key>Python platform|CUDA runtime version|Nvidia driver version|"
+            r"Is CUDA available)\s{0,30}:\s{0,4}(?P<value>\S[^\n]{0,200}?)\s{0,4}$"
+        ),
+        _collect_env_key,
     ),
     _Rule(
         "cuda used to build pytorch",
