@@ -220,6 +220,60 @@ def jetpack_cuda_library(
     return cause, fix
 
 
+# ollama's lines of a runner that found no GPU or could not start CUDA
+_OLLAMA_NO_GPU = frozenset(
+    {
+        "ollama-no-gpu",
+        "ollama-cudart-init-failed",
+        "ollama-driver-too-old",
+        "ollama-cudasetdevice-failed",
+    }
+)
+_OLLAMA_INSTALL = "https://github.com/ollama/ollama/blob/main/scripts/install.sh"
+
+
+def ollama_on_jetson(code: str, facts: HostFacts, matrix: Matrix) -> tuple[str, str] | None:
+    """(cause, fix) of ollama running on the CPU on a Jetson before JetPack 7: its generic CUDA
+    runners are built for discrete GPUs' drivers, and ollama brings a JetPack build instead
+    (its install script adds the JetPack 6 components where /etc/nv_tegra_release says L4T
+    R36, JetPack 5's for R35, and none for older releases). None elsewhere, and on JetPack 7,
+    which aligns Jetson with server Arm and takes the generic arm64 build."""
+    release = jetson_release(facts)
+    if code not in _OLLAMA_NO_GPU or release is None:
+        return None
+    row = jetpack_row(facts, matrix)
+    if row is not None and row.sbsa:
+        return None
+    major = release.split(".")[0]
+    builds = {"36": "JetPack 6", "35": "JetPack 5"}
+    where = f"L4T {release}" if release != "unknown" else "its L4T release"
+    cause = (
+        f"ollama runs on the CPU on this Jetson ({where}): its generic CUDA runners "
+        "(cuda_v11/cuda_v12) are built for discrete GPUs' drivers, and a Jetson's integrated "
+        "GPU needs ollama's JetPack build"
+    )
+    if major in builds:
+        fix = (
+            f"install ollama's {builds[major]} components (ollama-linux-arm64-"
+            f"{builds[major].replace(' ', '').lower()}): ollama's install script adds them when "
+            f"/etc/nv_tegra_release says L4T R{major} ({_OLLAMA_INSTALL}); in a container, use "
+            "an image for this L4T release started with `--runtime nvidia`"
+        )
+    elif major.isdecimal():
+        fix = (
+            f"ollama brings JetPack builds for L4T R35 and R36 (JetPack 5 and 6) only "
+            f"({_OLLAMA_INSTALL}): on L4T R{major} build llama.cpp on the Jetson, or flash "
+            "JetPack 5 or 6 where the module supports it"
+        )
+    else:
+        fix = (
+            "read the L4T release (`cat /etc/nv_tegra_release`) and install ollama's JetPack "
+            f"components for it (JetPack 6 for L4T R36, JetPack 5 for R35), as ollama's install "
+            f"script does ({_OLLAMA_INSTALL})"
+        )
+    return cause, fix
+
+
 def check_jetson_wheels(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     release = jetson_release(facts)
     if release is None:

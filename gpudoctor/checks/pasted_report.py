@@ -24,6 +24,7 @@ from gpudoctor.checks.jetson import (
     jetpack_cuda_library,
     jetson_install,
     jetson_release,
+    ollama_on_jetson,
 )
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
@@ -130,6 +131,9 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         other = jetpack_cuda_library(error.text, known.code, facts, matrix)
         if jetson is None and other is not None:
             cause, fix = other  # a CUDA major no JetPack update brings: another JetPack's build
+        ollama = ollama_on_jetson(known.code, facts, matrix)
+        if ollama is not None:
+            cause, fix = ollama  # ollama's generic CUDA runner on a Jetson: its JetPack build
         own = program_without_cudnn(known.code, facts)
         if own is not None:
             cause, fix = own  # no framework's own cuDNN to fall back to: a path to set

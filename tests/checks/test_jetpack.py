@@ -13,6 +13,7 @@ from gpudoctor.checks.jetson import (
     image_l4t,
     jetpack_row,
     jetson_release,
+    ollama_on_jetson,
     with_jetpack,
 )
 from gpudoctor.facts import (
@@ -247,3 +248,19 @@ def test_an_image_without_the_hosts_l4t_is_unknown_and_no_image_is_na(matrix: Ma
     (na,) = check_jetson_container_l4t(_image_host("36.4.0"), matrix, Intent())
     assert na.severity is Severity.NA
     assert image_l4t("nvcr.io/nvidia/pytorch:24.01-py3") is None  # an NGC tag is no L4T
+
+
+def test_ollama_without_a_gpu_on_a_jetson_needs_its_jetpack_build(matrix: Matrix) -> None:
+    code = "ollama-cudasetdevice-failed"
+    cause, fix = ollama_on_jetson(code, _host("36.3.0"), matrix) or ("", "")
+    assert "generic CUDA runners" in cause
+    assert "ollama-linux-arm64-jetpack6" in fix
+    _, fix = ollama_on_jetson("ollama-no-gpu", _host("35.4.1"), matrix) or ("", "")
+    assert "jetpack5" in fix
+    _, fix = ollama_on_jetson("ollama-driver-too-old", _host("32.7.1"), matrix) or ("", "")
+    assert "R35 and R36 (JetPack 5 and 6) only" in fix
+    # near misses: a discrete GPU's host, JetPack 7 (SBSA-aligned: the generic arm64 build),
+    # and another program's line on a Jetson
+    assert ollama_on_jetson("ollama-no-gpu", HostFacts(), matrix) is None
+    assert ollama_on_jetson("ollama-no-gpu", _host("38.2.1"), matrix) is None
+    assert ollama_on_jetson("cuda-library-missing", _host("36.3.0"), matrix) is None
