@@ -32,6 +32,7 @@ from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
 from gpudoctor.matrix.platforms import machine_of
 from gpudoctor.pasted import collect_env, host_tools, pairs
+from gpudoctor.pasted.build import listed_names
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import FACTS_HEAD, KeywordLines, ascii_lower, iter_lines
 from gpudoctor.pasted.smi_query import license_status
@@ -1498,7 +1499,8 @@ def gpu_models(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], s
     """Each model name of the matrix as upper-case tokens -> the compute capabilities it has."""
     out: dict[tuple[str, ...], set[str]] = {}
     for arch in architectures:
-        for example in (*arch.datacenter_gpus, *arch.consumer_gpus):
+        listed = (*arch.datacenter_gpus, *arch.consumer_gpus)
+        for example in (name for entry in listed for name in listed_names(entry)):
             tokens = tuple(t for t in _SPLIT.split(example.upper()) if t)
             if len(tokens) >= 3 and tokens[-1] in _VARIANT_SUFFIXES:
                 # the model a listed variant varies ("GeForce GTX 1660" of "... 1660 Ti")

@@ -121,3 +121,12 @@ def test_a_jetson_family_word_alone_needs_a_gpu_word(read: Read, matrix: Matrix)
     assert ("AGX",) not in models
     assert models[("ORIN",)] == {"8.7"}
     assert models[("XAVIER",)] == {"7.2"}
+
+
+def test_a_listed_product_and_its_gpu_name_the_same_model(read: Read, matrix: Matrix) -> None:
+    # the matrix lists "DGX Spark (GB10)"; nvidia-smi names the GPU "NVIDIA GB10"
+    assert compute_capability_for("NVIDIA GB10", matrix.architectures) == "12.1"
+    assert [g.compute_capability for g in read("GPU: NVIDIA GB10\n").nvml.gpus] == ["12.1"]
+    assert [g.compute_capability for g in read("on my DGX Spark, GPU idle\n").nvml.gpus] == ["12.1"]
+    # near miss: a size written against the unit is no GPU
+    assert compute_capability_for("NVIDIA GB100", matrix.architectures) is None
