@@ -33,6 +33,12 @@ _JETSON_DOCS = (
 )
 
 
+# A Jetson's GPU as the matrix lists it ("Jetson AGX Orin") or as CUDA names the integrated GPU
+# to programs on it (torch's get_device_name, ollama's "name=Orin", collect_env's "Orin (nvgpu)",
+# "Xavier" on JetPack 4 and 5)
+_JETSON_GPU_NAMES = ("jetson", "nvidia jetson", "orin", "xavier")
+
+
 def jetson_release(facts: HostFacts) -> str | None:
     """The L4T release of a Jetson ("36.3.0"); "unknown" on a host that is a Jetson by its GPU
     (the matrix lists the Jetson modules' integrated GPUs by their "Jetson ..." names), its
@@ -41,7 +47,7 @@ def jetson_release(facts: HostFacts) -> str | None:
     if facts.platform.l4t_release is not None:
         return facts.platform.l4t_release
     names = [g.name for g in facts.nvml.gpus if g.name]
-    if any(n.strip().lower().startswith("jetson") for n in names):
+    if any(n.strip().lower().startswith(_JETSON_GPU_NAMES) for n in names):
         return "unknown"
     if "tegra" in (facts.kernel.release or ""):
         return "unknown"  # L4T's kernels are named "5.15.136-tegra"
@@ -70,7 +76,7 @@ def discrete_host(facts: HostFacts) -> bool:
     if facts.platform.machine == "x86_64" or nvidia_pci_gpus(facts):
         return True
     names = [g.name.strip().lower() for g in facts.nvml.gpus if g.name]
-    return any(not n.startswith(("jetson", "orin", "nvidia jetson")) for n in names)
+    return any(not n.startswith(_JETSON_GPU_NAMES) for n in names)
 
 
 def _numbers(text: str | None) -> tuple[int, ...]:

@@ -264,3 +264,14 @@ def test_ollama_without_a_gpu_on_a_jetson_needs_its_jetpack_build(matrix: Matrix
     assert ollama_on_jetson("ollama-no-gpu", HostFacts(), matrix) is None
     assert ollama_on_jetson("ollama-no-gpu", _host("38.2.1"), matrix) is None
     assert ollama_on_jetson("cuda-library-missing", _host("36.3.0"), matrix) is None
+
+
+def test_a_gpu_cuda_names_orin_or_xavier_is_a_jetsons(matrix: Matrix) -> None:
+    # CUDA names a Jetson's integrated GPU "Orin" or "Xavier" to the programs on it (ollama's
+    # name=Orin, torch.cuda.get_device_name)
+    for name in ("Orin", "Xavier", "Jetson AGX Orin"):
+        facts = HostFacts(nvml=NvmlFacts(status="not_run", gpus=(GpuFacts(index=0, name=name),)))
+        assert jetson_release(facts) == "unknown", name
+    # near miss: a discrete GPU's name
+    a100 = GpuFacts(index=0, name="NVIDIA A100-SXM4-80GB")
+    assert jetson_release(HostFacts(nvml=NvmlFacts(status="ok", gpus=(a100,)))) is None
