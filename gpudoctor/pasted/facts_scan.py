@@ -683,6 +683,11 @@ def _tegrastats(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _tegra_kernel(m: re.Match[str], d: Draft) -> bool:
+    put(d.kernel, "release", m.group("release"))
+    return True
+
+
 def _jetson_named(m: re.Match[str], d: Draft) -> bool:
     """A Jetson named in prose: JetPack, a Jetson module, L4T, a "-tegra" kernel."""
     d.named.append(("jetson", d.scan_line))
@@ -1361,6 +1366,14 @@ _RULES: tuple[_Rule, ...] = (
         "gr3d_freq",
         _rx(r"\bRAM \d{1,7}/\d{1,7}MB\b[^\n]{0,400}?\b(?P<name>GR3D_FREQ)\b"),
         _tegrastats,
+    ),
+    _Rule(
+        # L4T's kernel release as any tool prints it (`uname -r`, jetson_release's "Release:",
+        # collect_env's platform): "5.15.136-tegra"; not a package's version that runs on
+        # ("5.15.148-tegra-36.4.0-2024...") or a headers package's name
+        "-tegra",
+        _rx(r"(?<![\w.-])(?P<release>\d\.\d{1,2}\.\d{1,3}-tegra)(?![\w-])"),
+        _tegra_kernel,
     ),
     _Rule(
         ("tegra", "l4t"),

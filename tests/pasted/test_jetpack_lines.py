@@ -142,3 +142,20 @@ def test_a_jetson_tools_cuda_line_is_the_toolkit(
 ) -> None:
     toolkits = read(text).cuda_libs.toolkits
     assert [t.nvcc_version for t in toolkits] == ([toolkit] if toolkit else [])
+
+
+@pytest.mark.parametrize(
+    ("text", "release"),
+    [
+        (" - Release: 5.15.136-tegra\n", "5.15.136-tegra"),  # jetson_release's Platform part
+        (
+            "Linux orin 5.10.120-tegra #1 SMP PREEMPT Tue Aug 1 12:32:50 PDT 2023 aarch64\n",
+            "5.10.120-tegra",
+        ),
+        # near misses: a package version running on past the kernel's, a headers package name
+        ("nvidia-l4t-kernel/stable,now 5.15.148-tegra-36.4.0-20240912212859 arm64\n", None),
+        ("sudo apt install linux-headers-5.10.104-tegra\n", None),
+    ],
+)
+def test_an_l4t_kernel_release_is_read(read: Read, text: str, release: str | None) -> None:
+    assert read("Jetson Orin Nano, JetPack 6.0\n" + text).kernel.release == release
