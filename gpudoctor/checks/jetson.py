@@ -280,6 +280,50 @@ def ollama_on_jetson(code: str, facts: HostFacts, matrix: Matrix) -> tuple[str, 
     return cause, fix
 
 
+# Lines whose fix, on a discrete GPU, is a newer NVIDIA driver
+_DRIVER_FIXES = frozenset(
+    {
+        "driver-too-old",
+        "driver-insufficient",
+        "ptx-unsupported-toolchain",
+        "ptx-jit-failed",
+        "cuda-not-supported",
+        "xla-driver-older-than-ptxas",
+    }
+)
+
+
+def jetson_driver_fix(code: str, facts: HostFacts, matrix: Matrix) -> str | None:
+    """The fix of a line that asks for a newer driver, on a Jetson before JetPack 7: its driver
+    is part of its L4T release, so the program needs the build for the JetPack's CUDA; from
+    JetPack 5 a newer CUDA runs through the CUDA upgrade (compat) package, before it the CUDA
+    is the JetPack's (NVIDIA, "Simplifying CUDA Upgrades for NVIDIA Jetson Users":
+    https://developer.nvidia.com/blog/simplifying-cuda-upgrades-for-nvidia-jetson-users/).
+    None elsewhere."""
+    release = jetson_release(facts)
+    if code not in _DRIVER_FIXES or release is None:
+        return None
+    row = jetpack_row(facts, matrix)
+    if row is None:
+        return (
+            "a Jetson's driver is part of its L4T release: read it (`cat /etc/nv_tegra_release`) "
+            "and install the program's build for that JetPack's CUDA, as "
+            f"{_JETSON_DOCS} lists them for PyTorch; from JetPack 5 a newer CUDA runs through "
+            "its CUDA upgrade (compat) package, before JetPack 5 only a newer JetPack brings one"
+        )
+    if row.sbsa:
+        return None  # JetPack 7: server Arm's CUDA and driver model
+    cuda = f", CUDA {row.cuda}" if row.cuda else ""
+    fix = (
+        f"a Jetson's driver is part of its L4T release (JetPack {row.version}{cuda}): install "
+        f"the program's build for JetPack {row.version}, as {_JETSON_DOCS} lists them for "
+        "PyTorch, or build it on the Jetson"
+    )
+    if versions.major(row.version) >= 5:
+        return fix + "; or install the CUDA upgrade (compat) package of the CUDA it needs"
+    return fix + "; before JetPack 5 the CUDA cannot be upgraded: flash a newer JetPack"
+
+
 def check_jetson_wheels(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     release = jetson_release(facts)
     if release is None:

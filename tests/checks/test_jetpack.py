@@ -12,6 +12,7 @@ from gpudoctor.checks.jetson import (
     check_jetson_wheels,
     image_l4t,
     jetpack_row,
+    jetson_driver_fix,
     jetson_release,
     ollama_on_jetson,
     with_jetpack,
@@ -275,3 +276,18 @@ def test_a_gpu_cuda_names_orin_or_xavier_is_a_jetsons(matrix: Matrix) -> None:
     # near miss: a discrete GPU's name
     a100 = GpuFacts(index=0, name="NVIDIA A100-SXM4-80GB")
     assert jetson_release(HostFacts(nvml=NvmlFacts(status="ok", gpus=(a100,)))) is None
+
+
+def test_a_line_asking_for_a_newer_driver_on_a_jetson(matrix: Matrix) -> None:
+    # the L4T release carries the driver: the build for the JetPack, or the CUDA upgrade package
+    fix = jetson_driver_fix("driver-insufficient", _host("35.4.1"), matrix) or ""
+    assert "JetPack 5.1.2, CUDA 11.4" in fix
+    assert "CUDA upgrade (compat) package" in fix
+    fix = jetson_driver_fix("driver-too-old", _host("32.4.3"), matrix) or ""
+    assert "before JetPack 5 the CUDA cannot be upgraded" in fix
+    orin = HostFacts(nvml=NvmlFacts(status="not_run", gpus=(GpuFacts(index=0, name="Orin"),)))
+    assert "cat /etc/nv_tegra_release" in (jetson_driver_fix("ptx-jit-failed", orin, matrix) or "")
+    # near misses: a discrete GPU's host, JetPack 7, and a line that asks for no driver
+    assert jetson_driver_fix("driver-too-old", HostFacts(), matrix) is None
+    assert jetson_driver_fix("driver-too-old", _host("38.2.1"), matrix) is None
+    assert jetson_driver_fix("no-kernel-image", _host("35.4.1"), matrix) is None
