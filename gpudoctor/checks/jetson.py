@@ -17,7 +17,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from gpudoctor import versions
+from gpudoctor import framework_names, versions
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.facts_view import nvidia_pci_gpus
 from gpudoctor.findings import ERROR, NA, OK, UNKNOWN, WARN, Finding
@@ -31,6 +31,15 @@ _CU_TAG = re.compile(r"\+cu\d{2,3}\b")
 _JETSON_DOCS = (
     "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html"
 )
+# NVIDIA's own page for its TensorFlow builds for JetPack ("Installing TensorFlow for Jetson
+# Platform"); other frameworks are named with the PyTorch page, the one NVIDIA keeps per JetPack
+_JETSON_TF_DOCS = (
+    "https://docs.nvidia.com/deeplearning/frameworks/install-tf-jetson-platform/index.html"
+)
+
+
+def _docs_for(package: str) -> str:
+    return _JETSON_TF_DOCS if package.startswith("tensorflow") else _JETSON_DOCS
 
 
 # A Jetson's GPU as the matrix lists it ("Jetson AGX Orin") or as CUDA names the integrated GPU
@@ -118,7 +127,8 @@ def jetson_install(facts: HostFacts, package: str, matrix: Matrix | None = None)
     if row is not None and row.sbsa:
         return None
     return (
-        f"NVIDIA's {package} build for {_jetpack(facts, release, row)}, as {_JETSON_DOCS} describes"
+        f"NVIDIA's {package} build for {_jetpack(facts, release, row)}, as {_docs_for(package)} "
+        "describes"
     )
 
 
@@ -331,11 +341,15 @@ def check_jetson_wheels(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
     if not facts.frameworks:
         return [finding(CODE, NA, f"Jetson (L4T {release}): no framework installed")]
     row = jetpack_row(facts, matrix)
-    return [_judge(facts, fw, release, row) for fw in facts.frameworks]
+    return [_judge(facts, matrix, fw, release, row) for fw in facts.frameworks]
 
 
 def _judge(
-    facts: HostFacts, fw: FrameworkFacts, release: str, row: JetpackRelease | None
+    facts: HostFacts,
+    matrix: Matrix,
+    fw: FrameworkFacts,
+    release: str,
+    row: JetpackRelease | None,
 ) -> Finding:
     wheels = [b.package for b in fw.bundled if b.package.startswith("nvidia-")]
     ev = [("l4t_release", release), ("nvidia_wheels", wheels), ("version", fw.version)]
@@ -355,7 +369,7 @@ def _judge(
         )
     fix = (
         f"uninstall it and install NVIDIA's {fw.name} build for {_jetpack(facts, release, row)}, "
-        f"as {_JETSON_DOCS} describes"
+        f"as {_docs_for(fw.name)} describes"
     )
     if wheels or (fw.name == "torch" and _CU_TAG.search(fw.version)):
         return finding(
@@ -384,9 +398,54 @@ def _judge(
             evidence=ev,
             subject=fw.name,
         )
+    pypi = _pypi_cpu_release(fw, matrix)
+    if pypi is not None:
+        return finding(
+            CODE,
+            WARN,
+            f"{fw.label} is probably PyPI's aarch64 build, which carries no CUDA: on this Jetson "
+            "it runs on the CPU",
+            detail=f"PyPI's aarch64 wheel of {fw.name} {pypi} brings no CUDA (the matrix's "
+            "[[wheel]] rows); the version has no local tag of NVIDIA's Jetson builds "
+            f'("+nv24.08") and the report does not show the build\'s CUDA, which '
+            f"{_BUILD_CUDA.get(fw.name, 'the framework')} settles",
+            fix=fix,
+            evidence=ev,
+            subject=fw.name,
+        )
     return finding(
         CODE, OK, f"{fw.label}: no PyPI CUDA wheels on this Jetson", evidence=ev, subject=fw.name
     )
+
+
+_BUILD_CUDA = {
+    "torch": "`python -c 'import torch; print(torch.version.cuda)'`",
+    "tensorflow": "`python -c 'import tensorflow as tf; print(tf.sysconfig.get_build_info())'`",
+}
+
+
+def _pypi_cpu_release(fw: FrameworkFacts, matrix: Matrix) -> str | None:
+    """The release whose PyPI aarch64 wheel carries no CUDA, where the installed build is
+    probably that wheel: a version without a local tag, no CUDA, cuDNN or CUDA library wheel
+    shown. A release written without its patch ("tensorflow 2.13") counts when every PyPI
+    aarch64 wheel of it the matrix lists is CPU-only."""
+    framework = framework_names.MATRIX_NAME.get(fw.name)
+    version = fw.version
+    if framework is None or versions.public(version) != version or fw.cuda or fw.cudnn:
+        return None
+    if fw.bundled or fw.hip or len(versions.release(version) or ()) < 2:
+        return None
+    rows = [
+        w
+        for w in matrix.wheels
+        if w.framework == framework
+        and w.machine == "aarch64"
+        and w.index == "pypi"
+        and (w.version == version or w.version.startswith(f"{version}."))
+    ]
+    if not rows or not all(w.cpu_only for w in rows):
+        return None
+    return rows[0].version if len(rows) == 1 else version
 
 
 def _newer_cuda(fw: FrameworkFacts, row: JetpackRelease | None) -> Finding | None:
@@ -412,7 +471,7 @@ def _newer_cuda(fw: FrameworkFacts, row: JetpackRelease | None) -> Finding | Non
             else f"before JetPack 5 the CUDA of a Jetson cannot be upgraded past {row.cuda}"
         ),
         fix=f"install NVIDIA's {fw.name} build for JetPack {row.version} (CUDA {row.cuda}), as "
-        f"{_JETSON_DOCS} describes"
+        f"{_docs_for(fw.name)} describes"
         + (f", or the CUDA {fw.cuda} upgrade package for Jetson" if upgradable else ""),
         evidence=[
             ("framework_cuda", fw.cuda),

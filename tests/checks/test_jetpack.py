@@ -291,3 +291,25 @@ def test_a_line_asking_for_a_newer_driver_on_a_jetson(matrix: Matrix) -> None:
     assert jetson_driver_fix("driver-too-old", HostFacts(), matrix) is None
     assert jetson_driver_fix("driver-too-old", _host("38.2.1"), matrix) is None
     assert jetson_driver_fix("no-kernel-image", _host("35.4.1"), matrix) is None
+
+
+def test_a_plain_pypi_release_on_a_jetson_is_probably_the_cpu_wheel(matrix: Matrix) -> None:
+    # PyPI's aarch64 wheels of these releases carry no CUDA (the matrix's [[wheel]] rows);
+    # "tensorflow 2.13" as prose writes it stands for its 2.13.x wheels
+    for fw in (FrameworkFacts("tensorflow", "2.13"), FrameworkFacts("torch", "2.3.1")):
+        found = _one(_host("32.7.1", None, fw), matrix)
+        assert found.severity is Severity.WARN, fw
+        assert "probably PyPI's aarch64 build" in found.title
+    assert (
+        "install-tf-jetson-platform"
+        in _one(_host("32.7.1", None, FrameworkFacts("tensorflow", "2.13")), matrix).fix
+    )
+    # near misses: NVIDIA's Jetson builds (a local tag), a build whose CUDA the report shows,
+    # a release whose PyPI aarch64 wheel brings CUDA (torch 2.11: an SBSA build, judged apart)
+    for fw in (
+        FrameworkFacts("torch", "2.1.0a0+41361538.nv23.06"),
+        FrameworkFacts("tensorflow", "2.16.1+nv24.07"),
+        FrameworkFacts("torch", "2.3.0", cuda="12.2"),
+        FrameworkFacts("torch", "2.11.0"),
+    ):
+        assert _one(_host("36.3.0", None, fw), matrix).severity is Severity.OK, fw
