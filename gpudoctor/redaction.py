@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 import urllib.parse
 
+from gpudoctor.needles import any_needle
+
 # scheme://, then the authority up to its last '@' (greedy, stopping at the path, query,
 # fragment or a space): everything before that '@' is userinfo.
 _CREDENTIALS = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/?#\s]*@")
@@ -126,7 +128,12 @@ def may_hold_secrets(value: str) -> bool:
 
 
 def _holds_needle(lower: str) -> bool:
-    return any(needle in lower for needle in _NEEDLES)
+    if len(lower) < _ONE_PASS_FROM:
+        return any(needle in lower for needle in _NEEDLES)
+    return any_needle(lower, _NEEDLES).search(lower) is not None  # one pass, not one per needle
+
+
+_ONE_PASS_FROM = 1 << 18  # characters: below this a find per needle costs less than the pattern
 
 
 def _line_without_secrets(line: str, lower: str) -> str:

@@ -193,12 +193,13 @@ _ENTRIES = (
        "complex: info).",
        "Add `intel_iommu=on iommu=pt` (Intel) or `amd_iommu=on iommu=pt` (AMD) to "
        "GRUB_CMDLINE_LINUX in /etc/default/grub, run `sudo update-grub` and reboot."),
-    _E("wsl", "platform", "WSL 2", "ok, info, n/a",
+    _E("wsl", "platform", "WSL 2", "ok, info, warn, n/a",
        "Running under WSL 2: the Windows driver provides the GPU through /usr/lib/wsl/lib; "
-       "never install a Linux NVIDIA driver inside WSL; persistence, MIG and ECC controls are "
-       "unavailable.",
+       "never install a Linux NVIDIA driver inside WSL (a Linux nvidia module there is a "
+       "warning); persistence, MIG and ECC controls are unavailable.",
        "Update the NVIDIA driver on Windows; keep /usr/lib/wsl/lib first on the library path."),
-    _E("container-gpus", "platform", "GPUs visible in this container", "ok, info, warn, error, n/a",
+    _E("container-gpus", "platform", "GPUs visible in this container",
+       "ok, info, warn, error, unknown, n/a",
        "Inside a container NVIDIA_VISIBLE_DEVICES unset, 'void' or 'none' gives the container "
        "no GPUs.",
        "Start the container with `--gpus all` (Docker) or "

@@ -264,7 +264,7 @@ def check_cuda_visible(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
 # The pasted shapes that list every GPU of a host whatever CUDA_VISIBLE_DEVICES says (NVML,
 # the driver, or the node's labels); their names are the section names of gpudoctor/pasted
 # (smi_table, smi_query, smi_xml, smi_csv, lines, collect_env, which runs `nvidia-smi -L`,
-# nv_tools and cluster).
+# nv_tools and cluster; tests/checks/test_visible_devices.py keeps the names in step).
 _EVERY_GPU_LISTED = frozenset(
     {
         "nvidia-smi",

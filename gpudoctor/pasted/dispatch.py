@@ -40,6 +40,7 @@ from gpudoctor.pasted import tensorflow as tf_info
 from gpudoctor.pasted.build import build
 from gpudoctor.pasted.clean import clean
 from gpudoctor.pasted.draft import Draft
+from gpudoctor.pasted.scan import facts_head
 from gpudoctor.probes.redact import without_secrets
 from gpudoctor.redaction import may_hold_secrets
 
@@ -63,6 +64,9 @@ class LineShape:
     name: str
     description: str
     parse: Parse
+    # Facts are read from a long log's head (scan.facts_head), where the environment and set-up
+    # lines are; only the known error lines are looked for in all of it.
+    whole_paste: bool = False
 
 
 # Most specific first: a fact the first shape gives is not overwritten by a later one.
@@ -90,7 +94,7 @@ LINES: tuple[LineShape, ...] = (
     LineShape(os_packages.NAME, os_packages.DESCRIPTION, os_packages.parse),
     LineShape(amd_tools.NAME, amd_tools.DESCRIPTION, amd_tools.parse),
     LineShape(rocm_smi_table.NAME, rocm_smi_table.DESCRIPTION, rocm_smi_table.parse),
-    LineShape(errors.NAME, errors.DESCRIPTION, errors.parse),
+    LineShape(errors.NAME, errors.DESCRIPTION, errors.parse, whole_paste=True),
 )
 
 # Parts of one paste read one by one: `nvidia-smi -l 1` for an hour repeats its table 3600
@@ -181,8 +185,9 @@ def _read_part(text: str, architectures: Sequence[Architecture]) -> Draft:
                     first = text.count("\n", 0, pos) + 1
                     last = first + block.rstrip("\n").count("\n")
                     draft.ranges.append((shape.name, first, last))
+    head = facts_head(text)  # one string for every reader: ascii_lower caches by it
     for line_shape in LINES:
-        line_shape.parse(text, draft)
+        line_shape.parse(text if line_shape.whole_paste else head, draft)
     facts_scan.parse(text, draft, architectures)
     return draft
 

@@ -5,25 +5,21 @@ engine; this keeps every shape to a handful of linear scans.
 
 Many needles at once (the signature catalogue's ~300 keywords, the facts scan's ~120 needles):
 a `str.find` pass per needle costs most of a second on a 10 MB paste. `KeywordLines` reads a
-long paste in one regex pass that finds the lines holding any needle, then looks for each needle
-in those lines only, each distinct line once (a log repeats its lines, and most lines of a long
-log hold none), with the same answer as a pass per needle. That pass is fast because Python's
-regex engine skips, in C, every position whose character cannot start the pattern: each needle
-is matched from a "pivot", one of its characters that is rare in this paste (counted on a
-sample), and checked backwards from there by a lookbehind, so the pattern starts with a few rare
-characters instead of nearly every letter. A short paste, or a few needles, keep the plain
-passes: they cost less than building that pattern.
+long paste in one regex pass (gpudoctor/needles.py) that finds the lines holding any needle, then
+looks for each needle in those lines only, each distinct line once (a log repeats its lines, and
+most lines of a long log hold none), with the same answer as a pass per needle. A short paste, or
+a few needles, keep the plain passes: they cost less than building that pattern.
 """
 
 from __future__ import annotations
 
 import heapq
-import re
 from bisect import bisect_right
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import islice
+
+from gpudoctor.needles import any_needle
 
 # Enough for any real report; a paste that repeats a needle more often than this is a log, and
 # its first lines are the ones that matter.
@@ -92,7 +88,6 @@ def line_starts_with(text: str, needle: str, prefix_chars: str = " \t") -> list[
 # sample and compiling the one-pass pattern.
 ONE_PASS_FROM = 1 << 18
 _ONE_PASS_NEEDLES = 8  # and fewer needles than this: a find for each costs less
-_SAMPLE = 1 << 15  # characters counted at the start, middle and end of a long paste
 
 # A keyword holding one of these words can only be in the text if the word is: one search for
 # the word spares the searches of all the keywords holding it where it is absent.
@@ -125,7 +120,7 @@ class KeywordLines:
         # The distinct lines holding any keyword, in order of first appearance, one per line of
         # the haystack; `_places[i]` the offsets in the paste where line i appears.
         places: dict[str, list[int]] = {}
-        for match in _pattern(_pivots(words, Counter(_sample(lower)))).finditer(lower):
+        for match in any_needle(lower, words, to_line_end=True).finditer(lower):
             start = lower.rfind("\n", 0, match.start()) + 1
             places.setdefault(lower[start : match.end()], []).append(start)
         self._haystack = "\n".join(places)
@@ -187,43 +182,3 @@ class KeywordLines:
                 if not self._anchors[anchor]:
                     return True
         return False
-
-
-def _sample(lower: str) -> str:
-    middle = len(lower) // 2
-    return lower[:_SAMPLE] + lower[middle : middle + _SAMPLE] + lower[-_SAMPLE:]
-
-
-def _pivots(keywords: tuple[str, ...], counts: Counter[str]) -> tuple[tuple[str, int], ...]:
-    """(keyword, index of its pivot character) for each keyword: a few characters, rare in the
-    sample, that every keyword holds one of (greedy weighted cover: the character holding the
-    most keywords left per occurrence in the sample, until each keyword holds a chosen one)."""
-    left = set(keywords)
-    chosen: set[str] = set()
-    while left:
-        holding = Counter(ch for word in left for ch in set(word))
-        best = max(holding, key=lambda ch: (holding[ch] / (counts[ch] + 1), ch))
-        chosen.add(best)
-        left = {word for word in left if best not in word}
-    out = []
-    for word in keywords:
-        pivot = min((ch for ch in set(word) if ch in chosen), key=lambda ch: (counts[ch], ch))
-        out.append((word, word.index(pivot)))
-    return tuple(out)
-
-
-@lru_cache(maxsize=8)  # a paste of the same kind picks the same pivots
-def _pattern(pivots: tuple[tuple[str, int], ...]) -> re.Pattern[str]:
-    """Any keyword, matched from its pivot: the rest of it, then what comes before the pivot by
-    a lookbehind over the whole keyword (its prefix, then any character as many times as the
-    pivot and the rest took), then to the end of its line: one match per line holding any."""
-    by_pivot: dict[str, list[str]] = {}
-    for word, at in pivots:
-        rest = re.escape(word[at + 1 :])
-        if at:
-            rest += f"(?<={re.escape(word[:at])}.{{{len(word) - at}}})"
-        by_pivot.setdefault(word[at], []).append(rest)
-    branches = (
-        re.escape(ch) + "(?:" + "|".join(sorted(rests)) + ")" for ch, rests in by_pivot.items()
-    )
-    return re.compile("(?:" + "|".join(branches) + ")[^\n]*")

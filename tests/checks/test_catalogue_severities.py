@@ -5,6 +5,7 @@ without one refusal."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,38 @@ def test_every_fixture_reports_only_catalogued_severities(path: Path, matrix: Ma
         for f in run.findings:
             if f.code in CATALOGUE:
                 assert f.severity in CATALOGUE[f.code].severities, (f.code, f.severity)
+
+
+_CHECKS = Path(__file__).parents[2] / "gpudoctor" / "checks"
+
+
+def _literal_findings() -> list[tuple[str, str, str]]:
+    """(where, code, severity name) of every `finding("code", SEVERITY, ...)` call in the checks
+    whose code and severity are written out (a severity held in a variable is left to the run
+    tests above)."""
+    out = []
+    for path in sorted(_CHECKS.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and len(node.args) >= 2):
+                continue
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            code, severity = node.args[0], node.args[1]
+            if name != "finding" or not isinstance(code, ast.Constant):
+                continue
+            level = getattr(severity, "id", None) or getattr(severity, "attr", None)
+            if level in Severity.__members__:
+                out.append((f"{path.name}:{node.lineno}", str(code.value), level))
+    return out
+
+
+def test_every_written_out_severity_is_one_its_code_lists() -> None:
+    # A branch no fixture reaches (a paste with a GPU but no driver once crashed this way) is
+    # still caught: each literal severity is checked against the catalogue without running it.
+    calls = _literal_findings()
+    assert len(calls) > 100  # the walk finds the checks' calls
+    wrong = [
+        f"{where}: {code} {level}"
+        for where, code, level in calls
+        if Severity[level] not in CATALOGUE[code].severities
+    ]
+    assert wrong == []

@@ -8,11 +8,13 @@ from dataclasses import replace
 
 import pytest
 
+from gpudoctor.checks import platform
 from gpudoctor.checks.base import Intent
 from gpudoctor.checks.platform import check_cuda_visible
 from gpudoctor.facts import HostFacts, MigDevice
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
+from gpudoctor.pasted.dispatch import BLOCKS, LINES
 from tests.support.hosts import host
 
 GPU0 = "GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77"
@@ -89,3 +91,10 @@ def test_a_pasted_value_is_judged_by_the_same_rule(matrix: Matrix) -> None:
     severity, title, _ = _judge(facts, matrix)
     assert severity is Severity.WARN
     assert "'1' is no GPU index here (GPUs 0 to 0)" in title
+
+
+def test_the_sections_that_list_every_gpu_are_section_names_the_reader_gives() -> None:
+    # The check names the reader's sections as text (checks do not import the reader): a
+    # renamed section would quietly turn every pasted nvidia-smi into "a program's own list".
+    given = {shape.name for shape in (*BLOCKS, *LINES)}
+    assert set(platform._EVERY_GPU_LISTED) - given == set()

@@ -15,6 +15,7 @@ from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.regex_safety import problem
 from gpudoctor.pasted import facts_scan
 from gpudoctor.pasted.dispatch import read_report
+from gpudoctor.pasted.scan import FACTS_HEAD
 
 Read = Callable[[str], HostFacts]
 
@@ -344,3 +345,17 @@ def test_proc_version_and_dmesg_name_the_kernel(read: Read, line: str) -> None:
     assert read(line + "\n").kernel.release == "5.15.0-91-generic"
     with pytest.raises(FactsError):  # the words alone state no release
         read("see Linux version notes (kernel docs)\n")
+
+
+def test_every_fact_reader_reads_a_long_logs_head_and_every_known_error_line(read: Read) -> None:
+    # A `pip freeze` line is read by the package reader, a line shape of its own: past a long
+    # log's head it is not a fact of the report (as for the facts scan), and a known error line
+    # is found wherever it is.
+    pip = "torch==2.1.0+cu121\n"
+    error = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    filler = "2025-01-01 10:00:00 INFO step 1234 loss=0.4321\n" * ((FACTS_HEAD >> 5) + 1)
+    late = read(filler + pip + error + filler[: 1 << 20])
+    assert not late.frameworks
+    assert "no-kernel-image" in _codes(late)
+    early = read(pip + filler + error)
+    assert [f.version for f in early.frameworks if f.name == "torch"] == ["2.1.0+cu121"]

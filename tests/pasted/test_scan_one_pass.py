@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpudoctor import needles
 from gpudoctor.matrix.load import load_matrix
 from gpudoctor.matrix.signatures import load_signatures
 from gpudoctor.pasted import errors, facts_scan, scan
@@ -172,7 +173,7 @@ def test_pivots_are_characters_the_paste_rarely_holds() -> None:
     # in a paste of "GPU 0: " lines, no keyword is matched from g, p, u, 0, ":" or a space
     # unless it holds nothing else
     counts = Counter("gpu 0: " * 1000)
-    for word, at in scan._pivots(KEYWORDS, counts):
+    for word, at in needles.pivots(KEYWORDS, counts):
         if set(word) - set("gpu 0: "):
             assert word[at] not in "gpu 0: ", word
 

@@ -1,0 +1,37 @@
+"""Branches of the platform checks that no recorded host reaches: each returns its finding (and
+a severity its catalogue entry lists) instead of crashing as `check-crashed`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gpudoctor.checks import Intent, run_checks
+from gpudoctor.facts import HostFacts, ReportFacts
+from gpudoctor.findings import Severity
+from gpudoctor.matrix.model import Matrix
+from tests.support.hosts import host
+
+
+def _only(facts: HostFacts, matrix: Matrix, code: str) -> list[tuple[Severity, str]]:
+    run = run_checks(facts, matrix, Intent())
+    assert [f.title for f in run.findings if f.code == "check-crashed"] == []
+    return [(f.severity, f.title) for f in run.findings if f.code == code]
+
+
+def test_a_linux_nvidia_module_inside_wsl_is_a_warning(matrix: Matrix) -> None:
+    wsl = host("wsl2")
+    inside = replace(wsl, kernel=replace(wsl.kernel, nvidia_module_version="550.54.15"))
+    assert _only(inside, matrix, "wsl") == [
+        (Severity.WARN, "a Linux NVIDIA kernel module is present inside WSL")
+    ]
+    assert [s for s, _ in _only(wsl, matrix, "wsl")] == [Severity.INFO]  # near miss
+
+
+def test_a_pasted_container_without_its_environment_is_unknown(matrix: Matrix) -> None:
+    live = host("container-without-gpus")
+    assert live.platform.container
+    platform = replace(live.platform, nvidia_visible_devices=None)
+    pasted = replace(live, platform=platform, report=ReportFacts(source="paste.txt"))
+    assert [s for s, _ in _only(pasted, matrix, "container-gpus")] == [Severity.UNKNOWN]
+    # near miss: the live host, which states the variable, is judged on it
+    assert Severity.UNKNOWN not in [s for s, _ in _only(live, matrix, "container-gpus")]
