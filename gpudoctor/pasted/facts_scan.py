@@ -1293,6 +1293,12 @@ _RULES: tuple[_Rule, ...] = (
         _toolkit_log,
     ),
     _Rule(
+        # jetson-stats' service log (`journalctl -u jtop`): the machine its hardware probe found
+        "hardware detected",
+        _rx(r"\bjtop\.core\.hardware - Hardware detected (?P<machine>aarch64|x86_64)\b"),
+        _lscpu,
+    ),
+    _Rule(
         "architecture:",
         _rx(r"^\s{0,4}Architecture:\s{1,30}(?P<machine>aarch64|arm64|x86_64)\s{0,4}$"),
         _lscpu,

@@ -159,3 +159,11 @@ def test_a_jetson_tools_cuda_line_is_the_toolkit(
 )
 def test_an_l4t_kernel_release_is_read(read: Read, text: str, release: str | None) -> None:
     assert read("Jetson Orin Nano, JetPack 6.0\n" + text).kernel.release == release
+
+
+def test_jtop_service_log_names_the_machine(read: Read) -> None:
+    line = "Feb 12 17:22:18 tegra-ubuntu jtop[23459]: [INFO] jtop.core.hardware - Hardware detected"
+    assert read(line + " aarch64\n").platform.machine == "aarch64"
+    # near miss: another program's words
+    facts = read("Ubuntu 22.04\nudev: Hardware detected aarch64 board\n")
+    assert facts.platform.machine is None
