@@ -7,8 +7,13 @@ low-level runtime", or else a RuntimeClass named `nvidia` that pods ask for with
 `runtimeClassName: nvidia` (k8s-device-plugin README, Prerequisites and Quick Start). A config
 that defines the `nvidia` runtime without making it the default is the common half-done set-up.
 
+Also `disabled_plugins`: containerd as Docker's containerd.io package installs it ships
+`disabled_plugins = ["cri"]`, harmless for Docker, which does not use containerd's CRI plugin, but
+the kubelet can then reach no CRI service on containerd's socket (Kubernetes docs, "Container
+Runtimes", containerd: "Make sure that `cri` is not included in the `disabled_plugins` list").
+
 Read line by line, like the probes' other TOML-ish files: a pasted config is often cut or
-indented, which a TOML parser would refuse; only the table headers and two keys matter.
+indented, which a TOML parser would refuse; only the table headers and three keys matter.
 """
 
 from __future__ import annotations
@@ -32,6 +37,13 @@ _CRIO_RUNTIME = re.compile(
     r"^\s{0,40}\[\s{0,4}crio\.runtime\.runtimes\.\"?([A-Za-z0-9_.-]{1,64}?)\"?\s{0,4}\]"
 )
 _CRIO_DEFAULT = re.compile(r"^\s{0,40}default_runtime\s{0,4}=\s{0,4}\"([^\"]{0,64})\"")
+# disabled_plugins = ["cri"] (config version 1), ["io.containerd.grpc.v1.cri"] (version 2), and
+# the CRI plugins of containerd 2.x ("io.containerd.cri.v1.runtime", ".images"); searched in the
+# line, as people quote it in a sentence too
+_DISABLED = re.compile(r"\bdisabled_plugins\s{0,4}=\s{0,4}\[(?P<names>[^\]\n]{0,600})\]")
+_PLUGIN_NAME = re.compile(r"[\"']([\w.-]{1,80})[\"']")
+_CRI_PLUGINS = ("cri", "io.containerd.grpc.v1.cri")
+_CRI_PREFIX = "io.containerd.cri.v1."
 _CONTAINERD_WORD = re.compile(r"io\.containerd\.|\.containerd\.runtimes")
 _CRIO_WORD = re.compile(r"\[\s{0,4}crio[.\]]")
 
@@ -41,6 +53,19 @@ class CriConfig:
     engine: str  # CONTAINERD or CRIO
     runtimes: tuple[str, ...]  # runtime names the config defines, sorted
     default_runtime: str | None  # as the config names it; None = the engine's own (not nvidia)
+    cri_disabled: bool | None = None  # containerd's disabled_plugins names its CRI plugin
+
+
+def cri_disabled(text: str) -> bool | None:
+    """Does a containerd config's `disabled_plugins` list name the CRI plugin? None: no such
+    line. The last line wins, as in a merged config."""
+    if "disabled_plugins" not in text:
+        return None
+    said: bool | None = None
+    for found in _DISABLED.finditer(text):
+        names = [n.lower() for n in _PLUGIN_NAME.findall(found.group("names"))]
+        said = any(n in _CRI_PLUGINS or n.startswith(_CRI_PREFIX) for n in names)
+    return said
 
 
 def read(text: str) -> CriConfig | None:
@@ -68,4 +93,5 @@ def read(text: str) -> CriConfig | None:
             default = named.group(1)  # the last one wins, as in a merged config
     if not runtimes and default is None:
         return None
-    return CriConfig(CONTAINERD if containerd else CRIO, tuple(sorted(runtimes)), default)
+    disabled = cri_disabled(text) if containerd else None
+    return CriConfig(CONTAINERD if containerd else CRIO, tuple(sorted(runtimes)), default, disabled)

@@ -239,6 +239,11 @@ class PlatformFacts(Frozen):
     # ones in Allocatable. The live probe does not ask the API server.
     k8s_gpu_capacity: int | None = None
     k8s_gpu_allocatable: int | None = None
+    # nvidia.com/gpu a pasted pod asks for (its Limits/Requests; the largest of its containers)
+    k8s_gpu_requested: int | None = None
+    # The Kubernetes distribution a report names when it runs its own containerd with its own
+    # config ("k3s", "rke2", "microk8s"): /etc/containerd/config.toml is then not the node's.
+    k8s_distribution: str | None = None
     nvidia_visible_devices: str | None = None
     nvidia_driver_capabilities: str | None = None
     cuda_visible_devices: str | None = None
@@ -301,6 +306,9 @@ class ContainerRuntimeFacts(Frozen):
     cri_engine: str | None = None
     cri_runtimes: tuple[str, ...] = ()
     cri_default_runtime: str | None = None
+    # containerd's `disabled_plugins` names its CRI plugin (True), names others only (False):
+    # Docker's containerd.io package ships ["cri"], which no Kubernetes node can run with.
+    cri_plugin_disabled: bool | None = None
     # Pods ask for the NVIDIA runtime (`runtimeClassName: nvidia` in a pasted spec); None = not
     # seen (the live probe cannot see pod specs).
     runtime_class_nvidia: bool | None = None

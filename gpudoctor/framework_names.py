@@ -16,5 +16,12 @@ ALIASES = {"pytorch": "pytorch", "torch": "pytorch", "tensorflow": "tensorflow",
 # Programs people run on GPUs whose minimum compute capability the matrix's [[program]] rows
 # may name: the pip distributions the probe looks for (canonical names), and programs a pasted
 # log names (ollama is a server binary; the `ollama` pip package is only its client).
-GPU_PROGRAMS = ("vllm", "flash-attn", "xformers", "bitsandbytes", "llama-cpp-python")
+GPU_PROGRAMS = (
+    "vllm",
+    "flash-attn",
+    "xformers",
+    "bitsandbytes",
+    "llama-cpp-python",
+    "flashinfer-python",
+)
 LOGGED_PROGRAMS = ("ollama",)

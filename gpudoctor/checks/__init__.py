@@ -20,6 +20,7 @@ from gpudoctor.areas import AREAS, GPU_AREAS
 from gpudoctor.checks import (
     amd,
     container_devices,
+    containerd_cri,
     deep,
     devices,
     driver,
@@ -79,6 +80,7 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("runtime", c) for c in container_devices.CHECKS),
     *(("runtime", c) for c in k8s_runtime.CHECKS),
     *(("runtime", c) for c in k8s_resources.CHECKS),
+    *(("runtime", c) for c in containerd_cri.CHECKS),
     *(("runtime", c) for c in singularity.CHECKS),
     *(("software", c) for c in software.CHECKS),
     *(("software", c) for c in tf_wheels.CHECKS),

@@ -113,7 +113,9 @@ _ENTRIES = (
        "What each GPU is; shown with -v.", "None."),
     _E("mig-mode", "gpu", "MIG mode", "ok, info, warn, n/a, unknown",
        "MIG is on: frameworks see MIG instances only, one per process (select one with "
-       "CUDA_VISIBLE_DEVICES=MIG-<uuid>); with no instances created CUDA sees no device (warn).",
+       "CUDA_VISIBLE_DEVICES=MIG-<uuid>); with no instances created CUDA sees no device (warn). "
+       "A pasted report says so only where it lists the instances (the nvidia-smi table's MIG "
+       "devices block, `nvidia-smi -L`, the XML's mig_devices); else they are unknown.",
        "Create instances (`sudo nvidia-smi mig -cgi <profiles> -C`) or turn MIG off "
        "(`sudo nvidia-smi -i N -mig 0`)."),
     _E("mig-mode-pending", "gpu", "MIG mode change pending", "ok, warn, n/a, unknown",
@@ -208,7 +210,8 @@ _ENTRIES = (
        "CUDA_VISIBLE_DEVICES set to an empty value or -1 hides every GPU from CUDA; an entry "
        "that names no device here (an index past the last GPU, a GPU- or MIG- UUID of another "
        "host, an ambiguous UUID prefix) makes CUDA ignore it and every entry after it. Indexes, "
-       "UUIDs and MIG UUIDs are matched against the GPUs and MIG devices present.",
+       "UUIDs and MIG UUIDs are matched against the GPUs and MIG devices present. Several MIG "
+       "UUIDs warn: a CUDA process enumerates only one MIG device.",
        "`unset CUDA_VISIBLE_DEVICES` or set it to the GPU indices/UUIDs you want."),
     _E("cpu-memory", "platform", "CPU, NUMA layout and GPU memory coherence", "ok, unknown",
        "The CPU model (Arm part from /proc/cpuinfo or MIDR_EL1: Grace is Neoverse-V2), the "
@@ -260,6 +263,24 @@ _ENTRIES = (
        "Find the Xid on the node (`dmesg`, the device plugin's log); once the GPU is sound, "
        "restart the device plugin pod; an Xid known to be harmless can be ignored with "
        "`DP_DISABLE_HEALTHCHECKS=<xid>`."),
+    _E("k8s-gpu-request", "runtime", "A pod asks for no more GPUs than the node allocates",
+       "ok, error, n/a",
+       "A paste with a pod's `nvidia.com/gpu` (its Limits/Requests in `kubectl describe pod` or "
+       "its spec) and a node's Allocatable `nvidia.com/gpu`: the scheduler takes all of a "
+       "pod's GPUs from one node, so a pod that asks for more than the node allocates stays "
+       "Pending there ('Insufficient nvidia.com/gpu').",
+       "Ask for at most the node's allocatable GPUs per pod (split the work over pods), or "
+       "schedule it on a node with more GPUs."),
+    _E("containerd-cri-disabled", "runtime", "A Kubernetes node's containerd serves CRI",
+       "ok, error, n/a",
+       "containerd's `disabled_plugins` (the live host's /etc/containerd/config.toml, or a "
+       "pasted config) does not name its CRI plugin where Kubernetes runs on it. Docker's "
+       "containerd.io package ships `disabled_plugins = [\"cri\"]`: harmless for Docker, but "
+       "the kubelet finds no CRI service ('unknown service runtime.v1.RuntimeService'; "
+       "Kubernetes docs, Container Runtimes). No alarm without Kubernetes, nor on K3s, RKE2 or "
+       "MicroK8s, which run a containerd of their own.",
+       "Remove `cri` from `disabled_plugins` in /etc/containerd/config.toml, then `sudo "
+       "systemctl restart containerd` and the kubelet."),
     _E("container-mig-devices", "runtime", "MIG devices reach Singularity containers",
        "ok, warn, n/a, unknown",
        "SingularityCE with `--nvccli` (GPU set-up by nvidia-container-cli) binds MIG devices "
@@ -346,11 +367,11 @@ _ENTRIES = (
        "rebuild it on that JetPack."),
     _E("program-min-compute-capability", "software",
        "A GPU below a program's documented minimum compute capability", "ok, error, n/a",
-       "A program people run on GPUs (vLLM, flash-attention 2, bitsandbytes, ollama) is "
-       "installed or running, and a GPU is below the minimum compute capability the program's "
-       "own documentation names for that release (the matrix's [[program]] rows, each with its "
-       "source): it fails with 'FlashAttention only supports Ampere GPUs or newer', 'no kernel "
-       "image', or skips the GPU.",
+       "A program people run on GPUs (vLLM, flash-attention 2, bitsandbytes, FlashInfer, "
+       "ollama) is installed or running, and a GPU is below the minimum compute capability the "
+       "program's own documentation names for that release (the matrix's [[program]] rows, each "
+       "with its source): it fails with 'FlashAttention only supports Ampere GPUs or newer', "
+       "'no kernel image', or skips the GPU.",
        "Run the program on a GPU at or above its minimum, or use another implementation that "
        "supports the GPU (PyTorch SDPA instead of flash-attention)."),
     _E("library-shadowing", "software", "A system CUDA library shadows a framework's wheel",

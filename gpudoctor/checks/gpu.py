@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding, group_by_gpu, unknown_or_na
 from gpudoctor.facts_view import live_gpus
-from gpudoctor.findings import ERROR, INFO, NA, OK, WARN, Finding
+from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.matrix.queries import mig_gpu_for
 from gpudoctor.wording import gib
 
@@ -72,6 +72,18 @@ def mig(facts: HostFacts, matrix: Matrix, g: GpuFacts) -> Finding:
         return _missing(facts, "mig-mode", "MIG mode", "mig_mode")
     if not g.mig_mode_current:
         return finding("mig-mode", OK, "MIG off", evidence=ev)
+    if not g.mig_devices and facts.report is not None and "mig-listing" not in facts.report.named:
+        # A paste cut off above the table's `MIG devices:` block, or without `nvidia-smi -L`,
+        # does not say the GPU has no instances (its memory may be in use by them).
+        return finding(
+            "mig-mode",
+            UNKNOWN,
+            "MIG on; the report does not list the GPU's MIG instances",
+            detail="neither the `MIG devices:` block of the nvidia-smi table nor `nvidia-smi -L` "
+            "is in the report",
+            fix="`nvidia-smi -L` lists the MIG devices of each GPU",
+            evidence=ev,
+        )
     if not g.mig_devices:
         return finding(
             "mig-mode",

@@ -1,4 +1,6 @@
 """A Kubernetes node advertises fewer GPUs than it has: the device plugin marked some unhealthy.
+And a pod asks for more nvidia.com/gpu than the node allocates: the scheduler places a pod's
+extended resources on one node only, so it stays Pending ("Insufficient nvidia.com/gpu").
 
 The kubelet's device manager counts every device a plugin registered in the node's Capacity and
 only the healthy ones in its Allocatable, so `Allocatable nvidia.com/gpu` below `Capacity` means
@@ -13,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.findings import NA, OK, WARN, Finding
+from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -66,4 +68,54 @@ def check_k8s_gpu_unhealthy(facts: HostFacts, matrix: Matrix, intent: Intent) ->
     ]
 
 
-CHECKS = (check_k8s_gpu_unhealthy,)
+REQUEST = "k8s-gpu-request"
+
+
+def check_k8s_gpu_request(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    """The pod's nvidia.com/gpu against the node's Allocatable, both from one paste. Kubernetes
+    schedules a pod's extended resources from one node (its docs, "Schedule GPUs": a pod asks
+    for whole GPUs in limits; the device plugin advertises a node's GPUs), so a request above
+    what the node allocates can never be met there."""
+    asked = facts.platform.k8s_gpu_requested
+    allocatable = facts.platform.k8s_gpu_allocatable
+    ev = [("requested", asked), ("allocatable", allocatable)]
+    if asked is None or allocatable is None:
+        return [
+            finding(
+                REQUEST,
+                NA,
+                "a pod's nvidia.com/gpu and a node's Allocatable were not both read",
+                evidence=ev,
+            )
+        ]
+    if asked <= allocatable:
+        return [
+            finding(
+                REQUEST,
+                OK,
+                f"the pod asks for {asked} of the node's {allocatable} allocatable GPU(s)",
+                evidence=ev,
+            )
+        ]
+    return [
+        finding(
+            REQUEST,
+            ERROR,
+            f"the pod asks for {asked} nvidia.com/gpu, the node allocates {allocatable}",
+            detail="the scheduler takes all of a pod's GPUs from one node, so on this node the "
+            "pod stays Pending with 'Insufficient nvidia.com/gpu'"
+            + (
+                ""
+                if facts.platform.k8s_gpu_capacity is None
+                or facts.platform.k8s_gpu_capacity <= allocatable
+                else f"; the node has {facts.platform.k8s_gpu_capacity}, the rest are unhealthy"
+            ),
+            fix=f"ask for at most {allocatable} nvidia.com/gpu per pod on this node (split the "
+            "work over pods, or use a node with more GPUs); with time-slicing or MPS the node "
+            "advertises replicas, which a pod may also ask for only up to what one node has",
+            evidence=ev,
+        )
+    ]
+
+
+CHECKS = (check_k8s_gpu_unhealthy, check_k8s_gpu_request)

@@ -109,8 +109,10 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             or _no_nvidia_gpu(known.code, facts)
             or _within_capability_range(known.code, values, facts)
             or _no_gpu_set_up(known.code, facts, report)
+            or _cpu_conversion(known.code, facts, report)
             or _mig_devices_advertised(known.code, facts)
             or _jetson_without_smi(known.code, facts)
+            or _no_profiling_hardware(known.code, facts)
         )
         if notice is not None:
             out.append(
@@ -158,7 +160,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
 # A framework's own notice that it runs on the CPU: printed whenever that framework is merely
 # imported (a dependency of a program that computes with another one), so it is a fault only
 # where the report shows the framework in use.
-_FALLBACK_NOTICES = {"jax-cpu-fallback": "jax"}
+_FALLBACK_NOTICES = {"jax-cpu-fallback": "jax", "jax-no-gpu-found": "jax"}
 
 
 def _unused_fallback(code: str, facts: HostFacts, report: ReportFacts) -> str | None:
@@ -235,18 +237,66 @@ def _jetson_without_smi(code: str, facts: HostFacts) -> str | None:
     )
 
 
-def _no_gpu_set_up(code: str, facts: HostFacts, report: ReportFacts) -> str | None:
-    """TensorFlow's dlopen warnings, which it follows with its own note that they are expected
-    where no GPU is set up: harmless on a report that shows no NVIDIA GPU or driver."""
-    if code != "xla-cuda-library-not-loaded":
+# DCGM's profiling (DCP) metrics exist on Volta and newer data-centre GPUs only (NVIDIA in
+# dcgm-exporter#5): on older GPUs the exporter's note that it skips them is what it must say.
+_PROFILING_FROM = "7.0"
+
+
+def _no_profiling_hardware(code: str, facts: HostFacts) -> str | None:
+    """dcgm-exporter skipping its DCP metrics, where every GPU the report names predates Volta."""
+    if code != "dcgm-profiling-unavailable":
         return None
-    if not any(e.code == "tf-cudart-stub-notice" for e in report.errors):
+    ccs = [g.compute_capability for g in facts.nvml.gpus]
+    known = [(cc, versions.release(cc)) for cc in ccs]
+    older = [cc for cc, rel in known if cc and rel and rel < versions.numeric(_PROFILING_FROM)]
+    if not ccs or len(older) != len(ccs):
+        return None  # a GPU of unknown model, or one that has the metrics
+    return (
+        f"the report's GPUs (compute capability {', '.join(sorted(set(older)))}) predate Volta, "
+        "and DCGM's profiling metrics need a Volta or newer data-centre GPU: the exporter skips "
+        "them there as it should and exports the other metrics"
+    )
+
+
+# TensorFlow's loader warnings for a CUDA library it could not open: the Linux sonames (also
+# XLA's, under JAX) and the DLL names of TensorFlow 2.10 and older on native Windows.
+_TF_DLOPEN_WARNINGS = frozenset({"xla-cuda-library-not-loaded", "tf-windows-cuda-dll-not-loaded"})
+
+
+def _no_gpu_set_up(code: str, facts: HostFacts, report: ReportFacts) -> str | None:
+    """TensorFlow's dlopen warnings, printed at import on every machine without CUDA: harmless
+    on a report that shows no NVIDIA GPU or driver (nor a reporter saying the host has one) and
+    either TensorFlow's own note that they are expected where no GPU is set up, or no CUDA
+    install named at all."""
+    if code not in _TF_DLOPEN_WARNINGS or "gpu-host" in report.named:
+        return None  # the reporter says the host has a GPU meant for it
+    if facts.nvml.gpus or driver_version(facts) is not None or facts.kernel.pci_devices:
+        return None
+    if any(e.code == "tf-cudart-stub-notice" for e in report.errors):
+        return (
+            "TensorFlow's own note follows it (expected where no GPU is set up), and the report "
+            "shows no NVIDIA GPU or driver: TensorFlow runs on the CPU as intended"
+        )
+    if code == "tf-windows-cuda-dll-not-loaded" and "cuda" not in report.named:
+        return (
+            "the report shows no NVIDIA GPU, driver or CUDA install: TensorFlow prints this at "
+            "import on any Windows machine without CUDA, and runs on the CPU"
+        )
+    return None
+
+
+def _cpu_conversion(code: str, facts: HostFacts, report: ReportFacts) -> str | None:
+    """CTranslate2's note that it converted a float16 model for a device without float16: what
+    every CPU run of such a model prints, so a notice on a report with no sign of a GPU."""
+    if code != "ctranslate2-compute-type-converted":
         return None
     if facts.nvml.gpus or driver_version(facts) is not None or facts.kernel.pci_devices:
         return None
+    if "gpu-host" in report.named or "cuda" in report.named:
+        return None
     return (
-        "TensorFlow's own note follows it (expected where no GPU is set up), and the report "
-        "shows no NVIDIA GPU or driver: TensorFlow runs on the CPU as intended"
+        "the report shows no NVIDIA GPU, driver or CUDA install: on the CPU this conversion is "
+        "CTranslate2's normal behaviour"
     )
 
 

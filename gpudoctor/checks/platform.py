@@ -194,6 +194,32 @@ def check_container_gpus(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
 
 
 def check_cuda_visible(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    found = _cuda_visible(facts)
+    value = facts.platform.cuda_visible_devices
+    if value is None or found[0].severity not in (OK, INFO):
+        return found
+    migs = [e.strip() for e in value.split(",") if e.strip().upper().startswith("MIG-")]
+    if len(migs) < 2:
+        return found
+    # The MIG user guide: "With CUDA 11/R450 and CUDA 12/R525, only enumeration of a single MIG
+    # instance is supported": one process sees one MIG device however many the variable lists.
+    return [
+        finding(
+            "cuda-visible-devices",
+            WARN,
+            f"CUDA_VISIBLE_DEVICES lists {len(migs)} MIG devices; a CUDA process sees only one",
+            detail="a CUDA process enumerates a single MIG device whatever CUDA_VISIBLE_DEVICES "
+            "or a container makes visible (MIG user guide, CUDA 11/R450 and CUDA 12/R525): the "
+            "program sees one device, cuda:0, and 'invalid device ordinal' for cuda:1",
+            fix="run one process per MIG device, each with CUDA_VISIBLE_DEVICES set to one MIG "
+            "UUID; MIG devices cannot be used together by one process (no multi-GPU training "
+            "across them)",
+            evidence=[("CUDA_VISIBLE_DEVICES", value), ("mig_devices", len(migs))],
+        )
+    ]
+
+
+def _cuda_visible(facts: HostFacts) -> list[Finding]:
     value = facts.platform.cuda_visible_devices
     ev = [("CUDA_VISIBLE_DEVICES", value)]
     if value is None:

@@ -1,7 +1,7 @@
 """The documented minimum compute capability of the programs people run on GPUs (vLLM,
-flash-attention, bitsandbytes, ollama: the matrix's [[program]] rows, each from the program's
-own documentation) against the GPUs present. A program found but below its minimum on a GPU is
-an error; a release no row covers is not judged."""
+flash-attention, bitsandbytes, FlashInfer, ollama: the matrix's [[program]] rows, each from the
+program's own documentation) against the GPUs present. A program found but below its minimum on
+a GPU is an error; a release no row covers is not judged."""
 
 from __future__ import annotations
 

@@ -107,7 +107,9 @@ def check_toolkit(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Find
     ev = [("toolkit_tools", r.toolkit_tools), ("toolkit_version", r.toolkit_version)]
     if facts.platform.container or not docker_present(facts) or not has_gpu(facts):
         return [finding("container-toolkit", NA, "no Docker GPU host", evidence=ev)]
-    if r.toolkit_tools:
+    # its version, as a pasted report states it ("NVIDIA Container Toolkit CLI version 1.14.3",
+    # a package list), says it is installed as surely as its tools on PATH do
+    if r.toolkit_tools or r.toolkit_version:
         version = f" {r.toolkit_version}" if r.toolkit_version else ""
         return [finding("container-toolkit", OK, f"NVIDIA Container Toolkit{version}", evidence=ev)]
     return [

@@ -109,12 +109,17 @@ _LABELLED = re.compile(
     re.IGNORECASE,
 )
 _PARENTHESIZED = re.compile(r"\((\d{1,4})\)\s{0,4}$")
+# A driver API call, or ollama's "cuda driver library ..." (its wrapper of libcuda's calls):
+# the number after it is a CUresult.
 _DRIVER_CALL = re.compile(
     r"\bcu(?:Init|Ctx\w{0,30}|Mem\w{0,30}|Module\w{0,30}|Launch\w{0,30}|Device\w{0,30})\b"
+    r"|\bcuda driver library\b",
+    re.IGNORECASE,
 )
 # "err" as a word too: ollama's verbose "cudaSetDevice err: 35"
 _NUMBER = re.compile(
-    r"(?:error|\berr\b|code|failure|status)\s{0,2}[=:]?\s{0,2}\(?(\d{1,5})\b", re.IGNORECASE
+    r"(?:error|\berr\b|code|failure|status|device context)\s{0,2}[=:]?\s{0,2}\(?(\d{1,5})\b",
+    re.IGNORECASE,
 )
 
 

@@ -35,9 +35,11 @@
   And its start-up lines after the engine line, in vLLM's log format (`INFO 07-17 23:41:16
   [file.py:559] ...`): `Loading model weights took 6.1138 GB` (worker/model_runner.py),
   `Model loading took 2.2845 GiB and 74.27 seconds` (the V1 gpu_model_runner.py), `# GPU
-  blocks: 10039, # CPU blocks: 1310` (the executors) and `GPU KV cache size: 1,131,008 tokens`
-  (v1/core/kv_cache_utils.py): a log that starts past the engine line still shows vLLM
-  loading its model on the GPU (kept as notes).
+  blocks: 10039, # CPU blocks: 1310` (the executors' `# %s blocks` with the platform's device
+  name: `# cuda blocks: 7191` from 0.6.4), the memory profile `the current vLLM instance can use
+  total_gpu_memory (79.19GiB) x gpu_memory_utilization (0.90) = 71.27GiB` (worker.py) and `GPU
+  KV cache size: 1,131,008 tokens` (v1/core/kv_cache_utils.py): a log that starts past the
+  engine line still shows vLLM loading its model on the GPU (kept as notes).
 - nccl-tests' summary (src/common.cu): `# Out of bounds values : 0 OK` and `# Avg bus bandwidth
   : 84.8558`, a collective test that ran (kept as a note; FAILED is said in it).
 """
@@ -117,6 +119,19 @@ _VLLM_START = (
         "# GPU blocks: ",
         re.compile(_VLLM_PREFIX + r"# GPU blocks: (?P<v>\d{1,9}), # CPU blocks: \d{1,9}"),
         "vLLM allocated its KV cache ({} GPU blocks)",
+    ),
+    (
+        "# cuda blocks: ",
+        re.compile(_VLLM_PREFIX + r"# cuda blocks: (?P<v>\d{1,9}), # CPU blocks: \d{1,9}"),
+        "vLLM allocated its KV cache ({} GPU blocks)",
+    ),
+    (
+        "can use total_gpu_memory (",
+        re.compile(
+            _VLLM_PREFIX + r"the current vLLM instance can use total_gpu_memory "
+            r"\((?P<v>[\d.]{1,8})GiB\) x gpu_memory_utilization"
+        ),
+        "vLLM profiled the GPU's memory ({} GiB in all)",
     ),
     (
         "GPU KV cache size: ",

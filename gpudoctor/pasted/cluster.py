@@ -1,9 +1,12 @@
 """Cluster schedulers describing a GPU node, as their tools print it:
 
-- `kubectl describe node` (or `get node --show-labels`, `-o yaml`): GPU feature discovery's
-  labels (nvidia.com/cuda.driver.major/.minor/.rev or cuda.driver-version.*, gpu.product,
-  gpu.count, gpu.memory in MiB, gpu.compute.major/.minor) and the System Info lines (Kernel
-  Version, Architecture, Container Runtime Version).
+- `kubectl describe node` (or `get node --show-labels`, `-o yaml`, `-o json`): GPU feature
+  discovery's labels (nvidia.com/cuda.driver.major/.minor/.rev or cuda.driver-version.*,
+  gpu.product, gpu.count, gpu.memory in MiB, gpu.compute.major/.minor), the System Info lines
+  (Kernel Version, Architecture, Container Runtime Version), and nvidia.com/gpu under the node's
+  Capacity/Allocatable (or under a pod's Limits/Requests: what it asks for).
+- `kubectl get nodes -o wide`: each node's KERNEL-VERSION and CONTAINER-RUNTIME (kept when the
+  rows agree: one paste is one host).
 - `kubectl get pods` (-n gpu-operator, -A): the NVIDIA pods that are not Running/Completed.
 - Slurm's `scontrol show node` / `sinfo -o %G`: "Gres=gpu:a100:4" (the GPU count the node is
   configured with), "Arch=x86_64", "OS=Linux 5.15.0-...".
@@ -31,10 +34,22 @@ _SYSTEM_INFO = re.compile(
     r"^\s{2,4}(?P<key>Kernel Version|Architecture|Container Runtime Version):"
     r"\s{1,30}(?P<v>[^\n]{1,80}?)\s{0,4}$"
 )
-_RESOURCE = re.compile(r"^\s{2,4}nvidia\.com/gpu:\s{1,30}(?P<n>\d{1,4})\s{0,4}$")
+# "  nvidia.com/gpu:  4" (describe), '    nvidia.com/gpu: "4"' (-o yaml), '"nvidia.com/gpu": "4",'
+_RESOURCE = re.compile(r"^\s{1,16}\"?nvidia\.com/gpu\"?:\s{1,30}\"?(?P<n>\d{1,4})\"?,?\s{0,4}$")
+# the key a resource line sits under: the node's Capacity/Allocatable (describe, -o yaml/json)
+# or a pod's Limits/Requests (describe pod, a pod spec)
+_HEADING = re.compile(
+    r"^\s{0,12}\"?(?P<key>[Cc]apacity|[Aa]llocatable|[Ll]imits|[Rr]equests)\"?:", re.MULTILINE
+)
+_HEADING_REACH = 4000
 # A MIG device resource the device plugin's mixed strategy advertises ("nvidia.com/mig-1g.10gb: 6")
 _MIG_RESOURCE = re.compile(
     r"^\s{2,4}nvidia\.com/mig-\d{1,2}g\.\d{1,3}gb(?:\+[a-z]{1,8})?:\s{1,30}(?P<n>\d{1,4})\s{0,4}$"
+)
+# a `kubectl get nodes -o wide` row's last two columns: "5.15.0-105-generic   containerd://1.7.12"
+_WIDE_ROW = re.compile(
+    r"\s(?P<kernel>\d{1,2}\.\d{1,3}\.\d{1,3}[\w.+~-]{0,60})\s{1,20}"
+    r"(?P<engine>containerd|cri-o|docker)://(?P<version>\d[\w.+~-]{0,40})\s{0,4}$"
 )
 _GOARCH = {"amd64": "x86_64", "arm64": "aarch64", "ppc64le": "ppc64le", "s390x": "s390x"}
 _READY = re.compile(r"^\d{1,2}/\d{1,2}$")
@@ -51,6 +66,7 @@ def parse(text: str, draft: Draft) -> None:
     _labels(text, draft)
     _resources(text, draft)
     _system_info(text, draft)
+    _nodes_wide(text, draft)
     _pods(text, draft)
     _slurm(text, draft)
 
@@ -96,20 +112,38 @@ def _label_gpus(labels: dict[str, str], draft: Draft) -> None:
             put(gpu, "memory_total_bytes", int(memory) << 20)
 
 
+def _heading(text: str, start: int) -> str | None:
+    """The nearest Capacity/Allocatable/Limits/Requests key above `start`, lower-cased."""
+    window = text[max(0, start - _HEADING_REACH) : start]
+    key = None
+    for found in _HEADING.finditer(window):
+        key = found.group("key").lower()
+    return key
+
+
 def _resources(text: str, draft: Draft) -> None:
-    """Capacity/Allocatable's "nvidia.com/gpu: 4": the GPUs the device plugin advertises."""
+    """ "nvidia.com/gpu: 4" under a node's Capacity/Allocatable (`kubectl describe node`, `get
+    node -o yaml` / `-o json`): the GPUs the device plugin advertises; under a pod's Limits or
+    Requests: the GPUs a pod asks for (a note)."""
     said: dict[str, str] = {}
-    for start, line in iter_lines(text, text, "nvidia.com/gpu:"):
+    asked: str | None = None
+    for start, line in iter_lines(text, text, "nvidia.com/gpu"):
         found = _RESOURCE.match(line)
-        if found is None:
+        kind = _heading(text, start) if found else None
+        if found is None or kind is None:
             continue
-        heading = text.rfind("\nCapacity:", 0, start), text.rfind("\nAllocatable:", 0, start)
-        kind = "allocatable" if heading[1] > heading[0] else "capacity"
-        if max(heading) == -1 or kind in said:
+        if kind in ("limits", "requests"):
+            asked = max(asked or "0", found.group("n"), key=int)
+        elif kind not in said:
+            said[kind] = found.group("n")
+        else:
             continue
-        said[kind] = found.group("n")
         draft.read_at(NAME, text, start)
     _mig_resources(text, draft)
+    if asked is not None:
+        put(draft.platform, "kubernetes", True)
+        put(draft.platform, "k8s_gpu_requested", int(asked))
+        draft.notes.append(f"a pod asks for nvidia.com/gpu: {asked}")
     if said:
         put(draft.platform, "kubernetes", True)
         for kind, n in said.items():
@@ -156,6 +190,31 @@ def _system_info(text: str, draft: Draft) -> None:
             put(draft.platform, "kubernetes", True)
             draft.read_at(NAME, text, start)
             break
+
+
+def _nodes_wide(text: str, draft: Draft) -> None:
+    """`kubectl get nodes -o wide`: under its header, each node's kernel and container runtime;
+    kept only when every row agrees (nodes that differ are hosts this paste cannot tell apart)."""
+    header = text.find("CONTAINER-RUNTIME")
+    if header == -1 or "KERNEL-VERSION" not in text[max(0, header - 300) : header]:
+        return
+    rows = []
+    for start, line in iter_lines(text, text, "://"):
+        found = _WIDE_ROW.search(line) if start > header else None
+        if found:
+            rows.append((start, found))
+    if not rows:
+        return
+    put(draft.platform, "kubernetes", True)
+    draft.read_at(NAME, text, rows[0][0], len(rows))
+    kernels = {found.group("kernel") for _, found in rows}
+    engines = {found.group("engine") for _, found in rows}
+    if len(kernels) == 1:
+        put(draft.kernel, "release", kernels.pop())
+    if len(engines) == 1:
+        put(draft.runtime, "cri_engine", engines.pop())
+    if len(rows) > 1:
+        draft.notes.append(f"kubectl get nodes lists {len(rows)} nodes")
 
 
 def _pods(text: str, draft: Draft) -> None:

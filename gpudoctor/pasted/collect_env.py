@@ -72,14 +72,24 @@ def _gpu(line: str, draft: Draft) -> None:
 
 
 def _amd_gpu(index: int, text: str, draft: Draft) -> bool:
-    """An AMD GPU line (its gfx target in parentheses) goes to the AMD part, not NVML's."""
+    """An AMD GPU line goes to the AMD part, not NVML's: one with its gfx target in parentheses,
+    or any line of a ROCm build's list. collect_env prints "ROCM used to build PyTorch" before
+    the GPUs, and its get_gpu_info asks a ROCm torch (HIP) for them, never nvidia-smi: before
+    torch 2.0 by name alone, like "Device 66a1"."""
     found = _AMD_GPU.match(text)
-    if found is None:
+    if found is None and not draft.torch.get("hip"):
         return False
     gpu = draft.amd_gpu(index)
-    put(gpu, "name", found.group(1).strip())
-    put(gpu, "gfx", found.group(2))
+    put(gpu, "name", (found.group(1) if found else text).strip())
+    if found:
+        put(gpu, "gfx", found.group(2))
+    unnamed = _UNNAMED.match(text)
+    if unnamed:  # a GPU the name table lacks is named by its PCI device id, as lspci does
+        put(gpu, "device_id", unnamed.group(1).lower())
     return True
+
+
+_UNNAMED = re.compile(r"^Device ([0-9a-fA-F]{4})$")
 
 
 def _value(key: str, value: str, draft: Draft) -> None:  # noqa: PLR0912 - one branch per key

@@ -50,6 +50,9 @@ class Draft:
     # step that found it.
     ldd_libs: list[tuple[str, str, str | None]] = field(default_factory=list)
     ld_library_path: list[str] = field(default_factory=list)
+    # `LD_DEBUG=libs`: the last file the loader tried for each soname; the one it then maps
+    # ("file=SONAME [0];  generating link map") is the one it loaded.
+    ld_debug_tried: dict[str, str] = field(default_factory=dict)
 
     def section(self, name: str) -> None:
         if name not in self.sections:

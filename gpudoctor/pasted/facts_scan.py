@@ -326,12 +326,21 @@ def _wsl(m: re.Match[str], d: Draft) -> bool:
 
 
 def _windows(m: re.Match[str], d: Draft) -> bool:
-    put(d.platform, "os_pretty", m.group(0).strip())
+    short = m.group("short")
+    put(d.platform, "os_pretty", f"Windows {short}" if short else m.group(0).strip())
     return True
 
 
 def _kubernetes(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "kubernetes", True)
+    return True
+
+
+def _k8s_distribution(m: re.Match[str], d: Draft) -> bool:
+    """K3s, RKE2 and MicroK8s: Kubernetes with a containerd of their own (its config under
+    /var/lib/rancher/<name>/agent/etc/containerd/ or the snap), not the system's."""
+    put(d.platform, "kubernetes", True)
+    put(d.platform, "k8s_distribution", m.group("name").lower())
     return True
 
 
@@ -342,7 +351,16 @@ def _runtime_class(m: re.Match[str], d: Draft) -> bool:
 
 
 def _cri_config(text: str, draft: Draft) -> None:
-    """A containerd or CRI-O config (or `containerd config dump`): its runtimes and default."""
+    """A containerd or CRI-O config (or `containerd config dump`): its runtimes and default,
+    and whether containerd's CRI plugin is disabled. A `disabled_plugins` line alone (Docker's
+    containerd.io config) says nothing of Kubernetes: it is kept, the node is not assumed."""
+    disabled = cri_config.cri_disabled(text)
+    if disabled is not None:
+        put(draft.runtime, "cri_plugin_disabled", disabled)
+        at = text.find("disabled_plugins")
+        number = text.count("\n", 0, at) + 1
+        draft.section(NAME)
+        draft.ranges.append((NAME, number, number))
     if "runtime" not in text:
         return
     found = cri_config.read(text)
@@ -612,16 +630,48 @@ def _amd_named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
-# Libraries whose version is their CUDA toolkit's major.minor: a copy in a "cuda-12.1" folder is
-# 12.1 even where ldd shows only the soname ("libnvJitLink.so.12").
+# Libraries whose version is their CUDA toolkit's major.minor: a copy in a "cuda-12.1" folder (or
+# the HPC SDK's ".../cuda/12.4/lib64") is 12.1 even where ldd shows only the soname
+# ("libnvJitLink.so.12").
 _TOOLKIT_VERSIONED = frozenset({"libnvJitLink", "libcudart", "libnvrtc", "libcupti", "libcublas"})
-_TOOLKIT_FOLDER = re.compile(r"/cuda-(\d{1,2}\.\d{1,2})/")
+_TOOLKIT_FOLDER = re.compile(r"/cuda[-/](\d{1,2}\.\d{1,2})/")
 
 
 def _ldd(m: re.Match[str], d: Draft) -> bool:
     """`ldd` output: a CUDA library a wheel also ships, resolved outside the wheels (a system or
     toolkit copy the loader found first)."""
     return _resolved(m.group("path"), m.group("soname"), d)
+
+
+def _loader_cache(m: re.Match[str], d: Draft) -> bool:
+    """`ldconfig -p`: "libcudnn.so.8 (libc6,x86-64) => /lib/x86_64-linux-gnu/libcudnn.so.8" is a
+    library the loader's cache holds: a cuDNN file (its major), and a copy of a wheel's library
+    the loader may find."""
+    path, soname = m.group("path"), m.group("soname")
+    cudnn = soname.lower().startswith("libcudnn")
+    if cudnn and path not in d.cudnn_files:
+        d.cudnn_files.append(path)
+    return _resolved(path, soname, d) or cudnn
+
+
+def _library_file(m: re.Match[str], d: Draft) -> bool:
+    """A listing of CUDA library files (`ls`, `ls -l`, `find`): a cuDNN file outside a Python
+    environment is the host's cuDNN (with its version); a fully versioned file, or one inside a
+    Python environment (a wheel's or conda's own copy), is named."""
+    folder, name, version = m.group("path") or "", m.group("name"), m.group("v")
+    if folder + f"{name}.so.{version}" in d.cudnn_files:
+        return False  # collect_env's cuDNN list already read it
+    told = False
+    inside = "-packages/" in folder or "/pkgs/" in folder  # a wheel's or conda's own copy
+    if name.lower().startswith("libcudnn") and not inside:
+        path = folder + f"{name}.so.{version}"
+        if path not in d.cudnn_files:
+            d.cudnn_files.append(path)
+        told = True
+    if version.count(".") >= 2 or inside:
+        d.note(f"{name}.so.{version} is listed" + (f" in {folder.rstrip('/')}" if folder else ""))
+        told = True
+    return told
 
 
 def _ld_debug_init(m: re.Match[str], d: Draft) -> bool:
@@ -643,6 +693,24 @@ def _resolved(path: str, soname: str, d: Draft) -> bool:
     if (lib, path, version) not in d.ldd_libs:
         d.ldd_libs.append((lib, path, version))
     return True
+
+
+def _ld_debug_tried(m: re.Match[str], d: Draft) -> bool:
+    """`LD_DEBUG=libs`: "trying file=PATH": a candidate only; the loader took it when the next
+    "file=SONAME [N];  generating link map" names its file name."""
+    path = m.group("path")
+    d.ld_debug_tried[path.rsplit("/", 1)[-1]] = path
+    return False
+
+
+def _ld_debug_mapped(m: re.Match[str], d: Draft) -> bool:
+    """`LD_DEBUG=libs`: "file=SONAME [N];  generating link map": the file last tried for that
+    name is the one loaded (a trace cut before its "calling init" lines still says which)."""
+    soname = m.group("soname")
+    path = d.ld_debug_tried.get(soname.rsplit("/", 1)[-1])
+    if path is None:
+        return False
+    return _resolved(path, soname, d)
 
 
 def _ld_debug_path(m: re.Match[str], d: Draft) -> bool:
@@ -669,6 +737,14 @@ def _cpu_host_named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
+def _gpu_host_named(m: re.Match[str], d: Draft) -> bool:
+    """A reporter saying the machine has a GPU meant for the program ("I have an NVIDIA GPU",
+    "it runs on the CPU instead of the GPU"): a framework's note that its CUDA libraries are
+    expected to be missing where no GPU is set up does not apply to that host."""
+    d.named.append(("gpu-host", d.scan_line))
+    return False
+
+
 def _build_named(m: re.Match[str], d: Draft) -> bool:
     """An image build (`docker build`, its "Step 3/9 : RUN" or BuildKit "#8 [2/5] RUN" lines):
     its steps run without GPUs."""
@@ -685,6 +761,18 @@ def _tegrastats(m: re.Match[str], d: Draft) -> bool:
 
 def _tegra_kernel(m: re.Match[str], d: Draft) -> bool:
     put(d.kernel, "release", m.group("release"))
+    return True
+
+
+def _l4t_power_tool(m: re.Match[str], d: Draft) -> bool:
+    """L4T's own clock and power tools, which exist only on a Jetson: `jetson_clocks --show`
+    opens with "SOC family:tegra234  Machine:<the board's device-tree model>" (jetson_clocks.sh),
+    `nvpmodel -q` prints "NV Power Mode: MAXN", and jtop's stats name the same two ("nvp model,
+    MAXN", "jetson_clocks, OFF"). The host is a Jetson (aarch64)."""
+    put(d.platform, "machine", "aarch64")
+    if m.group("soc"):
+        d.note(f"jetson_clocks: SoC {m.group('soc').lower()}, {m.group('machine').strip()}")
+    _jetson_named(m, d)
     return True
 
 
@@ -868,8 +956,10 @@ _RULES: tuple[_Rule, ...] = (
         "tensorflow",
         _rx(
             # an issue template's "(use command below)" may follow the name
+            # and its value may be written "tf 2.10.1" or "tf2.9.1"
             r"\btensorflow(?: version)?(?:\s{0,2}\([^()\n]{1,40}\))?"
-            r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}v?(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?!\w|\.\w)"
+            r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}(?:tf ?)?v?(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)"
+            r"(?!\w|\.\w)"
         ),
         _package("tensorflow"),
     ),
@@ -911,8 +1001,8 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "toolkit",
         _rx(
-            r"(?:nvidia[- ]container[- ]toolkit|container toolkit cli)(?: version)?\s{0,4}[:"
-            r"=]?\s{0,4}v?(?P<v>1\.\d{1,2}\.\d{1,3})"
+            r"(?:nvidia[- ]container[- ]toolkit|container toolkit cli)(?:\s{1,4}version)?\s{0,4}"
+            r"[:=(]?\s{0,4}v?(?P<v>1\.\d{1,2}\.\d{1,3})"
         ),
         _toolkit,
     ),
@@ -1031,8 +1121,8 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         ("k3s", "rke2", "microk8s"),
-        _rx(r"\bk3s\b|\brke2\b|\bmicrok8s\b"),
-        _kubernetes,
+        _rx(r"\b(?P<name>k3s|rke2|microk8s)\b"),
+        _k8s_distribution,
     ),
     _Rule(
         ("k8s", "operator", "runtimeclassname", "plugin"),
@@ -1053,6 +1143,38 @@ _RULES: tuple[_Rule, ...] = (
         "kubernetes",
         _rx(r"\bkubernetes\b"),
         _kubernetes,
+    ),
+    # Kubernetes's own vocabulary in prose and logs: pod states and events, its objects and
+    # daemons, and the managed or packaged distributions by name
+    _Rule(
+        (
+            "backoff",
+            "containercreating",
+            "podinitializing",
+            "admissionerror",
+            "failedscheduling",
+            "failedcreatepodsandbox",
+        ),
+        _rx(
+            r"\b(?:CrashLoopBackOff|ImagePullBackOff|ContainerCreating|PodInitializing|"
+            r"UnexpectedAdmissionError|FailedScheduling|FailedCreatePodSandBox)\b"
+        ),
+        _kubernetes,
+    ),
+    _Rule(
+        "pod",
+        _rx(r"\bpods?\b[^.\n]{0,40}\b(?:pending|unschedulable)\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        ("daemonset", "kube-system", "kubelet", "kubeadm", "clusterpolicy", "nodeselector"),
+        _rx(r"\b(?:daemonsets?|kube-system|kubelet|kubeadm|clusterpolicy|nodeSelector)\b"),
+        _kubernetes,
+    ),
+    _Rule(
+        ("eks", "gke", "aks", "openshift", "okd", "k0s"),
+        _rx(r"\b(?P<name>EKS|GKE|AKS|OpenShift|OKD|k0s)\b"),
+        _k8s_distribution,
     ),
     _Rule(
         "nvidia.com/gpu",
@@ -1164,8 +1286,9 @@ _RULES: tuple[_Rule, ...] = (
         _wsl,
     ),
     _Rule(
-        "windows",
-        _rx(r"\bwindows (?:10|11|server \d{4})\b"),
+        ("windows", "win1", "win 1"),
+        # "win10"/"win 11": how issue forms are often filled in
+        _rx(r"\bwindows (?:10|11|server \d{4})\b|\bwin ?(?P<short>1[01])\b"),
         _windows,
     ),
     _Rule(
@@ -1334,11 +1457,45 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _ldd,
     ),
+    # A file listing line that is one CUDA library file: `ls`'s bare name, `ls -l`'s long form
+    # (its "-> target" too), `find`'s path.
+    _Rule(
+        ("libcudnn", "libcublas", "libcudart", "libnccl", "libnvjitlink", "libcusparse"),
+        _rx(
+            r"^\s{0,8}(?:[-lrwxdst]{10}[.+@]?\s[^\n]{0,120}?\s)?(?P<path>/[^\s]{0,300}/)?"
+            r"(?P<name>lib(?:cudnn(?:_[a-z_]{2,30})?|cublas(?:Lt)?|cudart|nccl|nvJitLink|cusparse))"
+            r"\.so\.(?P<v>\d{1,2}(?:\.\d{1,3})?(?:\.\d{1,3})?(?:\.\d{1,3})?)"
+            r"(?:\s{1,4}->\s{1,4}\S{1,300})?\s{0,4}$"
+        ),
+        _library_file,
+    ),
+    # `ldconfig -p`: the soname, the cache's "(libc6,x86-64)" tag, the file.
+    _Rule(
+        "(libc6",
+        _rx(
+            r"^\s{0,8}(?P<soname>lib[A-Za-z_]{3,30}\.so[.\d]{0,16})\s{1,4}\(libc6[^)\n]{0,30}\)"
+            r"\s{1,4}=>\s{1,4}(?P<path>/[^\s()]{1,300})"
+        ),
+        _loader_cache,
+    ),
     # LD_DEBUG=libs lines start with the process id: "     4242:\tcalling init: /usr/lib/...".
     _Rule(
         "calling init: /",
         _rx(r"^\s{0,12}\d{1,9}:\s{1,8}calling init: (?P<path>/[^\s]{1,300})"),
         _ld_debug_init,
+    ),
+    _Rule(
+        "trying file=/",
+        _rx(r"^\s{0,12}\d{1,9}:\s{1,8}trying file=(?P<path>/[^\s]{1,300})"),
+        _ld_debug_tried,
+    ),
+    _Rule(
+        "generating link map",
+        _rx(
+            r"^\s{0,12}\d{1,9}:\s{1,8}file=(?P<soname>[^\s\[]{1,200}) \[\d{1,4}\];"
+            r"\s{1,4}generating link map"
+        ),
+        _ld_debug_mapped,
     ),
     _Rule(
         "(ld_library_path)",
@@ -1362,6 +1519,16 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _cpu_host_named,
     ),
+    _Rule(
+        ("i have", "i do have", "instead of", "not using", "gpu not", "gpu is not"),
+        _rx(
+            r"\bi (?:do )?have (?:an? |the |my )?(?:nvidia )?(?:gpu|graphics card)\b|\b(?:runs?|"
+            r"running|works?|working) on (?:the )?cpu instead of (?:the )?gpu\b|\bnot using "
+            r"(?:my|the) (?:nvidia )?gpu\b|\bgpu (?:is )?not (?:being )?(?:detected|used|"
+            r"recogni[sz]ed)\b"
+        ),
+        _gpu_host_named,
+    ),
     _Rule("step ", _rx(r"^\s{0,4}Step \d{1,3}/\d{1,3} : RUN\b"), _build_named),
     _Rule("] run ", _rx(r"^\s{0,4}#\d{1,4} \[[^\]\n]{1,80}\] RUN\b"), _build_named),
     _Rule("docker", _rx(r"\bdocker (?:buildx )?build\b"), _build_named),
@@ -1380,6 +1547,16 @@ _RULES: tuple[_Rule, ...] = (
         "-tegra",
         _rx(r"(?<![\w.-])(?P<release>\d\.\d{1,2}\.\d{1,3}-tegra)(?![\w-])"),
         _tegra_kernel,
+    ),
+    _Rule(
+        ("soc family:", "nv power mode:", "nvp model, ", "jetson_clocks, "),
+        _rx(
+            r"^\s{0,4}SOC family:\s{0,2}(?P<soc>tegra\d{3})\s{1,4}Machine:\s{0,2}"
+            r"(?P<machine>[^\n]{2,100})$"
+            r"|^\s{0,4}NV Power Mode:\s{0,2}[\w.-]{1,30}\s{0,4}$"
+            r"|^\s{0,4}(?:nvp model|jetson_clocks),\s{1,4}[\w.-]{1,30}\s{0,4}$"
+        ),
+        _l4t_power_tool,
     ),
     _Rule(
         ("tegra", "l4t"),
@@ -1493,6 +1670,7 @@ def _fingerprint(d: Draft) -> tuple[int, ...]:
         len(d.image),
         len(d.named_gpus),
         len(d.ldd_libs),
+        len(d.cudnn_files),
         d.nvcc_version is not None,
         sum(len(g) for g in d.gpus.values()),
     )

@@ -4,6 +4,9 @@
   Version / Runtime Version          12.2 / 12.1", "  CUDA Capability Major/Minor version
   number:    8.6" and "  Device PCI Domain ID / Bus ID / location ID:   0 / 1 / 0" (decimal).
   Its failure lines ("cudaGetDeviceCount returned 35 -> ...") are the signature catalogue's.
+- every other CUDA sample's line for the device it picked (helper_cuda.h's findCudaDevice and
+  gpuDeviceInit): `GPU Device 0: "Volta" with compute capability 7.0`, which names the
+  architecture (its _ConvertSMVer2ArchName) in current samples and the GPU in older ones.
 - `clinfo` on NVIDIA's OpenCL platform ("Platform Name   NVIDIA CUDA"): each device's
   "  Device Name   NVIDIA GeForce RTX 3090" and "  Driver Version   535.129.03" (indented by
   two: its "NULL platform behavior" part repeats the name deeper).
@@ -24,7 +27,10 @@ from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import facts_head, iter_lines
 
 NAME = "GPU query tools"
-DESCRIPTION = "CUDA samples' `deviceQuery`, `clinfo`, `vulkaninfo`, `dxdiag`, `wmic`"
+DESCRIPTION = (
+    "CUDA samples' `deviceQuery` (and the device line of the others), `clinfo`, `vulkaninfo`, "
+    "`dxdiag`, `wmic`"
+)
 
 _VER3 = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"
 _DQ_DEVICE = re.compile(r'^Device (?P<i>\d{1,2}): "(?P<name>[^"\n]{2,80})"\s{0,4}$')
@@ -38,6 +44,15 @@ _DQ_CC = re.compile(
 _DQ_PCI = re.compile(
     r"^\s{1,4}Device PCI Domain ID / Bus ID / location ID:\s{1,20}(?P<dom>\d{1,5}) / "
     r"(?P<bus>\d{1,3}) / (?P<dev>\d{1,3})\s{0,4}$"
+)
+_SAMPLE_DEVICE = re.compile(
+    r'^GPU Device (?P<i>\d{1,2}): "(?P<name>[^"\n]{2,80})" with compute capability '
+    r"(?P<cc>\d{1,2}\.\d)\b"
+)
+# The names helper_cuda.h's _ConvertSMVer2ArchName gives (not a GPU's name).
+_ARCH_NAMES = frozenset(
+    {"Kepler", "Maxwell", "Pascal", "Volta", "Xavier", "Turing", "Ampere", "Ada", "Hopper"}
+    | {"Blackwell", "Graphics Device"}
 )
 _MAX_READ = 64  # lines read per needle: a log that repeats one is read at its first ones
 _DEVICE_SPAN = 20_000  # characters: one device's deviceQuery block is about 2 KB
@@ -56,6 +71,8 @@ def parse(text: str, draft: Draft) -> None:
     text = facts_head(text)
     if "CUDA Capability Major/Minor" in text:
         _device_query(text, draft)
+    if "with compute capability " in text:
+        _sample_device(text, draft)
     if "NVIDIA CUDA" in text and "Device Name" in text:
         _listing(
             text,
@@ -76,6 +93,20 @@ def parse(text: str, draft: Draft) -> None:
             driver_needle="driverInfo",
             driver_pattern=_VK_DRIVER,
         )
+
+
+def _sample_device(text: str, draft: Draft) -> None:
+    for count, (start, line) in enumerate(iter_lines(text, text, "GPU Device ")):
+        found = _SAMPLE_DEVICE.match(line.strip()) if len(line) <= 300 else None
+        if found is None:
+            continue
+        gpu = draft.gpu(int(found.group("i")))
+        if found.group("name") not in _ARCH_NAMES:
+            put(gpu, "name", found.group("name"))
+        put(gpu, "compute_capability", found.group("cc"))
+        draft.read_at(NAME, text, start)
+        if count >= _MAX_READ:
+            break
 
 
 def _device_query(text: str, draft: Draft) -> None:

@@ -38,7 +38,7 @@ _NVML_LIBRARY = re.compile(r"NVML library version: (\d{2,4}\.\d{1,3}(?:\.\d{1,3}
 TF_LOG = "TensorFlow GPU log"
 TF_LOG_DESCRIPTION = (
     "TensorFlow's GPU log lines (`Created device ...`, `Found device 0 with properties`, "
-    "`Ignoring visible gpu device`)"
+    "`Ignoring visible gpu device`, `Successfully opened dynamic library ...`)"
 )
 _TF_DEVICE = re.compile(
     r"Created (?:TensorFlow )?device \S{0,80}GPU:(\d{1,3})[^\n]{0,80}?-> device: \d{1,3}, "
@@ -79,6 +79,8 @@ def smi_list(text: str, draft: Draft) -> None:
             draft.section(SMI_L)
             put(draft.gpu(int(found.group(1))), "name", found.group(2).strip())
             put(draft.nvml, "status", "ok")
+    if SMI_L in draft.sections:
+        draft.named.append(("mig-listing", 0))  # -L names each GPU's MIG devices, if any
     if SMI_L in draft.sections and text.find("(UUID: MIG-") != -1:
         draft.notes.append("nvidia-smi -L lists MIG devices: MIG is on for at least one GPU")
         _mig_devices(text, draft)
@@ -141,6 +143,34 @@ def tf_devices(text: str, draft: Draft) -> None:
         _tf_found(text, draft)
     if "Ignoring visible gpu device" in text:
         _tf_ignored(text, draft)
+    if "Successfully opened dynamic library " in text:
+        _tf_opened(text, draft)
+
+
+# TensorFlow's (and XLA's) loader names each library it opened (dso_loader.cc: LOG(INFO) up to
+# TF 2.5, VLOG(1) since): "Successfully opened dynamic library libcudart.so.11.0", "...
+# cudart64_110.dll". Which CUDA libraries the process found is a fact of the host.
+_TF_OPENED = re.compile(
+    r"Successfully opened dynamic library (?P<lib>lib[\w+-]{1,40}\.so[\d.]{0,20}"
+    r"|[\w+-]{1,40}\.dll|lib[\w+-]{1,40}[\d.]{0,20}\.dylib)\b"
+)
+_TF_OPENED_MAX = 16  # a log repeats them per process: the first few name them all
+
+
+def _tf_opened(text: str, draft: Draft) -> None:
+    libraries: list[str] = []
+    for start, line in iter_lines(text, text, "Successfully opened dynamic library "):
+        found = _TF_OPENED.search(line) if len(line) <= 2000 else None
+        if found is None:
+            continue
+        draft.read_at(TF_LOG, text, start)
+        library = found.group("lib")
+        if library not in libraries:
+            libraries.append(library)
+        if len(libraries) >= _TF_OPENED_MAX:
+            break
+    if libraries:
+        draft.note(f"TensorFlow opened {', '.join(libraries)}")
 
 
 def _tf_ignored(text: str, draft: Draft) -> None:

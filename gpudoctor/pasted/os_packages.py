@@ -1,5 +1,5 @@
-"""The NVIDIA driver's and container toolkit's versions as the system's package manager
-shows them: `dpkg -l` and
+"""The NVIDIA driver's and container toolkit's versions (and cuDNN's and the CUDA toolkit's)
+as the system's package manager shows them: `dpkg -l` and
 `dpkg-query -W` (`ii  libnvidia-compute-550:amd64  550.107.02-0ubuntu0.22.04.1`), `apt list
 --installed` (`nvidia-utils-550/jammy-updates,now 550.107.02-0ubuntu0.22.04.1 amd64`), apt's own
 output and history (`Setting up nvidia-driver-550 (550.107.02-...)`, `Upgrade:
@@ -25,7 +25,8 @@ from gpudoctor.pasted.scan import ascii_lower, lines_with
 
 NAME = "driver packages"
 DESCRIPTION = (
-    "the driver's packages in `dpkg -l`, `apt list`, apt's log, `rpm -qa`, `dnf list`, `pacman -Q`"
+    "the driver's (and cuDNN's, the CUDA toolkit's) packages in `dpkg -l`, `apt list`, apt's log, "
+    "`rpm -qa`, `dnf list`, `pacman -Q`"
 )
 
 _VERSION = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"
@@ -51,7 +52,20 @@ _TOOLKIT = re.compile(
     r"(?:\d{1,2}:)?(?P<v>1\.\d{1,2}\.\d{1,3})-\w",
     re.IGNORECASE,
 )
-_NEEDLES = ("nvidia-", "cuda-drivers")
+# cuDNN's packages ("libcudnn8  8.9.7.29-1+cuda12.2", "libcudnn9-cuda-12  9.1.0.70-1", rpm's
+# "libcudnn8-8.9.7.29-1.cuda12.2.x86_64") and the CUDA toolkit's meta-package ("cuda-toolkit-12-4
+# 12.4.1-1"): the versions installed, read like the driver's (only with a package revision).
+_CUDNN = re.compile(
+    r"(?<![\w.-])libcudnn(?P<major>\d{1,2})(?:-cuda-\d{1,2})?(?:-dev(?:el)?)?"
+    r"(?::[a-z0-9]{2,8}|/[\w.,-]{1,80})?(?:\s{1,40}|-)(?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})(?:\.\d{1,3})?-\w",
+    re.IGNORECASE,
+)
+_TOOLKIT_PACKAGE = re.compile(
+    r"(?<![\w.-])cuda-toolkit-(?P<major>\d{1,2})-(?P<minor>\d{1,2})"
+    r"(?::[a-z0-9]{2,8}|/[\w.,-]{1,80})?(?:\s{1,40}|-)(?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})-\w",
+    re.IGNORECASE,
+)
+_NEEDLES = ("nvidia-", "cuda-drivers", "libcudnn", "cuda-toolkit-")
 # The first word of a line that removes a package or only fetches it, and dpkg's states of a
 # package that is not installed (rc: removed, its configuration kept; un/pn: not installed).
 _NOT_INSTALLED = (
@@ -79,6 +93,9 @@ def parse(text: str, draft: Draft) -> None:
         first = _FIRST_WORD.match(line)
         if first is not None and first.group(1).lower() in _NOT_INSTALLED:
             continue
+        if _cuda_packages(line, draft):
+            draft.read_at(NAME, text, start)
+            continue
         toolkit = _TOOLKIT.search(line)
         if toolkit is not None:
             put(draft.runtime, "toolkit_version", toolkit.group("v"))
@@ -91,3 +108,19 @@ def parse(text: str, draft: Draft) -> None:
         if toolkit is None and found is None:
             continue
         draft.read_at(NAME, text, start)
+
+
+def _cuda_packages(line: str, draft: Draft) -> bool:
+    """A cuDNN package gives the cuDNN installed (its major must be the package's), the CUDA
+    toolkit's meta-package the toolkit's version."""
+    cudnn = _CUDNN.search(line)
+    if cudnn is not None and cudnn.group("v").split(".")[0] == cudnn.group("major"):
+        draft.libraries.setdefault("cudnn", cudnn.group("v"))
+        draft.note(f"cuDNN {cudnn.group('v')} is installed by the system's package manager")
+        return True
+    kit = _TOOLKIT_PACKAGE.search(line)
+    if kit is not None and kit.group("v").startswith(f"{kit.group('major')}.{kit.group('minor')}."):
+        if draft.cuda_toolkit_version is None:
+            draft.cuda_toolkit_version = kit.group("v")
+        return True
+    return False

@@ -19,7 +19,8 @@ DESCRIPTION = "`pip list` / `pip freeze` (and collect_env's [pip3]/[conda] lines
 _WANTED = (
     r"torch|pytorch|torchvision|torchaudio|tensorflow|tensorflow-cpu|tensorflow-gpu|tf-nightly|jax|jaxlib"
     r"|jax-cuda\d+-plugin|jax-cuda\d+-pjrt|nvidia-[a-z0-9-]{1,40}-cu\d+|nvidia-ml-py|pynvml"
-    r"|cpuonly|pytorch-cuda|vllm|flash[-_]attn|xformers|bitsandbytes|llama[-_]cpp[-_]python"
+    r"|cpuonly|pytorch-cuda|vllm|flash[-_]attn|flashinfer[-_]python|xformers|bitsandbytes"
+    r"|llama[-_]cpp[-_]python"
 )
 _LIBRARIES = "cudatoolkit|cuda-toolkit|cuda-runtime|cudnn|nccl"  # conda's, see _conda_library
 _LINE = re.compile(

@@ -1,7 +1,10 @@
 """`nvidia-smi` (the table): the header's driver and CUDA versions, and per GPU its name,
 persistence mode, bus id, temperature, power, memory and MIG mode. Both layouts are read: up to
 R470 (`|   0  GeForce RTX 3090    Off  | 00000000:01:00.0 Off |`) and from R525 on (wider
-columns, `NVIDIA ` in the name). Cells are split on `|`, so column widths do not matter. On
+columns, `NVIDIA ` in the name). Cells are split on `|`, so column widths do not matter. The
+`MIG devices:` block below the GPUs lists each MIG device (GPU, GPU instance, compute instance,
+device index, memory) or says `No MIG devices found`: either way the table shows the GPUs' MIG
+instances, which a table cut off above the block does not (the `mig-listing` word). On
 Windows the column after the name is the driver model (`TCC/WDDM`, `Driver-Model`: "WDDM" or
 "TCC") instead of the persistence mode; a table quoted with an indent (text-generation-launcher's
 `--env` dump) is read as well.
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from gpudoctor.facts import MigDevice
 from gpudoctor.pasted.clean import bus_id, integer, mib_bytes, number, on_off, version_text
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import line_starts_with
@@ -32,6 +36,7 @@ _TEMP = re.compile(r"(-?\d+)C\b")
 _POWER = re.compile(r"([\d.,]+|N/A)\s*W?\s*/\s*([\d.,]+|N/A)\s*W")
 _MEMORY = re.compile(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
 _NO_DEVICES = re.compile(r"^No devices were found", re.MULTILINE)
+_MIG_ROW = re.compile(r"^(\d{1,2})\s+(\d{1,2})\s+(\d{1,2})\s+(\d{1,2})$")  # GPU GI CI MIG-Dev
 
 
 def parse(block: str, draft: Draft) -> None:
@@ -52,18 +57,45 @@ def parse(block: str, draft: Draft) -> None:
         if line.lstrip(" \t").startswith("|") and len(line) < 400
     ]
     current: int | None = None
+    mig: dict[int, list[MigDevice]] | None = None  # set once the `MIG devices:` block starts
     for i, cells in enumerate(rows):
-        if len(cells) >= 3 and bus_id(cells[1].split()[0] if cells[1].split() else ""):
+        if cells and cells[0].startswith("MIG devices"):
+            mig = {}
+            draft.named.append(("mig-listing", 0))  # the table shows the MIG instances
+        elif mig is not None and cells:
+            _mig_row(cells, mig)
+        elif len(cells) >= 3 and bus_id(cells[1].split()[0] if cells[1].split() else ""):
             current = _gpu_row(cells, draft)
             if current is not None and i + 1 < len(rows):
                 _second_row(rows[i + 1], draft.gpu(current))
             third = rows[i + 2] if i + 2 < len(rows) else []
             if current is not None and len(third) >= 3 and not third[0] and not third[1]:
                 put(draft.gpu(current), "mig_mode_current", on_off(third[2]))  # "MIG M." row
-        elif cells and cells[0].startswith("Processes"):
+        if cells and cells[0].startswith("Processes"):
             break  # the process list below the GPUs holds nothing the checks read
+    for index, devices in (mig or {}).items():
+        put(draft.gpu(index), "mig_mode_current", True)
+        put(draft.gpu(index), "mig_devices", tuple(devices))
     if draft.gpus:
         put(draft.nvml, "device_count", len(draft.gpus))
+
+
+def _mig_row(cells: list[str], mig: dict[int, list[MigDevice]]) -> None:
+    """One MIG device row ("0    1   0   0  |  13MiB / 40192MiB | 42  0 | ..."); the second row
+    of each device (BAR1 usage) and the "No MIG devices found" row add none."""
+    found = _MIG_ROW.match(cells[0])
+    if found is None:
+        return
+    gpu, gi, ci, dev = (int(g) for g in found.groups())
+    memory = _MEMORY.search(cells[1]) if len(cells) > 1 else None
+    mig.setdefault(gpu, []).append(
+        MigDevice(
+            index=dev,
+            gpu_instance_id=gi,
+            compute_instance_id=ci,
+            memory_total_bytes=mib_bytes(memory.group(2) + " MiB") if memory else None,
+        )
+    )
 
 
 def _cells(line: str) -> list[str]:

@@ -1,6 +1,7 @@
-"""`nvidia-smi -q -x`: the XML log. Read with a line-oriented tag scanner, not an XML parser: it
-never expands entities (a paste with a DOCTYPE or ENTITY declaration is refused outright, so no
-"billion laughs"), and a truncated paste still yields every value before the cut.
+"""`nvidia-smi -q -x`: the XML log, with each GPU's `<mig_devices>` (its MIG devices, or "None"
+where it has none: either way the log lists them). Read with a line-oriented tag scanner, not an
+XML parser: it never expands entities (a paste with a DOCTYPE or ENTITY declaration is refused
+outright, so no "billion laughs"), and a truncated paste still yields every value before the cut.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpudoctor.facts import MigDevice
 from gpudoctor.pasted.clean import bus_id, integer, mib_bytes, number, on_off, version_text
 from gpudoctor.pasted.draft import Draft, put, unknown_value
 from gpudoctor.pasted.smi_query import Convert, fabric_state, fabric_status, license_status
@@ -95,6 +97,7 @@ def parse(block: str, draft: Draft) -> None:
     put(draft.nvml, "status", "ok")
     path: list[str] = []
     gpu: dict[str, Any] | None = None
+    mig: dict[int, list[dict[str, int]]] = {}  # GPU index -> its <mig_device> values
     pos, count, closed = 0, 0, False
     for tag in _TAG.finditer(block):
         closing, name = tag.group(1) == "/", tag.group(2)
@@ -116,17 +119,79 @@ def parse(block: str, draft: Draft) -> None:
             gpu, count = draft.gpu(count), count + 1
             put(gpu, "pci_bus_id", bus_id(_attribute(tag.group(3), "id")))
             continue
+        if gpu is not None and _mig_tag(path, gpu, mig, draft):
+            continue
         text = _TEXT_END.match(block, tag.end())
         value = text.group(0).strip() if text else ""
-        if not value or unknown_value(value):
-            continue
-        _record(path, value, gpu, draft)
-        pos = tag.end()
+        if value and not unknown_value(value):
+            _value(path, value, gpu, mig, draft)
+            pos = tag.end()
     if not closed:
         draft.notes.append(
             f"the nvidia-smi XML is cut short (after offset {pos}); read up to there"
         )
     put(draft.nvml, "device_count", count or None)
+    for index, devices in mig.items():
+        put(draft.gpu(index), "mig_mode_current", True)
+        put(
+            draft.gpu(index),
+            "mig_devices",
+            tuple(
+                MigDevice(
+                    index=values.get("index", n),
+                    gpu_instance_id=values.get("gpu_instance_id"),
+                    compute_instance_id=values.get("compute_instance_id"),
+                    memory_total_bytes=values.get("memory_total_bytes"),
+                )
+                for n, values in enumerate(devices)
+            ),
+        )
+
+
+def _value(
+    path: list[str],
+    value: str,
+    gpu: dict[str, Any] | None,
+    mig: dict[int, list[dict[str, int]]],
+    draft: Draft,
+) -> None:
+    """A tag's value: a MIG device's own (under <mig_device>), or the GPU's or the log's."""
+    if gpu is not None and mig.get(gpu["index"]) and "mig_device" in path:
+        _mig_value(path[path.index("mig_device") + 1 :], value, mig[gpu["index"]][-1])
+    else:
+        _record(path, value, gpu, draft)
+
+
+def _mig_tag(
+    path: list[str], gpu: dict[str, Any], mig: dict[int, list[dict[str, int]]], draft: Draft
+) -> bool:
+    """<mig_devices> says the log lists the GPU's MIG devices; each <mig_device> starts one."""
+    if path[-2:] == ["gpu", "mig_devices"]:
+        draft.named.append(("mig-listing", 0))
+    elif path[-3:] == ["gpu", "mig_devices", "mig_device"]:
+        mig.setdefault(gpu["index"], []).append({})
+        return True
+    return False
+
+
+# Under <mig_device>: its index, GPU and compute instance and memory (the MIG device's own,
+# readable where the parent GPU's memory says "Insufficient Permissions").
+_MIG_FIELDS: dict[tuple[str, ...], str] = {
+    ("index",): "index",
+    ("gpu_instance_id",): "gpu_instance_id",
+    ("compute_instance_id",): "compute_instance_id",
+}
+
+
+def _mig_value(under: list[str], value: str, device: dict[str, int]) -> None:
+    key = _MIG_FIELDS.get(tuple(under))
+    number_value = integer(value) if key else None
+    if key and number_value is not None:
+        device.setdefault(key, number_value)
+    elif tuple(under) == ("fb_memory_usage", "total"):
+        memory = mib_bytes(value)
+        if memory is not None:
+            device.setdefault("memory_total_bytes", memory)
 
 
 def _attribute(attrs: str, key: str) -> str | None:

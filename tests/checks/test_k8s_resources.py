@@ -51,3 +51,57 @@ def test_all_allocatable_is_ok_and_no_node_is_na(matrix: Matrix) -> None:
     pod = "Containers:\n  cuda:\n    Limits:\n      nvidia.com/gpu:  1\n"
     lost = pod + "dmesg: NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.\n"
     assert _finding(lost, matrix).severity is Severity.NA
+
+
+NODE = """\
+$ kubectl describe node gpu-1
+Capacity:
+  cpu:             8
+  nvidia.com/gpu:  1
+Allocatable:
+  cpu:             8
+  nvidia.com/gpu:  1
+"""
+POD_ASKS_TWO = """\
+$ kubectl describe pod train
+Containers:
+  train:
+    Limits:
+      nvidia.com/gpu:  2
+Events:
+  Warning  FailedScheduling  10s  default-scheduler  0/1 nodes are available: 1 Insufficient nvidia.com/gpu.
+"""  # noqa: E501
+
+
+def _by_code(text: str, matrix: Matrix) -> dict[str, list[Finding]]:
+    facts = read_report(text, "paste.txt", matrix.architectures)
+    out: dict[str, list[Finding]] = {}
+    for f in run_checks(facts, matrix).findings:
+        out.setdefault(f.subject if f.code == "report-error" else f.code, []).append(f)
+    return out
+
+
+def test_a_pod_asking_more_than_the_node_allocates(matrix: Matrix) -> None:
+    found = _by_code(NODE + POD_ASKS_TWO, matrix)
+    (request,) = found["k8s-gpu-request"]
+    assert request.severity is Severity.ERROR
+    assert "asks for 2 nvidia.com/gpu, the node allocates 1" in request.title
+    # the scheduler's line is what that finding predicts: it keeps the verdict
+    (line,) = found["k8s-insufficient-gpu"]
+    assert line.severity is Severity.INFO
+
+
+def test_a_request_within_the_node_or_without_a_node_is_no_error(matrix: Matrix) -> None:
+    within = _by_code(NODE + POD_ASKS_TWO.replace("gpu:  2", "gpu:  1"), matrix)
+    assert within["k8s-gpu-request"][0].severity is Severity.OK
+    alone = _by_code(POD_ASKS_TWO, matrix)
+    assert alone["k8s-gpu-request"][0].severity is Severity.NA
+    assert alone["k8s-insufficient-gpu"][0].severity is Severity.ERROR
+
+
+def test_zero_allocatable_of_unhealthy_gpus_is_not_a_node_without_gpus(matrix: Matrix) -> None:
+    text = NODE.replace("gpu:  1", "gpu:  8", 1).replace("gpu:  1", "gpu:  0")
+    found = _by_code(text, matrix)
+    assert found["k8s-gpu-unhealthy"][0].severity is Severity.WARN
+    (zero,) = found["k8s-node-zero-gpus"]
+    assert zero.severity is Severity.INFO

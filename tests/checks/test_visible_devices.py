@@ -98,3 +98,30 @@ def test_the_sections_that_list_every_gpu_are_section_names_the_reader_gives() -
     # renamed section would quietly turn every pasted nvidia-smi into "a program's own list".
     given = {shape.name for shape in (*BLOCKS, *LINES)}
     assert set(platform._EVERY_GPU_LISTED) - given == set()
+
+
+MIG1 = "MIG-cba663e8-9bed-5b25-b243-5985ef7c9beb"
+
+
+def _two_migs(value: str) -> HostFacts:
+    facts = _host(value)
+    gpus = list(facts.nvml.gpus)
+    migs = (MigDevice(index=0, uuid=MIG0), MigDevice(index=1, uuid=MIG1))
+    gpus[0] = replace(gpus[0], mig_devices=migs)
+    return replace(facts, nvml=replace(facts.nvml, gpus=tuple(gpus)))
+
+
+def test_several_mig_devices_warn_that_a_process_sees_one(matrix: Matrix) -> None:
+    # The MIG user guide: a CUDA process enumerates a single MIG device (CUDA 11/R450, 12/R525).
+    severity, title, detail = _judge(_two_migs(f"{MIG0},{MIG1}"), matrix)
+    assert severity is Severity.WARN
+    assert "lists 2 MIG devices" in title
+    assert "invalid device ordinal" in detail
+
+
+def test_one_mig_device_or_a_wrong_one_keeps_its_verdict(matrix: Matrix) -> None:
+    # Near misses: one MIG device is the documented use; a UUID of no device keeps that warning.
+    assert _judge(_two_migs(MIG1), matrix)[0] is Severity.OK
+    severity, title, _ = _judge(_two_migs(f"{MIG0},MIG-ffffffff"), matrix)
+    assert severity is Severity.WARN
+    assert "is a UUID of no MIG device here" in title

@@ -1,0 +1,275 @@
+"""Kubernetes GPU resources as the scheduler and the API print them: any GPU extended resource
+the scheduler finds no room for (nvidia.com/gpu, its time-sliced .shared name, a vGPU
+scheduler's volcano.sh/vgpu-number) is named with the resource it states; a MIG profile keeps
+its own signature."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from gpudoctor.facts import HostFacts
+from gpudoctor.matrix.model import Matrix
+from tests.support.pasted_findings import error_lines, findings_of
+
+Read = Callable[[str], HostFacts]
+
+
+@pytest.mark.parametrize(
+    ("line", "resource"),
+    [
+        (
+            "  Warning  FailedScheduling  36m   volcano  0/3 nodes are unavailable: 1 no enough "
+            "gpu cards on node node-1, 2 Insufficient volcano.sh/vgpu-number.",
+            "volcano.sh/vgpu-number",
+        ),
+        (
+            "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.shared. preemption: 0/4 "
+            "nodes are available: 4 No preemption victims found for incoming pod.",
+            "nvidia.com/gpu.shared",
+        ),
+        (
+            "Warning  FailedScheduling  26m (x150 over 12h)  default-scheduler  0/1 nodes are "
+            "available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available",
+            "nvidia.com/gpu",
+        ),
+        # inline code in prose: the resource ends at the backtick
+        ("GPU pods stay `Pending` with `Insufficient nvidia.com/gpu`.", "nvidia.com/gpu"),
+    ],
+)
+def test_an_insufficient_gpu_resource_is_named_with_its_name(
+    read: Read, matrix: Matrix, line: str, resource: str
+) -> None:
+    (found,) = error_lines(findings_of(read, matrix, line + "\n"), "k8s-insufficient-gpu")
+    assert f"no node advertises a free {resource}:" in found.detail
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a MIG profile: its own signature
+        "0/1 nodes are available: 1 Insufficient nvidia.com/mig-1g.5gb.",
+        # not a GPU resource
+        "0/3 nodes are available: 3 Insufficient cpu, 3 Insufficient memory.",
+        "0/2 nodes are available: 2 Insufficient example.com/fpga.",
+    ],
+)
+def test_other_resources_are_not_the_gpu_line(read: Read, matrix: Matrix, line: str) -> None:
+    text = "$ kubectl describe pod gpu-pod\n" + line + "\n"
+    assert error_lines(findings_of(read, matrix, text), "k8s-insufficient-gpu") == []
+
+
+NODE_YAML = """\
+$ kubectl get node gpu01 -o yaml
+status:
+  allocatable:
+    cpu: "48"
+    memory: 263412492Ki
+    nvidia.com/gpu: "0"
+    pods: "110"
+  capacity:
+    cpu: "48"
+    memory: 263514892Ki
+    nvidia.com/gpu: "16"
+    pods: "110"
+"""
+NODE_JSON = """\
+    "status": {
+        "allocatable": {
+            "cpu": "8",
+            "nvidia.com/gpu": "2",
+            "pods": "110"
+        },
+        "capacity": {
+            "cpu": "8",
+            "nvidia.com/gpu": "4",
+            "pods": "110"
+        },
+"""
+POD = """\
+$ kubectl describe pod cuda-vector-add
+Status:       Pending
+Containers:
+  cuda-vector-add:
+    Image:      k8s.gcr.io/cuda-vector-add:v0.1
+    Limits:
+      nvidia.com/gpu:  2
+    Requests:
+      nvidia.com/gpu:  2
+"""
+
+
+def test_node_yaml_and_json_resources_are_read(read: Read, matrix: Matrix) -> None:
+    for text, counts in ((NODE_YAML, (16, 0)), (NODE_JSON, (4, 2))):
+        facts = read(text)
+        platform = facts.platform
+        assert (platform.k8s_gpu_capacity, platform.k8s_gpu_allocatable) == counts
+        (unhealthy,) = [f for f in findings_of(read, matrix, text) if f.code == "k8s-gpu-unhealthy"]
+        assert unhealthy.severity.value == "warn"
+
+
+def test_a_pods_limits_are_what_it_asks_not_what_the_node_has(read: Read) -> None:
+    facts = read(POD)
+    assert (facts.platform.k8s_gpu_capacity, facts.platform.k8s_gpu_allocatable) == (None, None)
+    assert facts.platform.kubernetes is True
+    assert facts.report is not None
+    assert "a pod asks for nvidia.com/gpu: 2" in facts.report.notes
+    # a node and a pod in one paste: the pod's limits do not become the node's allocatable
+    both = read(NODE_YAML.replace('"0"', '"16"') + POD)
+    assert (both.platform.k8s_gpu_capacity, both.platform.k8s_gpu_allocatable) == (16, 16)
+
+
+def test_a_failed_allocate_call_of_the_plugin_is_named(read: Read, matrix: Matrix) -> None:
+    line = (
+        "Message:          Pod was rejected: Allocate failed due to rpc error: code = Unavailable "
+        "desc = error reading from server: EOF, which is unexpected\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "device-plugin-allocate-rpc-failed")
+    assert "Unavailable: error reading from server: EOF" in found.detail
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        # the kubelet's own count, not the plugin's RPC
+        (
+            "  Warning  UnexpectedAdmissionError  10s   kubelet  Allocate failed due to requested "
+            "number of devices unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which "
+            "is unexpected",
+            "kubelet-device-allocate",
+        ),
+        # the MPS / time-slicing refusal keeps its own, more specific entry
+        (
+            "Allocate failed due to rpc error: code = Unknown desc = request for 'nvidia.com/gpu: "
+            "2' too large: maximum request size for shared resources is 1, which is unexpected",
+            "k8s-shared-gpu-request-too-large",
+        ),
+    ],
+)
+def test_other_allocate_failures_keep_their_entries(
+    read: Read, matrix: Matrix, line: str, code: str
+) -> None:
+    findings = findings_of(read, matrix, line + "\n")
+    assert error_lines(findings, "device-plugin-allocate-rpc-failed") == []
+    assert len(error_lines(findings, code)) == 1
+
+
+WIDE = """\
+$ kubectl get nodes -o wide
+NAME       STATUS   ROLES           AGE   VERSION   INTERNAL-IP   EXTERNAL-IP   OS-IMAGE             KERNEL-VERSION       CONTAINER-RUNTIME
+gpu-1      Ready    <none>          12d   v1.29.4   10.0.0.12     <none>        Ubuntu 22.04.4 LTS   5.15.0-105-generic   containerd://1.7.12
+"""  # noqa: E501
+
+
+def test_nodes_wide_gives_kernel_and_runtime(read: Read) -> None:
+    facts = read(WIDE)
+    assert facts.kernel.release == "5.15.0-105-generic"
+    assert facts.container_runtime.cri_engine == "containerd"
+    assert facts.platform.kubernetes is True
+
+
+def test_nodes_that_differ_or_a_runtime_url_elsewhere_give_no_kernel(read: Read) -> None:
+    control = "cpu-1      Ready    control-plane   12d   v1.29.4   10.0.0.2      <none>        "
+    two = WIDE + control + "Rocky Linux 9.3      5.14.0-362.8.1.el9_3.x86_64   cri-o://1.29.1\n"
+    facts = read(two)
+    assert (facts.kernel.release, facts.container_runtime.cri_engine) == (None, None)
+    # no -o wide header: a Container ID line is not a node row
+    pod = (
+        "kubectl describe pod x\n    Container ID:   containerd://5f0c3e1a9b\n    Kernel 6.8.0-1\n"
+    )
+    assert read(pod).container_runtime.cri_engine is None
+
+
+def test_the_driver_containers_missing_rhel_repositories_are_named(
+    read: Read, matrix: Matrix
+) -> None:
+    log = (
+        "+ dnf install -q -y elfutils-libelf.x86_64 elfutils-libelf-devel.x86_64\n"
+        "Error: Unable to find a match: elfutils-libelf-devel.x86_64\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, log), "driver-container-no-rhel-repos")
+    assert "entitlement" in found.detail
+    # near miss: the package installed; another package missing is not this line
+    fine = (
+        "+ dnf install -q -y elfutils-libelf.x86_64 elfutils-libelf-devel.x86_64\n"
+        "Installed:\n  elfutils-libelf-devel-0.182-3.el8.x86_64\n"
+        "Error: Unable to find a match: htop\nKubernetes v1.27 on RHEL 8.6\n"
+    )
+    assert error_lines(findings_of(read, matrix, fine), "driver-container-no-rhel-repos") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "distribution"),
+    [
+        ("pods stay Pending on our 2 g5 nodes since yesterday", None),
+        ("the nvidia-device-plugin-daemonset pod is in CrashLoopBackOff", None),
+        ("Bottlerocket GPU nodes on EKS 1.29 with the NVIDIA driver 535", "eks"),
+        ("our OpenShift 4.14 cluster with the GPU Operator 23.9", "openshift"),
+    ],
+)
+def test_kubernetes_prose_is_read(read: Read, text: str, distribution: str | None) -> None:
+    facts = read(text + "\n")
+    assert facts.platform.kubernetes is True
+    assert facts.platform.k8s_distribution == distribution
+
+
+def test_words_near_kubernetes_are_not_it(read: Read) -> None:
+    text = (
+        "podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi\n"
+        "2 updates pending; Driver Version: 550.54.15\n"
+        "Restarting the speaks service\n"
+    )
+    facts = read(text)
+    assert facts.platform.kubernetes is None
+    assert facts.platform.k8s_distribution is None
+
+
+@pytest.mark.parametrize(
+    ("line", "taint"),
+    [
+        (
+            "0/3 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: true}, 2 "
+            "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }.",
+            "{nvidia.com/gpu: true}",
+        ),
+        (
+            "0/2 nodes are available: 2 node(s) had taint {sku: gpu}, that the pod didn't "
+            "tolerate.",
+            "{sku: gpu}",
+        ),
+    ],
+)
+def test_an_untolerated_gpu_taint_is_named(
+    read: Read, matrix: Matrix, line: str, taint: str
+) -> None:
+    (found,) = error_lines(findings_of(read, matrix, line + "\n"), "k8s-gpu-taint-not-tolerated")
+    assert f"the GPU nodes carry the taint {taint}" in found.detail
+
+
+def test_other_taints_are_not_the_gpu_taint(read: Read, matrix: Matrix) -> None:
+    text = (
+        "kubectl describe pod gpu-pod\n"
+        "0/3 nodes are available: 3 node(s) had untolerated taint "
+        "{node-role.kubernetes.io/control-plane: }.\n"
+        "0/1 nodes are available: 1 node(s) had untolerated taint "
+        "{node.kubernetes.io/not-ready: }.\n"
+    )
+    assert error_lines(findings_of(read, matrix, text), "k8s-gpu-taint-not-tolerated") == []
+
+
+def test_the_operators_driver_validation_retrying_is_a_warning(read: Read, matrix: Matrix) -> None:
+    log = (
+        'time="2025-09-09T10:00:00Z" level=info msg="Attempting to validate a driver container '
+        'installation"\n'
+        'time="2025-09-09T10:00:00Z" level=warning msg="failed to validate the driver, retrying '
+        'after 5 seconds\\n"\n'
+    )
+    (found,) = error_lines(findings_of(read, matrix, log), "gpu-operator-driver-not-validated")
+    assert found.severity.value == "warn"
+    # near miss: the validator found the host's driver
+    ok = (
+        'time="2025-09-09T10:00:00Z" level=info msg="Detected a pre-installed driver on the host"\n'
+        "GPU Operator v25.3.1 on Kubernetes 1.31\n"
+    )
+    assert error_lines(findings_of(read, matrix, ok), "gpu-operator-driver-not-validated") == []
