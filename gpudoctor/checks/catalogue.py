@@ -349,7 +349,9 @@ _ENTRIES = (
     _E("jetson-wheel", "software", "Framework builds on a Jetson", "ok, warn, error, n/a",
        "On a Jetson (/etc/nv_tegra_release: L4T), a framework that brings PyPI's nvidia-* CUDA "
        "wheels, or a torch +cuXXX build, is built for server Arm (SBSA), not for the Jetson's "
-       "integrated GPU and JetPack's CUDA (error); a CPU-only build wastes the GPU (warn). A "
+       "integrated GPU and JetPack's CUDA (error); a CPU-only build wastes the GPU (warn), and "
+       "so does, probably, a version without a local tag whose PyPI aarch64 wheel carries no "
+       "CUDA (matrix `[[wheel]]`) where the report does not show its CUDA (warn). A "
        "build for a newer CUDA than the JetPack ships (matrix `[[jetpack]]`) needs the CUDA "
        "upgrade package from JetPack 5 (warn) and cannot run before it (error). n/a on JetPack 7, "
        "which aligns Jetson with server Arm: the framework checks judge its builds.",

@@ -17,7 +17,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from gpudoctor import versions
+from gpudoctor import framework_names, versions
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.facts_view import nvidia_pci_gpus
 from gpudoctor.findings import ERROR, NA, OK, UNKNOWN, WARN, Finding
@@ -31,6 +31,21 @@ _CU_TAG = re.compile(r"\+cu\d{2,3}\b")
 _JETSON_DOCS = (
     "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html"
 )
+# NVIDIA's own page for its TensorFlow builds for JetPack ("Installing TensorFlow for Jetson
+# Platform"); other frameworks are named with the PyTorch page, the one NVIDIA keeps per JetPack
+_JETSON_TF_DOCS = (
+    "https://docs.nvidia.com/deeplearning/frameworks/install-tf-jetson-platform/index.html"
+)
+
+
+def _docs_for(package: str) -> str:
+    return _JETSON_TF_DOCS if package.startswith("tensorflow") else _JETSON_DOCS
+
+
+# A Jetson's GPU as the matrix lists it ("Jetson AGX Orin") or as CUDA names the integrated GPU
+# to programs on it (torch's get_device_name, ollama's "name=Orin", collect_env's "Orin (nvgpu)",
+# "Xavier" on JetPack 4 and 5)
+_JETSON_GPU_NAMES = ("jetson", "nvidia jetson", "orin", "xavier")
 
 
 def jetson_release(facts: HostFacts) -> str | None:
@@ -41,7 +56,7 @@ def jetson_release(facts: HostFacts) -> str | None:
     if facts.platform.l4t_release is not None:
         return facts.platform.l4t_release
     names = [g.name for g in facts.nvml.gpus if g.name]
-    if any(n.strip().lower().startswith("jetson") for n in names):
+    if any(n.strip().lower().startswith(_JETSON_GPU_NAMES) for n in names):
         return "unknown"
     if "tegra" in (facts.kernel.release or ""):
         return "unknown"  # L4T's kernels are named "5.15.136-tegra"
@@ -70,7 +85,7 @@ def discrete_host(facts: HostFacts) -> bool:
     if facts.platform.machine == "x86_64" or nvidia_pci_gpus(facts):
         return True
     names = [g.name.strip().lower() for g in facts.nvml.gpus if g.name]
-    return any(not n.startswith(("jetson", "orin", "nvidia jetson")) for n in names)
+    return any(not n.startswith(_JETSON_GPU_NAMES) for n in names)
 
 
 def _numbers(text: str | None) -> tuple[int, ...]:
@@ -112,7 +127,8 @@ def jetson_install(facts: HostFacts, package: str, matrix: Matrix | None = None)
     if row is not None and row.sbsa:
         return None
     return (
-        f"NVIDIA's {package} build for {_jetpack(facts, release, row)}, as {_JETSON_DOCS} describes"
+        f"NVIDIA's {package} build for {_jetpack(facts, release, row)}, as {_docs_for(package)} "
+        "describes"
     )
 
 
@@ -220,6 +236,104 @@ def jetpack_cuda_library(
     return cause, fix
 
 
+# ollama's lines of a runner that found no GPU or could not start CUDA
+_OLLAMA_NO_GPU = frozenset(
+    {
+        "ollama-no-gpu",
+        "ollama-cudart-init-failed",
+        "ollama-driver-too-old",
+        "ollama-cudasetdevice-failed",
+    }
+)
+_OLLAMA_INSTALL = "https://github.com/ollama/ollama/blob/main/scripts/install.sh"
+
+
+def ollama_on_jetson(code: str, facts: HostFacts, matrix: Matrix) -> tuple[str, str] | None:
+    """(cause, fix) of ollama running on the CPU on a Jetson before JetPack 7: its generic CUDA
+    runners are built for discrete GPUs' drivers, and ollama brings a JetPack build instead
+    (its install script adds the JetPack 6 components where /etc/nv_tegra_release says L4T
+    R36, JetPack 5's for R35, and none for older releases). None elsewhere, and on JetPack 7,
+    which aligns Jetson with server Arm and takes the generic arm64 build."""
+    release = jetson_release(facts)
+    if code not in _OLLAMA_NO_GPU or release is None:
+        return None
+    row = jetpack_row(facts, matrix)
+    if row is not None and row.sbsa:
+        return None
+    major = release.split(".")[0]
+    builds = {"36": "JetPack 6", "35": "JetPack 5"}
+    where = f"L4T {release}" if release != "unknown" else "its L4T release"
+    cause = (
+        f"ollama runs on the CPU on this Jetson ({where}): its generic CUDA runners "
+        "(cuda_v11/cuda_v12) are built for discrete GPUs' drivers, and a Jetson's integrated "
+        "GPU needs ollama's JetPack build"
+    )
+    if major in builds:
+        fix = (
+            f"install ollama's {builds[major]} components (ollama-linux-arm64-"
+            f"{builds[major].replace(' ', '').lower()}): ollama's install script adds them when "
+            f"/etc/nv_tegra_release says L4T R{major} ({_OLLAMA_INSTALL}); in a container, use "
+            "an image for this L4T release started with `--runtime nvidia`"
+        )
+    elif major.isdecimal():
+        fix = (
+            f"ollama brings JetPack builds for L4T R35 and R36 (JetPack 5 and 6) only "
+            f"({_OLLAMA_INSTALL}): on L4T R{major} build llama.cpp on the Jetson, or flash "
+            "JetPack 5 or 6 where the module supports it"
+        )
+    else:
+        fix = (
+            "read the L4T release (`cat /etc/nv_tegra_release`) and install ollama's JetPack "
+            f"components for it (JetPack 6 for L4T R36, JetPack 5 for R35), as ollama's install "
+            f"script does ({_OLLAMA_INSTALL})"
+        )
+    return cause, fix
+
+
+# Lines whose fix, on a discrete GPU, is a newer NVIDIA driver
+_DRIVER_FIXES = frozenset(
+    {
+        "driver-too-old",
+        "driver-insufficient",
+        "ptx-unsupported-toolchain",
+        "ptx-jit-failed",
+        "cuda-not-supported",
+        "xla-driver-older-than-ptxas",
+    }
+)
+
+
+def jetson_driver_fix(code: str, facts: HostFacts, matrix: Matrix) -> str | None:
+    """The fix of a line that asks for a newer driver, on a Jetson before JetPack 7: its driver
+    is part of its L4T release, so the program needs the build for the JetPack's CUDA; from
+    JetPack 5 a newer CUDA runs through the CUDA upgrade (compat) package, before it the CUDA
+    is the JetPack's (NVIDIA, "Simplifying CUDA Upgrades for NVIDIA Jetson Users":
+    https://developer.nvidia.com/blog/simplifying-cuda-upgrades-for-nvidia-jetson-users/).
+    None elsewhere."""
+    release = jetson_release(facts)
+    if code not in _DRIVER_FIXES or release is None:
+        return None
+    row = jetpack_row(facts, matrix)
+    if row is None:
+        return (
+            "a Jetson's driver is part of its L4T release: read it (`cat /etc/nv_tegra_release`) "
+            "and install the program's build for that JetPack's CUDA, as "
+            f"{_JETSON_DOCS} lists them for PyTorch; from JetPack 5 a newer CUDA runs through "
+            "its CUDA upgrade (compat) package, before JetPack 5 only a newer JetPack brings one"
+        )
+    if row.sbsa:
+        return None  # JetPack 7: server Arm's CUDA and driver model
+    cuda = f", CUDA {row.cuda}" if row.cuda else ""
+    fix = (
+        f"a Jetson's driver is part of its L4T release (JetPack {row.version}{cuda}): install "
+        f"the program's build for JetPack {row.version}, as {_JETSON_DOCS} lists them for "
+        "PyTorch, or build it on the Jetson"
+    )
+    if versions.major(row.version) >= 5:
+        return fix + "; or install the CUDA upgrade (compat) package of the CUDA it needs"
+    return fix + "; before JetPack 5 the CUDA cannot be upgraded: flash a newer JetPack"
+
+
 def check_jetson_wheels(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     release = jetson_release(facts)
     if release is None:
@@ -227,11 +341,15 @@ def check_jetson_wheels(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
     if not facts.frameworks:
         return [finding(CODE, NA, f"Jetson (L4T {release}): no framework installed")]
     row = jetpack_row(facts, matrix)
-    return [_judge(facts, fw, release, row) for fw in facts.frameworks]
+    return [_judge(facts, matrix, fw, release, row) for fw in facts.frameworks]
 
 
 def _judge(
-    facts: HostFacts, fw: FrameworkFacts, release: str, row: JetpackRelease | None
+    facts: HostFacts,
+    matrix: Matrix,
+    fw: FrameworkFacts,
+    release: str,
+    row: JetpackRelease | None,
 ) -> Finding:
     wheels = [b.package for b in fw.bundled if b.package.startswith("nvidia-")]
     ev = [("l4t_release", release), ("nvidia_wheels", wheels), ("version", fw.version)]
@@ -251,7 +369,7 @@ def _judge(
         )
     fix = (
         f"uninstall it and install NVIDIA's {fw.name} build for {_jetpack(facts, release, row)}, "
-        f"as {_JETSON_DOCS} describes"
+        f"as {_docs_for(fw.name)} describes"
     )
     if wheels or (fw.name == "torch" and _CU_TAG.search(fw.version)):
         return finding(
@@ -280,9 +398,54 @@ def _judge(
             evidence=ev,
             subject=fw.name,
         )
+    pypi = _pypi_cpu_release(fw, matrix)
+    if pypi is not None:
+        return finding(
+            CODE,
+            WARN,
+            f"{fw.label} is probably PyPI's aarch64 build, which carries no CUDA: on this Jetson "
+            "it runs on the CPU",
+            detail=f"PyPI's aarch64 wheel of {fw.name} {pypi} brings no CUDA (the matrix's "
+            "[[wheel]] rows); the version has no local tag of NVIDIA's Jetson builds "
+            f'("+nv24.08") and the report does not show the build\'s CUDA, which '
+            f"{_BUILD_CUDA.get(fw.name, 'the framework')} settles",
+            fix=fix,
+            evidence=ev,
+            subject=fw.name,
+        )
     return finding(
         CODE, OK, f"{fw.label}: no PyPI CUDA wheels on this Jetson", evidence=ev, subject=fw.name
     )
+
+
+_BUILD_CUDA = {
+    "torch": "`python -c 'import torch; print(torch.version.cuda)'`",
+    "tensorflow": "`python -c 'import tensorflow as tf; print(tf.sysconfig.get_build_info())'`",
+}
+
+
+def _pypi_cpu_release(fw: FrameworkFacts, matrix: Matrix) -> str | None:
+    """The release whose PyPI aarch64 wheel carries no CUDA, where the installed build is
+    probably that wheel: a version without a local tag, no CUDA, cuDNN or CUDA library wheel
+    shown. A release written without its patch ("tensorflow 2.13") counts when every PyPI
+    aarch64 wheel of it the matrix lists is CPU-only."""
+    framework = framework_names.MATRIX_NAME.get(fw.name)
+    version = fw.version
+    if framework is None or versions.public(version) != version or fw.cuda or fw.cudnn:
+        return None
+    if fw.bundled or fw.hip or len(versions.release(version) or ()) < 2:
+        return None
+    rows = [
+        w
+        for w in matrix.wheels
+        if w.framework == framework
+        and w.machine == "aarch64"
+        and w.index == "pypi"
+        and (w.version == version or w.version.startswith(f"{version}."))
+    ]
+    if not rows or not all(w.cpu_only for w in rows):
+        return None
+    return rows[0].version if len(rows) == 1 else version
 
 
 def _newer_cuda(fw: FrameworkFacts, row: JetpackRelease | None) -> Finding | None:
@@ -308,7 +471,7 @@ def _newer_cuda(fw: FrameworkFacts, row: JetpackRelease | None) -> Finding | Non
             else f"before JetPack 5 the CUDA of a Jetson cannot be upgraded past {row.cuda}"
         ),
         fix=f"install NVIDIA's {fw.name} build for JetPack {row.version} (CUDA {row.cuda}), as "
-        f"{_JETSON_DOCS} describes"
+        f"{_docs_for(fw.name)} describes"
         + (f", or the CUDA {fw.cuda} upgrade package for Jetson" if upgradable else ""),
         evidence=[
             ("framework_cuda", fw.cuda),

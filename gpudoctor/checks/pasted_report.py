@@ -22,8 +22,10 @@ from gpudoctor.checks.cudnn import program_without_cudnn
 from gpudoctor.checks.jetson import (
     host_mounted_library,
     jetpack_cuda_library,
+    jetson_driver_fix,
     jetson_install,
     jetson_release,
+    ollama_on_jetson,
 )
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
@@ -132,6 +134,12 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         other = jetpack_cuda_library(error.text, known.code, facts, matrix)
         if jetson is None and other is not None:
             cause, fix = other  # a CUDA major no JetPack update brings: another JetPack's build
+        ollama = ollama_on_jetson(known.code, facts, matrix)
+        if ollama is not None:
+            cause, fix = ollama  # ollama's generic CUDA runner on a Jetson: its JetPack build
+        driver = jetson_driver_fix(known.code, facts, matrix)
+        if driver is not None:
+            fix = driver  # no driver to upgrade on its own: a Jetson's comes with its L4T
         own = program_without_cudnn(known.code, facts)
         if own is not None:
             cause, fix = own  # no framework's own cuDNN to fall back to: a path to set

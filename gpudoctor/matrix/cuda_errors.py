@@ -116,8 +116,9 @@ _DRIVER_CALL = re.compile(
     r"|\bcuda driver library\b",
     re.IGNORECASE,
 )
+# "err" as a word too: ollama's verbose "cudaSetDevice err: 35"
 _NUMBER = re.compile(
-    r"(?:error|code|failure|status|device context)\s{0,2}[=:]?\s{0,2}\(?(\d{1,5})\b",
+    r"(?:error|\berr\b|code|failure|status|device context)\s{0,2}[=:]?\s{0,2}\(?(\d{1,5})\b",
     re.IGNORECASE,
 )
 

@@ -16,7 +16,8 @@
   CUDA Compute Capability detected") and `msg="Discovered GPU libraries:
   [/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.545.23.08]"`: GPU 0's compute capability and the
   NVML library, named by its driver version.
-- ollama's release: `msg="Listening on 127.0.0.1:11434 (version 0.12.3)"` (routes.go).
+- ollama's release: `msg="Listening on 127.0.0.1:11434 (version 0.12.3)"` (routes.go), or in
+  0.1.x's plain log lines `routes.go:930: Listening on 127.0.0.1:11434 (version 0.1.20)`.
 - ollama's `server config env="map[...]"` line, the first line every `ollama serve` logs
   (routes.go), and its `msg=offload library=cuda layers.model=49 layers.offload=48 ...
   memory.available="[11.1 GiB]"` line (llm/server.go) when it loads a model: a part of a log
@@ -73,8 +74,11 @@ _GGML_HIP = re.compile(
 _GGML_ARCHS = re.compile(r"\bCUDA : ARCHS = (?P<archs>\d[\d,]{1,160})")
 _VLLM_ENGINE = re.compile(r"\bInitializing an? (?:V1 )?LLM engine \(v(?P<v>0\.\d{1,2}\.\d{1,3})")
 _VLLM_ALIGNED = re.compile(r"^vLLM Version\s{1,40}:\s{0,4}(?P<v>0\.\d{1,2}\.\d{1,3})\b")
+# slog since 0.1.2x (`msg="Listening on ... (version 0.12.3)"`); before it Go's log package
+# printed the same format string after its file:line ("routes.go:930: Listening on ...")
 _OLLAMA_VERSION = re.compile(
-    r"msg=\"Listening on [^\"\n]{1,120} \(version (?P<v>0\.\d{1,2}\.\d{1,3})(?:-rc\d{1,2})?\)\""
+    r"(?:msg=\"|\broutes\.go:\d{1,5}: )Listening on [^\"\n]{1,120} "
+    r"\(version (?P<v>0\.\d{1,2}\.\d{1,3})(?:-rc\d{1,2})?\)"
 )
 _TYPES = re.compile(r"\[(?P<types>gfx[a-z0-9 ]{3,400})\]")
 _OLD_CC = re.compile(r"\bCUDA Compute Capability detected: (?P<cc>\d{1,2}\.\d)\"")
@@ -196,7 +200,7 @@ def _ollama(text: str, draft: Draft) -> None:
 
 
 def _ollama_version(text: str, draft: Draft) -> None:
-    for start, line in iter_lines(text, text, 'msg="Listening on '):
+    for start, line in iter_lines(text, text, "Listening on "):
         found = _OLLAMA_VERSION.search(line) if len(line) <= _MAX_LINE else None
         if found:
             draft.packages.setdefault("ollama", found.group("v"))

@@ -177,6 +177,18 @@ def _tokens(name: str) -> list[str]:
     return [t for t in re.split(r"[\s\-_/()]+", name.upper()) if t]
 
 
+_ALIAS = re.compile(r"^(?P<name>[^()]{2,60}?)\s{0,2}\((?P<alias>[^()]{2,30})\)$")
+
+
+def listed_names(example: str) -> tuple[str, ...]:
+    """The names a matrix model list's entry gives: NVIDIA's CUDA GPUs page writes some as a
+    product and its GPU ("DGX Spark (GB10)"), and nvidia-smi names the GPU ("NVIDIA GB10")."""
+    found = _ALIAS.match(example.strip())
+    if found is None:
+        return (example,)
+    return (example, found.group("name").strip(), found.group("alias").strip())
+
+
 def compute_capability_for(name: str, architectures: Sequence[Architecture]) -> str | None:
     """The compute capability of the architecture whose example GPU names appear in `name` as
     whole words ("NVIDIA GeForce RTX 5090" holds "GeForce RTX 5090"); the longest match wins, and
@@ -188,11 +200,12 @@ def compute_capability_for(name: str, architectures: Sequence[Architecture]) -> 
     tokens = _tokens(name)
     best: dict[int, set[str]] = {}
     for arch in architectures:
-        for example in (*arch.datacenter_gpus, *arch.consumer_gpus):
-            want = _tokens(example)
-            n = len(want)
-            if n and any(tokens[i : i + n] == want for i in range(len(tokens) - n + 1)):
-                best.setdefault(n, set()).add(arch.compute_capability)
+        for listed in (*arch.datacenter_gpus, *arch.consumer_gpus):
+            for example in listed_names(listed):
+                want = _tokens(example)
+                n = len(want)
+                if n and any(tokens[i : i + n] == want for i in range(len(tokens) - n + 1)):
+                    best.setdefault(n, set()).add(arch.compute_capability)
     if not best:
         return None
     found = best[max(best)]

@@ -140,6 +140,12 @@ def _value(key: str, value: str, draft: Draft) -> None:  # noqa: PLR0912 - one b
         put(draft.platform, "hypervisor_flag", True)
 
 
+def key_line(key: str, value: str, draft: Draft) -> None:
+    """One collect_env `Key: value` line read outside its block (a paste cut above "PyTorch
+    version:"), as the block reads it."""
+    _value(key.strip().lower(), value.strip(), draft)
+
+
 def _python_platform(value: str, draft: Draft) -> None:
     found = _PLATFORM.match(value)
     if found:

@@ -31,7 +31,8 @@ from gpudoctor.cuda_wheels import LIBRARY_FILE
 from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
 from gpudoctor.matrix.platforms import machine_of
-from gpudoctor.pasted import host_tools, pairs
+from gpudoctor.pasted import collect_env, host_tools, pairs
+from gpudoctor.pasted.build import listed_names
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import FACTS_HEAD, KeywordLines, ascii_lower, iter_lines
 from gpudoctor.pasted.smi_query import license_status
@@ -129,12 +130,16 @@ def _driver_cuda_int(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
-_TOOLKIT_ITEM = _rx(r"^\s{0,8}[-*] CUDA: (?P<v>\d{1,2}\.\d{1,2}\.\d{2,4})\s{0,4}$")
+# The environment tools of a Jetson print the CUDA toolkit JetPack installed as a line of its
+# own, with its build number: jetson-stats' Libraries list (`jetson_release`, jtop's info page:
+# "- CUDA: 12.6.68", "   * CUDA 10.2.89"), jetsonInfo ("CUDA 10.0.326"). A driver's CUDA is
+# never written with a build number, so the line is the toolkit's.
+_TOOLKIT_ITEM = _rx(r"^[\s>*\-]{0,12}CUDA\s{0,2}:?\s{0,4}(?P<v>\d{1,2}\.\d{1,2}\.\d{2,4})\s{0,4}$")
 
 
 def _cuda_toolkit_item(m: re.Match[str], d: Draft) -> bool:
-    """jetson-stats' Libraries list (`jetson_release`, `jtop`'s info page): "- CUDA: 12.6.68",
-    "* CUDA: 10.2.300", the installed toolkit's full version (a driver's CUDA has two numbers)."""
+    """A Jetson environment tool's CUDA line (_TOOLKIT_ITEM): the installed toolkit's full
+    version (a driver's CUDA has two numbers)."""
     if d.cuda_toolkit_version is not None:
         return False
     d.cuda_toolkit_version = m.group("v")
@@ -157,6 +162,17 @@ def _cuda_mentioned(m: re.Match[str], d: Draft) -> bool:
         return False  # jetson-stats' list names the toolkit: _cuda_toolkit_item read it
     d.note(f"CUDA {m.group('v')} is named, without saying whose (driver, toolkit or framework)")
     d.named.append(("cuda", d.scan_line))
+    return True
+
+
+_DOTTED = re.compile(r"\d{1,2}\.\d")
+
+
+def _collect_env_key(m: re.Match[str], d: Draft) -> bool:
+    key, value = m.group("key"), m.group("value")
+    if key.lower() == "cuda runtime version" and not _DOTTED.match(value):
+        return False  # CuPy's "CUDA Runtime Version : 11030" (its _runtime_int rule reads it)
+    collect_env.key_line(key, value, d)
     return True
 
 
@@ -847,6 +863,11 @@ def _tegrastats(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _tegra_kernel(m: re.Match[str], d: Draft) -> bool:
+    put(d.kernel, "release", m.group("release"))
+    return True
+
+
 def _l4t_power_tool(m: re.Match[str], d: Draft) -> bool:
     """L4T's own clock and power tools, which exist only on a Jetson: `jetson_clocks --show`
     opens with "SOC family:tegra234  Machine:<the board's device-tree model>" (jetson_clocks.sh),
@@ -947,7 +968,7 @@ _RULES: tuple[_Rule, ...] = (
         _driver_cuda,
     ),
     _Rule(
-        "cuda:",
+        "cuda",
         _TOOLKIT_ITEM,
         _cuda_toolkit_item,
     ),
@@ -968,6 +989,16 @@ _RULES: tuple[_Rule, ...] = (
         "cuda driver version",
         _rx(r"\bCUDA Driver Version\s{0,30}:\s{0,4}(?P<v>\d{4,6})\b"),
         _driver_cuda_int,
+    ),
+    _Rule(
+        # collect_env's lines that say the most about the host, in a paste cut above its
+        # "PyTorch version:" line (which starts the block collect_env.py reads)
+        ("python platform", "cuda runtime version", "nvidia driver version", "is cuda available"),
+        _rx(
+            r"^\s{0,4}(?P<key>Python platform|CUDA runtime version|Nvidia driver version|"
+            r"Is CUDA available)\s{0,30}:\s{0,4}(?P<value>\S[^\n]{0,200}?)\s{0,4}$"
+        ),
+        _collect_env_key,
     ),
     _Rule(
         "cuda used to build pytorch",
@@ -1169,7 +1200,12 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "nvidia-l4t-core",
-        _rx(r"\bnvidia-l4t-core(?::arm64)?\s{1,60}(?P<r>\d{2,3})\.(?P<a>\d{1,3})\.(?P<b>\d{1,3})-"),
+        # `dpkg -l`/`dpkg-query -W` ("nvidia-l4t-core   36.4.0-2024..."), `apt list`'s
+        # "nvidia-l4t-core/stable,now 36.4.0-20240912212859 arm64 [installed]"
+        _rx(
+            r"\bnvidia-l4t-core(?::arm64)?(?:/[\w.-]{1,30},now)?\s{1,60}"
+            r"(?P<r>\d{2,3})\.(?P<a>\d{1,3})\.(?P<b>\d{1,3})-"
+        ),
         _l4t,
     ),
     _Rule(
@@ -1177,8 +1213,9 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             # prose runs the release on ("JetPack5.1.2") or brackets it ("JetPack (4.6)")
             # jetson-stats' environment names it too ("JETSON_JETPACK=4.6")
-            r"(?:\bjetson_|\b)(?:nvidia-)?jetpack(?::arm64)?[\s_:=(\[-]{0,60}"
-            r"(?:(?:sdk|version|release)\s{0,4}[:=]?\s{0,4})?v?"
+            # and `apt list`'s "nvidia-jetpack/stable,now 6.1+b123 arm64"
+            r"(?:\bjetson_|\b)(?:nvidia-)?jetpack(?::arm64)?(?:/[\w.-]{1,30},now)?"
+            r"[\s_:=(\[-]{0,60}(?:(?:sdk|version|release)\s{0,4}[:=]?\s{0,4})?v?"
             r"(?P<v>[3-9]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])"
         ),
         _jetpack,
@@ -1582,6 +1619,12 @@ _RULES: tuple[_Rule, ...] = (
         _toolkit_log,
     ),
     _Rule(
+        # jetson-stats' service log (`journalctl -u jtop`): the machine its hardware probe found
+        "hardware detected",
+        _rx(r"\bjtop\.core\.hardware - Hardware detected (?P<machine>aarch64|x86_64)\b"),
+        _lscpu,
+    ),
+    _Rule(
         "architecture:",
         _rx(r"^\s{0,4}Architecture:\s{1,30}(?P<machine>aarch64|arm64|x86_64)\s{0,4}$"),
         _lscpu,
@@ -1708,6 +1751,14 @@ _RULES: tuple[_Rule, ...] = (
         "gr3d_freq",
         _rx(r"\bRAM \d{1,7}/\d{1,7}MB\b[^\n]{0,400}?\b(?P<name>GR3D_FREQ)\b"),
         _tegrastats,
+    ),
+    _Rule(
+        # L4T's kernel release as any tool prints it (`uname -r`, jetson_release's "Release:",
+        # collect_env's platform): "5.15.136-tegra"; not a package's version that runs on
+        # ("5.15.148-tegra-36.4.0-2024...") or a headers package's name
+        "-tegra",
+        _rx(r"(?<![\w.-])(?P<release>\d\.\d{1,2}\.\d{1,3}-tegra)(?![\w-])"),
+        _tegra_kernel,
     ),
     _Rule(
         ("soc family:", "nv power mode:", "nvp model, ", "jetson_clocks, "),
@@ -1850,7 +1901,8 @@ _GPU_CONTEXT = ("gpu", "nvidia", "tesla", "geforce", "quadro", "rtx", "gb", "car
 _BARE_NUMBER_CONTEXT = ("gpu", "nvidia", "geforce", "graphics card", "video card")
 # A word of a line; "RTX3090" and "GTX1080" (the brand written against the number, as people
 # type it) are two words, as the matrix spells the models.
-_TOKEN = re.compile(r"(?:RTX|GTX)(?=\d{3,4})|[^\s\-_/(),:;=\"'\[\]]+")
+# A sentence's full stop is not part of the name it ends ("on a Jetson Orin Nano.").
+_TOKEN = re.compile(r"(?:RTX|GTX)(?=\d{3,4})|[^\s\-_/(),:;=\"'\[\]]*[^\s\-_/(),:;=\"'\[\].!?]")
 _SPLIT = re.compile(r"[\s\-_/(),:;=\"'\[\]]+")
 
 
@@ -1858,7 +1910,8 @@ def gpu_models(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], s
     """Each model name of the matrix as upper-case tokens -> the compute capabilities it has."""
     out: dict[tuple[str, ...], set[str]] = {}
     for arch in architectures:
-        for example in (*arch.datacenter_gpus, *arch.consumer_gpus):
+        listed = (*arch.datacenter_gpus, *arch.consumer_gpus)
+        for example in (name for entry in listed for name in listed_names(entry)):
             tokens = tuple(t for t in _SPLIT.split(example.upper()) if t)
             if len(tokens) >= 3 and tokens[-1] in _VARIANT_SUFFIXES:
                 # the model a listed variant varies ("GeForce GTX 1660" of "... 1660 Ti")
@@ -1882,6 +1935,38 @@ def gpu_models(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], s
                 # "RTX A6000" is also written "A6000" (a lettered model, never a bare number)
                 if len(tokens) == 2 and tokens[0] == "RTX" and tokens[1][:1].isalpha():
                     out.setdefault(tokens[1:], set()).add(arch.compute_capability)
+    for alias, ccs in jetson_aliases(architectures).items():
+        out.setdefault(alias, set()).update(ccs)
+    return out
+
+
+_JETSON = "JETSON"
+
+
+def jetson_aliases(architectures: Sequence[Architecture]) -> dict[tuple[str, ...], set[str]]:
+    """How people name the Jetson modules the matrix lists as "Jetson ...": without "Jetson"
+    ("Orin Nano", "AGX Xavier"), with the words in another order ("Jetson Nano Orin", "Orin
+    AGX"), or by the family word every module of one compute capability holds ("Jetson Orin",
+    "Orin": jtop's and collect_env's "Orin (nvgpu)"), never by a word another family shares
+    ("AGX", "Nano")."""
+    by_cc: dict[str, list[tuple[str, ...]]] = {}
+    for arch in architectures:
+        for example in arch.datacenter_gpus:
+            tokens = tuple(t for t in _SPLIT.split(example.upper()) if t)
+            if len(tokens) >= 2 and tokens[0] == _JETSON:
+                by_cc.setdefault(arch.compute_capability, []).append(tokens[1:])
+    out: dict[tuple[str, ...], set[str]] = {}
+    for cc, tails in by_cc.items():
+        for tail in tails:
+            if len(tail) == 2:
+                for words in (tail, tail[::-1]):
+                    out.setdefault(words, set()).add(cc)
+                    out.setdefault((_JETSON, *words), set()).add(cc)
+        others = {t for other, ts in by_cc.items() if other != cc for tail in ts for t in tail}
+        common = set(tails[0]).intersection(*tails[1:]) - others
+        for word in common:
+            out.setdefault((word,), set()).add(cc)
+            out.setdefault((_JETSON, word), set()).add(cc)
     return out
 
 
@@ -1897,8 +1982,11 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
         draft.named_gpus.clear()
         return
     models = gpu_models(architectures)
+    aliases = jetson_aliases(architectures)
     last_tokens = {tokens[-1] for tokens in models}
     by_first = models_by_first(models)
+    # a Jetson family word alone ("Orin") is a GPU only beside a word about GPUs or Jetsons
+    alone = frozenset(a[0] for a in aliases if len(a) == 1)
     found: list[tuple[str, int, str | None, int]] = []  # name, count, cc, line number
     seen_lines: set[int] = set()
     for name, count, number in draft.named_gpus:
@@ -1911,12 +1999,15 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
             if start in seen_lines or len(seen_lines) > 2000:
                 continue
             seen_lines.add(start)
-            names = _names_in_line(_bounded(lower, line, start, (needle,)), by_first, last_tokens)
+            bounded = _bounded(lower, line, start, (needle,))
+            names = _names_in_line(bounded, by_first, last_tokens, alone)
             if names:  # counted once per line: a count per name is quadratic on a long paste
                 number = text.count("\n", 0, start) + 1
                 found.extend((name, count, cc, number) for name, count, cc in names)
     if not found:
         return
+    # a Jetson module named without "Jetson" keeps the word, so that it is known for one
+    found = [(_jetson_named_gpu(n, aliases), c, cc, num) for n, c, cc, num in found]
     # One host's GPUs: the first name given; a second, different model is a note.
     name, count, cc, number = found[0]
     for index in range(min(count, 64)):
@@ -1932,6 +2023,11 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
     others = sorted({n for n, _, _, _ in found[1:] if n != name})
     if others:
         draft.note("other GPU models named in the text: " + ", ".join(others[:5]))
+
+
+def _jetson_named_gpu(name: str, aliases: dict[tuple[str, ...], set[str]]) -> str:
+    tokens = tuple(m.group(0) for m in _TOKEN.finditer(name.upper()))
+    return f"Jetson {name}" if tokens in aliases and tokens[0] != _JETSON else name
 
 
 def _cc_of(name: str, models: dict[tuple[str, ...], set[str]]) -> str | None:
@@ -1963,8 +2059,11 @@ def models_by_first(models: Models) -> ByFirst:
     return index
 
 
+_JETSON_CONTEXT = (*_GPU_CONTEXT, "jetson", "jetpack", "l4t", "tegra", "cuda", "nvgpu")
+
+
 def _names_in_line(
-    line: str, by_first: ByFirst, last_tokens: set[str]
+    line: str, by_first: ByFirst, last_tokens: set[str], alone: frozenset[str] = frozenset()
 ) -> list[tuple[str, int, str | None]]:
     line = _GLUED_SUFFIX.sub(" ", line)  # "RTX 3090Ti" is "RTX 3090 Ti"
     upper = line.upper()
@@ -2003,6 +2102,9 @@ def _names_in_line(
             i += n
             continue
         if short and not any(c in lowered for c in _GPU_CONTEXT):
+            i += n
+            continue
+        if n == 1 and tokens[i] in alone and not any(c in lowered for c in _JETSON_CONTEXT):
             i += n
             continue
         count = _count(line, spans[i][0], spans[i + n - 1][1])

@@ -12,7 +12,9 @@ from gpudoctor.checks.jetson import (
     check_jetson_wheels,
     image_l4t,
     jetpack_row,
+    jetson_driver_fix,
     jetson_release,
+    ollama_on_jetson,
     with_jetpack,
 )
 from gpudoctor.facts import (
@@ -71,6 +73,19 @@ def test_a_named_jetpack_gives_its_l4t_and_cuda(matrix: Matrix) -> None:
     filled = with_jetpack(_host(jetpack="4.4"), matrix)
     assert filled.platform.l4t_release == "32.4.3"
     assert filled.nvml.cuda_driver_version == "10.2"
+
+
+def test_the_jetpack_4_releases_l4t_pages_name(matrix: Matrix) -> None:
+    # NVIDIA's L4T release pages: "L4T 32.5.1 is included as part of JetPack 4.5.1" and so on
+    pairs = (("32.5.1", "4.5.1"), ("32.5", "4.5"), ("32.7.1", "4.6.1"), ("28.4", "3.3.3"))
+    for l4t, jetpack in pairs:
+        assert with_jetpack(_host(l4t), matrix).platform.jetpack_release == jetpack
+    assert with_jetpack(_host(jetpack="4.4.1"), matrix).platform.l4t_release == "32.4.4"
+    assert with_jetpack(_host("32.4.4"), matrix).nvml.cuda_driver_version == "10.2"
+    # near misses: a page that names no CUDA gives none, and L4T 32.6.1 (JetPack 4.6, whose
+    # NVIDIA page was not read) stays without a JetPack
+    assert with_jetpack(_host("32.5.1"), matrix).nvml.cuda_driver_version is None
+    assert with_jetpack(_host("32.6.1"), matrix).platform.jetpack_release is None
 
 
 def test_what_the_table_does_not_hold_stays_unknown(matrix: Matrix) -> None:
@@ -234,3 +249,67 @@ def test_an_image_without_the_hosts_l4t_is_unknown_and_no_image_is_na(matrix: Ma
     (na,) = check_jetson_container_l4t(_image_host("36.4.0"), matrix, Intent())
     assert na.severity is Severity.NA
     assert image_l4t("nvcr.io/nvidia/pytorch:24.01-py3") is None  # an NGC tag is no L4T
+
+
+def test_ollama_without_a_gpu_on_a_jetson_needs_its_jetpack_build(matrix: Matrix) -> None:
+    code = "ollama-cudasetdevice-failed"
+    cause, fix = ollama_on_jetson(code, _host("36.3.0"), matrix) or ("", "")
+    assert "generic CUDA runners" in cause
+    assert "ollama-linux-arm64-jetpack6" in fix
+    _, fix = ollama_on_jetson("ollama-no-gpu", _host("35.4.1"), matrix) or ("", "")
+    assert "jetpack5" in fix
+    _, fix = ollama_on_jetson("ollama-driver-too-old", _host("32.7.1"), matrix) or ("", "")
+    assert "R35 and R36 (JetPack 5 and 6) only" in fix
+    # near misses: a discrete GPU's host, JetPack 7 (SBSA-aligned: the generic arm64 build),
+    # and another program's line on a Jetson
+    assert ollama_on_jetson("ollama-no-gpu", HostFacts(), matrix) is None
+    assert ollama_on_jetson("ollama-no-gpu", _host("38.2.1"), matrix) is None
+    assert ollama_on_jetson("cuda-library-missing", _host("36.3.0"), matrix) is None
+
+
+def test_a_gpu_cuda_names_orin_or_xavier_is_a_jetsons(matrix: Matrix) -> None:
+    # CUDA names a Jetson's integrated GPU "Orin" or "Xavier" to the programs on it (ollama's
+    # name=Orin, torch.cuda.get_device_name)
+    for name in ("Orin", "Xavier", "Jetson AGX Orin"):
+        facts = HostFacts(nvml=NvmlFacts(status="not_run", gpus=(GpuFacts(index=0, name=name),)))
+        assert jetson_release(facts) == "unknown", name
+    # near miss: a discrete GPU's name
+    a100 = GpuFacts(index=0, name="NVIDIA A100-SXM4-80GB")
+    assert jetson_release(HostFacts(nvml=NvmlFacts(status="ok", gpus=(a100,)))) is None
+
+
+def test_a_line_asking_for_a_newer_driver_on_a_jetson(matrix: Matrix) -> None:
+    # the L4T release carries the driver: the build for the JetPack, or the CUDA upgrade package
+    fix = jetson_driver_fix("driver-insufficient", _host("35.4.1"), matrix) or ""
+    assert "JetPack 5.1.2, CUDA 11.4" in fix
+    assert "CUDA upgrade (compat) package" in fix
+    fix = jetson_driver_fix("driver-too-old", _host("32.4.3"), matrix) or ""
+    assert "before JetPack 5 the CUDA cannot be upgraded" in fix
+    orin = HostFacts(nvml=NvmlFacts(status="not_run", gpus=(GpuFacts(index=0, name="Orin"),)))
+    assert "cat /etc/nv_tegra_release" in (jetson_driver_fix("ptx-jit-failed", orin, matrix) or "")
+    # near misses: a discrete GPU's host, JetPack 7, and a line that asks for no driver
+    assert jetson_driver_fix("driver-too-old", HostFacts(), matrix) is None
+    assert jetson_driver_fix("driver-too-old", _host("38.2.1"), matrix) is None
+    assert jetson_driver_fix("no-kernel-image", _host("35.4.1"), matrix) is None
+
+
+def test_a_plain_pypi_release_on_a_jetson_is_probably_the_cpu_wheel(matrix: Matrix) -> None:
+    # PyPI's aarch64 wheels of these releases carry no CUDA (the matrix's [[wheel]] rows);
+    # "tensorflow 2.13" as prose writes it stands for its 2.13.x wheels
+    for fw in (FrameworkFacts("tensorflow", "2.13"), FrameworkFacts("torch", "2.3.1")):
+        found = _one(_host("32.7.1", None, fw), matrix)
+        assert found.severity is Severity.WARN, fw
+        assert "probably PyPI's aarch64 build" in found.title
+    assert (
+        "install-tf-jetson-platform"
+        in _one(_host("32.7.1", None, FrameworkFacts("tensorflow", "2.13")), matrix).fix
+    )
+    # near misses: NVIDIA's Jetson builds (a local tag), a build whose CUDA the report shows,
+    # a release whose PyPI aarch64 wheel brings CUDA (torch 2.11: an SBSA build, judged apart)
+    for fw in (
+        FrameworkFacts("torch", "2.1.0a0+41361538.nv23.06"),
+        FrameworkFacts("tensorflow", "2.16.1+nv24.07"),
+        FrameworkFacts("torch", "2.3.0", cuda="12.2"),
+        FrameworkFacts("torch", "2.11.0"),
+    ):
+        assert _one(_host("36.3.0", None, fw), matrix).severity is Severity.OK, fw

@@ -162,6 +162,17 @@ def test_ollama_0_1_compute_capability_and_nvml_library(read: Read) -> None:
     assert _codes(too_old) == ["ollama-gpu-too-old"]  # the signature's line, not a GPU
 
 
+def test_ollama_0_1_plain_log_version_line(read: Read) -> None:
+    # before slog, Go's log package: date, time, file:line, then the same format string
+    facts = read(
+        "2024/01/13 20:14:02 routes.go:930: Listening on 127.0.0.1:11434 (version 0.1.20)\n"
+    )
+    assert [(p.name, p.version) for p in facts.programs] == [("ollama", "0.1.20")]
+    # near miss: another program's file, the same words
+    with pytest.raises(FactsError):
+        read("2024/01/13 20:14:02 server.go:12: Listening on 0.0.0.0:80 (version 0.1.20)\n")
+
+
 def test_inference_compute_in_prose_is_not_an_ollama_line(read: Read) -> None:
     with pytest.raises(FactsError):
         read("we pay for inference compute=8.6 times more than for training, name=big\n")

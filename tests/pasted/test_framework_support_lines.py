@@ -239,3 +239,22 @@ def test_torch_build_cuda_from_a_partial_collect_env(read: Read, matrix: Matrix)
     assert "440.33" in found.fix
     near = read("PyTorch version 1.5.0\nCUDA used to build PyTorch: Could not collect\n")
     assert [f.cuda for f in near.frameworks] == [None]
+
+
+def test_a_collect_env_cut_above_its_header_still_tells_the_host(read: Read) -> None:
+    # a paste that begins below "PyTorch version:" (the line that starts the block)
+    text = (
+        "Python platform: Linux-5.15.136-tegra-aarch64-with-glibc2.35\n"
+        "Is CUDA available: False\n"
+        "CUDA runtime version: 12.2.140\n"
+        "GPU models and configuration: GPU 0: Orin (nvgpu)\n"
+        "Nvidia driver version: N/A\n"
+    )
+    facts = read(text)
+    assert (facts.kernel.release, facts.platform.machine) == ("5.15.136-tegra", "aarch64")
+    assert [t.nvcc_version for t in facts.cuda_libs.toolkits] == ["12.2.140"]
+    assert facts.nvml.driver_version is None  # "N/A" is no driver
+    # near miss: the key in prose is no collect_env line
+    near = read("Ubuntu 22.04\nthe python platform: linux is what I use, CUDA runtime version 12\n")
+    assert near.kernel.release is None
+    assert near.cuda_libs.toolkits == ()

@@ -91,3 +91,42 @@ def test_ambiguity_rule_still_holds(read: Read, matrix: Matrix) -> None:
     models = facts_scan.gpu_models(matrix.architectures)
     assert models[("H100",)] == {"9.0"}
     assert models[("JETSON", "AGX", "THOR")] == {"10.1", "11.0"}
+
+
+def test_jetson_modules_as_people_name_them(read: Read) -> None:
+    # the matrix lists "Jetson Orin Nano", "Jetson AGX Xavier", ...: people drop "Jetson", swap
+    # the words, name the family, or end the sentence on the name
+    for text, cc in (
+        ("I hit the same issue on a Jetson Orin Nano.\n", "8.7"),
+        ("board: Orin AGX 64GB, JetPack 6\n", "8.7"),
+        ("Jetson Nano Orin: libnvidia-ml.so does not found\n", "8.7"),
+        ("GPU models and configuration: GPU 0: Orin (nvgpu)\n", "8.7"),
+        ("flashed my AGX Xavier with JetPack 5.1.2\n", "7.2"),
+        ("it runs on a Xavier NX\n", "7.2"),
+    ):
+        facts = read(text)
+        assert [g.compute_capability for g in facts.nvml.gpus] == [cc], text
+        assert facts.nvml.gpus[0].name.startswith("Jetson "), text
+    # "Jetson Nano" stays the Nano (sm_53) when no other word follows
+    assert [g.compute_capability for g in read("on my Jetson Nano.\n").nvml.gpus] == ["5.3"]
+
+
+def test_a_jetson_family_word_alone_needs_a_gpu_word(read: Read, matrix: Matrix) -> None:
+    # near misses: a user or a host named "orin", a person named Xavier, "Nano" alone
+    for text in ("cd /home/orin/tools && python x.py\n", "Thanks Xavier, that helped\n"):
+        facts = read("Ubuntu 22.04, kernel 5.15.0-91-generic\n" + text)
+        assert facts.nvml.gpus == (), text
+    models = facts_scan.gpu_models(matrix.architectures)
+    assert ("NANO",) not in models
+    assert ("AGX",) not in models
+    assert models[("ORIN",)] == {"8.7"}
+    assert models[("XAVIER",)] == {"7.2"}
+
+
+def test_a_listed_product_and_its_gpu_name_the_same_model(read: Read, matrix: Matrix) -> None:
+    # the matrix lists "DGX Spark (GB10)"; nvidia-smi names the GPU "NVIDIA GB10"
+    assert compute_capability_for("NVIDIA GB10", matrix.architectures) == "12.1"
+    assert [g.compute_capability for g in read("GPU: NVIDIA GB10\n").nvml.gpus] == ["12.1"]
+    assert [g.compute_capability for g in read("on my DGX Spark, GPU idle\n").nvml.gpus] == ["12.1"]
+    # near miss: a size written against the unit is no GPU
+    assert compute_capability_for("NVIDIA GB100", matrix.architectures) is None

@@ -23,6 +23,9 @@ Read = Callable[[str], HostFacts]
         ("my jetson nano (Jetpack 4.4 [L4T 32.4.3]) says False\n", "32.4.3", "4.4"),
         ("ii  nvidia-jetpack  5.1.2-b104  arm64  NVIDIA Jetpack Meta Package\n", None, "5.1.2"),
         ("ii  nvidia-l4t-core  35.4.1-20230801124926  arm64  Core\n", "35.4.1", None),
+        # `apt list --installed`
+        ("nvidia-l4t-core/stable,now 36.4.0-20240912212859 arm64 [installed]\n", "36.4.0", None),
+        ("nvidia-jetpack/stable,now 6.1+b123 arm64 [installed]\n", None, "6.1"),
         ("# R36 (release), REVISION: 3.0, GCID: 36191598, BOARD: generic\n", "36.3.0", None),
         # prose runs the release on, brackets it, shortens JetPack to JP or drops "L4T"
         ("jetpack6.2 cuda12.2 now\n", None, "6.2"),
@@ -48,6 +51,8 @@ def test_releases_are_read(read: Read, text: str, l4t: str | None, jetpack: str 
         "I flashed jetpack 5 on the orin\n",  # no release number
         "see https://developer.nvidia.com/embedded/jetpack-sdk-512\n",  # a page's name
         "ii  nvidia-l4t-core  <none>  arm64\n",
+        "nvidia-l4t-core/stable 36.4.0-20240912212859 arm64\n",  # apt list, not installed
+        "nvidia-l4t-cudadebuggingsupport/stable,now 12.6-34622040.0 arm64 [installed]\n",
         "upgraded the server to R35.4.1 yesterday\n",  # a bare release on a line about no Jetson
         "FROM dustynv/l4t-ml:r32.6.1-py3\n",  # an image's L4T is the container's, not the host's
         "ship to jp 5.1 on the orin\n",  # "JP" only in capitals
@@ -117,3 +122,48 @@ def test_other_missing_libraries_keep_the_generic_cause(
 ) -> None:
     cause, _ = _library_error(read, matrix, text)
     assert "another JetPack release" not in cause
+
+
+@pytest.mark.parametrize(
+    ("text", "toolkit"),
+    [
+        # jetson_release, jtop's info page, jetsonhacks' jetsonInfo: the toolkit JetPack installed
+        ("- NVIDIA Jetson TX2\n   * CUDA 9.0.252\n", "9.0.252"),
+        ("Libraries:\nCUDA: 12.2.140\ncuDNN: 8.9.4.25\n", "12.2.140"),
+        (" NVIDIA Jetson TX1\n CUDA 10.0.326\n", "10.0.326"),
+        # near misses: a CUDA without a build number (whose?), a line that says more, an image
+        ("Jetson Orin Nano\nCUDA: 12.2\n", None),
+        ("Jetson Orin Nano\nCUDA 12.2.140 is what the guide wants\n", None),
+        ("Jetson Orin Nano\nFROM nvidia/cuda:12.2.140-devel\n", None),
+    ],
+)
+def test_a_jetson_tools_cuda_line_is_the_toolkit(
+    read: Read, text: str, toolkit: str | None
+) -> None:
+    toolkits = read(text).cuda_libs.toolkits
+    assert [t.version for t in toolkits] == ([toolkit] if toolkit else [])
+
+
+@pytest.mark.parametrize(
+    ("text", "release"),
+    [
+        (" - Release: 5.15.136-tegra\n", "5.15.136-tegra"),  # jetson_release's Platform part
+        (
+            "Linux orin 5.10.120-tegra #1 SMP PREEMPT Tue Aug 1 12:32:50 PDT 2023 aarch64\n",
+            "5.10.120-tegra",
+        ),
+        # near misses: a package version running on past the kernel's, a headers package name
+        ("nvidia-l4t-kernel/stable,now 5.15.148-tegra-36.4.0-20240912212859 arm64\n", None),
+        ("sudo apt install linux-headers-5.10.104-tegra\n", None),
+    ],
+)
+def test_an_l4t_kernel_release_is_read(read: Read, text: str, release: str | None) -> None:
+    assert read("Jetson Orin Nano, JetPack 6.0\n" + text).kernel.release == release
+
+
+def test_jtop_service_log_names_the_machine(read: Read) -> None:
+    line = "Feb 12 17:22:18 tegra-ubuntu jtop[23459]: [INFO] jtop.core.hardware - Hardware detected"
+    assert read(line + " aarch64\n").platform.machine == "aarch64"
+    # near miss: another program's words
+    facts = read("Ubuntu 22.04\nudev: Hardware detected aarch64 board\n")
+    assert facts.platform.machine is None

@@ -407,6 +407,12 @@ CASES = [
         "NvMapMemCacheMaint:1075072524 failed [14]",
     ),
     (
+        "ollama-cudasetdevice-failed",
+        'time=2024-06-01T10:00:00.000Z level=DEBUG source=gpu.go:420 msg="cudaSetDevice err: 35"',
+        ("cudaErrorInsufficientDriver (35)", "nvidia-smi"),
+        "cudaSetDevice(0) returned cudaSuccess",
+    ),
+    (
         "illegal-instruction",
         ">>> import torch\nIllegal instruction (core dumped)",
         ("OpenBLAS", "OPENBLAS_CORETYPE=ARMV8"),
