@@ -273,3 +273,20 @@ def test_the_operators_driver_validation_retrying_is_a_warning(read: Read, matri
         "GPU Operator v25.3.1 on Kubernetes 1.31\n"
     )
     assert error_lines(findings_of(read, matrix, ok), "gpu-operator-driver-not-validated") == []
+
+
+def test_an_nvidia_pod_in_a_failing_state_is_a_known_line(read: Read) -> None:
+    # `kubectl get pods -A`: the driver pod crash-looping is named, with its log as the fix
+    listing = (
+        "NAMESPACE      NAME                           READY   STATUS             RESTARTS   AGE\n"
+        "gpu-operator   gpu-operator-7ff85f9c4f-fw7hb  1/1     Running            0          62m\n"
+        "gpu-operator   nvidia-driver-daemonset-6tmcb  0/1     CrashLoopBackOff   7          17m\n"
+        "gpu-operator   nvidia-cuda-validator-4br5g    0/1     Init:0/1           0          17m\n"
+        "default        my-app-5d4                     0/1     CrashLoopBackOff   4          1m\n"
+    )
+    facts = read(listing)
+    assert facts.report is not None
+    assert [(e.code, e.line) for e in facts.report.errors] == [("nvidia-pod-failing", 3)]
+    # near misses: a pod waiting on another (Init:0/1), one that completed, another program's pod
+    calm = "\n".join(line for line in listing.splitlines() if "daemonset" not in line) + "\n"
+    assert read(calm).report.errors == ()  # type: ignore[union-attr]
