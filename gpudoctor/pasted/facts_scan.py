@@ -1030,6 +1030,19 @@ _RULES: tuple[_Rule, ...] = (
         _nvcc,
     ),
     _Rule(
+        # nvcc's version told in prose or a list: "nvcc version 11.8", "nvcc --version shows
+        # as version 12.1", "NVCC: 11.7", "nvcc -V says 12.4"; only through words that report a
+        # value, never "nvcc fails with gcc 12.2" or a version required ("12.1 or later")
+        "nvcc",
+        _rx(
+            r"\bnvcc(?:\.exe)?(?:\s{1,3}(?:-V|--version))?\s{0,3}[:=]?\s{0,3}"
+            r"(?:(?:shows|says|reports|gives|prints|returns|is)\s{1,3})?(?:as\s{1,3})?"
+            r"(?:version\s{0,3}[:=]?\s{0,3}|v)?(?P<v>\d{1,2}\.\d{1,2})(?![\d]|\.\d{1,3}\.|"
+            r"\s{0,3}(?:or (?:later|newer|above|higher)|\+))"
+        ),
+        _nvcc,
+    ),
+    _Rule(
         "cuda",
         _rx(
             r"(?<![+\w])cuda(?: toolkit)?[\s_]{0,4}[:=]?\s{0,4}v?(?P<v>1\d\.\d{1,2})(?:\.\d{1,3"

@@ -359,3 +359,24 @@ def test_every_fact_reader_reads_a_long_logs_head_and_every_known_error_line(rea
     assert "no-kernel-image" in _codes(late)
     early = read(pip + filler + error)
     assert [f.version for f in early.frameworks if f.name == "torch"] == ["2.1.0+cu121"]
+
+
+@pytest.mark.parametrize(
+    ("line", "version"),
+    [
+        ("nvcc --version shows as version 12.1", "12.1"),
+        ("nvcc version 11.8", "11.8"),
+        ("my nvcc -V says 12.4", "12.4"),
+        ("- NVCC: 11.7", "11.7"),
+        # near misses: another program's version after nvcc, a version required, nvcc's banner
+        ("nvcc fails with gcc 12.2", None),
+        ("this needs nvcc 12.1 or later", None),
+        ("nvcc: NVIDIA (R) Cuda compiler driver", None),
+    ],
+)
+def test_nvccs_version_told_in_prose(read: Read, line: str, version: str | None) -> None:
+    if version is None:
+        with pytest.raises(FactsError):
+            read(line + "\n")
+        return
+    assert [t.nvcc_version for t in read(line + "\n").cuda_libs.toolkits] == [version]
