@@ -2075,12 +2075,31 @@ def models_by_first(models: Models) -> ByFirst:
 _JETSON_CONTEXT = (*_GPU_CONTEXT, "jetson", "jetpack", "l4t", "tegra", "cuda", "nvgpu")
 
 
+def _singular(
+    span: tuple[int, int, str], by_first: ByFirst, last_tokens: set[str]
+) -> tuple[int, int, str]:
+    """A model token in the plural ("8 A100s", "our H100s", "RTX 4090s") as the model, unless
+    the token with its S is a model of its own (L40S, V100S)."""
+    start, end, token = span
+    if (
+        len(token) > 2
+        and token.endswith("S")
+        and token[-2].isdecimal()
+        and token not in by_first
+        and token not in last_tokens
+        and (token[:-1] in by_first or token[:-1] in last_tokens)
+    ):
+        return start, end - 1, token[:-1]
+    return span
+
+
 def _names_in_line(
     line: str, by_first: ByFirst, last_tokens: set[str], alone: frozenset[str] = frozenset()
 ) -> list[tuple[str, int, str | None]]:
     line = _GLUED_SUFFIX.sub(" ", line)  # "RTX 3090Ti" is "RTX 3090 Ti"
     upper = line.upper()
     spans = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(upper)]
+    spans = [_singular(span, by_first, last_tokens) for span in spans]
     tokens = [s[2] for s in spans]
     if not any(t in last_tokens for t in tokens):
         return []

@@ -380,3 +380,22 @@ def test_nvccs_version_told_in_prose(read: Read, line: str, version: str | None)
             read(line + "\n")
         return
     assert [t.nvcc_version for t in read(line + "\n").cuda_libs.toolkits] == [version]
+
+
+@pytest.mark.parametrize(
+    ("line", "name", "count"),
+    [
+        ("we run 8 A100s on the node", "A100", 8),
+        ("two H100s in one box", "H100", 2),
+        ("the RTX 4090s", "RTX 4090", 1),
+        ("2 L40S GPUs", "L40S", 2),  # near miss: a model whose own name ends in S keeps it
+    ],
+)
+def test_a_model_named_in_the_plural(read: Read, line: str, name: str, count: int) -> None:
+    gpus = read(line + "\n").nvml.gpus
+    assert [g.name for g in gpus] == [name] * count
+
+
+def test_a_plural_number_is_no_gpu(read: Read) -> None:
+    with pytest.raises(FactsError):
+        read("100s of GPUs in the fleet\n")
