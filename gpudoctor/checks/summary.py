@@ -112,8 +112,17 @@ def _runtime(facts: HostFacts) -> str:
         return f"Docker {r.docker_version or ''} (runtimes: {names})".replace("  ", " ")
     if r.daemon_json_runtimes:
         return "Docker not reachable; daemon.json runtimes: " + ", ".join(r.daemon_json_runtimes)
-
-    return docker_absence(facts)
+    # what else of the container stack is known (a paste often shows only the toolkit or a
+    # Kubernetes node's CRI config), before what is missing of Docker
+    parts = [f"NVIDIA Container Toolkit {r.toolkit_version}"] if r.toolkit_version else []
+    if r.cri_engine:
+        parts.append(f"{r.cri_engine} (default runtime: {r.cri_default_runtime or 'its own'})")
+    if r.singularity_version:
+        parts.append(r.singularity_version)
+    absent = docker_absence(facts)
+    if not parts:
+        return absent
+    return "; ".join([*parts, "Docker not in the report" if facts.report else absent])
 
 
 def _software(facts: HostFacts) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gpudoctor.checks import Intent, run_checks
+from gpudoctor.checks.summary import headlines
 from gpudoctor.facts import HostFacts, ReportFacts
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
@@ -35,3 +36,18 @@ def test_a_pasted_container_without_its_environment_is_unknown(matrix: Matrix) -
     assert [s for s, _ in _only(pasted, matrix, "container-gpus")] == [Severity.UNKNOWN]
     # near miss: the live host, which states the variable, is judged on it
     assert Severity.UNKNOWN not in [s for s, _ in _only(live, matrix, "container-gpus")]
+
+
+def test_the_runtime_headline_names_the_container_stack_a_paste_shows(matrix: Matrix) -> None:
+    base = host("no-gpu-toolkit-only")
+    runtime = replace(
+        base.container_runtime, docker_reachable=None, runtimes=(), daemon_json_runtimes=()
+    )
+    pasted = replace(base, report=ReportFacts(source="paste.txt"))
+    known = replace(pasted, container_runtime=replace(runtime, toolkit_version="1.14.3"))
+    assert headlines(known, Intent())["runtime"] == (
+        "NVIDIA Container Toolkit 1.14.3; Docker not in the report"
+    )
+    # near miss: a paste that shows none of it
+    bare = replace(pasted, container_runtime=replace(runtime, toolkit_version=None))
+    assert headlines(bare, Intent())["runtime"] == "not in the report"
