@@ -125,3 +125,34 @@ def check_toolkit(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Find
 
 
 CHECKS = (check_docker_runtime, check_toolkit)
+
+
+def container_without_driver(code: str, facts: HostFacts) -> tuple[str, str] | None:
+    """(cause, fix) of "CUDA driver version is insufficient" where the program ran in a
+    container or pod and the report shows no driver: the CUDA runtime says the same when it
+    finds no libcuda at all, which is a container started without the NVIDIA runtime (the
+    driver's libraries are mounted from the host only by it: nvidia-docker#24, NVIDIA's answer;
+    nvidia-docker#400, fixed by `--gpus all`). None elsewhere, and where the report shows the
+    driver (then its CUDA is compared as everywhere)."""
+    report = facts.report
+    if code != "driver-insufficient" or report is None or facts.nvml.driver_version:
+        return None
+    inside = (
+        facts.platform.container or facts.platform.kubernetes or "container-run" in report.named
+    )
+    if not inside:
+        return None
+    cause = (
+        "cudaErrorInsufficientDriver (35): the CUDA runtime found no driver it can use. In a "
+        "container or pod that is most often no driver at all: the host's driver libraries "
+        "(libcuda) are mounted only by the NVIDIA container runtime, into containers that ask "
+        "for GPUs; otherwise the host's driver is older than the program's CUDA"
+    )
+    fix = (
+        "run `nvidia-smi` inside the container: if it is missing or fails, start the container "
+        "with GPUs (`docker run --gpus all ...`; in Kubernetes a nvidia.com/gpu limit, with the "
+        "nvidia runtime as the node's default or `runtimeClassName: nvidia`); if it works, "
+        "compare its 'CUDA Version' with the program's CUDA and upgrade the host's driver or "
+        "use a build for that CUDA"
+    )
+    return cause, fix

@@ -856,6 +856,13 @@ def _build_named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
+def _container_run_named(m: re.Match[str], d: Draft) -> bool:
+    """A container started or entered (`docker run`, `docker exec`, `podman run`): the
+    program's lines may come from inside it, where the driver is the host's, mounted or not."""
+    d.named.append(("container-run", d.scan_line))
+    return False
+
+
 def _tegrastats(m: re.Match[str], d: Draft) -> bool:
     """A tegrastats line: only a Jetson prints it, so the host is one (and aarch64)."""
     put(d.platform, "machine", "aarch64")
@@ -1757,6 +1764,11 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("step ", _rx(r"^\s{0,4}Step \d{1,3}/\d{1,3} : RUN\b"), _build_named),
     _Rule("] run ", _rx(r"^\s{0,4}#\d{1,4} \[[^\]\n]{1,80}\] RUN\b"), _build_named),
     _Rule("docker", _rx(r"\bdocker (?:buildx )?build\b"), _build_named),
+    _Rule(
+        ("docker run", "docker exec", "nvidia-docker", "podman run", "docker compose"),
+        _rx(r"\b(?:(?:nvidia-)?docker|podman) (?:run|exec|compose)\b|\bnvidia-docker\b"),
+        _container_run_named,
+    ),
     _Rule("jetpack", _rx(r"\b(?P<name>jetpack)\b"), _jetson_named),
     _Rule("jetson", _rx(r"\b(?P<name>jetson)\b"), _jetson_named),
     # tegrastats, L4T's load monitor: its GR3D_FREQ field is the Jetson's integrated GPU

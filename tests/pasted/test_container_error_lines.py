@@ -13,6 +13,7 @@ from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.signatures import load_signatures
+from tests.support.pasted_findings import error_lines, findings_of
 
 Read = Callable[[str], HostFacts]
 
@@ -47,3 +48,24 @@ def test_pasted_container_errors(
     assert (
         fix_words.split(maxsplit=1)[0] in CATALOGUE[predicted_by].fix
     )  # the same fix as the finding
+
+
+_INSUFFICIENT = (
+    "cudaGetDeviceCount returned 35\n-> CUDA driver version is insufficient for CUDA runtime "
+    "version\n"
+)
+
+
+def test_insufficient_driver_inside_a_container_names_the_unmounted_driver(
+    read: Read, matrix: Matrix
+) -> None:
+    text = "$ docker run -it my-cuda-image ./deviceQuery\n" + _INSUFFICIENT
+    (found,) = error_lines(findings_of(read, matrix, text), "driver-insufficient")
+    assert "mounted only by the NVIDIA container runtime" in found.detail
+    assert "--gpus all" in found.fix
+    # near misses: the same line on a host, and in a container whose report shows the driver
+    (bare,) = error_lines(findings_of(read, matrix, _INSUFFICIENT), "driver-insufficient")
+    assert "mounted" not in bare.detail
+    shown = text + "Driver Version: 418.67\n"
+    (driver,) = error_lines(findings_of(read, matrix, shown), "driver-insufficient")
+    assert "mounted" not in driver.detail
