@@ -51,7 +51,7 @@ from typing import Any
 
 from gpudoctor.pasted.clean import bus_id
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import facts_head, iter_lines
+from gpudoctor.pasted.scan import iter_lines
 
 NAME = "program start-up logs"
 DESCRIPTION = (
@@ -144,7 +144,6 @@ _MAX_READ = 64  # lines read per shape: a log of many restarts repeats the same 
 
 
 def parse(text: str, draft: Draft) -> None:
-    text = facts_head(text)  # a long log: its head, where the start-up lines are
     if "inference compute" in text:
         _ollama(text, draft)
     if "(version " in text:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import facts_head, iter_lines
+from gpudoctor.pasted.scan import iter_lines
 
 NAME = "cluster tools"
 DESCRIPTION = (
@@ -62,7 +62,6 @@ _SLURM_OS = re.compile(r"\bOS=Linux (?P<release>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,
 
 
 def parse(text: str, draft: Draft) -> None:
-    text = facts_head(text)  # a long log: its head, as facts_scan reads it
     _labels(text, draft)
     _resources(text, draft)
     _system_info(text, draft)

@@ -19,7 +19,7 @@ from typing import Any
 from gpudoctor import cri_config
 from gpudoctor.facts import ContainerDeviceFacts
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import facts_head, iter_lines
+from gpudoctor.pasted.scan import iter_lines
 
 NAME = "container engines"
 DESCRIPTION = "`docker version`, `docker info`, `podman info`, `crictl info`"
@@ -47,7 +47,6 @@ _MAX_JSON = 400_000  # characters: `crictl info` of a busy node is a few tens of
 
 
 def parse(text: str, draft: Draft) -> None:
-    text = facts_head(text)  # a long log: its head, as facts_scan reads it
     _docker_version(text, draft)
     _docker_info(text, draft)
     _podman_info(text, draft)

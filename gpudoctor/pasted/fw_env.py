@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import facts_head, iter_lines
+from gpudoctor.pasted.scan import iter_lines
 
 NAME = "framework environment"
 DESCRIPTION = (
@@ -93,7 +93,6 @@ _MAX_READ = 64  # lines read per shape: a log that repeats one is read at its fi
 
 
 def parse(text: str, draft: Draft) -> None:
-    text = facts_head(text)
     if "Platform:" in text:
         _platform(text, draft)
     if "GPU type:" in text or "Accelerator:" in text:

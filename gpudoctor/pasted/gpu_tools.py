@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import facts_head, iter_lines
+from gpudoctor.pasted.scan import iter_lines
 
 NAME = "GPU query tools"
 DESCRIPTION = (
@@ -68,7 +68,6 @@ _WMIC_ROW = re.compile(rf"^(?P<v>{_WIN_VERSION})\s{{2,40}}(?P<name>{_NVIDIA_NAME
 
 
 def parse(text: str, draft: Draft) -> None:
-    text = facts_head(text)
     if "CUDA Capability Major/Minor" in text:
         _device_query(text, draft)
     if "with compute capability " in text:

@@ -19,7 +19,7 @@ import re
 
 from gpudoctor.facts import IommuFacts
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import facts_head, iter_lines
+from gpudoctor.pasted.scan import iter_lines
 from gpudoctor.probes.platform import iommu_flags
 from gpudoctor.probes.sysfs import nouveau_off_in_cmdline
 
@@ -45,7 +45,6 @@ _SECURE_BOOT = re.compile(r"^\s{0,4}SecureBoot (?P<state>enabled|disabled)\s{0,4
 
 
 def parse(text: str, draft: Draft) -> None:
-    text = facts_head(text)  # a long log: its head, as facts_scan reads it
     _os_release(text, draft)
     _hostnamectl(text, draft)
     _cmdline(text, draft)

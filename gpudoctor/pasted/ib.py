@@ -14,7 +14,6 @@ import re
 
 from gpudoctor.facts_multigpu import IbPort
 from gpudoctor.pasted.draft import Draft
-from gpudoctor.pasted.scan import facts_head
 
 NAME = "ibstat"
 DESCRIPTION = "`ibstat` / `ibv_devinfo` ports"
@@ -28,7 +27,6 @@ _MAX_LINES = 5000
 
 
 def parse(text: str, draft: Draft) -> None:
-    text = facts_head(text)  # a long log: its head, as facts_scan reads it
     if "CA '" not in text and "hca_id:" not in text:
         return
     device: str | None = None

@@ -30,7 +30,7 @@ from typing import Any
 from gpudoctor.facts_multigpu import NvLinkFacts
 from gpudoctor.pasted.clean import bus_id
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import ascii_lower, facts_head, iter_lines, lines_with
+from gpudoctor.pasted.scan import ascii_lower, iter_lines, lines_with
 
 NAME = "NVIDIA tools"
 DESCRIPTION = (
@@ -94,7 +94,6 @@ _VERSION_TXT = re.compile(r"^CUDA Version (?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})\s{0,4
 
 
 def parse(text: str, draft: Draft) -> None:
-    text = facts_head(text)  # a long log: its head, as facts_scan reads it
     lower = ascii_lower(text)
     _vgpu_host(text, draft)
     _proc_gpu_information(text, draft)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import facts_head
 
 NAME = "rocm-smi"
 DESCRIPTION = "`rocm-smi` (its Concise Info table)"
@@ -23,7 +22,6 @@ _MAX = 200_000  # characters of one table
 
 
 def parse(text: str, draft: Draft) -> None:
-    text = facts_head(text)  # a long log: its head, as facts_scan reads it
     at = text.find(_BANNER)
     if at == -1:
         return
