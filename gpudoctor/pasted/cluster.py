@@ -28,7 +28,7 @@ DESCRIPTION = (
 _LABEL = re.compile(
     r"nvidia\.com/(?P<key>cuda\.driver(?:-version)?\.(?:major|minor|rev|revision)|"
     r"cuda\.runtime(?:-version)?\.(?:major|minor)|gpu\.(?:product|count|memory|compute\.major|"
-    r"compute\.minor))[=:]\s{0,4}\"?(?P<v>[\w.-]{0,80})"
+    r"compute\.minor))\"?[=:]\s{0,4}\"?(?P<v>[\w.-]{0,80})"
 )
 _SYSTEM_INFO = re.compile(
     r"^\s{2,4}(?P<key>Kernel Version|Architecture|Container Runtime Version):"
@@ -44,7 +44,8 @@ _HEADING = re.compile(
 _HEADING_REACH = 4000
 # A MIG device resource the device plugin's mixed strategy advertises ("nvidia.com/mig-1g.10gb: 6")
 _MIG_RESOURCE = re.compile(
-    r"^\s{2,4}nvidia\.com/mig-\d{1,2}g\.\d{1,3}gb(?:\+[a-z]{1,8})?:\s{1,30}(?P<n>\d{1,4})\s{0,4}$"
+    r"^\s{2,16}\"?nvidia\.com/mig-\d{1,2}g\.\d{1,3}gb(?:\+[a-z]{1,8})?\"?:\s{1,30}\"?(?P<n>\d{1,4})"
+    r"\"?,?\s{0,4}$"
 )
 # a `kubectl get nodes -o wide` row's last two columns: "5.15.0-105-generic   containerd://1.7.12"
 _WIDE_ROW = re.compile(
@@ -161,7 +162,7 @@ def _mig_resources(text: str, draft: Draft) -> None:
         found = _MIG_RESOURCE.match(line)
         if found is None or found.group("n") == "0":
             continue
-        if max(text.rfind("\nCapacity:", 0, start), text.rfind("\nAllocatable:", 0, start)) == -1:
+        if _heading(text, start) not in ("capacity", "allocatable"):
             continue
         draft.read_at(NAME, text, start)
         draft.named.append(("mig-devices", text.count("\n", 0, start) + 1))

@@ -88,6 +88,13 @@ def load_facts(path: Path, architectures: Sequence[Architecture] = ()) -> HostFa
         raise
 
 
+# Top-level keys only a gpudoctor snapshot has: any other JSON object (`kubectl get node -o
+# json`, `docker inspect`, a structured log record: zap's, Docker's json-file) is a report.
+_SNAPSHOT_KEYS = frozenset(
+    ("schema_version", "tool_version", "collected_at", "nvml", "container_runtime", "cuda_libs")
+)
+
+
 def _is_snapshot(text: str) -> bool:
     """JSON with a top-level schema_version; a TF build-info dict also starts with `{` but is
     not JSON (single quotes); a truncated snapshot is still a snapshot (its error is clearer)."""
@@ -100,7 +107,7 @@ def _is_snapshot(text: str) -> bool:
         data = json.loads(head)
     except (ValueError, RecursionError):
         return False
-    return isinstance(data, dict)
+    return isinstance(data, dict) and not _SNAPSHOT_KEYS.isdisjoint(data)
 
 
 def refuse_empty(text: str, name: str) -> None:
