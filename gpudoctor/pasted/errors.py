@@ -6,18 +6,21 @@ driver an NGC container detected, the module and library of an NVRM API mismatch
 A line is named by the first signature (in catalogue order) that matches it, so a specific
 entry (an nvJitLink symbol) wins over a generic one (any undefined symbol). A message printed
 over two or three lines (an NGC refusal, an NVRM mismatch or an unsupported GPU) is matched on
-the line joined with the next ones, and a message quoted inside another (kubelet's err="...")
-with its escaped quotes made plain.
+the line joined with the next ones; a message in a log record's envelope (a JSON record, a
+logrus field, klog's or journald's prefix, kubectl describe) as the message it holds
+(records.py); and a message a hard wrap broke over lines as the line it was (unwrap.py).
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Container
+from collections.abc import Container, Iterable
 from typing import TYPE_CHECKING
 
 from gpudoctor.facts import ReportError
 from gpudoctor.matrix.signatures import load_signatures
+from gpudoctor.pasted import records, unwrap
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import KeywordLines, ascii_lower
 
@@ -37,37 +40,17 @@ _LOG_PREFIX = re.compile(
     r"^(?:\[[ \d.]{1,20}\]\s{0,4}|[A-Z][a-z]{2} {1,2}\d{1,2} [\d:]{8} \S{1,64} kernel: ?"
     r"(?:\[[ \d.]{1,20}\]\s{0,4})?)"
 )
-_ESCAPED_QUOTE = re.compile(r'\\{1,8}"')
-_MAX_PER_SIGNATURE = 1  # the first line of each known error: a log repeats them
 
 
 def parse(text: str, draft: Draft) -> None:
     """Every known line, once, in the order they appear in the paste."""
     if not text:
         return
-
-    catalogue = load_signatures()
-    keyword_lines = KeywordLines(
-        text, ascii_lower(text), (k for s in catalogue.signatures for k in s.keywords)
-    )
-    found: dict[int, tuple[Signature, str]] = {}  # line offset -> (owner, matched text)
-    # The lines a signature owns: those it reports and those beyond (a log repeats its error),
-    # which are not left to a later, more generic signature to judge again.
-    owned: set[int] = set()
-    hits: dict[str, int] = {}
-    # Lines as written first; then, for the lines no signature claimed, with escaped quotes made
-    # plain (so an escaped line never goes to an earlier, more generic entry than its own).
-    for unescape in (False, True) if '\\"' in text else (False,):
-        for signature in catalogue.signatures:
-            for start, _line, matched in _candidates(
-                text, keyword_lines, signature, owned, unescape
-            ):
-                owned.add(start)
-                if hits.get(signature.code, 0) >= _MAX_PER_SIGNATURE:
-                    continue
-                found[start] = (signature, matched)
-                hits[signature.code] = hits.get(signature.code, 0) + 1
-    for start, (signature, matched) in sorted(found.items()):
+    # the first line of each known error: a log repeats them
+    found: dict[str, tuple[int, Signature, str]] = {}
+    for start, (signature, matched) in sorted(named_lines(text).items()):
+        found.setdefault(signature.code, (start, signature, matched))
+    for start, signature, matched in sorted(found.values(), key=lambda item: item[0]):
         draft.section(NAME)
         number = text.count("\n", 0, start) + 1
         draft.errors.append(
@@ -79,38 +62,87 @@ def parse(text: str, draft: Draft) -> None:
         _facts(signature.values(matched), draft)
 
 
+def named_lines(text: str) -> dict[int, tuple[Signature, str]]:
+    """Line offset -> (the signature that names the line, the text it matched in), for every
+    known line of the paste, repeats included."""
+    signatures = load_signatures().signatures
+    keyword_lines = KeywordLines(text, ascii_lower(text), _all_keywords(signatures))
+    # line offset -> (catalogue rank, owner, matched text): the lines a signature owns, those
+    # it reports and those beyond (a log repeats its error), which are not left to a later,
+    # more generic signature to judge again.
+    owner: dict[int, tuple[int, Signature, str]] = {}
+    # line offset -> (the message of its JSON log record, the message its envelope holds)
+    messages: dict[int, tuple[str | None, str | None]] = {}
+    # Lines as written first (a JSON log record as its message: nobody writes a pattern for
+    # the record); then, for the lines no signature claimed, the message inside a log record's
+    # envelope made plain (so that a line a signature was written for as it is logged, escaped
+    # quotes and all, never goes to an earlier, more generic entry); then messages a hard wrap
+    # broke over lines (unwrap.py).
+    for plain in (False, True):
+        for rank, signature in enumerate(signatures):
+            for start, matched in _candidates(
+                text, keyword_lines, signature, owner, messages, plain=plain
+            ):
+                owner[start] = (rank, signature, matched)
+    unwrap.claim(text, signatures, owner)
+    return {start: (signature, matched) for start, (_, signature, matched) in owner.items()}
+
+
+def _all_keywords(signatures: Iterable[Signature]) -> list[str]:
+    return [k for s in signatures for k in (*s.keywords, *_escaped_keywords(s.keywords))]
+
+
+@functools.cache  # one entry per signature of the catalogue
+def _escaped_keywords(keywords: tuple[str, ...]) -> tuple[str, ...]:
+    """The keywords as a JSON or Go string writes them (\\" for a quote, \\u003c for `<`): a
+    structured log record holds its message so."""
+    return tuple(
+        escaped
+        for escaped in (k.translate(_JSON_ESCAPES) for k in keywords)
+        if escaped not in keywords
+    )
+
+
+# What JSON (Go's encoding/json escapes <, > and & too) writes for a character of a keyword.
+_JSON_ESCAPES = str.maketrans(
+    {"\\": "\\\\", '"': '\\"', "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\t": "\\t"}
+)
+
+
 def _candidates(
     text: str,
     keyword_lines: KeywordLines,
     signature: Signature,
     owned: Container[int],
-    unescape: bool = False,
-) -> list[tuple[int, str, str]]:
-    """(line offset, line, the text the pattern matched in) for each line holding a keyword
-    that an earlier (more specific) signature does not own; with `unescape`, only the lines
-    with escaped quotes that match once those are plain."""
-    out: list[tuple[int, str, str]] = []
+    messages: dict[int, tuple[str | None, str | None]],
+    *,
+    plain: bool,
+) -> list[tuple[int, str]]:
+    """(line offset, the text the pattern matched in) for each line holding a keyword that an
+    earlier (more specific) signature does not own: the line as written (a JSON log record:
+    its message), else the line joined with the next ones; with `plain`, the message its log
+    record's envelope holds (records.message), where that differs from the line."""
+    out: list[tuple[int, str]] = []
     seen: set[int] = set()
-    for keyword in signature.keywords:
+    for keyword in (*signature.keywords, *_escaped_keywords(signature.keywords)):
         for start, line in keyword_lines.lines(keyword):
             if start in seen or start in owned:
                 continue
             seen.add(start)
-            stripped = line.strip()
-            if unescape:
-                # a message quoted inside another (kubelet's err="...", Go's %q): its quotes
-                # come escaped, once or more (\" and \\\"); the signature reads them plain
-                if '\\"' in stripped:
-                    plain = _ESCAPED_QUOTE.sub('"', stripped)
-                    if signature.compiled.search(plain):
-                        out.append((start, line, plain))
+            if start not in messages:
+                messages[start] = (records.record(line), records.message(line))
+            logged, message = messages[start]
+            if plain:
+                if message is not None and signature.compiled.search(message):
+                    out.append((start, message))
                 continue
+            stripped = logged or line.strip()
             if signature.compiled.search(stripped):
-                out.append((start, line, stripped))
+                out.append((start, stripped))
                 continue
             joined = _joined(text, start + len(line) + 1, stripped, signature)
             if joined is not None:
-                out.append((start, line, joined))
+                out.append((start, joined))
     return sorted(out)
 
 
