@@ -14,8 +14,9 @@ and it takes the lines it spans from a later, more generic signature only.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
-from collections.abc import Iterator, MutableMapping, Sequence
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpudoctor.pasted.scan import KeywordLines
@@ -68,42 +69,119 @@ def claim(text: str, signatures: Sequence[Signature], owner: MutableMapping[int,
                 found = _spanning(signature, item)
                 if found is None:
                     continue
-                offsets, matched = found
-                if claimed.intersection(offsets) or any(
-                    _keeps(owner[o], rank, item, item.offsets.index(o))
-                    for o in offsets
-                    if o in owner
+                first, last = found
+                rows = range(first, last + 1)
+                if claimed.intersection(item.offsets[first : last + 1]) or any(
+                    _keeps(owner[item.offsets[r]], rank, item, r)
+                    for r in rows
+                    if item.offsets[r] in owner and owner[item.offsets[r]][0] != rank
                 ):
                     continue
-                claimed.update(offsets)
-                for o in offsets:
+                # The lines around the match that are the same message are its too: those
+                # whose owner matched only because of the break, and, where the match itself
+                # crosses a break (so the lines are one message), those of a later, more
+                # generic entry whose match runs on into it ("UserWarning: ..." before a
+                # specific warning).
+                span = (first, last)
+                first = _reach(owner, rank, item, span, back=True)
+                last = _reach(owner, rank, item, span, back=False)
+                matched = item.text[item.starts[first] : _end(item.starts, last + 1, item.text)]
+                matched = matched.strip()
+                claimed.update(item.offsets[first : last + 1])
+                for o in item.offsets[first : last + 1]:
                     owner[o] = (rank, signature, matched)
 
 
-def _keeps(held: Owner, rank: int, item: _Joined, row: int) -> bool:
-    """Whether a line's owner keeps it: it comes first in the catalogue and still matches the
-    line joined to its neighbours (a match that the break made, where a lookbehind or an anchor
-    met the line's start or end, does not count)."""
-    if held[0] > rank:
-        return False
-    for text, starts in item.variants:
-        begin = starts[max(row - 1, 0)]
-        end = starts[row + 2] if row + 2 < len(starts) else len(text)
-        if held[1].compiled.search(text[begin:end]):
+def _reach(
+    owner: Mapping[int, Owner], rank: int, item: _Joined, span: tuple[int, int], *, back: bool
+) -> int:
+    """The farthest line before (`back`) or after the match's lines `span` whose owner yields
+    to it, past lines nobody owns; the span's end on that side when none does."""
+    rows = range(span[0] - 1, -1, -1) if back else range(span[1] + 1, len(item.offsets))
+    reached = span[0] if back else span[1]
+    for other in rows:
+        held = owner.get(item.offsets[other])
+        if held is None:
+            continue
+        if held[0] == rank or (
+            _holds(held, item, other)
+            and not (span[1] > span[0] and held[0] > rank and _runs_on(held, item, other, back))
+        ):
+            break
+        reached = other
+    return reached
+
+
+def _runs_on(held: Owner, item: _Joined, row: int, back: bool) -> bool:
+    """Whether the owner's match at `row` runs on into the next line toward the match."""
+    toward = row + 1 if back else row - 1
+    for found in held[1].compiled.finditer(item.text):
+        first, last = _rows(item, found.start(), found.end(), 0)
+        if first <= row <= last and first <= toward <= last:
             return True
     return False
 
 
-def _spanning(signature: Signature, item: _Joined) -> tuple[tuple[int, ...], str] | None:
-    """(the physical lines it spans, their joined text) for the first match. One within a
-    line counts too: its keyword may be the part broken over two lines."""
+_NUMBER = re.compile(r"\d{1,20}")
+
+
+def _new_record(before: str, after: str) -> bool:
+    """Whether `after` starts a log record of its own: it begins with the prefix `before`
+    begins with ("node1:1234:1250 [0] NCCL", "NVRM:", "E0412 10:11:12"), numbers aside."""
+    first, then = before.split(maxsplit=1)[:1], after.split(maxsplit=1)[:1]
+    if not first or not then:
+        return False
+    if first == then:
+        return True
+    prefix = any(c.isdigit() or c in ":[]" for c in first[0])
+    return prefix and _NUMBER.sub("0", first[0]) == _NUMBER.sub("0", then[0])
+
+
+def _keeps(held: Owner, rank: int, item: _Joined, row: int) -> bool:
+    """Whether a line's owner keeps it from a match: it comes first in the catalogue and still
+    holds once the line is joined to its neighbours."""
+    return held[0] <= rank and _holds(held, item, row)
+
+
+def _holds(held: Owner, item: _Joined, row: int) -> bool:
+    """Whether the owner still matches the line joined to its neighbours. A match that the
+    break made (the line alone matches, where a lookbehind or an anchor met its start or end,
+    but not once joined) does not hold; a match read otherwise (over the lines after it, in
+    its log record's message) is not the break's doing."""
+    pattern = held[1].compiled
+    alone = item.text[item.starts[row] : _end(item.starts, row + 1, item.text)].strip()
+    if not pattern.search(alone):
+        return True
+    for text, starts in item.variants:
+        if pattern.search(text[starts[max(row - 1, 0)] : _end(starts, row + 2, text)]):
+            return True
+    return False
+
+
+def _end(starts: tuple[int, ...], row: int, text: str) -> int:
+    return starts[row] if row < len(starts) else len(text)
+
+
+def _spanning(signature: Signature, item: _Joined) -> tuple[int, int] | None:
+    """The first and last physical line (as indexes into the run) of the first match, begun
+    as late as it may: a pattern that lets any text lead its words (`^[^\n]{0,200}?NCCL WARN`)
+    would otherwise take in the lines before. One within a line counts too: its keyword may
+    be the part broken over two lines."""
     found = signature.compiled.search(item.text)
     if found is None:
         return None
-    first = bisect_right(item.starts, found.start()) - 1
-    last = bisect_right(item.starts, max(found.end() - 1, found.start())) - 1
-    end = item.starts[last + 1] if last + 1 < len(item.starts) else len(item.text)
-    return item.offsets[first : last + 1], item.text[item.starts[first] : end].strip()
+    first, last = _rows(item, found.start(), found.end(), 0)
+    for row in range(last, first, -1):
+        later = signature.compiled.search(item.text[item.starts[row] :])
+        if later is not None:
+            return _rows(item, later.start(), later.end(), item.starts[row])
+    return first, last
+
+
+def _rows(item: _Joined, start: int, end: int, offset: int) -> tuple[int, int]:
+    first = bisect_right(item.starts, offset + start) - 1
+    last = bisect_right(item.starts, offset + max(end - 1, start)) - 1
+    return first, last
 
 
 def _runs(text: str) -> Iterator[_Joined]:
@@ -127,12 +205,17 @@ def _wrapped(paragraph: list[tuple[int, str]]) -> Iterator[_Joined]:
     if not _MIN_WIDTH <= width <= _MAX_WIDTH:
         return
     # A line wrapped between words falls short of the width by at most the next word, which
-    # may be a long path: half the width.
+    # may be a long path: half the width. A line that begins as the one before it does (a log
+    # record's prefix) is a record of its own, not a continuation.
     full = width // 2
     begin = 0
     while begin < len(paragraph):
         end = begin
-        while end + 1 < len(paragraph) and widths[end] >= full:
+        while (
+            end + 1 < len(paragraph)
+            and widths[end] >= full
+            and not _new_record(paragraph[end][1], paragraph[end + 1][1])
+        ):
             end += 1
         for first in range(begin, max(begin + 1, end - _STRIDE + 1), _STRIDE):
             window = paragraph[first : min(end, first + _WINDOW - 1) + 1]
