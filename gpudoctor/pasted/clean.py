@@ -8,6 +8,7 @@ Every regex here is anchored or made of bounded classes: linear time on any inpu
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
@@ -85,11 +86,64 @@ def clean(text: str) -> str:
         text = _SYSLOG_ESCAPE.sub(" ", text)
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text).replace("```", "")
+    if _JSON_DOCUMENT.match(text):
+        text = _unquoted_json(text)
     if "**" in text:
         # Markdown bold ("- **Driver:** 580.82.09") sits between a label and its value; it is
         # never part of what a tool printed, and the fact readers expect "label: value".
         text = text.replace("**", "")
     return text
+
+
+# A JSON document (`kubectl get -o json`, `docker inspect`, a tool's JSON output): an object,
+# or an array of objects or strings, possibly after blank lines.
+_JSON_DOCUMENT = re.compile(r"\s{0,200}(?:\{|\[\s{0,200}[{\"\]])")
+# One member on a line of a pretty-printed document: "key": value, (a string, a number, a
+# literal, or the object or array it opens); and one string of an array on a line.
+_JSON_MEMBER = re.compile(
+    r'([ \t]{0,64})"((?:[^"\\\n]|\\.){1,200})":[ \t]{0,4}'
+    r'("(?:[^"\\\n]|\\.){0,4000}"|-?\d[\d.eE+-]{0,40}|true|false|null|\{|\[)[ \t]{0,4},?[ \t]{0,4}$'
+)
+_JSON_STRING = re.compile(r'([ \t]{0,64})("(?:[^"\\\n]|\\.){0,4000}")[ \t]{0,4},?[ \t]{0,4}$')
+
+
+def _unquoted_json(text: str) -> str:
+    """Each member of a pretty-printed JSON document as `key: value` (a string value decoded),
+    each string of an array as the string, at YAML's depth: the readers read what YAML and the
+    tools print."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if '"' not in line:
+            continue
+        member = _JSON_MEMBER.match(line)
+        if member is not None:
+            indent, key, value = member.groups()
+            name = _json_string('"' + key + '"')
+            shown = "" if value in ("{", "[") else f" {_json_string(value)}"
+            lines[index] = f"{_half(indent)}{name}:{shown}"
+            continue
+        item = _JSON_STRING.match(line)
+        if item is not None:
+            lines[index] = _half(item.group(1)) + _json_string(item.group(2))
+    return "\n".join(lines)
+
+
+def _half(indent: str) -> str:
+    """JSON's indent (4 spaces a level, arrays a level too) as deep as YAML's (2 a level), the
+    depth the readers of `-o yaml` and `describe` look for keys at."""
+    return " " * (len(indent.expandtabs(4)) // 2)
+
+
+def _json_string(value: str) -> str:
+    """A JSON string's text (a number or literal as written); as written when it is not one."""
+    if not value.startswith('"'):
+        return value
+    try:
+        decoded = json.loads(value)
+    except ValueError:
+        return value[1:-1]
+    # a decoded line break would split the line: the report keeps its line numbers
+    return decoded.replace("\n", " ").replace("\r", " ") if isinstance(decoded, str) else value
 
 
 _NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")
