@@ -12,6 +12,8 @@ import json
 import re
 import unicodedata
 
+from gpudoctor.pasted.scan import FACTS_HEAD
+
 # Every terminal escape (ECMA-48), so that none leaves a fragment glued to a value ("\x1b(B",
 # which `tput sgr0` writes, left "(B550.54.15"; "\x1b7"/"\x1b8" left their digits): a control
 # sequence (CSI: parameters, intermediates, final byte); a string up to its BEL or ST (OSC, as
@@ -87,7 +89,11 @@ def clean(text: str) -> str:
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text).replace("```", "")
     if _JSON_DOCUMENT.match(text):
-        text = _unquoted_json(text)
+        # the fact readers read a long paste's head; the known error lines are found in the
+        # rest as written
+        head = FACTS_HEAD if len(text) > FACTS_HEAD else len(text)
+        cut = text.rfind("\n", 0, head) + 1 if head < len(text) else head
+        text = _unquoted_json(text[:cut]) + text[cut:]
     if "**" in text:
         # Markdown bold ("- **Driver:** 580.82.09") sits between a label and its value; it is
         # never part of what a tool printed, and the fact readers expect "label: value".
@@ -138,6 +144,8 @@ def _json_string(value: str) -> str:
     """A JSON string's text (a number or literal as written); as written when it is not one."""
     if not value.startswith('"'):
         return value
+    if "\\" not in value:
+        return value[1:-1]
     try:
         decoded = json.loads(value)
     except ValueError:

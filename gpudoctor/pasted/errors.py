@@ -71,8 +71,9 @@ def named_lines(text: str) -> dict[int, tuple[Signature, str]]:
     # it reports and those beyond (a log repeats its error), which are not left to a later,
     # more generic signature to judge again.
     owner: dict[int, tuple[int, Signature, str]] = {}
-    # line offset -> (the message of its JSON log record, the message its envelope holds)
-    messages: dict[int, tuple[str | None, str | None]] = {}
+    # (line offset, plain) -> the message of its JSON log record (plain: the message its
+    # envelope holds, records.message); None where the line has none
+    messages: dict[tuple[int, bool], str | None] = {}
     # Lines as written first (a JSON log record as its message: nobody writes a pattern for
     # the record); then, for the lines no signature claimed, the message inside a log record's
     # envelope made plain (so that a line a signature was written for as it is logged, escaped
@@ -114,7 +115,7 @@ def _candidates(
     keyword_lines: KeywordLines,
     signature: Signature,
     owned: Container[int],
-    messages: dict[int, tuple[str | None, str | None]],
+    messages: dict[tuple[int, bool], str | None],
     *,
     plain: bool,
 ) -> list[tuple[int, str]]:
@@ -129,14 +130,20 @@ def _candidates(
             if start in seen or start in owned:
                 continue
             seen.add(start)
-            if start not in messages:
-                messages[start] = (records.record(line), records.message(line))
-            logged, message = messages[start]
+            if (start, plain) not in messages:
+                messages[start, plain] = (
+                    records.message(line)
+                    if plain
+                    else records.record(line)
+                    if line.lstrip().startswith("{")
+                    else None
+                )
+            message = messages[start, plain]
             if plain:
                 if message is not None and signature.compiled.search(message):
                     out.append((start, message))
                 continue
-            stripped = logged or line.strip()
+            stripped = message or line.strip()
             if signature.compiled.search(stripped):
                 out.append((start, stripped))
                 continue
