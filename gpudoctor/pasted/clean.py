@@ -12,6 +12,7 @@ import json
 import re
 import unicodedata
 
+from gpudoctor.pasted import records
 from gpudoctor.pasted.scan import FACTS_HEAD
 
 # Every terminal escape (ECMA-48), so that none leaves a fragment glued to a value ("\x1b(B",
@@ -90,7 +91,7 @@ def clean(text: str) -> str:
         text = _FENCE.sub("", text).replace("```", "")
     if _JSON_DOCUMENT.match(text):
         # the fact readers read a long paste's head; the known error lines are found in the
-        # rest as written
+        # rest as written (pasted/errors.py reads a record's message itself)
         head = FACTS_HEAD if len(text) > FACTS_HEAD else len(text)
         cut = text.rfind("\n", 0, head) + 1 if head < len(text) else head
         text = _unquoted_json(text[:cut]) + text[cut:]
@@ -116,8 +117,14 @@ _JSON_STRING = re.compile(r'([ \t]{0,64})("(?:[^"\\\n]|\\.){0,4000}")[ \t]{0,4},
 def _unquoted_json(text: str) -> str:
     """Each member of a pretty-printed JSON document as `key: value` (a string value decoded),
     each string of an array as the string, at YAML's depth: the readers read what YAML and the
-    tools print."""
+    tools print. JSON lines (a structured log: Docker's json-file, zap, logrus) are each read
+    as the message they hold (`docker logs` of a container that ran nvidia-smi is the table)."""
     lines = text.split("\n")
+    if records.record(text.lstrip().split("\n", 1)[0]) is not None:
+        for index, line in enumerate(lines):
+            if line.startswith("{"):
+                lines[index] = records.record(line) or line
+        return "\n".join(lines)
     for index, line in enumerate(lines):
         if '"' not in line:
             continue

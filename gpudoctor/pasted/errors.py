@@ -143,7 +143,7 @@ def _candidates(
                 if message is not None and signature.compiled.search(message):
                     out.append((start, message))
                 continue
-            stripped = message or line.strip()
+            stripped = (message or line).strip()
             if signature.compiled.search(stripped):
                 out.append((start, stripped))
                 continue

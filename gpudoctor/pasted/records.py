@@ -78,8 +78,10 @@ def _json_message(record: str) -> str | None:
     if not isinstance(data, dict):
         return None
     parts = [data[key] for key in _MESSAGE_KEYS if isinstance(data.get(key), str)]
-    # a record's own line breaks (Docker keeps the "\n" that ended the line) join as spaces
-    return ": ".join(" ".join(part.split("\n")).strip() for part in parts) or None
+    # a record's own line breaks (Docker keeps the "\n" that ended the line) join as spaces;
+    # the line's own indent stays (`nvidia-smi -q` is read by it)
+    text = ": ".join(part.replace("\r", "").replace("\n", " ").rstrip() for part in parts)
+    return text if text.strip() else None
 
 
 def _without_prefixes(text: str) -> str:

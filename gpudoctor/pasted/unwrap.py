@@ -133,7 +133,7 @@ def _new_record(before: str, after: str) -> bool:
         return False
     if first == then:
         return True
-    prefix = any(c.isdigit() or c in ":[]" for c in first[0])
+    prefix = any(c.isdecimal() or c in ":[]" for c in first[0])
     return prefix and _NUMBER.sub("0", first[0]) == _NUMBER.sub("0", then[0])
 
 

@@ -62,3 +62,35 @@ def test_text_that_is_no_json_document_is_left_as_it_is() -> None:
     assert clean(tf) == tf
     log = 'starting\n    "runtimeClassName": "nvidia",\n'
     assert clean(log) == log
+
+
+_SMI_TABLE = (
+    "+-----------------------------------------------------------------------------------------+\n"
+    "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |\n"
+    "|-----------------------------------------+------------------------+----------------------+\n"
+    "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
+    "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n"
+    "|=========================================+========================+======================|\n"
+    "|   0  NVIDIA A100-SXM4-80GB          On  |   00000000:07:00.0 Off |                    0 |\n"
+    "| N/A   33C    P0             61W /  400W |       1MiB /  81920MiB |      0%      Default |\n"
+    "+-----------------------------------------+------------------------+----------------------+\n"
+)
+
+
+def test_a_docker_json_log_is_read_as_the_lines_it_holds(read: Read) -> None:
+    # `/var/lib/docker/containers/ID/ID-json.log` of a container that ran nvidia-smi: each
+    # line a record; read as the table it holds
+    log = "".join(
+        json.dumps({"log": line + "\n", "stream": "stdout", "time": "2024-03-05T10:00:01Z"}) + "\n"
+        for line in _SMI_TABLE.splitlines()
+    )
+    facts = read(log)
+    (gpu,) = facts.nvml.gpus
+    assert gpu.pci_bus_id == "0000:07:00.0"
+    assert gpu.memory_total_bytes == 81920 << 20
+
+
+def test_json_lines_without_a_message_stay_as_they_are() -> None:
+    # near miss: JSON lines that are no log records (no log/msg/message field)
+    text = '{"gpu": 0, "util": 12}\n{"gpu": 1, "util": 40}\n'
+    assert clean(text) == text
