@@ -96,3 +96,16 @@ def test_the_readings_are_tried_in_one_declared_order() -> None:
     # the combined reading must come before either of its parts, or it never speaks
     assert names.index("jetson-container-driver") < names.index("container-driver")
     assert names.index("jetson-container-driver") < names.index("jetson-driver")
+
+
+def test_nvidia_docker_1_cuda_label_names_both_cudas_and_the_drivers(read: Read) -> None:
+    facts = read(
+        "$ nvidia-docker run --rm nvidia/cuda nvidia-smi\n"
+        "nvidia-docker | 2016/04/09 00:07:59 Error: unsupported CUDA version: 7.5 < 6.5\n"
+    )
+    assert facts.report is not None
+    assert [e.code for e in facts.report.errors] == ["nvidia-docker-cuda-label"]
+    assert facts.nvml.cuda_driver_version == "6.5"  # the driver's CUDA, as the line states it
+    # near miss: a version question without the two numbers is no refusal
+    near = read("is this an unsupported CUDA version: 12.4 on Ubuntu 22.04?\n")
+    assert near.report is None or not near.report.errors
