@@ -1,6 +1,7 @@
 """TensorRT's refusals of a serialized engine, as its logger prints them: an engine built on
 another GPU architecture, or by another TensorRT release, each named with the numbers the line
-states in their roles (which one is this host's, which one the engine's)."""
+states in their roles (which one is this host's, which one the engine's); and transformers
+refusing bf16 training, whose two causes (a pre-Ampere GPU, no GPU seen) the finding names."""
 
 from __future__ import annotations
 
@@ -67,3 +68,25 @@ def test_near_misses_are_not_engine_refusals(read: Read) -> None:
     facts = read(text)
     assert facts.report is not None
     assert not facts.report.errors
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU "
+        "with cuda>=11.0",
+        "ValueError: Your setup doesn't support bf16/gpu. You need to assign use_cpu if you want "
+        "to train the model on CPU.",
+    ],
+)
+def test_transformers_refusing_bf16_names_both_causes(
+    read: Read, matrix: Matrix, line: str
+) -> None:
+    (found,) = error_lines(findings_of(read, matrix, line + "\n"), "transformers-bf16-unsupported")
+    assert "older than Ampere" in found.detail
+    assert "sees no GPU" in found.detail
+    assert "fp16=True" in found.fix
+    # near miss: a setup that does support it
+    near = read("torch==2.5.1+cu124\nmy setup does support bf16 on the gpu\n")
+    assert near.report is not None
+    assert not near.report.errors
