@@ -1,0 +1,99 @@
+"""The status names the CUDA math libraries print (cuFFT's cufftResult, cuSOLVER's
+cusolverStatus_t, the cuBLAS statuses no narrower entry takes), NVRTC not finding its builtins
+library, and ptxas refusing PTX of a newer ISA than it knows. Each is a family of lines: every
+status of the enum, in any program's wording around it. Each test pastes lines of the kind the
+rule is for (its own words, not a thread's) and a near miss that must not fire."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Severity
+from gpudoctor.matrix.model import Matrix
+from tests.support.pasted_findings import error_lines, findings_of
+
+Read = Callable[[str], HostFacts]
+# A fact line, so that a near miss alone is still a report that is read.
+HOST = "Driver Version: 550.54.15\n"
+
+
+def test_every_cufft_status_in_any_wording(read: Read, matrix: Matrix) -> None:
+    for line, status in (
+        ("RuntimeError: cuFFT error: CUFFT_EXEC_FAILED\n", "CUFFT_EXEC_FAILED"),
+        ("cupy_backends.cuda.libs.cufft.CuFFTError: CUFFT_SETUP_FAILED\n", "CUFFT_SETUP_FAILED"),
+        ("cufftExecC2C failed with CUFFT_INTERNAL_ERROR at fft.cu:88\n", "CUFFT_INTERNAL_ERROR"),
+    ):
+        (found,) = error_lines(findings_of(read, matrix, line), "cufft-status")
+        assert found.severity is Severity.ERROR
+        assert status in found.detail
+        assert "CUDA 11.8" in found.fix
+    # A plan call names the transform type and a success status: neither is a failure.
+    near = "cufftPlanMany(&plan, 2, dims, NULL, 1, 0, NULL, 1, 0, CUFFT_R2C, 8) = CUFFT_SUCCESS\n"
+    assert not error_lines(findings_of(read, matrix, HOST + near), "cufft-status")
+
+
+def test_every_cusolver_status_in_any_wording(read: Read, matrix: Matrix) -> None:
+    line = (
+        "torch._C._LinAlgError: cusolver error: CUSOLVER_STATUS_NOT_INITIALIZED, when calling "
+        "`cusolverDnCreate(handle)`\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "cusolver-status")
+    assert found.severity is Severity.ERROR
+    assert "CUSOLVER_STATUS_NOT_INITIALIZED" in found.detail
+    assert "NaN" in found.fix
+    other = "CuSolverError: CUSOLVER_STATUS_ZERO_PIVOT in getrf\n"
+    (found,) = error_lines(findings_of(read, matrix, other), "cusolver-status")
+    assert "CUSOLVER_STATUS_ZERO_PIVOT" in found.detail
+    near = "cusolverDnSgetrf returned CUSOLVER_STATUS_SUCCESS\n"
+    assert not error_lines(findings_of(read, matrix, HOST + near), "cusolver-status")
+
+
+def test_cublas_statuses_without_their_own_entry(read: Read, matrix: Matrix) -> None:
+    line = (
+        "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling "
+        "`cublasGemmStridedBatchedEx(handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16BF, lda)`\n"
+    )
+    findings = findings_of(read, matrix, line)
+    (found,) = error_lines(findings, "cublas-status")
+    assert "CUBLAS_STATUS_NOT_SUPPORTED" in found.detail
+    # Named by cuBLAS's own status, no longer by the CUDA runtime's error codes.
+    assert not error_lines(findings, "cuda-error")
+    # A status with its own entry keeps it.
+    failed = "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm`\n"
+    findings = findings_of(read, matrix, failed)
+    assert error_lines(findings, "cublas-execution-failed")
+    assert not error_lines(findings, "cublas-status")
+    near = "cublasCreate returned CUBLAS_STATUS_SUCCESS\n"
+    assert not error_lines(findings_of(read, matrix, HOST + near), "cublas-status")
+
+
+def test_nvrtc_without_its_builtins_library(read: Read, matrix: Matrix) -> None:
+    line = (
+        "RuntimeError: nvrtc: error: failed to open libnvrtc-builtins.so.12.4.\n"
+        "  Make sure that libnvrtc-builtins.so.12.4 is installed correctly.\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "nvrtc-builtins-missing")
+    assert found.severity is Severity.ERROR
+    assert "libnvrtc-builtins.so.12.4 when" in found.detail
+    win = "nvrtc: error: failed to open nvrtc-builtins64_124.dll.\n"
+    (found,) = error_lines(findings_of(read, matrix, win), "nvrtc-builtins-missing")
+    assert "nvrtc-builtins64_124.dll" in found.detail
+    # The library found and opened is no fault.
+    near = "I0101 loader.cc:44] Successfully opened libnvrtc-builtins.so.12.4\n"
+    assert not error_lines(findings_of(read, matrix, HOST + near), "nvrtc-builtins-missing")
+
+
+def test_ptxas_older_than_the_ptx_it_is_given(read: Read, matrix: Matrix) -> None:
+    line = (
+        "ptxas /tmp/kernel_3.ptx, line 5; fatal   : Unsupported .version 8.7; "
+        "current version is '8.4'\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "ptxas-unsupported-ptx-version")
+    assert found.severity is Severity.ERROR
+    assert "up to 8.4" in found.detail
+    assert "PTX ISA 8.7" in found.fix
+    # ptxas's closing line alone says nothing about versions.
+    near = "ptxas fatal   : Ptx assembly aborted due to errors\n"
+    findings = findings_of(read, matrix, HOST + near)
+    assert not error_lines(findings, "ptxas-unsupported-ptx-version")
