@@ -97,3 +97,33 @@ def test_ptxas_older_than_the_ptx_it_is_given(read: Read, matrix: Matrix) -> Non
     near = "ptxas fatal   : Ptx assembly aborted due to errors\n"
     findings = findings_of(read, matrix, HOST + near)
     assert not error_lines(findings, "ptxas-unsupported-ptx-version")
+
+
+def test_every_curand_status_in_any_wording(read: Read, matrix: Matrix) -> None:
+    check = (
+        "F0301 09:00:01.000001  4242 rng.cu:51] Check failed: status == CURAND_STATUS_SUCCESS "
+        "(202 vs. 0)  CURAND_STATUS_ALLOCATION_FAILED\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, check), "curand-status")
+    assert found.severity is Severity.ERROR
+    assert "CURAND_STATUS_ALLOCATION_FAILED" in found.detail
+    other = "RuntimeError: curandCreateGenerator failed: CURAND_STATUS_ARCH_MISMATCH\n"
+    (found,) = error_lines(findings_of(read, matrix, other), "curand-status")
+    assert "CURAND_STATUS_ARCH_MISMATCH" in found.detail
+    # A success status alone, and a generator type, are no failures.
+    near = "curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_DEFAULT) -> CURAND_STATUS_SUCCESS\n"
+    assert not error_lines(findings_of(read, matrix, HOST + near), "curand-status")
+
+
+def test_every_nvrtc_result_in_any_wording(read: Read, matrix: Matrix) -> None:
+    line = "cupy.cuda.nvrtc.NVRTCError: NVRTC_ERROR_BUILTIN_OPERATION_FAILURE (7)\n"
+    (found,) = error_lines(findings_of(read, matrix, line), "nvrtc-status")
+    assert found.severity is Severity.ERROR
+    assert "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE" in found.detail
+    assert "builtins library" in found.fix
+    other = "NvrtcError: Failed to call nvrtcCreateProgram: NVRTC_ERROR_OUT_OF_MEMORY\n"
+    (found,) = error_lines(findings_of(read, matrix, other), "nvrtc-status")
+    assert "NVRTC_ERROR_OUT_OF_MEMORY" in found.detail
+    # The success code, and a program's own constant that merely starts alike, are no failures.
+    near = "nvrtcCompileProgram returned NVRTC_SUCCESS; MY_NVRTC_ERRORS=0\n"
+    assert not error_lines(findings_of(read, matrix, HOST + near), "nvrtc-status")
