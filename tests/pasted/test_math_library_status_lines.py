@@ -127,3 +127,20 @@ def test_every_nvrtc_result_in_any_wording(read: Read, matrix: Matrix) -> None:
     # The success code, and a program's own constant that merely starts alike, are no failures.
     near = "nvrtcCompileProgram returned NVRTC_SUCCESS; MY_NVRTC_ERRORS=0\n"
     assert not error_lines(findings_of(read, matrix, HOST + near), "nvrtc-status")
+
+
+def test_torch_finding_no_cudnn_algorithm_that_runs(read: Read, matrix: Matrix) -> None:
+    for line in (
+        "RuntimeError: FIND was unable to find an engine to execute this computation\n",
+        "RuntimeError: Unable to find an engine to execute this computation\n",
+        "RuntimeError: Unable to find a valid cuDNN algorithm to run convolution\n",
+    ):
+        (found,) = error_lines(findings_of(read, matrix, line), "cudnn-no-algorithm")
+        assert found.severity is Severity.ERROR
+        assert "free GPU memory" in found.fix
+    # An algorithm found, and another program's engine lookup, are no failures.
+    near = (
+        "cudnn benchmark: found a valid cuDNN algorithm to run convolution in 3 passes\n"
+        "render: unable to find an engine config file, using defaults\n"
+    )
+    assert not error_lines(findings_of(read, matrix, HOST + near), "cudnn-no-algorithm")
