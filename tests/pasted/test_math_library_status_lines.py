@@ -144,3 +144,45 @@ def test_torch_finding_no_cudnn_algorithm_that_runs(read: Read, matrix: Matrix) 
         "render: unable to find an engine config file, using defaults\n"
     )
     assert not error_lines(findings_of(read, matrix, HOST + near), "cudnn-no-algorithm")
+
+
+def test_cusparse_failures_by_status_name_and_by_torch_words(read: Read, matrix: Matrix) -> None:
+    torch_form = (
+        "RuntimeError: CUDA error: insufficient resources when calling "
+        "`cusparseSpGEMM_compute(handle, opA, opB, &alpha, matA, matB, &beta, matC)`\n"
+    )
+    findings = findings_of(read, matrix, torch_form)
+    (found,) = error_lines(findings, "cusparse-status")
+    assert found.severity is Severity.ERROR
+    assert "SpGEMM" in found.detail
+    # cuSPARSE's words, not the CUDA runtime's error codes.
+    assert not error_lines(findings, "cuda-error")
+    named = "cupyx CuSparseError: CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED\n"
+    assert error_lines(findings_of(read, matrix, named), "cusparse-status")
+    near = "cusparseCreate -> CUSPARSE_STATUS_SUCCESS; 3.1 ms when calling cusparseSpMM\n"
+    assert not error_lines(findings_of(read, matrix, HOST + near), "cusparse-status")
+
+
+def test_a_library_copy_without_the_symbol_version_asked_for(read: Read, matrix: Matrix) -> None:
+    line = (
+        "ImportError: /opt/old/lib64/libcusparse.so.12: version `libcusparse.so.12' not found "
+        "(required by /opt/env/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so)\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "library-version-node-missing")
+    assert found.severity is Severity.ERROR
+    assert "/opt/old/lib64/libcusparse.so.12" in found.detail
+    assert "libtorch_cuda.so" in found.fix
+    # The C++ runtime's versions keep their own entry.
+    cxx = (
+        "ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.32' not found "
+        "(required by /opt/env/lib/python3.12/site-packages/torch/lib/libtorch_python.so)\n"
+    )
+    findings = findings_of(read, matrix, cxx)
+    assert error_lines(findings, "libstdcxx-too-old")
+    assert not error_lines(findings, "library-version-node-missing")
+    # The loader's harmless note about a library without version information is no failure.
+    near = (
+        "/bin/bash: /opt/env/lib/libtinfo.so.6: no version information available "
+        "(required by /bin/bash)\n"
+    )
+    assert not error_lines(findings_of(read, matrix, HOST + near), "library-version-node-missing")
