@@ -186,3 +186,34 @@ def test_a_library_copy_without_the_symbol_version_asked_for(read: Read, matrix:
         "(required by /bin/bash)\n"
     )
     assert not error_lines(findings_of(read, matrix, HOST + near), "library-version-node-missing")
+
+
+def test_triton_passing_on_a_cuda_driver_error(read: Read, matrix: Matrix) -> None:
+    line = "RuntimeError: Triton Error [CUDA]: device kernel image is invalid\n"
+    (found,) = error_lines(findings_of(read, matrix, line), "triton-cuda-error")
+    assert found.severity is Severity.ERROR
+    assert "cudaErrorInvalidKernelImage" in found.detail
+    assert "driver" in found.fix
+    other = "RuntimeError: Triton Error [CUDA]: out of memory\n"
+    (found,) = error_lines(findings_of(read, matrix, other), "triton-cuda-error")
+    assert "out of memory" in found.detail
+    # Triton's own compile messages without a driver error are not this.
+    near = "triton: compiled kernel _fwd_kernel for [CUDA] sm_80 in 1.2 s\n"
+    assert not error_lines(findings_of(read, matrix, HOST + near), "triton-cuda-error")
+
+
+def test_an_extension_built_for_another_torch(read: Read, matrix: Matrix) -> None:
+    line = (
+        '  File "/opt/env/lib/python3.8/site-packages/torch_scatter/__init__.py", line 16\n'
+        "OSError: libtorch_cuda_cpp.so: cannot open shared object file: No such file or directory\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "torch-extension-library-missing")
+    assert found.severity is Severity.ERROR
+    assert "libtorch_cuda_cpp.so" in found.detail
+    # torch's own lazily loaded library, and an ldd line that found a torch library, are not this.
+    near = (
+        "OSError: libtorch_cuda_linalg.so: cannot open shared object file\n"
+        "\tlibtorch_cuda.so => /opt/env/lib/python3.8/site-packages/torch/lib/libtorch_cuda.so\n"
+    )
+    findings = findings_of(read, matrix, HOST + near)
+    assert not error_lines(findings, "torch-extension-library-missing")
