@@ -217,3 +217,32 @@ def test_an_extension_built_for_another_torch(read: Read, matrix: Matrix) -> Non
     )
     findings = findings_of(read, matrix, HOST + near)
     assert not error_lines(findings, "torch-extension-library-missing")
+
+
+def test_memory_efficient_attention_without_a_kernel_for_the_gpu(
+    read: Read, matrix: Matrix
+) -> None:
+    line = (
+        "    attn_output = torch.nn.functional.scaled_dot_product_attention(q, k, v)\n"
+        "RuntimeError: cutlassF: no kernel found to launch!\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "mem-efficient-attention-no-kernel")
+    assert found.severity is Severity.ERROR
+    assert "float16" in found.fix
+    near = "xformers: cutlassF kernel found for sm_80, launching\n"
+    findings = findings_of(read, matrix, HOST + near)
+    assert not error_lines(findings, "mem-efficient-attention-no-kernel")
+
+
+def test_a_cuda_library_dll_the_cudnn_loader_cannot_locate(read: Read, matrix: Matrix) -> None:
+    line = "Could not locate cublas64_12.dll. Please make sure it is in your library path!\n"
+    (found,) = error_lines(findings_of(read, matrix, line), "cudnn-cublas-dll-missing")
+    assert found.severity is Severity.ERROR
+    assert "CUDA 12" in found.detail
+    # cuDNN's own sub-libraries keep their entry.
+    own = "Could not locate cudnn_cnn_infer64_8.dll. Please make sure it is in your library path!\n"
+    findings = findings_of(read, matrix, own)
+    assert error_lines(findings, "cudnn-sublibrary-missing")
+    assert not error_lines(findings, "cudnn-cublas-dll-missing")
+    near = "Located cublas64_12.dll in C:\\CUDA\\v12.4\\bin\n"
+    assert not error_lines(findings_of(read, matrix, HOST + near), "cudnn-cublas-dll-missing")
