@@ -246,3 +246,33 @@ def test_a_cuda_library_dll_the_cudnn_loader_cannot_locate(read: Read, matrix: M
     assert not error_lines(findings, "cudnn-cublas-dll-missing")
     near = "Located cublas64_12.dll in C:\\CUDA\\v12.4\\bin\n"
     assert not error_lines(findings_of(read, matrix, HOST + near), "cudnn-cublas-dll-missing")
+
+
+def test_flash_attention_backward_for_large_heads_on_a_consumer_gpu(
+    read: Read, matrix: Matrix
+) -> None:
+    line = (
+        "RuntimeError: FlashAttention backward for head dim > 64 requires A100/A800 or H100/H800\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "flash-attn-backward-needs-sm80-sm90")
+    assert found.severity is Severity.ERROR
+    assert "2.5.5" in found.fix
+    # flash-attn's README line about the limit is not a failure.
+    near = "3. All head dimensions up to 256. Head dim 256 backward now works on consumer GPUs.\n"
+    findings = findings_of(read, matrix, HOST + near)
+    assert not error_lines(findings, "flash-attn-backward-needs-sm80-sm90")
+
+
+def test_a_tensorrt_engine_built_on_another_gpu(read: Read, matrix: Matrix) -> None:
+    line = (
+        "[TRT] [E] 6: The engine plan file is generated on an incompatible device, "
+        "expecting compute 7.2 got compute 5.3, please rebuild.\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "tensorrt-engine-other-gpu")
+    assert found.severity is Severity.ERROR
+    assert "compute 7.2 and 5.3" in found.detail
+    # Another TensorRT release has its own entry.
+    other = "[TRT] [E] 6: The engine plan file is not compatible with this version of TensorRT\n"
+    findings = findings_of(read, matrix, other)
+    assert error_lines(findings, "tensorrt-engine-version")
+    assert not error_lines(findings, "tensorrt-engine-other-gpu")
