@@ -276,3 +276,17 @@ def test_a_tensorrt_engine_built_on_another_gpu(read: Read, matrix: Matrix) -> N
     findings = findings_of(read, matrix, other)
     assert error_lines(findings, "tensorrt-engine-version")
     assert not error_lines(findings, "tensorrt-engine-other-gpu")
+
+
+def test_a_library_glibc_refuses_for_its_executable_stack(read: Read, matrix: Matrix) -> None:
+    line = (
+        "OSError: /opt/env/lib/python3.12/site-packages/ctranslate2.libs/libctranslate2.so.4: "
+        "cannot enable executable stack as shared object requires: Invalid argument\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "library-execstack-refused")
+    assert found.severity is Severity.ERROR
+    assert "libctranslate2.so.4 is marked" in found.detail
+    # readelf's listing of the flag is not the loader refusing anything.
+    near = "  GNU_STACK      0x000000 0x0000000000000000 0x0000000000000000 0x000000 RWE 0x10\n"
+    findings = findings_of(read, matrix, HOST + near)
+    assert not error_lines(findings, "library-execstack-refused")
