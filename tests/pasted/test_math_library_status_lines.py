@@ -263,21 +263,6 @@ def test_flash_attention_backward_for_large_heads_on_a_consumer_gpu(
     assert not error_lines(findings, "flash-attn-backward-needs-sm80-sm90")
 
 
-def test_a_tensorrt_engine_built_on_another_gpu(read: Read, matrix: Matrix) -> None:
-    line = (
-        "[TRT] [E] 6: The engine plan file is generated on an incompatible device, "
-        "expecting compute 7.2 got compute 5.3, please rebuild.\n"
-    )
-    (found,) = error_lines(findings_of(read, matrix, line), "tensorrt-engine-other-gpu")
-    assert found.severity is Severity.ERROR
-    assert "compute 7.2 and 5.3" in found.detail
-    # Another TensorRT release has its own entry.
-    other = "[TRT] [E] 6: The engine plan file is not compatible with this version of TensorRT\n"
-    findings = findings_of(read, matrix, other)
-    assert error_lines(findings, "tensorrt-engine-version")
-    assert not error_lines(findings, "tensorrt-engine-other-gpu")
-
-
 def test_a_library_glibc_refuses_for_its_executable_stack(read: Read, matrix: Matrix) -> None:
     line = (
         "OSError: /opt/env/lib/python3.12/site-packages/ctranslate2.libs/libctranslate2.so.4: "
