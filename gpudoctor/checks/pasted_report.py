@@ -27,6 +27,7 @@ from gpudoctor.checks.jetson import (
     jetson_release,
     ollama_on_jetson,
 )
+from gpudoctor.checks.k8s_pod import pod_without_driver
 from gpudoctor.checks.runtime import container_without_driver
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
@@ -144,9 +145,13 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         own = program_without_cudnn(known.code, facts)
         if own is not None:
             cause, fix = own  # no framework's own cuDNN to fall back to: a path to set
-        mounted = container_without_driver(known.code, facts)
+        # in a pod: its GPU limit and runtime; in a container: no driver mounted, as often as
+        # an old one (not `docker run --gpus` for a pod)
+        mounted = pod_without_driver(known.code, facts) or container_without_driver(
+            known.code, facts
+        )
         if mounted is not None:
-            cause, fix = mounted  # in a container: no driver mounted, as often as an old one
+            cause, fix = mounted
         out.append(
             finding(
                 "report-error",

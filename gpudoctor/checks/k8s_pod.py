@@ -1,0 +1,120 @@
+"""A program's "no driver here" line seen in a Kubernetes pod: the pod's own fix.
+
+nvidia-smi not found, libcuda not found, torch's "Found no NVIDIA driver", cudaErrorNoDevice:
+on a host these mean no working driver, in a Docker container a `docker run` without `--gpus`.
+In a pod they mean the pod got no GPU from Kubernetes, whose two conditions the NVIDIA device
+plugin's README names (github.com/NVIDIA/k8s-device-plugin, "Running GPU Jobs" and
+"Prerequisites"/"Quick Start"):
+
+- the pod asks for GPUs with a `nvidia.com/gpu` resource limit; the device plugin allocates only
+  to such pods ("resources: limits: nvidia.com/gpu: 1"), and a pod that asks for none gets none;
+- the pod runs under the NVIDIA container runtime, which mounts the driver's tools and libraries
+  (nvidia-smi, libcuda, libnvidia-ml) from the node: nvidia as the default runtime of the node's
+  containerd or CRI-O, or else a RuntimeClass (handler `nvidia`) named by `runtimeClassName:
+  nvidia` in the pod's spec ("If this is not done, a RuntimeClass needs to be defined").
+
+Which of the two failed is read from what the report shows: the pod's nvidia.com/gpu, its
+runtimeClassName, the node's CRI config. `pod_without_driver` words the cause and fix from them;
+`checks/pasted_report.py` gives them to the line instead of the host or Docker wording. K3s,
+RKE2 and MicroK8s run a containerd of their own, configured through a template their docs name
+(docs.k3s.io "Advanced Options": config.toml.tmpl; docs.rke2.io "Configuring containerd";
+MicroK8s "Configuring containerd": args/containerd-template.toml).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks.k8s_runtime import RUNTIME_CLASS, default_fix
+
+if TYPE_CHECKING:
+    from gpudoctor.facts import HostFacts
+
+# Signature codes of lines that say the process sees no NVIDIA driver or device at all.
+NO_DRIVER_CODES = frozenset(
+    {
+        "nvidia-smi-not-found",
+        "container-without-driver-files",
+        "libcuda-not-found",
+        "tf-no-cuda-drivers",
+        "torch-found-no-driver",
+        "ngc-driver-not-detected",
+        "no-cuda-device",
+        "driver-insufficient",
+    }
+)
+# Codes whose line also fits a driver older than the program's CUDA: a pod rule only where the
+# report shows no driver (with one, its CUDA is compared as everywhere).
+_ALSO_OLD_DRIVER = frozenset({"driver-insufficient"})
+_DISTRIBUTION_CONFIG = {
+    "k3s": "/var/lib/rancher/k3s/agent/etc/containerd/config.toml.tmpl",
+    "rke2": "/var/lib/rancher/rke2/agent/etc/containerd/config.toml.tmpl",
+    "microk8s": "/var/snap/microk8s/current/args/containerd-template.toml",
+}
+_LIMIT = "`resources: limits: nvidia.com/gpu: 1` in the container's spec"
+
+
+def pod_without_driver(code: str, facts: HostFacts) -> tuple[str, str] | None:
+    """(cause, fix) of a no-driver line where the report is of a Kubernetes pod; None elsewhere."""
+    report = facts.report
+    if code not in NO_DRIVER_CODES or report is None or not facts.platform.kubernetes:
+        return None
+    if code in _ALSO_OLD_DRIVER and facts.nvml.driver_version:
+        return None
+    asked = facts.platform.k8s_gpu_requested
+    if asked == 0:
+        return (
+            "the pod asks for nvidia.com/gpu: 0, so the device plugin gives it no GPU and the "
+            "NVIDIA runtime mounts no driver files (nvidia-smi, libcuda) into it",
+            f"ask for the GPUs the pod uses: {_LIMIT}",
+        )
+    runtime = _runtime_fix(facts)
+    if asked is not None:
+        return (
+            f"the pod asks for nvidia.com/gpu: {asked}, yet it sees no NVIDIA driver: the device "
+            "plugin allocated the GPU, but the driver's files (nvidia-smi, libcuda, "
+            "libnvidia-ml) are mounted only by the NVIDIA container runtime, and the pod did "
+            f"not run under it{_runtime_state(facts)}",
+            runtime,
+        )
+    return (
+        "in a Kubernetes pod this means the pod got no GPU: the driver's files (nvidia-smi, "
+        "libcuda, libnvidia-ml) reach a pod only when it asks for GPUs with a nvidia.com/gpu "
+        "limit and runs under the NVIDIA container runtime (the node's default runtime, or "
+        f"runtimeClassName: nvidia){_runtime_state(facts)}",
+        f"give the pod {_LIMIT}, and {runtime}",
+    )
+
+
+def _runtime_state(facts: HostFacts) -> str:
+    """What the report shows of the pod's runtime: its runtimeClassName, the CRI default."""
+    r = facts.container_runtime
+    if r.runtime_class_nvidia:
+        return (
+            " (its spec names runtimeClassName: nvidia, so the node's nvidia runtime itself does "
+            "not mount them: its handler or the toolkit on the node)"
+        )
+    default = r.cri_default_runtime
+    if r.cri_engine is not None and not (default or "").startswith("nvidia"):
+        return f" ({r.cri_engine}'s default runtime is {default or 'its own (runc or crun)'})"
+    return ""
+
+
+def _runtime_fix(facts: HostFacts) -> str:
+    """Run the pod under the NVIDIA runtime: by RuntimeClass, or as the node's default."""
+    r = facts.container_runtime
+    if r.runtime_class_nvidia:
+        return (
+            "check the node: `nvidia-ctk` installed and the `nvidia` runtime defined in the "
+            "containerd/CRI-O config the kubelet uses (`sudo nvidia-ctk runtime configure "
+            "--runtime=containerd`), and a RuntimeClass `nvidia` whose handler is `nvidia`"
+        )
+    engine = r.cri_engine or "containerd"
+    config = _DISTRIBUTION_CONFIG.get(facts.platform.k8s_distribution or "")
+    default = (
+        f"nvidia as the default runtime of the node's containerd (in {config}: "
+        'default_runtime_name = "nvidia", then restart the node\'s service)'
+        if config
+        else f"nvidia as the node's default runtime: {default_fix(facts, engine)}"
+    )
+    return f"run it under the NVIDIA runtime: {RUNTIME_CLASS}; or {default}"

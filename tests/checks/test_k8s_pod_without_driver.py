@@ -1,0 +1,112 @@
+"""A program's "no driver here" line in a Kubernetes pod gets the pod's fix (a nvidia.com/gpu
+limit, the NVIDIA runtime by RuntimeClass or as the node's default), worded from what the report
+shows of the pod and the node; the same line outside Kubernetes keeps the host/Docker wording."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.findings import Finding, Severity
+from gpudoctor.matrix.model import Matrix
+from gpudoctor.pasted.dispatch import read_report
+from tests.support.pasted_findings import Read, error_lines, findings_of
+
+
+def _read(matrix: Matrix) -> Read:
+    return lambda text: read_report(text, "paste.txt", matrix.architectures)
+
+
+def _line(matrix: Matrix, text: str, code: str) -> Finding:
+    (found,) = error_lines(findings_of(_read(matrix), matrix, text), code)
+    return found
+
+
+# (a paste's words that put it in a pod, the no-driver line, its signature code)
+POD_LINES = [
+    (
+        "Running the image in a pod on our k0s 1.29 cluster (kubernetes) on ubuntu 22.04:",
+        "/entrypoint.sh: line 52: nvidia-smi: command not found",
+        "nvidia-smi-not-found",
+    ),
+    (
+        "kubectl logs trainer-0 -n ml",
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an "
+        "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx",
+        "torch-found-no-driver",
+    ),
+    (
+        "The pod is Running on the GPU node of our Kubernetes cluster, but:",
+        "RuntimeError: CUDA error: no CUDA-capable device is detected",
+        "no-cuda-device",
+    ),
+]
+
+
+@pytest.mark.parametrize(("context", "line", "code"), POD_LINES)
+def test_a_pod_gets_the_pods_fix(matrix: Matrix, context: str, line: str, code: str) -> None:
+    found = _line(matrix, f"{context}\n{line}\n", code)
+    assert found.severity in (Severity.WARN, Severity.ERROR)
+    assert "nvidia.com/gpu" in found.fix
+    assert "runtimeClassName: nvidia" in found.fix
+    assert "docker run" not in found.fix
+    assert "pod" in found.detail
+
+
+@pytest.mark.parametrize(("context", "line", "code"), POD_LINES)
+def test_near_miss_outside_kubernetes_keeps_the_host_wording(
+    matrix: Matrix, context: str, line: str, code: str
+) -> None:
+    # the same line on a workstation: no pod words, so no Kubernetes fix
+    found = _line(matrix, f"On my Ubuntu 22.04 workstation:\n{line}\n", code)
+    assert "runtimeClassName" not in found.fix
+    assert "a pod" not in found.detail
+
+
+POD_ASKS = """\
+Name:             gpu
+Namespace:        default
+Status:           Running
+Containers:
+  gpu:
+    Container ID:  containerd://68707cec263eb1bfaec27357d9f6c07b2545278183fe875dd5f43ea5de77c1b3
+    Image:         nvidia/cuda:11.4.1-base-ubuntu20.04
+    Limits:
+      nvidia.com/gpu:  1
+    Requests:
+      nvidia.com/gpu:  1
+$ kubectl exec -it gpu -- nvidia-smi
+bash: nvidia-smi: command not found
+"""
+
+
+def test_a_pod_that_asks_for_a_gpu_is_told_the_runtime(matrix: Matrix) -> None:
+    found = _line(matrix, POD_ASKS, "nvidia-smi-not-found")
+    assert "asks for nvidia.com/gpu: 1" in found.detail
+    assert "NVIDIA container runtime" in found.detail
+    assert "runtimeClassName: nvidia" in found.fix
+    assert "limits: nvidia.com/gpu" not in found.fix  # it has one already
+
+
+def test_a_pod_asking_for_zero_is_told_the_limit(matrix: Matrix) -> None:
+    text = POD_ASKS.replace("nvidia.com/gpu:  1", "nvidia.com/gpu:  0")
+    found = _line(matrix, text, "nvidia-smi-not-found")
+    assert "nvidia.com/gpu: 0" in found.detail
+    assert "limits: nvidia.com/gpu: 1" in found.fix
+
+
+def test_the_nodes_default_runtime_is_named(matrix: Matrix) -> None:
+    config = (
+        "$ cat /etc/containerd/config.toml\nversion = 2\n"
+        '[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "runc"\n'
+        '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n'
+    )
+    found = _line(matrix, POD_ASKS + config, "nvidia-smi-not-found")
+    assert "default runtime is runc" in found.detail
+
+
+def test_a_k3s_node_is_told_its_own_containerd_template(matrix: Matrix) -> None:
+    text = "k3s v1.29.4+k3s1 single node, kubernetes pod:\nbash: nvidia-smi: command not found\n"
+    found = _line(matrix, text, "nvidia-smi-not-found")
+    assert "config.toml.tmpl" in found.fix
+    assert "systemctl restart containerd" not in found.fix
