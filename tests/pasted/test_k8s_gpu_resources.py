@@ -290,3 +290,40 @@ def test_an_nvidia_pod_in_a_failing_state_is_a_known_line(read: Read) -> None:
     # near misses: a pod waiting on another (Init:0/1), one that completed, another program's pod
     calm = "\n".join(line for line in listing.splitlines() if "daemonset" not in line) + "\n"
     assert read(calm).report.errors == ()  # type: ignore[union-attr]
+
+
+POD_ASKS_NONE = """\
+      resources:
+        limits:
+          nvidia.com/gpu: "0"
+        requests:
+          nvidia.com/gpu: "0"
+"""
+NODE_HAS_NONE = """\
+Capacity:
+  cpu:                16
+  nvidia.com/gpu:     0
+Allocatable:
+  cpu:                16
+  nvidia.com/gpu:     0
+"""
+
+
+def test_a_pods_request_of_zero_is_not_a_node_without_gpus(read: Read, matrix: Matrix) -> None:
+    findings = findings_of(read, matrix, POD_ASKS_NONE)
+    (line,) = error_lines(findings, "k8s-node-zero-gpus")[:1]
+    assert line.severity.value == "info"
+    assert "pod's Limits/Requests" in line.detail
+    assert "NVIDIA_VISIBLE_DEVICES" in line.detail
+    assert not [f for f in findings if f.severity.value in ("warn", "error")]
+
+
+def test_near_miss_a_nodes_zero_allocatable_stays_an_error(read: Read, matrix: Matrix) -> None:
+    lines = error_lines(findings_of(read, matrix, NODE_HAS_NONE), "k8s-node-zero-gpus")
+    assert lines
+    assert {f.severity.value for f in lines} == {"error"}
+    # a node's zero beside a pod asking for none: the node's line is still the node's
+    both = error_lines(
+        findings_of(read, matrix, NODE_HAS_NONE + POD_ASKS_NONE), "k8s-node-zero-gpus"
+    )
+    assert "error" in {f.severity.value for f in both}
