@@ -52,15 +52,36 @@ _DISTRIBUTION_CONFIG = {
     "microk8s": "/var/snap/microk8s/current/args/containerd-template.toml",
 }
 _LIMIT = "`resources: limits: nvidia.com/gpu: 1` in the container's spec"
+# The NVIDIA stack's pods, as their logs and the GPU Operator's init containers name them.
+_STACK = (
+    "dcgm-exporter",
+    "nvidia-device-plugin",
+    "gpu-feature-discovery",
+    "toolkit-validation",
+    "driver-validation",
+    "cuda-validation",
+    "plugin-validation",
+)
 
 
-def pod_without_driver(code: str, facts: HostFacts) -> tuple[str, str] | None:
-    """(cause, fix) of a no-driver line where the report is of a Kubernetes pod; None elsewhere."""
+def pod_without_driver(code: str, facts: HostFacts, line: str = "") -> tuple[str, str] | None:
+    """(cause, fix) of a no-driver `line` where the report is of a Kubernetes pod; None
+    elsewhere."""
     report = facts.report
     if code not in NO_DRIVER_CODES or report is None or not facts.platform.kubernetes:
         return None
     if code in _ALSO_OLD_DRIVER and facts.nvml.driver_version:
         return None
+    runtime = _runtime_fix(facts)
+    stack = next((name for name in _STACK if name in line.lower()), None)
+    if stack is not None:
+        return (
+            f"the line is {stack}'s, a pod of the NVIDIA stack: such pods ask for no "
+            "nvidia.com/gpu and see the GPUs through NVIDIA_VISIBLE_DEVICES=all, which only the "
+            "NVIDIA container runtime honours (it mounts nvidia-smi and the driver's libraries); "
+            f"the pod did not run under it{_runtime_state(facts)}",
+            runtime,
+        )
     asked = facts.platform.k8s_gpu_requested
     if asked == 0:
         return (
@@ -68,7 +89,6 @@ def pod_without_driver(code: str, facts: HostFacts) -> tuple[str, str] | None:
             "NVIDIA runtime mounts no driver files (nvidia-smi, libcuda) into it",
             f"ask for the GPUs the pod uses: {_LIMIT}",
         )
-    runtime = _runtime_fix(facts)
     if asked is not None:
         return (
             f"the pod asks for nvidia.com/gpu: {asked}, yet it sees no NVIDIA driver: the device "

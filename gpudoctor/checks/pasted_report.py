@@ -148,7 +148,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             cause, fix = own  # no framework's own cuDNN to fall back to: a path to set
         # in a pod: its GPU limit and runtime; in a container: no driver mounted, as often as
         # an old one (not `docker run --gpus` for a pod)
-        mounted = pod_without_driver(known.code, facts) or container_without_driver(
+        mounted = pod_without_driver(known.code, facts, error.text) or container_without_driver(
             known.code, facts
         )
         if mounted is not None:

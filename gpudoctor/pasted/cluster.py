@@ -42,6 +42,26 @@ _HEADING = re.compile(
     r"^\s{0,12}\"?(?P<key>[Cc]apacity|[Aa]llocatable|[Ll]imits|[Rr]equests)\"?:", re.MULTILINE
 )
 _HEADING_REACH = 4000
+# a pod's Limits key on a line of its own (`describe pod`'s "Limits:", a spec's "limits:")
+_LIMITS = re.compile(r"^(?P<indent>\s{0,16})[Ll]imits:\s{0,4}$")
+# a resource line under it: "cpu:  1", '  memory: "8Gi"', "nvidia.com/gpu: 1"
+_LIMIT_LINE = re.compile(r"^(?P<indent>\s{1,24})\"?(?P<name>[\w./-]{1,80})\"?:\s{1,30}\S")
+# the name of the pod or container a spec belongs to, above its Limits
+_POD_NAME = re.compile(r"^\s{0,12}(?:- )?[Nn]ame:\s{1,30}(?P<name>\S{1,120})\s{0,4}$", re.MULTILINE)
+# the NVIDIA stack's own pods (device plugin, GFD, DCGM exporter, operator operands) ask for no
+# GPU resource by design: they see the GPUs through the NVIDIA runtime, not a limit
+_STACK_POD = (
+    "nvidia-device-plugin",
+    "nvidia-dcgm",
+    "dcgm-exporter",
+    "nvidia-operator-validator",
+    "nvidia-container-toolkit",
+    "nvidia-driver-daemonset",
+    "nvidia-mig-manager",
+    "gpu-feature-discovery",
+    "gpu-operator",
+    "nvdp-",
+)
 # A MIG device resource the device plugin's mixed strategy advertises ("nvidia.com/mig-1g.10gb: 6")
 _MIG_RESOURCE = re.compile(
     r"^\s{2,16}\"?nvidia\.com/mig-\d{1,2}g\.\d{1,3}gb(?:\+[a-z]{1,8})?\"?:\s{1,30}\"?(?P<n>\d{1,4})"
@@ -140,6 +160,9 @@ def _resources(text: str, draft: Draft) -> None:
             continue
         draft.read_at(NAME, text, start)
     _mig_resources(text, draft)
+    if asked is None and _limits_without_gpu(text):
+        asked = "0"
+        draft.notes.append("a pod's Limits name no GPU resource: it asks for no GPU")
     if asked is not None:
         put(draft.platform, "kubernetes", True)
         put(draft.platform, "k8s_gpu_requested", int(asked))
@@ -152,6 +175,41 @@ def _resources(text: str, draft: Draft) -> None:
             "the node advertises nvidia.com/gpu: "
             + ", ".join(f"{kind} {n}" for kind, n in sorted(said.items(), reverse=True))
         )
+
+
+def _limits_without_gpu(text: str) -> bool:
+    """A pod's Limits block (`kubectl describe pod`, a pod spec) that names resources, none of
+    them a GPU: the pod asks for no GPU (Kubernetes gives an extended resource such as
+    nvidia.com/gpu only to a container that names it in its limits). Blocks of the NVIDIA stack's
+    own pods are left out: they get their GPUs through the NVIDIA runtime."""
+    for needle in ("Limits:", "limits:"):
+        for start, line in iter_lines(text, text, needle):
+            heading = _LIMITS.match(line)
+            if heading is None or _stack_pod(text, start):
+                continue
+            names = _block_names(text, start + len(line) + 1, len(heading.group("indent")))
+            if names and not any("gpu" in n or "nvidia.com/" in n for n in names):
+                return True
+    return False
+
+
+def _block_names(text: str, at: int, indent: int) -> list[str]:
+    """The resource names of the lines below a Limits key, indented deeper than it."""
+    names: list[str] = []
+    for line in text[at : at + 600].split("\n")[:8]:
+        found = _LIMIT_LINE.match(line)
+        if found is None or len(found.group("indent")) <= indent:
+            break
+        names.append(found.group("name").lower())
+    return names
+
+
+def _stack_pod(text: str, start: int) -> bool:
+    """Whether the nearest pod or container name above `start` is one of the NVIDIA stack's."""
+    name = None
+    for found in _POD_NAME.finditer(text[max(0, start - _HEADING_REACH) : start]):
+        name = found.group("name").strip("\"'").lower()
+    return name is not None and name.startswith(_STACK_POD)
 
 
 def _mig_resources(text: str, draft: Draft) -> None:

@@ -110,3 +110,49 @@ def test_a_k3s_node_is_told_its_own_containerd_template(matrix: Matrix) -> None:
     found = _line(matrix, text, "nvidia-smi-not-found")
     assert "config.toml.tmpl" in found.fix
     assert "systemctl restart containerd" not in found.fix
+
+
+POD_NO_GPU = """\
+Name:         inference-7d9f
+Namespace:    default
+Containers:
+  server:
+    Image:      myorg/onnx-server:1.2
+    Limits:
+      cpu:     6
+      memory:  8G
+    Requests:
+      cpu:     500m
+      memory:  4G
+$ kubectl logs inference-7d9f
+RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU
+"""
+
+
+def test_a_pod_whose_limits_name_no_gpu_is_told_to_ask_for_one(matrix: Matrix) -> None:
+    facts = read_report(POD_NO_GPU, "paste.txt", matrix.architectures)
+    assert facts.platform.k8s_gpu_requested == 0
+    found = _line(matrix, POD_NO_GPU, "torch-found-no-driver")
+    assert "nvidia.com/gpu: 0" in found.detail
+    assert "limits: nvidia.com/gpu: 1" in found.fix
+
+
+def test_near_miss_the_nvidia_stacks_own_limits_are_not_the_pods(matrix: Matrix) -> None:
+    # the device plugin's own pod names cpu/memory limits only, by design
+    text = POD_NO_GPU.replace("inference-7d9f", "nvidia-device-plugin-daemonset-x2k9f")
+    facts = read_report(text, "paste.txt", matrix.architectures)
+    assert facts.platform.k8s_gpu_requested is None
+    # a spec whose Limits hold the GPU asks for it
+    asks = POD_NO_GPU.replace("memory:  8G\n", "memory:  8G\n      nvidia.com/gpu:  2\n", 1)
+    assert read_report(asks, "paste.txt", matrix.architectures).platform.k8s_gpu_requested == 2
+
+
+def test_a_line_of_the_nvidia_stack_is_told_the_runtime_not_a_limit(matrix: Matrix) -> None:
+    text = (
+        "deployed dcgm-exporter on kubernetes\n"
+        "/usr/local/bin/dcgm-exporter: line 55: nvidia-smi: command not found\n"
+    )
+    found = _line(matrix, text, "nvidia-smi-not-found")
+    assert "NVIDIA_VISIBLE_DEVICES=all" in found.detail
+    assert "runtimeClassName: nvidia" in found.fix
+    assert "limits: nvidia.com/gpu" not in found.fix
