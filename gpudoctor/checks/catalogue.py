@@ -249,7 +249,9 @@ _ENTRIES = (
        "nvidia`. Otherwise pods, the device plugin's among them, run with runc or crun: the "
        "plugin loads no NVML and the node advertises no `nvidia.com/gpu` (k8s-device-plugin "
        "README: the NVIDIA runtime 'configured as the default low-level runtime', or a "
-       "RuntimeClass).",
+       "RuntimeClass). A node that runs its pods through Docker (`docker://` in `kubectl get "
+       "nodes -o wide`) needs nvidia as Docker's default runtime (`\"default-runtime\": "
+       "\"nvidia\"` in /etc/docker/daemon.json).",
        "`sudo nvidia-ctk runtime configure --runtime=containerd --set-as-default && sudo "
        "systemctl restart containerd` (CRI-O: `--runtime=crio --set-as-default "
        "--config=/etc/crio/crio.conf.d/99-nvidia.conf`, restart crio); or a RuntimeClass "

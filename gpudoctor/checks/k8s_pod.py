@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.k8s_runtime import RUNTIME_CLASS, default_fix
+from gpudoctor.checks.runtime import configure_runtime
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -114,6 +115,9 @@ def _runtime_state(facts: HostFacts) -> str:
             " (its spec names runtimeClassName: nvidia, so the node's nvidia runtime itself does "
             "not mount them: its handler or the toolkit on the node)"
         )
+    if r.cri_engine == "docker":
+        shown = r.default_runtime
+        return f" (Docker's default runtime is {shown})" if shown and shown != "nvidia" else ""
     default = r.cri_default_runtime
     if r.cri_engine is not None and not (default or "").startswith("nvidia"):
         return f" ({r.cri_engine}'s default runtime is {default or 'its own (runc or crun)'})"
@@ -128,6 +132,10 @@ def _runtime_fix(facts: HostFacts) -> str:
             "check the node: `nvidia-ctk` installed and the `nvidia` runtime defined in the "
             "containerd/CRI-O config the kubelet uses (`sudo nvidia-ctk runtime configure "
             "--runtime=containerd`), and a RuntimeClass `nvidia` whose handler is `nvidia`"
+        )
+    if r.cri_engine == "docker":  # dockershim or cri-dockerd: pods get Docker's default
+        return "make nvidia Docker's default runtime: " + configure_runtime(
+            facts, "docker", " --set-as-default"
         )
     engine = r.cri_engine or "containerd"
     config = _DISTRIBUTION_CONFIG.get(facts.platform.k8s_distribution or "")
