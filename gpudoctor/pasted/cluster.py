@@ -91,7 +91,26 @@ def parse(text: str, draft: Draft) -> None:
     _slurm(text, draft)
 
 
+# Labels that mark a node with an NVIDIA GPU: the GPU Operator's (via NFD) and NFD's own PCI
+# vendor label for NVIDIA (vendor id 10de).
+_GPU_NODE = re.compile(
+    r"(?:nvidia\.com/gpu\.present|feature\.node\.kubernetes\.io/pci-(?:0302_|0300_)?10de"
+    r"\.present)\"?[=:]\s{0,4}\"?true\b"
+)
+
+
+def _gpu_node(text: str, draft: Draft) -> None:
+    for needle in ("gpu.present", "10de.present"):
+        for start, line in iter_lines(text, text, needle):
+            if _GPU_NODE.search(line):
+                draft.named.append(("gpu-node", text.count("\n", 0, start) + 1))
+                put(draft.platform, "kubernetes", True)
+                draft.read_at(NAME, text, start)
+                return
+
+
 def _labels(text: str, draft: Draft) -> None:
+    _gpu_node(text, draft)
     labels: dict[str, str] = {}
     first = -1
     for start, line in iter_lines(text, text, "nvidia.com/"):
@@ -160,6 +179,11 @@ def _resources(text: str, draft: Draft) -> None:
             continue
         draft.read_at(NAME, text, start)
     _mig_resources(text, draft)
+    for kind in ("capacity", "allocatable"):
+        at = -1 if kind in said else _node_block_without_gpu(text, kind)
+        if at >= 0:  # the node lists its resources and no nvidia.com/gpu among them
+            said[kind] = "0"
+            draft.read_at(NAME, text, at)
     if asked is None and _limits_without_gpu(text):
         asked = "0"
         draft.notes.append("a pod's Limits name no GPU resource: it asks for no GPU")
@@ -193,10 +217,26 @@ def _limits_without_gpu(text: str) -> bool:
     return False
 
 
+def _node_block_without_gpu(text: str, kind: str) -> int:
+    """A node's Capacity or Allocatable block (`kubectl describe node`, `get node -o yaml`) that
+    lists its resources (cpu, memory, pods) and no nvidia.com/gpu: the device plugin registered
+    no GPU there (the kubelet adds nvidia.com/gpu once a plugin registers it). The offset of
+    its heading, or -1."""
+    for needle in (f"{kind.capitalize()}:", f"{kind}:"):
+        for start, line in iter_lines(text, text, needle):
+            heading = re.match(rf"^(?P<indent>\s{{0,12}}){kind}:\s{{0,4}}$", line, re.IGNORECASE)
+            if heading is None:
+                continue
+            names = _block_names(text, start + len(line) + 1, len(heading.group("indent")))
+            if "pods" in names and "cpu" in names and not any("nvidia.com/" in n for n in names):
+                return start
+    return -1
+
+
 def _block_names(text: str, at: int, indent: int) -> list[str]:
     """The resource names of the lines below a Limits key, indented deeper than it."""
     names: list[str] = []
-    for line in text[at : at + 600].split("\n")[:8]:
+    for line in text[at : at + 1200].split("\n")[:16]:
         found = _LIMIT_LINE.match(line)
         if found is None or len(found.group("indent")) <= indent:
             break

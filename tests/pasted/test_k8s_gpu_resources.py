@@ -327,3 +327,48 @@ def test_near_miss_a_nodes_zero_allocatable_stays_an_error(read: Read, matrix: M
         findings_of(read, matrix, NODE_HAS_NONE + POD_ASKS_NONE), "k8s-node-zero-gpus"
     )
     assert "error" in {f.severity.value for f in both}
+
+
+GPU_NODE_WITHOUT_GPU = """\
+Name:               gpu-node-1
+Labels:             beta.kubernetes.io/arch=amd64
+                    nvidia.com/gpu.present=true
+Capacity:
+  cpu:                16
+  ephemeral-storage:  102350Mi
+  memory:             65843764Ki
+  pods:               110
+Allocatable:
+  cpu:                16
+  ephemeral-storage:  94327854679
+  memory:             65741364Ki
+  pods:               110
+"""
+
+
+def _unhealthy(read: Read, matrix: Matrix, text: str) -> str:
+    (found,) = [f for f in findings_of(read, matrix, text) if f.code == "k8s-gpu-unhealthy"]
+    return found.severity.value
+
+
+def test_a_gpu_node_that_lists_no_gpu_resource_is_told_the_plugin(
+    read: Read, matrix: Matrix
+) -> None:
+    facts = read(GPU_NODE_WITHOUT_GPU)
+    assert (facts.platform.k8s_gpu_capacity, facts.platform.k8s_gpu_allocatable) == (0, 0)
+    assert _unhealthy(read, matrix, GPU_NODE_WITHOUT_GPU) == "warn"
+    nfd = GPU_NODE_WITHOUT_GPU.replace(
+        "nvidia.com/gpu.present=true", "feature.node.kubernetes.io/pci-10de.present=true"
+    )
+    assert _unhealthy(read, matrix, nfd) == "warn"
+
+
+def test_near_misses_of_a_node_without_gpu_resources(read: Read, matrix: Matrix) -> None:
+    # no sign of a GPU on the node: a CPU node, nothing to say
+    cpu_node = GPU_NODE_WITHOUT_GPU.replace("nvidia.com/gpu.present=true", "role=db")
+    cpu_node += "Kernel Version: 5.15.0-105-generic\n"
+    assert _unhealthy(read, matrix, cpu_node) == "n/a"
+    # the node lists nvidia.com/gpu: read as the count, not as absent
+    listed = GPU_NODE_WITHOUT_GPU.replace("  pods:", "  nvidia.com/gpu:     2\n  pods:")
+    assert read(listed).platform.k8s_gpu_capacity == 2
+    assert _unhealthy(read, matrix, listed) == "ok"
