@@ -107,6 +107,27 @@ def pod_without_driver(code: str, facts: HostFacts, line: str = "") -> tuple[str
     )
 
 
+# The NVIDIA stack's own lines that say its pod got no driver from the runtime.
+_STACK_CODES = frozenset(
+    {"device-plugin-no-nvml", "device-plugin-no-devices", "dcgm-exporter-no-nvml"}
+)
+
+
+def stack_runtime_fix(code: str, facts: HostFacts) -> str | None:
+    """The fix of a device plugin / DCGM exporter line that loads no NVML, worded for the node
+    the report shows (Docker as its engine, K3s/RKE2/MicroK8s, a runtimeClassName already set);
+    None where the report shows nothing more specific than the entry's own fix."""
+    if code not in _STACK_CODES or not facts.platform.kubernetes:
+        return None
+    r = facts.container_runtime
+    specific = (
+        r.cri_engine == "docker"
+        or bool(r.runtime_class_nvidia)
+        or (facts.platform.k8s_distribution or "") in _DISTRIBUTION_CONFIG
+    )
+    return _runtime_fix(facts) if specific else None
+
+
 def _runtime_state(facts: HostFacts) -> str:
     """What the report shows of the pod's runtime: its runtimeClassName, the CRI default."""
     r = facts.container_runtime

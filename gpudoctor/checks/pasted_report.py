@@ -27,7 +27,7 @@ from gpudoctor.checks.jetson import (
     jetson_release,
     ollama_on_jetson,
 )
-from gpudoctor.checks.k8s_pod import pod_without_driver
+from gpudoctor.checks.k8s_pod import pod_without_driver, stack_runtime_fix
 from gpudoctor.checks.runtime import container_without_driver
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
@@ -153,6 +153,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         )
         if mounted is not None:
             cause, fix = mounted
+        fix = stack_runtime_fix(known.code, facts) or fix  # the node's own runtime set-up
         out.append(
             finding(
                 "report-error",

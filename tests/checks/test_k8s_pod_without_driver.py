@@ -156,3 +156,29 @@ def test_a_line_of_the_nvidia_stack_is_told_the_runtime_not_a_limit(matrix: Matr
     assert "NVIDIA_VISIBLE_DEVICES=all" in found.detail
     assert "runtimeClassName: nvidia" in found.fix
     assert "limits: nvidia.com/gpu" not in found.fix
+
+
+PLUGIN_NO_NVML = (
+    "E0121 12:04:24.666400       1 main.go:123] Detected non-NVML platform: could not load NVML: "
+    "libnvidia-ml.so.1: cannot open shared object file: No such file or directory\n"
+)
+
+
+def test_the_device_plugins_nvml_line_gets_the_nodes_own_runtime_set_up(matrix: Matrix) -> None:
+    k3s = _line(matrix, "k3s v1.29.4+k3s1 cluster\n" + PLUGIN_NO_NVML, "device-plugin-no-nvml")
+    assert "k3s/agent/etc/containerd/config.toml.tmpl" in k3s.fix
+    docker = _line(
+        matrix,
+        "NAME   STATUS   ROLES   AGE   VERSION   INTERNAL-IP   EXTERNAL-IP   OS-IMAGE   "
+        "KERNEL-VERSION   CONTAINER-RUNTIME\n"
+        "gpu-01   Ready   <none>   12d   v1.21.4   10.0.0.12   <none>   Ubuntu 20.04.3 LTS   "
+        "5.4.0-88-generic   docker://20.10.8\n" + PLUGIN_NO_NVML,
+        "device-plugin-no-nvml",
+    )
+    assert "--runtime=docker --set-as-default" in docker.fix
+
+
+def test_near_miss_without_node_facts_the_entrys_fix_stays(matrix: Matrix) -> None:
+    plain = _line(matrix, "kubernetes cluster\n" + PLUGIN_NO_NVML, "device-plugin-no-nvml")
+    assert "--runtime=containerd --set-as-default" in plain.fix
+    assert "config.toml.tmpl" not in plain.fix
