@@ -372,3 +372,34 @@ def test_near_misses_of_a_node_without_gpu_resources(read: Read, matrix: Matrix)
     listed = GPU_NODE_WITHOUT_GPU.replace("  pods:", "  nvidia.com/gpu:     2\n  pods:")
     assert read(listed).platform.k8s_gpu_capacity == 2
     assert _unhealthy(read, matrix, listed) == "ok"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "  Warning  FailedScheduling  3m  default-scheduler  0/4 nodes are available: 4 node(s) "
+        "didn't match Pod's node affinity/selector. preemption: 0/4 nodes are available: 4 "
+        "Preemption is not helpful for scheduling.",
+        "0/2 nodes are available: 2 node(s) didn't match node selector.",
+    ],
+)
+def test_an_unmatched_node_selector_is_named(read: Read, matrix: Matrix, line: str) -> None:
+    (found,) = error_lines(findings_of(read, matrix, line + "\n"), "k8s-node-selector-unmatched")
+    assert "nodeSelector" in found.detail
+
+
+def test_near_misses_of_the_node_selector_line(read: Read, matrix: Matrix) -> None:
+    # the same event that also finds no free GPU is the GPU's line
+    both = (
+        "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's "
+        "node affinity/selector.\n"
+    )
+    findings = findings_of(read, matrix, both)
+    assert error_lines(findings, "k8s-insufficient-gpu")
+    assert not error_lines(findings, "k8s-node-selector-unmatched")
+    # a pod spec's nodeSelector is no scheduling failure
+    spec = (
+        'spec:\n  nodeSelector:\n    nvidia.com/gpu.present: "true"\n'
+        + "Driver Version: 550.54.15\n"
+    )
+    assert not error_lines(findings_of(read, matrix, spec), "k8s-node-selector-unmatched")
