@@ -75,6 +75,9 @@ def pod_without_driver(code: str, facts: HostFacts, line: str = "") -> tuple[str
         return None
     runtime = _runtime_fix(facts)
     stack = next((name for name in _STACK if name in line.lower()), None)
+    gke = facts.platform.k8s_distribution == "gke"
+    if stack is not None and gke:
+        return None  # GKE's own stack mounts the driver its own way: the entry's wording
     if stack is not None:
         return (
             f"the line is {stack}'s, a pod of the NVIDIA stack: such pods ask for no "
@@ -83,6 +86,13 @@ def pod_without_driver(code: str, facts: HostFacts, line: str = "") -> tuple[str
             f"the pod did not run under it{_runtime_state(facts)}",
             runtime,
         )
+    if gke:
+        return _gke(facts.platform.k8s_gpu_requested)
+    return _by_request(facts, runtime)
+
+
+def _by_request(facts: HostFacts, runtime: str) -> tuple[str, str]:
+    """What the pod asks for decides: no GPU (the limit), GPUs (the runtime), unknown (both)."""
     asked = facts.platform.k8s_gpu_requested
     if asked == 0:
         return (
@@ -126,6 +136,32 @@ def stack_runtime_fix(code: str, facts: HostFacts) -> str | None:
         or (facts.platform.k8s_distribution or "") in _DISTRIBUTION_CONFIG
     )
     return _runtime_fix(facts) if specific else None
+
+
+def _gke(asked: int | None) -> tuple[str, str]:
+    """GKE runs no NVIDIA container runtime: it installs the driver on the node and its device
+    plugin mounts it (/usr/local/nvidia: nvidia-smi, libcuda) into the containers that request
+    nvidia.com/gpu (GKE docs, "Run GPUs in GKE Standard node pools": drivers by
+    gpu-driver-version or the driver installer DaemonSet; CUDA libraries under
+    /usr/local/nvidia/lib64)."""
+    how = (
+        "on GKE the node's driver (installed by GKE: the node pool's gpu-driver-version, or the "
+        "driver installer DaemonSet) is mounted under /usr/local/nvidia only into containers "
+        "that request nvidia.com/gpu; GKE runs no NVIDIA container runtime"
+    )
+    if asked:
+        return (
+            f"the pod asks for nvidia.com/gpu: {asked}, yet sees no driver: {how}, so the node's "
+            "driver is not installed or the program does not look under /usr/local/nvidia",
+            "check the driver installation on the node (`kubectl get pods -n kube-system | grep "
+            "nvidia-driver-installer`, or create the node pool with gpu-driver-version=default); "
+            "in the container put /usr/local/nvidia/lib64 on LD_LIBRARY_PATH and "
+            "/usr/local/nvidia/bin on PATH",
+        )
+    return (
+        f"the pod got no GPU: {how}",
+        f"give the container {_LIMIT} (GKE then adds the toleration for the GPU nodes' taint)",
+    )
 
 
 def _runtime_state(facts: HostFacts) -> str:

@@ -182,3 +182,20 @@ def test_near_miss_without_node_facts_the_entrys_fix_stays(matrix: Matrix) -> No
     plain = _line(matrix, "kubernetes cluster\n" + PLUGIN_NO_NVML, "device-plugin-no-nvml")
     assert "--runtime=containerd --set-as-default" in plain.fix
     assert "config.toml.tmpl" not in plain.fix
+
+
+def test_gke_is_told_the_gpu_request_not_a_runtime(matrix: Matrix) -> None:
+    text = (
+        "Deploying on GKE GPU nodes (NVIDIA T4):\n"
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an "
+        "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n"
+    )
+    found = _line(matrix, text, "torch-found-no-driver")
+    assert "/usr/local/nvidia" in found.detail
+    assert "limits: nvidia.com/gpu: 1" in found.fix
+    assert "runtimeClassName" not in found.fix
+    # near miss: the pod asks for a GPU on GKE: the node's driver installation
+    asked = POD_ASKS.replace("Name:             gpu", "GKE cluster\nName:             gpu")
+    installed = _line(matrix, asked, "nvidia-smi-not-found")
+    assert "gpu-driver-version" in installed.fix
+    assert "runtimeClassName" not in installed.fix
