@@ -199,3 +199,11 @@ def test_gke_is_told_the_gpu_request_not_a_runtime(matrix: Matrix) -> None:
     installed = _line(matrix, asked, "nvidia-smi-not-found")
     assert "gpu-driver-version" in installed.fix
     assert "runtimeClassName" not in installed.fix
+
+
+def test_the_pod_reading_comes_before_the_containers() -> None:
+    from gpudoctor.checks.line_readings import READINGS
+
+    names = [name for name, _ in READINGS]
+    # a pod is a container too: the pod's reading must speak first, or it never does
+    assert names.index("k8s-pod-driver") < names.index("container-driver")
