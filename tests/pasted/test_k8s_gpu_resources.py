@@ -403,3 +403,17 @@ def test_near_misses_of_the_node_selector_line(read: Read, matrix: Matrix) -> No
         + "Driver Version: 550.54.15\n"
     )
     assert not error_lines(findings_of(read, matrix, spec), "k8s-node-selector-unmatched")
+
+
+def test_a_missing_nvidia_runtime_class_is_named(read: Read, matrix: Matrix) -> None:
+    line = (
+        'Error from server (Forbidden): error when creating "gpu-pod.yaml": pods "gpu-pod" is '
+        'forbidden: pod rejected: RuntimeClass "nvidia" not found\n'
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "k8s-runtime-class-missing")
+    assert "handler: nvidia" in found.fix
+    assert "name: nvidia" in found.fix
+    # near miss: another runtime class (gVisor, Kata) is none of the GPU stack's business
+    other = line.replace('RuntimeClass "nvidia"', 'RuntimeClass "gvisor"')
+    other = "Driver Version: 550.54.15\n" + other
+    assert not error_lines(findings_of(read, matrix, other), "k8s-runtime-class-missing")
