@@ -249,7 +249,9 @@ _ENTRIES = (
        "nvidia`. Otherwise pods, the device plugin's among them, run with runc or crun: the "
        "plugin loads no NVML and the node advertises no `nvidia.com/gpu` (k8s-device-plugin "
        "README: the NVIDIA runtime 'configured as the default low-level runtime', or a "
-       "RuntimeClass).",
+       "RuntimeClass). A node that runs its pods through Docker (`docker://` in `kubectl get "
+       "nodes -o wide`) needs nvidia as Docker's default runtime (`\"default-runtime\": "
+       "\"nvidia\"` in /etc/docker/daemon.json).",
        "`sudo nvidia-ctk runtime configure --runtime=containerd --set-as-default && sudo "
        "systemctl restart containerd` (CRI-O: `--runtime=crio --set-as-default "
        "--config=/etc/crio/crio.conf.d/99-nvidia.conf`, restart crio); or a RuntimeClass "
@@ -259,7 +261,9 @@ _ENTRIES = (
        "A pasted `kubectl describe node` whose Allocatable `nvidia.com/gpu` is below its "
        "Capacity: the kubelet counts only healthy devices as allocatable, and the NVIDIA device "
        "plugin marks a GPU unhealthy on an Xid error outside its list of application errors, "
-       "until the plugin restarts (k8s-device-plugin, internal/rm/health.go).",
+       "until the plugin restarts (k8s-device-plugin, internal/rm/health.go). A node that shows "
+       "NVIDIA GPUs (its GPUs, or the nvidia.com/gpu.present / NFD pci-10de.present label) but "
+       "lists no nvidia.com/gpu in its Capacity: the device plugin registered none.",
        "Find the Xid on the node (`dmesg`, the device plugin's log); once the GPU is sound, "
        "restart the device plugin pod; an Xid known to be harmless can be ignored with "
        "`DP_DISABLE_HEALTHCHECKS=<xid>`."),

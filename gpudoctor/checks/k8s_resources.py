@@ -38,6 +38,8 @@ def check_k8s_gpu_unhealthy(facts: HostFacts, matrix: Matrix, intent: Intent) ->
                 evidence=ev,
             )
         ]
+    if capacity == 0:
+        return _no_gpu_advertised(facts, ev)
     if allocatable >= capacity:
         return [
             finding(
@@ -64,6 +66,37 @@ def check_k8s_gpu_unhealthy(facts: HostFacts, matrix: Matrix, intent: Intent) ->
             "registers the GPU again; an Xid known to be harmless for these workloads can be "
             "ignored with the plugin's DP_DISABLE_HEALTHCHECKS=<xid>",
             evidence=ev,
+        )
+    ]
+
+
+def _no_gpu_advertised(facts: HostFacts, ev: list[tuple[str, int | None]]) -> list[Finding]:
+    """A node that advertises no nvidia.com/gpu although the report shows it has NVIDIA GPUs (its
+    GPUs, or the GPU Operator's nvidia.com/gpu.present / NFD's pci-10de.present label). An
+    explicit "nvidia.com/gpu: 0" line is its own known line (k8s-node-zero-gpus)."""
+    report = facts.report
+    gpus = len(facts.nvml.gpus)
+    labelled = report is not None and "gpu-node" in report.named
+    zero_line = report is not None and any(e.code == "k8s-node-zero-gpus" for e in report.errors)
+    if zero_line or not (gpus or labelled):
+        return [finding(CODE, NA, "the node advertises no nvidia.com/gpu", evidence=ev)]
+    has = f"{gpus} GPU(s)" if gpus else "an NVIDIA GPU (its node labels)"
+    return [
+        finding(
+            CODE,
+            WARN,
+            f"the node has {has} but advertises no nvidia.com/gpu: the device plugin "
+            "registered none",
+            detail="the kubelet adds nvidia.com/gpu to a node's Capacity and Allocatable once "
+            "the NVIDIA device plugin registers its GPUs; none there means the plugin does not "
+            "run on this node (a nodeSelector, a taint it does not tolerate, the GPU Operator's "
+            "deploy labels), or runs without the NVIDIA runtime and finds no GPU (its log: "
+            "could not load NVML)",
+            fix="`kubectl get pods -A -o wide | grep -i device-plugin`: if no plugin pod runs on "
+            "the node, check its DaemonSet's nodeSelector and tolerations; if one runs, read "
+            "its log and make nvidia the node's default container runtime (or give the plugin "
+            "runtimeClassName: nvidia)",
+            evidence=[*ev, ("gpus", gpus), ("gpu_node_label", labelled)],
         )
     ]
 

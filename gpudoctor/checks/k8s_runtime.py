@@ -10,10 +10,11 @@ for `nvidia` to be the default, and "If this is not done, a RuntimeClass needs t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.runtime import configure_runtime
+from gpudoctor.checks.runtime import configure_runtime, nvidia_runtimes
 from gpudoctor.cri_config import CRIO
 from gpudoctor.findings import NA, OK, WARN, Finding
 
@@ -44,6 +45,8 @@ def check_k8s_nvidia_runtime(facts: HostFacts, matrix: Matrix, intent: Intent) -
         ("cri_default_runtime", r.cri_default_runtime),
         ("runtime_class_nvidia", r.runtime_class_nvidia),
     ]
+    if r.cri_engine == "docker":
+        return _docker_engine(facts, ev)
     if r.cri_engine is None:
         return [finding(CODE, NA, "no containerd or CRI-O config read")]
     nvidia = [n for n in r.cri_runtimes if n.startswith("nvidia")]
@@ -75,6 +78,38 @@ def check_k8s_nvidia_runtime(facts: HostFacts, matrix: Matrix, intent: Intent) -
             "nvidia.com/gpu, and GPU pods stay Pending or see no GPU. The device plugin README "
             "asks for the NVIDIA runtime as the default, or a RuntimeClass.",
             fix=f"{default_fix(facts, r.cri_engine)}; or {RUNTIME_CLASS}",
+            evidence=ev,
+        )
+    ]
+
+
+def _docker_engine(facts: HostFacts, shown: Sequence[tuple[str, object]]) -> list[Finding]:
+    """The kubelet runs its pods through Docker (`docker://` in `kubectl get nodes -o wide` or
+    the node's System Info: dockershim before Kubernetes 1.24, cri-dockerd after): pods get
+    Docker's default runtime, so nvidia must be it (the device plugin's own words: "did you set
+    the docker default runtime to `nvidia`?"; its README, Docker: "default-runtime": "nvidia"
+    in /etc/docker/daemon.json)."""
+    r = facts.container_runtime
+    ev = [*shown, ("default_runtime", r.default_runtime), ("daemon_json", r.daemon_json_runtimes)]
+    nvidia = sorted(nvidia_runtimes(facts))
+    default = r.default_runtime
+    if not nvidia or default is None:
+        return [finding(CODE, NA, "Docker's runtimes or default runtime not shown", evidence=ev)]
+    if default.startswith("nvidia"):
+        return [finding(CODE, OK, f"Docker's default runtime is {default}", evidence=ev)]
+    return [
+        finding(
+            CODE,
+            WARN,
+            f"the node runs pods through Docker, which has the {nvidia[0]} runtime but whose "
+            f"default runtime is {default}: pods get no GPU",
+            detail="Kubernetes on Docker starts every pod with Docker's default runtime; "
+            "without the NVIDIA runtime the device plugin's own pod loads no NVML (it "
+            "crash-loops or reports no devices), the node advertises no nvidia.com/gpu, and "
+            "GPU pods stay Pending or see no GPU",
+            fix="make nvidia Docker's default runtime: "
+            + configure_runtime(facts, "docker", " --set-as-default")
+            + ' (it writes "default-runtime": "nvidia" into /etc/docker/daemon.json)',
             evidence=ev,
         )
     ]

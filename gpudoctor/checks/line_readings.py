@@ -22,6 +22,7 @@ from gpudoctor.checks.jetson import (
     jetson_driver_fix,
     ollama_on_jetson,
 )
+from gpudoctor.checks.k8s_pod import pod_without_driver, stack_runtime_fix
 from gpudoctor.checks.runtime import container_without_driver
 
 if TYPE_CHECKING:
@@ -67,6 +68,12 @@ def _jetson_container(line: Line, facts: HostFacts, matrix: Matrix) -> Reading |
     )
 
 
+def _k8s_stack(line: Line, facts: HostFacts, matrix: Matrix) -> Reading | None:
+    """The device plugin's or DCGM exporter's no-NVML line: the fix for the node shown."""
+    fix = stack_runtime_fix(line.code, facts)
+    return None if fix is None else (None, fix)
+
+
 # Most specific first (see the module's docstring).
 READINGS: tuple[tuple[str, Reader], ...] = (
     # a JetPack 4 container takes CUDA from the host: a missing library is a missing mount
@@ -77,6 +84,10 @@ READINGS: tuple[tuple[str, Reader], ...] = (
     ("ollama-jetson", lambda ln, f, m: ollama_on_jetson(ln.code, f, m)),
     # a Jetson's container without a driver: the runtime's mounts, then the JetPack's build
     ("jetson-container-driver", _jetson_container),
+    # a no-driver line in a Kubernetes pod: its GPU limit and runtime, not `docker run --gpus`
+    ("k8s-pod-driver", lambda ln, f, m: pod_without_driver(ln.code, f, ln.text)),
+    # the NVIDIA stack's no-NVML lines: the runtime set-up of the node the report shows
+    ("k8s-stack-runtime", _k8s_stack),
     # no driver shown in a container or pod: no driver mounted, as often as an old one
     ("container-driver", lambda ln, f, m: container_without_driver(ln.code, f)),
     # no driver to upgrade on its own: a Jetson's comes with its L4T release

@@ -104,6 +104,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             or _no_gpu_set_up(known.code, facts, report)
             or _cpu_conversion(known.code, facts, report)
             or _mig_devices_advertised(known.code, facts)
+            or _pod_asks_for_none(known.code, facts)
             or _jetson_without_smi(known.code, facts)
             or _no_profiling_hardware(known.code, facts)
         )
@@ -297,6 +298,31 @@ def _within_capability_range(code: str, values: dict[str, str], facts: HostFacts
     return (
         f"{'; '.join(v.reason for v in covered)}: the GPU is outside the printed range but runs "
         f"the build's {newest} kernels (CUDA binary compatibility), so the warning is harmless"
+    )
+
+
+def _pod_asks_for_none(code: str, facts: HostFacts) -> str | None:
+    """nvidia.com/gpu: 0 that the cluster reader found under a pod's Limits/Requests (the report
+    shows no node's Capacity/Allocatable): what the pod asks for, not what a node advertises.
+    Such a pod gets no GPU from the device plugin; it may still see every GPU where nvidia is
+    the node's default runtime, because the NVIDIA runtime also reads NVIDIA_VISIBLE_DEVICES
+    from the image's environment (the CUDA images set `all`): container-toolkit docs, "Specialized
+    Configurations with Docker" (void or unset: runc's behaviour), and the device plugin's
+    volume-mounts device list strategy with the toolkit's
+    accept-nvidia-visible-devices-envvar-when-unprivileged = false, which stop that."""
+    p = facts.platform
+    if code != "k8s-node-zero-gpus" or p.k8s_gpu_requested != 0:
+        return None
+    if p.k8s_gpu_capacity is not None or p.k8s_gpu_allocatable is not None:
+        return None
+    return (
+        "not so here: the line is a pod's Limits/Requests, not a node's Capacity: the pod asks "
+        "for no GPU, and the device plugin gives it none. If it still sees GPUs, nvidia is the "
+        "node's default runtime and the image sets NVIDIA_VISIBLE_DEVICES (the CUDA images: all), "
+        "which that runtime honours: set NVIDIA_VISIBLE_DEVICES=void in such pods, or run the "
+        "device plugin with DEVICE_LIST_STRATEGY=volume-mounts and "
+        "accept-nvidia-visible-devices-envvar-when-unprivileged = false in the toolkit's "
+        "config.toml"
     )
 
 

@@ -42,6 +42,26 @@ _HEADING = re.compile(
     r"^\s{0,12}\"?(?P<key>[Cc]apacity|[Aa]llocatable|[Ll]imits|[Rr]equests)\"?:", re.MULTILINE
 )
 _HEADING_REACH = 4000
+# a pod's Limits key on a line of its own (`describe pod`'s "Limits:", a spec's "limits:")
+_LIMITS = re.compile(r"^(?P<indent>\s{0,16})[Ll]imits:\s{0,4}$")
+# a resource line under it: "cpu:  1", '  memory: "8Gi"', "nvidia.com/gpu: 1"
+_LIMIT_LINE = re.compile(r"^(?P<indent>\s{1,24})\"?(?P<name>[\w./-]{1,80})\"?:\s{1,30}\S")
+# the name of the pod or container a spec belongs to, above its Limits
+_POD_NAME = re.compile(r"^\s{0,12}(?:- )?[Nn]ame:\s{1,30}(?P<name>\S{1,120})\s{0,4}$", re.MULTILINE)
+# the NVIDIA stack's own pods (device plugin, GFD, DCGM exporter, operator operands) ask for no
+# GPU resource by design: they see the GPUs through the NVIDIA runtime, not a limit
+_STACK_POD = (
+    "nvidia-device-plugin",
+    "nvidia-dcgm",
+    "dcgm-exporter",
+    "nvidia-operator-validator",
+    "nvidia-container-toolkit",
+    "nvidia-driver-daemonset",
+    "nvidia-mig-manager",
+    "gpu-feature-discovery",
+    "gpu-operator",
+    "nvdp-",
+)
 # A MIG device resource the device plugin's mixed strategy advertises ("nvidia.com/mig-1g.10gb: 6")
 _MIG_RESOURCE = re.compile(
     r"^\s{2,16}\"?nvidia\.com/mig-\d{1,2}g\.\d{1,3}gb(?:\+[a-z]{1,8})?\"?:\s{1,30}\"?(?P<n>\d{1,4})"
@@ -71,7 +91,26 @@ def parse(text: str, draft: Draft) -> None:
     _slurm(text, draft)
 
 
+# Labels that mark a node with an NVIDIA GPU: the GPU Operator's (via NFD) and NFD's own PCI
+# vendor label for NVIDIA (vendor id 10de).
+_GPU_NODE = re.compile(
+    r"(?:nvidia\.com/gpu\.present|feature\.node\.kubernetes\.io/pci-(?:0302_|0300_)?10de"
+    r"\.present)\"?[=:]\s{0,4}\"?true\b"
+)
+
+
+def _gpu_node(text: str, draft: Draft) -> None:
+    for needle in ("gpu.present", "10de.present"):
+        for start, line in iter_lines(text, text, needle):
+            if _GPU_NODE.search(line):
+                draft.named.append(("gpu-node", text.count("\n", 0, start) + 1))
+                put(draft.platform, "kubernetes", True)
+                draft.read_at(NAME, text, start)
+                return
+
+
 def _labels(text: str, draft: Draft) -> None:
+    _gpu_node(text, draft)
     labels: dict[str, str] = {}
     first = -1
     for start, line in iter_lines(text, text, "nvidia.com/"):
@@ -140,6 +179,14 @@ def _resources(text: str, draft: Draft) -> None:
             continue
         draft.read_at(NAME, text, start)
     _mig_resources(text, draft)
+    for kind in ("capacity", "allocatable"):
+        at = -1 if kind in said else _node_block_without_gpu(text, kind)
+        if at >= 0:  # the node lists its resources and no nvidia.com/gpu among them
+            said[kind] = "0"
+            draft.read_at(NAME, text, at)
+    if asked is None and _limits_without_gpu(text):
+        asked = "0"
+        draft.notes.append("a pod's Limits name no GPU resource: it asks for no GPU")
     if asked is not None:
         put(draft.platform, "kubernetes", True)
         put(draft.platform, "k8s_gpu_requested", int(asked))
@@ -152,6 +199,57 @@ def _resources(text: str, draft: Draft) -> None:
             "the node advertises nvidia.com/gpu: "
             + ", ".join(f"{kind} {n}" for kind, n in sorted(said.items(), reverse=True))
         )
+
+
+def _limits_without_gpu(text: str) -> bool:
+    """A pod's Limits block (`kubectl describe pod`, a pod spec) that names resources, none of
+    them a GPU: the pod asks for no GPU (Kubernetes gives an extended resource such as
+    nvidia.com/gpu only to a container that names it in its limits). Blocks of the NVIDIA stack's
+    own pods are left out: they get their GPUs through the NVIDIA runtime."""
+    for needle in ("Limits:", "limits:"):
+        for start, line in iter_lines(text, text, needle):
+            heading = _LIMITS.match(line)
+            if heading is None or _stack_pod(text, start):
+                continue
+            names = _block_names(text, start + len(line) + 1, len(heading.group("indent")))
+            if names and not any("gpu" in n or "nvidia.com/" in n for n in names):
+                return True
+    return False
+
+
+def _node_block_without_gpu(text: str, kind: str) -> int:
+    """A node's Capacity or Allocatable block (`kubectl describe node`, `get node -o yaml`) that
+    lists its resources (cpu, memory, pods) and no nvidia.com/gpu: the device plugin registered
+    no GPU there (the kubelet adds nvidia.com/gpu once a plugin registers it). The offset of
+    its heading, or -1."""
+    for needle in (f"{kind.capitalize()}:", f"{kind}:"):
+        for start, line in iter_lines(text, text, needle):
+            heading = re.match(rf"^(?P<indent>\s{{0,12}}){kind}:\s{{0,4}}$", line, re.IGNORECASE)
+            if heading is None:
+                continue
+            names = _block_names(text, start + len(line) + 1, len(heading.group("indent")))
+            if "pods" in names and "cpu" in names and not any("nvidia.com/" in n for n in names):
+                return start
+    return -1
+
+
+def _block_names(text: str, at: int, indent: int) -> list[str]:
+    """The resource names of the lines below a Limits key, indented deeper than it."""
+    names: list[str] = []
+    for line in text[at : at + 1200].split("\n")[:16]:
+        found = _LIMIT_LINE.match(line)
+        if found is None or len(found.group("indent")) <= indent:
+            break
+        names.append(found.group("name").lower())
+    return names
+
+
+def _stack_pod(text: str, start: int) -> bool:
+    """Whether the nearest pod or container name above `start` is one of the NVIDIA stack's."""
+    name = None
+    for found in _POD_NAME.finditer(text[max(0, start - _HEADING_REACH) : start]):
+        name = found.group("name").strip("\"'").lower()
+    return name is not None and name.startswith(_STACK_POD)
 
 
 def _mig_resources(text: str, draft: Draft) -> None:

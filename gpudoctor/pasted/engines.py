@@ -7,6 +7,9 @@
 - `podman info`: "cgroupVersion: v2" under `host:`, and its `distribution:` block (the
   os-release ID and version).
 - `crictl info` (containerd): the JSON's config.containerd "defaultRuntimeName" and "runtimes".
+- /etc/docker/daemon.json: its "default-runtime"; a daemon.json that registers the nvidia
+  runtime (its "runtimes" object) and names no default leaves Docker's own, runc (Docker's
+  daemon reference: "default-runtime" defaults to runc).
 """
 
 from __future__ import annotations
@@ -51,6 +54,32 @@ def parse(text: str, draft: Draft) -> None:
     _docker_info(text, draft)
     _podman_info(text, draft)
     _crictl_info(text, draft)
+    _daemon_json(text, draft)
+
+
+_DEFAULT_RUNTIME = re.compile(r'"default-runtime"\s{0,4}:\s{0,4}"(?P<name>[\w.-]{1,60})"')
+# daemon.json's runtimes object with the nvidia runtime: '"runtimes": {' then '"nvidia": {'
+_RUNTIMES_NVIDIA = re.compile(r'"runtimes"\s{0,4}:\s{0,4}\{\s{0,40}"nvidia"\s{0,4}:')
+
+
+def _daemon_json(text: str, draft: Draft) -> None:
+    """/etc/docker/daemon.json's default runtime: the one it names, or runc where it registers
+    the nvidia runtime without naming a default (then it is not the default)."""
+    if '"default-runtime"' in text:
+        for start, line in iter_lines(text, text, '"default-runtime"'):
+            found = _DEFAULT_RUNTIME.search(line)
+            if found:
+                put(draft.runtime, "default_runtime", found.group("name"))
+                draft.read_at(NAME, text, start)
+                return
+        return
+    if '"runtimes"' not in text:
+        return
+    found = _RUNTIMES_NVIDIA.search(text)
+    if found:
+        put(draft.runtime, "default_runtime", "runc")
+        draft.notes.append("daemon.json registers the nvidia runtime but names no default-runtime")
+        draft.read_at(NAME, text, found.start())
 
 
 def _device_fact(draft: Draft, key: str, value: Any) -> None:

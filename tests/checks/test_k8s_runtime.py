@@ -144,3 +144,49 @@ def test_the_runtime_probe_records_the_config(tmp_path: Path) -> None:
         "runc",
     )
     assert facts.runtime_class_nvidia is None  # the live probe sees no pod specs
+
+
+DAEMON_JSON_NO_DEFAULT = """\
+$ cat /etc/docker/daemon.json
+{
+    "runtimes": {
+        "nvidia": {
+            "path": "/usr/bin/nvidia-container-runtime",
+            "runtimeArgs": []
+        }
+    }
+}
+"""
+NODES_ON_DOCKER = """\
+NAME      STATUS   ROLES    AGE   VERSION   INTERNAL-IP   EXTERNAL-IP   OS-IMAGE             KERNEL-VERSION      CONTAINER-RUNTIME
+gpu-01    Ready    <none>   12d   v1.21.4   10.0.0.12     <none>        Ubuntu 20.04.3 LTS   5.4.0-88-generic    docker://20.10.8
+"""  # noqa: E501
+
+
+def _with_default(text: str) -> str:
+    default = '{\n    "default-runtime": "nvidia",\n    "runtimes"'
+    return text.replace('{\n    "runtimes"', default)
+
+
+def test_a_daemon_json_without_a_default_leaves_runc(matrix: Matrix) -> None:
+    facts = read_report(DAEMON_JSON_NO_DEFAULT, "paste.txt", matrix.architectures)
+    assert facts.container_runtime.default_runtime == "runc"
+    named = _with_default(DAEMON_JSON_NO_DEFAULT)
+    facts = read_report(named, "paste.txt", matrix.architectures)
+    assert facts.container_runtime.default_runtime == "nvidia"
+
+
+def test_a_node_on_docker_without_nvidia_as_default_warns(matrix: Matrix) -> None:
+    found = _finding(NODES_ON_DOCKER + DAEMON_JSON_NO_DEFAULT, matrix)
+    assert found.severity is Severity.WARN
+    assert "default runtime is runc" in found.title
+    assert "--runtime=docker --set-as-default" in found.fix
+
+
+def test_near_misses_of_the_docker_engine(matrix: Matrix) -> None:
+    # nvidia is Docker's default: fine
+    named = _with_default(DAEMON_JSON_NO_DEFAULT)
+    assert _finding(NODES_ON_DOCKER + named, matrix).severity is Severity.OK
+    # the kubelet runs on containerd: Docker's default runtime is not the pods'
+    on_containerd = NODES_ON_DOCKER.replace("docker://20.10.8", "containerd://1.6.8")
+    assert _finding(on_containerd + DAEMON_JSON_NO_DEFAULT, matrix).severity is Severity.NA

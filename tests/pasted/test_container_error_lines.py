@@ -71,6 +71,25 @@ def test_insufficient_driver_inside_a_container_names_the_unmounted_driver(
     assert "mounted" not in driver.detail
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        # Go's exec error as runc prints it, and the tail people quote without `exec:`
+        'exec: "nvidia-smi": executable file not found in $PATH: unknown',
+        'toolkit-validation container fails with "nvidia-smi": executable file not found in $PATH',
+    ],
+)
+def test_gos_missing_executable_error_for_nvidia_smi_is_named(
+    read: Read, matrix: Matrix, line: str
+) -> None:
+    assert error_lines(findings_of(read, matrix, line + "\n"), "container-without-driver-files")
+
+
+def test_near_miss_another_missing_executable_is_not_nvidia_smi(read: Read, matrix: Matrix) -> None:
+    text = 'Driver Version: 550.54.15\n"nvidia-smi-exporter": executable file not found in $PATH\n'
+    assert not error_lines(findings_of(read, matrix, text), "container-without-driver-files")
+
+
 def test_on_a_jetson_the_container_reading_asks_for_its_runtime_then_its_jetpack(
     read: Read, matrix: Matrix
 ) -> None:

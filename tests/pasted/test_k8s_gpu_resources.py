@@ -290,3 +290,130 @@ def test_an_nvidia_pod_in_a_failing_state_is_a_known_line(read: Read) -> None:
     # near misses: a pod waiting on another (Init:0/1), one that completed, another program's pod
     calm = "\n".join(line for line in listing.splitlines() if "daemonset" not in line) + "\n"
     assert read(calm).report.errors == ()  # type: ignore[union-attr]
+
+
+POD_ASKS_NONE = """\
+      resources:
+        limits:
+          nvidia.com/gpu: "0"
+        requests:
+          nvidia.com/gpu: "0"
+"""
+NODE_HAS_NONE = """\
+Capacity:
+  cpu:                16
+  nvidia.com/gpu:     0
+Allocatable:
+  cpu:                16
+  nvidia.com/gpu:     0
+"""
+
+
+def test_a_pods_request_of_zero_is_not_a_node_without_gpus(read: Read, matrix: Matrix) -> None:
+    findings = findings_of(read, matrix, POD_ASKS_NONE)
+    (line,) = error_lines(findings, "k8s-node-zero-gpus")[:1]
+    assert line.severity.value == "info"
+    assert "pod's Limits/Requests" in line.detail
+    assert "NVIDIA_VISIBLE_DEVICES" in line.detail
+    assert not [f for f in findings if f.severity.value in ("warn", "error")]
+
+
+def test_near_miss_a_nodes_zero_allocatable_stays_an_error(read: Read, matrix: Matrix) -> None:
+    lines = error_lines(findings_of(read, matrix, NODE_HAS_NONE), "k8s-node-zero-gpus")
+    assert lines
+    assert {f.severity.value for f in lines} == {"error"}
+    # a node's zero beside a pod asking for none: the node's line is still the node's
+    both = error_lines(
+        findings_of(read, matrix, NODE_HAS_NONE + POD_ASKS_NONE), "k8s-node-zero-gpus"
+    )
+    assert "error" in {f.severity.value for f in both}
+
+
+GPU_NODE_WITHOUT_GPU = """\
+Name:               gpu-node-1
+Labels:             beta.kubernetes.io/arch=amd64
+                    nvidia.com/gpu.present=true
+Capacity:
+  cpu:                16
+  ephemeral-storage:  102350Mi
+  memory:             65843764Ki
+  pods:               110
+Allocatable:
+  cpu:                16
+  ephemeral-storage:  94327854679
+  memory:             65741364Ki
+  pods:               110
+"""
+
+
+def _unhealthy(read: Read, matrix: Matrix, text: str) -> str:
+    (found,) = [f for f in findings_of(read, matrix, text) if f.code == "k8s-gpu-unhealthy"]
+    return found.severity.value
+
+
+def test_a_gpu_node_that_lists_no_gpu_resource_is_told_the_plugin(
+    read: Read, matrix: Matrix
+) -> None:
+    facts = read(GPU_NODE_WITHOUT_GPU)
+    assert (facts.platform.k8s_gpu_capacity, facts.platform.k8s_gpu_allocatable) == (0, 0)
+    assert _unhealthy(read, matrix, GPU_NODE_WITHOUT_GPU) == "warn"
+    nfd = GPU_NODE_WITHOUT_GPU.replace(
+        "nvidia.com/gpu.present=true", "feature.node.kubernetes.io/pci-10de.present=true"
+    )
+    assert _unhealthy(read, matrix, nfd) == "warn"
+
+
+def test_near_misses_of_a_node_without_gpu_resources(read: Read, matrix: Matrix) -> None:
+    # no sign of a GPU on the node: a CPU node, nothing to say
+    cpu_node = GPU_NODE_WITHOUT_GPU.replace("nvidia.com/gpu.present=true", "role=db")
+    cpu_node += "Kernel Version: 5.15.0-105-generic\n"
+    assert _unhealthy(read, matrix, cpu_node) == "n/a"
+    # the node lists nvidia.com/gpu: read as the count, not as absent
+    listed = GPU_NODE_WITHOUT_GPU.replace("  pods:", "  nvidia.com/gpu:     2\n  pods:")
+    assert read(listed).platform.k8s_gpu_capacity == 2
+    assert _unhealthy(read, matrix, listed) == "ok"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "  Warning  FailedScheduling  3m  default-scheduler  0/4 nodes are available: 4 node(s) "
+        "didn't match Pod's node affinity/selector. preemption: 0/4 nodes are available: 4 "
+        "Preemption is not helpful for scheduling.",
+        "0/2 nodes are available: 2 node(s) didn't match node selector.",
+    ],
+)
+def test_an_unmatched_node_selector_is_named(read: Read, matrix: Matrix, line: str) -> None:
+    (found,) = error_lines(findings_of(read, matrix, line + "\n"), "k8s-node-selector-unmatched")
+    assert "nodeSelector" in found.detail
+
+
+def test_near_misses_of_the_node_selector_line(read: Read, matrix: Matrix) -> None:
+    # the same event that also finds no free GPU is the GPU's line
+    both = (
+        "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's "
+        "node affinity/selector.\n"
+    )
+    findings = findings_of(read, matrix, both)
+    assert error_lines(findings, "k8s-insufficient-gpu")
+    assert not error_lines(findings, "k8s-node-selector-unmatched")
+    # a pod spec's nodeSelector is no scheduling failure
+    spec = (
+        'spec:\n  nodeSelector:\n    nvidia.com/gpu.present: "true"\n'
+        + "Driver Version: 550.54.15\n"
+    )
+    assert not error_lines(findings_of(read, matrix, spec), "k8s-node-selector-unmatched")
+
+
+def test_a_missing_nvidia_runtime_class_is_named(read: Read, matrix: Matrix) -> None:
+    line = (
+        'Error from server (Forbidden): error when creating "gpu-pod.yaml": pods "gpu-pod" is '
+        'forbidden: pod rejected: RuntimeClass "nvidia" not found\n'
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "k8s-runtime-class-missing")
+    assert "handler: nvidia" in found.fix
+    assert "name: nvidia" in found.fix
+    # near miss: another runtime class (gVisor, Kata) is none of the GPU stack's business
+    other = line.replace('RuntimeClass "nvidia"', 'RuntimeClass "gvisor"')
+    other = "Driver Version: 550.54.15\n" + other
+    assert not error_lines(findings_of(read, matrix, other), "k8s-runtime-class-missing")
