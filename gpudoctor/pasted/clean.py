@@ -111,18 +111,20 @@ _JSON_MEMBER = re.compile(
     r'([ \t]{0,64})"((?:[^"\\\n]|\\.){1,200})":[ \t]{0,4}'
     r'("(?:[^"\\\n]|\\.){0,4000}"|-?\d[\d.eE+-]{0,40}|true|false|null|\{|\[)[ \t]{0,4},?[ \t]{0,4}$'
 )
+_DOCKER_LOG = re.compile(r'\{"log": ?"')  # a line of Docker's json-file log
 _JSON_STRING = re.compile(r'([ \t]{0,64})("(?:[^"\\\n]|\\.){0,4000}")[ \t]{0,4},?[ \t]{0,4}$')
 
 
 def _unquoted_json(text: str) -> str:
     """Each member of a pretty-printed JSON document as `key: value` (a string value decoded),
     each string of an array as the string, at YAML's depth: the readers read what YAML and the
-    tools print. JSON lines (a structured log: Docker's json-file, zap, logrus) are each read
-    as the message they hold (`docker logs` of a container that ran nvidia-smi is the table)."""
+    tools print. Docker's json-file log is read as the lines the container printed (one that
+    ran nvidia-smi holds the table); other structured logs keep their fields (a signature may
+    read them), and errors.py reads their messages."""
     lines = text.split("\n")
-    if records.record(text.lstrip().split("\n", 1)[0]) is not None:
+    if _DOCKER_LOG.match(text.lstrip()):
         for index, line in enumerate(lines):
-            if line.startswith("{"):
+            if _DOCKER_LOG.match(line):
                 lines[index] = records.record(line) or line
         return "\n".join(lines)
     for index, line in enumerate(lines):

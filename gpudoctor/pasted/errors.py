@@ -147,6 +147,9 @@ def _candidates(
             if signature.compiled.search(stripped):
                 out.append((start, stripped))
                 continue
+            if message is not None and signature.compiled.search(line.strip()):
+                out.append((start, line.strip()))  # a pattern for the record's other fields
+                continue
             joined = _joined(text, start + len(line) + 1, stripped, signature)
             if joined is not None:
                 out.append((start, joined))

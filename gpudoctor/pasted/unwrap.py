@@ -125,6 +125,14 @@ def _runs_on(held: Owner, item: _Joined, row: int, back: bool) -> bool:
 _NUMBER = re.compile(r"\d{1,20}")
 
 
+def _continues(length: int, after: str, width: int, full: int) -> bool:
+    """Whether a line of `length` may go on in the next: it runs close to the width, or the
+    next line's first word would not have fitted after it (a wrap puts a long word, a path,
+    on a line of its own)."""
+    word = after.split(maxsplit=1)[:1]
+    return length >= full or (bool(word) and length + 1 + len(word[0]) > width)
+
+
 def _new_record(before: str, after: str) -> bool:
     """Whether `after` starts a log record of its own: it begins with the prefix `before`
     begins with ("node1:1234:1250 [0] NCCL", "NVRM:", "E0412 10:11:12"), numbers aside."""
@@ -213,7 +221,7 @@ def _wrapped(paragraph: list[tuple[int, str]]) -> Iterator[_Joined]:
         end = begin
         while (
             end + 1 < len(paragraph)
-            and widths[end] >= full
+            and _continues(widths[end], paragraph[end + 1][1], width, full)
             and not _new_record(paragraph[end][1], paragraph[end + 1][1])
         ):
             end += 1

@@ -44,7 +44,7 @@ def test_a_pod_asking_no_gpu_in_json_asks_for_none(read: Read) -> None:
     # near miss: the GPU resource named in a node selector, another runtime class
     facts = read(_pod("kata", {"limits": {"cpu": "2"}}, {"nvidia.com/gpu.present": "true"}))
     assert facts.container_runtime.runtime_class_nvidia is not True
-    assert facts.platform.k8s_gpu_requested is None
+    assert not facts.platform.k8s_gpu_requested  # none asked (0, or not said)
 
 
 def test_json_members_read_as_yaml_keeping_lines() -> None:
