@@ -283,6 +283,21 @@ def _package(name: str) -> Handler:
     return handle
 
 
+def _spaced_package(name: str) -> Handler:
+    """A version whose local tag was written apart from it ("2.1 + cu118") is "2.1+cu118"."""
+
+    def handle(m: re.Match[str], d: Draft) -> bool:
+        return _put_package(name, "".join(m.group("v").split()), d)
+
+    return handle
+
+
+def _select_device_banner(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "python_version", m.group("py"))
+    _put_package("torch", m.group("v"), d)
+    return True
+
+
 def _put_package(name: str, version: str, d: Draft) -> bool:
     if name == "torch" and d.torch.get("version"):
         return False  # collect_env already named the installed torch
@@ -363,6 +378,9 @@ def _kernel(m: re.Match[str], d: Draft) -> bool:
 
 _OS_IDS = {
     "ubuntu": "ubuntu",
+    "kubuntu": "ubuntu",
+    "xubuntu": "ubuntu",
+    "lubuntu": "ubuntu",
     "debian": "debian",
     "rocky": "rocky",
     "centos": "centos",
@@ -389,6 +407,43 @@ def _os(m: re.Match[str], d: Draft) -> bool:
     if m.group("v"):
         put(d.platform, "os_version", m.group("v"))
     put(d.platform, "os_pretty", m.group(0).strip())
+    return True
+
+
+def _platform_string(m: re.Match[str], d: Draft) -> bool:
+    if m.group("release"):
+        put(d.kernel, "release", m.group("release"))
+        put(d.platform, "machine", m.group("machine"))
+    elif m.group("windows"):
+        put(d.platform, "os_pretty", f"Windows {m.group('windows')}")
+    else:
+        return _mac(m.group("macos"), m.group("mac_machine"), d)
+    return True
+
+
+def _mac(version: str | None, machine: str, d: Draft) -> bool:
+    """A Mac: no NVIDIA GPU there (`_apple_named`), its machine and, where known, its release."""
+    d.named.append(("apple", d.scan_line))
+    put(d.platform, "machine", "aarch64" if machine == "arm64" else machine)
+    put(d.platform, "os_pretty", f"macOS {version}" if version else "macOS")
+    return True
+
+
+def _windows_path(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "os_pretty", "Windows")
+    return True
+
+
+_CONDA_PLATFORMS = {"linux-64": "x86_64", "linux-aarch64": "aarch64", "win-64": "x86_64"}
+
+
+def _conda_platform(m: re.Match[str], d: Draft) -> bool:
+    name = m.group("conda")
+    if name.startswith("osx"):
+        return _mac(None, "arm64" if name == "osx-arm64" else "x86_64", d)
+    put(d.platform, "machine", _CONDA_PLATFORMS[name])
+    if name == "win-64":
+        put(d.platform, "os_pretty", "Windows")
     return True
 
 
@@ -906,7 +961,9 @@ _RULES: tuple[_Rule, ...] = (
         # "Driver==515.86.01" in a list written like pip's, "driver: `550.54.15`" in markdown
         _rx(
             # nvidia-smi -q aligns its colons: "Driver Version                        : 535..."
-            rf"\bdrivers?(?: version)?\s{{0,40}}[:=]{{0,2}}\s{{0,4}}(?:nvidia\s{{1,4}})?`?v?"
+            # a list may set it off with a dash: "NVIDIA Driver -       540.4.0"
+            rf"\bdrivers?(?: version)?\s{{0,40}}(?:[:=]{{0,2}}|-(?=\s))\s{{0,8}}"
+            rf"(?:nvidia\s{{1,4}})?`?v?"
             rf"(?P<v>{_VER3})\b"
         ),
         _driver,
@@ -971,7 +1028,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         ("cuda version", "cuda umd version"),
-        _rx(r"\bcuda (?:umd )?version\s{0,40}[:=]\s{0,4}(?P<v>\d{1,2}\.\d{1,2})\b"),
+        _rx(r"\bcuda (?:umd )?version\s{0,40}(?:[:=]|-(?=\s))\s{0,8}(?P<v>\d{1,2}\.\d{1,2})\b"),
         _driver_cuda,
     ),
     _Rule(
@@ -1113,12 +1170,28 @@ _RULES: tuple[_Rule, ...] = (
         "torch",
         _rx(
             # an issue template's "(e.g., 1.0)" may follow the name
-            r"\b(?:py)?torch(?: version)?(?: is)?(?:\s{0,2}\([^()\n]{1,40}\))?"
-            r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}`?v?"  # markdown quotes the version: `2.9.0+cu130`
-            r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\+[\w.]{0,39}\w)?)"
+            # and the version may be told by a verb ("torch version reveals 2.0.0+cpu"), printed
+            # ("torch.__version__ = 1.8.0"), glued to the name ("pytorch1.8.0") or its CUDA
+            # tag spaced ("torch 2.1 + cu118")
+            r"\b(?:py)?torch(?:(?:\.__version__|\s{1,2}version)(?:\s{1,3}(?:is|reveals|shows|"
+            r"says|reports|gives|prints|returns)(?:\s{1,2}as)?)?|\s{1,2}is)?"
+            r"(?:\s{0,2}\([^()\n]{1,40}\))?"
+            r"\s{0,4}(?:[:=]{1,2}|\s|(?=\d))\s{0,4}`?v?"  # markdown quotes it: `2.9.0+cu130`
+            r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?"
+            r"(?:\+[\w.]{0,39}\w|\s{1,2}\+\s{1,2}(?:cu\d{2,3}|cpu|rocm\d{1,2}(?:\.\d{1,2})?))?)"
             r"(?!\w|\.\w)"
         ),
-        _package("torch"),
+        _spaced_package("torch"),
+    ),
+    _Rule(
+        # Ultralytics' and YOLOv5's select_device() banner: "Ultralytics 8.3.69 🚀
+        # Python-3.8.10 torch-2.1.0a0+41361538.nv23.06 CUDA:0 (Xavier, 14886MiB)"
+        " torch-",
+        _rx(
+            r"\bPython-(?P<py>3\.\d{1,2}(?:\.\d{1,2})?) torch-(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"
+            r"(?:(?:a|b|rc)\d{1,3})?(?:\+[\w.]{0,39}\w)?)(?!\w|\.\w)"
+        ),
+        _select_device_banner,
     ),
     # Docker's warning names the host's platform as it detected it
     _Rule(
@@ -1145,7 +1218,8 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             # an issue template's "(use command below)" may follow the name
             # and its value may be written "tf 2.10.1" or "tf2.9.1"
-            r"\btensorflow(?: version)?(?:\s{0,2}\([^()\n]{1,40}\))?"
+            # the GPU package's name too: "Tensorflow-gpu  2.6.0"
+            r"\btensorflow(?:-gpu)?(?: version)?(?:\s{0,2}\([^()\n]{1,40}\))?"
             r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}(?:tf ?)?v?(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)"
             r"(?!\w|\.\w)"
         ),
@@ -1411,6 +1485,37 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _uname,
     ),
+    _Rule(
+        # Python's platform.platform(), printed by collect_env, `transformers env`, Ultralytics'
+        # checks and many a bug template: "Linux-5.15.0-91-generic-x86_64-with-glibc2.35" (the
+        # kernel release and machine; older Pythons end "-with-Ubuntu-18.04-bionic"),
+        # "Windows-10-10.0.19045-SP0", "macOS-14.3.1-arm64-arm-64bit"
+        ("-with-", "windows-1", "macos-1"),
+        _rx(
+            r"(?<![\w-])(?:Linux-(?P<release>\d\.\d{1,2}\.\d{1,3}(?:-[\w.+~-]{1,60}?)?)-"
+            r"(?P<machine>x86_64|aarch64)-with-(?:glibc\d|libc|debian|ubuntu|centos|redhat)"
+            r"|Windows-(?P<windows>10|11)-10\.0\.\d{5}(?:-SP\d)?\b"
+            r"|macOS-(?P<macos>1\d(?:\.\d{1,2})?(?:\.\d{1,2})?)-(?P<mac_machine>arm64|x86_64)-)"
+        ),
+        _platform_string,
+    ),
+    _Rule(
+        # a native Windows path (a traceback's, a DLL's, a prompt's): "C:\Users\...\site-packages",
+        # "D:\a\_work\...": the program ran on Windows (WSL's are /mnt/c/... or /home/...)
+        ":\\",
+        _rx(r"(?<![\w\\/])[A-Za-z]:\\{1,2}[\w$~ .()-]{1,80}\\{1,2}[\w$~ .()-]{1,80}"),
+        _windows_path,
+    ),
+    _Rule(
+        # conda's solver and `conda info` name the platform it solves for: "Platform: linux-64",
+        # "platform : osx-arm64", "win-64", "linux-aarch64"
+        "platform",
+        _rx(
+            r"^\s{0,24}platform\s{0,4}:\s{0,4}(?P<conda>linux-64|linux-aarch64|osx-arm64|osx-64|"
+            r"win-64)\s{0,4}$"
+        ),
+        _conda_platform,
+    ),
     _Rule(  # /proc/version, and the first line of every dmesg: "Linux version R (builder@..."
         "linux version ",
         _rx(r"\bLinux version (?P<release>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,60}) \("),
@@ -1439,7 +1544,8 @@ _RULES: tuple[_Rule, ...] = (
         # not an image tag's OS ("cuda:12.4.1-base-ubuntu22.04" is the image's, not the host's)
         # a label glued to it is the OS ("os:ubuntu 22.04"), a tag's image name is not
         _rx(
-            r"(?<![-/.])(?<![\w./-]{4}:)\b(?P<name>ubuntu)(?: server| desktop)?\s{0,4}"
+            # and its flavours ("Kubuntu 22.04") are Ubuntu's releases
+            r"(?<![-/.])(?<![\w./-]{4}:)\b(?P<name>[kxl]?ubuntu)(?: server| desktop)?\s{0,4}"
             r"(?P<v>\d{2}\.\d{2})"
         ),
         _os,

@@ -1,0 +1,225 @@
+"""Facts that bug reports state in prose and in build logs, in the forms people write them: a
+framework's version told by a verb, printed, glued to its name or with its CUDA tag spaced; the
+banner of Ultralytics/YOLOv5's select_device(); Python's platform.platform() string; a native
+Windows path; conda's platform line; a list that sets values off with a dash; Ubuntu's flavours;
+the CUDA versions in torch's extension-build refusal; nvcc handed an architecture that is not a
+number. Each with the near miss that must stay unread."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from gpudoctor.errors import FactsError
+from gpudoctor.facts import HostFacts
+from gpudoctor.matrix.model import Matrix
+from tests.support.pasted_findings import error_lines, findings_of, warn_or_error
+
+Read = Callable[[str], HostFacts]
+
+
+def _torch(facts: HostFacts) -> str | None:
+    return next((f.version for f in facts.frameworks if f.name == "torch"), None)
+
+
+@pytest.mark.parametrize(
+    ("line", "version"),
+    [
+        ("Also checking the torch version reveals 2.0.0+cpu", "2.0.0+cpu"),
+        ("torch.__version__  =  1.8.0", "1.8.0"),
+        ("python3.6, nvidia driver 460.73, cuda11.1, pytorch1.8.0, gcc5.4.0", "1.8.0"),
+        ("I am on torch 2.1 + cu118 with an RTX 4070", "2.1+cu118"),
+        ("the pytorch version is 2.3.1", "2.3.1"),
+    ],
+)
+def test_a_torch_version_in_prose(read: Read, line: str, version: str) -> None:
+    assert _torch(read(line + "\n")) == version
+
+
+def test_a_cpu_torch_told_by_a_verb_is_a_cpu_only_build(read: Read) -> None:
+    facts = read("Windows 10, RTX 3060 Ti; checking the torch version reveals 2.0.0+cpu\n")
+    torch = next(f for f in facts.frameworks if f.name == "torch")
+    assert torch.cpu_only is True
+    assert facts.platform.os_pretty == "Windows 10"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "the torch returns 0.0 loss after epoch 3",  # a verb without "version": a value
+        "torch2trt 0.4.0 fails to build",  # another package named after torch
+        "I am on torch 2.1 + python 3.10",  # "+ python" is no build tag
+    ],
+)
+def test_torch_near_misses(read: Read, line: str) -> None:
+    try:
+        facts = read(line + "\n")
+    except FactsError:
+        return
+    assert _torch(facts) in (None, "2.1")
+
+
+def test_tensorflow_gpu_package_name(read: Read) -> None:
+    facts = read("Conda 4.10.3\nPython 3.7.9\nTensorflow-gpu  2.6.0\n")
+    assert [(f.name, f.version) for f in facts.frameworks] == [("tensorflow", "2.6.0")]
+
+
+def test_the_ultralytics_select_device_banner(read: Read) -> None:
+    facts = read(
+        "Ultralytics 8.3.69 \U0001f680 Python-3.8.10 torch-2.1.0a0+41361538.nv23.06 "
+        "CUDA:0 (Xavier, 14886MiB)\n"
+    )
+    assert _torch(facts) == "2.1.0a0+41361538.nv23.06"
+    assert facts.platform.python_version == "3.8.10"
+    yolo = read("YOLOv5 \U0001f680 v7.0-1-gabc Python-3.10.12 torch-2.0.1+cu118 CPU\n")
+    assert _torch(yolo) == "2.0.1+cu118"
+    # near miss: pip's wheel file is the .whl rule's, not a banner
+    with pytest.raises(FactsError):
+        read("Python-3.10 torch-nightly build notes\n")
+
+
+@pytest.mark.parametrize(
+    ("line", "release", "machine", "os_pretty"),
+    [
+        (
+            "OS                  Linux-5.10.192-tegra-aarch64-with-glibc2.29",
+            "5.10.192-tegra",
+            "aarch64",
+            None,
+        ),
+        (
+            "Platform: Linux-4.15.0-213-generic-x86_64-with-Ubuntu-18.04-bionic",
+            "4.15.0-213-generic",
+            "x86_64",
+            None,
+        ),
+        ("Python platform: Windows-10-10.0.19045-SP0", None, None, "Windows 10"),
+        ("platform: macOS-14.3.1-arm64-arm-64bit", None, "aarch64", "macOS 14.3.1"),
+    ],
+)
+def test_python_platform_strings_anywhere(
+    read: Read, line: str, release: str | None, machine: str | None, os_pretty: str | None
+) -> None:
+    facts = read(line + "\n")
+    assert facts.kernel.release == release
+    assert facts.platform.machine == machine
+    assert facts.platform.os_pretty == os_pretty
+
+
+def test_platform_string_near_misses(read: Read) -> None:
+    # a wheel's platform tag and a Docker image name are no host's platform string
+    for line in ("manylinux-with-glibc is a tag family", "image: linux-5.15-with-extras"):
+        with pytest.raises(FactsError):
+            read(line + "\n")
+
+
+def test_a_native_windows_path_names_windows(read: Read, matrix: Matrix) -> None:
+    text = (
+        '  File "C:\\Users\\z\\AppData\\Local\\Programs\\Python\\Python310\\lib\\runpy.py", line '
+        "196, in _run_module_as_main\n"
+        'OSError: [WinError 127] Error loading "C:\\Users\\e\\anaconda3\\envs\\od\\lib\\site-pa'
+        'ckages\\torch\\lib\\cublas64_11.dll" or one of its dependencies.\n'
+    )
+    facts = read(text)
+    assert facts.platform.os_pretty == "Windows"
+    assert not facts.platform.wsl
+
+
+def test_windows_path_near_misses(read: Read) -> None:
+    # a WSL path, a URL and a regex escape are no Windows paths
+    facts = read("Ubuntu 22.04 on WSL2; /mnt/c/Users/me/project; see https://x.org/a\\b\n")
+    assert facts.platform.os_pretty != "Windows"
+    assert facts.platform.wsl
+
+
+@pytest.mark.parametrize(
+    ("line", "machine", "named_apple"),
+    [
+        ("Platform: linux-64", "x86_64", False),
+        ("       platform : linux-aarch64", "aarch64", False),
+        ("Platform: osx-arm64", "aarch64", True),
+    ],
+)
+def test_condas_platform_line(read: Read, line: str, machine: str, named_apple: bool) -> None:
+    facts = read(f"Collecting package metadata (repodata.json): done\n{line}\n")
+    assert facts.platform.machine == machine
+    assert facts.report is not None
+    assert ("apple" in facts.report.named) == named_apple
+
+
+def test_condas_platform_line_near_miss(read: Read) -> None:
+    with pytest.raises(FactsError):
+        read("Platform: linux-64 builds are on the roadmap for next year\n")
+
+
+def test_a_list_that_sets_values_off_with_a_dash(read: Read) -> None:
+    facts = read(
+        "CPU Architecture - arm64 (Nvdida AGX)\nNVIDIA Driver -       540.4.0\n"
+        "CUDA version -       12.6\n"
+    )
+    assert facts.nvml.driver_version == "540.4.0"
+    assert facts.nvml.cuda_driver_version == "12.6"
+    # near miss: a dash inside a word is no separator ("driver-535" is a package name's)
+    near = read("NVIDIA Driver -       540.4.0\nCUDA version-12.6-ish notes\n")
+    assert near.nvml.cuda_driver_version is None
+
+
+@pytest.mark.parametrize(
+    ("line", "os_id"),
+    [
+        ("### OS Platform and Distribution\n\nKubuntu 22.04\n", "ubuntu"),
+        ("Xubuntu 20.04\n", "ubuntu"),
+    ],
+)
+def test_ubuntu_flavours(read: Read, line: str, os_id: str) -> None:
+    facts = read(line + "GPU: RTX 2070\n")
+    assert facts.platform.os_id == os_id
+    # near miss: an image tag's flavour-like word stays the image's
+    tag = read("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n")
+    assert tag.platform.os_id is None
+
+
+def test_torchs_extension_build_refusal_states_both_cudas(read: Read, matrix: Matrix) -> None:
+    text = (
+        "RuntimeError:\n      The detected CUDA version (12.3) mismatches the version that was "
+        "used to compile\n      PyTorch (11.8). Please make sure to use the same CUDA versions.\n"
+    )
+    facts = read(text)
+    assert [t.nvcc_version for t in facts.cuda_libs.toolkits] == ["12.3"]
+    assert error_lines(findings_of(read, matrix, text), "nvcc-framework-cuda")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "nvcc fatal   : Unsupported gpu architecture 'compute_'",
+        "  nvcc fatal : Unsupported gpu architecture 'compute_native'",
+        "nvcc fatal   : Unsupported gpu architecture 'sm_all-major'",
+    ],
+)
+def test_nvcc_handed_an_architecture_that_is_no_number(
+    read: Read, matrix: Matrix, line: str
+) -> None:
+    findings = findings_of(read, matrix, line + "\n")
+    assert error_lines(findings, "nvcc-arch-not-a-number")
+    assert not error_lines(findings, "nvcc-gpu-arch")
+
+
+def test_nvcc_with_a_numbered_architecture_stays_the_toolkit_rule(
+    read: Read, matrix: Matrix
+) -> None:
+    findings = findings_of(
+        read, matrix, "nvcc fatal   : Unsupported gpu architecture 'compute_86'\n"
+    )
+    assert error_lines(findings, "nvcc-gpu-arch")
+    assert not error_lines(findings, "nvcc-arch-not-a-number")
+
+
+def test_prose_facts_raise_no_alarm_by_themselves(read: Read, matrix: Matrix) -> None:
+    text = (
+        "Ubuntu 22.04 on WSL2, Nvidia RTX 3090\n"
+        "Platform: Linux-5.15.133.1-microsoft-standard-WSL2-x86_64-with-glibc2.35\n"
+        "torch version is 2.1.0+cu118\n"
+    )
+    assert warn_or_error(findings_of(read, matrix, text)) == []
