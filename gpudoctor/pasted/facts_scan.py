@@ -1503,7 +1503,8 @@ _RULES: tuple[_Rule, ...] = (
         # a native Windows path (a traceback's, a DLL's, a prompt's): "C:\Users\...\site-packages",
         # "D:\a\_work\...": the program ran on Windows (WSL's are /mnt/c/... or /home/...)
         ":\\",
-        _rx(r"(?<![\w\\/])[A-Za-z]:\\{1,2}[\w$~ .()-]{1,80}\\{1,2}[\w$~ .()-]{1,80}"),
+        # cmd's prompt too: "C:\> pip install ...", "(env) C:\>"
+        _rx(r"(?<![\w\\/])[A-Za-z]:\\{1,2}(?:[\w$~ .()-]{1,80}\\{1,2}[\w$~ .()-]{1,80}|>\s)"),
         _windows_path,
     ),
     _Rule(

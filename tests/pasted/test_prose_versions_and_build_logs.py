@@ -223,3 +223,27 @@ def test_prose_facts_raise_no_alarm_by_themselves(read: Read, matrix: Matrix) ->
         "torch version is 2.1.0+cu118\n"
     )
     assert warn_or_error(findings_of(read, matrix, text)) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "RuntimeError: CUDA error: invalid device function",
+        "OpenCV Error: Gpu API call (invalid device function) in copy, file /home/nvidia/opencv/"
+        "modules/cudev/include/opencv2/cudev/grid/detail/copy.hpp, line 78",
+        "GPUassert: invalid device function kernel.cu 42",
+    ],
+)
+def test_cudas_invalid_device_function(read: Read, matrix: Matrix, line: str) -> None:
+    assert error_lines(findings_of(read, matrix, line + "\n"), "cuda-invalid-device-function")
+
+
+def test_rocms_invalid_device_function_stays_hips(read: Read, matrix: Matrix) -> None:
+    findings = findings_of(read, matrix, "ROCm error: invalid device function\n")
+    assert error_lines(findings, "hip-invalid-device-function")
+    assert not error_lines(findings, "cuda-invalid-device-function")
+
+
+def test_a_cmd_prompt_names_windows(read: Read) -> None:
+    facts = read("(tensorflow1) C:\\> python train.py\n")
+    assert facts.platform.os_pretty == "Windows"
