@@ -1088,6 +1088,32 @@ _RULES: tuple[_Rule, ...] = (
         _rx(r"\bNVRTC Version\s{0,30}:\s{0,4}\(?(?P<major>\d{1,2})[,.]\s{0,2}(?P<minor>\d{1,2})"),
         _nvrtc,
     ),
+    # CMake's status lines name the CUDA toolkit a build found: its compiler identification
+    # ("-- The CUDA compiler identification is NVIDIA 12.2.140"), find_package's "-- Found
+    # CUDAToolkit: /usr/local/cuda/include (found version "12.1.105")" (FindCUDA's "Found CUDA:"
+    # too, "found suitable version" when a minimum is asked), and the "CUDA detected: 11.0" of
+    # Caffe's and PyTorch's cmake files ("-- Caffe2: CUDA detected: 12.1")
+    _Rule(
+        "compiler identification is nvidia",
+        _rx(
+            r"\bThe CUDA compiler identification is NVIDIA (?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
+            r"(?![\d.])"
+        ),
+        _nvcc,
+    ),
+    _Rule(
+        ("found cudatoolkit:", "found cuda:"),
+        _rx(
+            r"\bFound (?:CUDAToolkit|CUDA): [^\n]{1,200}?\(found (?:suitable )?(?:exact )?version "
+            r"\"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\""
+        ),
+        _nvcc,
+    ),
+    _Rule(
+        "cuda detected:",
+        _rx(r"^\s{0,8}(?:--\s{1,2})?(?:Caffe2: )?CUDA detected: (?P<v>\d{1,2}\.\d{1,2})(?![\d])"),
+        _nvcc,
+    ),
     _Rule(
         "build cuda_",
         _rx(r"\bBuild cuda_(?P<v>\d{1,2}\.\d{1,2})\.r\d{1,2}\.\d{1,2}/compiler"),
@@ -1117,7 +1143,9 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "cudnn",
         _rx(
-            r"(?<!/)\bcudnn(?: version)?\s{0,4}[:=]?\s{0,4}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
+            # Caffe's cmake says "Found cuDNN: ver. 8.3.2 found (include: ...)"
+            r"(?<!/)\bcudnn(?: version)?\s{0,4}[:=]?\s{0,4}(?:ver\.\s{0,2}|v)?"
+            r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
             r"\b"
         ),
         _cudnn,

@@ -247,3 +247,49 @@ def test_rocms_invalid_device_function_stays_hips(read: Read, matrix: Matrix) ->
 def test_a_cmd_prompt_names_windows(read: Read) -> None:
     facts = read("(tensorflow1) C:\\> python train.py\n")
     assert facts.platform.os_pretty == "Windows"
+
+
+def _nvcc(facts: HostFacts) -> list[str | None]:
+    return [t.nvcc_version for t in facts.cuda_libs.toolkits]
+
+
+@pytest.mark.parametrize(
+    ("line", "version"),
+    [
+        ("-- The CUDA compiler identification is NVIDIA 12.2.140", "12.2.140"),
+        ('-- Found CUDAToolkit: /usr/local/cuda/include (found version "12.1.105")', "12.1.105"),
+        (
+            '-- Found CUDA: /usr/local/cuda-11.8 (found suitable version "11.8", minimum '
+            'required is "9.0")',
+            "11.8",
+        ),
+        ("-- CUDA detected: 11.0", "11.0"),
+        ("-- Caffe2: CUDA detected: 12.1", "12.1"),
+    ],
+)
+def test_cmakes_status_lines_name_the_cuda_toolkit(read: Read, line: str, version: str) -> None:
+    assert _nvcc(read(line + "\n")) == [version]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "-- The CXX compiler identification is GNU 11.4.0",
+        "-- Found CUDAToolkit: /usr/local/cuda/include",
+        "-- CUDA detected: no",
+    ],
+)
+def test_cmake_near_misses(read: Read, line: str) -> None:
+    try:
+        facts = read(line + "\n")
+    except FactsError:
+        return
+    assert _nvcc(facts) == []
+
+
+def test_caffes_cudnn_status_line(read: Read) -> None:
+    facts = read(
+        "-- Found cuDNN: ver. 8.3.2 found (include: /usr/local/cuda/include, library: "
+        "/usr/local/cuda/lib64/libcudnn.so)\n"
+    )
+    assert [lib.version for lib in facts.cuda_libs.cudnn] == ["8.3.2"]
