@@ -1,5 +1,6 @@
 """Package versions wherever they appear: `pip list` (`torch   2.5.1`), `pip freeze`
-(`torch==2.5.1+cu124`), collect_env's `[pip3] torch==2.5.1` and `[conda] pytorch 2.1.0
+(`torch==2.5.1+cu124`), a requirements file's pins with their extras
+(`tensorflow[and-cuda]==2.15.0`), collect_env's `[pip3] torch==2.5.1` and `[conda] pytorch 2.1.0
 py3.10_cuda11.8_cudnn8.7.0_0 pytorch` lines, and a conda spec quoted anywhere (conda's plan
 "pytorch/linux-64::pytorch-1.4.0-py3.7_cuda10.1.243_cudnn7.6.3_0", the match spec
 "pytorch=1.9.0=py3.8_cpu_0"). Only the packages the checks read are kept: the frameworks and
@@ -26,7 +27,9 @@ _WANTED = (
 )
 _LIBRARIES = "cudatoolkit|cuda-toolkit|cuda-runtime|cudnn|nccl"  # conda's, see _conda_library
 _LINE = re.compile(
-    rf"[ \t]*(?:\[(pip\d?|conda)\][ \t]+)?({_WANTED}|{_LIBRARIES})(?:==|[ \t]+)"
+    # a requirements file names extras: "tensorflow[and-cuda]==2.15.0", "jax[cuda12]==0.4.30"
+    rf"[ \t]*(?:\[(pip\d?|conda)\][ \t]+)?({_WANTED}|{_LIBRARIES})(?:\[[\w,.-]{{1,40}}\])?"
+    r"(?:==|[ \t]+)"
     r"([0-9][\w.+!-]{0,60})"
     r"(?:[ \t]+(\S{1,80}))?[ \t]*(?:\S{1,40})?[ \t]*$",
     re.IGNORECASE,

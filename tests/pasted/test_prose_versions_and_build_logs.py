@@ -293,3 +293,14 @@ def test_caffes_cudnn_status_line(read: Read) -> None:
         "/usr/local/cuda/lib64/libcudnn.so)\n"
     )
     assert [lib.version for lib in facts.cuda_libs.cudnn] == ["8.3.2"]
+
+
+def test_a_requirements_files_pins_with_extras(read: Read) -> None:
+    facts = read("torch==2.1.0\ntensorflow[and-cuda]==2.15.0\nnumpy>=1.24\n")
+    assert sorted((f.name, f.version) for f in facts.frameworks) == [
+        ("tensorflow", "2.15.0"),
+        ("torch", "2.1.0"),
+    ]
+    # near miss: an extra without a pinned version says nothing of the version
+    bare = read("torch==2.1.0\ntensorflow[and-cuda]\n")
+    assert [f.name for f in bare.frameworks] == ["torch"]
