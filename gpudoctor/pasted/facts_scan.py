@@ -1706,6 +1706,25 @@ _RULES: tuple[_Rule, ...] = (
         _cuda_path,
     ),
     _Rule(
+        # the toolkit's Windows install folder ("C:\Program Files\NVIDIA GPU Computing
+        # Toolkit\CUDA\v11.8\bin"), `where nvcc` naming its nvcc.exe
+        "nvidia gpu computing toolkit",
+        _rx(
+            r"(?P<path>NVIDIA GPU Computing Toolkit\\{1,2}CUDA\\{1,2}v(?P<v>\d{1,2}\.\d{1,2})"
+            r"(?![\d.])(?P<nvcc>\\{1,2}bin\\{1,2}nvcc\.exe\s{0,4}$)?)"
+        ),
+        _cuda_path,
+    ),
+    _Rule(
+        # NVIDIA's cuDNN archive as unpacked: "cudnn-windows-x86_64-8.9.7.29_cuda12-archive"
+        ("cudnn-windows-", "cudnn-linux-"),
+        _rx(
+            r"\bcudnn-(?:windows|linux)-(?:x86_64|sbsa|aarch64)-(?P<v>\d{1,2}\.\d{1,2}\.\d{1,3}"
+            r"(?:\.\d{1,3})?)_cuda\d{2}-archive"
+        ),
+        _cudnn,
+    ),
+    _Rule(
         "nvidia-",
         _rx(
             r"\bnvidia-(?:driver|dkms|utils|headless(?:-no-dkms)?|kernel-source|kernel-common|"

@@ -304,3 +304,17 @@ def test_a_requirements_files_pins_with_extras(read: Read) -> None:
     # near miss: an extra without a pinned version says nothing of the version
     bare = read("torch==2.1.0\ntensorflow[and-cuda]\n")
     assert [f.name for f in bare.frameworks] == ["torch"]
+
+
+def test_the_windows_toolkit_folder_and_cudnn_archive(read: Read) -> None:
+    facts = read(
+        "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.6\\bin\\nvcc.exe\n"
+        "C:\\Users\\me\\Downloads\\cudnn-windows-x86_64-8.9.7.29_cuda12-archive\\include\n"
+    )
+    assert _nvcc(facts) == ["12.6"]
+    assert [lib.version for lib in facts.cuda_libs.cudnn] == ["8.9.7.29"]
+    # near miss: the folder named in a PATH list is a toolkit named, not the nvcc that runs
+    listed = read("PATH=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8\\bin;C:\\x\n")
+    assert _nvcc(listed) == []
+    assert listed.report is not None
+    assert any("CUDA 11.8 toolkit" in note for note in listed.report.notes)
