@@ -318,3 +318,35 @@ def test_the_windows_toolkit_folder_and_cudnn_archive(read: Read) -> None:
     assert _nvcc(listed) == []
     assert listed.report is not None
     assert any("CUDA 11.8 toolkit" in note for note in listed.report.notes)
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        ("nvcc fatal   : Unsupported gpu architecture 'compute_30'", "nvcc-arch-removed"),
+        (
+            "nvcc fatal   : Value 'sm_20' is not defined for option 'gpu-architecture'",
+            "nvcc-arch-removed",
+        ),
+        ("nvcc fatal   : Unsupported gpu architecture 'compute_86'", "nvcc-gpu-arch"),
+        (
+            "nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'",
+            "nvcc-gpu-arch",
+        ),
+        # near miss: ptxas's own option stays the ptxas rule
+        (
+            "ptxas fatal   : Value 'sm_120' is not defined for option 'gpu-name'",
+            "ptxas-unknown-arch",
+        ),
+    ],
+)
+def test_nvcc_architecture_refusals_by_family(
+    read: Read, matrix: Matrix, line: str, code: str
+) -> None:
+    findings = findings_of(read, matrix, line + "\n")
+    named = {
+        c
+        for c in ("nvcc-arch-removed", "nvcc-gpu-arch", "ptxas-unknown-arch")
+        if error_lines(findings, c)
+    }
+    assert named == {code}
