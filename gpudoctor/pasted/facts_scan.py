@@ -31,7 +31,7 @@ from gpudoctor.cuda_wheels import LIBRARY_FILE
 from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
 from gpudoctor.matrix.platforms import machine_of
-from gpudoctor.pasted import collect_env, host_tools, pairs
+from gpudoctor.pasted import collect_env, host_tools, packages, pairs
 from gpudoctor.pasted.build import listed_names
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import FACTS_HEAD, KeywordLines, ascii_lower, iter_lines
@@ -278,6 +278,8 @@ def _package(name: str) -> Handler:
     name = name.replace("_", "-")  # "flash_attn" as imported is the flash-attn distribution
 
     def handle(m: re.Match[str], d: Draft) -> bool:
+        if packages.unresolved(m.string, m.start()):
+            return False
         return _put_package(name, m.group("v"), d)
 
     return handle
@@ -287,6 +289,8 @@ def _spaced_package(name: str) -> Handler:
     """A version whose local tag was written apart from it ("2.1 + cu118") is "2.1+cu118"."""
 
     def handle(m: re.Match[str], d: Draft) -> bool:
+        if packages.unresolved(m.string, m.start()):
+            return False
         return _put_package(name, "".join(m.group("v").split()), d)
 
     return handle

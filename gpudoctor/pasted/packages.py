@@ -79,6 +79,20 @@ _URL = re.compile(
     re.IGNORECASE,
 )
 _CONDA_BUILD = re.compile(r"cuda(\d+\.\d+)(?:_cudnn(\d+\.\d+(?:\.\d+)?))?")
+# What a package manager could not install is no installed version: pip's "Could not find a
+# version that satisfies the requirement torch==1.9.1+cu111", "No matching distribution found
+# for ...", a resolver's "xformers 0.0.22 requires torch==2.0.1", conda's "nothing provides
+# cudatoolkit >=11.1 needed by pytorch-1.10.0-py3.6_cuda11.1_cudnn8.0.5_0"
+_UNRESOLVED = re.compile(
+    r"(?:the requirement|distribution found for|requires|needed by|nothing provides|depends on)"
+    r"\s{1,2}$",
+    re.IGNORECASE,
+)
+
+
+def unresolved(line: str, start: int) -> bool:
+    """The package named at `start` of `line` is one a manager could not install."""
+    return _UNRESOLVED.search(line[max(0, start - 40) : start]) is not None
 
 
 def parse(text: str, draft: Draft) -> None:
@@ -98,7 +112,7 @@ def parse(text: str, draft: Draft) -> None:
         found = _LINE.match(_PIP_ITEM.sub("", line, count=1)) or _from_url(line)
         if found is None:
             spec = _CONDA_SPEC.search(line) if ("::" in line or "=" in line) else None
-            if spec is not None:
+            if spec is not None and not unresolved(line, spec.start("name")):
                 _conda(spec.group("name").lower(), spec.group("v"), spec.group("build"), draft)
                 draft.section(NAME)
             continue

@@ -350,3 +350,31 @@ def test_nvcc_architecture_refusals_by_family(
         if error_lines(findings, c)
     }
     assert named == {code}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ERROR: Could not find a version that satisfies the requirement torch==1.9.1+cu111 "
+        "(from versions: 1.9.0, 1.9.1)\nERROR: No matching distribution found for "
+        "torch==1.9.1+cu111\n",
+        "LibMambaUnsatisfiableError: Encountered problems while solving:\n  - nothing provides "
+        "cudatoolkit >=11.1,<11.2 needed by pytorch-1.10.0-py3.6_cuda11.1_cudnn8.0.5_0\n",
+    ],
+)
+def test_what_a_manager_could_not_install_is_no_installed_version(read: Read, text: str) -> None:
+    try:
+        facts = read(text)
+    except FactsError:
+        return
+    assert _torch(facts) is None
+
+
+def test_a_resolver_conflicts_required_version_is_not_the_installed_one(read: Read) -> None:
+    # pip's resolver names what a package requires, then what is installed ("but you have")
+    facts = read(
+        "ERROR: pip's dependency resolver does not currently take into account all the packages "
+        "that are installed.\nxformers 0.0.22 requires torch==2.0.1, but you have torch 2.1.0 "
+        "which is incompatible.\n"
+    )
+    assert _torch(facts) != "2.0.1"
