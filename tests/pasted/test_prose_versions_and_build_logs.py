@@ -378,3 +378,16 @@ def test_a_resolver_conflicts_required_version_is_not_the_installed_one(read: Re
         "which is incompatible.\n"
     )
     assert _torch(facts) != "2.0.1"
+
+
+def test_a_torch_build_tag_pip_could_not_find(read: Read, matrix: Matrix) -> None:
+    findings = findings_of(
+        read, matrix, "ERROR: No matching distribution found for torch==1.9.1+cu111\n"
+    )
+    assert error_lines(findings, "torch-tagged-build-not-on-index")
+    # near miss: a release without a build tag is another cause
+    plain = (
+        "ERROR: Could not find a version that satisfies the requirement torch==2.1.0 "
+        "(from versions: none)\n"
+    )
+    assert not error_lines(findings_of(read, matrix, plain), "torch-tagged-build-not-on-index")
