@@ -296,6 +296,13 @@ def _spaced_package(name: str) -> Handler:
     return handle
 
 
+def _cuda_available_said(m: re.Match[str], d: Draft) -> bool:
+    if d.torch_cuda_available is not None:
+        return False
+    d.torch_cuda_available = m.group("v") == "True"
+    return True
+
+
 def _select_device_banner(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "python_version", m.group("py"))
     _put_package("torch", m.group("v"), d)
@@ -1224,6 +1231,18 @@ _RULES: tuple[_Rule, ...] = (
             r"(?:(?:a|b|rc)\d{1,3})?(?:\+[\w.]{0,39}\w)?)(?!\w|\.\w)"
         ),
         _select_device_banner,
+    ),
+    _Rule(
+        # what torch answered, told in prose: "`torch.cuda.is_available()` returns False",
+        # "torch.cuda.is_available() -> True"; never a program's own test of it ("if
+        # torch.cuda.is_available() == False:", "assert torch.cuda.is_available()")
+        "cuda.is_available()",
+        _rx(
+            r"(?<!if )(?<!assert )(?<!not )(?<!while )\btorch\.cuda\.is_available\(\)`?\s{0,3}"
+            r"(?:returns?|returned|gives|gave|prints|printed|shows|outputs|is still|->|=>|:)"
+            r"\s{0,3}`?(?P<v>True|False)\b"
+        ),
+        _cuda_available_said,
     ),
     # Docker's warning names the host's platform as it detected it
     _Rule(

@@ -391,3 +391,31 @@ def test_a_torch_build_tag_pip_could_not_find(read: Read, matrix: Matrix) -> Non
         "(from versions: none)\n"
     )
     assert not error_lines(findings_of(read, matrix, plain), "torch-tagged-build-not-on-index")
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("After installing the wheel `torch.cuda.is_available()` returns False.", False),
+        ("torch.cuda.is_available() -> True, but nothing runs on the GPU", True),
+    ],
+)
+def test_what_torch_answered_told_in_prose(read: Read, line: str, said: bool) -> None:
+    text = f"Jetson Nano, torch 1.11.0\n{line}\n"
+    assert read(text).report is not None
+    assert _cuda_available(read(text)) is said
+
+
+def _cuda_available(facts: HostFacts) -> bool | None:
+    return next((f.cuda_available for f in facts.deep if f.name == "torch"), None)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "if torch.cuda.is_available() == False: print('cpu')",
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'",
+    ],
+)
+def test_a_programs_own_test_of_cuda_is_no_answer(read: Read, line: str) -> None:
+    assert _cuda_available(read(f"torch 2.1.0\n{line}\n")) is None
