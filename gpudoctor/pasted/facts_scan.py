@@ -1598,7 +1598,8 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             # and its flavours ("Kubuntu 22.04") are Ubuntu's releases
             r"(?<![-/.])(?<![\w./-]{4}:)\b(?P<name>[kxl]?ubuntu)(?: server| desktop)?\s{0,4}"
-            r"(?P<v>\d{2}\.\d{2})"
+            # or its major alone, as people write it: "Ubuntu 22", "ubuntu 24 LTS"
+            r"(?P<v>\d{2}\.\d{2}|(?:1[4-9]|2\d)(?![\d.]|\s{0,2}(?:gb|gib|cores?|cpus?|threads?)\b))"
         ),
         _os,
     ),
@@ -1659,6 +1660,11 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "wsl",
         _rx(r"\bwsl ?2?\b|microsoft-standard-wsl"),
+        _wsl,
+    ),
+    _Rule(  # where WSL keeps the Windows driver's libraries: C:\Windows\System32\lxss\lib
+        "lxss",
+        _rx(r"\\System32\\{1,2}lxss\\{1,2}lib\b"),
         _wsl,
     ),
     _Rule(  # WSL 2's GPU paravirtualization driver, in its kernel log and device node

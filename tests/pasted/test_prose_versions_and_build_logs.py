@@ -419,3 +419,13 @@ def _cuda_available(facts: HostFacts) -> bool | None:
 )
 def test_a_programs_own_test_of_cuda_is_no_answer(read: Read, line: str) -> None:
     assert _cuda_available(read(f"torch 2.1.0\n{line}\n")) is None
+
+
+def test_ubuntus_major_alone_and_wsls_library_folder(read: Read) -> None:
+    facts = read("Ubuntu 22 with an RTX 3060\n")
+    assert (facts.platform.os_id, facts.platform.os_version) == ("ubuntu", "22")
+    # near miss: a number of cores or gigabytes is no release
+    near = read("ubuntu 16 cores, RTX 3060\n")
+    assert near.platform.os_id is None
+    wsl = read("    Directory: C:\\Windows\\System32\\lxss\\lib\nlibcuda.so.1  RTX 3060\n")
+    assert wsl.platform.wsl
