@@ -440,6 +440,16 @@ def _mac(version: str | None, machine: str, d: Draft) -> bool:
     return True
 
 
+def _archspec(m: re.Match[str], d: Draft) -> bool:
+    """conda's __archspec names the CPU's micro-architecture; only x86_64 and aarch64 name the
+    machine itself (a Mac's "m1" or a CPU model like "skylake" do not)."""
+    machine = m.group("machine")
+    if machine not in ("x86_64", "aarch64"):
+        return False
+    put(d.platform, "machine", machine)
+    return True
+
+
 def _windows_path(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "os_pretty", "Windows")
     return True
@@ -1557,6 +1567,19 @@ _RULES: tuple[_Rule, ...] = (
         # cmd's prompt too: "C:\> pip install ...", "(env) C:\>"
         _rx(r"(?<![\w\\/])[A-Za-z]:\\{1,2}(?:[\w$~ .()-]{1,80}\\{1,2}[\w$~ .()-]{1,80}|>\s)"),
         _windows_path,
+    ),
+    _Rule(
+        # conda's virtual packages (`conda info`: "virtual packages : __cuda=12.2=0"): __cuda is
+        # the newest CUDA the display driver supports, as conda detected it
+        "__cuda=",
+        _rx(r"(?<![\w])__cuda=(?P<v>\d{1,2}\.\d{1,2})=0\b"),
+        _driver_cuda,
+    ),
+    _Rule(
+        # and __archspec the machine ("__archspec=1=x86_64", "=aarch64", "=m1"/"=arm64" on a Mac)
+        "__archspec=",
+        _rx(r"(?<![\w])__archspec=1=(?P<machine>x86_64|aarch64|[a-z][\w]{1,20})\b"),
+        _archspec,
     ),
     _Rule(
         # conda's solver and `conda info` name the platform it solves for: "Platform: linux-64",

@@ -429,3 +429,22 @@ def test_ubuntus_major_alone_and_wsls_library_folder(read: Read) -> None:
     assert near.platform.os_id is None
     wsl = read("    Directory: C:\\Windows\\System32\\lxss\\lib\nlibcuda.so.1  RTX 3060\n")
     assert wsl.platform.wsl
+
+
+def test_condas_virtual_packages(read: Read) -> None:
+    facts = read(
+        "     virtual packages : __archspec=1=x86_64\n"
+        "                        __cuda=12.2=0\n"
+        "                        __glibc=2.35=0\n"
+    )
+    assert facts.nvml.cuda_driver_version == "12.2"
+    assert facts.platform.machine == "x86_64"
+    # near miss: what a package needs of __cuda is no driver's CUDA; a micro-architecture is
+    # no machine name
+    near = read(
+        "     virtual packages : __archspec=1=skylake\n"
+        "  - nothing provides __cuda >=11.8 needed by pytorch-cuda-11.8-h7e8668a_5\n"
+        "torch 2.1.0\n"
+    )
+    assert near.nvml.cuda_driver_version is None
+    assert near.platform.machine is None
