@@ -89,8 +89,13 @@ def mig(facts: HostFacts, matrix: Matrix, g: GpuFacts) -> Finding:
             "mig-mode",
             WARN,
             "MIG on with no MIG instances: CUDA sees no device on this GPU",
-            fix="create instances: sudo nvidia-smi mig -i N -cgi <profile ids> -C; or turn MIG "
-            "off: sudo nvidia-smi -i N -mig 0",
+            # MIG mode is kept across reboots, its instances are not (NVIDIA's MIG user
+            # guide; mig-parted's systemd service exists to apply them again at boot)
+            detail="MIG mode survives a reboot, its GPU and compute instances do not: after a "
+            "reboot the GPU is in MIG mode with nothing on it until they are created again",
+            fix="create instances: sudo nvidia-smi mig -i N -cgi <profile ids> -C (at every "
+            "boot: nvidia-mig-parted's systemd service, or the GPU Operator's MIG manager); or "
+            "turn MIG off: sudo nvidia-smi -i N -mig 0",
             evidence=ev,
         )
     return finding(

@@ -18,16 +18,8 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.cudnn import program_without_cudnn
-from gpudoctor.checks.jetson import (
-    host_mounted_library,
-    jetpack_cuda_library,
-    jetson_driver_fix,
-    jetson_install,
-    jetson_release,
-    ollama_on_jetson,
-)
-from gpudoctor.checks.runtime import container_without_driver
+from gpudoctor.checks.jetson import jetson_install, jetson_release
+from gpudoctor.checks.line_readings import Line, reading
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
 from gpudoctor.findings import ERROR, INFO, OK, WARN, Finding
@@ -128,25 +120,10 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             )
             continue
         cause, fix = render(known.cause, values), render(known.fix, values)
-        lib = f"lib{values.get('lib', '')}.so.{values.get('major') or values.get('cudnn', '')}"
-        jetson = host_mounted_library(known.code, lib, facts)
-        if jetson is not None:
-            cause, fix = jetson  # the same line means a missing mount in a JetPack 4 container
-        other = jetpack_cuda_library(error.text, known.code, facts, matrix)
-        if jetson is None and other is not None:
-            cause, fix = other  # a CUDA major no JetPack update brings: another JetPack's build
-        ollama = ollama_on_jetson(known.code, facts, matrix)
-        if ollama is not None:
-            cause, fix = ollama  # ollama's generic CUDA runner on a Jetson: its JetPack build
-        driver = jetson_driver_fix(known.code, facts, matrix)
-        if driver is not None:
-            fix = driver  # no driver to upgrade on its own: a Jetson's comes with its L4T
-        own = program_without_cudnn(known.code, facts)
-        if own is not None:
-            cause, fix = own  # no framework's own cuDNN to fall back to: a path to set
-        mounted = container_without_driver(known.code, facts)
-        if mounted is not None:
-            cause, fix = mounted  # in a container: no driver mounted, as often as an old one
+        context = reading(Line(known.code, error.text, values), facts, matrix)
+        if context is not None:
+            own_cause, fix = context[1]
+            cause = own_cause or cause
         out.append(
             finding(
                 "report-error",

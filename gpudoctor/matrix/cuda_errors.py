@@ -108,6 +108,9 @@ _LABELLED = re.compile(
     r"\(?\s{0,2}(?P<n>\d{1,5})?\s{0,2}\)?\s{0,2}:\s{0,2}(?P<text>[^\n]{1,200})",
     re.IGNORECASE,
 )
+# TensorRT's "Error Code 1: Cuda Runtime (out of memory)": the number is TensorRT's own code,
+# the CUDA message is in the parentheses.
+_WRAPPED = re.compile(r"\bcuda (?:runtime|driver) \((?P<text>[^)\n]{1,200})\)", re.IGNORECASE)
 _PARENTHESIZED = re.compile(r"\((\d{1,4})\)\s{0,4}$")
 # A driver API call, or ollama's "cuda driver library ..." (its wrapper of libcuda's calls):
 # the number after it is a CUresult.
@@ -137,6 +140,10 @@ def describe(said: str, catalogue: CudaErrorCatalogue | None = None) -> CudaErro
         for known, error in catalogue.by_text:
             if message.startswith(known):
                 return error
+    wrapped = _WRAPPED.search(said)
+    if wrapped:
+        message = wrapped.group("text").strip().lower()
+        return next((error for known, error in catalogue.by_text if message == known), None)
     number = labelled.group("n") if labelled and labelled.group("n") else None
     if number is None:
         found = _NUMBER.search(said) or _PARENTHESIZED.search(said)

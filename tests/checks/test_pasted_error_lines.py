@@ -182,3 +182,19 @@ def test_a_pasted_cpu_only_torch_next_to_nvidia_gpus_is_flagged(matrix: Matrix) 
     run = run_checks(_read(cpu, matrix), matrix)
     (cpu_only,) = [f for f in run.findings if f.code == "framework-cpu-only"]
     assert cpu_only.severity in (Severity.ERROR, Severity.WARN)
+
+
+def test_triton_raises_a_cuda_driver_error_by_its_own_words(matrix: Matrix) -> None:
+    facts = _read("RuntimeError: Triton Error [CUDA]: device kernel image is invalid\n", matrix)
+    assert facts.report is not None
+    # its own entry: the CUDA code looked up by the message, and what it means under Triton
+    assert [e.code for e in facts.report.errors] == ["triton-cuda-error"]
+    (found,) = [f for f in run_checks(facts, matrix).findings if f.code == "report-error"]
+    assert "(200)" in found.detail  # the code, looked up by the message Triton prints
+    # near miss: Triton's compile errors are not CUDA's
+    other = _read(
+        "torch==2.5.1+cu124\ntriton.compiler.errors.CompilationError: at 12:4: invalid syntax\n",
+        matrix,
+    )
+    assert other.report is not None
+    assert not other.report.errors

@@ -82,6 +82,12 @@ def test_the_committed_file_is_what_the_installed_toolkit_gives() -> None:
         ("CUDA error 999", "cudaErrorUnknown"),
         # a driver API call numbers CUresult: TensorFlow's generic words lose to the number
         ("failed call to cuInit: UNKNOWN ERROR (303)", "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED"),
+        # TensorRT numbers its own error ("Error Code 1") and quotes CUDA's message
+        ("Error Code 1: Cuda Runtime (out of memory)", "cudaErrorMemoryAllocation"),
+        (
+            "Triton Error [CUDA]: an illegal memory access was encountered",
+            "cudaErrorIllegalAddress",
+        ),
     ],
 )
 def test_describe_names_the_code_a_line_states(said: str, name: str) -> None:
@@ -92,6 +98,7 @@ def test_describe_names_the_code_a_line_states(said: str, name: str) -> None:
 
 def test_a_message_no_header_lists_is_no_code() -> None:
     assert describe("CUDA error: the model did not converge") is None
+    assert describe("Error Code 1: Cuda Runtime (the model did not converge)") is None
 
 
 def test_the_longest_message_wins() -> None:

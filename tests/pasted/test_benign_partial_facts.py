@@ -78,6 +78,8 @@ def test_mig_devices_block_of_the_table_is_read(read: Read, matrix: Matrix) -> N
     (mig,) = _mig(none)
     assert mig.severity is Severity.WARN
     assert "no MIG instances" in mig.title
+    assert "reboot" in mig.detail  # instances do not survive one; the mode does
+    assert "at every boot" in mig.fix
 
 
 def test_a_table_cut_off_above_the_mig_block_says_nothing_of_instances(
