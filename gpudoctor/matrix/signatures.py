@@ -63,6 +63,8 @@ FACT_GROUPS = {
     "sm": "a compute capability as sm_XY digits",
     "cc": "a compute capability, MAJOR.MINOR",
     "nccl": "the NCCL version",
+    "nvcc_cuda": "the CUDA toolkit (nvcc) a build found, MAJOR.MINOR",
+    "torch_cuda": "the CUDA the installed torch was built with, MAJOR.MINOR",
     "xid": "an Xid number",
 }
 # Values derived from the groups, for the templates: cuda_int -> "12.8", sm -> "8.0".

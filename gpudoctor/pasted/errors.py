@@ -203,6 +203,10 @@ def _facts(values: dict[str, str], draft: Draft) -> None:
         put(draft.nvml, "cuda_driver_version", values["driver_cuda"])
     if "nccl" in values:
         put(draft.libraries, "nccl", values["nccl"])
+    if "nvcc_cuda" in values and draft.nvcc_version is None:
+        draft.nvcc_version = values["nvcc_cuda"]  # the CUDA toolkit the build found
+    if "torch_cuda" in values:
+        put(draft.torch, "cuda", values["torch_cuda"])  # torch.version.cuda
     cc = values.get("cc_from_sm") or values.get("cc")
     if "gpu" in values and cc:
         name = values["gpu"].strip().removeprefix("UserWarning:").strip()

@@ -31,7 +31,7 @@ from gpudoctor.cuda_wheels import LIBRARY_FILE
 from gpudoctor.facts import DeviceNode, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
 from gpudoctor.matrix.platforms import machine_of
-from gpudoctor.pasted import collect_env, host_tools, pairs
+from gpudoctor.pasted import collect_env, host_tools, packages, pairs
 from gpudoctor.pasted.build import listed_names
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import FACTS_HEAD, KeywordLines, ascii_lower, iter_lines
@@ -278,9 +278,35 @@ def _package(name: str) -> Handler:
     name = name.replace("_", "-")  # "flash_attn" as imported is the flash-attn distribution
 
     def handle(m: re.Match[str], d: Draft) -> bool:
+        if packages.unresolved(m.string, m.start()):
+            return False
         return _put_package(name, m.group("v"), d)
 
     return handle
+
+
+def _spaced_package(name: str) -> Handler:
+    """A version whose local tag was written apart from it ("2.1 + cu118") is "2.1+cu118"."""
+
+    def handle(m: re.Match[str], d: Draft) -> bool:
+        if packages.unresolved(m.string, m.start()):
+            return False
+        return _put_package(name, "".join(m.group("v").split()), d)
+
+    return handle
+
+
+def _cuda_available_said(m: re.Match[str], d: Draft) -> bool:
+    if d.torch_cuda_available is not None:
+        return False
+    d.torch_cuda_available = m.group("v") == "True"
+    return True
+
+
+def _select_device_banner(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "python_version", m.group("py"))
+    _put_package("torch", m.group("v"), d)
+    return True
 
 
 def _put_package(name: str, version: str, d: Draft) -> bool:
@@ -363,6 +389,9 @@ def _kernel(m: re.Match[str], d: Draft) -> bool:
 
 _OS_IDS = {
     "ubuntu": "ubuntu",
+    "kubuntu": "ubuntu",
+    "xubuntu": "ubuntu",
+    "lubuntu": "ubuntu",
     "debian": "debian",
     "rocky": "rocky",
     "centos": "centos",
@@ -389,6 +418,53 @@ def _os(m: re.Match[str], d: Draft) -> bool:
     if m.group("v"):
         put(d.platform, "os_version", m.group("v"))
     put(d.platform, "os_pretty", m.group(0).strip())
+    return True
+
+
+def _platform_string(m: re.Match[str], d: Draft) -> bool:
+    if m.group("release"):
+        put(d.kernel, "release", m.group("release"))
+        put(d.platform, "machine", m.group("machine"))
+    elif m.group("windows"):
+        put(d.platform, "os_pretty", f"Windows {m.group('windows')}")
+    else:
+        return _mac(m.group("macos"), m.group("mac_machine"), d)
+    return True
+
+
+def _mac(version: str | None, machine: str, d: Draft) -> bool:
+    """A Mac: no NVIDIA GPU there (`_apple_named`), its machine and, where known, its release."""
+    d.named.append(("apple", d.scan_line))
+    put(d.platform, "machine", "aarch64" if machine == "arm64" else machine)
+    put(d.platform, "os_pretty", f"macOS {version}" if version else "macOS")
+    return True
+
+
+def _archspec(m: re.Match[str], d: Draft) -> bool:
+    """conda's __archspec names the CPU's micro-architecture; only x86_64 and aarch64 name the
+    machine itself (a Mac's "m1" or a CPU model like "skylake" do not)."""
+    machine = m.group("machine")
+    if machine not in ("x86_64", "aarch64"):
+        return False
+    put(d.platform, "machine", machine)
+    return True
+
+
+def _windows_path(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "os_pretty", "Windows")
+    return True
+
+
+_CONDA_PLATFORMS = {"linux-64": "x86_64", "linux-aarch64": "aarch64", "win-64": "x86_64"}
+
+
+def _conda_platform(m: re.Match[str], d: Draft) -> bool:
+    name = m.group("conda")
+    if name.startswith("osx"):
+        return _mac(None, "arm64" if name == "osx-arm64" else "x86_64", d)
+    put(d.platform, "machine", _CONDA_PLATFORMS[name])
+    if name == "win-64":
+        put(d.platform, "os_pretty", "Windows")
     return True
 
 
@@ -906,7 +982,9 @@ _RULES: tuple[_Rule, ...] = (
         # "Driver==515.86.01" in a list written like pip's, "driver: `550.54.15`" in markdown
         _rx(
             # nvidia-smi -q aligns its colons: "Driver Version                        : 535..."
-            rf"\bdrivers?(?: version)?\s{{0,40}}[:=]{{0,2}}\s{{0,4}}(?:nvidia\s{{1,4}})?`?v?"
+            # a list may set it off with a dash: "NVIDIA Driver -       540.4.0"
+            rf"\bdrivers?(?: version)?\s{{0,40}}(?:[:=]{{0,2}}|-(?=\s))\s{{0,8}}"
+            rf"(?:nvidia\s{{1,4}})?`?v?"
             rf"(?P<v>{_VER3})\b"
         ),
         _driver,
@@ -971,7 +1049,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         ("cuda version", "cuda umd version"),
-        _rx(r"\bcuda (?:umd )?version\s{0,40}[:=]\s{0,4}(?P<v>\d{1,2}\.\d{1,2})\b"),
+        _rx(r"\bcuda (?:umd )?version\s{0,40}(?:[:=]|-(?=\s))\s{0,8}(?P<v>\d{1,2}\.\d{1,2})\b"),
         _driver_cuda,
     ),
     _Rule(
@@ -1031,6 +1109,32 @@ _RULES: tuple[_Rule, ...] = (
         _rx(r"\bNVRTC Version\s{0,30}:\s{0,4}\(?(?P<major>\d{1,2})[,.]\s{0,2}(?P<minor>\d{1,2})"),
         _nvrtc,
     ),
+    # CMake's status lines name the CUDA toolkit a build found: its compiler identification
+    # ("-- The CUDA compiler identification is NVIDIA 12.2.140"), find_package's "-- Found
+    # CUDAToolkit: /usr/local/cuda/include (found version "12.1.105")" (FindCUDA's "Found CUDA:"
+    # too, "found suitable version" when a minimum is asked), and the "CUDA detected: 11.0" of
+    # Caffe's and PyTorch's cmake files ("-- Caffe2: CUDA detected: 12.1")
+    _Rule(
+        "compiler identification is nvidia",
+        _rx(
+            r"\bThe CUDA compiler identification is NVIDIA (?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
+            r"(?![\d.])"
+        ),
+        _nvcc,
+    ),
+    _Rule(
+        ("found cudatoolkit:", "found cuda:"),
+        _rx(
+            r"\bFound (?:CUDAToolkit|CUDA): [^\n]{1,200}?\(found (?:suitable )?(?:exact )?version "
+            r"\"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\""
+        ),
+        _nvcc,
+    ),
+    _Rule(
+        "cuda detected:",
+        _rx(r"^\s{0,8}(?:--\s{1,2})?(?:Caffe2: )?CUDA detected: (?P<v>\d{1,2}\.\d{1,2})(?![\d])"),
+        _nvcc,
+    ),
     _Rule(
         "build cuda_",
         _rx(r"\bBuild cuda_(?P<v>\d{1,2}\.\d{1,2})\.r\d{1,2}\.\d{1,2}/compiler"),
@@ -1060,7 +1164,9 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "cudnn",
         _rx(
-            r"(?<!/)\bcudnn(?: version)?\s{0,4}[:=]?\s{0,4}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
+            # Caffe's cmake says "Found cuDNN: ver. 8.3.2 found (include: ...)"
+            r"(?<!/)\bcudnn(?: version)?\s{0,4}[:=]?\s{0,4}(?:ver\.\s{0,2}|v)?"
+            r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
             r"\b"
         ),
         _cudnn,
@@ -1113,12 +1219,40 @@ _RULES: tuple[_Rule, ...] = (
         "torch",
         _rx(
             # an issue template's "(e.g., 1.0)" may follow the name
-            r"\b(?:py)?torch(?: version)?(?: is)?(?:\s{0,2}\([^()\n]{1,40}\))?"
-            r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}`?v?"  # markdown quotes the version: `2.9.0+cu130`
-            r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?(?:\+[\w.]{0,39}\w)?)"
+            # and the version may be told by a verb ("torch version reveals 2.0.0+cpu"), printed
+            # ("torch.__version__ = 1.8.0"), glued to the name ("pytorch1.8.0") or its CUDA
+            # tag spaced ("torch 2.1 + cu118")
+            r"\b(?:py)?torch(?:(?:\.__version__|\s{1,2}version)(?:\s{1,3}(?:is|reveals|shows|"
+            r"says|reports|gives|prints|returns)(?:\s{1,2}as)?)?|\s{1,2}is)?"
+            r"(?:\s{0,2}\([^()\n]{1,40}\))?"
+            r"\s{0,4}(?:[:=]{1,2}|\s|(?=\d))\s{0,4}`?v?"  # markdown quotes it: `2.9.0+cu130`
+            r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,3})?"
+            r"(?:\+[\w.]{0,39}\w|\s{1,2}\+\s{1,2}(?:cu\d{2,3}|cpu|rocm\d{1,2}(?:\.\d{1,2})?))?)"
             r"(?!\w|\.\w)"
         ),
-        _package("torch"),
+        _spaced_package("torch"),
+    ),
+    _Rule(
+        # Ultralytics' and YOLOv5's select_device() banner: "Ultralytics 8.3.69 🚀
+        # Python-3.8.10 torch-2.1.0a0+41361538.nv23.06 CUDA:0 (Xavier, 14886MiB)"
+        " torch-",
+        _rx(
+            r"\bPython-(?P<py>3\.\d{1,2}(?:\.\d{1,2})?) torch-(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?"
+            r"(?:(?:a|b|rc)\d{1,3})?(?:\+[\w.]{0,39}\w)?)(?!\w|\.\w)"
+        ),
+        _select_device_banner,
+    ),
+    _Rule(
+        # what torch answered, told in prose: "`torch.cuda.is_available()` returns False",
+        # "torch.cuda.is_available() -> True"; never a program's own test of it ("if
+        # torch.cuda.is_available() == False:", "assert torch.cuda.is_available()")
+        "cuda.is_available()",
+        _rx(
+            r"(?<!if )(?<!assert )(?<!not )(?<!while )\btorch\.cuda\.is_available\(\)`?\s{0,3}"
+            r"(?:returns?|returned|gives|gave|prints|printed|shows|outputs|is still|->|=>|:)"
+            r"\s{0,3}`?(?P<v>True|False)\b"
+        ),
+        _cuda_available_said,
     ),
     # Docker's warning names the host's platform as it detected it
     _Rule(
@@ -1145,7 +1279,8 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             # an issue template's "(use command below)" may follow the name
             # and its value may be written "tf 2.10.1" or "tf2.9.1"
-            r"\btensorflow(?: version)?(?:\s{0,2}\([^()\n]{1,40}\))?"
+            # the GPU package's name too: "Tensorflow-gpu  2.6.0"
+            r"\btensorflow(?:-gpu)?(?: version)?(?:\s{0,2}\([^()\n]{1,40}\))?"
             r"\s{0,4}(?:[:=]{1,2}|\s)\s{0,4}(?:tf ?)?v?(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)"
             r"(?!\w|\.\w)"
         ),
@@ -1411,6 +1546,51 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _uname,
     ),
+    _Rule(
+        # Python's platform.platform(), printed by collect_env, `transformers env`, Ultralytics'
+        # checks and many a bug template: "Linux-5.15.0-91-generic-x86_64-with-glibc2.35" (the
+        # kernel release and machine; older Pythons end "-with-Ubuntu-18.04-bionic"),
+        # "Windows-10-10.0.19045-SP0", "macOS-14.3.1-arm64-arm-64bit"
+        ("-with-", "windows-1", "macos-1"),
+        _rx(
+            r"(?<![\w-])(?:Linux-(?P<release>\d\.\d{1,2}\.\d{1,3}(?:-[\w.+~-]{1,60}?)?)-"
+            r"(?P<machine>x86_64|aarch64)-with-(?:glibc\d|libc|debian|ubuntu|centos|redhat)"
+            r"|Windows-(?P<windows>10|11)-10\.0\.\d{5}(?:-SP\d)?\b"
+            r"|macOS-(?P<macos>1\d(?:\.\d{1,2})?(?:\.\d{1,2})?)-(?P<mac_machine>arm64|x86_64)-)"
+        ),
+        _platform_string,
+    ),
+    _Rule(
+        # a native Windows path (a traceback's, a DLL's, a prompt's): "C:\Users\...\site-packages",
+        # "D:\a\_work\...": the program ran on Windows (WSL's are /mnt/c/... or /home/...)
+        ":\\",
+        # cmd's prompt too: "C:\> pip install ...", "(env) C:\>"
+        _rx(r"(?<![\w\\/])[A-Za-z]:\\{1,2}(?:[\w$~ .()-]{1,80}\\{1,2}[\w$~ .()-]{1,80}|>\s)"),
+        _windows_path,
+    ),
+    _Rule(
+        # conda's virtual packages (`conda info`: "virtual packages : __cuda=12.2=0"): __cuda is
+        # the newest CUDA the display driver supports, as conda detected it
+        "__cuda=",
+        _rx(r"(?<![\w])__cuda=(?P<v>\d{1,2}\.\d{1,2})=0\b"),
+        _driver_cuda,
+    ),
+    _Rule(
+        # and __archspec the machine ("__archspec=1=x86_64", "=aarch64", "=m1"/"=arm64" on a Mac)
+        "__archspec=",
+        _rx(r"(?<![\w])__archspec=1=(?P<machine>x86_64|aarch64|[a-z][\w]{1,20})\b"),
+        _archspec,
+    ),
+    _Rule(
+        # conda's solver and `conda info` name the platform it solves for: "Platform: linux-64",
+        # "platform : osx-arm64", "win-64", "linux-aarch64"
+        "platform",
+        _rx(
+            r"^\s{0,24}platform\s{0,4}:\s{0,4}(?P<conda>linux-64|linux-aarch64|osx-arm64|osx-64|"
+            r"win-64)\s{0,4}$"
+        ),
+        _conda_platform,
+    ),
     _Rule(  # /proc/version, and the first line of every dmesg: "Linux version R (builder@..."
         "linux version ",
         _rx(r"\bLinux version (?P<release>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,60}) \("),
@@ -1439,8 +1619,10 @@ _RULES: tuple[_Rule, ...] = (
         # not an image tag's OS ("cuda:12.4.1-base-ubuntu22.04" is the image's, not the host's)
         # a label glued to it is the OS ("os:ubuntu 22.04"), a tag's image name is not
         _rx(
-            r"(?<![-/.])(?<![\w./-]{4}:)\b(?P<name>ubuntu)(?: server| desktop)?\s{0,4}"
-            r"(?P<v>\d{2}\.\d{2})"
+            # and its flavours ("Kubuntu 22.04") are Ubuntu's releases
+            r"(?<![-/.])(?<![\w./-]{4}:)\b(?P<name>[kxl]?ubuntu)(?: server| desktop)?\s{0,4}"
+            # or its major alone, as people write it: "Ubuntu 22", "ubuntu 24 LTS"
+            r"(?P<v>\d{2}\.\d{2}|(?:1[4-9]|2\d)(?![\d.]|\s{0,2}(?:gb|gib|cores?|cpus?|threads?)\b))"
         ),
         _os,
     ),
@@ -1501,6 +1683,11 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "wsl",
         _rx(r"\bwsl ?2?\b|microsoft-standard-wsl"),
+        _wsl,
+    ),
+    _Rule(  # where WSL keeps the Windows driver's libraries: C:\Windows\System32\lxss\lib
+        "lxss",
+        _rx(r"\\System32\\{1,2}lxss\\{1,2}lib\b"),
         _wsl,
     ),
     _Rule(  # WSL 2's GPU paravirtualization driver, in its kernel log and device node
@@ -1569,6 +1756,25 @@ _RULES: tuple[_Rule, ...] = (
         "/cuda-",
         _rx(r"(?P<path>/usr/local/cuda-(?P<v>\d{1,2}\.\d{1,2})(?P<nvcc>/bin/nvcc\s{0,4}$)?)"),
         _cuda_path,
+    ),
+    _Rule(
+        # the toolkit's Windows install folder ("C:\Program Files\NVIDIA GPU Computing
+        # Toolkit\CUDA\v11.8\bin"), `where nvcc` naming its nvcc.exe
+        "nvidia gpu computing toolkit",
+        _rx(
+            r"(?P<path>NVIDIA GPU Computing Toolkit\\{1,2}CUDA\\{1,2}v(?P<v>\d{1,2}\.\d{1,2})"
+            r"(?![\d.])(?P<nvcc>\\{1,2}bin\\{1,2}nvcc\.exe\s{0,4}$)?)"
+        ),
+        _cuda_path,
+    ),
+    _Rule(
+        # NVIDIA's cuDNN archive as unpacked: "cudnn-windows-x86_64-8.9.7.29_cuda12-archive"
+        ("cudnn-windows-", "cudnn-linux-"),
+        _rx(
+            r"\bcudnn-(?:windows|linux)-(?:x86_64|sbsa|aarch64)-(?P<v>\d{1,2}\.\d{1,2}\.\d{1,3}"
+            r"(?:\.\d{1,3})?)_cuda\d{2}-archive"
+        ),
+        _cudnn,
     ),
     _Rule(
         "nvidia-",

@@ -1,5 +1,6 @@
 """Package versions wherever they appear: `pip list` (`torch   2.5.1`), `pip freeze`
-(`torch==2.5.1+cu124`), collect_env's `[pip3] torch==2.5.1` and `[conda] pytorch 2.1.0
+(`torch==2.5.1+cu124`), a requirements file's pins with their extras
+(`tensorflow[and-cuda]==2.15.0`), collect_env's `[pip3] torch==2.5.1` and `[conda] pytorch 2.1.0
 py3.10_cuda11.8_cudnn8.7.0_0 pytorch` lines, and a conda spec quoted anywhere (conda's plan
 "pytorch/linux-64::pytorch-1.4.0-py3.7_cuda10.1.243_cudnn7.6.3_0", the match spec
 "pytorch=1.9.0=py3.8_cpu_0"). Only the packages the checks read are kept: the frameworks and
@@ -26,7 +27,9 @@ _WANTED = (
 )
 _LIBRARIES = "cudatoolkit|cuda-toolkit|cuda-runtime|cudnn|nccl"  # conda's, see _conda_library
 _LINE = re.compile(
-    rf"[ \t]*(?:\[(pip\d?|conda)\][ \t]+)?({_WANTED}|{_LIBRARIES})(?:==|[ \t]+)"
+    # a requirements file names extras: "tensorflow[and-cuda]==2.15.0", "jax[cuda12]==0.4.30"
+    rf"[ \t]*(?:\[(pip\d?|conda)\][ \t]+)?({_WANTED}|{_LIBRARIES})(?:\[[\w,.-]{{1,40}}\])?"
+    r"(?:==|[ \t]+)"
     r"([0-9][\w.+!-]{0,60})"
     r"(?:[ \t]+(\S{1,80}))?[ \t]*(?:\S{1,40})?[ \t]*$",
     re.IGNORECASE,
@@ -76,6 +79,20 @@ _URL = re.compile(
     re.IGNORECASE,
 )
 _CONDA_BUILD = re.compile(r"cuda(\d+\.\d+)(?:_cudnn(\d+\.\d+(?:\.\d+)?))?")
+# What a package manager could not install is no installed version: pip's "Could not find a
+# version that satisfies the requirement torch==1.9.1+cu111", "No matching distribution found
+# for ...", a resolver's "xformers 0.0.22 requires torch==2.0.1", conda's "nothing provides
+# cudatoolkit >=11.1 needed by pytorch-1.10.0-py3.6_cuda11.1_cudnn8.0.5_0"
+_UNRESOLVED = re.compile(
+    r"(?:the requirement|distribution found for|requires|needed by|nothing provides|depends on)"
+    r"\s{1,2}$",
+    re.IGNORECASE,
+)
+
+
+def unresolved(line: str, start: int) -> bool:
+    """The package named at `start` of `line` is one a manager could not install."""
+    return _UNRESOLVED.search(line[max(0, start - 40) : start]) is not None
 
 
 def parse(text: str, draft: Draft) -> None:
@@ -95,7 +112,7 @@ def parse(text: str, draft: Draft) -> None:
         found = _LINE.match(_PIP_ITEM.sub("", line, count=1)) or _from_url(line)
         if found is None:
             spec = _CONDA_SPEC.search(line) if ("::" in line or "=" in line) else None
-            if spec is not None:
+            if spec is not None and not unresolved(line, spec.start("name")):
                 _conda(spec.group("name").lower(), spec.group("v"), spec.group("build"), draft)
                 draft.section(NAME)
             continue

@@ -198,3 +198,16 @@ def test_triton_raises_a_cuda_driver_error_by_its_own_words(matrix: Matrix) -> N
     )
     assert other.report is not None
     assert not other.report.errors
+
+
+def test_every_example_is_named_by_its_own_entry_first() -> None:
+    """A line is named by the first entry in catalogue order that matches it: an entry listed
+    after a more generic one that also matches its lines would never speak."""
+    catalogue = load_signatures()
+    shadowed = []
+    for known in catalogue.signatures:
+        for example in known.examples:
+            first = next(s for s in catalogue.signatures if s.compiled.search(example))
+            if first.code != known.code:
+                shadowed.append(f"{known.code}'s example is named {first.code}: {example[:60]}")
+    assert shadowed == []

@@ -59,3 +59,15 @@ def test_nfd_labels_missing_and_no_gpu_node(read: Read, matrix: Matrix) -> None:
     # near miss: the device plugin's "No devices found" has its own entry
     plugin = "I0412 10:11:12.123456 1 main.go:292] No devices found. Waiting indefinitely.\n"
     assert not error_lines(findings_of(read, matrix, plugin), "gpu-operator-no-gpu-node")
+
+
+def test_the_toolkit_validation_line_is_named_by_its_own_entry_first(read: Read) -> None:
+    """The validator's line also holds the generic "nvidia-smi: executable file not found": the
+    specific entry comes first in the catalogue and names it."""
+    line = (
+        'time="2021-10-07T15:16:34Z" level=info msg="Error: error validating toolkit '
+        'installation: exec: \\"nvidia-smi\\": executable file not found in $PATH"\n'
+    )
+    facts = read(line)
+    assert facts.report is not None
+    assert [e.code for e in facts.report.errors] == ["gpu-operator-toolkit-validation"]

@@ -419,7 +419,10 @@ def test_ncclss_info_log_alone_is_read(read: Read) -> None:
             "deepspeed-cuda-mismatch",
         ),
         ("Loaded the cudnn shared library from /usr/lib\n", "paddle-dynload"),
-        ("TensorRT version 10.0.1 installed; the engine was rebuilt\n", "tensorrt-engine-version"),
+        (
+            "TensorRT version 10.0.1 installed; the engine was rebuilt\n",
+            "tensorrt-engine-other-version",
+        ),
     ],
 )
 def test_near_misses_of_the_library_lines(read: Read, matrix: Matrix, text: str, code: str) -> None:
