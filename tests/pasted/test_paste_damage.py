@@ -90,14 +90,6 @@ DAMAGE: dict[str, Callable[[str], str]] = {
 # (code, damage or None for every damage) -> why the example is not named by its own code so
 # damaged.
 MISSED: dict[tuple[str, str | None], str] = {
-    ("cuda-error", None): (
-        "its example is also a no-CUDA-device line, which the earlier, more specific "
-        "no-cuda-device names even as written (the example shows the generic form's shape)"
-    ),
-    ("tensorrt-engine-version", None): (
-        "tensorrt-engine-other-version, earlier in the file, matches the same two messages "
-        "and names them even as written: one entry too many for one message"
-    ),
     ("xla-cuda-library-not-loaded", "fold -w 72"): (
         "the cut falls inside 'dlerror' ('dler' + 'ror: libcusolver.so.11: cannot open'), "
         "which reads as well as two words; the earlier cuda-math-library-missing then names "
