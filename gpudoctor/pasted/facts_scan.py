@@ -705,6 +705,20 @@ def _jetson_image(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _ngc_image(m: re.Match[str], d: Draft) -> bool:
+    """An NGC image named outside a Dockerfile's FROM line (`docker run`, a pod's `image:`,
+    `docker inspect`): the container the report is about. Its tag is the container release
+    (YY.MM), not a framework version; Jetson's L4T images are `_jetson_image`'s."""
+    repo, tag = m.group("repo"), m.group("tag")
+    if repo.startswith("l4t") or m.string.lstrip().upper().startswith("FROM"):
+        return False
+    image = f"nvcr.io/nvidia/{repo}:{tag}"
+    if image not in d.images:
+        d.images.append(image)
+        d.note(f"NGC image {image}")
+    return True
+
+
 def _gridd(m: re.Match[str], d: Draft) -> bool:
     d.note("the text names nvidia-gridd, the vGPU guest's licence client: the GPU is a vGPU")
     return True
@@ -1222,7 +1236,9 @@ _RULES: tuple[_Rule, ...] = (
             # and the version may be told by a verb ("torch version reveals 2.0.0+cpu"), printed
             # ("torch.__version__ = 1.8.0"), glued to the name ("pytorch1.8.0") or its CUDA
             # tag spaced ("torch 2.1 + cu118")
-            r"\b(?:py)?torch(?:(?:\.__version__|\s{1,2}version)(?:\s{1,3}(?:is|reveals|shows|"
+            # (not NGC's image "nvidia/pytorch:24.01": its tag is the container release, YY.MM)
+            r"(?<!nvidia/)\b(?:py)?torch(?:(?:\.__version__|\s{1,2}version)(?:\s{1,3}(?:is|"
+            r"reveals|shows|"
             r"says|reports|gives|prints|returns)(?:\s{1,2}as)?)?|\s{1,2}is)?"
             r"(?:\s{0,2}\([^()\n]{1,40}\))?"
             r"\s{0,4}(?:[:=]{1,2}|\s|(?=\d))\s{0,4}`?v?"  # markdown quotes it: `2.9.0+cu130`
@@ -1812,6 +1828,13 @@ _RULES: tuple[_Rule, ...] = (
         "libcuda.so",
         _rx(r"\blibcuda\.so(?:\.1)? \(libc6[^)\n]{0,30}\) => (?P<path>/\S{1,200})"),
         _ldconfig_libcuda,
+    ),
+    _Rule(
+        "nvcr.io/nvidia/",
+        _rx(
+            r"\bnvcr\.io/nvidia/(?P<repo>[a-z0-9][\w.-]{0,40}(?:/[\w.-]{1,40})?):(?P<tag>\w[\w.-]{0,40})"
+        ),
+        _ngc_image,
     ),
     _Rule(
         ("l4t-", "dustynv/"),

@@ -448,3 +448,22 @@ def test_condas_virtual_packages(read: Read) -> None:
     )
     assert near.nvml.cuda_driver_version is None
     assert near.platform.machine is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "docker run --gpus all -it nvcr.io/nvidia/pytorch:24.01-py3",
+        "    image: nvcr.io/nvidia/pytorch:24.01-py3",
+        '            "nvcr.io/nvidia/pytorch:24.01-py3"',
+    ],
+)
+def test_an_ngc_image_is_read_and_its_tag_is_no_torch_version(read: Read, line: str) -> None:
+    facts = read(line + "\n")
+    assert facts.report is not None
+    assert "nvcr.io/nvidia/pytorch:24.01-py3" in facts.report.images
+    # 24.01 is the container release, not torch's version
+    assert [f.name for f in facts.frameworks] == []
+    # near miss: the official PyTorch image's tag is torch's own version
+    official = read("docker run --gpus all pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime\n")
+    assert [(f.name, f.version) for f in official.frameworks] == [("torch", "2.1.0")]
