@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.k8s_runtime import RUNTIME_CLASS, default_fix
-from gpudoctor.checks.runtime import configure_runtime
+from gpudoctor.checks.k8s_runtime import RUNTIME_CLASS, default_fix, docker_default_fix
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -191,9 +190,7 @@ def _runtime_fix(facts: HostFacts) -> str:
             "--runtime=containerd`), and a RuntimeClass `nvidia` whose handler is `nvidia`"
         )
     if r.cri_engine == "docker":  # dockershim or cri-dockerd: pods get Docker's default
-        return "make nvidia Docker's default runtime: " + configure_runtime(
-            facts, "docker", " --set-as-default"
-        )
+        return docker_default_fix(facts)
     engine = r.cri_engine or "containerd"
     config = _DISTRIBUTION_CONFIG.get(facts.platform.k8s_distribution or "")
     default = (

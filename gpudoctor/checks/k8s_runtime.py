@@ -37,6 +37,14 @@ def default_fix(facts: HostFacts, engine: str) -> str:
     return configure_runtime(facts, "containerd", " --set-as-default")
 
 
+def docker_default_fix(facts: HostFacts) -> str:
+    """Make nvidia Docker's default runtime: what a node running its pods through Docker
+    (dockershim, cri-dockerd) needs, since every pod gets Docker's default."""
+    return "make nvidia Docker's default runtime: " + configure_runtime(
+        facts, "docker", " --set-as-default"
+    )
+
+
 def check_k8s_nvidia_runtime(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     r = facts.container_runtime
     ev = [
@@ -107,8 +115,7 @@ def _docker_engine(facts: HostFacts, shown: Sequence[tuple[str, object]]) -> lis
             "without the NVIDIA runtime the device plugin's own pod loads no NVML (it "
             "crash-loops or reports no devices), the node advertises no nvidia.com/gpu, and "
             "GPU pods stay Pending or see no GPU",
-            fix="make nvidia Docker's default runtime: "
-            + configure_runtime(facts, "docker", " --set-as-default")
+            fix=docker_default_fix(facts)
             + ' (it writes "default-runtime": "nvidia" into /etc/docker/daemon.json)',
             evidence=ev,
         )

@@ -13,7 +13,7 @@ import re
 import unicodedata
 
 from gpudoctor.pasted import records
-from gpudoctor.pasted.scan import FACTS_HEAD
+from gpudoctor.pasted.scan import facts_head
 
 # Every terminal escape (ECMA-48), so that none leaves a fragment glued to a value ("\x1b(B",
 # which `tput sgr0` writes, left "(B550.54.15"; "\x1b7"/"\x1b8" left their digits): a control
@@ -92,8 +92,8 @@ def clean(text: str) -> str:
     if _JSON_DOCUMENT.match(text):
         # the fact readers read a long paste's head; the known error lines are found in the
         # rest as written (pasted/errors.py reads a record's message itself)
-        head = FACTS_HEAD if len(text) > FACTS_HEAD else len(text)
-        cut = text.rfind("\n", 0, head) + 1 if head < len(text) else head
+        head = facts_head(text)
+        cut = len(text) if head is text else head.rfind("\n") + 1  # whole lines only
         text = _unquoted_json(text[:cut]) + text[cut:]
     if "**" in text:
         # Markdown bold ("- **Driver:** 580.82.09") sits between a label and its value; it is

@@ -19,7 +19,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from gpudoctor.pasted.scan import KeywordLines
+from gpudoctor.pasted.scan import KeywordLines, ascii_lower
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.signatures import Signature
@@ -59,8 +59,7 @@ def claim(text: str, signatures: Sequence[Signature], owner: MutableMapping[int,
     for row, item in enumerate(joined):
         row_at[offset] = row
         offset += len(item.text) + 1
-    lower = view.encode("ascii", "replace").decode("ascii").lower()
-    lines = KeywordLines(view, lower, (k for s in signatures for k in s.keywords))
+    lines = KeywordLines(view, ascii_lower(view), (k for s in signatures for k in s.keywords))
     claimed: set[int] = set()
     for rank, signature in enumerate(signatures):
         for keyword in signature.keywords:
