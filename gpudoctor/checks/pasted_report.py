@@ -174,8 +174,15 @@ _NO_NVIDIA = {
 }
 
 
-def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
+def _shows_gpu_or_driver(facts: HostFacts) -> bool:
+    """Whether the report shows an NVIDIA GPU, a driver, or the PCI bus at all (where a GPU
+    would be listed): the notices below hold only where it shows none of them."""
+    return (
+        bool(facts.nvml.gpus) or driver_version(facts) is not None or bool(facts.kernel.pci_devices)
+    )
 
+
+def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
     report = facts.report
     if (code not in _DRIVER_ABSENT and code not in _CPU_BUILD) or report is None:
         return None
@@ -187,7 +194,7 @@ def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
     named = next((what for word, what in _NO_NVIDIA.items() if word in report.named), None)
     if named is None:
         return None
-    if facts.nvml.gpus or driver_version(facts) is not None or facts.kernel.pci_devices:
+    if _shows_gpu_or_driver(facts):
         return None
     if code in _CPU_BUILD:
         return (
@@ -252,7 +259,7 @@ def _no_gpu_set_up(code: str, facts: HostFacts, report: ReportFacts) -> str | No
     install named at all."""
     if code not in _TF_DLOPEN_WARNINGS or "gpu-host" in report.named:
         return None  # the reporter says the host has a GPU meant for it
-    if facts.nvml.gpus or driver_version(facts) is not None or facts.kernel.pci_devices:
+    if _shows_gpu_or_driver(facts):
         return None
     if any(e.code == "tf-cudart-stub-notice" for e in report.errors):
         return (
@@ -272,7 +279,7 @@ def _cpu_conversion(code: str, facts: HostFacts, report: ReportFacts) -> str | N
     every CPU run of such a model prints, so a notice on a report with no sign of a GPU."""
     if code != "ctranslate2-compute-type-converted":
         return None
-    if facts.nvml.gpus or driver_version(facts) is not None or facts.kernel.pci_devices:
+    if _shows_gpu_or_driver(facts):
         return None
     if "gpu-host" in report.named or "cuda" in report.named:
         return None
