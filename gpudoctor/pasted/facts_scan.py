@@ -1442,8 +1442,9 @@ _RULES: tuple[_Rule, ...] = (
             # `docker --version`'s "Docker version 24.0.7, build afdd53b", a list's "Docker:
             # 24.0.7", dpkg's "docker-ce  5:24.0.7-1~ubuntu..." (its epoch before the colon);
             # Docker's releases are numbered from 17 on (not nvidia-docker's "2.13.0")
-            r"(?<![\w-])docker(?:-ce|\s{1,2}engine)?(?:\s{1,2}version)?\s{0,4}[:=]?\s{0,40}"
-            r"(?:\d:)?v?(?P<v>(?:1[7-9]|2\d)\.\d{1,2}\.\d{1,3})(?![\d])"
+            # (an image's tag is glued to its colon: "docker:24.0.7-dind" is no Docker installed)
+            r"(?<![\w-])docker(?:-ce|\s{1,2}engine)?(?:\s{1,2}version)?(?:\s{0,4}[:=]\s|\s)"
+            r"\s{0,40}(?:\d:)?v?(?P<v>(?:1[7-9]|2\d)\.\d{1,2}\.\d{1,3})(?![\d])"
         ),
         _docker,
     ),
@@ -1456,7 +1457,7 @@ _RULES: tuple[_Rule, ...] = (
             # "containerd: 1.7.13"; dpkg's "containerd.io  1.6.26-1"
             r"(?<![\w./-])(?P<name>containerd|runc|podman|cri-o|crio)(?:\.io)?"
             r"(?:\s{1,2}(?:github\.com/containerd/containerd|containerd\.io))?"
-            r"(?:\s{1,2}version)?\s{0,4}[:=]?\s{0,40}v?(?P<v>[1-5]\.\d{1,2}\.\d{1,3})(?![\d])"
+            r"(?:\s{1,2}version)?(?:\s{0,4}[:=]\s|\s)\s{0,40}v?(?P<v>[1-5]\.\d{1,2}\.\d{1,3})(?![\d])"
         ),
         _engine,
     ),

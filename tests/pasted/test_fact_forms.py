@@ -262,6 +262,7 @@ def test_a_conda_cudnn_of_the_defaults_channel(read: Read) -> None:
         "Driver: 512 MB",
         "docker-compose 2.20.2",
         "nvidia-docker 2.13.0",
+        "image: docker:24.0.7-dind",  # an image's tag
         "cuda_version = 12.0",
         "ENV CUDA_VERSION 12.4.1",
         "CUDA_VISIBLE_DEVICES=0",
