@@ -48,6 +48,11 @@ DESCRIPTION = (
 )
 
 _VER3 = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"  # a driver version: 550.54.15, 535.86
+# what a number before it counts ("driver 450 times", "300 MB"): then it is no version
+_UNITS = (
+    r"(?:times|ms|s|sec|seconds?|minutes?|hours?|days?|mhz|ghz|[kmg]i?b|w|watts?|rpm|fps|x|"
+    r"errors?|lines?|steps?|it)\b"
+)
 _MAX_LINE = 2000
 _MAX_PER_RULE = 200  # lines tried per rule: the first ones of a log hold the set-up facts
 
@@ -66,7 +71,16 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 
 def _driver(m: re.Match[str], d: Draft) -> bool:
+    if m.groupdict().get("branch"):
+        return _driver_branch(m.group("branch"), "the NVIDIA driver of branch {} is named", d)
     put(d.nvml, "driver_version", m.group("v"))
+    return True
+
+
+def _driver_branch(branch: str, said: str, d: Draft) -> bool:
+    """A driver branch without its full version ("driver 535", the "nvidia-driver-535"
+    package): a note, never the version (the checks compare full versions)."""
+    d.note(said.format(branch))
     return True
 
 
@@ -119,6 +133,14 @@ def _module(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+# nvidia-smi's "CUDA Version: 12.4" (the newest CUDA the driver supports), as a list writes it
+# too: markdown's "**CUDA Version:** 12.6", "CUDA Version: `12.4`", "CUDA version: v12.2". The
+# words without the colon ("my CUDA version is 12.3") do not say whose CUDA: _cuda_mentioned.
+_DRIVER_CUDA = _rx(
+    r"\bcuda (?:umd )?version\**\s{0,40}(?:[:=]|-(?=\s))\**\s{0,8}`?v?(?P<v>\d{1,2}\.\d{1,2})\b"
+)
+
+
 def _driver_cuda(m: re.Match[str], d: Draft) -> bool:
     put(d.nvml, "cuda_driver_version", m.group("v"))
     return True
@@ -140,11 +162,7 @@ _TOOLKIT_ITEM = _rx(r"^[\s>*\-]{0,12}CUDA\s{0,2}:?\s{0,4}(?P<v>\d{1,2}\.\d{1,2}\
 def _cuda_toolkit_item(m: re.Match[str], d: Draft) -> bool:
     """A Jetson environment tool's CUDA line (_TOOLKIT_ITEM): the installed toolkit's full
     version (a driver's CUDA has two numbers)."""
-    if d.cuda_toolkit_version is not None:
-        return False
-    d.cuda_toolkit_version = m.group("v")
-    d.note(f"the CUDA toolkit {m.group('v')} is listed")
-    return True
+    return _toolkit_named(m.group("v"), d)
 
 
 def _opencv_cuda(m: re.Match[str], d: Draft) -> bool:
@@ -156,12 +174,35 @@ def _opencv_cuda(m: re.Match[str], d: Draft) -> bool:
 
 
 def _cuda_mentioned(m: re.Match[str], d: Draft) -> bool:
-    if "cuda version" in m.string.lower() or "cuda umd version" in m.string.lower():
-        return False  # nvidia-smi's words for the driver's CUDA: the rule above read it
+    """A CUDA release named: the toolkit's where a list's entry or a label names the toolkit
+    ("- cuda-toolkit: 12.4", "CUDA Toolkit 12.1" alone, "CUDA toolkit version: 12.1"); conda's
+    "cudatoolkit 11.3" that environment's CUDA runtime (as `conda list` rows are read); else
+    "named, without saying whose" (prose: "I use CUDA Toolkit 12.4", "my CUDA version is 12.2")."""
+    if _DRIVER_CUDA.search(m.string) or "cuda umd version" in m.string.lower():
+        return False  # nvidia-smi's words for the driver's CUDA: _driver_cuda read it
     if _TOOLKIT_ITEM.match(m.string):
         return False  # jetson-stats' list names the toolkit: _cuda_toolkit_item read it
+    version = m.group("v") + (m.group("more") or "")
+    entry = _BULLET.fullmatch(m.string, 0, m.start()) and _LINE_END.fullmatch(m.string, m.end())
+    if m.group("kit") and (m.group("said") or entry):
+        if m.group("kit") == "toolkit":  # conda's package: the environment's CUDA runtime
+            packages.conda_runtime("cudatoolkit", version, d)
+            return True
+        return _toolkit_named(version, d)
     d.note(f"CUDA {m.group('v')} is named, without saying whose (driver, toolkit or framework)")
     d.named.append(("cuda", d.scan_line))
+    return True
+
+
+_BULLET = re.compile(r"[\s>*\-]{0,12}")  # what stands before a list's entry
+_LINE_END = re.compile(r"`?\s{0,4}")
+
+
+def _toolkit_named(version: str, d: Draft) -> bool:
+    if d.cuda_toolkit_version is not None:
+        return False
+    d.cuda_toolkit_version = version
+    d.note(f"the CUDA toolkit {version} is listed")
     return True
 
 
@@ -368,6 +409,32 @@ def _docker(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+_ENGINES = {"containerd": "containerd", "runc": "runc", "podman": "Podman", "crio": "CRI-O"}
+
+
+def _engine(m: re.Match[str], d: Draft) -> bool:
+    """A container engine's version (no fact holds it: the note does). CRI-O runs only as a
+    Kubernetes node's CRI runtime."""
+    name = m.group("name").lower().replace("-", "")
+    d.note(f"{_ENGINES[name]} {m.group('v')} is named")
+    if name == "crio":
+        put(d.platform, "kubernetes", True)
+    return True
+
+
+def _crictl_runtime(m: re.Match[str], d: Draft) -> bool:
+    """`crictl version`'s "RuntimeName: containerd": crictl asks a Kubernetes node's CRI."""
+    d.note(f"crictl reaches the CRI runtime {m.group('name').lower()} (a Kubernetes node's)")
+    put(d.platform, "kubernetes", True)
+    return True
+
+
+def _kubectl_version(m: re.Match[str], d: Draft) -> bool:
+    if m.group("name"):
+        return _k8s_distribution(m, d)
+    return _kubernetes(m, d)
+
+
 def _uname(m: re.Match[str], d: Draft) -> bool:
     put(d.kernel, "release", m.group("release"))
     if m.groupdict().get("machine"):
@@ -377,8 +444,16 @@ def _uname(m: re.Match[str], d: Draft) -> bool:
 
 def _lscpu(m: re.Match[str], d: Draft) -> bool:
     """lscpu's `Architecture: aarch64`: the machine, as `uname -m` names it."""
-    machine = m.group("machine").lower()
-    put(d.platform, "machine", "aarch64" if machine == "arm64" else machine)
+    put(d.platform, "machine", machine_of(m.group("machine")))
+    return True
+
+
+def _server_arm(m: re.Match[str], d: Draft) -> bool:
+    """NVIDIA's name for server Arm (SBSA: its CUDA repositories' and archives' "sbsa"), and
+    the Grace CPU (Grace Hopper, Grace Blackwell): an aarch64 host, where nothing else said
+    which (a machine stated is kept: put never overwrites)."""
+    put(d.platform, "machine", "aarch64")
+    d.note("the text names server Arm (SBSA, Grace): an aarch64 host")
     return True
 
 
@@ -680,8 +755,7 @@ def _says(text: str) -> Handler:
 
 
 def _driver_packages(m: re.Match[str], d: Draft) -> bool:
-    d.note(f"NVIDIA driver packages of branch {m.group('branch')} are named")
-    return True
+    return _driver_branch(m.group("branch"), "NVIDIA driver packages of branch {} are named", d)
 
 
 def _daemon_json(m: re.Match[str], d: Draft) -> bool:
@@ -997,9 +1071,10 @@ _RULES: tuple[_Rule, ...] = (
         _rx(
             # nvidia-smi -q aligns its colons: "Driver Version                        : 535..."
             # a list may set it off with a dash: "NVIDIA Driver -       540.4.0"
-            rf"\bdrivers?(?: version)?\s{{0,40}}(?:[:=]{{0,2}}|-(?=\s))\s{{0,8}}"
+            rf"\bdrivers?(?:[ _]version)?\s{{0,40}}(?:[:=]{{0,2}}|-(?=\s))\s{{0,8}}"
             rf"(?:nvidia\s{{1,4}})?`?v?"
-            rf"(?P<v>{_VER3})\b"
+            # or its branch alone ("driver version 535", "Driver: 550"), not a count or size
+            rf"(?:(?P<v>{_VER3})\b|(?P<branch>[3-9]\d{{2}})(?![\d.]|\s{{0,2}}(?:[%+]|-\w|{_UNITS})))"
         ),
         _driver,
     ),
@@ -1063,7 +1138,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         ("cuda version", "cuda umd version"),
-        _rx(r"\bcuda (?:umd )?version\s{0,40}(?:[:=]|-(?=\s))\s{0,8}(?P<v>\d{1,2}\.\d{1,2})\b"),
+        _DRIVER_CUDA,
         _driver_cuda,
     ),
     _Rule(
@@ -1150,6 +1225,14 @@ _RULES: tuple[_Rule, ...] = (
         _nvcc,
     ),
     _Rule(
+        "cuda compiler driver",
+        _rx(r"\bnvcc: NVIDIA \(R\) Cuda compiler driver\b"),
+        _says(
+            "nvcc's banner (`nvcc --version`): a CUDA toolkit's compiler is installed (its "
+            'release is on the "Cuda compilation tools" line)'
+        ),
+    ),
+    _Rule(
         "build cuda_",
         _rx(r"\bBuild cuda_(?P<v>\d{1,2}\.\d{1,2})\.r\d{1,2}\.\d{1,2}/compiler"),
         _nvcc,
@@ -1170,8 +1253,11 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "cuda",
         _rx(
-            r"(?<![+\w])cuda(?: toolkit)?[\s_]{0,4}[:=]?\s{0,4}v?(?P<v>1\d\.\d{1,2})(?:\.\d{1,3"
-            r"})?\b(?! ?or later)"
+            # the toolkit's own names: conda's "cudatoolkit", the package "cuda-toolkit"; an
+            # entry of a list is the whole line ("- cuda-toolkit 12.4")
+            r"(?<![+\w])cuda(?P<kit>[ -]?toolkit)?"
+            r"(?:\s{1,2}version(?:\s{1,2}(?:is|was))?)?[\s_]{0,4}(?P<said>[:=])?\s{0,4}`?v?"
+            r"(?P<v>1\d\.\d{1,2})(?P<more>\.\d{1,3})?\b(?! ?or later)"
         ),
         _cuda_mentioned,
     ),
@@ -1338,10 +1424,10 @@ _RULES: tuple[_Rule, ...] = (
         _package("ollama"),
     ),
     _Rule(
-        "toolkit",
+        ("toolkit", "nvidia-ctk"),
         _rx(
-            r"(?:nvidia[- ]container[- ]toolkit|container toolkit cli)(?:\s{1,4}version)?\s{0,4}"
-            r"[:=(]?\s{0,4}v?(?P<v>1\.\d{1,2}\.\d{1,3})"
+            r"(?:nvidia[- ]container[- ]toolkit|container toolkit cli|\bnvidia-ctk)"
+            r"(?:\s{1,4}version)?\s{0,4}[:=(]?\s{0,4}v?(?P<v>1\.\d{1,2}\.\d{1,3})"
         ),
         _toolkit,
     ),
@@ -1351,9 +1437,46 @@ _RULES: tuple[_Rule, ...] = (
         _toolkit,
     ),
     _Rule(
-        "docker version",
-        _rx(r"\bdocker version (?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})"),
+        "docker",
+        _rx(
+            # `docker --version`'s "Docker version 24.0.7, build afdd53b", a list's "Docker:
+            # 24.0.7", dpkg's "docker-ce  5:24.0.7-1~ubuntu..." (its epoch before the colon);
+            # Docker's releases are numbered from 17 on (not nvidia-docker's "2.13.0")
+            # (an image's tag is glued to its colon: "docker:24.0.7-dind" is no Docker installed)
+            r"(?<![\w-])docker(?:-ce|\s{1,2}engine)?(?:\s{1,2}version)?(?:\s{0,4}[:=]\s|\s)"
+            r"\s{0,40}(?:\d:)?v?(?P<v>(?:1[7-9]|2\d)\.\d{1,2}\.\d{1,3})(?![\d])"
+        ),
         _docker,
+    ),
+    _Rule(
+        ("containerd", "runc", "podman", "crio", "cri-o"),
+        _rx(
+            # `containerd --version`: "containerd github.com/containerd/containerd v1.7.2 <rev>"
+            # (containerd.io's: "containerd containerd.io 1.6.21 <rev>"); `runc --version`,
+            # `podman --version`, `crio --version`: "<name> version 1.1.7"; a list's
+            # "containerd: 1.7.13"; dpkg's "containerd.io  1.6.26-1"
+            r"(?<![\w./-])(?P<name>containerd|runc|podman|cri-o|crio)(?:\.io)?"
+            r"(?:\s{1,2}(?:github\.com/containerd/containerd|containerd\.io))?"
+            r"(?:\s{1,2}version)?(?:\s{0,4}[:=]\s|\s)\s{0,40}v?(?P<v>[1-5]\.\d{1,2}\.\d{1,3})(?![\d])"
+        ),
+        _engine,
+    ),
+    _Rule(
+        "runtimename:",
+        # `crictl version`: the CRI runtime the kubelet uses
+        _rx(r"^\s{0,4}RuntimeName:\s{1,8}(?P<name>containerd|cri-o)\s{0,4}$"),
+        _crictl_runtime,
+    ),
+    _Rule(
+        ("client version:", "server version:"),
+        # `kubectl version`: "Client Version: v1.28.2", "Server Version: v1.28.5+k3s1" (older
+        # kubectl: "Client Version: version.Info{Major:...}"); not `docker info`'s "Server
+        # Version: 24.0.7"
+        _rx(
+            r"^\s{0,4}(?:Client|Server) Version:\s{0,4}(?:v1\.\d{1,2}\.\d{1,3}(?:\+(?P<name>k3s|"
+            r"rke2)\w{0,8})?(?![\w.])|version\.Info\{)"
+        ),
+        _kubectl_version,
     ),
     _Rule(
         "cuda_visible_devices",
@@ -1532,8 +1655,9 @@ _RULES: tuple[_Rule, ...] = (
         _k8s_distribution,
     ),
     _Rule(
-        "nvidia.com/gpu",
-        _rx(r"nvidia\.com/gpu\b(?!=)"),  # "nvidia.com/gpu=0" is a CDI device name
+        ("nvidia.com/gpu", "nvidia.com/mig-"),
+        # "nvidia.com/gpu=0" is a CDI device name; MIG's resources too ("nvidia.com/mig-1g.10gb")
+        _rx(r"nvidia\.com/gpu\b(?!=)|nvidia\.com/mig-\dg\.\d{1,3}gb\b"),
         _kubernetes,
     ),
     _Rule(
@@ -1719,7 +1843,12 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "mig",
-        _rx(r"\bMIG(?: mode| device| \dg\.\d{1,3}gb|-[0-9a-f]{8})"),
+        # and the device plugin's MIG resources and strategy ("nvidia.com/mig-1g.10gb",
+        # "mig.strategy=mixed"), "MIG enabled"
+        _rx(
+            r"\bMIG(?: mode| device| \dg\.\d{1,3}gb|-[0-9a-f]{8}| (?:is )?enabled\b)|"
+            r"\bnvidia\.com/mig-\dg\.\d{1,3}gb\b|\bmig\.strategy\b"
+        ),
         _mig,
     ),
     _Rule(  # the MIG capability files nvidia-container-cli lists
@@ -1874,8 +2003,16 @@ _RULES: tuple[_Rule, ...] = (
         _lscpu,
     ),
     _Rule(
-        "architecture:",
-        _rx(r"^\s{0,4}Architecture:\s{1,30}(?P<machine>aarch64|arm64|x86_64)\s{0,4}$"),
+        ("arch", "platform", "machine", "uname -m"),
+        # lscpu's and `docker info`'s "Architecture: aarch64", and the machine as lists and
+        # tools label it: "uname -m: aarch64", "- Arch: arm64", jetson_release's "Machine:
+        # aarch64", `nvidia-container-cli --version`'s "build platform: x86_64" (not a Compose
+        # file's "platform: linux/arm64", the image's platform)
+        _rx(
+            r"^\s{0,8}(?:[-*]\s{1,2})?(?:\*\*)?(?:uname -m|arch|(?:cpu |system )?architecture|"
+            r"platform|machine|build platform)(?:\*\*)?\s{0,30}[:=](?:\*\*)?\s{0,30}`?"
+            r"(?P<machine>aarch64|arm64|x86_64|amd64)`?\s{0,4}$"
+        ),
         _lscpu,
     ),
     _Rule(
@@ -2029,6 +2166,16 @@ _RULES: tuple[_Rule, ...] = (
         _rx(r"\b\d\.\d{1,2}\.\d{1,3}-(?P<name>tegra)\b|\b(?P<l4t>l4t)\b"),
         _jetson_named,
     ),
+    _Rule(
+        ("sbsa", "grace"),
+        # "sbsa" as a word or a repository folder ("/repos/ubuntu2204/sbsa/", "linux-sbsa"),
+        # not inside a name ("sbsa_driver.c"); NVIDIA's Grace CPU and superchips
+        _rx(
+            r"(?<![\w.])sbsa(?![\w.])|\bgrace[- ](?:hopper|blackwell)\b|\bnvidia grace\b|"
+            r"\bgrace cpu\b"
+        ),
+        _server_arm,
+    ),
     _Rule("jax", _rx(r"\b(?P<name>jax(?:lib)?)\b"), _named),
     _Rule(
         ("ctranslate2", "whisper"),
@@ -2075,9 +2222,10 @@ _TAIL = 256 << 10
 
 def _pairs(text: str, draft: Draft) -> None:
     """The facts told over two lines (pasted/pairs.py); an issue form's "### Label" and its
-    value are read as the line "Label: value" by every rule here."""
+    value, and a markdown table's "| Label | value |" row, are read as the line "Label: value"
+    by every rule here."""
     pairs.parse(text, draft, NAME)
-    for number, line in pairs.issue_form_lines(text):
+    for number, line in (*pairs.issue_form_lines(text), *pairs.table_rows(text)):
         _scan(line, number - 1, draft)
 
 

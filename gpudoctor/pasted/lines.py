@@ -32,6 +32,8 @@ _PROC = re.compile(
     r"[ \t]+(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)"
 )
 
+_MODULE_MACHINE = re.compile(r"\b(?:x86_64|aarch64)\b")
+
 # nvidia-smi's second line after "Driver/library version mismatch" (major.minor only).
 _NVML_LIBRARY = re.compile(r"NVML library version: (\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)[ \t]*$")
 
@@ -124,6 +126,11 @@ def proc_version(text: str, draft: Draft) -> None:
     put(draft.kernel, "nvidia_module_version", found.group(2))
     flavor = "open" if found.group(1).startswith("Open") else "proprietary"
     put(draft.kernel, "nvidia_module_flavor", flavor)
+    # the module is built for the machine it runs on: "NVIDIA UNIX x86_64 Kernel Module",
+    # "NVIDIA UNIX Open Kernel Module for aarch64"
+    machine = _MODULE_MACHINE.search(found.group(1))
+    if machine is not None:
+        put(draft.platform, "machine", machine.group(0))
     modules = draft.kernel.setdefault("modules_loaded", [])
     if "nvidia" not in modules:
         modules.append("nvidia")

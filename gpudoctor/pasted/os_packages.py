@@ -1,5 +1,5 @@
 """The NVIDIA driver's and container toolkit's versions (and cuDNN's and the CUDA toolkit's)
-as the system's package manager shows them: `dpkg -l` and
+(and NCCL's) as the system's package manager shows them: `dpkg -l` and
 `dpkg-query -W` (`ii  libnvidia-compute-550:amd64  550.107.02-0ubuntu0.22.04.1`), `apt list
 --installed` (`nvidia-utils-550/jammy-updates,now 550.107.02-0ubuntu0.22.04.1 amd64`), apt's own
 output and history (`Setting up nvidia-driver-550 (550.107.02-...)`, `Upgrade:
@@ -25,8 +25,8 @@ from gpudoctor.pasted.scan import ascii_lower, lines_with
 
 NAME = "driver packages"
 DESCRIPTION = (
-    "the driver's (and cuDNN's, the CUDA toolkit's) packages in `dpkg -l`, `apt list`, apt's log, "
-    "`rpm -qa`, `dnf list`, `pacman -Q`"
+    "the driver's (and cuDNN's, NCCL's, the CUDA toolkit's) packages in `dpkg -l`, `apt list`, "
+    "apt's log, `rpm -qa`, `dnf list`, `pacman -Q`"
 )
 
 _VERSION = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"
@@ -65,7 +65,14 @@ _TOOLKIT_PACKAGE = re.compile(
     r"(?::[a-z0-9]{2,8}|/[\w.,-]{1,80})?(?:\s{1,40}|-)(?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})-\w",
     re.IGNORECASE,
 )
-_NEEDLES = ("nvidia-", "cuda-drivers", "libcudnn", "cuda-toolkit-")
+# NCCL's ("libnccl2  2.18.5-1+cuda12.2", rpm's "libnccl-2.18.5-1+cuda12.2.x86_64"): its version
+# and the CUDA it was built for.
+_NCCL = re.compile(
+    r"(?<![\w.-])libnccl\d?(?::[a-z0-9]{2,8}|/[\w.,-]{1,80})?(?:\s{1,40}|-)"
+    r"(?P<v>2\.\d{1,2}\.\d{1,3})-\d{1,3}[+.]cuda(?P<cuda>\d{1,2}\.\d{1,2})\b",
+    re.IGNORECASE,
+)
+_NEEDLES = ("nvidia-", "cuda-drivers", "libcudnn", "cuda-toolkit-", "libnccl")
 # The first word of a line that removes a package or only fetches it, and dpkg's states of a
 # package that is not installed (rc: removed, its configuration kept; un/pn: not installed).
 _NOT_INSTALLED = (
@@ -111,12 +118,17 @@ def parse(text: str, draft: Draft) -> None:
 
 
 def _cuda_packages(line: str, draft: Draft) -> bool:
-    """A cuDNN package gives the cuDNN installed (its major must be the package's), the CUDA
-    toolkit's meta-package the toolkit's version."""
+    """A cuDNN package gives the cuDNN installed (its major must be the package's), NCCL's its
+    version and CUDA, the CUDA toolkit's meta-package the toolkit's version."""
     cudnn = _CUDNN.search(line)
     if cudnn is not None and cudnn.group("v").split(".")[0] == cudnn.group("major"):
         draft.libraries.setdefault("cudnn", cudnn.group("v"))
         draft.note(f"cuDNN {cudnn.group('v')} is installed by the system's package manager")
+        return True
+    nccl = _NCCL.search(line)
+    if nccl is not None:
+        put(draft.libraries, "nccl", nccl.group("v"))
+        put(draft.libraries, "nccl_cuda", nccl.group("cuda"))
         return True
     kit = _TOOLKIT_PACKAGE.search(line)
     if kit is not None and kit.group("v").startswith(f"{kit.group('major')}.{kit.group('minor')}."):

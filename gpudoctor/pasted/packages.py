@@ -58,7 +58,10 @@ _CONDA_ONLY = ("pytorch", "pytorch-cuda", "cpuonly")  # `conda list` names, neve
 # conda's CUDA libraries, read only with a conda build string ("h6a678d5_0", "cuda11_0"), so
 # that prose ("NCCL 2.18.3 is used") is not taken for a `conda list` line
 _CONDA_LIBRARIES = ("cudatoolkit", "cuda-toolkit", "cuda-runtime", "cudnn", "nccl")
-_CONDA_BUILD_STRING = re.compile(r"^(?:h[0-9a-f]{7}_\d{1,3}|[a-z]{0,12}\d{0,3}_\d{1,3})$")
+# "h2bc3f7f_2", "cuda11.3_0" (the defaults channel's cuDNN), "hd8ed1ab_0"
+_CONDA_BUILD_STRING = re.compile(
+    r"^(?:h[0-9a-f]{7}_\d{1,3}|[a-z]{0,12}\d{0,3}(?:\.\d{1,2})?_\d{1,3})$"
+)
 _EXPORT = re.compile(
     rf"^\s{{0,8}}- (?P<name>{_WANTED}|{_LIBRARIES})="
     r"(?P<v>[0-9][\w.+!]{0,60})(?:=(?P<build>\S{1,80}))?\s{0,4}$",
@@ -152,10 +155,16 @@ def _conda_library(name: str, version: str, build: str, draft: Draft) -> bool:
         if note not in draft.notes:
             draft.notes.append(note)
     else:
-        note = f"conda's {name} {version} is the CUDA runtime of that environment"
-        if note not in draft.notes:
-            draft.notes.append(note)
+        conda_runtime(name, version, draft)
     return True
+
+
+def conda_runtime(name: str, version: str, draft: Draft) -> None:
+    """conda's CUDA runtime package (cudatoolkit, cuda-toolkit, cuda-runtime): the CUDA of that
+    environment, not a toolkit installed on the host."""
+    note = f"conda's {name} {version} is the CUDA runtime of that environment"
+    if note not in draft.notes:
+        draft.notes.append(note)
 
 
 def _conda(name: str, version: str, build: str, draft: Draft) -> None:

@@ -15,6 +15,8 @@
 - `uname -m` and the machine it printed ("aarch64").
 - An issue form's heading and its value ("### NCCL Version", a blank line, "2.27.7"): given
   back as the line "NCCL Version: 2.27.7", which facts_scan reads with its one-line rules.
+- A markdown table's row of two cells ("| Driver | 550.54.15 |"): given back the same way, as
+  "Driver: 550.54.15" (a row of more cells, an nvidia-smi table's, is not a label and value).
 
 The question names the fact and the answer is its value; a question without an answer (the
 next prompt, a traceback) is no fact.
@@ -149,6 +151,25 @@ def issue_form_lines(text: str) -> list[tuple[int, str]]:
     return [
         (text.count("\n", 0, m.start("value")) + 1, f"{m.group('label')}: {m.group('value')}")
         for m in _HEADING.finditer(text)
+    ]
+
+
+# "| CUDA Version | 12.4 |": a label that starts with a letter (not the "|---|---|" rule under a
+# table's head), one value, nothing after the closing bar.
+_TABLE_ROW = re.compile(
+    r"^[ \t]{0,4}\|[ \t]{0,4}(?P<label>[A-Za-z][^|\n]{0,50}?)[ \t]{0,4}\|[ \t]{0,4}"
+    r"(?P<value>[^|\s-][^|\n]{0,120}?)[ \t]{0,4}\|[ \t]{0,4}$",
+    re.MULTILINE,
+)
+
+
+def table_rows(text: str) -> list[tuple[int, str]]:
+    """(line number, "Label: value") for each markdown table row of two cells."""
+    if "|" not in text:
+        return []
+    return [
+        (text.count("\n", 0, m.start()) + 1, f"{m.group('label')}: {m.group('value')}")
+        for m in _TABLE_ROW.finditer(text)
     ]
 
 

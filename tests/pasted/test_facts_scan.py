@@ -368,10 +368,9 @@ def test_every_fact_reader_reads_a_long_logs_head_and_every_known_error_line(rea
         ("nvcc version 11.8", "11.8"),
         ("my nvcc -V says 12.4", "12.4"),
         ("- NVCC: 11.7", "11.7"),
-        # near misses: another program's version after nvcc, a version required, nvcc's banner
+        # near misses: another program's version after nvcc, a version required
         ("nvcc fails with gcc 12.2", None),
         ("this needs nvcc 12.1 or later", None),
-        ("nvcc: NVIDIA (R) Cuda compiler driver", None),
     ],
 )
 def test_nvccs_version_told_in_prose(read: Read, line: str, version: str | None) -> None:
@@ -380,6 +379,13 @@ def test_nvccs_version_told_in_prose(read: Read, line: str, version: str | None)
             read(line + "\n")
         return
     assert [t.nvcc_version for t in read(line + "\n").cuda_libs.toolkits] == [version]
+
+
+def test_nvccs_banner_alone_says_a_toolkit_is_installed_not_its_version(read: Read) -> None:
+    facts = read("nvcc: NVIDIA (R) Cuda compiler driver\n")
+    assert facts.cuda_libs.toolkits == ()
+    assert facts.report is not None
+    assert any("nvcc's banner" in n for n in facts.report.notes)
 
 
 @pytest.mark.parametrize(
