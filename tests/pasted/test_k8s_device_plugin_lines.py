@@ -239,6 +239,27 @@ def _codes(facts: HostFacts) -> list[str]:
             Severity.ERROR,
             "",
         ),
+        # v0.13 and v0.14 print NVML's return code as its number
+        (
+            _E + "factory.go:77] Failed to initialize NVML: 12.",
+            "device-plugin-no-nvml",
+            Severity.ERROR,
+            "",
+        ),
+        (
+            _START + "error creating plugin manager: unable to create plugin manager: nvml init "
+            "failed: 9",
+            "nvml-driver-not-loaded",
+            Severity.ERROR,
+            "",
+        ),
+        # (the line is the driver-library-mismatch check's evidence: that check is the error)
+        (
+            _W + "factory.go:85] nvml init failed: 18",
+            "driver-library-mismatch",
+            Severity.INFO,
+            "",
+        ),
         (
             _E + "main.go:83] error starting plugins: error getting daemons: invalid MPS "
             "configuration: invalid device maximum allowed replicas exceeded: 20 > 16",
@@ -302,6 +323,8 @@ def test_line_is_named_with_its_values(
             _I + "main.go:320] Successfully updated to config: a100-mig",
             "device-plugin-config-label-unknown",
         ),
+        # a number that is not the return code alone
+        ("Failed to initialize NVML: 120 devices", "device-plugin-no-nvml"),
         # a file other than node feature discovery's features.d
         ("Error writing file '/tmp/out.txt': no space left on device", "gfd-label-file-unwritable"),
         # the same words outside the plugin's config parsing
