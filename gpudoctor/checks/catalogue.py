@@ -287,7 +287,8 @@ _ENTRIES = (
        "is named, with what it checks (a working driver, the container runtime set up by the "
        "toolkit, a CUDA workload, GPUs advertised by the device plugin): every pod after it "
        "only waits. Error where that stage fails (CrashLoopBackOff, Error, a non-zero exit "
-       "code), warn where it waits.",
+       "code), warn where it waits; where no init container has run and the report shows a "
+       "pod sandbox that could not be created, that error holds the pod, not the stage.",
        "The fix of the stage named: the driver pod's log for driver-validation, the toolkit's "
        "log and the runtime's config for toolkit-validation, the nvidia-cuda-validator pod "
        "for cuda-validation, the device plugin and the node's Capacity for plugin-validation."),

@@ -132,6 +132,13 @@ _MAIN = (
     ),
 )
 _FINE = ("Running", "Completed", "Succeeded")
+_NOT_STARTED = ("PodInitializing", "ContainerCreating", "Waiting")
+_PULL = ("ImagePullBackOff", "ErrImagePull", "InvalidImageName")
+# Lines that say a pod's sandbox could not be created: then no init container ran at all, and
+# Init:0/M says nothing of the first stage.
+_SANDBOX = frozenset(
+    {"k8s-runtime-class-missing", "dockershim-runtime-class", "containerd-no-nvidia-runtime"}
+)
 _FAILING = ("CrashLoopBackOff", "Error", "RunContainerError", "CreateContainerError")
 
 
@@ -157,6 +164,7 @@ class _Held(NamedTuple):
     checks: str  # what that stage checks ("" for a failing container)
     fix: str
     failing: bool  # it fails, not only waits
+    unstarted: bool = False  # no init container has run yet (Init:0/M, the first one waiting)
 
 
 # The validator's workload pods run the stage's sample themselves.
@@ -172,25 +180,29 @@ def _held(pod: StackPod) -> _Held | None:
     """The stage a pod that is not through stands in; None for a pod that is through or whose
     state the check does not know."""
     inits = _inits(pod.name)
-    stage, failing, how = None, False, ""
+    stage, failing, how, unstarted = None, False, "", False
+    if pod.init_reason in _PULL:
+        return None  # its image is not pulled: no stage ran (the Events line says why)
     if pod.init_failed is not None:
         stage = pod.init_failed
         code = pod.init_exit_code
         failing = pod.init_reason in _FAILING or bool(code)
         how = (pod.init_reason or "waiting") + (f", exit code {code}" if code else "")
+        unstarted = inits[:1] == (stage,) and pod.init_reason in _NOT_STARTED
     elif (n := _init_status(pod.status)) is not None:
         done, total = n
         stage = inits[done] if done < min(len(inits), total) else None
         how = f"{pod.status}: {done} of {total} init containers completed"
-    elif pod.status.startswith("Init:") and len(inits) == 1:
-        stage, failing, how = inits[0], pod.status[5:] in _FAILING, pod.status
+        unstarted = done == 0
+    elif pod.status[5:] in _FAILING and pod.status.startswith("Init:") and len(inits) == 1:
+        stage, failing, how = inits[0], True, pod.status
     if stage is not None and stage in _STAGES:
         rank, (checks, fix) = _STAGES[stage]
         if stage == "toolkit-validation" and not pod.name.startswith("nvidia-operator-validator"):
             rank, (checks, fix) = 2, _TOOLKIT_WAIT
         workload = next((w for p, w in _WORKLOAD.items() if pod.name.startswith(p + "-")), None)
         what = f"{pod.name} is held in its init container {stage} ({how})"
-        return _Held(rank, stage, what, workload or checks, fix, failing)
+        return _Held(rank, stage, what, workload or checks, fix, failing, unstarted)
     if pod.status in _FAILING:
         for prefix, rank, what, fix in _MAIN:
             if pod.name.startswith(prefix + "-"):
@@ -199,7 +211,9 @@ def _held(pod: StackPod) -> _Held | None:
 
 
 def check_gpu_operator_stage(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
-    pods = facts.report.stack_pods if facts.report is not None else ()
+    report = facts.report
+    pods = report.stack_pods if report is not None else ()
+    errors = report.errors if report is not None else ()
     if not pods:  # a live host, or a paste without the operator's pods: nothing to say
         return []
     # a `describe pod` reading of a pod says more than its `get pods` row
@@ -215,13 +229,28 @@ def check_gpu_operator_stage(facts: HostFacts, matrix: Matrix, intent: Intent) -
                 finding(
                     CODE,
                     OK,
-                    "the GPU Operator's pods listed are all Running or Completed",
+                    "the NVIDIA GPU stack's pods listed are all Running or Completed",
                     evidence=[("pods", len(pods))],
                 )
             ]
-        return [finding(CODE, NA, "no GPU Operator pod is held in a stage the check knows")]
+        return [finding(CODE, NA, "no NVIDIA GPU stack pod is held in a stage the check knows")]
     held.sort(key=lambda item: (item[0].rank, not item[0].failing))
     first, pod = held[0]
+    sandbox = next((e for e in errors if e.code in _SANDBOX), None)
+    if sandbox is not None and first.unstarted and not first.failing:
+        return [
+            finding(
+                CODE,
+                WARN,
+                f"the NVIDIA GPU stack's pod {pod.name} has not started its first init container",
+                detail=f"{first.what}; the report also shows that a pod's sandbox could not be "
+                f"created (line {sandbox.line}: {sandbox.code}), so no init container ran: the "
+                "pod waits on the container runtime, not on the stage",
+                fix=f"fix the sandbox error first (the finding of line {sandbox.line}); the "
+                "operator's stages then run in order",
+                evidence=[("pod", pod.name), ("status", pod.status or pod.init_reason)],
+            )
+        ]
     others = [p.name for _, p in held[1:]]
     detail = f"{first.what}: that stage {first.checks}" if first.checks else first.what
     if others:
@@ -230,9 +259,9 @@ def check_gpu_operator_stage(facts: HostFacts, matrix: Matrix, intent: Intent) -
             f"device plugin), so the other pods held ({', '.join(others[:6])}) wait on it"
         )
     title = (
-        f"the GPU Operator is held at {pod.name}, init container {first.stage}"
+        f"the NVIDIA GPU stack is held at {pod.name}, init container {first.stage}"
         if first.stage
-        else f"the GPU Operator is held at {pod.name} ({pod.status})"
+        else f"the NVIDIA GPU stack is held at {pod.name} ({pod.status})"
     )
     return [
         finding(

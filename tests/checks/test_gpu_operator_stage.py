@@ -27,7 +27,7 @@ def _rows(*rows: str, namespace: bool = False) -> str:
     """A `kubectl get pods` listing: its header, then each "NAME READY STATUS RESTARTS AGE"."""
     head = ("NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE")
     lines = [head if namespace else head[1:]] + [tuple(r.split("|")) for r in rows]
-    width = (14, 44, 8, 18, 14, 6)[0 if namespace else 1 :]
+    width = (14, 44, 8, 24, 14, 6)[0 if namespace else 1 :]
     return "".join(
         "".join(f"{c:<{w}}" for c, w in zip(line, width)).rstrip() + "\n" for line in lines
     )
@@ -185,3 +185,34 @@ def test_benign_every_pod_running_or_completed(read: Read, matrix: Matrix) -> No
     assert not warn_or_error(findings)
     (found,) = [f for f in findings if f.code == CODE]
     assert found.severity is Severity.OK
+
+
+def test_near_miss_a_pod_whose_sandbox_fails_is_not_held_by_its_first_stage(
+    read: Read, matrix: Matrix
+) -> None:
+    """Init:0/4 while the events say the sandbox could not be created: no init container ran,
+    so the driver is not what holds it."""
+    text = _rows("nvidia-operator-validator-6v8zn|0/1|Init:0/4|0|40m") + (
+        "  Warning  FailedCreatePodSandBox  2m (x20 over 40m)  kubelet  Failed to create pod "
+        "sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime "
+        'for "nvidia" is configured\n'
+    )
+    found = _stage(read, matrix, text)
+    assert found.severity is Severity.WARN
+    assert "has not started its first init container" in found.title
+    assert "containerd-no-nvidia-runtime" in found.detail
+    assert "driver-validation" not in found.title
+
+
+def test_near_miss_an_image_not_pulled_is_no_stage(read: Read, matrix: Matrix) -> None:
+    """Init:ImagePullBackOff: the init container never ran, so its stage says nothing (the
+    row is the nvidia-pod-failing line's)."""
+    text = _rows(
+        "nvidia-dcgm-exporter-c6b7q|0/1|Init:ImagePullBackOff|0|25m",
+        "nvidia-driver-daemonset-r8c9k|1/1|Running|0|25m",
+    )
+    found = _stage(read, matrix, text)
+    assert found.severity is Severity.NA
+    report = read(text).report
+    assert report is not None
+    assert [e.code for e in report.errors] == ["nvidia-pod-failing"]
