@@ -467,6 +467,21 @@ class ReportRange(Frozen):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class StackPod(Frozen):
+    """A pod of the NVIDIA GPU stack (the GPU Operator's operands and validators, the device
+    plugin, GPU feature discovery) as a pasted `kubectl get pods` row or `kubectl describe pod`
+    shows it."""
+
+    name: str  # "nvidia-operator-validator-p8s2f"
+    status: str  # the STATUS column: "Running", "Init:1/4", "Init:CrashLoopBackOff"; "" unknown
+    # `kubectl describe pod`'s "Init Containers:": the first init container not completed, with
+    # its state's reason (CrashLoopBackOff, Error, PodInitializing, ...) and last exit code
+    init_failed: str | None = None
+    init_reason: str | None = None
+    init_exit_code: int | None = None
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class ReportFacts(Frozen):
     """Where the facts came from when `check --from` read a text report (collect_env, nvidia-smi,
     pip list, ...) instead of probing a host: every fact the report does not show stays unknown."""
@@ -485,6 +500,9 @@ class ReportFacts(Frozen):
     # Container images the text names with their tag ("dustynv/l4t-ml:r35.4.1"): a Jetson
     # image is built for one L4T release (checks/jetson.py).
     images: tuple[str, ...] = ()
+    # The NVIDIA stack's pods a `kubectl get pods` / `kubectl describe pod` shows, every one read
+    # (Running ones too: checks/k8s_operator.py tells the pod that holds the others).
+    stack_pods: tuple[StackPod, ...] = ()
 
 
 # --- the snapshot -------------------------------------------------------------------------------

@@ -275,6 +275,23 @@ _ENTRIES = (
        "Pending there ('Insufficient nvidia.com/gpu').",
        "Ask for at most the node's allocatable GPUs per pod (split the work over pods), or "
        "schedule it on a node with more GPUs."),
+    _E("gpu-operator-stage", "runtime", "The GPU Operator's pods get through their stages",
+       "ok, warn, error, n/a",
+       "A pasted `kubectl get pods -n gpu-operator` or `kubectl describe pod` of the GPU "
+       "Operator's pods: a STATUS of Init:N/M means the first N init containers completed and "
+       "the next one holds the pod; `describe pod` names the init container that is not "
+       "through, with its reason and exit code. The operator's DaemonSets (assets/state-*) "
+       "order them: the validator's driver-validation, toolkit-validation, cuda-validation, "
+       "plugin-validation; the toolkit's driver-validation; the device plugin's, GFD's and "
+       "DCGM's toolkit-validation (which waits for the validator's). The earliest stage held "
+       "is named, with what it checks (a working driver, the container runtime set up by the "
+       "toolkit, a CUDA workload, GPUs advertised by the device plugin): every pod after it "
+       "only waits. Error where that stage fails (CrashLoopBackOff, Error, a non-zero exit "
+       "code), warn where it waits; where no init container has run and the report shows a "
+       "pod sandbox that could not be created, that error holds the pod, not the stage.",
+       "The fix of the stage named: the driver pod's log for driver-validation, the toolkit's "
+       "log and the runtime's config for toolkit-validation, the nvidia-cuda-validator pod "
+       "for cuda-validation, the device plugin and the node's Capacity for plugin-validation."),
     _E("containerd-cri-disabled", "runtime", "A Kubernetes node's containerd serves CRI",
        "ok, error, n/a",
        "containerd's `disabled_plugins` (the live host's /etc/containerd/config.toml, or a "

@@ -80,6 +80,7 @@ def build(
         lines=lines,
         named=_named(draft),
         images=tuple(dict.fromkeys(draft.images)),
+        stack_pods=tuple(draft.stack_pods),
     )
     return HostFacts(**{**facts.__dict__, "report": report})
 

@@ -7,7 +7,9 @@
   Capacity/Allocatable (or under a pod's Limits/Requests: what it asks for).
 - `kubectl get nodes -o wide`: each node's KERNEL-VERSION and CONTAINER-RUNTIME (kept when the
   rows agree: one paste is one host).
-- `kubectl get pods` (-n gpu-operator, -A): the NVIDIA pods that are not Running/Completed.
+- `kubectl get pods` (-n gpu-operator, -A): the NVIDIA pods and their STATUS ("Init:1/4": one
+  of four init containers completed); `kubectl describe pod` of one: its init containers'
+  states (pod_describe.py).
 - Slurm's `scontrol show node` / `sinfo -o %G`: "Gres=gpu:a100:4" (the GPU count the node is
   configured with), "Arch=x86_64", "OS=Linux 5.15.0-...".
 """
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from gpudoctor.facts import StackPod
+from gpudoctor.pasted import pod_describe
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import iter_lines
 
@@ -88,6 +92,8 @@ def parse(text: str, draft: Draft) -> None:
     _system_info(text, draft)
     _nodes_wide(text, draft)
     _pods(text, draft)
+    if "Init Containers:" in text:
+        pod_describe.parse(text, draft)
     _slurm(text, draft)
 
 
@@ -321,6 +327,7 @@ def _pods(text: str, draft: Draft) -> None:
     if at == -1 or "STATUS" not in text[at : at + 200]:
         return
     bad: list[str] = []
+    seen: set[str] = set()
     first = -1
     for needle in ("nvidia-", "gpu-"):
         for start, line in iter_lines(text, text, needle):
@@ -329,9 +336,11 @@ def _pods(text: str, draft: Draft) -> None:
             if ready is None or ready == 0 or ready + 1 >= len(words):
                 continue
             name, status = words[ready - 1], words[ready + 1]
-            if not (name.startswith(("nvidia-", "gpu-"))) or f"{name}: {status}" in bad:
+            if not (name.startswith(("nvidia-", "gpu-"))) or name in seen:
                 continue
+            seen.add(name)
             first = start if first < 0 or start < first else first
+            draft.stack_pods.append(StackPod(name=name, status=status))
             if status not in _FINE:
                 bad.append(f"{name}: {status}")
     if first < 0:

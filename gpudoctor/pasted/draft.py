@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpudoctor.facts import ReportError
+from gpudoctor.facts import ReportError, StackPod
 
 
 @dataclass
@@ -53,6 +53,7 @@ class Draft:
     # `LD_DEBUG=libs`: the last file the loader tried for each soname; the one it then maps
     # ("file=SONAME [0];  generating link map") is the one it loaded.
     ld_debug_tried: dict[str, str] = field(default_factory=dict)
+    stack_pods: list[StackPod] = field(default_factory=list)  # the NVIDIA stack's pods read
 
     def section(self, name: str) -> None:
         if name not in self.sections:
