@@ -167,3 +167,34 @@ Events:
 
 def test_a_normal_events_block_raises_nothing(read: Read, matrix: Matrix) -> None:
     assert warn_or_error(findings_of(read, matrix, _NORMAL_EVENTS)) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "words"),
+    [
+        (
+            "  Warning  TopologyAffinityError  10m   kubelet  Resources cannot be allocated with "
+            "Topology locality",
+            "kubelet-topology-affinity",
+            ("single-numa-node", "nvidia-smi topo -m"),
+        ),
+        (
+            "  Warning  FailedScheduling  30s   default-scheduler  0/3 nodes are available: 3 "
+            "cannot allocate all claims. preemption: 0/3 nodes are available: 3 Preemption is not "
+            "helpful for scheduling.",
+            "k8s-dra-claims-unallocatable",
+            ("ResourceSlices", "kubectl get resourceslices"),
+        ),
+    ],
+)
+def test_topology_and_dra_refusals_are_named(
+    read: Read, matrix: Matrix, line: str, code: str, words: tuple[str, str]
+) -> None:
+    in_cause, in_fix = words
+    findings = findings_of(read, matrix, line + "\n")
+    (found,) = error_lines(findings, code)
+    assert found.severity is Severity.ERROR
+    assert in_cause in found.detail
+    assert in_fix in found.fix
+    # named by its own entry, not also by the scheduler's other entries
+    assert error_lines(findings, "k8s-insufficient-gpu") == []
