@@ -135,6 +135,9 @@ _SMI_HEADER = "| NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Versi
         "handler kata from runtime list map[runc:0xc000412b00]",
         # an integer that is not a resource quantity, a cpu quantity
         'spec.containers[0].resources.limits[cpu]: Invalid value: "0.5": must be an integer',
+        # requests above the limit of cpu, which may be overcommitted, are not the GPU's rule
+        'spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal '
+        "to cpu limit of 1",
         # a listing that found devices
         "INFO[0000] Found 9 CDI devices",
         # another program's exec of a missing file
@@ -148,6 +151,7 @@ def test_near_misses_are_not_named(read: Read, matrix: Matrix, line: str) -> Non
         "kubelet-out-of-gpu",
         "containerd-no-nvidia-runtime",
         "k8s-gpu-fraction",
+        "k8s-extended-resource-request",
         "cdi-no-devices",
         "container-hook-missing",
     ):
