@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from gpudoctor.facts import HostFacts
-from gpudoctor.findings import Severity
+from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.model import Matrix
 from tests.support.pasted_findings import error_lines, findings_of, warn_or_error
 
@@ -231,3 +231,68 @@ def test_benign_mig_listing_raises_nothing(read: Read, matrix: Matrix) -> None:
     findings = findings_of(read, matrix, HOST + _LGI)
     assert warn_or_error(findings) == []
     assert not [f for f in findings if f.code == "report-error" and f.subject.startswith("mig")]
+
+
+_L_ONE = "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-5a4e3c2b-1d0f-4e9a-8b7c-6d5e4f3a2b1c)\n"
+_L_TWO = _L_ONE + "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-6b5f4d3c-2e1a-4f0b-9c8d-7e6f5a4b3c2d)\n"
+_NO_GI = "$ nvidia-smi mig -lgi\nNo GPU instances found: Not Found\n"
+
+
+def _mig_mode(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.code == "mig-mode"]
+
+
+def test_no_gpu_instances_on_the_one_gpu_is_mig_on_with_nothing(read: Read, matrix: Matrix) -> None:
+    # After a reboot: the MIG mode stayed, the instances are gone, and -lgi says so.
+    facts = read("After a reboot the MIG devices are gone.\n" + _L_ONE + _NO_GI)
+    (gpu,) = facts.nvml.gpus
+    assert gpu.mig_mode_current is True
+    (mig,) = _mig_mode(findings_of(read, matrix, _L_ONE + _NO_GI))
+    assert mig.severity is Severity.WARN
+    assert "no MIG instances" in mig.title
+    assert "reboot" in mig.detail
+    assert "at every boot" in mig.fix
+    # Near miss: with two GPUs -lgi does not say which is in MIG mode: left unknown.
+    facts = read(_L_TWO + _NO_GI)
+    assert [g.mig_mode_current for g in facts.nvml.gpus] == [None, None]
+    # Near miss: the paste goes on to create instances; the listing was before them.
+    created = _NO_GI + (
+        "$ sudo nvidia-smi mig -cgi 9 -C\n"
+        "Successfully created GPU instance ID  2 on GPU  0 using profile MIG 3g.40gb (ID  9)\n"
+    )
+    (gpu,) = read(_L_ONE + created).nvml.gpus
+    assert gpu.mig_mode_current is None
+
+
+_TABLE = """\
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
+|                                         |                      |               MIG M. |
+|=========================================+======================+======================|
+|   0  NVIDIA A100-SXM4-40GB          On  | 00000000:07:00.0 Off |                    0 |
+| N/A   31C    P0              42W / 400W |      4MiB / 40960MiB |      0%      Default |
+|                                         |                      |             Disabled |
++-----------------------------------------+----------------------+----------------------+
+"""
+
+
+def test_pending_warning_gives_the_gpus_pending_mode(read: Read, matrix: Matrix) -> None:
+    warning = (
+        "$ sudo nvidia-smi -i 0 -mig 1\n"
+        "Warning: MIG mode is in pending enable state for GPU 00000000:07:00.0:In use by another "
+        "client\n"
+    )
+    (gpu,) = read(_TABLE + warning).nvml.gpus
+    assert gpu.mig_mode_current is False
+    assert gpu.mig_mode_pending is True
+    findings = findings_of(read, matrix, _TABLE + warning)
+    (pending,) = [f for f in findings if f.code == "mig-mode-pending"]
+    assert pending.severity is Severity.WARN
+    assert "off -> on" in pending.title
+    # Near miss: the warning names another GPU's bus id: nothing is said of this one.
+    other = warning.replace("00000000:07:00.0", "00000000:0F:00.0")
+    (gpu,) = read(_TABLE + other).nvml.gpus
+    assert gpu.mig_mode_pending is None
