@@ -296,3 +296,46 @@ def test_pending_warning_gives_the_gpus_pending_mode(read: Read, matrix: Matrix)
     other = warning.replace("00000000:07:00.0", "00000000:0F:00.0")
     (gpu,) = read(_TABLE + other).nvml.gpus
     assert gpu.mig_mode_pending is None
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "After rebooting the node all my MIG devices are gone.",
+        "Our A100 had 7 MIG instances, after a reboot they are gone.",
+        "The MIG configuration is lost on restart of the server.",
+        "MIG devices do not persist across reboots, how do I keep them?",
+    ],
+)
+def test_prose_that_the_instances_went_at_a_reboot(read: Read, matrix: Matrix, prose: str) -> None:
+    # Beside a table that shows the GPU in MIG mode without its MIG devices block (cut off).
+    table = _TABLE.replace("            Disabled |", "             Enabled |")
+    (mig,) = _mig_mode(findings_of(read, matrix, prose + "\n" + table))
+    assert mig.severity is Severity.WARN
+    assert "gone after a reboot" in mig.title
+    assert "MIG mode survives a reboot" in mig.detail
+    assert "at every boot" in mig.fix
+    # Without the prose the table does not say whether the GPU has instances.
+    (mig,) = _mig_mode(findings_of(read, matrix, table))
+    assert mig.severity is Severity.UNKNOWN
+    # With the prose alone, on a GPU the text names that has MIG.
+    (mig,) = _mig_mode(findings_of(read, matrix, "NVIDIA A100-SXM4-80GB. " + prose + "\n"))
+    assert mig.severity is Severity.WARN
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "I rebooted and the MIG devices work fine.",
+        "After the reboot nvidia-smi shows MIG mode enabled but the GPU is gone.",
+        "The MIG devices are gone.",
+    ],
+)
+def test_prose_near_misses_say_nothing_of_a_reboot(read: Read, matrix: Matrix, prose: str) -> None:
+    table = _TABLE.replace("            Disabled |", "             Enabled |")
+    (mig,) = _mig_mode(findings_of(read, matrix, prose + "\n" + table))
+    assert mig.severity is Severity.UNKNOWN
+    # A GPU without MIG stays n/a whatever the text says.
+    rtx = "NVIDIA GeForce RTX 4090. After rebooting the node all my MIG devices are gone.\n"
+    (mig,) = _mig_mode(findings_of(read, matrix, rtx))
+    assert mig.severity is Severity.NA
