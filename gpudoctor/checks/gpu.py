@@ -7,7 +7,7 @@ not report it (consumer GPUs have no row remapping, pre-Ampere GPUs no MIG).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding, group_by_gpu, unknown_or_na
@@ -67,43 +67,82 @@ def mig(facts: HostFacts, matrix: Matrix, g: GpuFacts) -> Finding:
     """MIG on means frameworks see MIG instances, not the GPU."""
     ev = [("mig_mode_current", g.mig_mode_current), ("mig_instances", len(g.mig_devices))]
     if g.mig_mode_current is None:
-        if _mig_capable(matrix, g) is False:
-            return finding("mig-mode", NA, "GPU is not MIG-capable", evidence=ev)
-        return _missing(facts, "mig-mode", "MIG mode", "mig_mode")
+        return _mig_mode_unknown(facts, matrix, g, ev)
     if not g.mig_mode_current:
         return finding("mig-mode", OK, "MIG off", evidence=ev)
-    if not g.mig_devices and facts.report is not None and "mig-listing" not in facts.report.named:
-        # A paste cut off above the table's `MIG devices:` block, or without `nvidia-smi -L`,
-        # does not say the GPU has no instances (its memory may be in use by them).
-        return finding(
-            "mig-mode",
-            UNKNOWN,
-            "MIG on; the report does not list the GPU's MIG instances",
-            detail="neither the `MIG devices:` block of the nvidia-smi table nor `nvidia-smi -L` "
-            "is in the report",
-            fix="`nvidia-smi -L` lists the MIG devices of each GPU",
-            evidence=ev,
-        )
     if not g.mig_devices:
-        return finding(
-            "mig-mode",
-            WARN,
-            "MIG on with no MIG instances: CUDA sees no device on this GPU",
-            # MIG mode is kept across reboots, its instances are not (NVIDIA's MIG user
-            # guide; mig-parted's systemd service exists to apply them again at boot)
-            detail="MIG mode survives a reboot, its GPU and compute instances do not: after a "
-            "reboot the GPU is in MIG mode with nothing on it until they are created again",
-            fix="create instances: sudo nvidia-smi mig -i N -cgi <profile ids> -C (at every "
-            "boot: nvidia-mig-parted's systemd service, or the GPU Operator's MIG manager); or "
-            "turn MIG off: sudo nvidia-smi -i N -mig 0",
-            evidence=ev,
-        )
+        return _mig_on_none_listed(facts, ev)
     return finding(
         "mig-mode",
         INFO,
         f"MIG on, {len(g.mig_devices)} instance(s)",
         detail="frameworks see MIG instances only, one per process: select one with "
         "CUDA_VISIBLE_DEVICES=MIG-<uuid> (`nvidia-smi -L` lists them)",
+        evidence=ev,
+    )
+
+
+def _lost_at_reboot(facts: HostFacts) -> bool:
+    """The paste's text says the MIG instances went at a reboot (pasted/facts_scan.py)."""
+    return facts.report is not None and "mig-lost-at-reboot" in facts.report.named
+
+
+def _mig_mode_unknown(
+    facts: HostFacts, matrix: Matrix, g: GpuFacts, ev: Sequence[tuple[str, object]]
+) -> Finding:
+    """No MIG mode in the report: n/a on a GPU without MIG; on a MIG GPU whose instances the
+    text says went at a reboot, that (MIG mode persists, the instances do not); else unknown."""
+    capable = _mig_capable(matrix, g)
+    if capable is False:
+        return finding("mig-mode", NA, "GPU is not MIG-capable", evidence=ev)
+    if capable and _lost_at_reboot(facts):
+        return _mig_without_instances(
+            "the text says the GPU's MIG instances are gone after a reboot", ev
+        )
+    return _missing(facts, "mig-mode", "MIG mode", "mig_mode")
+
+
+def _mig_on_none_listed(facts: HostFacts, ev: Sequence[tuple[str, object]]) -> Finding:
+    """MIG on and no MIG device read: none exist where the report lists them (or the text says
+    they went at a reboot); unknown where it does not list them."""
+    report = facts.report
+    if report is None or "mig-listing" in report.named:
+        return _mig_without_instances(
+            "MIG on with no MIG instances: CUDA sees no device on this GPU", ev
+        )
+    if _lost_at_reboot(facts):
+        return _mig_without_instances(
+            "MIG on; the text says its MIG instances are gone after a reboot", ev
+        )
+    # A paste cut off above the table's `MIG devices:` block, or without `nvidia-smi -L`,
+    # does not say the GPU has no instances (its memory may be in use by them).
+    return finding(
+        "mig-mode",
+        UNKNOWN,
+        "MIG on; the report does not list the GPU's MIG instances",
+        detail="neither the `MIG devices:` block of the nvidia-smi table nor `nvidia-smi -L` "
+        "is in the report",
+        fix="`nvidia-smi -L` lists the MIG devices of each GPU",
+        evidence=ev,
+    )
+
+
+def _mig_without_instances(title: str, ev: Sequence[tuple[str, object]]) -> Finding:
+    """A GPU in MIG mode with no instance on it (the report lists none, or the text says they
+    went at a reboot): CUDA has no device there until they are created again."""
+    return finding(
+        "mig-mode",
+        WARN,
+        title,
+        # MIG mode is kept across reboots, its instances are not (NVIDIA's MIG user
+        # guide; mig-parted's systemd service exists to apply them again at boot)
+        detail="MIG mode survives a reboot (and a driver reload or GPU reset), its GPU and "
+        "compute instances do not: after a reboot the GPU is in MIG mode with nothing on it, and "
+        "CUDA sees no device there, until they are created again",
+        fix="create instances: sudo nvidia-smi mig -i N -cgi <profile ids> -C (at every "
+        "boot: nvidia-mig-parted's systemd service, or the GPU Operator's MIG manager, which "
+        "applies the node's nvidia.com/mig.config layout again); or turn MIG off: "
+        "sudo nvidia-smi -i N -mig 0",
         evidence=ev,
     )
 

@@ -672,6 +672,44 @@ def _mig(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+# Prose that the MIG instances went at a reboot, in any of the orders people write it ("after a
+# reboot the MIG devices are gone", "MIG instances disappear after every reboot", "the MIG
+# partitions, after a restart they were lost", "MIG devices do not persist across reboots",
+# "after a reboot there are no MIG devices", "I have to recreate the MIG instances after every
+# reboot"), a reboot also said as a restart, a power cycle or a boot.
+_REBOOT = r"\b(?:re-?boot|restart|power[- ]?cycl|boot)\w{0,3}\b"
+_MIG_THINGS = (
+    r"\bMIG\b[^\n]{0,40}?\b(?:instances?|devices?|partitions?|slices?|configs?|configuration|"
+    r"layout|GIs?)\b"
+)
+_GONE = (
+    r"\b(?:(?:are|were|is|was|got|get|have been|had been) (?:all )?(?:gone|lost|removed|"
+    r"deleted|wiped|cleared|reset)|disappear\w{0,3}|vanish\w{0,3}|lost|missing|not there|"
+    r"no longer (?:there|exists?|present|available|listed|visible))\b"
+)
+_REDO = r"\b(?:have|has|had|need|needs) to (?:re-?create|re-?apply|re-?configure|redo|set up)\b"
+_AT = r"\b(?:after|on|at|upon|across|every|each|with|following)\b[^\n]{0,12}?"
+_MIG_LOST_AT_REBOOT = (
+    rf"{_REBOOT}[^\n]{{0,80}}?{_MIG_THINGS}[^\n]{{0,30}}?{_GONE}"
+    rf"|{_MIG_THINGS}[^\n]{{0,30}}?{_GONE}[^\n]{{0,40}}?{_AT}{_REBOOT}"
+    rf"|{_MIG_THINGS}[^\n]{{0,60}}?{_AT}{_REBOOT}[^\n]{{0,40}}?{_GONE}"
+    rf"|{_MIG_THINGS}[^\n]{{0,30}}?\b(?:do(?:es)?n[o']?t|not|never|won't|will not) "
+    rf"(?:persist|survive|stay|remain)\w{{0,2}}\b[^\n]{{0,30}}?{_AT}{_REBOOT}"
+    rf"|{_AT}{_REBOOT}[^\n]{{0,60}}?\b(?:no|zero) MIG (?:devices?|instances?)\b"
+    rf"|{_REDO}[^\n]{{0,30}}?{_MIG_THINGS}[^\n]{{0,30}}?{_AT}{_REBOOT}"
+    rf"|{_AT}{_REBOOT}[^\n]{{0,40}}?{_REDO}[^\n]{{0,30}}?{_MIG_THINGS}"
+)
+
+
+def _mig_lost_at_reboot(m: re.Match[str], d: Draft) -> bool:
+    """Prose that the MIG instances went at a reboot: what the product does (MIG mode persists,
+    the GPU and compute instances do not: MIG user guide), for the mig-mode check."""
+    d.note("the text says the MIG instances are gone after a reboot")
+    d.named.append(("mig-lost-at-reboot", d.scan_line))
+    d.named.append(("mig", d.scan_line))
+    return True
+
+
 _SINGULARITY_VERSION = (
     r"\b(?P<name>singularity-ce|singularity|apptainer) version "
     r"(?P<v>\d{1,2}\.\d{1,2}\.\d{1,3})"
@@ -1850,6 +1888,11 @@ _RULES: tuple[_Rule, ...] = (
             r"\bnvidia\.com/mig-\dg\.\d{1,3}gb\b|\bmig\.strategy\b"
         ),
         _mig,
+    ),
+    _Rule(  # "after a reboot the MIG devices are gone", "MIG instances lost on reboot"
+        ("boot", "restart", "power"),
+        _rx(_MIG_LOST_AT_REBOOT),
+        _mig_lost_at_reboot,
     ),
     _Rule(  # the MIG capability files nvidia-container-cli lists
         "/mig/gi",

@@ -20,6 +20,12 @@
   active link) or "Link 2: <inactive>", as NVML's link state the live probe records.
 - `/usr/local/cuda/version.json`: `"cuda" : { "name" : "CUDA SDK", "version" : "12.2.2" }`, and
   the `version.txt` toolkits before 11.1 shipped instead: the one line "CUDA Version 10.2.89".
+- `nvidia-smi mig -lgi` on a GPU in MIG mode with no GPU instance: "No GPU instances found: Not
+  Found" (where no GPU has MIG mode on, nvidia-smi mig says "No MIG-enabled devices found."
+  instead): on a paste of one GPU, that GPU is in MIG mode and has no instance.
+- `nvidia-smi -i N -mig 1|0` whose change waits for a GPU reset (MIG user guide): "Warning: MIG
+  mode is in pending enable state for GPU 00000000:07:00.0:...": that GPU's MIG mode is off and
+  pending on (or on and pending off).
 """
 
 from __future__ import annotations
@@ -61,6 +67,11 @@ _TOPO_ROW = re.compile(r"^GPU(?P<i>\d{1,2})[ \t]{1,8}(?P<cells>[^\n]{1,800})$")
 _LINK = re.compile(r"^(?:NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC)$")
 _CDI_DEVICE = re.compile(
     r"^\s{0,4}nvidia\.com/gpu=(?P<name>all|\d{1,3}(?::\d{1,3})?|GPU-[0-9a-f-]{8,40}|MIG-[0-9a-f-]{8,40})\s{0,4}$"
+)
+_NO_GPU_INSTANCES = re.compile(r"^\W{0,4}No GPU instances found: Not Found\s{0,4}$")
+_MIG_PENDING = re.compile(
+    r"MIG mode is in pending (?P<state>enable|disable) state for GPU "
+    r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)"
 )
 _COMPUTE_MODE = re.compile(
     r"^\s{0,12}Compute Mode\s{1,40}:\s{0,4}(?P<mode>Exclusive_Process|Exclusive_Thread|Prohibited)"
@@ -106,6 +117,8 @@ def parse(text: str, draft: Draft) -> None:
     _topology(text, draft)
     _cdi_list(text, draft)
     _compute_mode(text, lower, draft)
+    _mig_without_instances(text, draft)
+    _mig_pending(text, draft)
 
 
 def _smi_version(text: str, lower: str, draft: Draft) -> None:
@@ -346,3 +359,41 @@ def _version_txt(text: str, draft: Draft) -> None:
             draft.cuda_toolkit_version = found.group("v")
             draft.read_at(NAME, text, start)
             return
+
+
+def _mig_without_instances(text: str, draft: Draft) -> None:
+    """`nvidia-smi mig -lgi` found no GPU instance on a paste of one GPU (a listing or table
+    gave it): that GPU has MIG mode on and nothing on it, as after a reboot (MIG mode persists,
+    its instances do not: MIG user guide). Left alone where the paste also creates instances or
+    shows them, or where the GPU's MIG mode is known to be off."""
+    if len(draft.gpus) != 1 or "Successfully created GPU instance" in text:
+        return
+    if "GPU instances:" in text:  # the -lgi table of instances that exist
+        return
+    (gpu,) = draft.gpus.values()
+    if gpu.get("mig_mode_current") is False or gpu.get("mig_devices"):
+        return
+    for start, line in iter_lines(text, text, "No GPU instances found"):
+        if _NO_GPU_INSTANCES.match(line):
+            put(gpu, "mig_mode_current", True)
+            if not any(word == "mig-listing" for word, _ in draft.named):
+                draft.named.append(("mig-listing", text.count("\n", 0, start) + 1))
+            draft.note("nvidia-smi mig -lgi: MIG mode is on and the GPU has no GPU instance")
+            draft.read_at(NAME, text, start)
+            return
+
+
+def _mig_pending(text: str, draft: Draft) -> None:
+    """nvidia-smi's warning that a MIG mode change waits for a GPU reset, on a GPU the paste
+    lists (by its bus id): its current and pending MIG modes (a shape read earlier wins)."""
+    for start, line in iter_lines(text, text, "MIG mode is in pending"):
+        found = _MIG_PENDING.search(line)
+        if found is None:
+            continue
+        bus = bus_id(found.group("bus"))
+        for gpu in draft.gpus.values():
+            if gpu.get("pci_bus_id") == bus:
+                enable = found.group("state").lower() == "enable"
+                put(gpu, "mig_mode_current", not enable)
+                put(gpu, "mig_mode_pending", enable)
+                draft.read_at(NAME, text, start)
