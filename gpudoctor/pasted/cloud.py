@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gpudoctor.errors import MatrixError
+from gpudoctor.matrix.load import load_matrix
 from gpudoctor.pasted import facts_scan
 from gpudoctor.pasted.build import compute_capability_for
 from gpudoctor.pasted.draft import Draft, put
@@ -37,8 +38,6 @@ _AZURE_PREFIX = "standard_"
 def _shipped() -> tuple[CloudInstance, ...]:
     """The shipped matrix's cloud instance rows (none when it cannot be read: the GPU facts
     then come from the paste alone)."""
-    from gpudoctor.matrix.load import load_matrix
-
     try:
         return load_matrix().cloud_instances
     except MatrixError:
