@@ -36,6 +36,7 @@ def check_evidence(matrix: Matrix, problems: Problems) -> None:
         ("driver_branch", "branch", matrix.driver_branches),
         ("rocm", "version", matrix.rocm),
         ("amd_gpu", "name", matrix.amd_gpus),
+        ("cloud_instance", "family", matrix.cloud_instances),
     )
     for table, key, rows in tables:
         for index, row in enumerate(rows):

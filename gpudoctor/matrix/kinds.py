@@ -125,5 +125,10 @@ SPECIFIER = Kind('a PEP 440 specifier like "<=0.14.0" or ">=2.0"', _specifier)
 GFX = _pattern('an LLVM GPU target like "gfx942" or "gfx1100"', r"gfx[0-9a-f]{3,4}")
 ROCM = _pattern('a ROCm version like "6.3" or "6.2.4"', r"\d+\.\d+(\.\d+)?")
 PCI_ID = _pattern('a PCI device id like "0x74a1"', r"0x[0-9a-f]{4}")
+CLOUD = Kind('"aws" or "azure"', lambda v: v in ("aws", "azure"))
+INSTANCE_GPUS = _pattern(
+    'an instance type and its GPU count like "p4d.24xlarge=8"',
+    r"[A-Za-z][A-Za-z0-9_.-]{1,60}=\d{1,3}",
+)
 AMD_KIND = Kind('"instinct" or "radeon"', lambda v: v in ("instinct", "radeon"))
 REQUIREMENT = Kind('a PEP 508 requirement like "tensorflow[and-cuda]==2.15.0"', _requirement)

@@ -650,6 +650,33 @@ class AmdGpu(Provenance):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class CloudInstance(Provenance):
+    """A cloud provider's GPU instance family: the GPU model its instance types hold, and how
+    many each holds, as the provider's own size tables list them."""
+
+    family: str = field(metadata=text(k.TEXT, "the family as the provider names it", example="p4d"))
+    provider: str = field(metadata=text(k.CLOUD, "", example="aws"))
+    gpu: str = field(
+        metadata=text(k.TEXT, "the GPU model, as the matrix's model lists name it", example="A100")
+    )
+    instances: tuple[str, ...] = field(
+        metadata=array(
+            k.INSTANCE_GPUS,
+            "each instance type of the family with its GPU count",
+            example='["p4d.24xlarge=8"]',
+        )
+    )
+
+    def gpu_counts(self) -> dict[str, int]:
+        """Instance type (lower case) -> the GPUs it holds."""
+        out: dict[str, int] = {}
+        for entry in self.instances:
+            name, _, count = entry.rpartition("=")
+            out[name.lower()] = int(count)
+        return out
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class PytorchRocmVariant(Provenance):
     """A torch +rocmX.Y wheel set of one release on download.pytorch.org."""
 
@@ -759,6 +786,15 @@ class Matrix(Frozen):
     amd_gpus: tuple[AmdGpu, ...] = field(
         default=(),
         metadata=table("amd_gpu", AmdGpu, "name", "AMD GPU models"),
+    )
+    cloud_instances: tuple[CloudInstance, ...] = field(
+        default=(),
+        metadata=table(
+            "cloud_instance",
+            CloudInstance,
+            "family",
+            "cloud GPU instance families: their GPU model and count",
+        ),
     )
     pytorch_rocm: tuple[PytorchRocmVariant, ...] = field(
         default=(),

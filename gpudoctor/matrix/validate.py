@@ -53,6 +53,8 @@ def cross_check(matrix: Matrix, problems: Problems) -> None:
     _duplicates(problems, "mig_gpu", matrix.mig_gpus, lambda r: r.name, "name")
     _duplicates(problems, "distro", matrix.distros, lambda r: r.name, "name")
     _duplicates(problems, "driver_branch", matrix.driver_branches, lambda r: r.branch, "branch")
+    _duplicates(problems, "cloud_instance", matrix.cloud_instances, lambda r: r.family, "family")
+    _instance_types(matrix, problems)
     _jetpack(matrix, problems)
     _duplicates(
         problems,
@@ -279,3 +281,17 @@ def _wheels(matrix: Matrix, problems: Problems) -> None:
                     f"key 'cuda': {wheel.cuda} is not one of the release's variants "
                     f"({', '.join(cudas)})",
                 )
+
+
+def _instance_types(matrix: Matrix, problems: Problems) -> None:
+    """An instance type names one family's GPUs: it is listed once, in one row."""
+    owner: dict[str, str] = {}
+    for index, row in enumerate(matrix.cloud_instances):
+        for entry in row.instances:
+            name = entry.rpartition("=")[0].lower()
+            if name in owner:
+                problems.add(
+                    _label("cloud_instance", index, "family", row.family),
+                    f"key 'instances': {name} is listed twice (also in {owner[name]})",
+                )
+            owner.setdefault(name, row.family)

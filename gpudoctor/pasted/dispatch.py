@@ -17,6 +17,7 @@ from gpudoctor.errors import FactsError
 from gpudoctor.pasted import amd as amd_tools
 from gpudoctor.pasted import (
     apps,
+    cloud,
     cluster,
     collect_env,
     engines,
@@ -189,6 +190,7 @@ def _read_part(text: str, architectures: Sequence[Architecture]) -> Draft:
     for line_shape in LINES:
         line_shape.parse(text if line_shape.whole_paste else head, draft)
     facts_scan.parse(text, draft, architectures)
+    cloud.parse(head, draft, architectures)  # after: a GPU the paste names wins
     return draft
 
 
