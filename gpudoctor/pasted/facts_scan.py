@@ -2568,6 +2568,9 @@ def _names_in_line(
         if short and not any(c in lowered for c in _GPU_CONTEXT):
             i += n
             continue
+        if _is_option(line, spans[i][0]):
+            i += n
+            continue
         if n == 1 and tokens[i] in alone and not any(c in lowered for c in _JETSON_CONTEXT):
             i += n
             continue
@@ -2578,6 +2581,13 @@ def _names_in_line(
         # "A10/A100": one GPU written as two candidates that disagree: its CC stays unknown
         return [("/".join(n for n, _, _ in out), out[0][1], None)]
     return out
+
+
+def _is_option(line: str, start: int) -> bool:
+    """A word written as a command's option ("grep -A2", "grep -A10 MIG", "--A100"): the dash
+    stands at the start of the word; a name's own dashes ("NVIDIA-A100-SXM4") follow a letter."""
+    dashes = len(line[:start]) - len(line[:start].rstrip("-"))
+    return 0 < dashes <= 2 and (start == dashes or line[start - dashes - 1].isspace())
 
 
 def _joined(line: str, names: list[tuple[str, int, str | None]]) -> bool:

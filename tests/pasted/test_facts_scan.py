@@ -405,3 +405,23 @@ def test_a_model_named_in_the_plural(read: Read, line: str, name: str, count: in
 def test_a_plural_number_is_no_gpu(read: Read) -> None:
     with pytest.raises(FactsError):
         read("100s of GPUs in the fleet\n")
+
+
+@pytest.mark.parametrize(
+    "command", ["$ nvidia-smi -q | grep -A2 'MIG Mode'", "nvidia-smi -q | grep -A10 'GPU 0'"]
+)
+def test_a_commands_option_is_no_gpu(read: Read, command: str) -> None:
+    # grep's -A2 and -A10 spell the A2 and A10 models; an option's dash starts the word
+    facts = read(command + "\nDriver Version: 550.54.15\n")
+    assert facts.nvml.gpus == ()
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB", "NVIDIA A100 SXM4 80GB"),
+        ("GPU: A2 16GB on the node", "A2"),
+    ],
+)
+def test_a_models_own_dashes_keep_the_name(read: Read, line: str, name: str) -> None:
+    assert [g.name for g in read(line + "\n").nvml.gpus] == [name]
