@@ -216,3 +216,17 @@ def test_near_miss_an_image_not_pulled_is_no_stage(read: Read, matrix: Matrix) -
     report = read(text).report
     assert report is not None
     assert [e.code for e in report.errors] == ["nvidia-pod-failing"]
+
+
+def test_the_failing_pods_own_line_is_explained_by_the_stage(read: Read, matrix: Matrix) -> None:
+    # one cause, one fault: the pod line (nvidia-pod-failing) stays, as information that the
+    # stage finding explains, so that the report shows one error for the stuck stack
+    text = _rows(
+        "nvidia-driver-daemonset-x7k2p|0/1|CrashLoopBackOff|12|40m",
+        "nvidia-device-plugin-daemonset-fghij|0/1|Init:0/1|0|40m",
+    )
+    found = findings_of(read, matrix, text)
+    (line,) = [f for f in found if f.subject == "nvidia-pod-failing"]
+    assert line.severity is Severity.INFO
+    assert "explained by gpu-operator-stage" in line.detail
+    assert [code for code, _ in warn_or_error(found)] == [CODE]
