@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.areas import AREAS, GPU_AREAS
 from gpudoctor.checks import (
     amd,
+    companions,
     container_devices,
     containerd_cri,
     deep,
@@ -85,6 +86,7 @@ REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("runtime", c) for c in containerd_cri.CHECKS),
     *(("runtime", c) for c in singularity.CHECKS),
     *(("software", c) for c in software.CHECKS),
+    *(("software", c) for c in companions.CHECKS),
     *(("software", c) for c in tf_wheels.CHECKS),
     *(("software", c) for c in jetson.CHECKS),
     *(("software", c) for c in programs.CHECKS),
