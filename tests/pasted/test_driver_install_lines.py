@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
+from gpudoctor.errors import FactsError
 from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
@@ -167,7 +168,7 @@ def test_a_module_name_is_not_read_as_the_module_version(read: Read) -> None:
 def test_near_misses_are_not_named_as_driver_faults(read: Read, line: str) -> None:
     try:
         codes = _codes(read, line + "\n")
-    except Exception:  # no report recognised at all: nothing named either
+    except FactsError:  # no report recognised at all: nothing named either
         return
     assert not {
         "dkms-build-make-log",
@@ -175,4 +176,85 @@ def test_near_misses_are_not_named_as_driver_faults(read: Read, line: str) -> No
         "module-unknown-symbol",
         "installer-cc-check-failed",
         "driver-source-compile-error",
+    } & set(codes)
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "severity"),
+    [
+        (
+            "rmmod: ERROR: Module nvidia is in use by: nvidia_uvm nvidia_modeset",
+            "nvidia-module-unload-busy",
+            Severity.ERROR,
+        ),
+        (
+            "modprobe: FATAL: Module nvidia_drm is in use.",
+            "nvidia-module-unload-busy",
+            Severity.ERROR,
+        ),
+        (
+            "[    4.123456] nvidia: module license 'NVIDIA' taints kernel.",
+            "nvidia-module-taints-kernel",
+            Severity.INFO,
+        ),
+        (
+            "nvidia-persistenced failed to initialize. Check syslog for more details.",
+            "nvidia-persistenced-init-failed",
+            Severity.ERROR,
+        ),
+        (
+            "ERROR: Installation has failed.  Please see the file '/var/log/nvidia-installer.log' "
+            "for details.",
+            "installer-failed",
+            Severity.ERROR,
+        ),
+        (
+            "Error! Build of nvidia.ko failed for: 6.8.0-40-generic (x86_64)",
+            "dkms-build-failed",
+            Severity.ERROR,
+        ),
+    ],
+)
+def test_the_loader_daemon_and_installer_end_lines_are_named(
+    read: Read, matrix: Matrix, line: str, code: str, severity: Severity
+) -> None:
+    assert _codes(read, line + "\n")[:1] == [code]
+    (found,) = error_lines(findings_of(read, matrix, line + "\n"), code)
+    assert found.severity is severity
+
+
+def test_the_busy_module_is_named_in_cause(read: Read, matrix: Matrix) -> None:
+    line = "modprobe: FATAL: Module nvidia_drm is in use.\n"
+    (found,) = error_lines(findings_of(read, matrix, line), "nvidia-module-unload-busy")
+    assert found.detail.startswith("nvidia_drm cannot be unloaded")
+
+
+def test_the_module_taint_notices_raise_no_alarm(read: Read, matrix: Matrix) -> None:
+    pasted = (
+        "[    4.100000] nvidia: loading out-of-tree module taints kernel.\n"
+        "[    4.123456] nvidia: module license 'NVIDIA' taints kernel.\n"
+    )
+    assert warn_or_error(findings_of(read, matrix, pasted)) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # another module in use, another module's licence, another module's build
+        "rmmod: ERROR: Module btusb is in use",
+        "[    3.2] vboxdrv: module license 'unspecified' taints kernel.",
+        "Error! Build of vboxdrv.ko failed for: 6.8.0-40-generic (x86_64)",
+        "Starting NVIDIA Persistence Daemon...",
+    ],
+)
+def test_other_modules_lines_are_not_named_as_nvidia_ones(read: Read, line: str) -> None:
+    try:
+        codes = _codes(read, line + "\n")
+    except FactsError:  # no report recognised at all: nothing named either
+        return
+    assert not {
+        "nvidia-module-unload-busy",
+        "nvidia-module-taints-kernel",
+        "dkms-build-failed",
+        "nvidia-persistenced-init-failed",
     } & set(codes)
