@@ -258,3 +258,13 @@ def test_other_modules_lines_are_not_named_as_nvidia_ones(read: Read, line: str)
         "dkms-build-failed",
         "nvidia-persistenced-init-failed",
     } & set(codes)
+
+
+def test_a_missing_dnf_driver_stream_is_named_with_its_stream(read: Read, matrix: Matrix) -> None:
+    pasted = "Error: Problems in request:\nmissing groups or modules: nvidia-driver:latest-dkms\n"
+    assert _codes(read, pasted)[:1] == ["dnf-nvidia-driver-stream-missing"]
+    (found,) = error_lines(findings_of(read, matrix, pasted), "dnf-nvidia-driver-stream-missing")
+    assert "nvidia-driver:latest-dkms" in found.detail
+    # a package (not a module stream) that dnf did not find is not this line
+    with pytest.raises(FactsError):
+        _codes(read, "Error: Unable to find a match: nvidia-driver-cuda\n")
