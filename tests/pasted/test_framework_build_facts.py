@@ -184,3 +184,19 @@ def test_a_build_without_torch_is_named(read: Read, matrix: Matrix) -> None:
         found_near = findings_of(read, matrix, "Driver Version: 550.54.15\n" + near)
         assert not error_lines(found_near, "torch-module-missing"), near
 
+
+def test_a_framework_seeing_no_gpu_with_its_build_unshown_is_a_warning(
+    read: Read, matrix: Matrix
+) -> None:
+    """`jax.devices()` listing only CpuDevice beside an NVIDIA GPU: a CPU-only jax or a CUDA one
+    that cannot reach the GPU; the paste does not say which, so not "a CPU-only build"."""
+    text = "Tesla T4, driver 550.54.15, jax 0.4.30\n>>> jax.devices()\n[CpuDevice(id=0)]\n"
+    findings = findings_of(read, matrix, text)
+    (seen,) = [f for f in findings if f.code == "framework-cuda-available" and f.subject == "jax"]
+    assert seen.severity is Severity.WARN
+    assert "jax-cuda12-plugin" in seen.fix
+    (built,) = [f for f in findings if f.code == "framework-cpu-only" and f.subject == "jax"]
+    assert built.severity is Severity.UNKNOWN
+    # without a GPU in the report it is nothing to warn of
+    alone = "jax 0.4.30\n>>> jax.devices()\n[CpuDevice(id=0)]\n"
+    assert not warn_or_error(findings_of(read, matrix, alone))
