@@ -429,13 +429,14 @@ _ENTRIES = (
        "its nvidia-* wheels, unset LD_LIBRARY_PATH, `pip install 'numpy<2'`); run "
        "`python -c 'import torch'` to see the whole error."),
     _E("framework-cuda-available", "software", "The framework sees the GPUs (--deep)",
-       "ok, error, n/a, unknown",
+       "ok, warn, error, n/a, unknown",
        "With --deep: a CUDA build of the framework on a host with NVIDIA GPUs must see them "
        "(torch.cuda.is_available(), tf.config.list_physical_devices('GPU'), jax.devices()). "
        "When it does not, the finding names the likely cause from the host facts: a driver too "
        "old for the framework's CUDA or not working, CUDA_VISIBLE_DEVICES empty, a container "
        "started without GPUs, /dev/nvidia* not usable or nvidia-uvm missing, MIG without "
-       "instances. n/a for CPU-only builds, on hosts without a GPU and without --deep.",
+       "instances. n/a for CPU-only builds, on hosts without a GPU and without --deep. warn "
+       "for a pasted report that shows the framework seeing no GPU but not how it was built.",
        "The first cause's fix (the finding has it); when no fact explains it, `python -c "
        "'import torch; torch.cuda.init()'` shows CUDA's own error."),
     _E("framework-kernel", "software", "A small kernel runs on the GPU (--deep)",

@@ -157,15 +157,23 @@ def _not_reached(code: str, fw: FrameworkFacts, deep: DeepFrameworkFacts) -> Fin
     return None
 
 
+# What shows the CUDA a framework was built with (None, or no CUDA plugin: a CPU-only build).
+_BUILD_SHOWN = {
+    "torch": "`python -c 'import torch; print(torch.version.cuda)'` (None: a CPU-only build)",
+    "tensorflow": "`python -c 'import tensorflow as tf; print(tf.sysconfig.get_build_info())'`",
+    "jax": "`pip list | grep jax` (no jax-cuda12-plugin or jax-cuda13-plugin: a CPU-only jax)",
+}
+
+
 def _cuda_available(
     facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, deep: DeepFrameworkFacts
 ) -> Finding:
     code, subject = "framework-cuda-available", fw.name
-    stopped = _not_reached(code, fw, deep)
-    if stopped is not None:
-        return stopped
     ev = _evidence(deep, "cuda", "cuda_available", "device_count", "cuda_warnings")
     ev.append(("nvml_gpus", len(live_gpus(facts))))
+    early = _not_reached(code, fw, deep) or _build_unshown(facts, fw, deep, ev)
+    if early is not None:
+        return early
     if deep.cuda_available:
         names = sorted({d.name for d in deep.devices if d.name})
         shown = f": {', '.join(names)}" if names else ""
@@ -196,6 +204,28 @@ def _cuda_available(
         title = f"{fw.label}: CUDA not available, and this host has no NVIDIA GPU"
         return finding(code, NA, title, evidence=ev, subject=subject)
     return _unavailable(facts, matrix, fw, deep, ev)
+
+
+def _build_unshown(
+    facts: HostFacts, fw: FrameworkFacts, deep: DeepFrameworkFacts, ev: list[tuple[str, object]]
+) -> Finding | None:
+    """A paste that shows the framework's answer but not its build (`jax.devices()` listing only
+    CpuDevice, `torch.cuda.is_available()` False) beside an NVIDIA GPU: a CPU-only build or a
+    CUDA build that cannot reach the GPUs (the live probe always knows the build)."""
+    if deep.cuda_available is not False or deep.cuda is not None or fw.cpu_only is not None:
+        return None
+    if fw.hip or not has_gpu(facts):
+        return None
+    return finding(
+        "framework-cuda-available",
+        WARN,
+        f"{fw.label} sees no GPU, though this host has NVIDIA GPUs",
+        detail="the report does not show how it was built: a CPU-only build (see "
+        "framework-cpu-only) or a CUDA build that cannot reach the GPUs",
+        fix=f"print the CUDA it was built with: {_BUILD_SHOWN.get(fw.name, 'pip list')}",
+        evidence=ev,
+        subject=fw.name,
+    )
 
 
 def _unavailable(

@@ -404,7 +404,7 @@ def _cpu_only(  # noqa: PLR0911 (one verdict per kind of build)
             evidence=ev,
             subject=subject,
         )
-    if not has_gpu(facts):
+    if not has_gpu(facts) and not _jax_saw_nvidia_gpu(facts, fw):
         return finding(
             code,
             OK,
@@ -418,10 +418,36 @@ def _cpu_only(  # noqa: PLR0911 (one verdict per kind of build)
         code,
         ERROR,
         f"{fw.label} is a CPU-only build on a host with NVIDIA GPUs",
-        detail=trap or "it will never use the GPUs (torch.cuda.is_available() is False)",
+        detail=trap or _never_uses_gpus(fw),
         fix=fix,
         evidence=[*ev, ("machine", facts.platform.machine)] if trap else ev,
         subject=subject,
+    )
+
+
+# What each framework answers when it was built without CUDA.
+_NO_GPU_SAID = {
+    "torch": "torch.cuda.is_available() is False",
+    "tensorflow": "tf.config.list_physical_devices('GPU') is []",
+    "jax": "jax.devices() lists only CpuDevice",
+}
+
+
+def _never_uses_gpus(fw: FrameworkFacts) -> str:
+    said = _NO_GPU_SAID.get(fw.name)
+    return "it will never use the GPUs" + (f" ({said})" if said else "")
+
+
+def _jax_saw_nvidia_gpu(facts: HostFacts, fw: FrameworkFacts) -> bool:
+    """JAX logs "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not
+    installed" only where an NVIDIA device node exists (jax/_src/xla_bridge.py
+    _suggest_missing_backends, hardware_utils.has_visible_nvidia_gpu: /dev/nvidia0,
+    /dev/nvidiactl or WSL2's /dev/dxg): the host has an NVIDIA GPU though no listing was pasted."""
+    report = facts.report
+    return (
+        fw.name == "jax"
+        and report is not None
+        and any(e.code == "jax-cpu-fallback" for e in report.errors)
     )
 
 

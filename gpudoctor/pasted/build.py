@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 _CU_TAG = re.compile(r"^cu(\d+)(\d)$")  # torch's local version tag: "cu124" -> CUDA 12.4
 _TF_NAMES = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly")
+_JAX_PLUGIN = re.compile(r"^jax-cuda(\d+)-(?:plugin|pjrt)$")
+_JAXLIB_CUDA = re.compile(r"^cuda(\d+)")  # an older jaxlib's local tag: "+cuda12.cudnn89"
 _CUDNN_SO = re.compile(r"libcudnn(?:_\w+)?\.so\.(\d+(?:\.\d+){0,2})$")
 
 
@@ -49,7 +51,7 @@ def build(
 ) -> HostFacts:
     gpus = tuple(_gpu(g, architectures) for _, g in sorted(draft.gpus.items()))
     nvml = NvmlFacts(**{**draft.nvml, "gpus": gpus})
-    frameworks = tuple(f for f in (_torch(draft), _tensorflow(draft)) if f is not None)
+    frameworks = tuple(f for f in (_torch(draft), _tensorflow(draft), _jax(draft)) if f is not None)
     facts = HostFacts(
         tool_version=__version__,
         platform=PlatformFacts(**_with_grace_machine(draft.platform, gpus)),
@@ -271,6 +273,33 @@ def _torch(draft: Draft) -> FrameworkFacts | None:
     )
 
 
+def _jax(draft: Draft) -> FrameworkFacts | None:
+    """JAX as the live probe records it (probes/frameworks.py jax_facts): its CUDA from the
+    jax-cudaNN-plugin wheel, or an older jaxlib's "+cuda12" tag, in the pasted package list; a
+    CPU-only build where JAX itself said it fell back to the CPU for want of a CUDA-enabled
+    jaxlib, or where the paste's packages show jax's CUDA in no form at all is not told."""
+    version = draft.packages.get("jax") or draft.packages.get("jaxlib")
+    if version is None:
+        return None
+    plugin = next((m for m in map(_JAX_PLUGIN.match, sorted(draft.packages)) if m), None)
+    _, jaxlib_local = _public(draft.packages.get("jaxlib", ""))
+    tag = _JAXLIB_CUDA.match(jaxlib_local)
+    cuda = plugin.group(1) if plugin else tag.group(1) if tag else None
+    runtime = draft.packages.get(f"nvidia-cuda-runtime-cu{cuda}") if cuda else None
+    if runtime and runtime.split(".")[0] == cuda:
+        cuda = ".".join(runtime.split(".")[:2])
+    cpu_only = draft.jax.get("cpu_only")
+    if cpu_only is None and (cuda or draft.jax.get("cuda_available")):
+        cpu_only = False
+    return FrameworkFacts(
+        name="jax",
+        version=version,
+        cuda=cuda,
+        cpu_only=cpu_only,
+        bundled=_bundled(draft),
+    )
+
+
 def _companions(draft: Draft) -> tuple[Companion, ...]:
     """torchvision/torchaudio from the pasted pip or conda list, as the probe records them."""
     out = []
@@ -367,6 +396,7 @@ def _deep(draft: Draft, frameworks: tuple[FrameworkFacts, ...]) -> tuple[DeepFra
     answers = {
         "torch": draft.torch_cuda_available,
         "tensorflow": draft.tensorflow.get("cuda_available"),
+        "jax": draft.jax.get("cuda_available"),
     }
     # No kernel is known to have run: a "no kernel image" line may come from any library's
     # kernel (vLLM's, flash-attn's), so it is judged as an error line, not as torch's kernel.

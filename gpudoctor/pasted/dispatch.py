@@ -270,6 +270,7 @@ def _merge(into: Draft, other: Draft) -> None:
         "platform",
         "torch",
         "tensorflow",
+        "jax",
         "libraries",
         "runtime",
         "image",

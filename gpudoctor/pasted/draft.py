@@ -24,6 +24,8 @@ class Draft:
     packages: dict[str, str] = field(default_factory=dict)  # normalised name -> version
     torch: dict[str, Any] = field(default_factory=dict)  # collect_env's view of torch
     tensorflow: dict[str, Any] = field(default_factory=dict)  # build info / log lines
+    # what JAX showed of itself: cpu_only (its fallback warning), cuda_available (jax.devices())
+    jax: dict[str, Any] = field(default_factory=dict)
     torch_cuda_available: bool | None = None
     nvcc_version: str | None = None
     cuda_toolkit_version: str | None = None  # /usr/local/cuda/version.json's "CUDA SDK"

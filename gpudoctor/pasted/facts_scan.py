@@ -344,6 +344,18 @@ def _cuda_available_said(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _torch_cuda_said(m: re.Match[str], d: Draft) -> bool:
+    """torch.version.cuda as the paste tells it: its CUDA, or None (collect_env's "CUDA used
+    to build PyTorch: None" in other words: no CUDA in the build)."""
+    if m.group("v") == "None":
+        if "cuda" in d.torch:
+            return False
+        d.torch.setdefault("cuda_none", True)
+        return True
+    put(d.torch, "cuda", m.group("v"))
+    return True
+
+
 def _select_device_banner(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "python_version", m.group("py"))
     _put_package("torch", m.group("v"), d)
@@ -1394,6 +1406,19 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _cuda_available_said,
     ),
+    _Rule(
+        # the CUDA torch was built with, told in prose or printed by a script: "torch.version.cuda
+        # None", "`torch.version.cuda` = None", "torch.version.cuda: 12.1" (None: a build without
+        # CUDA); never a program's own test of it ("if torch.version.cuda is None:")
+        "version.cuda",
+        _rx(
+            r"(?<!if )(?<!elif )(?<!assert )(?<!not )(?<!while )\btorch\.version\.cuda"
+            r"(?:\(\))?`?\s{0,3}(?:is|was|returns?|returned|gives|gave|prints|printed|shows|says|"
+            r"==?|:|->|=>)?\s{0,3}`?['\"]?(?P<v>None|\d{1,2}\.\d{1,2})['\"]?`?"
+            r"(?![\w.:(\[])"
+        ),
+        _torch_cuda_said,
+    ),
     # Docker's warning names the host's platform as it detected it
     _Rule(
         "detected host platform",
@@ -2315,6 +2340,7 @@ def _bounded(lower: str, line: str, start: int, needles: tuple[str, ...]) -> str
 def _fingerprint(d: Draft) -> tuple[int, ...]:
     return (
         len(d.nvml),
+        len(d.torch),
         len(d.kernel),
         len(d.platform),
         len(d.packages),

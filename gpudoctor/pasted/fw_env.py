@@ -13,6 +13,12 @@
 - `jax.devices()`: "[CudaDevice(id=0), CudaDevice(id=1)]" (older: "[cuda(id=0)]",
   "[gpu(id=0)]", "[StreamExecutorGpuDevice(id=0, ...)]"), or "[CpuDevice(id=0)]" when JAX
   found no GPU.
+- JAX's warning when it finds an NVIDIA device node (/dev/nvidia0, /dev/nvidiactl, /dev/dxg)
+  but no CUDA backend was registered: "An NVIDIA GPU may be present on this machine, but a
+  CUDA-enabled jaxlib is not installed. Falling back to cpu." (jax/_src/xla_bridge.py
+  _suggest_missing_backends; a CUDA plugin that is installed but fails logs "CUDA backend
+  failed to initialize" instead): a CPU-only JAX, as the live probe records one without a
+  jax-cudaNN-plugin.
 - DeepSpeed's `ds_report`, "DeepSpeed general environment info:": dotted key lines
   ("torch version .................... 2.1.0+cu121", "torch cuda version ............... 12.1",
   "torch hip version", "nvcc version", "deepspeed info").
@@ -64,6 +70,11 @@ _JAX_LIST = re.compile(
     r"TFRT_CPU_0)\(id=0[,)]"
 )
 _JAX_ID = re.compile(r"\bid=(?P<i>\d{1,3})\b")
+_JAX_FALLBACK = re.compile(
+    r"\bAn NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not "
+    r"installed\b",
+    re.IGNORECASE,
+)
 _DS_KEY = re.compile(
     r"^(?P<key>torch version|torch cuda version|torch hip version|nvcc version|deepspeed info)"
     r"\s{1,4}\.{3,40}\s{1,4}(?P<v>[^\n]{1,80}?)\s{0,4}$"
@@ -103,6 +114,8 @@ def parse(text: str, draft: Draft) -> None:
         _jax_devices(text, draft)
     if "(id=0" in text:
         _jax_list(text, draft)
+    if "jaxlib is not installed" in text:
+        _jax_fallback(text, draft)
     if "DeepSpeed general environment info" in text:
         _ds_report(text, draft)
     if "PyTorch built with:" in text:
@@ -191,13 +204,27 @@ def _jax_list(text: str, draft: Draft) -> None:
             continue
         kind = found.group("kind").lower()
         if kind.startswith(("cpu", "tfrt_cpu")):
+            draft.jax.setdefault("cuda_available", False)
             draft.note("JAX found no GPU: its devices are CPUs")
         else:
             count = len(set(_JAX_ID.findall(line)))
             vendor = "ROCm" if kind.startswith("rocm") else "CUDA"
+            if vendor == "CUDA":
+                draft.jax.setdefault("cuda_available", True)
             draft.note(f"JAX lists {count} {vendor} device(s)")
         draft.read_at(NAME, text, start)
         return
+
+
+def _jax_fallback(text: str, draft: Draft) -> None:
+    """JAX's own word that it has no CUDA backend although an NVIDIA device node is there."""
+    for start, line in iter_lines(text, text, "jaxlib is not installed"):
+        if len(line) <= _MAX_LINE and _JAX_FALLBACK.search(line):
+            draft.jax.setdefault("cpu_only", True)
+            draft.jax.setdefault("cuda_available", False)
+            draft.note("JAX has no CUDA-enabled jaxlib (no CUDA plugin): it runs on the CPU")
+            draft.read_at(NAME, text, start)
+            return
 
 
 def _ds_report(text: str, draft: Draft) -> None:
