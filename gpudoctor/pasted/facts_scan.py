@@ -296,13 +296,21 @@ def _nccl(m: re.Match[str], d: Draft) -> bool:
 def _wheel_file(m: re.Match[str], d: Draft) -> bool:
     """A framework's wheel file name as pip prints it: its version (with the local tag, "+cu124"
     written "%2B" in a URL) and the machine pip runs on."""
-    if "not a supported wheel" in m.string.lower():
+    line = m.string.lower()
+    if "not a supported wheel" in line:
         return False  # pip refusing it: the wheel is for another machine than this one
+    if _PIP_INSTALL.search(line):
+        return False  # a file the user handed pip, which may refuse it: not yet installed
     version = m.group("v") + (f"+{m.group('local')}" if m.group("local") else "")
     if not _put_package(m.group("name").lower(), version, d):
         return False
     put(d.platform, "machine", m.group("machine").lower())
     return True
+
+
+# `pip install ./torch-2.1.0-cp310-cp310-linux_x86_64.whl`: the command names a file, the machine
+# it was built for is not the one pip runs on until pip accepts it
+_PIP_INSTALL = re.compile(r"\bpip(?:3(?:\.\d{1,2})?)? install\b")
 
 
 def _docker_host_platform(m: re.Match[str], d: Draft) -> bool:
@@ -813,8 +821,16 @@ def _jetson_image(m: re.Match[str], d: Draft) -> bool:
     image = f"{m.group('repo')}:{m.group('tag')}"
     if image not in d.images:
         d.images.append(image)
+        d.note(f"Jetson container image {image}")
     d.named.append(("jetson", d.scan_line))
+    if _RUNS_IMAGE.search(m.string):
+        # L4T images are built for arm64 (Jetson) only: the host that runs one is aarch64
+        put(d.platform, "machine", "aarch64")
     return True
+
+
+# the image is started on this host (not a Dockerfile's FROM, which may be built elsewhere)
+_RUNS_IMAGE = re.compile(r"\b(?:docker|podman|nerdctl|jetson-containers) run\b", re.IGNORECASE)
 
 
 def _ngc_image(m: re.Match[str], d: Draft) -> bool:

@@ -1,0 +1,68 @@
+"""aarch64 pastes as users post them: an L4T container started on its own line is a Jetson
+(arm64) report; a `pip install` of a wheel file names a file, not the machine pip runs on."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gpudoctor.facts import HostFacts
+from gpudoctor.matrix.model import Matrix
+from tests.support.pasted_findings import error_lines, findings_of, warn_or_error
+
+Read = Callable[[str], HostFacts]
+
+
+def test_an_l4t_image_run_alone_is_a_jetson_report(read: Read) -> None:
+    facts = read(
+        "$ sudo docker run -it --rm --runtime nvidia --network host "
+        "nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3\n"
+    )
+    assert facts.platform.machine == "aarch64"
+    assert facts.report is not None
+    assert "nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3" in facts.report.images
+    assert "jetson" in facts.report.named
+
+
+def test_an_l4t_image_in_a_dockerfile_is_read_but_says_nothing_of_the_machine(
+    read: Read,
+) -> None:
+    # a Dockerfile may be built on an x86 host under emulation: only the image is read
+    facts = read("FROM dustynv/l4t-ml:r36.2.0\n")
+    assert facts.report is not None
+    assert "dustynv/l4t-ml:r36.2.0" in facts.report.images
+    assert facts.platform.machine is None
+
+
+def test_a_refused_x86_wheel_on_arm_sets_no_machine_and_no_torch(
+    read: Read, matrix: Matrix
+) -> None:
+    text = (
+        "$ pip3 install torch-2.1.0+cu121-cp310-cp310-linux_x86_64.whl\n"
+        "ERROR: torch-2.1.0+cu121-cp310-cp310-linux_x86_64.whl is not a supported wheel on "
+        "this platform.\n"
+    )
+    facts = read(text)
+    assert facts.platform.machine is None  # the wheel's platform is the one pip refused
+    assert not [f for f in facts.frameworks if f.name == "torch"]
+    (line,) = error_lines(findings_of(read, matrix, text), "wheel-not-for-platform")
+    assert "linux_x86_64.whl" in line.detail
+
+
+def test_a_downloaded_wheel_still_names_the_machine(read: Read) -> None:
+    # pip picks the wheel for the machine it runs on: near miss of the install command
+    facts = read("  Downloading torch-2.4.0-cp310-cp310-manylinux2014_aarch64.whl (89.7 MB)\n")
+    assert facts.platform.machine == "aarch64"
+
+
+def test_benign_jetson_pastes_raise_no_warning(read: Read, matrix: Matrix) -> None:
+    for text in (
+        "$ cat /proc/device-tree/model\nNVIDIA Jetson Orin Nano Developer Kit\n",
+        "Linux orin-nano 5.15.136-tegra #1 SMP PREEMPT Mon May  6 09:56:39 PDT 2024 aarch64 "
+        "aarch64 aarch64 GNU/Linux\n",
+        "RAM 2448/7620MB (lfb 1063x4MB) SWAP 0/3810MB (cached 0MB) CPU [2%@1190,1%@1190,"
+        "0%@1190,0%@1190,off,off] EMC_FREQ 0% GR3D_FREQ 0% cpu@46.5C gpu@45.5C "
+        "VDD_IN 4453mW/4453mW\n",
+        "# R35 (release), REVISION: 4.1, GCID: 33958178, BOARD: t186ref, EABI: aarch64, "
+        "DATE: Tue Aug  1 19:57:35 UTC 2023\n",
+    ):
+        assert warn_or_error(findings_of(read, matrix, text)) == [], text
