@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gpudoctor.errors import FactsError
 from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
 from tests.support.pasted_findings import error_lines, findings_of, warn_or_error
 
@@ -66,3 +68,43 @@ def test_benign_jetson_pastes_raise_no_warning(read: Read, matrix: Matrix) -> No
         "DATE: Tue Aug  1 19:57:35 UTC 2023\n",
     ):
         assert warn_or_error(findings_of(read, matrix, text)) == [], text
+
+
+def test_a_missing_system_openblas_is_named_with_its_library(read: Read, matrix: Matrix) -> None:
+    text = (
+        "$ python3 -c 'import torch'\n"
+        "ImportError: libopenblas.so.0: cannot open shared object file: No such file or directory\n"
+    )
+    (line,) = error_lines(findings_of(read, matrix, text), "openblas-system-library-missing")
+    assert line.severity == Severity.ERROR
+    assert "libopenblas.so.0" in line.detail
+    assert "libopenblas-dev" in (line.fix or "")
+
+
+def test_a_missing_system_openmpi_is_named_with_its_soname(read: Read, matrix: Matrix) -> None:
+    text = (
+        "ImportError: libmpi_cxx.so.40: cannot open shared object file: No such file or directory\n"
+    )
+    (line,) = error_lines(findings_of(read, matrix, text), "openmpi-system-library-missing")
+    assert "libmpi_cxx.so.40, soname 40" in line.detail
+    assert "libopenmpi-dev" in (line.fix or "")
+
+
+def test_openblas_and_openmpi_near_misses_are_not_named(read: Read, matrix: Matrix) -> None:
+    # a library that merely holds the name, and a load that worked
+    for text in (
+        "ImportError: libopenblasp-r0-2ecf47d5.3.13.so: cannot open shared object file: No such "
+        "file or directory\n",
+        "libmpi.so.40 => /usr/lib/aarch64-linux-gnu/libmpi.so.40 (0x0000ffff9a2c0000)\n",
+    ):
+        found = findings_of(read, matrix, text) if _readable(read, text) else []
+        assert not error_lines(found, "openblas-system-library-missing"), text
+        assert not error_lines(found, "openmpi-system-library-missing"), text
+
+
+def _readable(read: Read, text: str) -> bool:
+    try:
+        read(text)
+    except FactsError:
+        return False
+    return True
