@@ -389,7 +389,20 @@ def _bare_l4t(m: re.Match[str], d: Draft) -> bool:
     line names the Jetson, so a release number of anything else is not taken for it."""
     if _JETSON_LINE.search(m.string) is None:
         return False
+    if _JETSON_APT_REPO.search(m.string):
+        # the apt branch ("jetson/common r35.4 main", apt show's "APT-Sources: ...
+        # r35.4/main") names the L4T major.minor every release of the branch shares (35.4
+        # is L4T 35.4.1): not a release of its own, which would hide the host's from the
+        # JetPack table
+        put(d.platform, "machine", "aarch64")
+        d.note(f"the Jetson apt repository of L4T R{m.group('r')}.{m.group('a')}")
+        _jetson_named(m, d)
+        return True
     return _l4t(m, d)
+
+
+# NVIDIA's apt repository of a Jetson: its branches are named by L4T major.minor
+_JETSON_APT_REPO = _rx(r"\brepo\.download\.nvidia\.com/jetson/")
 
 
 def _short_jetpack(m: re.Match[str], d: Draft) -> bool:

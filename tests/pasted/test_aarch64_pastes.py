@@ -108,3 +108,34 @@ def _readable(read: Read, text: str) -> bool:
     except FactsError:
         return False
     return True
+
+
+def test_apt_show_with_its_apt_source_keeps_the_jetpack_release_of_the_host(read: Read) -> None:
+    # the apt branch r35.4 names L4T 35.4 (35.4.1 for JetPack 5.1.2), not a release 35.4.0
+    facts = read(
+        "Package: nvidia-jetpack\nVersion: 5.1.2-b104\nPriority: standard\n"
+        "APT-Sources: https://repo.download.nvidia.com/jetson/common r35.4/main arm64 Packages\n"
+        "Description: NVIDIA Jetpack Meta Package\n"
+    )
+    assert facts.platform.jetpack_release == "5.1.2"
+    assert facts.platform.l4t_release != "35.4.0"
+
+
+def test_a_jetson_apt_source_list_alone_is_a_jetson_of_unknown_release(
+    read: Read, matrix: Matrix
+) -> None:
+    text = (
+        "deb https://repo.download.nvidia.com/jetson/common r32.7 main\n"
+        "deb https://repo.download.nvidia.com/jetson/t210 r32.7 main\n"
+    )
+    facts = read(text)
+    assert facts.platform.machine == "aarch64"
+    assert facts.platform.l4t_release is None
+    assert facts.report is not None
+    assert "jetson" in facts.report.named
+    assert warn_or_error(findings_of(read, matrix, text)) == []
+
+
+def test_an_l4t_release_in_prose_is_still_read(read: Read) -> None:
+    # near miss of the apt source: the same number written by a user about the host
+    assert read("my Jetson Nano runs R32.7.1\n").platform.l4t_release == "32.7.1"
