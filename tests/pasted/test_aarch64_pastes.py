@@ -139,3 +139,61 @@ def test_a_jetson_apt_source_list_alone_is_a_jetson_of_unknown_release(
 def test_an_l4t_release_in_prose_is_still_read(read: Read) -> None:
     # near miss of the apt source: the same number written by a user about the host
     assert read("my Jetson Nano runs R32.7.1\n").platform.l4t_release == "32.7.1"
+
+
+_SMI_FAILED = (
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+    "that the latest NVIDIA driver is installed and running.\n"
+)
+
+
+def test_nvidia_smi_without_a_driver_on_a_jetpack5_jetson_is_expected(
+    read: Read, matrix: Matrix
+) -> None:
+    text = (
+        "# R35 (release), REVISION: 3.1, GCID: 32827747, BOARD: t186ref, EABI: aarch64, "
+        "DATE: Sun Mar 19 15:19:21 UTC 2023\n" + _SMI_FAILED
+    )
+    found = findings_of(read, matrix, text)
+    (line,) = error_lines(found, "nvidia-smi-no-driver")
+    assert line.severity == Severity.INFO
+    assert "L4T 35.3.1" in line.detail
+    assert warn_or_error(found) == []
+
+
+def test_nvidia_smi_without_a_driver_stays_an_error_off_a_jetson_and_on_jetpack6(
+    read: Read, matrix: Matrix
+) -> None:
+    for host in (
+        "Linux gpu01 5.15.0-91-generic #101-Ubuntu SMP x86_64 x86_64 x86_64 GNU/Linux\n",
+        "# R36 (release), REVISION: 3.0, GCID: 36923193, BOARD: generic, EABI: aarch64, "
+        "DATE: Fri Jul 19 23:24:25 UTC 2024\n",
+    ):
+        (line,) = error_lines(findings_of(read, matrix, host + _SMI_FAILED), "nvidia-smi-no-driver")
+        assert line.severity == Severity.ERROR, host
+
+
+def test_torch_cuda_driver_init_failure_is_named_not_a_harmless_warning(
+    read: Read, matrix: Matrix
+) -> None:
+    text = (
+        "$ docker run -it --rm dustynv/l4t-pytorch:r36.2.0 python3 -c 'import torch'\n"
+        "/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py:138: UserWarning: CUDA "
+        "initialization: CUDA driver initialization failed, you might not have a CUDA gpu. "
+        "(Triggered internally at /opt/pytorch/pytorch/c10/cuda/CUDAFunctions.cpp:108.)\n"
+    )
+    found = findings_of(read, matrix, text)
+    (line,) = error_lines(found, "torch-cuda-driver-init-failed")
+    assert line.severity == Severity.ERROR
+    assert "--runtime nvidia" in (line.fix or "")
+    assert not error_lines(found, "python-warning")
+
+
+def test_another_torch_cuda_warning_is_not_the_driver_init_failure(
+    read: Read, matrix: Matrix
+) -> None:
+    text = (
+        "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found "
+        "version 11040).\n"
+    )
+    assert not error_lines(findings_of(read, matrix, text), "torch-cuda-driver-init-failed")
