@@ -197,3 +197,36 @@ def test_another_torch_cuda_warning_is_not_the_driver_init_failure(
         "version 11040).\n"
     )
     assert not error_lines(findings_of(read, matrix, text), "torch-cuda-driver-init-failed")
+
+
+_SMI_Q = """==============NVSMI LOG==============
+
+Timestamp                                 : Tue Mar  5 10:12:03 2024
+Driver Version                            : 550.54.15
+CUDA Version                              : 12.4
+
+Attached GPUs                             : 1
+GPU 00000009:01:00.0
+    Product Name                          : NVIDIA GH200 480GB
+    Product Brand                         : NVIDIA
+    Product Architecture                  : Hopper
+    Persistence Mode                      : Enabled
+    Addressing Mode                       : {mode}
+    MIG Mode
+        Current                           : Disabled
+        Pending                           : Disabled
+"""
+
+
+def test_nvidia_smi_q_addressing_mode_is_read(read: Read, matrix: Matrix) -> None:
+    facts = read(_SMI_Q.format(mode="ATS"))
+    assert [g.addressing_mode for g in facts.nvml.gpus] == ["ats"]
+    found = findings_of(read, matrix, _SMI_Q.format(mode="ATS"))
+    (cpu,) = [f for f in found if f.code == "cpu-memory"]
+    assert "ATS addressing" in cpu.detail
+    assert warn_or_error(found) == []
+
+
+def test_nvidia_smi_q_addressing_mode_hmm_and_na(read: Read) -> None:
+    assert [g.addressing_mode for g in read(_SMI_Q.format(mode="HMM")).nvml.gpus] == ["hmm"]
+    assert [g.addressing_mode for g in read(_SMI_Q.format(mode="N/A")).nvml.gpus] == [None]
