@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.jetson import jetson_install, jetson_release
+from gpudoctor.checks.jetson import discrete_host, jetson_install, jetson_release
 from gpudoctor.checks.line_readings import Line, reading
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
@@ -208,10 +208,11 @@ def _no_nvidia_gpu(code: str, facts: HostFacts) -> str | None:
 
 
 def _jetson_without_smi(code: str, facts: HostFacts) -> str | None:
-    """nvidia-smi missing on a Jetson of L4T R35 or older (JetPack 5 and before): NVML and the
-    tools built on it are not part of those L4T releases (L4T R36, JetPack 6, ships an
-    nvidia-smi for the integrated GPU), so the line is expected there."""
-    if code != "nvidia-smi-not-found":
+    """nvidia-smi missing, or failing to reach a driver, on a Jetson of L4T R35 or older
+    (JetPack 5 and before): NVML and the tools built on it are not part of those L4T releases
+    (L4T R36, JetPack 6, ships an nvidia-smi for the integrated GPU), so an nvidia-smi found
+    there is a discrete GPU driver's and has no nvidia module to talk to: the line is expected."""
+    if code not in ("nvidia-smi-not-found", "nvidia-smi-no-driver"):
         return None
     release = jetson_release(facts)
     if release is None:
@@ -219,6 +220,16 @@ def _jetson_without_smi(code: str, facts: HostFacts) -> str | None:
     major = release.split(".")[0]
     if not major.isdecimal() or int(major) > 35:
         return None
+    if code == "nvidia-smi-no-driver":
+        if discrete_host(facts):
+            return None  # a dGPU on an L4T host (IGX): the nvidia module is its driver
+        return (
+            f"but the report is from a Jetson on L4T {release}: L4T R35 and older (JetPack 5 and "
+            "before) have no NVML and no nvidia-smi for the integrated GPU, which the Jetson's "
+            "own driver (nvgpu) runs, not the nvidia module; an nvidia-smi there comes from a "
+            "discrete GPU driver's utilities package, so the line is expected and says nothing "
+            "of the GPU; tegrastats or jtop show the integrated GPU"
+        )
     return (
         f"the report is from a Jetson on L4T {release}: nvidia-smi is not part of L4T R35 and "
         "older (JetPack 5 and before), so the line is expected; tegrastats or jtop show the "

@@ -296,13 +296,21 @@ def _nccl(m: re.Match[str], d: Draft) -> bool:
 def _wheel_file(m: re.Match[str], d: Draft) -> bool:
     """A framework's wheel file name as pip prints it: its version (with the local tag, "+cu124"
     written "%2B" in a URL) and the machine pip runs on."""
-    if "not a supported wheel" in m.string.lower():
+    line = m.string.lower()
+    if "not a supported wheel" in line:
         return False  # pip refusing it: the wheel is for another machine than this one
+    if _PIP_INSTALL.search(line):
+        return False  # a file the user handed pip, which may refuse it: not yet installed
     version = m.group("v") + (f"+{m.group('local')}" if m.group("local") else "")
     if not _put_package(m.group("name").lower(), version, d):
         return False
     put(d.platform, "machine", m.group("machine").lower())
     return True
+
+
+# `pip install ./torch-2.1.0-cp310-cp310-linux_x86_64.whl`: the command names a file, the machine
+# it was built for is not the one pip runs on until pip accepts it
+_PIP_INSTALL = re.compile(r"\bpip(?:3(?:\.\d{1,2})?)? install\b")
 
 
 def _docker_host_platform(m: re.Match[str], d: Draft) -> bool:
@@ -393,7 +401,20 @@ def _bare_l4t(m: re.Match[str], d: Draft) -> bool:
     line names the Jetson, so a release number of anything else is not taken for it."""
     if _JETSON_LINE.search(m.string) is None:
         return False
+    if _JETSON_APT_REPO.search(m.string):
+        # the apt branch ("jetson/common r35.4 main", apt show's "APT-Sources: ...
+        # r35.4/main") names the L4T major.minor every release of the branch shares (35.4
+        # is L4T 35.4.1): not a release of its own, which would hide the host's from the
+        # JetPack table
+        put(d.platform, "machine", "aarch64")
+        d.note(f"the Jetson apt repository of L4T R{m.group('r')}.{m.group('a')}")
+        _jetson_named(m, d)
+        return True
     return _l4t(m, d)
+
+
+# NVIDIA's apt repository of a Jetson: its branches are named by L4T major.minor
+_JETSON_APT_REPO = _rx(r"\brepo\.download\.nvidia\.com/jetson/")
 
 
 def _short_jetpack(m: re.Match[str], d: Draft) -> bool:
@@ -825,8 +846,16 @@ def _jetson_image(m: re.Match[str], d: Draft) -> bool:
     image = f"{m.group('repo')}:{m.group('tag')}"
     if image not in d.images:
         d.images.append(image)
+        d.note(f"Jetson container image {image}")
     d.named.append(("jetson", d.scan_line))
+    if _RUNS_IMAGE.search(m.string):
+        # L4T images are built for arm64 (Jetson) only: the host that runs one is aarch64
+        put(d.platform, "machine", "aarch64")
     return True
+
+
+# the image is started on this host (not a Dockerfile's FROM, which may be built elsewhere)
+_RUNS_IMAGE = re.compile(r"\b(?:docker|podman|nerdctl|jetson-containers) run\b", re.IGNORECASE)
 
 
 def _ngc_image(m: re.Match[str], d: Draft) -> bool:

@@ -51,6 +51,13 @@ _VIRT = {
 }
 
 
+def _addressing(text: str) -> str | None:
+    """nvmlDeviceGetAddressingMode as nvidia-smi -q prints it, in the probe's names
+    (probes/nvml_decode.ADDRESSING_MODES); "N/A" (a GPU or driver without it) is unknown."""
+    value = text.strip().lower()
+    return value if value in ("ats", "hmm", "none") else None
+
+
 def fabric_state(text: str) -> str | None:
     """nvidia-smi's "Not Started" / "In Progress" / "Completed" as FabricFacts.state."""
     value = text.strip().lower().replace(" ", "_")
@@ -99,6 +106,8 @@ GPU_FIELDS: dict[tuple[str, ...], tuple[str, Convert]] = {
     ("product brand",): ("brand", str.strip),
     ("product architecture",): ("architecture", lambda v: v.strip().lower()),
     ("persistence mode",): ("persistence_mode", on_off),
+    # R550+: "Addressing Mode : ATS" (GH200/GB200 over NVLink-C2C), "HMM", "None", "N/A"
+    ("addressing mode",): ("addressing_mode", _addressing),
     ("mig mode", "current"): ("mig_mode_current", on_off),
     ("mig mode", "pending"): ("mig_mode_pending", on_off),
     ("fb memory usage", "total"): ("memory_total_bytes", mib_bytes),
