@@ -13,10 +13,26 @@ from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.signatures import match_signature
-from tests.pasted.test_vgpu_license import smi_q
 from tests.support.pasted_findings import error_lines, findings_of, warn_or_error
 
 Read = Callable[[str], HostFacts]
+
+# nvidia-smi -q of a vGPU guest whose licence client holds no licence (the block as
+# tests/pasted/test_vgpu_license.py writes it)
+UNLICENSED_SMI_Q = (
+    "==============NVSMI LOG==============\n\n"
+    "Driver Version                            : 580.65.06\n"
+    "CUDA Version                              : 13.0\n\n"
+    "Attached GPUs                             : 1\n"
+    "GPU 00000000:02:00.0\n"
+    "    Product Name                          : GRID A100D-40C\n"
+    "    GPU Virtualization Mode\n"
+    "        Virtualization Mode               : VGPU\n"
+    "        Host VGPU Mode                    : N/A\n"
+    "    vGPU Software Licensed Product\n"
+    "        Product Name                      : NVIDIA Virtual Compute Server\n"
+    "        License Status                    : Unlicensed (Restricted)\n"
+)
 
 
 def named(read: Read, matrix: Matrix, text: str, code: str) -> list[Finding]:
@@ -106,7 +122,7 @@ def test_other_licence_words_are_not_named(line: str) -> None:
 def test_gridd_line_and_unlicensed_smi_are_one_judgement(read: Read, matrix: Matrix) -> None:
     """nvidia-smi -q says the vGPU is unlicensed; the gridd line says the same: the check judges
     it, and the line links to that finding instead of standing as a second error."""
-    text = smi_q("VGPU", "Unlicensed (Restricted)") + (
+    text = UNLICENSED_SMI_Q + (
         "\n$ journalctl -u nvidia-gridd\n"
         "Dec 03 06:10:11 vm1 nvidia-gridd[1201]: Valid GRID license not found. GPU features and "
         "performance will be restricted. To enable full functionality please configure "
