@@ -90,7 +90,7 @@ def _error_lines(facts: HostFacts, matrix: Matrix, code: str) -> list[Finding]:
             "stderr: nvidia-container-cli: detection error: open failed: /dev/nvidia-uvm: "
             "permission denied: unknown.",
             "container-hook-failed",
-            "detection step",
+            "failed (detection error: open failed",
             Severity.ERROR,
         ),
         (
