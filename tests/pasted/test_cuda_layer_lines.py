@@ -250,3 +250,49 @@ def test_near_misses_of_toolkit_build_errors_are_not_named(
 ) -> None:
     text = "Driver Version: 550.54.15\n" + line + "\n"
     assert code not in _named(read, matrix, text)
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "words"),
+    [
+        (
+            "numba.cuda.cudadrv.error.NvvmSupportError: libNVVM cannot be found. Do `conda "
+            "install cudatoolkit`:\nlibnvvm.so: cannot open shared object file: No such file or "
+            "directory",
+            "numba-nvvm-missing",
+            "numba-cuda[cu12]",
+        ),
+        (
+            "numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: Possible CUDA "
+            "driver libraries are found but error occurred during load:",
+            "numba-driver-load-failed",
+            "NUMBA_CUDA_DRIVER",
+        ),
+        (
+            "numba.cuda.cudadrv.error.CudaDriverError: CUDA initialized before forking",
+            "numba-cuda-forked",
+            "spawn",
+        ),
+    ],
+)
+def test_numbas_cuda_errors_are_named(
+    read: Read, matrix: Matrix, line: str, code: str, words: str
+) -> None:
+    (error,) = _lines(read, matrix, line + "\n", code)
+    assert error.severity is Severity.ERROR
+    assert words in error.fix
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        ("numba found libNVVM in /usr/local/cuda/nvvm/lib64", "numba-nvvm-missing"),
+        ("CUDA driver libraries are found in /usr/lib64", "numba-driver-load-failed"),
+        ("CUDA initialized before the workers start", "numba-cuda-forked"),
+    ],
+)
+def test_near_misses_of_numbas_errors_are_not_named(
+    read: Read, matrix: Matrix, line: str, code: str
+) -> None:
+    text = "Driver Version: 550.54.15\n" + line + "\n"
+    assert code not in _named(read, matrix, text)
