@@ -296,3 +296,18 @@ def test_near_misses_of_numbas_errors_are_not_named(
 ) -> None:
     text = "Driver Version: 550.54.15\n" + line + "\n"
     assert code not in _named(read, matrix, text)
+
+
+def test_cmakes_undetected_cuda_architecture_is_named(read: Read, matrix: Matrix) -> None:
+    text = (
+        "-- The CUDA compiler identification is unknown\n"
+        "CMake Error at /usr/share/cmake-3.28/Modules/CMakeDetermineCUDACompiler.cmake:270 "
+        "(message):\n"
+        "  Failed to detect a default CUDA architecture.\n"
+    )
+    (error,) = _lines(read, matrix, text, "cmake-cuda-architecture-undetected")
+    assert error.severity is Severity.ERROR
+    assert "CMAKE_CUDA_ARCHITECTURES" in error.fix
+    # a build that names its architectures is not this error
+    near = "Driver Version: 550.54.15\n-- Detected CUDA architectures: 86\n"
+    assert "cmake-cuda-architecture-undetected" not in _named(read, matrix, near)
