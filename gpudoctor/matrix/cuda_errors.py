@@ -124,16 +124,41 @@ _NUMBER = re.compile(
     r"(?:error|\berr\b|code|failure|status|device context)\s{0,2}[=:]?\s{0,2}\(?(\d{1,5})\b",
     re.IGNORECASE,
 )
+# glog's CHECK_EQ on a CUDA call: "Check failed: cuInit(0) == CUDA_SUCCESS (999 vs. 0)" states the
+# code as a number, a CUresult beside CUDA_SUCCESS and a cudaError_t beside cudaSuccess.
+_CHECKED = re.compile(
+    r"==\s{0,2}(?P<success>CUDA_SUCCESS|cudaSuccess)\s{0,2}\((?P<n>\d{1,5}) vs\.? 0\)",
+)
+# numba's CudaAPIError: "[999] Call to cuInit results in CUDA_ERROR_UNKNOWN" (a CUresult)
+_BRACKETED = re.compile(r"\[(?P<n>\d{1,5})\]\s{0,2}call to cu[A-Z]", re.IGNORECASE)
+
+
+def _checked(said: str, catalogue: CudaErrorCatalogue) -> CudaError | None:
+    """The code of a glog check ("== CUDA_SUCCESS (999 vs. 0)") or of numba's "[999] Call to
+    cuInit": a CUresult beside CUDA_SUCCESS and after numba's driver calls, else a cudaError_t."""
+    checked = _CHECKED.search(said)
+    if checked:
+        driver = checked.group("success") == "CUDA_SUCCESS"
+        by_number = catalogue.driver_by_number if driver else catalogue.runtime_by_number
+        return by_number.get(int(checked.group("n")))
+    bracketed = _BRACKETED.search(said)
+    if bracketed:
+        return catalogue.driver_by_number.get(int(bracketed.group("n")))
+    return None
 
 
 def describe(said: str, catalogue: CudaErrorCatalogue | None = None) -> CudaError | None:
-    """The code a line's "CUDA error ..." text names: by enumerator, by the runtime's message
-    after a "CUDA error:" label, by an explicit number (this toolkit's numbering; a driver API
-    call such as cuInit numbers CUresult), then by a message anywhere in the line."""
+    """The code a line's "CUDA error ..." text names: by enumerator, by a glog check's or numba's
+    number, by the runtime's message after a "CUDA error:" label, by an explicit number (this
+    toolkit's numbering; a driver API call such as cuInit numbers CUresult), then by a message
+    anywhere in the line."""
     catalogue = catalogue or load_cuda_errors()
     enum = _ENUM.search(said)
     if enum and enum.group(1).lower() in catalogue.by_name:
         return catalogue.by_name[enum.group(1).lower()]
+    checked = _checked(said, catalogue)
+    if checked is not None:
+        return checked
     labelled = _LABELLED.search(said)
     if labelled:
         message = labelled.group("text").strip().lower()
