@@ -183,7 +183,7 @@ def test_torch_cuda_driver_init_failure_is_named_not_a_harmless_warning(
         "(Triggered internally at /opt/pytorch/pytorch/c10/cuda/CUDAFunctions.cpp:108.)\n"
     )
     found = findings_of(read, matrix, text)
-    (line,) = error_lines(found, "torch-cuda-driver-init-failed")
+    (line,) = error_lines(found, "torch-cuda-init-failed")
     assert line.severity == Severity.ERROR
     assert "--runtime nvidia" in (line.fix or "")
     assert not error_lines(found, "python-warning")
@@ -196,7 +196,7 @@ def test_another_torch_cuda_warning_is_not_the_driver_init_failure(
         "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found "
         "version 11040).\n"
     )
-    assert not error_lines(findings_of(read, matrix, text), "torch-cuda-driver-init-failed")
+    assert not error_lines(findings_of(read, matrix, text), "torch-cuda-init-failed")
 
 
 _SMI_Q = """==============NVSMI LOG==============
