@@ -110,7 +110,8 @@ def test_the_deep_child_is_reaped_even_when_waiting_fails(
     script.chmod(0o755)
 
     def refuse(*_args: object) -> str:
-        while not pids.exists():
+        # the shell creates the file before it writes the pid: wait for the whole line
+        while not (pids.exists() and pids.read_text().endswith("\n")):
             time.sleep(0.02)
         raise OverflowError("timeout value is too large")
 
