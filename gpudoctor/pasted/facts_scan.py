@@ -495,6 +495,38 @@ def _kernel(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+# Lines that name a kernel other than the running one: a package of another kernel's headers or
+# image, the modules folder DKMS builds into (for a kernel it may not run yet).
+_OTHER_KERNEL = ("dkms", "linux-headers", "linux-image", "linux-modules", "/lib/modules")
+# a row of `kubectl get nodes -o wide` (a node's kernel, of a cluster whose nodes may differ:
+# pasted/cluster.py reads that table)
+_NODE_ROW = re.compile(r"\b(?:not)?ready\b[^\n]{0,80}\bv1\.\d{1,2}\.\d{1,3}")
+
+
+def _flavoured_kernel(m: re.Match[str], d: Draft) -> bool:
+    """A release with its distribution's flavour ("6.8.0-45-generic", "6.1.0-18-amd64",
+    "5.14.0-427.13.1.el9_4.x86_64"): a kernel release whatever word stands before it."""
+    line = m.string.lower()
+    if any(word in line for word in _OTHER_KERNEL) or _NODE_ROW.search(line):
+        return False
+    return _kernel(m, d)
+
+
+def _kernel_series(m: re.Match[str], d: Draft) -> bool:
+    """ "kernel 6.8", "the 6.5 kernel": a series, not a release (the checks compare releases)."""
+    d.note(f"the text names Linux kernel {m.group('mm') or m.group('mm2')} (a series, no release)")
+    return True
+
+
+def _driver_library_file(m: re.Match[str], d: Draft) -> bool:
+    """A user-space driver library named by its file ("libcuda.so.550.54.15",
+    "libnvidia-ml.so.535.129.03"): a driver of that version was installed there. Said, not
+    taken as the library in use: a listing shows files, and an older driver's leftovers are
+    files too (the loader's own log, LD_DEBUG, says which one it loads)."""
+    d.note(f"the text names the driver's library file {m.group(0)} (driver {m.group('v')})")
+    return True
+
+
 _OS_IDS = {
     "ubuntu": "ubuntu",
     "kubuntu": "ubuntu",
@@ -1838,6 +1870,50 @@ _RULES: tuple[_Rule, ...] = (
             r"(?:-[\w.+~-]{1,60})?))"
         ),
         _kernel,
+    ),
+    _Rule(  # a release with its distribution's flavour, without the word "kernel"
+        (
+            "-generic",
+            "-lowlatency",
+            "-azure",
+            "-aws",
+            "-gcp",
+            "-gke",
+            "-oracle",
+            "-kvm",
+            "-oem",
+            "-amd64",
+            "-arm64",
+            "-cloud-",
+            ".el7",
+            ".el8",
+            ".el9",
+            ".el10",
+            ".fc3",
+            ".fc4",
+            "-microsoft-standard",
+        ),
+        _rx(
+            r"(?<![\w./-])(?P<release>\d\.\d{1,2}\.\d{1,3}(?:\.\d{1,4})?-(?:\d{1,5}(?:\.\d{1,5})?"
+            r"-(?:generic|lowlatency|azure|aws|gcp|gke|oracle|kvm|oem|amd64|arm64|"
+            r"cloud-amd64|cloud-arm64|rt-amd64)|\d{1,5}[\w.]{0,60}?\."
+            r"(?:el\d{1,2}(?:_\d{1,2})?|fc\d{2})\.(?:x86_64|aarch64)|microsoft-standard(?:-WSL2)?))"
+            r"(?![\w.-])"
+        ),
+        _flavoured_kernel,
+    ),
+    _Rule(  # a kernel series in prose: "kernel 6.8", "after updating to the 6.5 kernel"
+        "kernel",
+        _rx(
+            r"\bkernel\s{1,2}(?:version\s{1,2})?v?(?P<mm>[3-9]\.\d{1,2})(?![\d.]|\.\d)\b|"
+            r"(?<![\w.])(?<!python )(?<!python)(?P<mm2>[3-9]\.\d{1,2})(?:\.x)?\s{1,2}kernel\b"
+        ),
+        _kernel_series,
+    ),
+    _Rule(  # the driver's user-space libraries by file name: "libcuda.so.550.54.15"
+        ("libcuda.so.", "libnvidia-"),
+        _rx(rf"\blib(?:cuda|nvidia-[a-z0-9-]{{2,30}})\.so\.(?P<v>{_VER3})\b(?![.\d])"),
+        _driver_library_file,
     ),
     _Rule(  # platform.release() as jetson-stats labels it: "Release: 5.15.148-tegra"
         "release:",

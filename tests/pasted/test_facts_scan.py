@@ -425,3 +425,45 @@ def test_a_commands_option_is_no_gpu(read: Read, command: str) -> None:
 )
 def test_a_models_own_dashes_keep_the_name(read: Read, line: str, name: str) -> None:
     assert [g.name for g in read(line + "\n").nvml.gpus] == [name]
+
+
+@pytest.mark.parametrize(
+    ("line", "release"),
+    [
+        ("running 6.8.0-45-generic since the update", "6.8.0-45-generic"),
+        ("Linux 6.5.0-1018-azure", "6.5.0-1018-azure"),
+        ("Debian 12, 6.1.0-18-amd64", "6.1.0-18-amd64"),
+        ("host: 5.14.0-427.13.1.el9_4.x86_64", "5.14.0-427.13.1.el9_4.x86_64"),
+    ],
+)
+def test_a_flavoured_kernel_release_is_read_without_the_word_kernel(
+    read: Read, line: str, release: str
+) -> None:
+    assert read(line + "\n").kernel.release == release
+
+
+def test_another_kernels_package_or_dkms_tree_is_not_the_running_kernel(read: Read) -> None:
+    text = (
+        "linux-headers-6.8.0-45-generic is already the newest version\n"
+        "DKMS: building nvidia/550.54.15 for 6.8.0-45-generic\n"
+        "Driver Version: 550.54.15\n"
+    )
+    assert read(text).kernel.release is None
+
+
+def test_a_kernel_series_in_prose_is_a_note_not_a_release(read: Read) -> None:
+    facts = read("after updating to kernel 6.8 the driver fails to load\n")
+    assert facts.kernel.release is None
+    assert facts.report is not None
+    assert any("Linux kernel 6.8" in n for n in facts.report.notes)
+
+
+def test_a_driver_library_file_is_said_not_taken_as_the_library_in_use(read: Read) -> None:
+    # a listing shows files (an older driver's leftovers too), not the library the loader uses
+    facts = read("libcuda.so.550.54.15\nlibnvidia-ml.so.535.129.03\nlibnvidia-ml.so.1\n")
+    assert facts.nvml.library_version is None
+    assert facts.report is not None
+    notes = " ".join(facts.report.notes)
+    assert "libcuda.so.550.54.15 (driver 550.54.15)" in notes
+    assert "driver 535.129.03" in notes
+    assert "so.1" not in notes  # the soname link names no version
