@@ -118,6 +118,8 @@ def _smi(line: str, draft: Draft, state: _State) -> bool:
     elif name == "VERSION" and re.fullmatch(r"\d+(\.\d+){1,3}", value):
         put(draft.amd, "amdgpu_version", value)  # static's DRIVER: VERSION
         put(draft.amd, "amdgpu_loaded", True)
+    elif name == "OS_KERNEL_VERSION" and re.match(r"\d+\.\d+\.\d+", value):
+        put(draft.kernel, "release", value)  # static's BOARD: the host's kernel release
     return True
 
 

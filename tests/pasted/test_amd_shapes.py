@@ -109,3 +109,16 @@ def test_nvidia_collect_env_is_unchanged() -> None:
     facts = read_report(text, "env.txt")
     assert [g.name for g in facts.nvml.gpus] == ["NVIDIA H100 80GB HBM3"]
     assert facts.amd.seen is False
+
+
+def test_amd_smi_static_gives_the_hosts_kernel_release() -> None:
+    static = (
+        "GPU: 0\n    ASIC:\n        MARKET_NAME: AMD Instinct MI350X\n"
+        "    DRIVER:\n        NAME: amdgpu\n        VERSION: 6.18.3\n"
+        "        OS_KERNEL_VERSION: 5.15.0-164-generic\n"
+    )
+    facts = read_report(static, "static.txt")
+    assert facts.kernel.release == "5.15.0-164-generic"
+    assert facts.amd.amdgpu_version == "6.18.3"
+    assert facts.report is not None
+    assert facts.report.sections == ("amd-smi",)  # read by the block, not again as prose
