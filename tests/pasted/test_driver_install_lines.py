@@ -268,3 +268,20 @@ def test_a_missing_dnf_driver_stream_is_named_with_its_stream(read: Read, matrix
     # a package (not a module stream) that dnf did not find is not this line
     with pytest.raises(FactsError):
         _codes(read, "Error: Unable to find a match: nvidia-driver-cuda\n")
+
+
+def test_dkms_two_lines_of_one_failure_are_one_error(read: Read, matrix: Matrix) -> None:
+    # DKMS prints the failure, then where its log is: the second, with the driver's version
+    # and the log's path, is the one error; the first is shown as explained by it
+    text = (
+        "Error! Bad return status for module build on kernel: 6.8.0-45-generic (x86_64)\n"
+        "Consult /var/lib/dkms/nvidia/535.183.01/build/make.log for more information.\n"
+    )
+    found = findings_of(read, matrix, text)
+    assert [title for _, title in warn_or_error(found) if "report shows" in title] == [
+        "the report shows: Consult /var/lib/dkms/nvidia/535.183.01/build/make.log for more "
+        "information."
+    ]
+    (first,) = error_lines(found, "dkms-build-failed")
+    assert first.severity is Severity.INFO
+    assert "explained by the report's line dkms-build-make-log" in first.detail
