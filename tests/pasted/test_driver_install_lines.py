@@ -285,3 +285,21 @@ def test_dkms_two_lines_of_one_failure_are_one_error(read: Read, matrix: Matrix)
     (first,) = error_lines(found, "dkms-build-failed")
     assert first.severity is Severity.INFO
     assert "explained by the report's line dkms-build-make-log" in first.detail
+
+
+def test_the_installers_closing_line_is_explained_by_the_reason_before_it(
+    read: Read, matrix: Matrix
+) -> None:
+    text = (
+        "ERROR: The Nouveau kernel driver is currently in use by your system.  This driver is "
+        "incompatible with the NVIDIA driver.\n"
+        "ERROR: Installation has failed.  Please see the file '/var/log/nvidia-installer.log' "
+        "for details.  You may find suggestions on fixing installation problems in the README "
+        "available on the Linux driver download page at www.nvidia.com.\n"
+    )
+    found = findings_of(read, matrix, text)
+    (closing,) = error_lines(found, "installer-failed")
+    assert closing.severity is Severity.INFO
+    assert "nouveau-in-use" in closing.detail
+    (reason,) = error_lines(found, "nouveau-in-use")
+    assert reason.severity is Severity.ERROR
