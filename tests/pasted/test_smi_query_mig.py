@@ -122,3 +122,19 @@ def test_a_mig_device_with_unreadable_values_keeps_its_place(read: Read) -> None
         (0, 19968 * 2**20),
         (1, None),
     ]
+
+
+def _visible(findings: list[Finding]) -> Finding:
+    (found,) = [f for f in findings if f.code == "cuda-visible-devices"]
+    return found
+
+
+def test_a_gpu_and_mig_index_pair_is_judged_against_the_listed_devices(
+    read: Read, matrix: Matrix
+) -> None:
+    # "GPU:MIG" names MIG device MIG (its Index) of GPU GPU; the -q block lists 0 and 1.
+    missing = _visible(findings_of(read, matrix, _TWO + _TAIL + "CUDA_VISIBLE_DEVICES=0:3\n"))
+    assert missing.severity == Severity.WARN
+    assert "MIG device 3 of GPU 0" in missing.title
+    present = _visible(findings_of(read, matrix, _TWO + _TAIL + "CUDA_VISIBLE_DEVICES=0:1\n"))
+    assert present.severity in (Severity.OK, Severity.INFO)
