@@ -115,7 +115,8 @@ _ENTRIES = (
        "MIG is on: frameworks see MIG instances only, one per process (select one with "
        "CUDA_VISIBLE_DEVICES=MIG-<uuid>); with no instances created CUDA sees no device (warn). "
        "A pasted report says so only where it lists the instances (the nvidia-smi table's MIG "
-       "devices block, `nvidia-smi -L`, the XML's mig_devices); else they are unknown.",
+       "devices block, `nvidia-smi -L`, the MIG Devices block of `nvidia-smi -q` or its XML's "
+       "mig_devices); else they are unknown.",
        "Create instances (`sudo nvidia-smi mig -cgi <profiles> -C`) or turn MIG off "
        "(`sudo nvidia-smi -i N -mig 0`)."),
     _E("mig-mode-pending", "gpu", "MIG mode change pending", "ok, warn, n/a, unknown",

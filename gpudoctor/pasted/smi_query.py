@@ -3,6 +3,11 @@ one `GPU 00000000:3B:00.0` heading per GPU. Each value is found by its path of h
 "Current" under "MIG Mode" differs from "Current" under "Ecc Mode"); the table below maps the
 paths the checks use to GpuFacts fields. Values nvidia-smi cannot read (N/A, [Not Supported])
 stay unknown.
+
+A GPU's "MIG Devices" block lists its MIG devices (one "MIG Device" heading each, with its
+Index, GPU Instance ID, Compute Instance ID, "Device Attributes" / "Shared" counts and its own
+"FB Memory Usage"), or says "MIG Devices : None": either way the log lists the GPU's MIG
+devices (the `mig-listing` word), as the XML form's <mig_devices> does.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from gpudoctor.facts import MigDevice
 from gpudoctor.pasted.clean import bus_id, integer, mib_bytes, number, on_off, version_text
 from gpudoctor.pasted.draft import Draft, put, unknown_value
 from gpudoctor.pasted.scan import line_starts_with
@@ -167,6 +173,55 @@ def _clock_event(gpu: dict[str, Any], key: str, value: str) -> None:
         active.append(name)
 
 
+# Under a "MIG Device" heading: (path below it, lower case) -> MigDevice field
+_MIG_FIELDS: dict[tuple[str, ...], tuple[str, Convert]] = {
+    ("index",): ("index", integer),
+    ("gpu instance id",): ("gpu_instance_id", integer),
+    ("compute instance id",): ("compute_instance_id", integer),
+    ("device attributes", "shared", "multiprocessor count"): ("multiprocessor_count", integer),
+    ("fb memory usage", "total"): ("memory_total_bytes", mib_bytes),
+}
+_MIG_DEVICES = ("mig devices",)
+_MIG_DEVICE = ("mig devices", "mig device")
+
+
+def _mig_heading(path: tuple[str, ...], gpu: dict[str, Any], draft: Draft) -> None:
+    """ "MIG Devices" (the GPU's list of MIG devices) and each "MIG Device" heading under it."""
+    if path == _MIG_DEVICES and not any(word == "mig-listing" for word, _ in draft.named):
+        draft.named.append(("mig-listing", 0))
+    elif path == _MIG_DEVICE:
+        gpu.setdefault("_mig", []).append({})
+
+
+def _mig_value(path: tuple[str, ...], value: str, gpu: dict[str, Any], draft: Draft) -> bool:
+    """A value in the GPU's "MIG Devices" block (True: it was one), read into its MIG device."""
+    if path[: len(_MIG_DEVICES)] != _MIG_DEVICES:
+        return False
+    if path == _MIG_DEVICES:  # "MIG Devices : None": listed, and none
+        _mig_heading(path, gpu, draft)
+        return True
+    devices = gpu.get("_mig")
+    target = _MIG_FIELDS.get(path[len(_MIG_DEVICE) :])
+    if path[: len(_MIG_DEVICE)] == _MIG_DEVICE and devices and target:
+        converted = None if unknown_value(value) else target[1](value)
+        if converted is not None:
+            devices[-1].setdefault(target[0], converted)
+    return True
+
+
+def _mig_devices(gpu: dict[str, Any]) -> None:
+    """The MIG devices read under the GPU: it has MIG on, with those devices."""
+    devices = gpu.pop("_mig", None)
+    if not devices:
+        return
+    put(gpu, "mig_mode_current", True)
+    put(
+        gpu,
+        "mig_devices",
+        tuple(MigDevice(**{"index": n, **values}) for n, values in enumerate(devices)),
+    )
+
+
 def parse(block: str, draft: Draft) -> None:
     draft.section(NAME)
     put(draft.nvml, "status", "ok")  # nvidia-smi printed its log, so NVML initialised
@@ -193,6 +248,8 @@ def parse(block: str, draft: Draft) -> None:
             stack.pop()
         if value is None:
             stack.append((indent, key.lower()))
+            if gpu is not None and indent > gpu_indent:
+                _mig_heading(tuple(h for _, h in stack), gpu, draft)
             continue
         if gpu is None or indent <= gpu_indent:
             _top_level(key, value, draft)
@@ -201,11 +258,14 @@ def parse(block: str, draft: Draft) -> None:
         if len(path) == 2 and path[0] in _REASON_HEADINGS:
             _clock_event(gpu, path[1], value)
             continue
+        if _mig_value(path, value, gpu, draft):
+            continue
         target = GPU_FIELDS.get(path)
         if target and not unknown_value(value):
             put(gpu, target[0], target[1](value))
     for g in draft.gpus.values():
         g.pop("_q", None)
+        _mig_devices(g)
         active = g.pop("_reasons", None)
         if active is not None:
             put(g, "clock_event_reasons", tuple(active))
