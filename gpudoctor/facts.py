@@ -241,6 +241,12 @@ class PlatformFacts(Frozen):
     k8s_gpu_allocatable: int | None = None
     # nvidia.com/gpu a pasted pod asks for (its Limits/Requests; the largest of its containers)
     k8s_gpu_requested: int | None = None
+    # A pasted pod spec (YAML) whose container names an nvidia.com/ resource under `requests`:
+    # that resource, its request, and its limit in the same container (None: no limit given).
+    # Kubernetes takes an extended resource's request from its limit; both must be equal.
+    k8s_gpu_spec_resource: str | None = None
+    k8s_gpu_spec_requests: int | None = None
+    k8s_gpu_spec_limits: int | None = None
     # The Kubernetes distribution a report names when it runs its own containerd with its own
     # config ("k3s", "rke2", "microk8s"): /etc/containerd/config.toml is then not the node's.
     k8s_distribution: str | None = None

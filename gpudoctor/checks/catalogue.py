@@ -276,6 +276,15 @@ _ENTRIES = (
        "Pending there ('Insufficient nvidia.com/gpu').",
        "Ask for at most the node's allocatable GPUs per pod (split the work over pods), or "
        "schedule it on a node with more GPUs."),
+    _E("k8s-gpu-limits", "runtime", "A pod's GPU request equals its limit",
+       "ok, error, n/a",
+       "A pasted pod spec (YAML) whose container names an `nvidia.com/` resource under "
+       "`resources.requests` with no limit of it, or a different limit: Kubernetes lets no "
+       "extended resource be overcommitted, so the API server rejects the spec ('Limit must be "
+       "set for non overcommitable resources', 'must be equal to ... limit'); its docs "
+       "(\"Schedule GPUs\") put GPUs in limits, requests equal to them when given.",
+       "Put the GPU count under `resources.limits` (a limit alone is enough: the request is "
+       "taken from it), and keep any request equal to the limit."),
     _E("gpu-operator-stage", "runtime", "The GPU Operator's pods get through their stages",
        "ok, warn, error, n/a",
        "A pasted `kubectl get pods -n gpu-operator` or `kubectl describe pod` of the GPU "

@@ -151,4 +151,54 @@ def check_k8s_gpu_request(facts: HostFacts, matrix: Matrix, intent: Intent) -> l
     ]
 
 
-CHECKS = (check_k8s_gpu_unhealthy, check_k8s_gpu_request)
+LIMITS = "k8s-gpu-limits"
+
+
+def check_k8s_gpu_limits(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    """A pod spec's nvidia.com/ resource under `requests` against its `limits` in the same
+    container. Kubernetes lets no extended resource be overcommitted: the API server requires
+    its limit and that the request equal it (validation: "Limit must be set for non
+    overcommitable resources", "must be equal to <resource> limit"); its docs, "Schedule GPUs":
+    GPUs are specified in limits, a request without a limit is not allowed, and both, when
+    given, must be equal."""
+    p = facts.platform
+    name, asked, limit = p.k8s_gpu_spec_resource, p.k8s_gpu_spec_requests, p.k8s_gpu_spec_limits
+    ev = [("resource", name), ("requests", asked), ("limits", limit)]
+    if name is None or asked is None:
+        return [
+            finding(
+                LIMITS,
+                NA,
+                "no pod spec naming an nvidia.com/ resource under requests was read",
+                evidence=ev,
+            )
+        ]
+    if limit == asked:
+        return [
+            finding(
+                LIMITS,
+                OK,
+                f"the pod's {name} request ({asked}) equals its limit",
+                evidence=ev,
+            )
+        ]
+    said = "sets no limit of it" if limit is None else f"limits it to {limit}"
+    return [
+        finding(
+            LIMITS,
+            ERROR,
+            f"the pod requests {name}: {asked} and {said}: the API server rejects the spec",
+            detail="an extended resource such as an NVIDIA GPU cannot be overcommitted: "
+            "Kubernetes requires it in the container's limits and, where it is also under "
+            "requests, the request equal to the limit (kubectl apply fails with 'Limit must be "
+            "set for non overcommitable resources' or 'must be equal to "
+            f"{name} limit'); a controller's pods are then never created",
+            fix=f"put `{name}: {asked}` under the container's resources.limits (a limit alone "
+            "is enough: Kubernetes takes the request from it), and keep any request of it "
+            "equal to the limit",
+            evidence=ev,
+        )
+    ]
+
+
+CHECKS = (check_k8s_gpu_unhealthy, check_k8s_gpu_request, check_k8s_gpu_limits)

@@ -89,6 +89,7 @@ _SLURM_OS = re.compile(r"\bOS=Linux (?P<release>\d\.\d{1,2}\.\d{1,3}-[\w.+~-]{1,
 def parse(text: str, draft: Draft) -> None:
     _labels(text, draft)
     _resources(text, draft)
+    _spec_requests(text, draft)
     _system_info(text, draft)
     _nodes_wide(text, draft)
     _pods(text, draft)
@@ -272,6 +273,70 @@ def _mig_resources(text: str, draft: Draft) -> None:
         draft.named.append(("mig-devices", text.count("\n", 0, start) + 1))
         draft.notes.append("the node advertises MIG devices (nvidia.com/mig-*)")
         return
+
+
+# a container's `resources:` key in a pod spec (YAML), and the keys and lines of its block
+_RESOURCES_KEY = re.compile(r"^(?P<indent>\s{0,24})(?:- )?resources:\s{0,4}$")
+_SPEC_KIND = re.compile(
+    r"^(?P<indent>\s{1,28})(?P<kind>limits|requests):\s{0,4}(?P<rest>\{[^\n]{0,200})?$"
+)
+_SPEC_GPU = re.compile(r"\"?(?P<name>nvidia\.com/[\w.-]{1,40})\"?:\s{0,30}[\"']?(?P<n>\d{1,4})\b")
+
+
+def _spec_requests(text: str, draft: Draft) -> None:
+    """A pod spec (YAML) whose container asks for an nvidia.com/ resource under `requests`, with
+    no limit of it or a different one: the API server rejects it (an extended resource cannot
+    be overcommitted: its limit must be set and equal its request; Kubernetes docs, "Schedule
+    GPUs"). The first such container, else the first that names one in its requests."""
+    chosen: tuple[int, str, int, int | None] | None = None
+    for start, line in iter_lines(text, text, "resources:"):
+        found = _RESOURCES_KEY.match(line)
+        if found is None:
+            continue
+        asked = _spec_block(text, start + len(line) + 1, len(found.group("indent")))
+        wrong = [
+            (start, name, n, asked["limits"].get(name))
+            for name, n in asked["requests"].items()
+            if asked["limits"].get(name) != n
+        ]
+        if wrong:
+            chosen = wrong[0]
+            break
+        if chosen is None and asked["requests"]:
+            name, n = next(iter(asked["requests"].items()))
+            chosen = (start, name, n, n)
+    if chosen is None:
+        return
+    at, name, n, limit = chosen
+    put(draft.platform, "kubernetes", True)
+    put(draft.platform, "k8s_gpu_spec_resource", name)
+    put(draft.platform, "k8s_gpu_spec_requests", n)
+    put(draft.platform, "k8s_gpu_spec_limits", limit)
+    draft.read_at(NAME, text, at)
+
+
+def _spec_block(text: str, at: int, indent: int) -> dict[str, dict[str, int]]:
+    """The nvidia.com/ resources under a `resources:` block's limits and requests (block style,
+    or flow style: `limits: {nvidia.com/gpu: 1}`)."""
+    asked: dict[str, dict[str, int]] = {"limits": {}, "requests": {}}
+    kind = None
+    kind_indent = indent
+    for line in text[at : at + 1500].split("\n")[:24]:
+        if not line.strip():
+            continue
+        depth = len(line) - len(line.lstrip())
+        if depth <= indent:
+            break
+        key = _SPEC_KIND.match(line)
+        if key is not None:
+            kind, kind_indent = key.group("kind"), len(key.group("indent"))
+            for gpu in _SPEC_GPU.finditer(key.group("rest") or ""):
+                asked[kind].setdefault(gpu.group("name"), int(gpu.group("n")))
+            continue
+        gpu_line = _SPEC_GPU.match(line.strip())
+        if kind is not None and depth > kind_indent and gpu_line is not None:
+            asked[kind].setdefault(gpu_line.group("name"), int(gpu_line.group("n")))
+    return asked
 
 
 def _system_info(text: str, draft: Draft) -> None:
