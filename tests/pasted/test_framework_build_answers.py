@@ -91,3 +91,16 @@ def test_a_cudnn_answer_that_is_no_version_is_not_read(read: Read) -> None:
         ">>> torch.__version__\n'2.5.1+cu124'\n>>> torch.backends.cudnn.version()\n'abc'\n"
     )
     assert [f.cudnn for f in facts.frameworks] == [None]
+
+
+def test_tensorflow_on_windows_in_prose_reaches_the_windows_verdict(
+    read: Read, matrix: Matrix
+) -> None:
+    said = ">>> tf.config.list_physical_devices('GPU')\n[]\n"
+    text = "tensorflow 2.15 installed with pip on Windows, my RTX 3060 is not found\n" + said
+    assert read(text).platform.os_pretty == "Windows"
+    (cpu_only,) = [f for f in findings_of(read, matrix, text) if f.code == "framework-cpu-only"]
+    assert cpu_only.severity == Severity.ERROR
+    assert "native Windows" in cpu_only.title
+    wsl = read("I run tensorflow 2.15 on Windows via WSL2 with an RTX 3060\n" + said)
+    assert wsl.platform.os_pretty is None  # WSL2 is Linux: TensorFlow's GPU path there
