@@ -336,6 +336,8 @@ def _tensorflow(draft: Draft) -> FrameworkFacts | None:
     cpu_only = tf.get("cpu_only")
     if name == "tensorflow-cpu":
         cpu_only = True
+    elif cpu_only is None and tf.get("cuda_available"):
+        cpu_only = False  # a TensorFlow that lists a GPU is a GPU build
     return FrameworkFacts(
         name="tensorflow",
         version=draft.packages[name] if name else VERSION_NOT_SHOWN,

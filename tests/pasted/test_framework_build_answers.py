@@ -104,3 +104,17 @@ def test_tensorflow_on_windows_in_prose_reaches_the_windows_verdict(
     assert "native Windows" in cpu_only.title
     wsl = read("I run tensorflow 2.15 on Windows via WSL2 with an RTX 3060\n" + said)
     assert wsl.platform.os_pretty is None  # WSL2 is Linux: TensorFlow's GPU path there
+
+
+def test_a_versionless_tensorflow_that_lists_a_gpu_is_a_gpu_build(
+    read: Read, matrix: Matrix
+) -> None:
+    text = (
+        "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1886] Created device "
+        "/job:localhost/replica:0/task:0/device:GPU:0 with 13949 MB memory:  -> device: 0, "
+        "name: Tesla T4, pci bus id: 0000:00:04.0, compute capability: 7.5\n"
+    )
+    assert [(f.version, f.cpu_only) for f in read(text).frameworks] == [(VERSION_NOT_SHOWN, False)]
+    found = {f.code: f for f in findings_of(read, matrix, text)}
+    assert found["framework-cpu-only"].severity == Severity.OK
+    assert found["framework-import"].title == "import tensorflow works"  # no "(None)"
