@@ -330,6 +330,9 @@ class ContainerRuntimeFacts(Frozen):
 # LibraryFact.path of a library a pasted report only names ("cuDNN: 8.0.4", "NCCL version
 # 2.21.5"): its version is known, not the file.
 NAMED_IN_REPORT = "(named in the report)"
+# FrameworkFacts.version of a framework a pasted report shows only by what it answered
+# (`tf.test.is_built_with_cuda()`, its build info, its GPU list), never by its version.
+VERSION_NOT_SHOWN = "(version not in the report)"
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -32,6 +32,9 @@ def _expected(matrix: Matrix, fw: FrameworkFacts) -> str | None:
 def _loaded(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> tuple[str | None, str]:
     """The cuDNN version the framework will load, and where it comes from."""
     if fw.cudnn:
+        wheel = any(b.package.startswith("nvidia-cudnn") for b in fw.bundled)
+        if fw.name == "torch" and not wheel:  # a paste's torch.backends.cudnn.version()
+            return fw.cudnn, "torch.backends.cudnn.version()"
         return fw.cudnn, "its nvidia-cudnn wheel"
     if fw.name == "tensorflow":
         named = _host_libraries(matrix, fw)

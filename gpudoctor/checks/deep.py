@@ -129,9 +129,8 @@ def _imported(
             evidence=[*ev, ("installed", fw.version), ("location", fw.location)],
             subject=subject,
         )
-    return finding(
-        code, OK, f"import {module} works{seconds} ({deep.version})", evidence=ev, subject=subject
-    )
+    shown = f" ({deep.version})" if deep.version else ""  # a paste may not show it
+    return finding(code, OK, f"import {module} works{seconds}{shown}", evidence=ev, subject=subject)
 
 
 # --- framework-cuda-available -------------------------------------------------------------------

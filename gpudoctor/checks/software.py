@@ -20,6 +20,7 @@ from gpudoctor.checks.suggest import (
 )
 from gpudoctor.compat.host import from_facts
 from gpudoctor.compat.tiers import Tier, coverage, driver_tier
+from gpudoctor.facts import VERSION_NOT_SHOWN
 from gpudoctor.facts_view import driver_broken, driver_version, has_gpu, live_gpus
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.matrix.platforms import first_cuda_on_pypi, pypi_cpu_only
@@ -468,6 +469,10 @@ def _gpu_build_fix(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, trap: s
             "no CUDA TensorFlow wheel exists for this machine on PyPI: run TensorFlow from a "
             "container image built with CUDA for arm64, or build it from source"
         )
+    if fw.name == "tensorflow" and fw.version == VERSION_NOT_SHOWN:
+        # no release to pin: `pip show tensorflow` names it; [and-cuda] is Linux/WSL2's
+        return "pip uninstall -y tensorflow-cpu; pip install 'tensorflow[and-cuda]' (pin the "
+        "release `pip show tensorflow` names)"
     if fw.name == "tensorflow":
         alt = install_for_host(facts, matrix, "tensorflow", fw.version)
         return "pip uninstall -y tensorflow-cpu; " + (

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from gpudoctor import __version__, versions
 from gpudoctor.facts import (
     NAMED_IN_REPORT,
+    VERSION_NOT_SHOWN,
     BundledLib,
     Companion,
     ContainerRuntimeFacts,
@@ -264,7 +265,7 @@ def _torch(draft: Draft) -> FrameworkFacts | None:
         version=version,
         cuda=cuda,
         cpu_only=cpu_only,
-        cudnn=cudnn_wheel,
+        cudnn=cudnn_wheel or seen.get("cudnn"),  # the wheel, or what cudnn.version() said
         hip=hip,
         bundled=_bundled(draft),
         companions=_companions(draft),
@@ -319,17 +320,27 @@ def _bundled(draft: Draft) -> tuple[BundledLib, ...]:
     )
 
 
+# What TensorFlow itself answered about its build: enough to judge it without its version.
+_TF_BUILD_SAID = ("cpu_only", "cuda", "cuda_available")
+
+
 def _tensorflow(draft: Draft) -> FrameworkFacts | None:
-    name = next((n for n in _TF_NAMES if n in draft.packages), None)
-    if name is None:
-        return None
+    """TensorFlow from its package (pip list, tf.__version__, "TensorFlow version: 2.15.0"); a
+    paste that shows only what TensorFlow answered (`tf.test.is_built_with_cuda()`, its build
+    info, `tf.config.list_physical_devices('GPU')`) keeps those answers under VERSION_NOT_SHOWN
+    rather than an invented version."""
     tf = draft.tensorflow
+    name = next((n for n in _TF_NAMES if n in draft.packages), None)
+    if name is None and not any(tf.get(k) is not None for k in _TF_BUILD_SAID):
+        return None
     cpu_only = tf.get("cpu_only")
     if name == "tensorflow-cpu":
         cpu_only = True
+    elif cpu_only is None and tf.get("cuda_available"):
+        cpu_only = False  # a TensorFlow that lists a GPU is a GPU build
     return FrameworkFacts(
         name="tensorflow",
-        version=draft.packages[name],
+        version=draft.packages[name] if name else VERSION_NOT_SHOWN,
         cuda=tf.get("cuda"),
         cpu_only=cpu_only,
         cudnn=tf.get("cudnn"),
@@ -405,7 +416,7 @@ def _deep(draft: Draft, frameworks: tuple[FrameworkFacts, ...]) -> tuple[DeepFra
             name=fw.name,
             outcome="ok",
             import_ok=True,
-            version=fw.version,
+            version=None if fw.version == VERSION_NOT_SHOWN else fw.version,
             cuda=fw.cuda,
             cuda_available=answers[fw.name],
             error="the report shows no kernel run",

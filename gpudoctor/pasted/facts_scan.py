@@ -2010,6 +2010,16 @@ _RULES: tuple[_Rule, ...] = (
         _windows,
     ),
     _Rule(
+        # prose that puts TensorFlow on native Windows ("tensorflow 2.15 installed with pip on
+        # Windows"), where releases after 2.10 are CPU-only; "... on Windows via WSL2" is not
+        "tensorflow",
+        _rx(
+            r"\btensorflow\b[^\n]{0,80}?\bon (?:native[ -])?windows\b"
+            r"(?![^\n]{0,60}\b(?:wsl|subsystem))"
+        ),
+        _windows_path,  # the OS only: "Windows"
+    ),
+    _Rule(
         "mig",
         # and the device plugin's MIG resources and strategy ("nvidia.com/mig-1g.10gb",
         # "mig.strategy=mixed"), "MIG enabled"

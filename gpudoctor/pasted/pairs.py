@@ -42,7 +42,7 @@ _ASK = re.compile(
     r"^(?P<mod>torch|tf|tensorflow)\.(?P<what>__version__|version\.cuda|cuda\.is_available\(\)|"
     r"cuda\.get_device_(?:name|capability)\(\s{0,2}\d{0,2}\s{0,2}\)|cuda\.get_arch_list\(\)|"
     r"config\.list_physical_devices\(\s{0,2}"
-    r"['\"]GPU['\"]\s{0,2}\)|test\.is_built_with_cuda\(\))$"
+    r"['\"]GPU['\"]\s{0,2}\)|test\.is_built_with_cuda\(\)|backends\.cudnn\.version\(\))$"
 )
 _CAPABILITY = re.compile(r"^\((?P<major>\d{1,2}), (?P<minor>\d{1,2})\)$")
 _ARCH_LIST = re.compile(r"^\[(?P<codes>'[a-z_0-9', ]{4,600})\]$")  # the names: _ARCH
@@ -230,10 +230,28 @@ def _answer(ask: str, said: str, d: Draft) -> bool:  # noqa: PLR0911 (one return
     if what.startswith("config.list_physical_devices") and not torch and said == "[]":
         d.tensorflow.setdefault("cuda_available", False)
         return True
+    if what == "backends.cudnn.version()" and torch:
+        return _torch_cudnn(said, d)
     if what.startswith("test.is_built_with_cuda") and not torch and said in ("True", "False"):
         d.tensorflow.setdefault("cpu_only", said == "False")
         return True
     return False
+
+
+def _torch_cudnn(said: str, d: Draft) -> bool:
+    """`torch.backends.cudnn.version()`: the cuDNN torch loaded (cudnnGetVersion's integer:
+    90100 is 9.1.0 from cuDNN 9 on, 8902 is 8.9.2 before); None when torch._C has no _cudnn,
+    a build without cuDNN (torch/backends/cudnn/__init__.py)."""
+    if said == "None":
+        d.torch.setdefault("cudnn_none", True)
+        d.note("torch.backends.cudnn.version() is None: this torch build has no cuDNN")
+        return True
+    if not re.fullmatch(r"[1-9]\d{3,5}", said):
+        return False
+    number = int(said)
+    major, rest = divmod(number, 10_000 if number >= 90_000 else 1_000)
+    d.torch.setdefault("cudnn", f"{major}.{rest // 100}.{rest % 100}")
+    return True
 
 
 def _device(what: str, said: str, value: str | None, d: Draft) -> bool:

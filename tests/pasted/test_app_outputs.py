@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.errors import FactsError
-from gpudoctor.facts import HostFacts
+from gpudoctor.facts import VERSION_NOT_SHOWN, HostFacts
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.regex_safety import problem
 from gpudoctor.pasted.dispatch import known_shapes
@@ -659,7 +659,10 @@ def test_tensorflow_build_info_alone_keeps_what_it_states(read: Read) -> None:
         "('cuda_version', '12.3'), ('cudnn_version', '8'), ('is_cuda_build', True), "
         "('is_rocm_build', False), ('is_tensorrt_build', True)])\n"
     )
-    assert facts.frameworks == ()  # no TensorFlow version: no framework to judge
+    # no TensorFlow version shown: the build's own facts are kept, no version is invented
+    assert [(f.name, f.version, f.cuda, f.cpu_only, f.arch_list) for f in facts.frameworks] == [
+        ("tensorflow", VERSION_NOT_SHOWN, "12.3", False, ("sm_60", "sm_80", "compute_90"))
+    ]
     assert (
         "TensorFlow's build info: CUDA 12.3; cuDNN 8; kernels for sm_60, sm_80, compute_90"
         in _notes(facts)
