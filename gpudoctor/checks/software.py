@@ -471,8 +471,10 @@ def _gpu_build_fix(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, trap: s
         )
     if fw.name == "tensorflow" and fw.version == VERSION_NOT_SHOWN:
         # no release to pin: `pip show tensorflow` names it; [and-cuda] is Linux/WSL2's
-        return "pip uninstall -y tensorflow-cpu; pip install 'tensorflow[and-cuda]' (pin the "
-        "release `pip show tensorflow` names)"
+        return (
+            "pip uninstall -y tensorflow-cpu; pip install 'tensorflow[and-cuda]' (pin the "
+            "release `pip show tensorflow` names)"
+        )
     if fw.name == "tensorflow":
         alt = install_for_host(facts, matrix, "tensorflow", fw.version)
         return "pip uninstall -y tensorflow-cpu; " + (

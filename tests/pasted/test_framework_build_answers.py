@@ -46,6 +46,7 @@ def test_a_versionless_cpu_only_tensorflow_on_a_gpu_host_is_an_error(
     assert cpu_only.severity == Severity.ERROR
     assert "tensorflow[and-cuda]" in cpu_only.fix
     assert "==" not in cpu_only.fix  # no release is pinned that the paste does not show
+    assert cpu_only.fix.endswith("(pin the release `pip show tensorflow` names)")
 
 
 def test_a_tensorflow_question_without_its_answer_is_no_framework(read: Read) -> None:
