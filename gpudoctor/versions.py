@@ -108,6 +108,16 @@ def cuda_tag(cuda: str) -> str:
     return "cu" + "".join(str(n) for n in numeric(cuda)[:2])
 
 
+_LOCAL_CU_TAG = re.compile(r"^cu(\d+)(\d)$")
+
+
+def cuda_of_tag(local: str) -> str | None:
+    """The CUDA of a wheel's local version tag: "cu124" -> "12.4", "cu92" -> "9.2"; None for
+    "cpu", "rocm6.1" or anything else (the reverse of cuda_tag)."""
+    tag = _LOCAL_CU_TAG.match(local)
+    return f"{tag.group(1)}.{tag.group(2)}" if tag else None
+
+
 def is_pep440(text: str) -> bool:
     return _parse(text) is not None
 

@@ -117,3 +117,21 @@ def test_the_operator_table_has_one_home() -> None:
                 if {">=", "<="} <= keys:
                     homes.append(path.relative_to(PACKAGE).as_posix())
     assert homes == ["versions.py"]
+
+
+@pytest.mark.parametrize(
+    ("local", "cuda"),
+    [
+        ("cu124", "12.4"),
+        ("cu92", "9.2"),
+        ("cu130", "13.0"),
+        ("cpu", None),
+        ("rocm6.1", None),
+        ("", None),
+        ("cu1", None),
+    ],
+)
+def test_cuda_of_a_local_tag(local: str, cuda: str | None) -> None:
+    assert versions.cuda_of_tag(local) == cuda
+    if cuda:
+        assert versions.cuda_tag(cuda) == local  # the reverse of cuda_tag

@@ -115,10 +115,8 @@ def _local(fw: FrameworkFacts) -> str:
 
 def _cuda_major(local: str) -> int | None:
     """ "cu121" -> 12, "cu118" -> 11, "cu92" -> 9; None for "cpu", "rocm6.1" or no tag."""
-    digits = local[2:] if local.startswith("cu") else ""
-    if not digits.isdecimal() or len(digits) < 2:
-        return None
-    return int(digits[:-1])
+    cuda = versions.cuda_of_tag(local)
+    return versions.major(cuda) if cuda else None
 
 
 def _both_cuda(fw: FrameworkFacts, c: Companion) -> bool:

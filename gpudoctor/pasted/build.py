@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from gpudoctor.matrix.model import Architecture
     from gpudoctor.pasted.draft import Draft
 
-_CU_TAG = re.compile(r"^cu(\d+)(\d)$")  # torch's local version tag: "cu124" -> CUDA 12.4
 _TF_NAMES = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly")
 _JAX_PLUGIN = re.compile(r"^jax-cuda(\d+)-(?:plugin|pjrt)$")
 _JAXLIB_CUDA = re.compile(r"^cuda(\d+)")  # an older jaxlib's local tag: "+cuda12.cudnn89"
@@ -245,8 +244,7 @@ def _torch(draft: Draft) -> FrameworkFacts | None:
     if version is None:
         return None
     _, local = _public(version)
-    tag = _CU_TAG.match(local)
-    cuda = seen.get("cuda") or (f"{tag.group(1)}.{tag.group(2)}" if tag else None)
+    cuda = seen.get("cuda") or versions.cuda_of_tag(local)
     hip = seen.get("hip") or (local if local.startswith("rocm") else None)
     cpu_only = seen.get("cpu_only")
     if cpu_only is None:

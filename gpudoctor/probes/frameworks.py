@@ -25,7 +25,6 @@ _TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "te
 _REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 _JAX_PLUGIN = re.compile(r"^jax-cuda(\d+)-(plugin|pjrt)$")
 _INTERESTING = ("torch", "jax", "nvidia-")
-_CU_TAG = re.compile(r"^cu(\d+)(\d)$")  # torch local tag "cu124" -> CUDA 12.4
 
 
 def probe_frameworks(
@@ -136,10 +135,9 @@ def torch_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> FrameworkFa
                 PROBE, "frameworks.torch", "torch-version-file-unreadable", str(version_file)
             )
         )
-        tag = _CU_TAG.match(local)
-        cuda = f"{tag.group(1)}.{tag.group(2)}" if tag else None
+        cuda = versions.cuda_of_tag(local)
         hip = None
-        cpu_only = True if local == "cpu" else (False if tag or local.startswith("rocm") else None)
+        cpu_only = True if local == "cpu" else (False if cuda or local.startswith("rocm") else None)
     bundled = bundled_libs(dists, "torch")
     return FrameworkFacts(
         name="torch",
