@@ -9,16 +9,12 @@ from collections.abc import Callable
 import pytest
 
 from gpudoctor.facts import HostFacts
-from gpudoctor.findings import Finding, Severity
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.signatures import match_signature
-from tests.support.pasted_findings import error_lines, findings_of
+from tests.support.pasted_findings import named_lines
 
 Read = Callable[[str], HostFacts]
-
-
-def named(read: Read, matrix: Matrix, text: str, code: str) -> list[Finding]:
-    return error_lines(findings_of(read, matrix, text), code)
 
 
 @pytest.mark.parametrize(
@@ -68,7 +64,7 @@ def named(read: Read, matrix: Matrix, text: str, code: str) -> list[Finding]:
 def test_line_is_named_with_its_severity(
     read: Read, matrix: Matrix, line: str, code: str, severity: Severity
 ) -> None:
-    (found,) = named(read, matrix, line + "\n", code)
+    (found,) = named_lines(read, matrix, line + "\n", code)
     assert found.severity is severity
 
 
@@ -77,7 +73,7 @@ def test_crun_hook_failure_names_the_hook_and_its_exit_code(read: Read, matrix: 
         "Error: OCI runtime error: error executing hook "
         "`/usr/bin/nvidia-container-runtime-hook` (exit code: 3)\n"
     )
-    (found,) = named(read, matrix, line, "container-hook-failed")
+    (found,) = named_lines(read, matrix, line, "container-hook-failed")
     assert "`/usr/bin/nvidia-container-runtime-hook` (exit code: 3)" in found.detail
     assert "nvidia.com/gpu=all" in found.fix  # Podman's CDI route
 
@@ -87,7 +83,7 @@ def test_runc_hook_failure_still_names_the_stage(read: Read, matrix: Matrix) -> 
         "nvidia-container-cli: ldcache error: process /sbin/ldconfig.real failed with error "
         "code: 1: unknown\n"
     )
-    (found,) = named(read, matrix, line, "container-hook-failed")
+    (found,) = named_lines(read, matrix, line, "container-hook-failed")
     assert "(ldcache error: process /sbin/ldconfig.real failed with error code: 1)" in found.detail
 
 
@@ -96,7 +92,7 @@ def test_config_path_from_the_line(read: Read, matrix: Matrix) -> None:
         "failed to load config: failed to load specified config file: open "
         "/home/u/.config/nvidia-container-runtime/config.toml: permission denied\n"
     )
-    (found,) = named(read, matrix, line, "toolkit-config-unreadable")
+    (found,) = named_lines(read, matrix, line, "toolkit-config-unreadable")
     assert "/home/u/.config/nvidia-container-runtime/config.toml" in found.fix
 
 

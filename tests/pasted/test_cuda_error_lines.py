@@ -8,17 +8,12 @@ from collections.abc import Callable
 
 import pytest
 
-from gpudoctor.checks import run_checks
 from gpudoctor.facts import HostFacts
-from gpudoctor.findings import Finding, Severity
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
+from tests.support.pasted_findings import named_lines
 
 Read = Callable[[str], HostFacts]
-
-
-def _lines(read: Read, matrix: Matrix, text: str, code: str) -> list[Finding]:
-    findings = run_checks(read(text), matrix).findings
-    return [f for f in findings if f.code == "report-error" and f.subject == code]
 
 
 @pytest.mark.parametrize(
@@ -48,7 +43,7 @@ def _lines(read: Read, matrix: Matrix, text: str, code: str) -> list[Finding]:
 def test_a_cuda_error_line_is_named_by_its_code(
     read: Read, matrix: Matrix, line: str, name: str, where: str
 ) -> None:
-    found = _lines(read, matrix, f"Traceback (most recent call last):\n{line}\n", "cuda-error")
+    found = named_lines(read, matrix, f"Traceback (most recent call last):\n{line}\n", "cuda-error")
     if not name:  # an entry above this generic one owns the line
         assert not found
         return
@@ -59,7 +54,7 @@ def test_a_cuda_error_line_is_named_by_its_code(
 
 
 def test_a_code_only_the_program_knows_is_still_an_error_line(read: Read, matrix: Matrix) -> None:
-    (error,) = _lines(read, matrix, "CUDA error: kernel foo gave up\n", "cuda-error")
+    (error,) = named_lines(read, matrix, "CUDA error: kernel foo gave up\n", "cuda-error")
     assert "the program's own words" in error.detail
 
 
@@ -82,10 +77,10 @@ def test_out_of_memory_says_how_much_was_asked(read: Read, matrix: Matrix) -> No
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a "
         "total capacity of 79.19 GiB of which 1.02 GiB is free.\n"
     )
-    (error,) = _lines(read, matrix, text, "cuda-out-of-memory")
+    (error,) = named_lines(read, matrix, text, "cuda-out-of-memory")
     assert "1.50 GiB" in error.detail
     assert "nvidia-smi" in error.fix
     # a line that only quotes the message's start is not the error
-    assert not _lines(
+    assert not named_lines(
         read, matrix, "Driver Version: 550.54.15\nCUDA out of memory?\n", "cuda-out-of-memory"
     )

@@ -13,16 +13,12 @@ import pytest
 
 from gpudoctor.checks import run_checks
 from gpudoctor.facts import HostFacts
-from gpudoctor.findings import Finding, Severity
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.cuda_errors import describe
 from gpudoctor.matrix.model import Matrix
+from tests.support.pasted_findings import named_lines
 
 Read = Callable[[str], HostFacts]
-
-
-def _lines(read: Read, matrix: Matrix, text: str, code: str) -> list[Finding]:
-    findings = run_checks(read(text), matrix).findings
-    return [f for f in findings if f.code == "report-error" and f.subject == code]
 
 
 def _named(read: Read, matrix: Matrix, text: str) -> list[str]:
@@ -45,7 +41,7 @@ _INIT = "CUDA driver initialization failed, you might not have a CUDA gpu."
 def test_torchs_driver_initialization_failure_is_named(
     read: Read, matrix: Matrix, line: str
 ) -> None:
-    (error,) = _lines(read, matrix, line + "\n", "torch-cuda-init-failed")
+    (error,) = named_lines(read, matrix, line + "\n", "torch-cuda-init-failed")
     assert error.severity is Severity.ERROR
     assert "cudaErrorInitializationError (3)" in error.detail
     assert "/dev/nvidia" in error.fix
@@ -59,7 +55,7 @@ def test_torchs_unknown_error_is_named_in_its_runtimeerror_form(read: Read, matr
         "environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. "
         "Setting the available devices to be zero.\n"
     )
-    (error,) = _lines(read, matrix, line, "cuda-unknown-error")
+    (error,) = named_lines(read, matrix, line, "cuda-unknown-error")
     assert error.severity is Severity.ERROR
     assert "nvidia_uvm" in error.fix
 
@@ -96,7 +92,7 @@ _COUNT = (
 def test_torchs_device_count_error_carries_the_code(
     read: Read, matrix: Matrix, said: str, name: str
 ) -> None:
-    (error,) = _lines(read, matrix, _COUNT + said + "\n", "torch-device-count-error")
+    (error,) = named_lines(read, matrix, _COUNT + said + "\n", "torch-device-count-error")
     assert error.severity is Severity.ERROR
     assert name in error.detail
 
@@ -132,7 +128,7 @@ def test_a_device_count_code_with_its_own_entry_keeps_it(read: Read, matrix: Mat
 def test_a_cuda_calls_numbered_code_is_named(
     read: Read, matrix: Matrix, line: str, name: str
 ) -> None:
-    (error,) = _lines(read, matrix, line + "\n", "cuda-call-failed")
+    (error,) = named_lines(read, matrix, line + "\n", "cuda-call-failed")
     assert error.severity is Severity.ERROR
     assert error.detail.startswith(f"a CUDA call failed with {name}")
 
@@ -193,7 +189,7 @@ def test_the_number_is_read_in_the_table_of_its_api(said: str, success: str, nam
 def test_a_missing_toolkit_header_is_named(
     read: Read, matrix: Matrix, line: str, header: str
 ) -> None:
-    (error,) = _lines(read, matrix, line + "\n", "cuda-toolkit-header-missing")
+    (error,) = named_lines(read, matrix, line + "\n", "cuda-toolkit-header-missing")
     assert error.severity is Severity.ERROR
     assert f"did not find {header}," in error.detail
     assert header in error.fix
@@ -212,7 +208,7 @@ def test_a_missing_toolkit_header_is_named(
 def test_a_missing_toolkit_library_is_named(
     read: Read, matrix: Matrix, line: str, lib: str
 ) -> None:
-    (error,) = _lines(read, matrix, line + "\n", "cuda-toolkit-library-missing")
+    (error,) = named_lines(read, matrix, line + "\n", "cuda-toolkit-library-missing")
     assert f"found no {lib} library" in error.detail
     assert f"finds {lib}" in error.fix
 
@@ -224,7 +220,7 @@ def test_cmakes_find_cuda_toolkit_failure_carries_what_is_missing(
         "  Could NOT find CUDAToolkit (missing: CUDAToolkit_INCLUDE_DIRECTORIES CUDA_CUDART) "
         '(found version "12.4.131")\n'
     )
-    (error,) = _lines(read, matrix, line, "cmake-cuda-toolkit-not-found")
+    (error,) = named_lines(read, matrix, line, "cmake-cuda-toolkit-not-found")
     assert "FindCUDAToolkit" in error.detail
     assert "missing: CUDAToolkit_INCLUDE_DIRECTORIES CUDA_CUDART)" in error.detail
     assert "CUDAToolkit_ROOT" in error.fix
@@ -278,7 +274,7 @@ def test_near_misses_of_toolkit_build_errors_are_not_named(
 def test_numbas_cuda_errors_are_named(
     read: Read, matrix: Matrix, line: str, code: str, words: str
 ) -> None:
-    (error,) = _lines(read, matrix, line + "\n", code)
+    (error,) = named_lines(read, matrix, line + "\n", code)
     assert error.severity is Severity.ERROR
     assert words in error.fix
 
@@ -305,7 +301,7 @@ def test_cmakes_undetected_cuda_architecture_is_named(read: Read, matrix: Matrix
         "(message):\n"
         "  Failed to detect a default CUDA architecture.\n"
     )
-    (error,) = _lines(read, matrix, text, "cmake-cuda-architecture-undetected")
+    (error,) = named_lines(read, matrix, text, "cmake-cuda-architecture-undetected")
     assert error.severity is Severity.ERROR
     assert "CMAKE_CUDA_ARCHITECTURES" in error.fix
     # a build that names its architectures is not this error

@@ -10,10 +10,10 @@ from collections.abc import Callable
 import pytest
 
 from gpudoctor.facts import HostFacts
-from gpudoctor.findings import Finding, Severity
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.signatures import match_signature
-from tests.support.pasted_findings import error_lines, findings_of, warn_or_error
+from tests.support.pasted_findings import error_lines, findings_of, named_lines, warn_or_error
 
 Read = Callable[[str], HostFacts]
 
@@ -33,10 +33,6 @@ UNLICENSED_SMI_Q = (
     "        Product Name                      : NVIDIA Virtual Compute Server\n"
     "        License Status                    : Unlicensed (Restricted)\n"
 )
-
-
-def named(read: Read, matrix: Matrix, text: str, code: str) -> list[Finding]:
-    return error_lines(findings_of(read, matrix, text), code)
 
 
 @pytest.mark.parametrize(
@@ -68,7 +64,7 @@ def named(read: Read, matrix: Matrix, text: str, code: str) -> list[Finding]:
 def test_line_is_named_with_its_severity(
     read: Read, matrix: Matrix, line: str, code: str, severity: Severity
 ) -> None:
-    (found,) = named(read, matrix, line + "\n", code)
+    (found,) = named_lines(read, matrix, line + "\n", code)
     assert found.severity is severity
 
 
@@ -78,7 +74,7 @@ def test_failed_acquisition_carries_the_server_and_the_reason(read: Read, matrix
         "NVIDIA RTX Virtual Workstation - Error: No pool features found for : NVIDIA RTX "
         "Virtual Workstation)\n"
     )
-    (found,) = named(read, matrix, line, "vgpu-license-acquire-failed")
+    (found,) = named_lines(read, matrix, line, "vgpu-license-acquire-failed")
     assert "licence.example.org" in found.detail
     assert "No pool features found for : NVIDIA RTX Virtual Workstation" in found.detail
     assert "licence.example.org" in found.fix

@@ -23,6 +23,11 @@ def error_lines(findings: list[Finding], code: str) -> list[Finding]:
     return [f for f in findings if f.code == "report-error" and ("error", code) in f.evidence]
 
 
+def named_lines(read: Read, matrix: Matrix, text: str, code: str) -> list[Finding]:
+    """The lines of `text` the signature `code` names, as findings."""
+    return error_lines(findings_of(read, matrix, text), code)
+
+
 def warn_or_error(findings: list[Finding]) -> list[tuple[str, str]]:
     """(code, title) of every warning and error: what a false alarm would be."""
     return [(f.code, f.title) for f in findings if f.severity in (Severity.WARN, Severity.ERROR)]
