@@ -8,11 +8,13 @@ model builds for the host where the fix installs something. After all
 checks ran, `link_error_lines` joins each error line to the fact-based findings that predict it:
 the matching finding says "the report's error line matches", and the error-line finding becomes
 info that names it, so the verdict is counted once, on the finding with the facts and the fix.
+A symptom line (its entry says `symptom = true`: a pod crash-looping says that something failed,
+not why) is an error only while no other error in the report names a cause.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -429,7 +431,29 @@ def link_error_lines(findings: Sequence[Finding]) -> list[Finding]:
                 explained.setdefault(id(error), []).append(f.code)
             elif by_line is not error:
                 explained.setdefault(id(error), []).append(f"the line {by_line.subject}")
-    return [_linked(f, overridden, matched, explained) for f in findings]
+    linked = [_linked(f, overridden, matched, explained) for f in findings]
+    return _symptoms_named(linked, by_code)
+
+
+def _symptoms_named(findings: list[Finding], by_code: Mapping[str, Signature]) -> list[Finding]:
+    """A symptom line (a pod crash-looping: something failed, not why) stays an error only
+    while nothing else in the report is one; next to an error that names a cause it is info
+    that points to it, so the report leads with the cause, not the state it left behind."""
+
+    def symptom(f: Finding) -> bool:
+        return f.code == "report-error" and f.subject in by_code and by_code[f.subject].symptom
+
+    causes = [f for f in findings if f.severity == ERROR and not symptom(f)]
+    if not causes:
+        return findings
+    named = ", ".join(sorted({c.subject if c.code == "report-error" else c.code for c in causes}))
+    why = f"the state a cause leaves behind; this report names one ({named}): fix that first"
+    return [
+        replace(f, severity=INFO, detail=_join(f.detail, why))
+        if symptom(f) and f.severity in _PREDICTS
+        else f
+        for f in findings
+    ]
 
 
 def _shown(error: Finding) -> str:

@@ -35,7 +35,7 @@ from gpudoctor.matrix.reader import (
     toml_loads,
 )
 from gpudoctor.matrix.regex_safety import problem
-from gpudoctor.matrix.schema import array, table, text
+from gpudoctor.matrix.schema import array, flag, table, text
 from gpudoctor.resources import matrices_dir
 
 LAYERS = (
@@ -186,6 +186,16 @@ class Signature(Provenance):
             "more specific cause: that finding (or line) becomes info and the line's fix applies "
             "(`checks/pasted_report.py`)",
             optional=True,
+        ),
+    )
+    symptom: bool = field(  # the line says that something failed, not why
+        default=False,
+        metadata=flag(
+            "`true`: the line says that something failed (a pod that crash-loops, a container "
+            "restarted) but not why: it is an error only when no other error in the report "
+            "names a cause; next to one it becomes info, that cause's symptom "
+            "(`checks/pasted_report.py`)",
+            absent=False,
         ),
     )
     nvml_status: str | None = field(  # NVML's state when the line is printed

@@ -386,6 +386,9 @@ def _nodes_wide(text: str, draft: Draft) -> None:
         draft.notes.append(f"kubectl get nodes lists {len(rows)} nodes")
 
 
+_STACK_PODS = ("nvidia-", "gpu-operator", "gpu-feature-discovery")
+
+
 def _pods(text: str, draft: Draft) -> None:
     """`kubectl get pods`: NAME READY STATUS RESTARTS AGE (NAMESPACE first with -A)."""
     at = text.find("READY")
@@ -401,7 +404,8 @@ def _pods(text: str, draft: Draft) -> None:
             if ready is None or ready == 0 or ready + 1 >= len(words):
                 continue
             name, status = words[ready - 1], words[ready + 1]
-            if not (name.startswith(("nvidia-", "gpu-"))) or name in seen:
+            # the NVIDIA stack's pods only: a workload named gpu-test is judged by its own row
+            if not name.startswith(_STACK_PODS) or name in seen:
                 continue
             seen.add(name)
             first = start if first < 0 or start < first else first
