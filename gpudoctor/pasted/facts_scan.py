@@ -699,7 +699,8 @@ def _dkms(m: re.Match[str], d: Draft) -> bool:
 
 
 def _nouveau(m: re.Match[str], d: Draft) -> bool:
-    """dmesg's "nouveau 0000:01:00.0: NVIDIA GM204": nouveau is loaded and drives a GPU."""
+    """dmesg's "nouveau 0000:01:00.0: NVIDIA GM204" (or any other line nouveau logs for a
+    device, "nouveau 0000:01:00.0: DRM: ..."): nouveau is loaded and drives that GPU."""
     modules = d.kernel.setdefault("modules_loaded", [])
     if "nouveau" not in modules:
         modules.append("nouveau")
@@ -1688,7 +1689,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "nouveau 0000:",
-        _rx(r"\bnouveau (?P<bus>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d): NVIDIA "),
+        _rx(r"\bnouveau (?P<bus>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d): \S"),
         _nouveau,
     ),
     _Rule(

@@ -26,6 +26,7 @@ _SMI_L_MIG = re.compile(
 )
 
 PROC = "/proc/driver/nvidia/version"
+NVML_LIBRARY = "nvidia-smi's NVML library version"
 PROC_DESCRIPTION = "`cat /proc/driver/nvidia/version`"
 _PROC = re.compile(
     r"NVRM version: NVIDIA UNIX (Open Kernel Module for \S{1,20}|[^\n]{0,40}?Kernel Module)"
@@ -116,6 +117,8 @@ def proc_version(text: str, draft: Draft) -> None:
     found = _first(text, "NVRM version:", _PROC)
     library = _first(text, "NVML library version:", _NVML_LIBRARY)
     if library:
+        # a fact on its own: a paste of just these lines is read, not "no report recognised"
+        draft.read_at(NVML_LIBRARY, text, text.find("NVML library version:"))
         # nvidia-smi prints only major.minor: "570.124" says nothing against a 570.124.06 module
         module = found.group(2) if found else ""
         if not module.startswith(library.group(1) + "."):

@@ -251,6 +251,17 @@ def test_kernel_log_nouveau_and_command_line(read: Read, matrix: Matrix) -> None
     ]
     (nouveau,) = [f for f in run_checks(facts, matrix).findings if f.code == "nouveau-loaded"]
     assert nouveau.severity.value == "error"
+    # any line nouveau logs for a device says the same, not only its chipset line
+    other = read("[    3.2] nouveau 0000:02:00.0: DRM: failed to create kernel channel, -22\n")
+    assert [(d.address, d.driver) for d in other.kernel.pci_devices] == [
+        ("0000:02:00.0", "nouveau")
+    ]
+    # near miss: a line that names nouveau without a device
+    proc = (
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.54.03  Tue Jun  6 22:20:39 UTC 2023\n"
+    )
+    quiet = read("[    3.2] nouveau: unknown parameter 'x' ignored\n" + proc)
+    assert quiet.kernel.pci_devices == ()
 
 
 def test_kubernetes_words_and_settings_are_facts_not_problems(read: Read) -> None:

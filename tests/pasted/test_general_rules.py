@@ -397,6 +397,10 @@ def test_the_nvml_library_version_of_a_mismatch(read: Read) -> None:
         "NVML library version: 535.129\n"
     )
     assert facts.nvml.library_version == "535.129"
+    # the version line is a fact of its own: pasted alone it is read, not "no report recognised"
+    alone = read("NVML library version: 535.171\n")
+    assert alone.nvml.library_version == "535.171"
+    assert alone.report is not None
 
 
 def test_library_and_process_lines(read: Read, matrix: Matrix) -> None:
