@@ -306,6 +306,14 @@ CASES = [
         "nvcc warning : The 'compute_35', 'compute_37' architectures are deprecated",
     ),
     (
+        "nvcc-host-compiler-unsupported",
+        "D:\\cuda\\include\\crt/host_config.h(160): fatal error C1189: #error:  -- unsupported "
+        "Microsoft Visual Studio version! Only the versions between 2017 and 2022 (inclusive) are "
+        "supported! The nvcc flag '-allow-unsupported-compiler' can be used to override this",
+        ("Microsoft Visual Studio", "between 2017 and 2022"),
+        "-- The CXX compiler identification is MSVC 19.38.33133.0",
+    ),
+    (
         "cuda-compiler-not-found",
         "CMake Error at CMakeLists.txt:3 (project):\n  No CMAKE_CUDA_COMPILER could be found.",
         ("no CUDA compiler (nvcc)", "CUDACXX"),
