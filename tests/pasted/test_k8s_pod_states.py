@@ -75,6 +75,24 @@ def test_the_state_becomes_the_symptom_of_a_cause_the_paste_names(
         assert "driver-insufficient" in state.detail
 
 
+def test_a_pod_pending_for_minutes_is_named_with_its_age(read: Read, matrix: Matrix) -> None:
+    row = "gpu-pod                                0/1     Pending   0          8m\n"
+    (found,) = error_lines(
+        findings_of(read, matrix, LISTING.splitlines()[1] + "\n" + row), "k8s-pod-pending"
+    )
+    assert "gpu-pod has been Pending for 8m" in found.detail
+    assert "Insufficient nvidia.com/gpu" in found.fix
+    # next to the scheduler's own reason, the row is its symptom
+    event = (
+        "$ kubectl describe pod gpu-pod\n"
+        "Events:\n"
+        "  Warning  FailedScheduling  3m  default-scheduler  0/3 nodes are available: 3 "
+        "Insufficient nvidia.com/gpu.\n"
+    )
+    (symptom,) = error_lines(findings_of(read, matrix, row + event), "k8s-pod-pending")
+    assert symptom.severity.value == "info"
+
+
 def test_oomkilled_is_a_cause_of_its_own_not_a_symptom(read: Read, matrix: Matrix) -> None:
     row = "trainer-0                   0/1     OOMKilled   3 (45s ago)   6m\n"
     (found,) = error_lines(findings_of(read, matrix, row + CAUSE), "k8s-container-oomkilled")
