@@ -209,3 +209,51 @@ def test_near_misses_of_the_managed_gpu_labels(read: Read, matrix: Matrix) -> No
         '        cpu: "2"\n        nvidia.com/gpu: 1\n'
     )
     assert _unhealthy(read, matrix, pod).severity is Severity.NA
+
+
+_OPERATOR = '{"level":"info","ts":1709287201.02,"logger":"controllers.ClusterPolicy","msg":"'
+
+
+@pytest.mark.parametrize(
+    ("message", "code"),
+    [
+        (
+            "OpenShift DriverToolkit was requested but could not be enabled (dependencies "
+            'missing)"}',
+            "gpu-operator-dtk-unavailable",
+        ),
+        (
+            'WARNING: DriverToolkit image tag missing. Version-specific fallback mode enabled.",'
+            '"rhcosVersion":"414.92.202402130420-0"}',
+            "gpu-operator-dtk-tag-missing",
+        ),
+        (
+            "WARNINGs: RHCOS driver-toolkit image missing. Version-specific fallback mode "
+            'enabled.","rhcosVersion":"414.92.202402130420-0"}',
+            "gpu-operator-dtk-tag-missing",
+        ),
+    ],
+)
+def test_the_operators_driver_toolkit_fallbacks_are_warnings(
+    read: Read, matrix: Matrix, message: str, code: str
+) -> None:
+    (found,) = named_lines(read, matrix, _OPERATOR + message + "\n", code)
+    assert found.severity is Severity.WARN
+    assert "entitlement" in found.detail
+
+
+def test_near_misses_of_the_driver_toolkit_lines(read: Read, matrix: Matrix) -> None:
+    healthy = (
+        _OPERATOR + 'OpenShift Driver Toolkit requested","hasCompatibleNFD":true,'
+        '"hasDriverToolkitImageStream":true}\n'
+        + _OPERATOR
+        + 'OpenShift Driver Toolkit","enabled":true}\n'
+        + _OPERATOR
+        + 'DriverToolkit","image":"quay.io/openshift-release-dev/ocp-v4.0-art-dev"}\n'
+        + _OPERATOR
+        + 'ClusterPolicy is ready."}\n'
+    )
+    findings = findings_of(read, matrix, healthy)
+    assert not error_lines(findings, "gpu-operator-dtk-unavailable")
+    assert not error_lines(findings, "gpu-operator-dtk-tag-missing")
+    assert warn_or_error(findings) == []
