@@ -252,7 +252,10 @@ _ENTRIES = (
        "README: the NVIDIA runtime 'configured as the default low-level runtime', or a "
        "RuntimeClass). A node that runs its pods through Docker (`docker://` in `kubectl get "
        "nodes -o wide`) needs nvidia as Docker's default runtime (`\"default-runtime\": "
-       "\"nvidia\"` in /etc/docker/daemon.json).",
+       "\"nvidia\"` in /etc/docker/daemon.json). K3s and RKE2 write their containerd config "
+       "again at each start and MicroK8s renders it from a template: on them the default is "
+       "set through the distribution (K3s's default-runtime option, config.toml.tmpl, "
+       "MicroK8s's containerd-template.toml).",
        "`sudo nvidia-ctk runtime configure --runtime=containerd --set-as-default && sudo "
        "systemctl restart containerd` (CRI-O: `--runtime=crio --set-as-default "
        "--config=/etc/crio/crio.conf.d/99-nvidia.conf`, restart crio); or a RuntimeClass "
@@ -264,7 +267,11 @@ _ENTRIES = (
        "plugin marks a GPU unhealthy on an Xid error outside its list of application errors, "
        "until the plugin restarts (k8s-device-plugin, internal/rm/health.go). A node that shows "
        "NVIDIA GPUs (its GPUs, or the nvidia.com/gpu.present / NFD pci-10de.present label) but "
-       "lists no nvidia.com/gpu in its Capacity: the device plugin registered none.",
+       "lists no nvidia.com/gpu in its Capacity: the device plugin registered none. GKE's and "
+       "AKS's own GPU node labels (cloud.google.com/gke-accelerator, "
+       "kubernetes.azure.com/accelerator=nvidia) mark a GPU node too, and the fix is theirs: "
+       "GKE's driver installation (gpu-driver-version), AKS's device plugin DaemonSet or GPU "
+       "Operator.",
        "Find the Xid on the node (`dmesg`, the device plugin's log); once the GPU is sound, "
        "restart the device plugin pod; an Xid known to be harmless can be ignored with "
        "`DP_DISABLE_HEALTHCHECKS=<xid>`."),

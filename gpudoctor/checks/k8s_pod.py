@@ -25,7 +25,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpudoctor.checks.k8s_runtime import RUNTIME_CLASS, default_fix, docker_default_fix
+from gpudoctor.checks.k8s_runtime import (
+    DISTRIBUTION_TEMPLATE,
+    RUNTIME_CLASS,
+    default_fix,
+    distribution_default_fix,
+    docker_default_fix,
+)
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts
@@ -46,11 +52,6 @@ NO_DRIVER_CODES = frozenset(
 # Codes whose line also fits a driver older than the program's CUDA: a pod rule only where the
 # report shows no driver (with one, its CUDA is compared as everywhere).
 _ALSO_OLD_DRIVER = frozenset({"driver-insufficient"})
-_DISTRIBUTION_CONFIG = {
-    "k3s": "/var/lib/rancher/k3s/agent/etc/containerd/config.toml.tmpl",
-    "rke2": "/var/lib/rancher/rke2/agent/etc/containerd/config.toml.tmpl",
-    "microk8s": "/var/snap/microk8s/current/args/containerd-template.toml",
-}
 _LIMIT = "`resources: limits: nvidia.com/gpu: 1` in the container's spec"
 # The NVIDIA stack's pods, as their logs and the GPU Operator's init containers name them.
 _STACK = (
@@ -132,7 +133,7 @@ def stack_runtime_fix(code: str, facts: HostFacts) -> str | None:
     specific = (
         r.cri_engine == "docker"
         or bool(r.runtime_class_nvidia)
-        or (facts.platform.k8s_distribution or "") in _DISTRIBUTION_CONFIG
+        or (facts.platform.k8s_distribution or "") in DISTRIBUTION_TEMPLATE
     )
     return _runtime_fix(facts) if specific else None
 
@@ -192,11 +193,7 @@ def _runtime_fix(facts: HostFacts) -> str:
     if r.cri_engine == "docker":  # dockershim or cri-dockerd: pods get Docker's default
         return docker_default_fix(facts)
     engine = r.cri_engine or "containerd"
-    config = _DISTRIBUTION_CONFIG.get(facts.platform.k8s_distribution or "")
-    default = (
-        f"nvidia as the default runtime of the node's containerd (in {config}: "
-        'default_runtime_name = "nvidia", then restart the node\'s service)'
-        if config
-        else f"nvidia as the node's default runtime: {default_fix(facts, engine)}"
+    default = distribution_default_fix(facts) or (
+        f"nvidia as the node's default runtime: {default_fix(facts, engine)}"
     )
     return f"run it under the NVIDIA runtime: {RUNTIME_CLASS}; or {default}"

@@ -81,24 +81,70 @@ def _no_gpu_advertised(facts: HostFacts, ev: list[tuple[str, int | None]]) -> li
     if zero_line or not (gpus or labelled):
         return [finding(CODE, NA, "the node advertises no nvidia.com/gpu", evidence=ev)]
     has = f"{gpus} GPU(s)" if gpus else "an NVIDIA GPU (its node labels)"
+    detail, fix = _MANAGED.get(facts.platform.k8s_distribution or "", (_DETAIL, _FIX))
     return [
         finding(
             CODE,
             WARN,
             f"the node has {has} but advertises no nvidia.com/gpu: the device plugin "
             "registered none",
-            detail="the kubelet adds nvidia.com/gpu to a node's Capacity and Allocatable once "
-            "the NVIDIA device plugin registers its GPUs; none there means the plugin does not "
-            "run on this node (a nodeSelector, a taint it does not tolerate, the GPU Operator's "
-            "deploy labels), or runs without the NVIDIA runtime and finds no GPU (its log: "
-            "could not load NVML)",
-            fix="`kubectl get pods -A -o wide | grep -i device-plugin`: if no plugin pod runs on "
-            "the node, check its DaemonSet's nodeSelector and tolerations; if one runs, read "
-            "its log and make nvidia the node's default container runtime (or give the plugin "
-            "runtimeClassName: nvidia)",
-            evidence=[*ev, ("gpus", gpus), ("gpu_node_label", labelled)],
+            detail=detail,
+            fix=fix,
+            evidence=[
+                *ev,
+                ("gpus", gpus),
+                ("gpu_node_label", labelled),
+                ("k8s_distribution", facts.platform.k8s_distribution),
+            ],
         )
     ]
+
+
+_DETAIL = (
+    "the kubelet adds nvidia.com/gpu to a node's Capacity and Allocatable once the NVIDIA device "
+    "plugin registers its GPUs; none there means the plugin does not run on this node (a "
+    "nodeSelector, a taint it does not tolerate, the GPU Operator's deploy labels), or runs "
+    "without the NVIDIA runtime and finds no GPU (its log: could not load NVML)"
+)
+_FIX = (
+    "`kubectl get pods -A -o wide | grep -i device-plugin`: if no plugin pod runs on the node, "
+    "check its DaemonSet's nodeSelector and tolerations; if one runs, read its log and make "
+    "nvidia the node's default container runtime (or give the plugin runtimeClassName: nvidia)"
+)
+# The managed services' own GPU set-up (their docs): GKE runs its own device plugin
+# (nvidia-gpu-device-plugin in kube-system), which waits in its nvidia-driver-installer init
+# container until the node has a driver, installed by GKE (the node pool's gpu-driver-version)
+# or by the nvidia-driver-installer DaemonSet (GKE, "Run GPUs in GKE Standard node pools";
+# GoogleCloudPlatform/container-engine-accelerators). AKS installs the driver on a GPU node pool
+# unless it was created with --gpu-driver none (for the GPU Operator), but not the device plugin,
+# which the cluster's owner deploys (AKS, "Use GPUs for compute-intensive workloads"; "Use the
+# NVIDIA GPU Operator on AKS").
+_MANAGED = {
+    "gke": (
+        "on GKE the node's GPUs are advertised by GKE's own device plugin "
+        "(nvidia-gpu-device-plugin in kube-system), which waits until the node has an NVIDIA "
+        "driver; GKE installs it only when the node pool asks for it (gpu-driver-version=default "
+        "or latest), else the nvidia-driver-installer DaemonSet must; GKE runs no NVIDIA "
+        "container runtime, so none is to be configured",
+        "`kubectl get pods -n kube-system -o wide | grep nvidia` and the log of the device "
+        "plugin pod's nvidia-driver-installer container; create the GPU node pool with "
+        "`--accelerator type=<gpu>,count=<n>,gpu-driver-version=default` (or latest), or apply "
+        "the nvidia-driver-installer DaemonSet for the node image (cos/ or ubuntu/ "
+        "daemonset-preloaded.yaml from GoogleCloudPlatform/container-engine-accelerators); a GPU "
+        "that needs a newer driver than the default takes gpu-driver-version=latest",
+    ),
+    "aks": (
+        "an AKS GPU node pool gets the NVIDIA driver from AKS (unless created with --gpu-driver "
+        "none) but no device plugin: nvidia.com/gpu appears only once the NVIDIA device plugin "
+        "DaemonSet or the GPU Operator runs on the node (or on an AKS-managed GPU node pool, "
+        "which installs the plugin itself); a plugin that does not tolerate the pool's taint "
+        "(such as sku=gpu:NoSchedule) never lands there",
+        "deploy the NVIDIA device plugin DaemonSet (its tolerations matching the node pool's "
+        "taints, nodeSelector kubernetes.azure.com/accelerator: nvidia), or install the GPU "
+        "Operator on a node pool created with `--gpu-driver none` so that the operator brings "
+        "the driver; then `kubectl describe node` shows nvidia.com/gpu under Allocatable",
+    ),
+}
 
 
 REQUEST = "k8s-gpu-request"

@@ -99,19 +99,29 @@ def parse(text: str, draft: Draft) -> None:
 
 
 # Labels that mark a node with an NVIDIA GPU: the GPU Operator's (via NFD) and NFD's own PCI
-# vendor label for NVIDIA (vendor id 10de).
+# vendor label for NVIDIA (vendor id 10de); and the managed services' own, which they put on
+# every node of a GPU node pool whether or not a device plugin runs there: GKE's
+# cloud.google.com/gke-accelerator=nvidia-<model> (the key GKE's nvidia-driver-installer
+# DaemonSets select their nodes by, GoogleCloudPlatform/container-engine-accelerators) and AKS's
+# kubernetes.azure.com/accelerator=nvidia (AKS docs, "Use labels": reserved system labels).
 _GPU_NODE = re.compile(
     r"(?:nvidia\.com/gpu\.present|feature\.node\.kubernetes\.io/pci-(?:0302_|0300_)?10de"
     r"\.present)\"?[=:]\s{0,4}\"?true\b"
+    r"|(?P<service>cloud\.google\.com/gke|kubernetes\.azure\.com/)-?accelerator\"?[=:]\s{0,4}"
+    r"\"?nvidia\b"
 )
+_SERVICE = {"cloud.google.com/gke": "gke", "kubernetes.azure.com/": "aks"}
 
 
 def _gpu_node(text: str, draft: Draft) -> None:
-    for needle in ("gpu.present", "10de.present"):
+    for needle in ("gpu.present", "10de.present", "accelerator"):
         for start, line in iter_lines(text, text, needle):
-            if _GPU_NODE.search(line):
+            found = _GPU_NODE.search(line)
+            if found:
                 draft.named.append(("gpu-node", text.count("\n", 0, start) + 1))
                 put(draft.platform, "kubernetes", True)
+                if found.group("service"):
+                    put(draft.platform, "k8s_distribution", _SERVICE[found.group("service")])
                 draft.read_at(NAME, text, start)
                 return
 

@@ -84,12 +84,31 @@ def test_pasted_k3s_config_without_nvidia_default_warns_with_the_fix(matrix: Mat
     found = _finding(K3S_NOT_DEFAULT, matrix)
     assert found.severity is Severity.WARN
     assert "default runtime is not set" in found.title
-    assert "nvidia-ctk runtime configure --runtime=containerd --set-as-default" in found.fix
-    assert "systemctl restart containerd" in found.fix
+    # K3s writes config.toml again at each start: the default goes through K3s itself
+    assert "`default-runtime: nvidia` in /etc/rancher/k3s/config.yaml" in found.fix
+    assert "k3s/agent/etc/containerd/config.toml.tmpl" in found.fix
+    assert "systemctl restart k3s" in found.fix
+    assert "--set-as-default" not in found.fix
     assert "runtimeClassName: nvidia" in found.fix
+    rke2 = _finding(K3S_NOT_DEFAULT.replace("k3s", "rke2"), matrix)
+    assert "/etc/rancher/rke2/config.yaml" in rke2.fix
+    assert "rke2-agent" in rke2.fix
+    # a node's own containerd: nvidia-ctk's command
     found = _finding(CONTAINERD_V3_RUNC, matrix)
     assert found.severity is Severity.WARN
     assert "'runc'" in found.title
+    assert "nvidia-ctk runtime configure --runtime=containerd --set-as-default" in found.fix
+    assert "systemctl restart containerd" in found.fix
+    assert "/etc/rancher" not in found.fix
+
+
+def test_microk8s_config_gets_its_template(matrix: Matrix) -> None:
+    text = "$ cat /var/snap/microk8s/current/args/containerd-template.toml\n" + CONTAINERD_V3_RUNC
+    found = _finding(text, matrix)
+    assert found.severity is Severity.WARN
+    assert 'default_runtime_name = "nvidia" in /var/snap/microk8s/current/args/' in found.fix
+    assert "snap restart microk8s" in found.fix
+    assert "--set-as-default" not in found.fix
 
 
 def test_crio_gets_its_own_command(matrix: Matrix) -> None:
