@@ -51,6 +51,9 @@
   (modules/sysinfo.py: `get_env_info()._asdict()`): "torch_version": "2.1.2+cu121",
   "cuda_compiled_version", "nvidia_driver_version", "nvidia_gpu_models" (a string, or a list of
   "GPU 0: ..." lines), "python_version", "is_cuda_available", "python_platform".
+- PaddlePaddle's `paddle.utils.run_check()` summary (python/paddle/utils/install_check.py):
+  "PaddlePaddle works well on 1 GPU." and, after its data-parallel run, "... on 4 GPUs." (kept
+  as a note; its failure lines are the signature catalogue's).
 - onnxruntime's `get_available_providers()` list with a GPU provider in it
   ("['CUDAExecutionProvider', 'CPUExecutionProvider']"): its GPU build loaded.
 """
@@ -70,7 +73,7 @@ DESCRIPTION = (
     "`torch.cuda.get_device_properties`, `tf.config.list_physical_devices('GPU')`, "
     "OpenMMLab's and detectron2's `collect_env`, `python -m sglang.check_env`, "
     "`python -m xformers.info`, `cupy.show_config()`, `numba -s`, AUTOMATIC1111's sysinfo JSON, "
-    "onnxruntime's `get_available_providers()`"
+    "onnxruntime's `get_available_providers()`, PaddlePaddle's `run_check()`"
 )
 
 _RELEASE = r"\d\.\d{1,2}\.\d{1,3}(?:[.-][\w.+~-]{0,60}?)?"
@@ -176,6 +179,9 @@ _JSON_KEY = re.compile(
     r'^\s{0,16}"?(?P<k>' + "|".join(_JSON_KEYS) + r')"?:[ \t]{0,2}(?P<rest>[^\n]{0,400})$'
 )
 _JSON_ITEM = re.compile(r'^\s{0,24}"?(?P<v>GPU \d{1,3}: [^"\n]{2,120}?)"?,?\s{0,4}$')
+_PADDLE_WELL = re.compile(
+    r"^PaddlePaddle works well on (?P<n>\d{1,4}) (?P<device>GPU|CPU|XPU|NPU)s?\.\s{0,4}$"
+)
 _ORT_LIST = re.compile(r"\[\s{0,2}'[A-Za-z]{2,40}ExecutionProvider'")
 _ORT_PROVIDER = re.compile(r"'(?P<p>[A-Za-z]{2,40})ExecutionProvider'")
 _ORT_GPU = ("CUDA", "Tensorrt", "ROCM", "MIGraphX")
@@ -196,6 +202,8 @@ def parse(text: str, draft: Draft) -> None:  # noqa: PLR0912 - one test per shap
         _env_json(text, draft)
     if "ExecutionProvider'" in text:
         _ort_providers(text, draft)
+    if "PaddlePaddle works well on " in text:
+        _paddle_check(text, draft)
     if "Platform:" in text:
         _platform(text, draft)
     if "GPU type:" in text or "Accelerator:" in text:
@@ -612,3 +620,16 @@ def _ort_providers(text: str, draft: Draft) -> None:
             draft.note(f"onnxruntime lists its GPU execution providers ({names})")
             draft.read_at(NAME, text, start)
             return
+
+
+def _paddle_check(text: str, draft: Draft) -> None:
+    """What `paddle.utils.run_check()` says worked: on how many of which device."""
+    said = []
+    for count, (start, line) in enumerate(iter_lines(text, text, "PaddlePaddle works well on ")):
+        found = _PADDLE_WELL.match(line.strip()) if count < _MAX_READ else None
+        if found:
+            n, device = found.group("n"), found.group("device")
+            said.append(f"{n} {device}" + ("" if n == "1" else "s"))
+            draft.read_at(NAME, text, start)
+    if said:
+        draft.note(f"PaddlePaddle's run_check worked on {' and on '.join(said)} (as it says)")

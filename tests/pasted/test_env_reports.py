@@ -9,8 +9,9 @@ from collections.abc import Callable
 import pytest
 
 from gpudoctor.facts import FrameworkFacts, HostFacts
+from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
-from tests.support.pasted_findings import findings_of, warn_or_error
+from tests.support.pasted_findings import findings_of, named_lines, warn_or_error
 
 Read = Callable[[str], HostFacts]
 
@@ -286,3 +287,60 @@ def test_conda_lists_the_interpreter_with_its_build_string(read: Read) -> None:
 def test_near_misses_name_no_nvidia_gpu(read: Read, line: str) -> None:
     text = f"sys.platform: linux\n{line}\nPyTorch: 2.1.0+cu121\n"
     assert read(text).nvml.gpus == ()
+
+
+PADDLE_NO_GPU = (
+    "Running verify PaddlePaddle program ...\n"
+    "WARNING:root:You are using GPU version PaddlePaddle, but there is no GPU detected on your "
+    "machine. Maybe CUDA devices is not set properly.\n"
+    " Original Error is \n"
+    "PaddlePaddle works well on 1 CPU.\n"
+)
+PADDLE_PARALLEL = (
+    "W1203 10:01:11.101010  4242 gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute "
+    "Capability: 8.0, Driver API Version: 12.4, Runtime API Version: 12.3\n"
+    "PaddlePaddle works well on 1 GPU.\n"
+    "WARNING:root:PaddlePaddle meets some problem with 4 GPUs. This may be caused by:\n"
+    " 1. There is not enough GPUs visible on your system\n"
+    "PaddlePaddle is installed successfully ONLY for single GPU! Let's start deep learning with "
+    "PaddlePaddle now.\n"
+)
+ULTRALYTICS_NO_CUDA = (
+    "Ultralytics 8.3.2 🚀 Python-3.10.12 torch-2.4.1+cpu\n"
+    "ValueError: Invalid CUDA 'device=0,1' requested. Use 'device=cpu' or pass valid CUDA "
+    "device(s) if available, i.e. 'device=0' or 'device=0,1,2,3' for Multi-GPU.\n"
+    "\n"
+    "torch.cuda.is_available(): False\n"
+    "torch.cuda.device_count(): 0\n"
+    "os.environ['CUDA_VISIBLE_DEVICES']: None\n"
+)
+
+
+def test_paddle_run_check_without_a_gpu_is_named(read: Read, matrix: Matrix) -> None:
+    found = named_lines(read, matrix, PADDLE_NO_GPU, "paddle-gpu-not-detected")
+    assert [f.severity for f in found] == [Severity.ERROR]
+    # the check that ran well on the GPU names nothing
+    healthy = PADDLE_PARALLEL.partition("WARNING:root")[0] + "PaddlePaddle works well on 4 GPUs.\n"
+    assert warn_or_error(findings_of(read, matrix, healthy)) == []
+
+
+def test_paddle_multi_gpu_failure_is_a_warning_with_its_count(read: Read, matrix: Matrix) -> None:
+    found = named_lines(read, matrix, PADDLE_PARALLEL, "paddle-multi-device-check-failed")
+    assert [f.severity for f in found] == [Severity.WARN]
+    assert "over 4 GPUs" in found[0].detail
+    # the summary line that only says it works on one GPU is no second finding of it
+    assert (
+        named_lines(
+            read, matrix, "PaddlePaddle works well on 1 GPU.\n", "paddle-multi-device-check-failed"
+        )
+        == []
+    )
+
+
+def test_ultralytics_asked_for_a_device_torch_lacks(read: Read, matrix: Matrix) -> None:
+    found = named_lines(read, matrix, ULTRALYTICS_NO_CUDA, "ultralytics-invalid-cuda-device")
+    assert [f.severity for f in found] == [Severity.ERROR]
+    assert "device(s) 0,1" in found[0].detail
+    # the select_device banner alone (a CPU run asked for) names nothing
+    banner = "Ultralytics 8.3.2 🚀 Python-3.10.12 torch-2.4.1+cpu CPU (Intel Core(TM) i7-10700)\n"
+    assert named_lines(read, matrix, banner, "ultralytics-invalid-cuda-device") == []
