@@ -40,6 +40,15 @@
   total_gpu_memory (79.19GiB) x gpu_memory_utilization (0.90) = 71.27GiB` (worker.py) and `GPU
   KV cache size: 1,131,008 tokens` (v1/core/kv_cache_utils.py): a log that starts past the
   engine line still shows vLLM loading its model on the GPU (kept as notes).
+- ComfyUI's start-up (comfy/model_management.py; Fooocus carries a copy): `Total VRAM 24564 MB,
+  total RAM 64214 MB` (the GPU's memory as torch.cuda.mem_get_info gives it) and `Device: cuda:0
+  NVIDIA GeForce RTX 4090 : cudaMallocAsync` (torch's device, its name, the allocator), or
+  `Device: cpu`; its `pytorch version:` and `** Python version:` lines are facts_scan's.
+- InvokeAI's `Using torch device: NVIDIA GeForce RTX 3080` (invokeai/app/run_app.py, the name
+  TorchDevice gives the device: torch's GPU name, or CPU/MPS).
+- Ultralytics' and YOLOv5's select_device() banner (ultralytics/utils/torch_utils.py): `CUDA:0
+  (NVIDIA GeForce RTX 4090, 24217MiB)` for each device, the others on lines of their own under
+  the first, after its `Python-3.11.10 torch-2.5.1+cu124` (read as facts_scan's rule reads it).
 - nccl-tests' summary (src/common.cu): `# Out of bounds values : 0 OK` and `# Avg bus bandwidth
   : 84.8558`, a collective test that ran (kept as a note; FAILED is said in it).
 """
@@ -57,7 +66,9 @@ NAME = "program start-up logs"
 DESCRIPTION = (
     "ollama's server log (`inference compute`, its version, `server config`, offload and ROCm "
     "discovery lines), llama.cpp's `ggml_cuda_init` device list and `system_info`, vLLM's "
-    "engine start-up and statistics lines, nccl-tests' summary"
+    "engine start-up and statistics lines, nccl-tests' summary, ComfyUI's and Fooocus' "
+    "`Total VRAM`/`Device:` lines, InvokeAI's torch device, Ultralytics' and YOLOv5's "
+    "select_device banner"
 )
 
 # One slog key=value pair: a quoted value (no escapes in the values read here) or a bare word.
@@ -139,11 +150,22 @@ _VLLM_START = (
         "vLLM allocated its KV cache ({} tokens on the GPU)",
     ),
 )
+_COMFY_VRAM = re.compile(r"\bTotal VRAM (?P<vram>\d{1,7}) MB, total RAM \d{1,8} MB\b")
+_COMFY_DEVICE = re.compile(
+    r"\bDevice: (?:cuda:(?P<i>\d{1,2}) (?P<name>[^\n]{2,80}?) : (?:cudaMallocAsync|native)?|"
+    r"(?P<cpu>cpu))\s{0,4}$"
+)
+_AMD = re.compile(r"^(?:AMD|Radeon)\b")
+_INVOKE_DEVICE = re.compile(r"\bUsing torch device: (?P<name>[^\n]{2,80}?)\s{0,4}$")
+_SELECT_DEVICE = re.compile(
+    r"\bCUDA:(?P<i>\d{1,2}) \((?P<name>[^,()\n]{2,80}), (?P<mib>\d{3,7})MiB\)"
+)
+_BANNER_PYTHON = re.compile(r"\bPython-(?P<v>3\.\d{1,2}\.\d{1,2}) torch-\d")
 _MAX_LINE = 2000
 _MAX_READ = 64  # lines read per shape: a log of many restarts repeats the same GPUs
 
 
-def parse(text: str, draft: Draft) -> None:
+def parse(text: str, draft: Draft) -> None:  # noqa: PLR0912 - one test per shape
     if "inference compute" in text:
         _ollama(text, draft)
     if "(version " in text:
@@ -167,6 +189,12 @@ def parse(text: str, draft: Draft) -> None:
             _vllm_start(text, draft, needle, pattern, note)
     if "# Out of bounds values : " in text:
         _nccl_tests(text, draft)
+    if "Device: " in text and ("Total VRAM " in text or "Device: cuda:" in text):
+        _comfy(text, draft)
+    if "Using torch device: " in text:
+        _invokeai(text, draft)
+    if "MiB)" in text and "CUDA:" in text:
+        _select_device(text, draft)
 
 
 def _pairs(line: str) -> dict[str, str]:
@@ -393,3 +421,64 @@ def _vllm_start(text: str, draft: Draft, needle: str, pattern: re.Pattern[str], 
             draft.note(note.format(found.group("v")))
             draft.read_at(NAME, text, start)
             return
+
+
+def _torch_gpu(draft: Draft, index: int, name: str, listed: bool) -> dict[str, Any]:
+    """The GPU torch names at `index`; by its name when a GPU listing came first (the listing's
+    order need not be torch's)."""
+    return draft.gpu(_index_for(draft, None, name) if listed else index)
+
+
+def _comfy(text: str, draft: Draft) -> None:
+    """ComfyUI's (and Fooocus') device line and the GPU memory it found."""
+    listed = bool(draft.gpus)
+    for start, line in iter_lines(text, text, "Device: "):
+        found = _COMFY_DEVICE.search(line) if len(line) <= _MAX_LINE else None
+        if found is None:
+            continue
+        if found.group("cpu"):
+            draft.note("ComfyUI runs on the CPU (its `Device: cpu` line)")
+            draft.read_at(NAME, text, start)
+            return
+        name = found.group("name").strip()
+        if _AMD.match(name):
+            put(draft.amd_gpu(int(found.group("i"))), "name", name)
+        elif _NVIDIA.match(name):
+            gpu = _torch_gpu(draft, int(found.group("i")), name, listed)
+            put(gpu, "name", name)
+            vram = _COMFY_VRAM.search(text[max(0, start - 4000) : start])
+            if vram:
+                put(gpu, "memory_total_bytes", int(vram.group("vram")) << 20)
+        else:
+            continue
+        draft.read_at(NAME, text, start)
+        return
+
+
+def _invokeai(text: str, draft: Draft) -> None:
+    for start, line in iter_lines(text, text, "Using torch device: "):
+        found = _INVOKE_DEVICE.search(line) if len(line) <= _MAX_LINE else None
+        if found and _NVIDIA.match(found.group("name")):
+            name = found.group("name")
+            put(_torch_gpu(draft, 0, name, bool(draft.gpus)), "name", name)
+            draft.read_at(NAME, text, start)
+            return
+
+
+def _select_device(text: str, draft: Draft) -> None:
+    """Each `CUDA:N (name, memory)` of the select_device banner."""
+    listed = bool(draft.gpus)
+    for count, (start, line) in enumerate(iter_lines(text, text, "MiB)")):
+        if count >= _MAX_READ or len(line) > _MAX_LINE:
+            break
+        python = _BANNER_PYTHON.search(line)
+        if python:
+            put(draft.platform, "python_version", python.group("v"))
+        for found in _SELECT_DEVICE.finditer(line):
+            name = found.group("name").strip()
+            if not _NVIDIA.match(name):
+                continue
+            gpu = _torch_gpu(draft, int(found.group("i")), name, listed)
+            put(gpu, "name", name)
+            put(gpu, "memory_total_bytes", int(found.group("mib")) << 20)
+            draft.read_at(NAME, text, start)

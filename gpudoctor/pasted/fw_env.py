@@ -30,12 +30,39 @@
 - TensorFlow's `tf.config.list_physical_devices('GPU')`: "[PhysicalDevice(name=
   '/physical_device:GPU:0', device_type='GPU')]", or `[]` under the call; and the count its
   install guide prints ("Num GPUs Available:  0").
+- The environment tables of the libraries built on torch, one `Key: value` a line: OpenMMLab's
+  `collect_env` (mmengine/utils/dl_utils/collect_env.py, printed by mmcv, mmdet, mmseg, ...) and
+  sglang's `python -m sglang.check_env` (python/sglang/check_env.py) print "Python: 3.8.18
+  (default, ...)", "CUDA available: True", "GPU 0,1: NVIDIA GeForce RTX 3090" (one line per GPU
+  name, torch's names, the indices joined), sglang's "GPU 0,1 Compute Capability: 9.0" and "CUDA
+  Driver Version: 550.127.08" (nvidia-smi's driver), and "PyTorch: 1.13.1+cu117"; detectron2's
+  `python -m detectron2.utils.collect_env` (detectron2/utils/collect_env.py) prints the same in a
+  tabulate table, key and value split by spaces: "PyTorch   2.0.1+cu118 @/path/torch", "GPU 0,1
+  Tesla V100-SXM2-16GB (arch=7.0)", "Driver version   535.104.05", "GPU available   Yes".
+- `python -m xformers.info` (xformers/info.py): "pytorch.version:   2.1.2+cu121",
+  "pytorch.cuda:   available" (or "not available"), "gpu.name:", "gpu.compute_capability:", and
+  the build's own "build.torch_version:" (a torch other than the installed one: its C++/CUDA
+  extensions do not load).
+- `cupy.show_config()` ("Python Version   : 3.10.12", "Device 0 Name   : NVIDIA GeForce RTX
+  3080", "Device 0 Compute Capability   : 86") and `numba -s` (numba/misc/numba_sysinfo.py:
+  "Python Version   : 3.11.7", "CUDA Driver Version   : (12, 2)", and its CUDA detect list
+  "id 0    b'NVIDIA GeForce RTX 3090'   [SUPPORTED]").
+- torch's collect_env as JSON, the "Torch env info" of AUTOMATIC1111's sysinfo
+  (modules/sysinfo.py: `get_env_info()._asdict()`): "torch_version": "2.1.2+cu121",
+  "cuda_compiled_version", "nvidia_driver_version", "nvidia_gpu_models" (a string, or a list of
+  "GPU 0: ..." lines), "python_version", "is_cuda_available", "python_platform".
+- PaddlePaddle's `paddle.utils.run_check()` summary (python/paddle/utils/install_check.py):
+  "PaddlePaddle works well on 1 GPU." and, after its data-parallel run, "... on 4 GPUs." (kept
+  as a note; its failure lines are the signature catalogue's).
+- onnxruntime's `get_available_providers()` list with a GPU provider in it
+  ("['CUDAExecutionProvider', 'CPUExecutionProvider']"): its GPU build loaded.
 """
 
 from __future__ import annotations
 
 import re
 
+from gpudoctor.pasted import collect_env
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import iter_lines
 
@@ -43,7 +70,10 @@ NAME = "framework environment"
 DESCRIPTION = (
     "`transformers env` / `accelerate env` / `diffusers-cli env`, "
     "`jax.print_environment_info()`, `jax.devices()`, `ds_report`, `torch.__config__.show()`, "
-    "`torch.cuda.get_device_properties`, `tf.config.list_physical_devices('GPU')`"
+    "`torch.cuda.get_device_properties`, `tf.config.list_physical_devices('GPU')`, "
+    "OpenMMLab's and detectron2's `collect_env`, `python -m sglang.check_env`, "
+    "`python -m xformers.info`, `cupy.show_config()`, `numba -s`, AUTOMATIC1111's sysinfo JSON, "
+    "onnxruntime's `get_available_providers()`, PaddlePaddle's `run_check()`"
 )
 
 _RELEASE = r"\d\.\d{1,2}\.\d{1,3}(?:[.-][\w.+~-]{0,60}?)?"
@@ -99,11 +129,81 @@ _TF_GPU = re.compile(
     r"PhysicalDevice\(name='/physical_device:GPU:(?P<i>\d{1,3})', device_type='GPU'\)"
 )
 _TF_COUNT = re.compile(r"^Num GPUs Available:\s{1,4}(?P<n>\d{1,3})\s{0,4}$")
+# The `Key: value` (OpenMMLab, sglang) or tabulate (detectron2) environment tables: the key, then
+# ": " or the table's padding.
+_SEP = r"(?::[ \t]{1,4}|[ \t]{2,40})"
+_TORCH_VERSION = (
+    r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:a\d{1,3}|b\d{1,3}|rc\d{1,3}|\.dev\d{1,10})?"
+    r"(?:\+[\w.]{1,40})?"
+)
+_TORCH_NAMES = r"(?:NVIDIA|Tesla|Quadro|GeForce|TITAN)\b"
+_ENV_PYTHON = re.compile(rf"^Python{_SEP}(?P<v>3\.\d{{1,2}}\.\d{{1,2}})\b")
+_ENV_TORCH = re.compile(rf"^PyTorch{_SEP}(?P<v>{_TORCH_VERSION})(?: @\S{{0,300}})?$")
+_ENV_GPU = re.compile(
+    rf"^GPU (?P<ids>\d[\d,]{{0,200}}){_SEP}(?P<name>{_TORCH_NAMES}[^\n]{{1,80}}?)"
+    r"(?: \(arch=(?P<cc>\d{1,2}\.\d)\))?$"
+)
+_ENV_CC = re.compile(r"^GPU (?P<ids>\d[\d,]{0,200}) Compute Capability: (?P<cc>\d{1,2}\.\d)$")
+_ENV_DRIVER = re.compile(
+    rf"^(?:CUDA Driver Version|Driver version){_SEP}(?P<v>\d{{3}}\.\d{{1,3}}(?:\.\d{{1,3}})?)$"
+)
+_ENV_AVAILABLE = re.compile(rf"^(?:CUDA available|GPU available){_SEP}(?P<v>True|False|Yes|No)\b")
+_ENV_LINES = 300  # the longest table (torch's build details included) is under 100 lines
+_XF_VERSION = re.compile(r"^xFormers (?P<v>\d{1,2}\.\d{1,2}\.\d{1,4}(?:\.post\d{1,2})?)\s{0,4}$")
+_XF_KEY = re.compile(
+    r"^(?P<k>pytorch\.version|pytorch\.cuda|gpu\.name|gpu\.compute_capability|"
+    r"build\.torch_version):\s{1,60}(?P<v>\S[^\n]{0,100}?)\s{0,4}$"
+)
+_ALIGNED_PYTHON = re.compile(r"^Python Version\s{1,40}:\s{0,4}(?P<v>3\.\d{1,2}\.\d{1,2})\s{0,4}$")
+_CUPY_DEVICE = re.compile(
+    r"^Device (?P<i>\d{1,2}) (?:Name\s{1,40}:\s{0,4}(?P<name>\S[^\n]{1,80}?)|"
+    r"Compute Capability\s{1,40}:\s{0,4}(?P<cc>\d{2,3}))\s{0,4}$"
+)
+_NUMBA_DEVICE = re.compile(r"^id (?P<i>\d{1,2})\s{1,10}b'(?P<name>[^'\n]{2,80})'\s{1,80}\[")
+_NUMBA_DRIVER = re.compile(
+    r"^CUDA Driver Version\s{1,40}:\s{0,4}\((?P<major>\d{1,2}), (?P<minor>\d{1,2})\)\s{0,4}$"
+)
+# torch's collect_env fields as JSON (AUTOMATIC1111's sysinfo), by collect_env's own keys
+_JSON_KEYS = {
+    "torch_version": "pytorch version",
+    "cuda_compiled_version": "cuda used to build pytorch",
+    "hip_compiled_version": "rocm used to build pytorch",
+    "nvidia_driver_version": "nvidia driver version",
+    "nvidia_gpu_models": "gpu models and configuration",
+    "python_version": "python version",
+    "python_platform": "python platform",
+    "is_cuda_available": "is cuda available",
+}
+# quoted as pasted, or unquoted (clean.py writes a JSON document's members as `key: value`)
+_JSON_KEY = re.compile(
+    r'^\s{0,16}"?(?P<k>' + "|".join(_JSON_KEYS) + r')"?:[ \t]{0,2}(?P<rest>[^\n]{0,400})$'
+)
+_JSON_ITEM = re.compile(r'^\s{0,24}"?(?P<v>GPU \d{1,3}: [^"\n]{2,120}?)"?,?\s{0,4}$')
+_PADDLE_WELL = re.compile(
+    r"^PaddlePaddle works well on (?P<n>\d{1,4}) (?P<device>GPU|CPU|XPU|NPU)s?\.\s{0,4}$"
+)
+_ORT_LIST = re.compile(r"\[\s{0,2}'[A-Za-z]{2,40}ExecutionProvider'")
+_ORT_PROVIDER = re.compile(r"'(?P<p>[A-Za-z]{2,40})ExecutionProvider'")
+_ORT_GPU = ("CUDA", "Tensorrt", "ROCM", "MIGraphX")
 _MAX_LINE = 4000
 _MAX_READ = 64  # lines read per shape: a log that repeats one is read at its first ones
 
 
-def parse(text: str, draft: Draft) -> None:
+def parse(text: str, draft: Draft) -> None:  # noqa: PLR0912 - one test per shape
+    # before torch's build details: "PyTorch: 2.0.1+cu118" names the build, TORCH_VERSION=2.0.1
+    # of the details does not
+    if "sys.platform" in text or "CUDA available:" in text:
+        _env_table(text, draft)
+    if "pytorch.version:" in text:
+        _xformers_info(text, draft)
+    if "CuPy Version" in text or "__CUDA Information__" in text:
+        _cupy_numba(text, draft)
+    if "torch_version" in text and "cuda_compiled_version" in text:
+        _env_json(text, draft)
+    if "ExecutionProvider'" in text:
+        _ort_providers(text, draft)
+    if "PaddlePaddle works well on " in text:
+        _paddle_check(text, draft)
     if "Platform:" in text:
         _platform(text, draft)
     if "GPU type:" in text or "Accelerator:" in text:
@@ -360,3 +460,176 @@ def _no_tf_gpu(draft: Draft, text: str, offset: int) -> None:
     draft.tensorflow.setdefault("cuda_available", False)
     draft.note("TensorFlow lists no GPU: it runs on the CPU")
     draft.read_at(NAME, text, offset)
+
+
+def _ids(text: str) -> list[int]:
+    """The indices of "0,1,2,3" (a torch device index has at most 3 digits)."""
+    return [int(i) for i in text.split(",") if i.isdecimal() and len(i) <= 3][:64]
+
+
+def _env_table(text: str, draft: Draft) -> None:
+    """OpenMMLab's, sglang's and detectron2's environment tables (see the module's docstring)."""
+    begin = min(p for p in (text.find("sys.platform"), text.find("CUDA available:")) if p >= 0)
+    begin = text.rfind("\n", 0, begin) + 1
+    listed = bool(draft.gpus)  # a GPU listing came first (nvidia-smi): it names the GPUs
+    pos = begin
+    for line in text[begin : begin + 60_000].split("\n", _ENV_LINES)[:_ENV_LINES]:
+        _env_line(line.rstrip(), listed, draft, text, pos)
+        pos += len(line) + 1
+
+
+def _env_line(line: str, listed: bool, draft: Draft, text: str, pos: int) -> None:
+    found = _ENV_GPU.match(line)
+    if found:
+        if not listed:
+            for index in _ids(found.group("ids")):
+                put(draft.gpu(index), "name", found.group("name"))
+                put(draft.gpu(index), "compute_capability", found.group("cc"))
+            draft.read_at(NAME, text, pos)
+        return
+    cc = _ENV_CC.match(line)
+    if cc:
+        for index in _ids(cc.group("ids")) if not listed else ():
+            if index in draft.gpus:
+                put(draft.gpus[index], "compute_capability", cc.group("cc"))
+        return
+    for pattern in (_ENV_PYTHON, _ENV_TORCH, _ENV_DRIVER, _ENV_AVAILABLE):
+        found = pattern.match(line)
+        if found:
+            _env_value(pattern, found.group("v"), draft)
+            draft.read_at(NAME, text, pos)
+            return
+
+
+def _env_value(pattern: re.Pattern[str], value: str, draft: Draft) -> None:
+    if pattern is _ENV_PYTHON:
+        put(draft.platform, "python_version", value)
+    elif pattern is _ENV_TORCH:
+        put(draft.torch, "version", value)
+    elif pattern is _ENV_DRIVER:
+        put(draft.nvml, "driver_version", value)
+    elif draft.torch_cuda_available is None:
+        draft.torch_cuda_available = value in ("True", "Yes")
+
+
+def _xformers_info(text: str, draft: Draft) -> None:
+    """`python -m xformers.info`: the torch it runs with, the GPU it sees, the torch it was built
+    for."""
+    begin = text.find("pytorch.version:")
+    start = text.rfind("xFormers ", max(0, begin - 20_000), begin)
+    start = text.rfind("\n", 0, start if start >= 0 else begin) + 1
+    values: dict[str, str] = {}
+    pos = start
+    for line in text[start : start + 40_000].split("\n", 200)[:200]:
+        head = _XF_VERSION.match(line.strip())
+        if head and "xformers" not in draft.packages:
+            draft.packages["xformers"] = head.group("v")
+        found = _XF_KEY.match(line.strip())
+        if found:
+            values.setdefault(found.group("k"), found.group("v"))
+            draft.read_at(NAME, text, pos)
+        pos += len(line) + 1
+    torch = values.get("pytorch.version", "")
+    if _VERSION.match(torch):
+        put(draft.torch, "version", torch)
+    if "pytorch.cuda" in values and draft.torch_cuda_available is None:
+        draft.torch_cuda_available = values["pytorch.cuda"] == "available"
+    name = values.get("gpu.name", "")
+    if name and not draft.gpus and re.match(_TORCH_NAMES, name):
+        put(draft.gpu(0), "name", name)
+        cc = values.get("gpu.compute_capability", "")
+        put(draft.gpu(0), "compute_capability", cc if re.match(r"^\d{1,2}\.\d$", cc) else None)
+    built = values.get("build.torch_version", "")
+    if _VERSION.match(built) and _VERSION.match(torch) and built != torch:
+        draft.note(
+            f"xFormers was built for torch {built}, the installed torch is {torch}: its C++/CUDA "
+            "extensions do not load with another torch (xformers.info)"
+        )
+
+
+def _cupy_numba(text: str, draft: Draft) -> None:
+    """`cupy.show_config()` and `numba -s`: Python, the GPUs each lists, numba's driver CUDA."""
+    listed = bool(draft.gpus)
+    for start, line in iter_lines(text, text, "Python Version"):
+        found = _ALIGNED_PYTHON.match(line.strip())
+        if found:
+            put(draft.platform, "python_version", found.group("v"))
+            draft.read_at(NAME, text, start)
+            break
+    for count, (start, line) in enumerate(iter_lines(text, text, "Device ")):
+        found = _CUPY_DEVICE.match(line.strip()) if count < _MAX_READ else None
+        if found is None or listed:
+            continue
+        gpu = draft.gpu(int(found.group("i")))
+        if found.group("name") and re.match(_TORCH_NAMES, found.group("name")):
+            put(gpu, "name", found.group("name"))
+        elif found.group("cc"):
+            number = int(found.group("cc"))
+            put(gpu, "compute_capability", f"{number // 10}.{number % 10}")
+        draft.read_at(NAME, text, start)
+    for count, (start, line) in enumerate(iter_lines(text, text, "id ")):
+        found = _NUMBA_DEVICE.match(line.strip()) if count < _MAX_READ else None
+        if found and not listed and re.match(_TORCH_NAMES, found.group("name")):
+            put(draft.gpu(int(found.group("i"))), "name", found.group("name"))
+            draft.read_at(NAME, text, start)
+    for start, line in iter_lines(text, text, "CUDA Driver Version"):
+        found = _NUMBA_DRIVER.match(line.strip())
+        if found:
+            version = f"{found.group('major')}.{found.group('minor')}"
+            put(draft.nvml, "cuda_driver_version", version)
+            draft.read_at(NAME, text, start)
+            break
+
+
+def _env_json(text: str, draft: Draft) -> None:
+    """torch's collect_env fields as JSON: each value read as collect_env reads its line."""
+    begin = text.find("torch_version")
+    begin = text.rfind("\n", 0, begin) + 1
+    lines = text[begin : begin + 200_000].split("\n", 400)[:400]
+    pos = begin
+    for number, line in enumerate(lines):
+        found = _JSON_KEY.match(line)
+        if found:
+            key = _JSON_KEYS[found.group("k")]
+            rest = found.group("rest").strip().rstrip(",").strip()
+            if rest in ("", "["):  # a list, one GPU an item
+                for item in lines[number + 1 : number + 65]:
+                    gpu = _JSON_ITEM.match(item)
+                    if gpu is None:
+                        break
+                    collect_env.key_line(key, gpu.group("v"), draft)
+            elif rest == "null":
+                if key == "cuda used to build pytorch":  # torch.version.cuda is None
+                    collect_env.key_line(key, "None", draft)
+            else:
+                collect_env.key_line(key, rest.strip('"'), draft)
+            draft.read_at(NAME, text, pos)
+        pos += len(line) + 1
+
+
+def _ort_providers(text: str, draft: Draft) -> None:
+    """onnxruntime's provider list: a GPU provider in it says its GPU build loaded (a list of
+    the CPU alone is a signature's line)."""
+    for start, line in iter_lines(text, text, "ExecutionProvider'"):
+        if len(line) > _MAX_LINE or _ORT_LIST.search(line) is None:
+            continue
+        providers = _ORT_PROVIDER.findall(line)
+        gpu = [p for p in providers if p in _ORT_GPU]
+        if gpu and "CPU" in providers:
+            names = ", ".join(f"{p}ExecutionProvider" for p in gpu)
+            draft.note(f"onnxruntime lists its GPU execution providers ({names})")
+            draft.read_at(NAME, text, start)
+            return
+
+
+def _paddle_check(text: str, draft: Draft) -> None:
+    """What `paddle.utils.run_check()` says worked: on how many of which device."""
+    said = []
+    for count, (start, line) in enumerate(iter_lines(text, text, "PaddlePaddle works well on ")):
+        found = _PADDLE_WELL.match(line.strip()) if count < _MAX_READ else None
+        if found:
+            n, device = found.group("n"), found.group("device")
+            said.append(f"{n} {device}" + ("" if n == "1" else "s"))
+            draft.read_at(NAME, text, start)
+    if said:
+        draft.note(f"PaddlePaddle's run_check worked on {' and on '.join(said)} (as it says)")

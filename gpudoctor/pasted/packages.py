@@ -3,8 +3,10 @@
 (`tensorflow[and-cuda]==2.15.0`), collect_env's `[pip3] torch==2.5.1` and `[conda] pytorch 2.1.0
 py3.10_cuda11.8_cudnn8.7.0_0 pytorch` lines, and a conda spec quoted anywhere (conda's plan
 "pytorch/linux-64::pytorch-1.4.0-py3.7_cuda10.1.243_cudnn7.6.3_0", the match spec
-"pytorch=1.9.0=py3.8_cpu_0"). Only the packages the checks read are kept: the frameworks and
-NVIDIA's CUDA library wheels. Versions go through `packaging`, so a line that only looks like a
+"pytorch=1.9.0=py3.8_cpu_0"). Only the packages the checks read are kept: the frameworks,
+NVIDIA's CUDA library wheels, onnxruntime and onnxruntime-gpu (both installed: a note), and the
+interpreter a `conda list` names ("python  3.10.14  h955ad1f_1", with its build string).
+Versions go through `packaging`, so a line that only looks like a
 package is dropped.
 """
 
@@ -23,12 +25,16 @@ _WANTED = (
     r"torch|pytorch|torchvision|torchaudio|tensorflow|tensorflow-cpu|tensorflow-gpu|tf-nightly|jax|jaxlib"
     r"|jax-cuda\d+-plugin|jax-cuda\d+-pjrt|nvidia-[a-z0-9-]{1,40}-cu\d+|nvidia-ml-py|pynvml"
     r"|cpuonly|pytorch-cuda|vllm|flash[-_]attn|flashinfer[-_]python|xformers|bitsandbytes"
-    r"|llama[-_]cpp[-_]python"
+    r"|llama[-_]cpp[-_]python|onnxruntime-gpu|onnxruntime"
 )
 _LIBRARIES = "cudatoolkit|cuda-toolkit|cuda-runtime|cudnn|nccl"  # conda's, see _conda_library
+# `conda list` names the environment's interpreter: "python  3.10.14  h955ad1f_1"
+_PYTHON = "python"
+_PYTHON_VERSION = re.compile(r"^3\.\d{1,2}\.\d{1,2}$")
 _LINE = re.compile(
     # a requirements file names extras: "tensorflow[and-cuda]==2.15.0", "jax[cuda12]==0.4.30"
-    rf"[ \t]*(?:\[(pip\d?|conda)\][ \t]+)?({_WANTED}|{_LIBRARIES})(?:\[[\w,.-]{{1,40}}\])?"
+    rf"[ \t]*(?:\[(pip\d?|conda)\][ \t]+)?({_WANTED}|{_LIBRARIES}|{_PYTHON})"
+    r"(?:\[[\w,.-]{1,40}\])?"
     r"(?:==|[ \t]+)"
     r"([0-9][\w.+!-]{0,60})"
     r"(?:[ \t]+(\S{1,80}))?[ \t]*(?:\S{1,40})?[ \t]*$",
@@ -53,6 +59,8 @@ _NEEDLES = (
     "cuda-",
     "cudnn",
     "nccl",
+    "onnxruntime",
+    "python",
 )
 _CONDA_ONLY = ("pytorch", "pytorch-cuda", "cpuonly")  # `conda list` names, never pip's
 # conda's CUDA libraries, read only with a conda build string ("h6a678d5_0", "cuda11_0"), so
@@ -121,6 +129,9 @@ def parse(text: str, draft: Draft) -> None:
             continue
         manager, name, version, build = found.groups()
         name = versions.canonical_name(name)
+        if name == _PYTHON:
+            _conda_python(version, build or "", draft)
+            continue
         if name in _CONDA_LIBRARIES:
             if _conda_library(name, version, build or "", draft):
                 draft.section(NAME)
@@ -134,6 +145,20 @@ def parse(text: str, draft: Draft) -> None:
             _conda(name, version, build or "", draft)
         else:
             draft.packages.setdefault(name, version)
+        draft.section(NAME)
+    if "onnxruntime" in draft.packages and "onnxruntime-gpu" in draft.packages:
+        draft.note(
+            f"both onnxruntime {draft.packages['onnxruntime']} (CPU) and onnxruntime-gpu "
+            f"{draft.packages['onnxruntime-gpu']} are installed: the two wheels install the same "
+            "`onnxruntime` package, so the one installed last provides it (onnxruntime's install "
+            "guide installs one of them, onnxruntime-gpu for a CUDA GPU)"
+        )
+
+
+def _conda_python(version: str, build: str, draft: Draft) -> None:
+    """The interpreter of a `conda list`, told by its build string (prose "Python 3.10" is not)."""
+    if _CONDA_BUILD_STRING.match(build) and _PYTHON_VERSION.match(version):
+        put(draft.platform, "python_version", version)
         draft.section(NAME)
 
 
