@@ -2609,9 +2609,9 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
     draft.gpus_from_text = True
     if cc is None:
         draft.note(_unknown_cc_note(name, models))
-    # a shorter name of the same GPU on the same line ("GeForce RTX 3060" of "NVIDIA GeForce
-    # RTX 3060") is no other model
-    others = sorted({n for n, _, _, _ in found[1:] if n.upper() not in name.upper()})
+    # a shorter name of the same GPU ("GeForce RTX 3060" of "NVIDIA GeForce RTX 3060", its
+    # words within the first name's) is no other model; "A10" beside "A100" is
+    others = sorted({n for n, _, _, _ in found[1:] if not _words_within(n, name)})
     if others:
         draft.note("other GPU models named in the text: " + ", ".join(others[:5]))
 
@@ -2619,6 +2619,14 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
 def _jetson_named_gpu(name: str, aliases: dict[tuple[str, ...], set[str]]) -> str:
     tokens = tuple(m.group(0) for m in _TOKEN.finditer(name.upper()))
     return f"Jetson {name}" if tokens in aliases and tokens[0] != _JETSON else name
+
+
+def _words_within(short: str, name: str) -> bool:
+    """Whether the words of `short` appear, in order and together, among those of `name`."""
+    want = [t for t in _SPLIT.split(short.upper()) if t]
+    have = [t for t in _SPLIT.split(name.upper()) if t]
+    n = len(want)
+    return any(have[i : i + n] == want for i in range(len(have) - n + 1))
 
 
 def _unknown_cc_note(name: str, models: dict[tuple[str, ...], set[str]]) -> str:

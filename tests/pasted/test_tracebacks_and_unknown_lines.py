@@ -259,3 +259,13 @@ def test_is_available_true_alone_is_read(read: Read) -> None:
     facts = read("torch.cuda.is_available(): True\n")
     assert facts.report is not None
     assert facts.report.sections == ("facts in text",)
+
+
+def test_a_shorter_name_of_the_same_gpu_is_no_other_model(read: Read) -> None:
+    facts = read("Device name: NVIDIA GeForce RTX 2080 Ti\n")
+    assert facts.report is not None
+    assert not any("other GPU models" in n for n in facts.report.notes)
+    # near miss: another model whose name is a part of the first one's letters is one
+    other = read("GPUs: 4x A100 and 1x A10\n")
+    assert other.report is not None
+    assert any("other GPU models named in the text: A10" in n for n in other.report.notes)
