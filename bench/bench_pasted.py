@@ -44,6 +44,14 @@ def cases(size: int) -> dict[str, str]:
             "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
             * (size // 84)
         ),
+        "tracebacks repeated": (
+            "Traceback (most recent call last):\n"
+            '  File "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1'
+            ", in f\n    x = f()\nValueError: bad value\n"
+        )
+        * (size // 140),
+        "unknown error lines": "ERROR worker failed: Segmentation fault (core dumped) "
+        + ("exit code 1 " * 160 + "\n") * (size // 1900),
     }
 
 

@@ -512,6 +512,10 @@ class ReportFacts(Frozen):
     # The NVIDIA stack's pods a `kubectl get pods` / `kubectl describe pod` shows, every one read
     # (Running ones too: checks/k8s_operator.py tells the pod that holds the others).
     stack_pods: tuple[StackPod, ...] = ()
+    # Lines that say something failed (a traceback's exception, an `error:` or FATAL log line,
+    # a crash, a non-zero exit code) where no line of the catalogue is in the paste: quoted as
+    # read, their cause unknown (`code` is "unknown-error-line").
+    unknown_lines: tuple[ReportError, ...] = ()
 
 
 # --- the snapshot -------------------------------------------------------------------------------

@@ -38,6 +38,15 @@ _ENTRIES = (
        "this one is info; an error line no fact explains stays an error with its usual cause "
        "(a warn where the line says something runs degraded, like GPUDirect RDMA disabled).",
        "The fix in the finding (the one of the matching finding when there is one)."),
+    _E("report-unknown-line", "report", "An error line the catalogue does not know", "info",
+       "The report holds no known error line, but lines that say something failed: a Python "
+       "traceback's exception, an `error:`/`fatal:`/ERROR/FATAL log line, a crash (segmentation "
+       "fault, abort, killed, core dumped) or a non-zero exit code. They are quoted with their "
+       "line numbers; their cause is not known, so this is never a warning or an error. "
+       "Reported only for a pasted report.",
+       "Paste the whole output around the line (the full traceback or log), with `nvidia-smi` "
+       "and `python -m torch.utils.collect_env` from the same host, or run `gpudoctor check` "
+       "there; after a crash, the kernel log of that time too."),
     # --- driver -----------------------------------------------------------------------------
     _E("no-nvidia-gpu", "driver", "No NVIDIA GPU found", "info, unknown",
        "Neither the PCI bus nor NVML shows an NVIDIA GPU; every check that needs a GPU is n/a. "

@@ -485,4 +485,33 @@ def _join(first: str, second: str) -> str:
     return f"{first}; {second}" if first else second
 
 
-CHECKS = (check_report_read, check_report_errors)
+def check_report_unknown_lines(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    """The lines that say something failed where the paste holds no known line: quoted with
+    their numbers, info (their cause is not known), with what to paste for a verdict."""
+    report = facts.report
+    if report is None or not report.unknown_lines:
+        return []
+    lines = report.unknown_lines
+    first = lines[0]
+    shown = "; ".join(f"line {e.line}: {e.text}" for e in lines)
+    return [
+        finding(
+            "report-unknown-line",
+            INFO,
+            f"the report shows an error this gpudoctor does not know: {first.text}",
+            detail=f"read as an error whose cause is not known ({shown}); nothing else in the "
+            "paste says what failed",
+            fix=_UNKNOWN_LINE_FIX,
+            evidence=[("lines", tuple(e.line for e in lines))],
+        )
+    ]
+
+
+_UNKNOWN_LINE_FIX = (
+    "paste the whole output around that line (the full traceback or log, from the command "
+    "run), with `nvidia-smi` and `python -m torch.utils.collect_env` from the same host (or "
+    "run `gpudoctor check` there); where a program crashed (a segmentation fault, an abort, "
+    "a non-zero exit code), also the kernel log of that time (`sudo dmesg -T | tail -50`)"
+)
+
+CHECKS = (check_report_read, check_report_errors, check_report_unknown_lines)

@@ -34,6 +34,7 @@ from gpudoctor.facts import (
 from gpudoctor.facts_amd import AmdFacts, AmdPciGpu, KfdNode, gfx_version
 from gpudoctor.facts_multigpu import FabricFacts, MultiGpuFacts
 from gpudoctor.framework_names import GPU_PROGRAMS, LOGGED_PROGRAMS
+from gpudoctor.pasted.unknown_errors import MAX_LINES
 from gpudoctor.pasted.unknowns import unknowns
 
 if TYPE_CHECKING:
@@ -83,6 +84,8 @@ def build(
         named=_named(draft),
         images=tuple(dict.fromkeys(draft.images)),
         stack_pods=tuple(draft.stack_pods),
+        # beside a known line, the unknown ones are its context (unknown_errors.py)
+        unknown_lines=() if draft.errors else tuple(draft.unknown_lines[:MAX_LINES]),
     )
     return HostFacts(**{**facts.__dict__, "report": report})
 

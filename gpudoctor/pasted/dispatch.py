@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.errors import FactsError
 from gpudoctor.pasted import amd as amd_tools
 from gpudoctor.pasted import (
+    answers,
     apps,
     cloud,
     cluster,
@@ -36,6 +37,8 @@ from gpudoctor.pasted import (
     smi_query,
     smi_table,
     smi_xml,
+    tracebacks,
+    unknown_errors,
 )
 from gpudoctor.pasted import tensorflow as tf_info
 from gpudoctor.pasted.build import build
@@ -92,10 +95,14 @@ LINES: tuple[LineShape, ...] = (
     LineShape(ib.NAME, ib.DESCRIPTION, ib.parse),
     LineShape(packages.NAME, packages.DESCRIPTION, packages.parse),
     LineShape(fw_env.NAME, fw_env.DESCRIPTION, fw_env.parse),
+    LineShape(answers.NAME, answers.DESCRIPTION, answers.parse),
     LineShape(os_packages.NAME, os_packages.DESCRIPTION, os_packages.parse),
     LineShape(amd_tools.NAME, amd_tools.DESCRIPTION, amd_tools.parse),
     LineShape(rocm_smi_table.NAME, rocm_smi_table.DESCRIPTION, rocm_smi_table.parse),
+    LineShape(tracebacks.NAME, tracebacks.DESCRIPTION, tracebacks.parse),
     LineShape(errors.NAME, errors.DESCRIPTION, errors.parse, whole_paste=True),
+    # after the known lines: read only where the paste holds none
+    LineShape(unknown_errors.NAME, unknown_errors.DESCRIPTION, unknown_errors.parse),
 )
 
 # Parts of one paste read one by one: `nvidia-smi -l 1` for an hour repeats its table 3600
@@ -202,7 +209,12 @@ def _shifted(draft: Draft, lines: int) -> Draft:
         draft.errors = [
             replace(e, line=e.line + lines) if e.line is not None else e for e in draft.errors
         ]
+        draft.unknown_lines = [
+            replace(e, line=e.line + lines) if e.line is not None else e
+            for e in draft.unknown_lines
+        ]
         draft.named_gpus = [(name, count, n + lines) for name, count, n in draft.named_gpus]
+        draft.answered_gpus = [(name, n + lines) for name, n in draft.answered_gpus]
         draft.named = [(word, n + lines) for word, n in draft.named]
     return draft
 
@@ -288,6 +300,7 @@ def _merge(into: Draft, other: Draft) -> None:
         into.section(section)
     seen = {(e.code, e.line) for e in into.errors}
     into.errors.extend(e for e in other.errors if (e.code, e.line) not in seen)
+    into.unknown_lines.extend(other.unknown_lines)
     into.ranges.extend(other.ranges)
     into.notes.extend(n for n in other.notes if n not in into.notes)
     into.cudnn_files.extend(f for f in other.cudnn_files if f not in into.cudnn_files)

@@ -32,12 +32,17 @@ class Draft:
     nvrtc: bool = False  # the report shows NVRTC in use with that runtime (CuPy's show_config)
     cudnn_files: list[str] = field(default_factory=list)
     errors: list[ReportError] = field(default_factory=list)
+    # lines that say something failed that no signature names (unknown_errors.py)
+    unknown_lines: list[ReportError] = field(default_factory=list)
     # (section, first line, last line) of each part read, for the report's header
     ranges: list[tuple[str, int, int]] = field(default_factory=list)
     libraries: dict[str, str] = field(default_factory=dict)  # "nccl" -> version named
     runtime: dict[str, Any] = field(default_factory=dict)  # ContainerRuntimeFacts fields
     image: dict[str, str] = field(default_factory=dict)  # a Dockerfile's base image: "cuda"
     named_gpus: list[tuple[str, int, int]] = field(default_factory=list)  # name, count, line
+    # a GPU name a script printed after a device key (answers.py), taken only where no other
+    # line names a GPU: (name, line)
+    answered_gpus: list[tuple[str, int]] = field(default_factory=list)
     scan_line: int = 0  # the line facts_scan is reading (its handlers name it)
     xid_events: list[Any] = field(default_factory=list)  # facts_multigpu.XidEvent
     nccl_env: list[Any] = field(default_factory=list)  # facts_multigpu.EnvVar

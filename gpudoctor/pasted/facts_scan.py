@@ -2472,6 +2472,7 @@ def _fingerprint(d: Draft) -> tuple[int, ...]:
         len(d.cudnn_files),
         d.nvcc_version is not None,
         sum(len(g) for g in d.gpus.values()),
+        d.torch_cuda_available is not None,  # "torch.cuda.is_available(): True" told
     )
 
 
@@ -2591,6 +2592,8 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
             if names:  # counted once per line: a count per name is quadratic on a long paste
                 number = text.count("\n", 0, start) + 1
                 found.extend((name, count, cc, number) for name, count, cc in names)
+    # else a name printed after a device key, of a model the matrix does not list
+    found = found or [(n, 1, _cc_of(n.upper(), models), at) for n, at in draft.answered_gpus]
     if not found:
         return
     # a Jetson module named without "Jetson" keeps the word, so that it is known for one
@@ -2606,8 +2609,10 @@ def _gpu_names(text: str, lower: str, draft: Draft, architectures: Sequence[Arch
     draft.ranges.append((NAME, number, number))
     draft.gpus_from_text = True
     if cc is None:
-        draft.note(f"'{name}' fits GPU models of different compute capabilities: it stays unknown")
-    others = sorted({n for n, _, _, _ in found[1:] if n != name})
+        draft.note(_unknown_cc_note(name, models))
+    # a shorter name of the same GPU ("GeForce RTX 3060" of "NVIDIA GeForce RTX 3060", its
+    # words within the first name's) is no other model; "A10" beside "A100" is
+    others = sorted({n for n, _, _, _ in found[1:] if not _words_within(n, name)})
     if others:
         draft.note("other GPU models named in the text: " + ", ".join(others[:5]))
 
@@ -2617,17 +2622,34 @@ def _jetson_named_gpu(name: str, aliases: dict[tuple[str, ...], set[str]]) -> st
     return f"Jetson {name}" if tokens in aliases and tokens[0] != _JETSON else name
 
 
+def _words_within(short: str, name: str) -> bool:
+    """Whether the words of `short` appear, in order and together, among those of `name`."""
+    want = [t for t in _SPLIT.split(short.upper()) if t]
+    have = [t for t in _SPLIT.split(name.upper()) if t]
+    n = len(want)
+    return any(have[i : i + n] == want for i in range(len(have) - n + 1))
+
+
+def _unknown_cc_note(name: str, models: dict[tuple[str, ...], set[str]]) -> str:
+    if _ccs_of(name.upper(), models):
+        return f"'{name}' fits GPU models of different compute capabilities: it stays unknown"
+    return f"'{name}' is a GPU model the matrix does not list: its compute capability stays unknown"
+
+
 def _cc_of(name: str, models: dict[tuple[str, ...], set[str]]) -> str | None:
+    ccs = _ccs_of(name, models)
+    return next(iter(ccs)) if len(ccs) == 1 else None
+
+
+def _ccs_of(name: str, models: dict[tuple[str, ...], set[str]]) -> set[str]:
+    """The compute capabilities of the longest models the name holds; empty: none listed."""
     tokens = [t for t in _SPLIT.split(name) if t]
     best: dict[int, set[str]] = {}
     for want, ccs in models.items():
         n = len(want)
         if any(tuple(tokens[i : i + n]) == want for i in range(len(tokens) - n + 1)):
             best.setdefault(n, set()).update(ccs)
-    if not best:
-        return None
-    ccs = best[max(best)]
-    return next(iter(ccs)) if len(ccs) == 1 else None
+    return best[max(best)] if best else set()
 
 
 _MAX_NAMES_PER_LINE = 64  # a line naming more GPUs than a host holds is a table or noise

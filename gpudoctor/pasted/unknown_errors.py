@@ -1,0 +1,165 @@
+"""Lines that say something failed, where the paste holds no line the signature catalogue
+knows: read as unknown error lines, so that a paste of only those is answered with what was
+read and what to paste next, not "no report recognised".
+
+What counts, by the programs' own formats:
+- the final line of a Python traceback (CPython's traceback module: after "Traceback (most
+  recent call last):" and its indented frames, `TypeName: message` or `TypeName` alone; a
+  chained traceback's last one is the one raised), and a line that starts with an exception's
+  name (`RuntimeError: ...`, `requests.exceptions.ConnectionError: ...`);
+- a log line of level error or fatal: `error:` / `fatal:` / `fatal error:` at the start of a
+  line (gcc, git, pip, Go and Node CLIs), a compiler's `file.c:12:3: error:`, `ERROR` /
+  `FATAL` / `CRITICAL` as a level word (Python's logging, glog's `E0501`/`F0501` prefix,
+  `[ERROR]`, `level=error`), apt's `E:`;
+- what a shell prints for a program a signal ended (bash's `strsignal` texts: "Segmentation
+  fault", "Aborted", "Bus error", "Illegal instruction", "Floating point exception", "Killed",
+  with " (core dumped)"), and a non-zero exit code or status ("exit code 139", "returned
+  non-zero exit status 1", "exited with code 1").
+
+Only where no known line was found (the known lines have findings of their own; the unknown
+ones beside them are mostly their context). The report quotes them; their cause is not known,
+so they are never a warn or an error.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.facts import ReportError
+from gpudoctor.pasted.draft import Draft
+from gpudoctor.pasted.scan import ascii_lower, lines_with
+
+NAME = "unknown error lines"
+DESCRIPTION = (
+    "an error line not in the catalogue (a traceback's exception, `error:`/`FATAL` log lines, "
+    "a crash or a non-zero exit code), quoted as read"
+)
+
+UNKNOWN_ERROR = "unknown-error-line"  # ReportError.code of such a line
+MAX_LINES = 5  # lines kept: the first ones, a log repeats its errors
+_MAX_TEXT = 300
+_MAX_LINE = 2000
+_MAX_CANDIDATES = 2000
+_FRAMES = 200  # lines a traceback's frames may span before its exception line
+
+_NEEDLES = (
+    "error",
+    "fatal",
+    "critical",
+    "exception",
+    "traceback",
+    "fault",
+    "aborted",
+    "killed",
+    "core dumped",
+    "exit code",
+    "exit status",
+    "exited with code",
+    "e: ",
+    "illegal instruction",
+    "check failed",  # glog's FATAL of a CHECK
+)
+
+_TRACEBACK = "Traceback (most recent call last)"
+# CPython's exception line: a dotted name (checked by _exception_name), then ": message" or
+# nothing
+_NAME_FIRST = re.compile(r"^\s{0,4}(?P<name>[\w.]{1,200})(?P<colon>\s{0,2}:\s|:?\s{0,2}$)")
+# a frame's lines, and what Python 3.11+ and IPython print between frames
+_IN_TRACEBACK = re.compile(
+    r"^(?:\s|File |Cell In\[|----> ?\d|\^|~|\.\.\.|During handling of the above|"
+    r"The above exception was|Traceback \(most recent call last\)|-{20})"
+)
+_EXCEPTION_SUFFIXES = ("Error", "Exception", "Failure")
+# log lines of level error or fatal
+_LEVEL = re.compile(
+    r"^\s{0,4}(?:fatal error|error|fatal|E)\s{0,2}:\s{1,4}\S"  # gcc, git, pip, apt's "E:"
+    r"|:\d{1,6}(?::\d{1,6})?:\s{0,2}(?:fatal )?error:\s"  # file.c:12:3: error:
+    r"|^[EF]\d{4} \d\d:\d\d:\d\d\.\d{3,6}\s"  # glog's E0501/F0501
+    r"|\blevel=\"?(?:error|fatal|panic)\b",
+    re.IGNORECASE,
+)
+_LEVEL_WORD = re.compile(r"(?:^|[\s\[|(\-])(?:ERROR|FATAL|CRITICAL|PANIC)(?:[\]\s:|)\-]|$)")
+_SIGNALS = (
+    r"(?:Segmentation fault|Aborted|Bus error|Illegal instruction|Floating point exception|Killed)"
+)
+_SIGNAL = re.compile(
+    # the whole line, as bash prints it for a foreground job ("Killed"), or a background one
+    # ("[1]+  Killed    python train.py")
+    rf"^(?:\[\d{{1,3}}\][+-]?\s{{1,8}})?{_SIGNALS}(?: \(core dumped\))?"
+    r"(?:\s{2,40}\S[^\n]{0,200})?$"
+    # a script's job: "./run.sh: line 3: 12345 Killed    python train.py"
+    rf"|: line \d{{1,6}}:\s{{1,4}}\d{{1,8}}\s{{1,8}}{_SIGNALS}\b"
+    r"|\(core dumped\)|\bSegmentation fault\b|\bsegfault at [0-9a-f]{1,16} ip\b"
+)
+_EXIT = re.compile(
+    r"\bexit(?:ed)?(?: with)?(?: exit)? (?:code|status)\s{0,2}[:=]?\s{0,2}(?P<n>-?\d{1,3})\b",
+    re.IGNORECASE,
+)
+# a program's own source, not its output: a definition, a test, a logging call
+_SOURCE = re.compile(
+    r"^\s{0,8}(?:def|class|except|raise|if|elif|return|assert|#)\b|\.(?:error|fatal|critical)\("
+)
+
+
+def parse(text: str, draft: Draft) -> None:
+    if draft.errors:
+        return  # the known lines say it; see the module's docstring
+    lower = ascii_lower(text)
+    found: dict[int, str] = {}
+    candidates = lines_with(lower, text, _NEEDLES)[:_MAX_CANDIDATES]
+    for start, line in candidates:
+        if _TRACEBACK in line:
+            at = _exception_line(text, start + len(line) + 1)
+            if at is not None:
+                found.setdefault(*at)
+    for start, line in candidates:
+        if len(found) >= MAX_LINES:
+            break
+        if start not in found and _says_failed(line[:_MAX_LINE]):
+            found[start] = line
+    if not found:
+        return
+    for start in sorted(found)[:MAX_LINES]:
+        number = text.count("\n", 0, start) + 1
+        draft.unknown_lines.append(
+            ReportError(code=UNKNOWN_ERROR, text=found[start].strip()[:_MAX_TEXT], line=number)
+        )
+        draft.ranges.append((NAME, number, number))
+    draft.section(NAME)
+
+
+def _exception_line(text: str, pos: int) -> tuple[int, str] | None:
+    """The exception line that ends the traceback whose frames start at `pos`."""
+    for _ in range(_FRAMES):
+        if pos >= len(text):
+            return None
+        end = text.find("\n", pos)
+        end = len(text) if end == -1 else end
+        line = text[pos:end][:_MAX_LINE]
+        if line.strip() and not _IN_TRACEBACK.match(line):
+            m = _NAME_FIRST.match(line)
+            return (pos, line) if m is not None and _dotted(m.group("name")) else None
+        pos = end + 1
+    return None
+
+
+def _says_failed(line: str) -> bool:
+    stripped = line.strip()
+    if not stripped or _SOURCE.search(stripped):
+        return False
+    if _LEVEL.search(stripped) or _LEVEL_WORD.search(stripped):
+        return True
+    raised = _NAME_FIRST.match(stripped)
+    if raised is not None and _dotted(raised.group("name")):
+        last = raised.group("name").rsplit(".", 1)[-1]
+        if last[:1].isupper() and last.endswith(_EXCEPTION_SUFFIXES):
+            return True
+    if _SIGNAL.search(stripped):
+        return True
+    exit_code = _EXIT.search(stripped)
+    return exit_code is not None and int(exit_code.group("n")) != 0
+
+
+def _dotted(name: str) -> bool:
+    """A (dotted) Python name: "KeyError", "requests.exceptions.ConnectionError"."""
+    return all(part.isidentifier() for part in name.split("."))
