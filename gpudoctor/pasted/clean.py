@@ -1,7 +1,8 @@
 """Undo what pasting does to a report: Windows line endings, ANSI colours, Markdown quotes (`> `)
 and code fences, control characters and backspaces, invisible and bidirectional-control
-characters, full-width and other non-ASCII digits; and small value readers shared by the
-shapes (numbers with localised decimal commas, nvidia-smi bus ids, MiB).
+characters, full-width and other non-ASCII digits, CJK prose glued to a name or version; and
+small value readers shared by the shapes (numbers with localised decimal commas, nvidia-smi
+bus ids, MiB).
 
 Every regex here is anchored or made of bounded classes: linear time on any input.
 """
@@ -53,6 +54,25 @@ _WIDE_RUN = re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(_WI
 # matches `\d` in the readers: it is written as the ASCII digit it is, so that a version holds
 # only what `int` and `packaging` read the same way everywhere.
 _OTHER_DIGIT = re.compile(r"[^\D0-9]")
+# Chinese, Japanese and Korean prose puts no space between words, so a name or version typed in
+# it touches the characters around it ("在Jetson Nano上", "torch版本2.1.0+cu121"): those are
+# word characters to `\b` and `\w`, and no reader would find the name. A space goes between
+# such a character and an ASCII letter or digit (line numbers and everything else stay).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK_EDGE = re.compile(f"(?<=[{_CJK}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_CJK}])")
+# The two label words the readers key a value on, as Chinese, Japanese and Korean write them
+# ("驱动版本535.104.05", "torch版本2.1.0"): read as the English label, so the value is found.
+_CJK_LABELS = {
+    "版本": "version",
+    "バージョン": "version",
+    "버전": "version",
+    "驱动": "driver",
+    "驅動": "driver",
+    "ドライバー": "driver",
+    "ドライバ": "driver",
+    "드라이버": "driver",
+}
+_CJK_LABEL = re.compile("|".join(sorted(_CJK_LABELS, key=len, reverse=True)))
 # A quote marker is a ">" that does not open Python's ">>> " prompt, which stays: an
 # interactive session's questions are read with their answers (facts_scan._REPL).
 _QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?!>>(?: |$)))+ ?", re.MULTILINE)
@@ -81,6 +101,8 @@ def clean(text: str) -> str:
     if not text.isascii():
         text = _WIDE_RUN.sub(lambda m: m.group().translate(_WIDE), text)
         text = _OTHER_DIGIT.sub(lambda m: str(unicodedata.digit(m.group(), 0)), text)
+        text = _CJK_LABEL.sub(_cjk_label, text)
+        text = _CJK_EDGE.sub(" ", text)
     if text.lstrip(" \t").startswith(">") or _QUOTED_LINE.search(text):
         text = _QUOTE.sub("", text)
     if "#01" in text:
@@ -100,6 +122,17 @@ def clean(text: str) -> str:
         # never part of what a tool printed, and the fact readers expect "label: value".
         text = text.replace("**", "")
     return text
+
+
+def _cjk_label(found: re.Match[str]) -> str:
+    """The English label, with a space on each side that does not already have one."""
+    text, start, end = found.string, found.start(), found.end()
+    before = " " if start > 0 and not text[start - 1].isspace() else ""
+    # a label right after it ("驱动版本") brings its own space
+    after = " " if end < len(text) and not text[end].isspace() else ""
+    if after and _CJK_LABEL.match(text, end):
+        after = ""
+    return f"{before}{_CJK_LABELS[found.group()]}{after}"
 
 
 # A JSON document (`kubectl get -o json`, `docker inspect`, a tool's JSON output): an object,
