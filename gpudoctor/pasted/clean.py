@@ -59,6 +59,7 @@ _OTHER_DIGIT = re.compile(r"[^\D0-9]")
 # word characters to `\b` and `\w`, and no reader would find the name. A space goes between
 # such a character and an ASCII letter or digit (line numbers and everything else stay).
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK_ANY = re.compile(f"[{_CJK}]")
 _CJK_EDGE = re.compile(f"(?<=[{_CJK}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_CJK}])")
 # The two label words the readers key a value on, as Chinese, Japanese and Korean write them
 # ("驱动版本535.104.05", "torch版本2.1.0"): read as the English label, so the value is found.
@@ -101,8 +102,9 @@ def clean(text: str) -> str:
     if not text.isascii():
         text = _WIDE_RUN.sub(lambda m: m.group().translate(_WIDE), text)
         text = _OTHER_DIGIT.sub(lambda m: str(unicodedata.digit(m.group(), 0)), text)
-        text = _CJK_LABEL.sub(_cjk_label, text)
-        text = _CJK_EDGE.sub(" ", text)
+        if _CJK_ANY.search(text):  # a box-drawn table or an emoji costs no pass
+            text = _CJK_LABEL.sub(_cjk_label, text)
+            text = _CJK_EDGE.sub(" ", text)
     if text.lstrip(" \t").startswith(">") or _QUOTED_LINE.search(text):
         text = _QUOTE.sub("", text)
     if "#01" in text:
