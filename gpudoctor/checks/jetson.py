@@ -81,6 +81,30 @@ def discrete_host(facts: HostFacts) -> bool:
     return any(g.name and not jetson_gpu_name(g.name) for g in facts.nvml.gpus)
 
 
+# The compute capability of the first Jetson module that L4T R36 (JetPack 6) runs on: R36 and
+# later support the Orin series (8.7) and newer only; Xavier (7.2), TX2 (6.2), TX1 and Nano (5.3)
+# stop at L4T R35 (Xavier) or R32 (the others). The R36 Developer Guide's feature overview
+# covers the Jetson Orin series alone, where R34's also covers the Xavier series
+# (https://docs.nvidia.com/jetson/archives/r36.4.4/DeveloperGuide/ against
+# https://docs.nvidia.com/jetson/archives/r34.1/DeveloperGuide/).
+_FIRST_R36_CC = (8, 7)
+
+
+def before_l4t_r36(facts: HostFacts) -> bool:
+    """The Jetson's L4T is R35 or older: its release says so, or, where the report does not
+    state it, every GPU is a Jetson's integrated GPU of a module older than Orin (compute
+    capability below 8.7), which no later L4T runs on."""
+    release = facts.platform.l4t_release
+    if release is not None:
+        major = release.split(".")[0]
+        return major.isdecimal() and int(major) <= 35
+    gpus = [g for g in facts.nvml.gpus if g.name]
+    if not gpus or not all(jetson_gpu_name(g.name) for g in gpus):
+        return False
+    ccs = [versions.release(g.compute_capability) for g in gpus]
+    return all(cc is not None and cc[:2] < _FIRST_R36_CC for cc in ccs)
+
+
 def _numbers(text: str | None) -> tuple[int, ...]:
     numbers = list(versions.release(text) or ())
     while len(numbers) > 1 and numbers[-1] == 0:
@@ -391,7 +415,7 @@ def _judge(
             evidence=ev,
             subject=fw.name,
         )
-    pypi = _pypi_cpu_release(fw, matrix)
+    pypi = None if _sees_cuda(facts, fw) else _pypi_cpu_release(fw, matrix)
     if pypi is not None:
         return finding(
             CODE,
@@ -409,6 +433,13 @@ def _judge(
     return finding(
         CODE, OK, f"{fw.label}: no PyPI CUDA wheels on this Jetson", evidence=ev, subject=fw.name
     )
+
+
+def _sees_cuda(facts: HostFacts, fw: FrameworkFacts) -> bool:
+    """The report shows the framework answering that CUDA is available (a session's
+    `torch.cuda.is_available()` True): a CUDA build, whatever its version looks like (the
+    Jetson AI Lab's JetPack 6 wheels carry plain versions, "2.3.0")."""
+    return any(d.name == fw.name and d.cuda_available for d in facts.deep)
 
 
 _BUILD_CUDA = {

@@ -97,3 +97,13 @@ def test_a_jetson_is_known_by_the_name_cuda_gives_its_gpu(name: str, matrix: Mat
     (found,) = check_jetson_wheels(facts, matrix, Intent())
     assert found.severity == Severity.WARN
     assert "probably PyPI's aarch64 build" in found.title
+
+
+def test_a_plain_version_that_sees_cuda_is_no_pypi_build(matrix: Matrix) -> None:
+    from gpudoctor.facts import DeepFrameworkFacts
+
+    torch = FrameworkFacts("torch", "2.3.0")  # a Jetson AI Lab JetPack 6 wheel's version
+    facts = _jetson(torch)
+    assert _severities(facts, matrix) == [Severity.WARN]
+    seen = replace(facts, deep=(DeepFrameworkFacts(name="torch", cuda_available=True),))
+    assert _severities(seen, matrix) == [Severity.OK]
