@@ -334,6 +334,23 @@ def _package(name: str) -> Handler:
     return handle
 
 
+# pip's closing line names each distribution it installed as name-version ("Successfully
+# installed filelock-3.13.1 torch-2.3.1 typing-extensions-4.9.0"): the frameworks among them
+_INSTALLED = re.compile(
+    r"(?<!\S)(?P<name>torch|tensorflow(?:-cpu|-gpu)?|jax|jaxlib)-"
+    r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\+[a-z0-9.]{1,30})?)(?!\S)"
+)
+
+
+def _pip_installed(m: re.Match[str], d: Draft) -> bool:
+    told = False
+    for found in _INSTALLED.finditer(m.string, m.end()):
+        name = found.group("name")
+        name = "tensorflow" if name.startswith("tensorflow") else name
+        told = _put_package(name, found.group("v"), d) or told
+    return told
+
+
 def _spaced_package(name: str) -> Handler:
     """A version whose local tag was written apart from it ("2.1 + cu118") is "2.1+cu118"."""
 
@@ -1502,6 +1519,7 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _docker_host_platform,
     ),
+    _Rule("successfully installed", _rx(r"^\s{0,4}Successfully installed "), _pip_installed),
     # pip's "Downloading torch-2.4.0-cp310-cp310-manylinux2014_aarch64.whl": the release and,
     # since pip picks the wheel for the machine it runs on, the machine
     _Rule(

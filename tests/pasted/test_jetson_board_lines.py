@@ -1,7 +1,8 @@
 """What a Jetson prints about itself, read as a Jetson (aarch64): its device tree's model and
 compatible string, a listing of L4T's device nodes, and the GPU name CUDA gives it
 (deviceQuery's "NVIDIA Tegra X1"); `dpkg --print-architecture` and `arch` with their answer give
-the machine. Near misses (a device node quoted in an error, prose naming the board) are not."""
+the machine; pip's "Successfully installed ... torch-2.3.1" gives the framework it installed.
+Near misses (a device node quoted in an error, prose naming the board) are not."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ from collections.abc import Callable
 
 import pytest
 
+from gpudoctor.checks import run_checks
 from gpudoctor.errors import FactsError
 from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Severity
+from gpudoctor.matrix.model import Matrix
 
 Read = Callable[[str], HostFacts]
 
@@ -109,3 +113,22 @@ def test_device_query_on_a_jetson_is_an_aarch64_jetson(read: Read, name: str) ->
     facts = read(text)
     assert [g.name for g in facts.nvml.gpus] == [name]
     assert facts.platform.machine == "aarch64"
+
+
+def test_pips_successfully_installed_line_gives_the_framework(read: Read, matrix: Matrix) -> None:
+    text = (
+        "Jetson Orin Nano, JetPack 6.0\n"
+        "Successfully installed filelock-3.13.1 torch-2.3.1 typing-extensions-4.9.0\n"
+    )
+    facts = read(text)
+    assert [(f.name, f.version) for f in facts.frameworks] == [("torch", "2.3.1")]
+    # PyPI's aarch64 torch 2.3.1 carries no CUDA: on a Jetson it runs on the CPU
+    (found,) = [f for f in run_checks(facts, matrix).findings if f.code == "jetson-wheel"]
+    assert found.severity is Severity.WARN
+
+
+def test_a_companion_or_an_uninstall_is_no_installed_framework(read: Read) -> None:
+    facts = read("Successfully installed torchvision-0.18.1\nCUDA 12.2\n")
+    assert facts.frameworks == ()
+    facts = read("Successfully uninstalled torch-2.3.1\nCUDA 12.2\n")
+    assert facts.frameworks == ()
