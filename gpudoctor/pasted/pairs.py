@@ -97,8 +97,8 @@ _HEADING = re.compile(
 
 def parse(text: str, draft: Draft, section: str) -> None:
     """Every pair of the kinds above but the issue form's (see issue_form_lines)."""
-    for literal, pattern, handle in _PAIRS:
-        if literal not in text:
+    for literals, pattern, handle in _PAIRS:
+        if not any(literal in text for literal in literals.split("|")):
             continue
         for found in pattern.finditer(text):
             told = handle(found, draft)
@@ -156,7 +156,8 @@ def _device_tree_model(found: re.Match[str], d: Draft) -> int:
     return 2
 
 
-# (a literal every match holds, the pattern, its reader: the lines it read, 0 for none)
+# (a literal every match holds, or literals split by "|" one of which each match holds, the
+# pattern, its reader: the lines it read, 0 for none)
 _PAIRS: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str], Draft], int]], ...] = (
     (">>>", _REPL, _session),
     (" -c ", _PYTHON_C, _python_c),
@@ -164,7 +165,7 @@ _PAIRS: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str], Draft], int]]
     ("CUDNN_MAJOR", _CUDNN_DEFINES, _cudnn_header),
     ("Name: ", _PIP_SHOW, _pip_show),
     ("Package: nvidia-", _JETSON_STANZA, _jetson_stanza),
-    ("\n", _UNAME_M, _uname_m),
+    ("uname|--print-architecture|arch\n", _UNAME_M, _uname_m),
     ("/model", _DT_MODEL, _device_tree_model),
 )
 
