@@ -10,6 +10,29 @@ if TYPE_CHECKING:
 
 NVIDIA_VENDOR = "0x10de"  # PCI vendor id
 
+# A Jetson's GPU as the matrix lists it ("Jetson AGX Orin") or as CUDA names the integrated GPU
+# to programs on it: torch's get_device_name and deviceQuery ("Orin", "Xavier", "NVIDIA Tegra
+# X1" on a Nano or TX1, "NVIDIA Tegra X2"), collect_env's "Orin (nvgpu)", and the chip names of
+# L4T's nvgpu driver (gm20b: TX1/Nano, gp10b: TX2, gv11b: Xavier, ga10b: Orin) that OpenCL,
+# Vulkan and some tools print. Every Jetson module is an Arm (aarch64) board.
+JETSON_GPU_NAMES = (
+    "jetson",
+    "nvidia jetson",
+    "orin",
+    "xavier",
+    "nvidia tegra",
+    "tegra",
+    "gm20b",
+    "gp10b",
+    "gv11b",
+    "ga10b",
+)
+
+
+def jetson_gpu_name(name: str | None) -> bool:
+    """The name is a Jetson's integrated GPU (JETSON_GPU_NAMES)."""
+    return bool(name) and str(name).strip().lower().startswith(JETSON_GPU_NAMES)
+
 
 def nvidia_pci_gpus(facts: HostFacts) -> list[PciDevice]:
     """Physical NVIDIA GPUs on the PCI bus (not NVSwitches, audio functions or SR-IOV VFs)."""

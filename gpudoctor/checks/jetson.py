@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import framework_names, versions
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.facts_view import nvidia_pci_gpus
+from gpudoctor.facts_view import jetson_gpu_name, nvidia_pci_gpus
 from gpudoctor.findings import ERROR, NA, OK, UNKNOWN, WARN, Finding
+from gpudoctor.matrix import platforms
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts
@@ -42,12 +43,6 @@ def _docs_for(package: str) -> str:
     return _JETSON_TF_DOCS if package.startswith("tensorflow") else _JETSON_DOCS
 
 
-# A Jetson's GPU as the matrix lists it ("Jetson AGX Orin") or as CUDA names the integrated GPU
-# to programs on it (torch's get_device_name, ollama's "name=Orin", collect_env's "Orin (nvgpu)",
-# "Xavier" on JetPack 4 and 5)
-_JETSON_GPU_NAMES = ("jetson", "nvidia jetson", "orin", "xavier")
-
-
 def jetson_release(facts: HostFacts) -> str | None:
     """The L4T release of a Jetson ("36.3.0"); "unknown" on a host that is a Jetson by its GPU
     (the matrix lists the Jetson modules' integrated GPUs by their "Jetson ..." names), its
@@ -55,8 +50,7 @@ def jetson_release(facts: HostFacts) -> str | None:
     elsewhere."""
     if facts.platform.l4t_release is not None:
         return facts.platform.l4t_release
-    names = [g.name for g in facts.nvml.gpus if g.name]
-    if any(n.strip().lower().startswith(_JETSON_GPU_NAMES) for n in names):
+    if any(jetson_gpu_name(g.name) for g in facts.nvml.gpus):
         return "unknown"
     if "tegra" in (facts.kernel.release or ""):
         return "unknown"  # L4T's kernels are named "5.15.136-tegra"
@@ -84,8 +78,31 @@ def discrete_host(facts: HostFacts) -> bool:
     names that is no Jetson's): a JetPack its text names is not its own."""
     if facts.platform.machine == "x86_64" or nvidia_pci_gpus(facts):
         return True
-    names = [g.name.strip().lower() for g in facts.nvml.gpus if g.name]
-    return any(not n.startswith(_JETSON_GPU_NAMES) for n in names)
+    return any(g.name and not jetson_gpu_name(g.name) for g in facts.nvml.gpus)
+
+
+# The compute capability of the first Jetson module that L4T R36 (JetPack 6) runs on: R36 and
+# later support the Orin series (8.7) and newer only; Xavier (7.2), TX2 (6.2), TX1 and Nano (5.3)
+# stop at L4T R35 (Xavier) or R32 (the others). The R36 Developer Guide's feature overview
+# covers the Jetson Orin series alone, where R34's also covers the Xavier series
+# (https://docs.nvidia.com/jetson/archives/r36.4.4/DeveloperGuide/ against
+# https://docs.nvidia.com/jetson/archives/r34.1/DeveloperGuide/).
+_FIRST_R36_CC = (8, 7)
+
+
+def before_l4t_r36(facts: HostFacts) -> bool:
+    """The Jetson's L4T is R35 or older: its release says so, or, where the report does not
+    state it, every GPU is a Jetson's integrated GPU of a module older than Orin (compute
+    capability below 8.7), which no later L4T runs on."""
+    release = facts.platform.l4t_release
+    if release is not None:
+        major = release.split(".")[0]
+        return major.isdecimal() and int(major) <= 35
+    gpus = [g for g in facts.nvml.gpus if g.name]
+    if not gpus or not all(jetson_gpu_name(g.name) for g in gpus):
+        return False
+    ccs = [versions.release(g.compute_capability) for g in gpus]
+    return all(cc is not None and cc[:2] < _FIRST_R36_CC for cc in ccs)
 
 
 def _numbers(text: str | None) -> tuple[int, ...]:
@@ -398,7 +415,7 @@ def _judge(
             evidence=ev,
             subject=fw.name,
         )
-    pypi = _pypi_cpu_release(fw, matrix)
+    pypi = None if _sees_cuda(facts, fw) else _pypi_cpu_release(fw, matrix)
     if pypi is not None:
         return finding(
             CODE,
@@ -416,6 +433,13 @@ def _judge(
     return finding(
         CODE, OK, f"{fw.label}: no PyPI CUDA wheels on this Jetson", evidence=ev, subject=fw.name
     )
+
+
+def _sees_cuda(facts: HostFacts, fw: FrameworkFacts) -> bool:
+    """The report shows the framework answering that CUDA is available (a session's
+    `torch.cuda.is_available()` True): a CUDA build, whatever its version looks like (the
+    Jetson AI Lab's JetPack 6 wheels carry plain versions, "2.3.0")."""
+    return any(d.name == fw.name and d.cuda_available for d in facts.deep)
 
 
 _BUILD_CUDA = {
@@ -443,7 +467,11 @@ def _pypi_cpu_release(fw: FrameworkFacts, matrix: Matrix) -> str | None:
         and w.index == "pypi"
         and (w.version == version or w.version.startswith(f"{version}."))
     ]
-    if not rows or not all(w.cpu_only for w in rows):
+    if not rows:
+        # a release the rows do not list, between two CPU-only ones ("2.1.0": 2.0.1, 2.1.2)
+        between = platforms.pypi_cpu_only(matrix, framework, version, "aarch64")
+        return None if between is None else version
+    if not all(w.cpu_only for w in rows):
         return None
     return rows[0].version if len(rows) == 1 else version
 

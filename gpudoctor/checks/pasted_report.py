@@ -20,7 +20,12 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.jetson import discrete_host, jetson_install, jetson_release
+from gpudoctor.checks.jetson import (
+    before_l4t_r36,
+    discrete_host,
+    jetson_install,
+    jetson_release,
+)
 from gpudoctor.checks.line_readings import Line, reading
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
@@ -217,11 +222,11 @@ def _jetson_without_smi(code: str, facts: HostFacts) -> str | None:
     if code not in ("nvidia-smi-not-found", "nvidia-smi-no-driver"):
         return None
     release = jetson_release(facts)
-    if release is None:
+    if release is None or not before_l4t_r36(facts):
         return None
-    major = release.split(".")[0]
-    if not major.isdecimal() or int(major) > 35:
-        return None
+    if release == "unknown":
+        # a Jetson of a module older than Orin (Xavier, TX2, Nano), which no L4T after R35 runs
+        release = "R35 or older (a module older than Orin)"
     if code == "nvidia-smi-no-driver":
         if discrete_host(facts):
             return None  # a dGPU on an L4T host (IGX): the nvidia module is its driver
@@ -235,7 +240,8 @@ def _jetson_without_smi(code: str, facts: HostFacts) -> str | None:
     return (
         f"the report is from a Jetson on L4T {release}: nvidia-smi is not part of L4T R35 and "
         "older (JetPack 5 and before), so the line is expected; tegrastats or jtop show the "
-        "integrated GPU"
+        "integrated GPU (a driver's nvidia-utils package, which Ubuntu may suggest, is for "
+        "discrete GPUs and does not belong on a Jetson)"
     )
 
 

@@ -8,7 +8,7 @@ CUDA that machine's wheel brings ("none": CPU-only). Pure; no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
@@ -125,10 +125,59 @@ def pypi_cpu_only(
     target = machine_of(machine)
     if target is None or target == X86_64:
         return None
-    for w in wheels_for(matrix, framework, version, target):
-        if w.index == "pypi" and w.cpu_only:
-            return w
-    return None
+    exact = [w for w in wheels_for(matrix, framework, version, target) if w.index == "pypi"]
+    if exact:
+        return next((w for w in exact if w.cpu_only), None)
+    return _between_cpu_only(matrix, framework, versions.public(version), target)
+
+
+def _between_cpu_only(
+    matrix: Matrix, framework: str, version: str, machine: str
+) -> PlatformWheel | None:
+    """A release the `[[wheel]]` rows do not list, judged by the PyPI rows either side of it:
+    the rows sample one release of each minor, and PyPI's wheels for a machine change what they
+    bring at one release (PyPI's aarch64 torch gained CUDA at 2.11.0), so a release between two
+    CPU-only rows, or below the oldest one in that row's own minor ("2.0.0" beside "2.0.1"), is
+    CPU-only too. Returns the lower row, its version and note saying so; None when a neighbour
+    brings CUDA, is missing, or the version is not a plain release."""
+    try:
+        wanted = versions.pep440(version)
+    except ValueError:
+        return None
+    if wanted.local or wanted.is_prerelease or wanted.is_devrelease or len(wanted.release) < 3:
+        return None
+    rows = sorted(
+        (
+            w
+            for w in matrix.wheels
+            if w.framework == framework and w.machine == machine and w.index == "pypi"
+        ),
+        key=lambda w: versions.pep440(w.version),
+    )
+    lower = [w for w in rows if versions.pep440(w.version) < wanted]
+    upper = [w for w in rows if versions.pep440(w.version) > wanted]
+    if not upper or not upper[0].cpu_only:
+        return None
+    above = upper[0]
+    if lower:
+        below = lower[-1]
+        if not below.cpu_only:
+            return None
+        said = (
+            f"PyPI's {machine} wheels of {below.version} and {above.version}, the releases "
+            "either side of it that the matrix lists, are CPU-only builds"
+        )
+    elif wanted.release[:2] == versions.pep440(above.version).release[:2]:
+        below = above
+        said = (
+            f"PyPI's {machine} wheel of {above.version}, the release of its minor that the "
+            "matrix lists, is a CPU-only build"
+        )
+    else:
+        return None
+    return replace(
+        below, version=version, wheel=None, verified=False, notes=f"no row for {version}: {said}"
+    )
 
 
 def first_cuda_on_pypi(matrix: Matrix, framework: str, machine: str) -> PlatformWheel | None:

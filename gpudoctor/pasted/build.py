@@ -33,6 +33,7 @@ from gpudoctor.facts import (
 )
 from gpudoctor.facts_amd import AmdFacts, AmdPciGpu, KfdNode, gfx_version
 from gpudoctor.facts_multigpu import FabricFacts, MultiGpuFacts
+from gpudoctor.facts_view import jetson_gpu_name
 from gpudoctor.framework_names import GPU_PROGRAMS, LOGGED_PROGRAMS
 from gpudoctor.pasted.unknown_errors import MAX_LINES
 from gpudoctor.pasted.unknowns import unknowns
@@ -226,8 +227,18 @@ _GRACE_GPU = re.compile(r"\b(?:GH200|GB200|GB300|GB10)\b", re.IGNORECASE)
 
 def _with_grace_machine(platform: dict[str, Any], gpus: tuple[GpuFacts, ...]) -> dict[str, Any]:
     """The platform's facts, with the machine aarch64 when it is unknown and a GPU is one of a
-    Grace superchip's (what the report states is kept)."""
-    if platform.get("machine") or not any(_GRACE_GPU.search(g.name or "") for g in gpus):
+    Grace superchip's, or every GPU is a Jetson's as CUDA names it to a program running on the
+    board ("Orin", "NVIDIA Tegra X1": deviceQuery, torch); a module's product name ("Jetson
+    Orin NX") may be prose written on the x86 host that flashes it. What the report states is
+    kept."""
+    if platform.get("machine"):
+        return platform
+    named = [g.name for g in gpus if g.name]
+    grace = any(_GRACE_GPU.search(n) for n in named)
+    on_board = bool(named) and all(
+        jetson_gpu_name(n) and not n.lower().startswith(("jetson", "nvidia jetson")) for n in named
+    )
+    if not grace and not on_board:
         return platform
     return {**platform, "machine": "aarch64"}
 

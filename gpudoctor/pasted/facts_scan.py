@@ -334,6 +334,23 @@ def _package(name: str) -> Handler:
     return handle
 
 
+# pip's closing line names each distribution it installed as name-version ("Successfully
+# installed filelock-3.13.1 torch-2.3.1 typing-extensions-4.9.0"): the frameworks among them
+_INSTALLED = re.compile(
+    r"(?<!\S)(?P<name>torch|tensorflow(?:-cpu|-gpu)?|jax|jaxlib)-"
+    r"(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\+[a-z0-9.]{1,30})?)(?!\S)"
+)
+
+
+def _pip_installed(m: re.Match[str], d: Draft) -> bool:
+    told = False
+    for found in _INSTALLED.finditer(m.string, m.end()):
+        name = found.group("name")
+        name = "tensorflow" if name.startswith("tensorflow") else name
+        told = _put_package(name, found.group("v"), d) or told
+    return told
+
+
 def _spaced_package(name: str) -> Handler:
     """A version whose local tag was written apart from it ("2.1 + cu118") is "2.1+cu118"."""
 
@@ -1163,6 +1180,19 @@ def _l4t_power_tool(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _tegra_board(m: re.Match[str], d: Draft) -> bool:
+    """What only a 64-bit Jetson shows: its device tree's compatible string (`cat
+    /proc/device-tree/compatible`: "nvidia,p3768-0000+p3767-0005nvidia,p3767-0005nvidia,tegra234",
+    the NUL-separated names run together) names the Tegra SoC, and a listing of its device nodes
+    (`ls /dev/nv*`, `ls -l`) shows the nodes of L4T's GPU and memory drivers (/dev/nvhost-*,
+    /dev/nvmap) that no discrete-GPU driver creates. The host is a Jetson (aarch64)."""
+    put(d.platform, "machine", "aarch64")
+    if m.group("soc"):
+        d.note(f"device tree: SoC {m.group('soc').lower()}")
+    _jetson_named(m, d)
+    return True
+
+
 def _jetson_named(m: re.Match[str], d: Draft) -> bool:
     """A Jetson named in prose: JetPack, a Jetson module, L4T, a "-tegra" kernel."""
     d.named.append(("jetson", d.scan_line))
@@ -1490,6 +1520,7 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _docker_host_platform,
     ),
+    _Rule("successfully installed", _rx(r"^\s{0,4}Successfully installed "), _pip_installed),
     # pip's "Downloading torch-2.4.0-cp310-cp310-manylinux2014_aarch64.whl": the release and,
     # since pip picks the wheel for the machine it runs on, the machine
     _Rule(
@@ -2344,6 +2375,18 @@ _RULES: tuple[_Rule, ...] = (
             r"|^\s{0,4}(?:nvp model|jetson_clocks),\s{1,4}[\w.-]{1,30}\s{0,4}$"
         ),
         _l4t_power_tool,
+    ),
+    _Rule(
+        # the device tree's compatible string of a 64-bit Jetson's SoC (tegra210: TX1 and
+        # Nano, tegra186: TX2, tegra194: Xavier, tegra234: Orin, tegra264: Thor), and L4T's
+        # device nodes in a listing of /dev (not a path quoted in an error message)
+        ("nvidia,tegra", "/dev/nvhost-", "/dev/nvmap"),
+        _rx(
+            r"nvidia,(?P<soc>tegra(?:210|186|194|234|264))(?!\d)"
+            r"|^\s{0,4}(?:[cl][rwx-]{9}[^\n]{5,120}?\s)?(?:/dev/nv[\w/-]{1,40}\s[^\n]{0,400}?)?"
+            r"/dev/nv(?:host-[\w-]{2,30}|map)(?=\s|$)"
+        ),
+        _tegra_board,
     ),
     _Rule(
         ("tegra", "l4t"),

@@ -12,7 +12,10 @@
 - `modinfo nvidia`: "filename: .../nvidia.ko" and, lines below, "version: 550.54.15" (the
   module on disk, which is not necessarily the one loaded).
 - cudnn_version.h's "#define CUDNN_MAJOR 8", "..._MINOR 9", "..._PATCHLEVEL 7".
-- `uname -m` and the machine it printed ("aarch64").
+- `uname -m`, `arch` or `dpkg --print-architecture` and the machine it printed ("aarch64",
+  "arm64").
+- `cat /proc/device-tree/model` and the Jetson board it printed ("NVIDIA Jetson Orin Nano
+  Developer Kit").
 - An issue form's heading and its value ("### NCCL Version", a blank line, "2.27.7"): given
   back as the line "NCCL Version: 2.27.7", which facts_scan reads with its one-line rules.
 - A markdown table's row of two cells ("| Driver | 550.54.15 |"): given back the same way, as
@@ -67,10 +70,23 @@ _JETSON_STANZA = re.compile(
     r"^Version: (?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)[-+~]",
     re.MULTILINE,
 )
-# `uname -m` (as a shell prompt's command, a `+ uname -m` trace or alone) and the machine it
-# printed on the next line
+# `uname -m` (as a shell prompt's command, a `+ uname -m` trace or alone), `arch`, or Debian's
+# `dpkg --print-architecture`, and the machine it printed on the next line ("arm64" is dpkg's
+# name for aarch64, "amd64" for x86_64)
 _UNAME_M = re.compile(
-    r"\buname\s{1,4}-m\s{0,4}\n\s{0,4}(?P<m>aarch64|arm64|x86_64)\s{0,4}$", re.MULTILINE
+    r"(?:\buname\s{1,4}-m|\bdpkg\s{1,4}--print-architecture|(?:^|[$#]\s{1,2})arch)\s{0,4}\n"
+    r"\s{0,4}(?P<m>aarch64|arm64|x86_64|amd64)\s{0,4}$",
+    re.MULTILINE,
+)
+# `cat /proc/device-tree/model` (or /sys/firmware/devicetree/base/model) on a Jetson and the
+# board it printed: L4T's device tree names the module and carrier ("NVIDIA Jetson Orin Nano
+# Developer Kit", "NVIDIA Jetson AGX Xavier", "NVIDIA Orin NX Developer Kit"). The file ends
+# without a newline, so the next prompt may follow on the same line.
+_DT_MODEL = re.compile(
+    r"(?:/proc/device-tree|/sys/firmware/devicetree/base)/model\b[^\n]{0,40}\n"
+    r"\s{0,4}(?P<model>NVIDIA (?:Jetson|Orin|Xavier)[\w ()-]{0,80}?)\s{0,4}"
+    r"(?:[\w.-]{1,40}@[\w.-]{1,60}:[^\n]{0,200})?$",
+    re.MULTILINE,
 )
 _HEADING = re.compile(
     r"^#{2,4} {1,2}(?P<label>[A-Za-z][^\n#:]{1,50}?)[ \t]{0,4}\n[ \t\n]{0,20}?"
@@ -81,8 +97,8 @@ _HEADING = re.compile(
 
 def parse(text: str, draft: Draft, section: str) -> None:
     """Every pair of the kinds above but the issue form's (see issue_form_lines)."""
-    for literal, pattern, handle in _PAIRS:
-        if literal not in text:
+    for literals, pattern, handle in _PAIRS:
+        if not any(literal in text for literal in literals.split("|")):
             continue
         for found in pattern.finditer(text):
             told = handle(found, draft)
@@ -128,11 +144,20 @@ def _jetson_stanza(found: re.Match[str], d: Draft) -> int:
 
 def _uname_m(found: re.Match[str], d: Draft) -> int:
     machine = found.group("m")
-    d.platform.setdefault("machine", "aarch64" if machine == "arm64" else machine)
+    d.platform.setdefault("machine", {"arm64": "aarch64", "amd64": "x86_64"}.get(machine, machine))
     return 2
 
 
-# (a literal every match holds, the pattern, its reader: the lines it read, 0 for none)
+def _device_tree_model(found: re.Match[str], d: Draft) -> int:
+    """The board's device-tree model, read on the board itself: a Jetson, so aarch64."""
+    d.platform.setdefault("machine", "aarch64")
+    d.note(f"device-tree model: {found.group('model').strip()}")
+    d.named.append(("jetson", d.scan_line))
+    return 2
+
+
+# (a literal every match holds, or literals split by "|" one of which each match holds, the
+# pattern, its reader: the lines it read, 0 for none)
 _PAIRS: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str], Draft], int]], ...] = (
     (">>>", _REPL, _session),
     (" -c ", _PYTHON_C, _python_c),
@@ -140,7 +165,8 @@ _PAIRS: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str], Draft], int]]
     ("CUDNN_MAJOR", _CUDNN_DEFINES, _cudnn_header),
     ("Name: ", _PIP_SHOW, _pip_show),
     ("Package: nvidia-", _JETSON_STANZA, _jetson_stanza),
-    ("uname", _UNAME_M, _uname_m),
+    ("uname|--print-architecture|arch\n", _UNAME_M, _uname_m),
+    ("/model", _DT_MODEL, _device_tree_model),
 )
 
 

@@ -49,6 +49,10 @@ def test_the_probe_reads_the_l4t_release(tmp_path: Path) -> None:
         ),
         (FrameworkFacts("torch", "2.5.1+cu124", cuda="12.4", cpu_only=False), Severity.ERROR),
         (FrameworkFacts("torch", "2.5.1", cpu_only=True), Severity.WARN),
+        # a plain release the [[wheel]] rows do not list, between two CPU-only PyPI rows:
+        # probably PyPI's aarch64 build
+        (FrameworkFacts("torch", "2.1.0"), Severity.WARN),
+        (FrameworkFacts("tensorflow", "2.12.0"), Severity.WARN),
         # NVIDIA's JetPack build: CUDA from JetPack, no nvidia-* wheels
         (
             FrameworkFacts("torch", "2.3.0a0+40ec155e58.nv24.03", cuda="12.2", cpu_only=False),
@@ -78,3 +82,28 @@ def test_a_pasted_tegra_release_is_a_jetson(matrix: Matrix) -> None:
     (torch,) = facts.frameworks
     found = check_jetson_wheels(replace(facts, frameworks=(torch,)), matrix, Intent())
     assert [f.severity for f in found] == [Severity.ERROR]
+
+
+@pytest.mark.parametrize(
+    "name", ["NVIDIA Tegra X1", "NVIDIA Tegra X2", "Orin", "Xavier", "gv11b", "ga10b"]
+)
+def test_a_jetson_is_known_by_the_name_cuda_gives_its_gpu(name: str, matrix: Matrix) -> None:
+    from gpudoctor.facts import GpuFacts, NvmlFacts
+
+    facts = HostFacts(
+        nvml=NvmlFacts(gpus=(GpuFacts(index=0, name=name),)),
+        frameworks=(FrameworkFacts("torch", "2.1.0"),),
+    )
+    (found,) = check_jetson_wheels(facts, matrix, Intent())
+    assert found.severity == Severity.WARN
+    assert "probably PyPI's aarch64 build" in found.title
+
+
+def test_a_plain_version_that_sees_cuda_is_no_pypi_build(matrix: Matrix) -> None:
+    from gpudoctor.facts import DeepFrameworkFacts
+
+    torch = FrameworkFacts("torch", "2.3.0")  # a Jetson AI Lab JetPack 6 wheel's version
+    facts = _jetson(torch)
+    assert _severities(facts, matrix) == [Severity.WARN]
+    seen = replace(facts, deep=(DeepFrameworkFacts(name="torch", cuda_available=True),))
+    assert _severities(seen, matrix) == [Severity.OK]

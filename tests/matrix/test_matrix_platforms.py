@@ -162,3 +162,27 @@ def test_machines_of_lists_where_a_build_is_published(matrix: Matrix) -> None:
     assert machines_of(matrix, "pytorch", "2.2.2", "12.1") == ("x86_64",)
     assert machines_of(matrix, "pytorch", "2.11.0", "13.0") == ("x86_64", "aarch64")
     assert machines_of(matrix, "tensorflow", "2.21.0", "12.5") == ("x86_64",)
+
+
+@pytest.mark.parametrize(
+    ("version", "cpu_only"),
+    [
+        ("2.1.0", True),  # between the 2.0.1 and 2.1.2 rows, both CPU-only
+        ("2.6.1", True),  # between 2.6.0 and 2.7.1
+        ("2.0.0", True),  # below the oldest row, in that row's minor (2.0.1)
+        ("1.13.1", False),  # below the oldest row, another minor: nothing says
+        ("2.10.1", False),  # the next row (2.11.0) brings CUDA: where the trap ends is unknown
+        ("2.1.0a0", False),  # a pre-release is no PyPI release
+        ("2.1", False),  # not a whole release
+    ],
+)
+def test_a_release_between_two_cpu_only_rows_is_cpu_only(
+    matrix: Matrix, version: str, cpu_only: bool
+) -> None:
+    row = pypi_cpu_only(matrix, "pytorch", version, "aarch64")
+    assert (row is not None) == cpu_only
+    if row is not None:
+        assert row.version == version
+        assert row.notes.startswith(f"no row for {version}: ")
+        assert "CPU-only" in row.notes
+        assert not row.verified  # told by its neighbours, not read from its wheel
