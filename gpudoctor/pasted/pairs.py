@@ -1,6 +1,7 @@
 """Facts a paste tells over two lines: a question on one line and its answer on the next.
 
-- An interactive Python session: ">>> torch.cuda.is_available()" and "False" below it;
+- An interactive Python session: ">>> torch.cuda.is_available()" (or `torch.cuda.device_count()`,
+  TensorFlow's `tf.test.is_gpu_available()`) and "False" below it;
   `torch.cuda.get_device_capability()` and "(12, 0)", `torch.cuda.get_arch_list()` and
   "['sm_50', ..., 'sm_90']" (the architectures the torch build has kernels for).
 - A `python -c "...; print(torch.__version__, torch.cuda.is_available())"` command and the line
@@ -45,7 +46,8 @@ _ASK = re.compile(
     r"^(?P<mod>torch|tf|tensorflow)\.(?P<what>__version__|version\.cuda|cuda\.is_available\(\)|"
     r"cuda\.get_device_(?:name|capability)\(\s{0,2}\d{0,2}\s{0,2}\)|cuda\.get_arch_list\(\)|"
     r"config\.list_physical_devices\(\s{0,2}"
-    r"['\"]GPU['\"]\s{0,2}\)|test\.is_built_with_cuda\(\)|backends\.cudnn\.version\(\))$"
+    r"['\"]GPU['\"]\s{0,2}\)|test\.is_built_with_cuda\(\)|backends\.cudnn\.version\(\)|"
+    r"cuda\.device_count\(\)|test\.is_gpu_available\(\))$"
 )
 _CAPABILITY = re.compile(r"^\((?P<major>\d{1,2}), (?P<minor>\d{1,2})\)$")
 _ARCH_LIST = re.compile(r"^\[(?P<codes>'[a-z_0-9', ]{4,600})\]$")  # the names: _ARCH
@@ -211,7 +213,10 @@ def _printed(code: str, said: str, draft: Draft) -> bool:
         return False
     told = False
     for ask, word in zip(asked, words):
-        value = word if word in ("True", "False", "None", "[]") else f"'{word}'"
+        # print writes a str without quotes: a version is given back quoted as the REPL shows
+        # it; True/False/None, [] and a count are what the REPL shows unquoted too
+        plain = word in ("True", "False", "None", "[]") or word.isdecimal()
+        value = word if plain else f"'{word}'"
         told = _answer(ask, value, draft) or told
     return told
 
@@ -251,6 +256,8 @@ def _answer(ask: str, said: str, d: Draft) -> bool:  # noqa: PLR0911 (one return
         if d.torch_cuda_available is None:
             d.torch_cuda_available = said == "True"
         return True
+    if what in ("cuda.device_count()", "test.is_gpu_available()"):
+        return _gpus_seen(torch, said, d)
     if what.startswith(("cuda.get_device", "cuda.get_arch")):
         return _device(what, said, value, d)
     if what.startswith("config.list_physical_devices") and not torch and said == "[]":
@@ -260,6 +267,19 @@ def _answer(ask: str, said: str, d: Draft) -> bool:  # noqa: PLR0911 (one return
         return _torch_cudnn(said, d)
     if what.startswith("test.is_built_with_cuda") and not torch and said in ("True", "False"):
         d.tensorflow.setdefault("cpu_only", said == "False")
+        return True
+    return False
+
+
+def _gpus_seen(torch: bool, said: str, d: Draft) -> bool:
+    """`torch.cuda.device_count()` (as many GPUs as torch sees: none is is_available() False)
+    and TensorFlow's `tf.test.is_gpu_available()`."""
+    if torch and said.isdecimal():
+        if d.torch_cuda_available is None:
+            d.torch_cuda_available = int(said) > 0
+        return True
+    if not torch and said in ("True", "False"):
+        d.tensorflow.setdefault("cuda_available", said == "True")
         return True
     return False
 

@@ -119,3 +119,16 @@ def test_a_versionless_tensorflow_that_lists_a_gpu_is_a_gpu_build(
     found = {f.code: f for f in findings_of(read, matrix, text)}
     assert found["framework-cpu-only"].severity == Severity.OK
     assert found["framework-import"].title == "import tensorflow works"  # no "(None)"
+
+
+def test_device_count_and_is_gpu_available_answers_are_read(read: Read) -> None:
+    torch = ">>> torch.__version__\n'2.1.0+cu121'\n"
+    none = read(torch + ">>> torch.cuda.device_count()\n0\n")
+    assert [(d.name, d.cuda_available) for d in none.deep] == [("torch", False)]
+    two = read(torch + '$ python -c "import torch; print(torch.cuda.device_count())"\n2\n')
+    assert [(d.name, d.cuda_available) for d in two.deep] == [("torch", True)]
+    tf = read(">>> tf.__version__\n'2.15.0'\n>>> tf.test.is_gpu_available()\nFalse\n")
+    assert [(d.name, d.cuda_available) for d in tf.deep] == [("tensorflow", False)]
+    # near miss: a count that is no number is no answer
+    odd = read(torch + ">>> torch.cuda.device_count()\nTraceback (most recent call last):\n")
+    assert [(d.name, d.cuda_available) for d in odd.deep] in ([], [("torch", None)])
