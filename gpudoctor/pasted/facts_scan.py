@@ -2450,9 +2450,10 @@ _TAIL = 256 << 10
 def _pairs(text: str, draft: Draft) -> None:
     """The facts told over two lines (pasted/pairs.py); an issue form's "### Label" and its
     value, and a markdown table's "| Label | value |" row, are read as the line "Label: value"
-    by every rule here."""
+    by every rule here; a shell's `echo $NAME` and its value as "NAME=value"."""
     pairs.parse(text, draft, NAME)
-    for number, line in (*pairs.issue_form_lines(text), *pairs.table_rows(text)):
+    given_back = (*pairs.issue_form_lines(text), *pairs.table_rows(text), *pairs.echo_lines(text))
+    for number, line in given_back:
         _scan(line, number - 1, draft)
 
 

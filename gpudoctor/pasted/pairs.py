@@ -19,6 +19,7 @@
   Developer Kit").
 - An issue form's heading and its value ("### NCCL Version", a blank line, "2.27.7"): given
   back as the line "NCCL Version: 2.27.7", which facts_scan reads with its one-line rules.
+- `echo $CUDA_VISIBLE_DEVICES` and the value it printed: given back as "CUDA_VISIBLE_DEVICES=0,1".
 - A markdown table's row of two cells ("| Driver | 550.54.15 |"): given back the same way, as
   "Driver: 550.54.15" (a row of more cells, an nvidia-smi table's, is not a label and value).
 
@@ -189,6 +190,25 @@ _TABLE_ROW = re.compile(
     r"(?P<value>[^|\s-][^|\n]{0,120}?)[ \t]{0,4}\|[ \t]{0,4}$",
     re.MULTILINE,
 )
+
+
+# `echo $CUDA_VISIBLE_DEVICES` (or `echo ${LD_LIBRARY_PATH}`, `printenv CUDA_HOME`) and the value
+# it printed on the next line: given back as "NAME=value", the line the environment rules read.
+_ECHO = re.compile(
+    r"(?:\becho\s{1,4}[\"']?\$\{?|\bprintenv\s{1,4})(?P<name>[A-Z][A-Z0-9_]{1,60})\}?[\"']?"
+    r"[ \t]{0,4}\n(?P<value>[^\s$#>][^\n]{0,400}?)[ \t]{0,4}$",
+    re.MULTILINE,
+)
+
+
+def echo_lines(text: str) -> list[tuple[int, str]]:
+    """(line number of the value, "NAME=value") for each environment variable a shell printed."""
+    if "echo" not in text and "printenv" not in text:
+        return []
+    return [
+        (text.count("\n", 0, m.start("value")) + 1, f"{m.group('name')}={m.group('value')}")
+        for m in _ECHO.finditer(text)
+    ]
 
 
 def table_rows(text: str) -> list[tuple[int, str]]:

@@ -132,3 +132,17 @@ def test_device_count_and_is_gpu_available_answers_are_read(read: Read) -> None:
     # near miss: a count that is no number is no answer
     odd = read(torch + ">>> torch.cuda.device_count()\nTraceback (most recent call last):\n")
     assert [(d.name, d.cuda_available) for d in odd.deep] in ([], [("torch", None)])
+
+
+def test_an_echoed_environment_variable_is_read_as_set(read: Read) -> None:
+    facts = read("$ echo $CUDA_VISIBLE_DEVICES\n0,1\n")
+    assert facts.platform.cuda_visible_devices == "0,1"
+    braced = read('$ echo "${CUDA_VISIBLE_DEVICES}"\nGPU-5a8c1e2f-0000-1111-2222-333344445555\n')
+    assert braced.platform.cuda_visible_devices == "GPU-5a8c1e2f-0000-1111-2222-333344445555"
+    # near miss: an echo whose next line is the next prompt printed nothing to read
+    assert (
+        read(
+            "$ echo $CUDA_VISIBLE_DEVICES\n$ nvidia-smi -L\nGPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-5a8c1e2f-0000-1111-2222-333344445555)\n"
+        ).platform.cuda_visible_devices
+        is None
+    )
