@@ -121,6 +121,21 @@ def check_k8s_gpu_request(facts: HostFacts, matrix: Matrix, intent: Intent) -> l
                 evidence=ev,
             )
         ]
+    others = [
+        item.name
+        for item in facts.platform.k8s_node_resources
+        if item.name != "nvidia.com/gpu" and item.value not in ("", "0")
+    ]
+    if allocatable == 0 and others:
+        return [
+            finding(
+                REQUEST,
+                NA,
+                f"the node advertises its GPUs as {', '.join(others)}, not nvidia.com/gpu "
+                "(k8s-gpu-resource-name compares them with the pod's)",
+                evidence=ev,
+            )
+        ]
     if asked <= allocatable:
         return [
             finding(
