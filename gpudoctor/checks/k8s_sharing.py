@@ -352,10 +352,10 @@ def check_k8s_gpu_node_selector(facts: HostFacts, matrix: Matrix, intent: Intent
         ]
     for key, accepted in wanted.items():
         values = accepted.split(",")
-        have = labels.get(key)
+        have = labels.get(key)  # several nodes: their values, "," between
         if have is None:
             return [_selector_error(key, accepted, None, labels, ev)]
-        if accepted != "*" and have not in values:
+        if accepted != "*" and not set(have.split(",")) & set(values):
             return [_selector_error(key, accepted, have, labels, ev)]
     shown = ", ".join(f"{k}={labels[k]}" for k in wanted)
     return [
@@ -377,7 +377,7 @@ def _selector_error(
             f"select on a label the node carries ({', '.join(sorted(labels)[:6])}), or label "
             f"the node (`kubectl label node <node> {key}=<value>`)"
         )
-    elif any(_plain(v) == _plain(have) for v in accepted.split(",")):
+    elif any(_plain(v) == _plain(h) for v in accepted.split(",") for h in have.split(",")):
         title = f"the pod selects {key}={accepted}; the node's label is {key}={have}"
         why = (
             "GPU feature discovery writes the value sanitised (spaces as dashes, the product "

@@ -61,6 +61,7 @@ _DESCRIBE_LABEL = re.compile(
     r"^(?P<head>[ \t]{0,4}(?:Labels|Node-Selectors):[ \t]{1,30}|[ \t]{10,40})"
     r"(?P<key>[A-Za-z0-9][\w./-]{0,120})=(?P<value>[\w.-]{0,63})[ \t]{0,4}$"
 )
+_SHOWN_LABEL = re.compile(r"(?:^|[\s,])(nvidia\.com/[\w.-]{1,80})=([\w.-]{0,63})(?=,|\s|$)")
 _DESCRIBE_HEADING = re.compile(r"^[ \t]{0,4}(?P<name>[A-Z][\w -]{0,40}):")
 
 # the resources a node's device plugin advertises, judged against a pod's: NVIDIA's (whole
@@ -79,7 +80,7 @@ _GPU_ASK = re.compile(r"gpu|/mig-", re.IGNORECASE)
 class _Found:
     node_resources: dict[str, str] = field(default_factory=dict)
     node_capacity: dict[str, str] = field(default_factory=dict)
-    node_labels: dict[str, str] = field(default_factory=dict)
+    node_labels: dict[str, list[str]] = field(default_factory=dict)
     pod_resources: dict[str, int] | None = None
     pod_selector: dict[str, str] = field(default_factory=dict)
     sharing: dict[str, Any] | None = None
@@ -95,6 +96,7 @@ def parse(text: str, draft: Draft) -> None:
     for document in [*yaml_documents(text), *_json_documents(text)]:
         _walk(document, found, 0, None)
     _describe(text, found)
+    _show_labels(text, found)
     _keep(found, text, draft)
 
 
@@ -105,7 +107,7 @@ def _keep(found: _Found, text: str, draft: Draft) -> None:
     if node:
         put(p, "k8s_node_resources", _items(node))
         kept = True
-    labels = {k: v for k, v in found.node_labels.items() if k.startswith("nvidia.com/")}
+    labels = {k: ",".join(v) for k, v in found.node_labels.items() if k.startswith("nvidia.com/")}
     if labels:
         put(p, "k8s_node_labels", _items(labels))
         kept = True
@@ -352,6 +354,9 @@ def _walk(value: Any, found: _Found, depth: int, kind: str | None) -> None:
     if isinstance(value.get("rayStartParams"), dict):
         _ray_group(value, found)
     for key, child in value.items():
+        if isinstance(child, str) and kind == "ConfigMap" and "\n" in child:
+            # a ConfigMap's file as a JSON string (`-o json`): the device plugin's config in it
+            _walk(yaml_documents(child), found, depth + 1, None)
         if isinstance(child, dict):
             _member(key, child, found, kind)
         if isinstance(child, (dict, list)):
@@ -364,18 +369,27 @@ def _member(key: str, child: dict[str, Any], found: _Found, kind: str | None) ->
     lower = key.lower()
     if lower in ("allocatable", "capacity") and kind != "Pod":
         target = found.node_resources if lower == "allocatable" else found.node_capacity
-        if not target:
-            target.update(_extended(child))
+        for name, count in _extended(child).items():  # several nodes: the most any one has
+            if name not in target or int(count) > int(target[name]):
+                target[name] = count
     elif key == "labels" and kind in (None, "Node") and _gfd_labels(child):
         for name, label in child.items():
             if isinstance(label, str):
-                found.node_labels.setdefault(name, label)
+                _label(found, name, label)
     elif key == "sharing" and found.sharing is None:
         found.sharing = _sharing(child)
     elif key == "flags" and isinstance(child.get("migStrategy"), str):
         found.mig_strategy = found.mig_strategy or child["migStrategy"]
     elif key == "Containers" and found.pod_resources is None:
         _describe_containers(child, found)
+
+
+def _label(found: _Found, name: str, value: str) -> None:
+    """A node's label; several nodes' values of one key are all kept (a selector matches a pod
+    to any one of them)."""
+    values = found.node_labels.setdefault(name, [])
+    if value not in values:
+        values.append(value)
 
 
 def _extended(resources: dict[str, Any]) -> dict[str, str]:
@@ -525,6 +539,17 @@ def _ray_group(group: dict[str, Any], found: _Found) -> None:
     found.ray.append((wanted, limit))
 
 
+def _show_labels(text: str, found: _Found) -> None:
+    """`kubectl get nodes --show-labels`: a node's labels in its LABELS column, "," between."""
+    if "LABELS" not in text:
+        return
+    for line in text.split("\n"):
+        if "nvidia.com/gpu." not in line or "," not in line:
+            continue
+        for key, value in _SHOWN_LABEL.findall(line):
+            _label(found, key, value)
+
+
 def _describe(text: str, found: _Found) -> None:
     """`kubectl describe`'s `Labels:` (a node's) and `Node-Selectors:` (a pod's) lines, each
     `key=value`, the first on the heading's line and the rest below it."""
@@ -540,6 +565,6 @@ def _describe(text: str, found: _Found) -> None:
         if not key.startswith("nvidia.com/"):
             continue
         if heading == "Labels":
-            found.node_labels.setdefault(key, value)
+            _label(found, key, value)
         else:
             found.pod_selector.setdefault(key, value)

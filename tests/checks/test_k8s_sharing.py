@@ -220,3 +220,32 @@ def test_ray_num_gpus_against_the_limit(
     found = _findings(_RAY.format(wanted=wanted, limit=limit), matrix)["k8s-ray-num-gpus"]
     assert found.severity is severity
     assert str(wanted) in found.title
+
+
+_TWO_NODES = """\
+apiVersion: v1
+kind: List
+items:
+- kind: Node
+  metadata:
+    labels:
+      nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB
+  status:
+    allocatable: {cpu: "64", nvidia.com/gpu: "8", pods: "110"}
+- kind: Node
+  metadata:
+    labels:
+      nvidia.com/gpu.product: Tesla-T4
+  status:
+    allocatable: {cpu: "16", nvidia.com/gpu.shared: "4", pods: "110"}
+---
+"""
+
+
+def test_with_several_nodes_a_pod_fits_any_one(matrix: Matrix) -> None:
+    text = _TWO_NODES + _pod({"nvidia.com/gpu.shared": 1}, {"nvidia.com/gpu.product": "Tesla-T4"})
+    found = _findings(text, matrix)
+    assert found["k8s-gpu-resource-name"].severity is Severity.OK
+    assert found["k8s-gpu-node-selector"].severity is Severity.OK
+    text = _TWO_NODES + _pod({"nvidia.com/gpu": 1}, {"nvidia.com/gpu.product": "NVIDIA-L4"})
+    assert _findings(text, matrix)["k8s-gpu-node-selector"].severity is Severity.ERROR

@@ -244,3 +244,26 @@ spec:
     p = read(text).platform
     assert p.k8s_pod_resources == ()
     assert p.k8s_pod_selector == ()
+
+
+def test_show_labels_and_several_nodes_keep_every_value(read: Read) -> None:
+    text = """\
+NAME         STATUS   ROLES    AGE   VERSION   LABELS
+gpu-node-1   Ready    <none>   40d   v1.29.4   kubernetes.io/os=linux,nvidia.com/gpu.count=1,\
+nvidia.com/gpu.product=Tesla-T4-SHARED,nvidia.com/gpu.replicas=4
+gpu-node-2   Ready    <none>   40d   v1.29.4   kubernetes.io/os=linux,nvidia.com/gpu.count=8,\
+nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB
+"""
+    labels = _pairs(read(text).platform.k8s_node_labels)
+    assert labels["nvidia.com/gpu.product"] == "Tesla-T4-SHARED,NVIDIA-A100-SXM4-80GB"
+    assert labels["nvidia.com/gpu.count"] == "1,8"
+
+
+def test_a_json_configmap_further_down_holds_the_config_as_a_string(read: Read) -> None:
+    config = "version: v1\nsharing:\n  mps:\n    resources:\n    - name: nvidia.com/gpu\n"
+    config += "      replicas: 4\n"
+    document = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"config.yaml": config}}
+    text = "$ kubectl get cm plugin-config -o json\n" + json.dumps(document, indent=4) + "\n"
+    p = read(text).platform
+    assert p.k8s_sharing == "mps"
+    assert _pairs(p.k8s_sharing_resources) == {"nvidia.com/gpu": "4"}
