@@ -82,8 +82,22 @@ def check_k8s_gpu_resource_name(facts: HostFacts, matrix: Matrix, intent: Intent
 def _against_node(
     facts: HostFacts, asked: dict[str, int], node: dict[str, int], ev: list[tuple[str, object]]
 ) -> list[Finding]:
+    other_gpus = [
+        k for k, v in node.items() if v and GPU_RESOURCE.match(k) and k != "nvidia.com/gpu"
+    ]
     for name, n in asked.items():
         have = node.get(name, 0)
+        if have == 0 and name == "nvidia.com/gpu" and not other_gpus:
+            # a node with no GPU resource at all: k8s-gpu-request and k8s-gpu-unhealthy say why
+            return [
+                finding(
+                    NAME_CODE,
+                    NA,
+                    "the node advertises no GPU resource (k8s-gpu-request judges the pod's "
+                    "nvidia.com/gpu against it)",
+                    evidence=ev,
+                )
+            ]
         if have == 0:
             return [_not_advertised(facts, name, n, node, ev)]
         if n > have and name != "nvidia.com/gpu":  # nvidia.com/gpu: k8s-gpu-request

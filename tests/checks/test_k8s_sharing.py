@@ -249,3 +249,11 @@ def test_with_several_nodes_a_pod_fits_any_one(matrix: Matrix) -> None:
     assert found["k8s-gpu-node-selector"].severity is Severity.OK
     text = _TWO_NODES + _pod({"nvidia.com/gpu": 1}, {"nvidia.com/gpu.product": "NVIDIA-L4"})
     assert _findings(text, matrix)["k8s-gpu-node-selector"].severity is Severity.ERROR
+
+
+def test_a_node_without_any_gpu_resource_is_left_to_k8s_gpu_request(matrix: Matrix) -> None:
+    text = _pod({"nvidia.com/gpu": 1}) + _node({"example.com/fpga": 1})
+    facts = read_report(text, "paste.txt", matrix.architectures)
+    found = {f.code: f for f in run_checks(facts, matrix).findings}
+    assert found["k8s-gpu-resource-name"].severity is Severity.NA
+    assert found["k8s-gpu-request"].severity is Severity.ERROR  # one error, not two
