@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
-from gpudoctor.pasted.k8s_objects import GPU_RESOURCE
 
 if TYPE_CHECKING:
     from gpudoctor.facts import HostFacts, K8sItem
@@ -39,6 +38,13 @@ SHARING = "k8s-gpu-sharing"
 SELECTOR = "k8s-gpu-node-selector"
 RAY = "k8s-ray-num-gpus"
 
+# the resources a node's device plugin advertises, judged against a pod's: NVIDIA's (whole
+# GPUs, shared replicas, MIG devices) and the count resource of the GPU-sharing schedulers whose
+# device plugin advertises it on the node (Volcano's vGPU, Alibaba's gpushare)
+GPU_RESOURCE = re.compile(
+    r"^(?:nvidia\.com/(?:gpu|mig-\d{1,2}g\.\d{1,3}gb(?:\+me)?)(?:\.shared)?|"
+    r"volcano\.sh/vgpu-number|aliyun\.com/gpu-(?:mem|count))$"
+)
 _MIG = re.compile(r"^nvidia\.com/mig-")
 _MPS_MAX_CLIENTS = 48  # from compute capability 7.5 (16 before)
 _SCHEDULERS = {

@@ -64,13 +64,6 @@ _DESCRIBE_LABEL = re.compile(
 _SHOWN_LABEL = re.compile(r"(?:^|[\s,])(nvidia\.com/[\w.-]{1,80})=([\w.-]{0,63})(?=,|\s|$)")
 _DESCRIBE_HEADING = re.compile(r"^[ \t]{0,4}(?P<name>[A-Z][\w -]{0,40}):")
 
-# the resources a node's device plugin advertises, judged against a pod's: NVIDIA's (whole
-# GPUs, shared replicas, MIG devices) and the count resource of the GPU-sharing schedulers whose
-# device plugin advertises it on the node (Volcano's vGPU, Alibaba's gpushare)
-GPU_RESOURCE = re.compile(
-    r"^(?:nvidia\.com/(?:gpu|mig-\d{1,2}g\.\d{1,3}gb(?:\+me)?)(?:\.shared)?|"
-    r"volcano\.sh/vgpu-number|aliyun\.com/gpu-(?:mem|count))$"
-)
 # resources a pod asks that mark it a GPU pod (the above, and what the sharing schedulers read
 # from a pod without a node advertising it: HAMi's gpumem/gpucores, Volcano's vgpu-memory)
 _GPU_ASK = re.compile(r"gpu|/mig-", re.IGNORECASE)
