@@ -220,6 +220,17 @@ class CpuFacts(Frozen):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class K8sItem(Frozen):
+    """One name and its value in a pasted Kubernetes object: a resource and its count
+    ("nvidia.com/gpu.shared", "40"), a label ("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"),
+    a node selector term (its key and the values it accepts, "," between them; "*": the key
+    must exist)."""
+
+    name: str
+    value: str
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class PlatformFacts(Frozen):
     os_id: str | None = None  # /etc/os-release ID
     os_version: str | None = None
@@ -247,6 +258,26 @@ class PlatformFacts(Frozen):
     k8s_gpu_spec_resource: str | None = None
     k8s_gpu_spec_requests: int | None = None
     k8s_gpu_spec_limits: int | None = None
+    # Pasted Kubernetes objects read as objects (pasted/k8s_objects.py, YAML or JSON): the
+    # extended resources a node advertises (its Allocatable, else its Capacity), the
+    # nvidia.com/ labels it carries, the extended resources a pod's containers ask for in their
+    # limits (the largest of its containers) and the nvidia.com/ labels its nodeSelector and
+    # required node affinity name.
+    k8s_node_resources: tuple[K8sItem, ...] = ()
+    k8s_node_labels: tuple[K8sItem, ...] = ()
+    k8s_pod_resources: tuple[K8sItem, ...] = ()
+    k8s_pod_selector: tuple[K8sItem, ...] = ()
+    # The NVIDIA device plugin's config file (its ConfigMap: version v1): the sharing it sets
+    # ("time-slicing" or "mps"), renameByDefault, failRequestsGreaterThanOne, each shared
+    # resource with its replicas, and its flags' migStrategy (else GFD's nvidia.com/mig.strategy)
+    k8s_sharing: str | None = None
+    k8s_sharing_rename: bool | None = None
+    k8s_sharing_fail_over_one: bool | None = None
+    k8s_sharing_resources: tuple[K8sItem, ...] = ()
+    k8s_mig_strategy: str | None = None
+    # A KubeRay group's rayStartParams num-gpus and the nvidia.com/gpu limit of its Ray container
+    k8s_ray_num_gpus: int | None = None
+    k8s_ray_gpu_limit: int | None = None
     # The Kubernetes distribution a report names when it runs its own containerd with its own
     # config ("k3s", "rke2", "microk8s"): /etc/containerd/config.toml is then not the node's.
     k8s_distribution: str | None = None

@@ -301,6 +301,43 @@ _ENTRIES = (
        "(\"Schedule GPUs\") put GPUs in limits, requests equal to them when given.",
        "Put the GPU count under `resources.limits` (a limit alone is enough: the request is "
        "taken from it), and keep any request equal to the limit."),
+    _E("k8s-gpu-resource-name", "runtime", "A pod asks for a GPU resource its node advertises",
+       "ok, error, n/a",
+       "A pasted pod whose limits name a GPU resource (nvidia.com/gpu, nvidia.com/gpu.shared, "
+       "nvidia.com/mig-<profile>, volcano.sh/vgpu-number, aliyun.com/gpu-mem) with the node "
+       "(`kubectl describe node`, `get node -o yaml/json`) or the NVIDIA device plugin's config "
+       "in the same paste: the pod is placed only where every resource it names is advertised. "
+       "With time-slicing or MPS and renameByDefault the plugin advertises <name>.shared; with "
+       "the mixed MIG strategy a GPU in MIG mode only as nvidia.com/mig-<profile>, with the "
+       "single strategy as nvidia.com/gpu (k8s-device-plugin README).",
+       "Ask for the resource name the node advertises (`kubectl describe node`, Allocatable), "
+       "or change the plugin's sharing / MIG strategy to advertise the one the pod asks for."),
+    _E("k8s-gpu-sharing", "runtime", "The device plugin's GPU sharing config holds together",
+       "ok, warn, error, n/a",
+       "A pasted device plugin config (`version: v1`, `sharing.timeSlicing` or `sharing.mps`) "
+       "against itself and the pod: MPS with `migStrategy: mixed` is refused at start "
+       "(cmd/nvidia-device-plugin/main.go), MPS takes at most 48 clients per GPU (16 below "
+       "compute capability 7.5; mps-control-daemon), `failRequestsGreaterThanOne` fails a "
+       "container asking for more than one shared replica (UnexpectedAdmissionError); without "
+       "it several replicas may be one GPU (warn).",
+       "Ask for one shared replica per container; use time-slicing for MIG devices or more than "
+       "48 clients; keep MPS replicas within the limit."),
+    _E("k8s-gpu-node-selector", "runtime", "A GPU pod's node selector matches its node's labels",
+       "ok, error, n/a",
+       "A pasted GPU pod's nodeSelector / required node affinity on `nvidia.com/` labels against "
+       "the node's labels in the same paste (`kubectl describe node`, `--show-labels`, -o "
+       "yaml/json): GPU feature discovery writes gpu.product sanitised (`NVIDIA-A100-SXM4-80GB`, "
+       "`-SHARED` appended when shared without renameByDefault), and a selector must match it "
+       "exactly or the pod stays Pending.",
+       "Select the value the node's label shows (`kubectl get node --show-labels`)."),
+    _E("k8s-ray-num-gpus", "runtime", "A Ray group's num-gpus matches its GPU limit",
+       "ok, warn, error, n/a",
+       "A pasted KubeRay RayCluster / RayJob / RayService group whose `rayStartParams` sets "
+       "`num-gpus`: Ray schedules GPU tasks by it, while the container sees only the GPUs its "
+       "`nvidia.com/gpu` limit got. More than the limit: tasks land on GPUs the container does "
+       "not have (error); fewer: allocated GPUs stay idle (warn).",
+       "Make num-gpus equal the Ray container's nvidia.com/gpu limit, or leave it out "
+       "(KubeRay takes it from the limit)."),
     _E("gpu-operator-stage", "runtime", "The GPU Operator's pods get through their stages",
        "ok, warn, error, n/a",
        "A pasted `kubectl get pods -n gpu-operator` or `kubectl describe pod` of the GPU "

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.k8s_sharing import GPU_RESOURCE
 from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
@@ -164,6 +165,23 @@ def check_k8s_gpu_request(facts: HostFacts, matrix: Matrix, intent: Intent) -> l
                 REQUEST,
                 NA,
                 "a pod's nvidia.com/gpu and a node's Allocatable were not both read",
+                evidence=ev,
+            )
+        ]
+    others = [
+        item.name
+        for item in facts.platform.k8s_node_resources
+        if item.name != "nvidia.com/gpu"
+        and item.value not in ("", "0")
+        and GPU_RESOURCE.match(item.name)
+    ]
+    if allocatable == 0 and others:
+        return [
+            finding(
+                REQUEST,
+                NA,
+                f"the node advertises its GPUs as {', '.join(others)}, not nvidia.com/gpu "
+                "(k8s-gpu-resource-name compares them with the pod's)",
                 evidence=ev,
             )
         ]

@@ -236,18 +236,23 @@ def _limits_without_gpu(text: str) -> bool:
 
 def _node_block_without_gpu(text: str, kind: str) -> int:
     """A node's Capacity or Allocatable block (`kubectl describe node`, `get node -o yaml`) that
-    lists its resources (cpu, memory, pods) and no nvidia.com/gpu: the device plugin registered
-    no GPU there (the kubelet adds nvidia.com/gpu once a plugin registers it). The offset of
-    its heading, or -1."""
+    lists its resources (cpu, memory, pods) and no nvidia.com/gpu nor another GPU device plugin's
+    resource: the device plugin registered no GPU there (the kubelet adds nvidia.com/gpu once a
+    plugin registers it). The offset of its heading, or -1."""
     for needle in (f"{kind.capitalize()}:", f"{kind}:"):
         for start, line in iter_lines(text, text, needle):
             heading = re.match(rf"^(?P<indent>\s{{0,12}}){kind}:\s{{0,4}}$", line, re.IGNORECASE)
             if heading is None:
                 continue
             names = _block_names(text, start + len(line) + 1, len(heading.group("indent")))
-            if "pods" in names and "cpu" in names and not any("nvidia.com/" in n for n in names):
+            if "pods" in names and "cpu" in names and not any(_GPU_PLUGIN.match(n) for n in names):
                 return start
     return -1
+
+
+# a resource a GPU device plugin advertises: NVIDIA's, or a GPU-sharing scheduler's own (Volcano's
+# vGPU device plugin: volcano.sh/vgpu-number; Alibaba's gpushare: aliyun.com/gpu-mem)
+_GPU_PLUGIN = re.compile(r"nvidia\.com/|volcano\.sh/vgpu-|aliyun\.com/gpu-")
 
 
 def _block_names(text: str, at: int, indent: int) -> list[str]:
