@@ -26,7 +26,7 @@ _SMI_L_MIG = re.compile(
 )
 
 PROC = "/proc/driver/nvidia/version"
-NVML_LIBRARY = "nvidia-smi's NVML library version"
+NVML_LIBRARY = "nvidia-smi NVML library version"
 PROC_DESCRIPTION = "`cat /proc/driver/nvidia/version`"
 _PROC = re.compile(
     r"NVRM version: NVIDIA UNIX (Open Kernel Module for \S{1,20}|[^\n]{0,40}?Kernel Module)"
