@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from gpudoctor import cri_config, nvml_codes, versions
@@ -2497,27 +2497,24 @@ def _bounded(lower: str, line: str, start: int, needles: tuple[str, ...]) -> str
     return line[begin - start : begin - start + _MAX_LINE]
 
 
+# What a line may tell: every part of the draft but the bookkeeping (sections and line ranges,
+# the line being read, the framework words prose names) and the known error lines (errors.py's).
+_NOT_TOLD = frozenset({"sections", "ranges", "scan_line", "named", "errors"})
+_TOLD = tuple(f.name for f in fields(Draft) if f.name not in _NOT_TOLD)
+
+
 def _fingerprint(d: Draft) -> tuple[int, ...]:
-    return (
-        len(d.nvml),
-        len(d.torch),
-        len(d.kernel),
-        len(d.platform),
-        len(d.packages),
-        len(d.libraries),
-        len(d.runtime),
-        len(d.notes),
-        len(d.gpus),
-        len(d.xid_events),
-        len(d.nccl_env),
-        len(d.image),
-        len(d.named_gpus),
-        len(d.ldd_libs),
-        len(d.cudnn_files),
-        d.nvcc_version is not None,
-        sum(len(g) for g in d.gpus.values()),
-        d.torch_cuda_available is not None,  # "torch.cuda.is_available(): True" told
-    )
+    """How much the draft holds, part by part: a line that changes it told something new (every
+    part, so that a fact put where no list here named it still counts as read)."""
+    out = []
+    for name in _TOLD:
+        value = getattr(d, name)
+        if isinstance(value, (dict, list)):
+            out.append(len(value))
+        else:
+            out.append(int(bool(value)) if isinstance(value, bool) else int(value is not None))
+    out.append(sum(len(g) for g in d.gpus.values()))
+    return tuple(out)
 
 
 # --- GPU names --------------------------------------------------------------------------------

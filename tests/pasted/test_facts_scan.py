@@ -478,3 +478,24 @@ def test_a_driver_library_file_is_said_not_taken_as_the_library_in_use(read: Rea
     assert "libcuda.so.550.54.15 (driver 550.54.15)" in notes
     assert "driver 535.129.03" in notes
     assert "so.1" not in notes  # the soname link names no version
+
+
+def test_every_part_of_the_draft_a_line_can_fill_counts_as_told() -> None:
+    """A line is read when it changes the draft: a fact put in any part (not only in a list of
+    parts kept by hand) must change the fingerprint."""
+    from dataclasses import fields
+
+    from gpudoctor.pasted import facts_scan
+    from gpudoctor.pasted.draft import Draft
+
+    samples: dict[type, object] = {dict: {"k": 1}, list: ["x"], bool: True, str: "1.0"}
+    for field in fields(Draft):
+        if field.name in facts_scan._NOT_TOLD:
+            continue
+        draft = Draft()
+        before = facts_scan._fingerprint(draft)
+        current = getattr(draft, field.name)
+        kind = type(current) if current is not None else str
+        value = {0: {"index": 0}} if field.name in ("gpus", "amd_gpus") else samples[kind]
+        setattr(draft, field.name, value)
+        assert facts_scan._fingerprint(draft) != before, field.name
