@@ -506,6 +506,12 @@ class ReportRange(Frozen):
     last: int
 
 
+# What the names of the NVIDIA stack's pods start with (the operator's operands and validators,
+# the device plugin, GPU feature discovery, the operator itself): a workload named gpu-test is
+# not one of them.
+STACK_POD_PREFIXES = ("nvidia-", "gpu-feature-discovery", "gpu-operator")
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class StackPod(Frozen):
     """A pod of the NVIDIA GPU stack (the GPU Operator's operands and validators, the device

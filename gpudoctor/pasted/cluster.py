@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.facts import StackPod
+from gpudoctor.facts import STACK_POD_PREFIXES, StackPod
 from gpudoctor.pasted import pod_describe
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import iter_lines
@@ -401,9 +401,6 @@ def _nodes_wide(text: str, draft: Draft) -> None:
         draft.notes.append(f"kubectl get nodes lists {len(rows)} nodes")
 
 
-_STACK_PODS = ("nvidia-", "gpu-operator", "gpu-feature-discovery")
-
-
 def _pods(text: str, draft: Draft) -> None:
     """`kubectl get pods`: NAME READY STATUS RESTARTS AGE (NAMESPACE first with -A)."""
     at = text.find("READY")
@@ -420,7 +417,7 @@ def _pods(text: str, draft: Draft) -> None:
                 continue
             name, status = words[ready - 1], words[ready + 1]
             # the NVIDIA stack's pods only: a workload named gpu-test is judged by its own row
-            if not name.startswith(_STACK_PODS) or name in seen:
+            if not name.startswith(STACK_POD_PREFIXES) or name in seen:
                 continue
             seen.add(name)
             first = start if first < 0 or start < first else first

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.facts import StackPod
+from gpudoctor.facts import STACK_POD_PREFIXES, StackPod
 from gpudoctor.pasted.draft import Draft
 
 NAME = "kubectl describe pod"
@@ -22,7 +22,6 @@ _CONTAINER = re.compile(r"^(?P<indent>[ \t]{1,12})(?P<name>[a-z0-9][a-z0-9-]{0,6
 _FIELD = re.compile(
     r"^[ \t]{2,16}(?P<key>State|Last State|Reason|Exit Code):[ \t]{1,30}(?P<v>\S{1,60})"
 )
-_STACK = ("nvidia-", "gpu-feature-discovery", "gpu-operator")
 _REACH = 3000  # how far above the section its pod's Name: line may be
 _SPAN = 8000  # how far the section may run
 
@@ -46,7 +45,7 @@ def _pod_name(text: str, at: int) -> str | None:
         found = _POD_NAME.match(line)
         if found:
             name = found.group("name")
-    return name if name is not None and name.startswith(_STACK) else None
+    return name if name is not None and name.startswith(STACK_POD_PREFIXES) else None
 
 
 def _blocks(text: str, at: int, indent: int) -> list[tuple[str, list[str]]]:
