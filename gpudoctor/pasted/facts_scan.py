@@ -2452,8 +2452,7 @@ def _pairs(text: str, draft: Draft) -> None:
     value, and a markdown table's "| Label | value |" row, are read as the line "Label: value"
     by every rule here; a shell's `echo $NAME` and its value as "NAME=value"."""
     pairs.parse(text, draft, NAME)
-    given_back = (*pairs.issue_form_lines(text), *pairs.table_rows(text), *pairs.echo_lines(text))
-    for number, line in given_back:
+    for number, line in pairs.given_back(text):
         _scan(line, number - 1, draft)
 
 

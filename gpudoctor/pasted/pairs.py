@@ -99,7 +99,7 @@ _HEADING = re.compile(
 
 
 def parse(text: str, draft: Draft, section: str) -> None:
-    """Every pair of the kinds above but the issue form's (see issue_form_lines)."""
+    """Every pair of the kinds above but the issue form's (see given_back)."""
     for literals, pattern, handle in _PAIRS:
         if not any(literal in text for literal in literals.split("|")):
             continue
@@ -173,16 +173,6 @@ _PAIRS: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str], Draft], int]]
 )
 
 
-def issue_form_lines(text: str) -> list[tuple[int, str]]:
-    """(line number of the value, "Label: value") for each heading followed by one value."""
-    if "#" not in text:
-        return []
-    return [
-        (text.count("\n", 0, m.start("value")) + 1, f"{m.group('label')}: {m.group('value')}")
-        for m in _HEADING.finditer(text)
-    ]
-
-
 # "| CUDA Version | 12.4 |": a label that starts with a letter (not the "|---|---|" rule under a
 # table's head), one value, nothing after the closing bar.
 _TABLE_ROW = re.compile(
@@ -195,30 +185,35 @@ _TABLE_ROW = re.compile(
 # `echo $CUDA_VISIBLE_DEVICES` (or `echo ${LD_LIBRARY_PATH}`, `printenv CUDA_HOME`) and the value
 # it printed on the next line: given back as "NAME=value", the line the environment rules read.
 _ECHO = re.compile(
-    r"(?:\becho\s{1,4}[\"']?\$\{?|\bprintenv\s{1,4})(?P<name>[A-Z][A-Z0-9_]{1,60})\}?[\"']?"
+    r"(?:\becho\s{1,4}[\"']?\$\{?|\bprintenv\s{1,4})(?P<label>[A-Z][A-Z0-9_]{1,60})\}?[\"']?"
     r"[ \t]{0,4}\n(?P<value>[^\s$#>][^\n]{0,400}?)[ \t]{0,4}$",
     re.MULTILINE,
 )
 
 
-def echo_lines(text: str) -> list[tuple[int, str]]:
-    """(line number of the value, "NAME=value") for each environment variable a shell printed."""
-    if "echo" not in text and "printenv" not in text:
-        return []
-    return [
-        (text.count("\n", 0, m.start("value")) + 1, f"{m.group('name')}={m.group('value')}")
-        for m in _ECHO.finditer(text)
-    ]
+# (literals one of which a paste must hold, the pattern, what joins the label to the value)
+_GIVEN_BACK: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
+    (("#",), _HEADING, ": "),
+    (("|",), _TABLE_ROW, ": "),
+    (("echo", "printenv"), _ECHO, "="),
+)
 
 
-def table_rows(text: str) -> list[tuple[int, str]]:
-    """(line number, "Label: value") for each markdown table row of two cells."""
-    if "|" not in text:
-        return []
-    return [
-        (text.count("\n", 0, m.start()) + 1, f"{m.group('label')}: {m.group('value')}")
-        for m in _TABLE_ROW.finditer(text)
-    ]
+def given_back(text: str) -> list[tuple[int, str]]:
+    """(line number of the value, the line that says it) for each issue form heading and its
+    value ("Label: value"), markdown table row of two cells ("Label: value") and echoed
+    environment variable ("NAME=value")."""
+    out: list[tuple[int, str]] = []
+    for literals, pattern, joint in _GIVEN_BACK:
+        if any(literal in text for literal in literals):
+            out += [
+                (
+                    text.count("\n", 0, m.start("value")) + 1,
+                    m.group("label") + joint + m.group("value"),
+                )
+                for m in pattern.finditer(text)
+            ]
+    return out
 
 
 def _printed(code: str, said: str, draft: Draft) -> bool:
