@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.pasted.draft import Draft
-from gpudoctor.pasted.scan import ascii_lower, lines_with
+from gpudoctor.pasted.scan import NVIDIA_BRAND, ascii_lower, lines_with
 
 NAME = "device answers"
 DESCRIPTION = (
@@ -31,7 +31,7 @@ _GPU_NAME = re.compile(
     r"(?:\bget_device_name\(\s{0,2}\d{0,2}\s{0,2}\)"
     r"|\b(?:device|gpu|card)(?:[ _]?(?:name|model|type))?(?: ?\d{1,2})?)"
     r"(?:\s{0,2}(?:[:=]|->|=>)\s{0,4}['\"]?|\s{1,2}['\"])"
-    r"(?P<name>(?:NVIDIA|GeForce|Tesla|Quadro|TITAN|Tegra)\s[^\n'\",;()\[\]|]{1,60})",
+    r"(?P<name>(?:" + NVIDIA_BRAND + r"|Tegra)\s[^\n'\",;()\[\]|]{1,60})",
     re.IGNORECASE,
 )
 _NOT_A_MODEL = re.compile(r"\b(?:Corporation|Corp\.|driver|device \d|\d{3,4}\.\d{1,3})", re.I)

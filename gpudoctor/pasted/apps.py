@@ -60,7 +60,7 @@ from typing import Any
 
 from gpudoctor.pasted.clean import bus_id
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import iter_lines
+from gpudoctor.pasted.scan import NVIDIA_BRAND, iter_lines
 
 NAME = "program start-up logs"
 DESCRIPTION = (
@@ -77,7 +77,7 @@ _CC = re.compile(r"^\d{1,2}\.\d$")
 _GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
 _PCI_IDS = re.compile(r"^1002:(?P<dev>[0-9a-f]{4})$")
 _BACKEND_NAME = re.compile(r"^(?:CUDA|ROCm|Vulkan)\d{1,2}$")
-_NVIDIA = re.compile(r"^(?:NVIDIA|GeForce|Tesla|Quadro|TITAN)\b")
+_NVIDIA = re.compile(rf"^{NVIDIA_BRAND}\b")
 _DRIVER = re.compile(r"^(?P<v>\d{1,2}\.\d{1,2})$")
 _GGML_HIP = re.compile(
     r"^\s{0,8}Device (?P<i>\d{1,2}): (?P<name>[^,\n]{2,80}), (?P<gfx>gfx[0-9a-f]{3,4})\b"

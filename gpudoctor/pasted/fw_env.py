@@ -64,7 +64,7 @@ import re
 
 from gpudoctor.pasted import collect_env
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import iter_lines
+from gpudoctor.pasted.scan import NVIDIA_BRAND, iter_lines
 
 NAME = "framework environment"
 DESCRIPTION = (
@@ -83,7 +83,7 @@ _PLATFORM = re.compile(
 )
 # An NVIDIA GPU's name as torch gives it (not "<fill in>", not an AMD GPU of a ROCm build)
 _GPU_TYPE = re.compile(
-    r"^-\s{0,4}GPU type:\s{0,4}(?P<name>(?:NVIDIA|Tesla|Quadro|GeForce|TITAN)\b[^\n]{1,80}?)"
+    r"^-\s{0,4}GPU type:\s{0,4}(?P<name>" + NVIDIA_BRAND + r"\b[^\n]{1,80}?)"
     r"\s{0,4}$"
 )
 _ACCELERATOR = re.compile(r"^-\s{0,4}Accelerator:\s{0,4}(?P<rest>\S[^\n]{1,120}?)\s{0,4}$")
@@ -136,7 +136,7 @@ _TORCH_VERSION = (
     r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:a\d{1,3}|b\d{1,3}|rc\d{1,3}|\.dev\d{1,10})?"
     r"(?:\+[\w.]{1,40})?"
 )
-_TORCH_NAMES = r"(?:NVIDIA|Tesla|Quadro|GeForce|TITAN)\b"
+_TORCH_NAMES = NVIDIA_BRAND + r"\b"
 _ENV_PYTHON = re.compile(rf"^Python{_SEP}(?P<v>3\.\d{{1,2}}\.\d{{1,2}})\b")
 _ENV_TORCH = re.compile(rf"^PyTorch{_SEP}(?P<v>{_TORCH_VERSION})(?: @\S{{0,300}})?$")
 _ENV_GPU = re.compile(

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import iter_lines
+from gpudoctor.pasted.scan import NVIDIA_BRAND, iter_lines
 
 NAME = "GPU query tools"
 DESCRIPTION = (
@@ -56,7 +56,7 @@ _ARCH_NAMES = frozenset(
 )
 _MAX_READ = 64  # lines read per needle: a log that repeats one is read at its first ones
 _DEVICE_SPAN = 20_000  # characters: one device's deviceQuery block is about 2 KB
-_NVIDIA_NAME = r"(?:NVIDIA|GeForce|Tesla|Quadro|TITAN)\b[^\n]{1,80}?"
+_NVIDIA_NAME = NVIDIA_BRAND + r"\b[^\n]{1,80}?"
 _CL_NAME = re.compile(rf"^  Device Name\s{{2,60}}(?P<name>{_NVIDIA_NAME})\s{{0,4}}$")
 _CL_DRIVER = re.compile(rf"^  Driver Version\s{{2,60}}(?P<v>{_VER3})\s{{0,4}}$")
 _VK_NAME = re.compile(rf"^\s{{0,8}}deviceName\s{{1,60}}= (?P<name>{_NVIDIA_NAME})\s{{0,4}}$")

@@ -30,6 +30,11 @@ MAX_HITS = 20_000
 # the environment and set-up lines are; its known error lines are looked for everywhere.
 FACTS_HEAD = 2 << 20
 
+# The words NVIDIA's GPU names start with, as torch, NVML and the tools print them ("NVIDIA
+# A100-SXM4-80GB", "Tesla V100-SXM2-32GB", "GeForce GTX 1080 Ti" of older drivers): a regular
+# expression fragment, for the readers that take a GPU's name from a line by its first word.
+NVIDIA_BRAND = r"(?:NVIDIA|GeForce|Tesla|Quadro|TITAN)"
+
 
 def facts_head(text: str) -> str:
     """The part of a paste the fact readers scan: all of it, or a long log's head."""
