@@ -300,12 +300,20 @@ _RELOAD_FIX = (
 )
 
 
+def _same_driver(module: str, library: str) -> bool:
+    """Whether a kernel module and a user-space library are of one driver release. nvidia-smi
+    names the library by major.minor alone ("NVML library version: 570.124"), which agrees with
+    a 570.124.06 module; full versions must be equal."""
+    short, full = sorted((module, library), key=len)
+    return module == library or full.startswith(short + ".")
+
+
 def check_version_mismatch(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     module = facts.kernel.nvidia_module_version
     library = facts.nvml.library_version
     ev = [("kernel_module_version", module), ("nvml_library_version", library)]
     said_mismatch = facts.nvml.status == "lib_rm_version_mismatch"
-    if module and library and module != library:
+    if module and library and not _same_driver(module, library):
         return [
             finding(
                 "driver-library-mismatch",

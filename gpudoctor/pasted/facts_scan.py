@@ -36,6 +36,7 @@ from gpudoctor.pasted.build import listed_names
 from gpudoctor.pasted.draft import Draft, put
 from gpudoctor.pasted.scan import FACTS_HEAD, KeywordLines, ascii_lower, iter_lines
 from gpudoctor.pasted.smi_query import license_status
+from gpudoctor.probes.nvml_decode import library_version_from_path
 from gpudoctor.probes.xid import parse_record
 
 if TYPE_CHECKING:
@@ -88,6 +89,18 @@ def _nvml_library(m: re.Match[str], d: Draft) -> bool:
     """nvidia-smi's "NVML library version: 535.129" under a driver/library mismatch: the
     user-space library, which differs from the loaded kernel module."""
     put(d.nvml, "library_version", m.group("v"))
+    return True
+
+
+def _nvml_library_file(m: re.Match[str], d: Draft) -> bool:
+    """The file the soname link points at, as `ls -l` or `ldconfig -v` show it
+    ("libnvidia-ml.so.1 -> libnvidia-ml.so.535.129.03"): the library the loader uses, named by
+    its full version, as the live probe reads it (nvml_decode). A file listed alone may be an
+    older driver's leftover (_driver_library_file only says it)."""
+    version = library_version_from_path(m.group("path"))
+    if version is None:
+        return False
+    put(d.nvml, "library_version", version)
     return True
 
 
@@ -1225,6 +1238,14 @@ _RULES: tuple[_Rule, ...] = (
         "nvml library version",
         _rx(rf"\bNVML library version:\s{{0,4}}(?P<v>{_VER3})\b"),
         _nvml_library,
+    ),
+    _Rule(
+        "libnvidia-ml.so.1 -> ",
+        _rx(
+            r"\blibnvidia-ml\.so\.1 -> (?:/\S{0,200}/)?"
+            rf"(?P<path>libnvidia-ml\.so\.{_VER3})(?![\w.-])"
+        ),
+        _nvml_library_file,
     ),
     _Rule(  # C and go-nvml name NVML's codes by the enum: "NVML_ERROR_DRIVER_NOT_LOADED"
         "error_",
