@@ -101,6 +101,14 @@ _ENTRIES = (
        "Install the open flavor of the same driver branch (the distribution's "
        "nvidia-driver-NNN-open or nvidia-open package, or the .run installer's "
        "`-M=open`) and reboot."),
+    _E("open-module-unsupported", "driver", "GPU the open kernel modules do not drive",
+       "ok, error, n/a",
+       "The loaded NVIDIA kernel module is the open flavor, and a GPU here is older than Turing: "
+       "the open modules need the GPU System Processor (GSP) that Turing introduced, so they "
+       "refuse Maxwell, Pascal and Volta GPUs ('not supported by open nvidia.ko') and nvidia-smi "
+       "finds no device (NVIDIA's driver installation guide, Kernel Modules).",
+       "Install the proprietary flavor of the driver (the distribution's nvidia-driver-NNN "
+       "package without -open, or the .run installer's `-M=proprietary`) and reboot."),
     _E("device-nodes", "driver", "/dev/nvidia* device nodes", "ok, warn, error, n/a, unknown",
        "/dev/nvidiactl, /dev/nvidiaN and /dev/nvidia-uvm must exist and be read/writable for "
        "CUDA to work.",

@@ -460,6 +460,51 @@ def check_open_module_required(facts: HostFacts, matrix: Matrix, intent: Intent)
     ]
 
 
+def check_open_module_unsupported(
+    facts: HostFacts, matrix: Matrix, intent: Intent
+) -> list[Finding]:
+    """The open kernel modules on a GPU they do not drive. NVIDIA's driver installation guide
+    (Kernel Modules): the proprietary flavor "is required for older GPUs from the Maxwell,
+    Pascal, or Volta architectures. The open-source GPU kernel modules are not compatible with
+    these platforms"; the open modules print "... is not supported by open nvidia.ko because it
+    does not include the required GPU System Processor (GSP)". The matrix marks those
+    architectures (`open_module_unsupported`)."""
+    code = "open-module-unsupported"
+    flavor = facts.kernel.nvidia_module_flavor
+    ccs = {g.compute_capability for g in facts.nvml.gpus if g.compute_capability}
+    if flavor is None or not ccs:
+        return [finding(code, NA, "kernel module flavor or GPU architecture not known")]
+    refused = sorted(
+        (g.name or f"GPU {g.index}", arch.name, g.compute_capability)
+        for g in facts.nvml.gpus
+        if g.compute_capability
+        and (arch := architecture_for(matrix, g.compute_capability)) is not None
+        and arch.open_module_unsupported
+    )
+    ev = [("module_flavor", flavor), ("gpus_open_modules_refuse", [n for n, _, _ in refused])]
+    if flavor != "open":
+        return [finding(code, NA, f"the {flavor} kernel module flavor is loaded", evidence=ev)]
+    if not refused:
+        title = "the open kernel modules drive every GPU here (Turing or later)"
+        return [finding(code, OK, title, evidence=ev)]
+    name, arch_name, cc = refused[0]
+    return [
+        finding(
+            code,
+            ERROR,
+            f"{name} ({arch_name}, compute capability {cc}) is not driven by the open kernel "
+            "modules, and the open flavor is the one installed",
+            detail="the open kernel modules need the GPU System Processor (GSP) that Turing "
+            "introduced; they refuse older GPUs ('not supported by open nvidia.ko because it does "
+            "not include the required GPU System Processor'), so nvidia-smi finds no device",
+            fix="install the proprietary flavor of the same driver branch (the distribution's "
+            "nvidia-driver-NNN package without -open, or the .run installer's "
+            "`-M=proprietary`) and reboot",
+            evidence=ev,
+        )
+    ]
+
+
 CHECKS = (
     check_gpu_present,
     check_pci_binding,
@@ -470,4 +515,5 @@ CHECKS = (
     check_nvml_init,
     check_driver_version,
     check_open_module_required,
+    check_open_module_unsupported,
 )

@@ -206,6 +206,15 @@ class Architecture(Provenance):
             absent=False,
         ),
     )
+    open_module_unsupported: bool = field(
+        default=False,
+        metadata=flag(
+            "the open flavor of NVIDIA's kernel modules does not drive its GPUs: they have no GPU "
+            "System Processor (GSP), which the open modules need (before Turing, per NVIDIA's "
+            "driver installation guide, Kernel Modules); the `open-module-unsupported` check",
+            absent=False,
+        ),
+    )
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -262,9 +262,11 @@ def healthy(
     **kw: object,
 ) -> HostFacts:
     gen = 5 if model[4] in ("hopper", "blackwell") else 4
+    # the open kernel modules drive Turing and later; older GPUs run the proprietary flavor
+    flavor = "proprietary" if model[4] in ("maxwell", "pascal", "volta") else "open"
     values: dict[str, object] = {
         "platform": platform(),
-        "kernel": kernel(driver, pci(model, n, gen=gen), n),
+        "kernel": kernel(driver, pci(model, n, gen=gen), n, nvidia_module_flavor=flavor),
         "nvml": nvml(driver, cuda, gpus(model, n)),
         "container_runtime": DOCKER,
         "cuda_libs": toolkit("12.4.131"),
