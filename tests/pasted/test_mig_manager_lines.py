@@ -164,6 +164,12 @@ def test_instances_that_do_not_fit(read: Read, matrix: Matrix) -> None:
     assert found.severity is Severity.ERROR
     assert "every compute instance" in found.detail
     assert not error_lines(findings, "mig-insufficient-resources")
+    # Under the per-instance line that names the GPU and the profile, the summary is its
+    # symptom: one error, not two for one refusal.
+    both = findings_of(read, matrix, line + summary)
+    (summary_line,) = [f for f in both if f.subject == "mig-instances-not-created"]
+    assert summary_line.severity is Severity.INFO
+    assert [c for c, _ in warn_or_error(both)] == ["report-error"]
     # Near miss: a refusal for another reason is mig-command-refused.
     refused = "Failed to create GPU instances: Invalid Argument\n"
     findings = findings_of(read, matrix, refused)
