@@ -274,6 +274,8 @@ def _mapping(
         elif token.item or token.indent != indent or token.key is None:
             break
         key, value = token.key, (token.value or "").strip()
+        if key in mapping:
+            break  # a key again: YAML has none twice, so the next object pasted (describes)
         at += 1
         child: Any = None
         if not value or _BLOCK_SCALAR.match(value):
@@ -285,7 +287,7 @@ def _mapping(
                 child, at = _value(tokens, at, depth + 1)
         else:
             child = _flow(value)
-        if key is not None and key not in mapping:
+        if key is not None:
             mapping[key] = child
     return mapping, at
 

@@ -192,3 +192,23 @@ def test_an_older_snapshots_node_counts_load_into_their_home(read: Read) -> None
         "nvidia.com/gpu": "6",
         "nvidia.com/gpu.shared": "12",
     }
+
+
+def test_several_nodes_described_one_after_another_are_each_read(
+    read: Read, matrix: Matrix
+) -> None:
+    """A CPU-only control-plane node described before a GPU node: two objects (YAML has no key
+    twice), not the first node's blocks taken for both; the GPU node's counts are kept."""
+    cpu_only = (
+        "Name:               control-plane-1\nCapacity:\n  cpu:                8\n"
+        "  pods:               110\nAllocatable:\n  cpu:                8\n"
+        "  pods:               110\n\n"
+    )
+    text = cpu_only + _describe(4, 4)
+    p = read(text).platform
+    assert (p.k8s_gpu_capacity, p.k8s_gpu_allocatable) == (4, 4)
+    assert _k8s_findings(read, matrix, text) == []
+    # and the other way round: the GPU node's two unhealthy GPUs still show
+    assert _k8s_findings(read, matrix, _describe(8, 6) + "\n" + cpu_only) == [
+        ("k8s-gpu-unhealthy", "warn")
+    ]
