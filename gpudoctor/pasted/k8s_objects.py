@@ -125,6 +125,7 @@ def _keep(found: _Found, text: str, draft: Draft) -> None:
     if found.pod_resources:
         put(p, "k8s_pod_resources", _items({k: str(v) for k, v in found.pod_resources.items()}))
         kept = True
+        _asked(p, found.pod_resources.get("nvidia.com/gpu"))
         if found.pod_selector:
             put(p, "k8s_pod_selector", _items(found.pod_selector))
     if found.sharing is not None:
@@ -408,6 +409,14 @@ def _label(found: _Found, name: str, value: str) -> None:
     values = found.node_labels.setdefault(name, [])
     if value not in values:
         values.append(value)
+
+
+def _asked(p: dict[str, Any], gpus: int | None) -> None:
+    """The pod's nvidia.com/gpu where the object holds it (a JSON pod, a flow mapping) and
+    cluster.py's line scan of Limits/Requests blocks found less or none: the most any pod asks
+    is what k8s_gpu_requested keeps."""
+    if gpus is not None and gpus > (p.get("k8s_gpu_requested") or 0):
+        p["k8s_gpu_requested"] = gpus
 
 
 def _resource_map(value: Any) -> bool:

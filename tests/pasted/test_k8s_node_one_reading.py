@@ -212,3 +212,31 @@ def test_several_nodes_described_one_after_another_are_each_read(
     assert _k8s_findings(read, matrix, _describe(8, 6) + "\n" + cpu_only) == [
         ("k8s-gpu-unhealthy", "warn")
     ]
+
+
+def test_a_pod_told_as_json_or_a_flow_mapping_is_judged_against_the_node(
+    read: Read, matrix: Matrix
+) -> None:
+    """The pod's nvidia.com/gpu the object reader holds (a JSON pod, `limits: {...}`) is the
+    one k8s-gpu-request compares with the node's Allocatable."""
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "train"},
+        "spec": {
+            "containers": [
+                {"name": "t", "resources": {"limits": {"nvidia.com/gpu": "{n}"}}},
+            ]
+        },
+    }
+    as_json = "$ kubectl get pod train -o json\n" + json.dumps(pod, indent=4) + "\n"
+    flow = (
+        "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: t\n    resources:\n"
+        "      limits: {nvidia.com/gpu: {n}}\n---\n"
+    )
+    node = _describe(2, 2)
+    for told in (as_json, flow):
+        asks_four = told.replace("{n}", "4") + node
+        assert read(asks_four).platform.k8s_gpu_requested == 4
+        assert _k8s_findings(read, matrix, asks_four) == [("k8s-gpu-request", "error")]
+        assert _k8s_findings(read, matrix, told.replace("{n}", "1") + node) == []
