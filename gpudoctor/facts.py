@@ -245,11 +245,6 @@ class PlatformFacts(Frozen):
     wsl: bool | None = None
     container: str | None = None  # "docker", "podman", "containerd", "lxc", None = not in one
     kubernetes: bool | None = None
-    # A Kubernetes node's nvidia.com/gpu as `kubectl describe node` shows it (a pasted report):
-    # the kubelet counts every device the plugin registered in Capacity and only the healthy
-    # ones in Allocatable. The live probe does not ask the API server.
-    k8s_gpu_capacity: int | None = None
-    k8s_gpu_allocatable: int | None = None
     # nvidia.com/gpu a pasted pod asks for (its Limits/Requests; the largest of its containers)
     k8s_gpu_requested: int | None = None
     # A pasted pod spec (YAML) whose container names an nvidia.com/ resource under `requests`:
@@ -258,12 +253,17 @@ class PlatformFacts(Frozen):
     k8s_gpu_spec_resource: str | None = None
     k8s_gpu_spec_requests: int | None = None
     k8s_gpu_spec_limits: int | None = None
-    # Pasted Kubernetes objects read as objects (pasted/k8s_objects.py, YAML or JSON): the
-    # extended resources a node advertises (its Allocatable, else its Capacity), the
-    # nvidia.com/ labels it carries, the extended resources a pod's containers ask for in their
-    # limits (the largest of its containers) and the nvidia.com/ labels its nodeSelector and
-    # required node affinity name.
-    k8s_node_resources: tuple[K8sItem, ...] = ()
+    # Pasted Kubernetes objects read as objects (pasted/k8s_objects.py: `kubectl describe
+    # node`, `get node -o yaml` / `-o json`, the status maps printed alone, custom-columns):
+    # the extended resources (names with a "/") a node lists under Allocatable and under
+    # Capacity, the one home of what a node advertises. The kubelet counts every device a plugin
+    # registered in Capacity and only the healthy ones in Allocatable. A block that lists the
+    # node's resources (cpu, pods) and no GPU device plugin's holds ("nvidia.com/gpu", "0").
+    # The live probe does not ask the API server. Also the nvidia.com/ labels the node carries,
+    # the extended resources a pod's containers ask for in their limits (the largest of its
+    # containers) and the nvidia.com/ labels its nodeSelector and required node affinity name.
+    k8s_node_allocatable: tuple[K8sItem, ...] = ()
+    k8s_node_capacity: tuple[K8sItem, ...] = ()
     k8s_node_labels: tuple[K8sItem, ...] = ()
     k8s_pod_resources: tuple[K8sItem, ...] = ()
     k8s_pod_selector: tuple[K8sItem, ...] = ()
@@ -292,6 +292,26 @@ class PlatformFacts(Frozen):
     iommu: IommuFacts = field(default_factory=IommuFacts)
     cpu: CpuFacts = field(default_factory=CpuFacts)
     vgpu_client: VgpuClientFacts = field(default_factory=VgpuClientFacts)
+
+    @property
+    def k8s_node_resources(self) -> tuple[K8sItem, ...]:
+        """What the node offers pods: its Allocatable, else (only Capacity pasted) Capacity."""
+        return self.k8s_node_allocatable or self.k8s_node_capacity
+
+    @property
+    def k8s_gpu_capacity(self) -> int | None:
+        """The node's nvidia.com/gpu under Capacity; None where not read."""
+        return _count_of(self.k8s_node_capacity, "nvidia.com/gpu")
+
+    @property
+    def k8s_gpu_allocatable(self) -> int | None:
+        """The node's nvidia.com/gpu under Allocatable; None where not read."""
+        return _count_of(self.k8s_node_allocatable, "nvidia.com/gpu")
+
+
+def _count_of(items: tuple[K8sItem, ...], name: str) -> int | None:
+    value = next((item.value for item in items if item.name == name), None)
+    return int(value) if value is not None and value.isdecimal() else None
 
 
 # --- container runtime --------------------------------------------------------------------------

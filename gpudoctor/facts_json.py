@@ -281,13 +281,44 @@ def loads(text: str, source: str = "<snapshot>") -> HostFacts:
             hint="upgrade gpudoctor (pip install -U gpudoctor) to read it",
         )
     try:
-        facts = from_dict(HostFacts, data)
+        facts = from_dict(HostFacts, _older_k8s_node(data))
     except FactsError as exc:
         raise FactsError(f"{source}: {exc.message}", hint=exc.hint or _HINT) from None
     except RecursionError:
         raise FactsError(f"{source}: nested too deeply to be a snapshot", hint=_HINT) from None
     _refuse_repeated_indexes(facts, source)
     return facts
+
+
+def _older_k8s_node(data: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot from before a node's resources had one home: its platform's
+    k8s_gpu_capacity/k8s_gpu_allocatable counts and k8s_node_resources list (Allocatable, else
+    Capacity) as k8s_node_capacity/k8s_node_allocatable items."""
+    platform = data.get("platform")
+    if not isinstance(platform, dict) or not any(key in platform for key in _OLDER_K8S):
+        return data
+    now = {k: v for k, v in platform.items() if k not in _OLDER_K8S}
+    listed = platform.get("k8s_node_resources")
+    homes = {
+        "k8s_node_capacity": [],
+        "k8s_node_allocatable": list(listed) if isinstance(listed, list) else [],
+    }
+    for key, home in (
+        ("k8s_gpu_capacity", "k8s_node_capacity"),
+        ("k8s_gpu_allocatable", "k8s_node_allocatable"),
+    ):
+        count = platform.get(key)
+        if isinstance(count, int) and not isinstance(count, bool):
+            items = [i for i in homes[home] if not (isinstance(i, dict) and i.get("name") == _GPU)]
+            homes[home] = [{"name": _GPU, "value": str(count)}, *items]
+    for home, items in homes.items():
+        if items and home not in now:
+            now[home] = items
+    return {**data, "platform": now}
+
+
+_GPU = "nvidia.com/gpu"
+_OLDER_K8S = ("k8s_gpu_capacity", "k8s_gpu_allocatable", "k8s_node_resources")
 
 
 def _refuse_repeated_indexes(facts: HostFacts, source: str) -> None:

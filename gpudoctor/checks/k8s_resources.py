@@ -83,6 +83,9 @@ def _no_gpu_advertised(facts: HostFacts, ev: list[tuple[str, int | None]]) -> li
         return [finding(CODE, NA, "the node advertises no nvidia.com/gpu", evidence=ev)]
     has = f"{gpus} GPU(s)" if gpus else "an NVIDIA GPU (its node labels)"
     detail, fix = _MANAGED.get(facts.platform.k8s_distribution or "", (_DETAIL, _FIX))
+    kept_off = _kept_off(facts)
+    if kept_off is not None:
+        detail, fix = kept_off
     return [
         finding(
             CODE,
@@ -99,6 +102,41 @@ def _no_gpu_advertised(facts: HostFacts, ev: list[tuple[str, int | None]]) -> li
             ],
         )
     ]
+
+
+def _kept_off(facts: HostFacts) -> tuple[str, str] | None:
+    """The GPU Operator's node labels that keep its device plugin off a node: it deploys each
+    operand only on nodes whose nvidia.com/gpu.deploy.<operand> label is "true", sets the label
+    itself only where it is absent (a "false" set by the cluster's owner stays), and deploys no
+    operand where nvidia.com/gpu.deploy.operands=false; a node whose
+    nvidia.com/gpu.workload.config is vm-passthrough or vm-vgpu gets the sandbox device plugin,
+    which advertises its GPUs for virtual machines, not nvidia.com/gpu (controllers/
+    state_manager.go: gpuStateLabels, addGPUStateLabels, hasOperandsDisabled)."""
+    labels = {item.name: item.value for item in facts.platform.k8s_node_labels}
+    for key in ("nvidia.com/gpu.deploy.operands", "nvidia.com/gpu.deploy.device-plugin"):
+        if labels.get(key) == "false":
+            return (
+                f"the node carries {key}=false: the GPU Operator deploys its device plugin only "
+                "on nodes whose nvidia.com/gpu.deploy.device-plugin label is true (and no "
+                "operand at all where nvidia.com/gpu.deploy.operands=false), and it never "
+                "overwrites a value someone set",
+                f"if the node is meant to run GPU pods, remove the label (`kubectl label node "
+                f"NODE {key}-`) so that the operator sets it to true and deploys the plugin; "
+                "check the node's other nvidia.com/gpu.deploy.* labels (driver, "
+                "container-toolkit, operator-validator) the same way",
+            )
+    workload = labels.get("nvidia.com/gpu.workload.config", "")
+    if workload in ("vm-passthrough", "vm-vgpu"):
+        return (
+            f"the node's nvidia.com/gpu.workload.config is {workload}: the GPU Operator deploys "
+            "its sandbox stack there (VFIO or vGPU manager and the sandbox device plugin, which "
+            "advertises the GPUs for KubeVirt virtual machines under their model's name), not "
+            "the container device plugin that advertises nvidia.com/gpu",
+            "for container workloads set the node's workload to container (`kubectl label node "
+            "NODE nvidia.com/gpu.workload.config=container --overwrite`, or the ClusterPolicy's "
+            "sandboxWorkloads.defaultWorkload); keep it for nodes that serve virtual machines",
+        )
+    return None
 
 
 _DETAIL = (

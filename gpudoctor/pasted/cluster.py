@@ -178,29 +178,18 @@ def _heading(text: str, start: int) -> str | None:
 
 
 def _resources(text: str, draft: Draft) -> None:
-    """ "nvidia.com/gpu: 4" under a node's Capacity/Allocatable (`kubectl describe node`, `get
-    node -o yaml` / `-o json`): the GPUs the device plugin advertises; under a pod's Limits or
-    Requests: the GPUs a pod asks for (a note)."""
-    said: dict[str, str] = {}
+    """ "nvidia.com/gpu: 4" under a pod's Limits or Requests (`kubectl describe pod`, a pod
+    spec): the GPUs a pod asks for (a note). A node's Capacity/Allocatable are read as objects
+    (k8s_objects.py), their one reader."""
     asked: str | None = None
     for start, line in iter_lines(text, text, "nvidia.com/gpu"):
         found = _RESOURCE.match(line)
         kind = _heading(text, start) if found else None
-        if found is None or kind is None:
+        if found is None or kind not in ("limits", "requests"):
             continue
-        if kind in ("limits", "requests"):
-            asked = max(asked or "0", found.group("n"), key=int)
-        elif kind not in said:
-            said[kind] = found.group("n")
-        else:
-            continue
+        asked = max(asked or "0", found.group("n"), key=int)
         draft.read_at(NAME, text, start)
     _mig_resources(text, draft)
-    for kind in ("capacity", "allocatable"):
-        at = -1 if kind in said else _node_block_without_gpu(text, kind)
-        if at >= 0:  # the node lists its resources and no nvidia.com/gpu among them
-            said[kind] = "0"
-            draft.read_at(NAME, text, at)
     if asked is None and _limits_without_gpu(text):
         asked = "0"
         draft.notes.append("a pod's Limits name no GPU resource: it asks for no GPU")
@@ -208,14 +197,6 @@ def _resources(text: str, draft: Draft) -> None:
         put(draft.platform, "kubernetes", True)
         put(draft.platform, "k8s_gpu_requested", int(asked))
         draft.notes.append(f"a pod asks for nvidia.com/gpu: {asked}")
-    if said:
-        put(draft.platform, "kubernetes", True)
-        for kind, n in said.items():
-            put(draft.platform, f"k8s_gpu_{kind}", int(n))
-        draft.notes.append(
-            "the node advertises nvidia.com/gpu: "
-            + ", ".join(f"{kind} {n}" for kind, n in sorted(said.items(), reverse=True))
-        )
 
 
 def _limits_without_gpu(text: str) -> bool:
@@ -232,27 +213,6 @@ def _limits_without_gpu(text: str) -> bool:
             if names and not any("gpu" in n or "nvidia.com/" in n for n in names):
                 return True
     return False
-
-
-def _node_block_without_gpu(text: str, kind: str) -> int:
-    """A node's Capacity or Allocatable block (`kubectl describe node`, `get node -o yaml`) that
-    lists its resources (cpu, memory, pods) and no nvidia.com/gpu nor another GPU device plugin's
-    resource: the device plugin registered no GPU there (the kubelet adds nvidia.com/gpu once a
-    plugin registers it). The offset of its heading, or -1."""
-    for needle in (f"{kind.capitalize()}:", f"{kind}:"):
-        for start, line in iter_lines(text, text, needle):
-            heading = re.match(rf"^(?P<indent>\s{{0,12}}){kind}:\s{{0,4}}$", line, re.IGNORECASE)
-            if heading is None:
-                continue
-            names = _block_names(text, start + len(line) + 1, len(heading.group("indent")))
-            if "pods" in names and "cpu" in names and not any(_GPU_PLUGIN.match(n) for n in names):
-                return start
-    return -1
-
-
-# a resource a GPU device plugin advertises: NVIDIA's, or a GPU-sharing scheduler's own (Volcano's
-# vGPU device plugin: volcano.sh/vgpu-number; Alibaba's gpushare: aliyun.com/gpu-mem)
-_GPU_PLUGIN = re.compile(r"nvidia\.com/|volcano\.sh/vgpu-|aliyun\.com/gpu-")
 
 
 def _block_names(text: str, at: int, indent: int) -> list[str]:

@@ -28,7 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpudoctor.facts import K8sItem
+from gpudoctor.pasted import node_columns
 from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.node_columns import GPU_PLUGIN
+from gpudoctor.pasted.scan import iter_lines
 
 NAME = "Kubernetes objects"
 DESCRIPTION = (
@@ -37,6 +40,12 @@ DESCRIPTION = (
 
 _NEEDLES = (
     "nvidia.com/",
+    "Allocatable:",
+    "allocatable:",
+    '"allocatable"',
+    ".status.allocatable",
+    ".status.capacity",
+    "custom-columns=",
     "volcano.sh/",
     "aliyun.com/",
     "sharing:",
@@ -86,8 +95,14 @@ def parse(text: str, draft: Draft) -> None:
         return
     text = text[:_MAX_TEXT]
     found = _Found()
-    for document in [*yaml_documents(text), *_json_documents(text)]:
+    for document in yaml_documents(text):
+        if _resource_map(document):  # a node's resource map pasted alone: its Allocatable
+            _member("allocatable", document, found, None)
+        else:
+            _walk(document, found, 0, None)
+    for document in _json_documents(text):
         _walk(document, found, 0, None)
+    node_columns.read(text, found.node_capacity, found.node_resources)
     _describe(text, found)
     _show_labels(text, found)
     _keep(found, text, draft)
@@ -95,10 +110,11 @@ def parse(text: str, draft: Draft) -> None:
 
 def _keep(found: _Found, text: str, draft: Draft) -> None:
     p = draft.platform
-    node = found.node_resources or found.node_capacity
     kept = False
-    if node:
-        put(p, "k8s_node_resources", _items(node))
+    if found.node_resources or found.node_capacity:
+        put(p, "k8s_node_allocatable", _items(found.node_resources))
+        put(p, "k8s_node_capacity", _items(found.node_capacity))
+        _read_node_lines(found, text, draft)
         kept = True
     labels = {k: ",".join(v) for k, v in found.node_labels.items() if k.startswith("nvidia.com/")}
     if labels:
@@ -109,6 +125,7 @@ def _keep(found: _Found, text: str, draft: Draft) -> None:
     if found.pod_resources:
         put(p, "k8s_pod_resources", _items({k: str(v) for k, v in found.pod_resources.items()}))
         kept = True
+        _asked(p, found.pod_resources.get("nvidia.com/gpu"))
         if found.pod_selector:
             put(p, "k8s_pod_selector", _items(found.pod_selector))
     if found.sharing is not None:
@@ -171,6 +188,10 @@ def _tokens(lines: list[str]) -> list[_Token]:
             out.append(_Token(indent, True, indent + len(dash), None, scalar or None))
             continue
         value = found.group("value")
+        if found.group("dq") is not None and value is not None:
+            # a JSON line of a fragment clean.py did not reshape (`"status": {`, `"cpu": "8",`)
+            value = value.rstrip().rstrip(",")
+            value = None if value in ("{", "[") else value
         key = key.strip()
         if dash is not None:
             out.append(_Token(indent, True, indent + len(dash), key, value))
@@ -254,6 +275,8 @@ def _mapping(
         elif token.item or token.indent != indent or token.key is None:
             break
         key, value = token.key, (token.value or "").strip()
+        if key in mapping:
+            break  # a key again: YAML has none twice, so the next object pasted (describes)
         at += 1
         child: Any = None
         if not value or _BLOCK_SCALAR.match(value):
@@ -265,7 +288,7 @@ def _mapping(
                 child, at = _value(tokens, at, depth + 1)
         else:
             child = _flow(value)
-        if key is not None and key not in mapping:
+        if key is not None:
             mapping[key] = child
     return mapping, at
 
@@ -362,9 +385,12 @@ def _member(key: str, child: dict[str, Any], found: _Found, kind: str | None) ->
     lower = key.lower()
     if lower in ("allocatable", "capacity") and kind != "Pod":
         target = found.node_resources if lower == "allocatable" else found.node_capacity
-        for name, count in _extended(child).items():  # several nodes: the most any one has
-            if name not in target or int(count) > int(target[name]):
-                target[name] = count
+        extended = _extended(child)
+        if _resource_map(child) and not any(GPU_PLUGIN.match(name) for name in extended):
+            # the node lists its resources and no GPU: the device plugin registered none (the
+            # kubelet adds nvidia.com/gpu once a plugin registers it)
+            extended["nvidia.com/gpu"] = "0"
+        node_columns.most(target, extended)  # several nodes: the most any one has
     elif key == "labels" and kind in (None, "Node") and _gfd_labels(child):
         for name, label in child.items():
             if isinstance(label, str):
@@ -383,6 +409,42 @@ def _label(found: _Found, name: str, value: str) -> None:
     values = found.node_labels.setdefault(name, [])
     if value not in values:
         values.append(value)
+
+
+def _asked(p: dict[str, Any], gpus: int | None) -> None:
+    """The pod's nvidia.com/gpu where the object holds it (a JSON pod, a flow mapping) and
+    cluster.py's line scan of Limits/Requests blocks found less or none: the most any pod asks
+    is what k8s_gpu_requested keeps."""
+    if gpus is not None and gpus > (p.get("k8s_gpu_requested") or 0):
+        p["k8s_gpu_requested"] = gpus
+
+
+def _resource_map(value: Any) -> bool:
+    """A node's resource list (Capacity or Allocatable): it names cpu and pods."""
+    return isinstance(value, dict) and isinstance(value.get("cpu"), str) and "pods" in value
+
+
+def _read_node_lines(found: _Found, text: str, draft: Draft) -> None:
+    """The lines that gave a node's GPU resources, and a note of its nvidia.com/gpu."""
+    names = {n for n in (*found.node_resources, *found.node_capacity) if GPU_PLUGIN.match(n)}
+    for name in sorted(names):
+        for start, line in iter_lines(text, text, name):
+            if _RESOURCE_LINE.search(line):
+                draft.read_at(NAME, text, start)
+    said = [
+        f"{kind} {values['nvidia.com/gpu']}"
+        for kind, values in (
+            ("capacity", found.node_capacity),
+            ("allocatable", found.node_resources),
+        )
+        if "nvidia.com/gpu" in values
+    ]
+    if said:
+        draft.notes.append("the node advertises nvidia.com/gpu: " + ", ".join(said))
+
+
+# a resource and its count as a node's YAML, JSON or describe lists it
+_RESOURCE_LINE = re.compile(r"[\w./-]{3,80}[\"']?:[ \t]{0,30}[\"']?\d{1,7}\b")
 
 
 def _extended(resources: dict[str, Any]) -> dict[str, str]:

@@ -1,0 +1,114 @@
+"""A node's resources as kubectl prints them outside an object: `-o custom-columns` tables and
+`-o jsonpath` answers (k8s_objects.py reads the objects, and calls this for the rest).
+
+- custom-columns (kubectl's printer, k8s.io/cli-runtime printers/customcolumn.go): the command
+  names each column as HEADER:.json.path, the table's first line holds the headers and each row
+  one object's values ("<none>" where the path is not there). A column whose path is
+  `.status.capacity.<resource>` or `.status.allocatable.<resource>` (the "." of the resource's
+  name escaped: nvidia\\.com/gpu) gives that resource's count; the command must be in the
+  paste, a header alone does not say which path it printed.
+- jsonpath: `-o jsonpath='{.status.allocatable}'` prints the map as one line of JSON
+  ({"cpu":"64",...,"nvidia.com/gpu":"8","pods":"110"}); which of the two it is, the nearest
+  command above names (a map with no command above is taken as Allocatable, what a node offers
+  pods).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+# a resource a GPU device plugin advertises: NVIDIA's, or a GPU-sharing scheduler's own (Volcano's
+# vGPU device plugin: volcano.sh/vgpu-number; Alibaba's gpushare: aliyun.com/gpu-mem)
+GPU_PLUGIN = re.compile(r"nvidia\.com/|volcano\.sh/vgpu-|aliyun\.com/gpu-")
+
+_COLUMNS = re.compile(r"custom-columns=[\"']?(?P<spec>[^\s\"']{1,600})")
+_PATH = re.compile(
+    r"^\{?\.status\.(?P<kind>capacity|allocatable)\.(?P<name>[\w\\./-]{1,80}?)\}?$", re.IGNORECASE
+)
+_MAP_LINE = re.compile(r"^[ \t]{0,8}(?P<map>\{\"[^\n]{1,2000}\"pods\"[^\n]{0,2000}\})[ \t]{0,4}$")
+_KIND = re.compile(r"\b(?P<kind>allocatable|capacity)\b", re.IGNORECASE)
+_MAX_ROWS = 200
+_KIND_REACH = 3  # lines above a jsonpath answer that may hold its command
+
+
+def most(target: dict[str, str], counts: dict[str, str]) -> None:
+    """Keep each resource's largest count (several nodes: the most any one has)."""
+    for name, count in counts.items():
+        if name not in target or int(count) > int(target[name]):
+            target[name] = count
+
+
+def read(text: str, capacity: dict[str, str], allocatable: dict[str, str]) -> None:
+    for spec in _COLUMNS.finditer(text):
+        _table(text, spec.group("spec"), spec.end(), capacity, allocatable)
+    lines = text.split("\n")
+    for at, line in enumerate(lines):
+        if '"pods"' not in line:
+            continue
+        found = _MAP_LINE.match(line)
+        counts = _map(found.group("map")) if found else None
+        if counts is None:
+            continue
+        most(allocatable if _kind(lines, at) == "allocatable" else capacity, counts)
+
+
+def _table(
+    text: str, spec: str, after: int, capacity: dict[str, str], allocatable: dict[str, str]
+) -> None:
+    columns: list[tuple[str, str, str]] = []  # header, kind, resource
+    headers: list[str] = []
+    for part in spec.split(","):
+        header, colon, path = part.partition(":")
+        if not colon or not header:
+            return
+        headers.append(header)
+        found = _PATH.match(path)
+        if found is not None:
+            name = found.group("name").replace("\\", "")
+            columns.append((header, found.group("kind").lower(), name))
+    if not columns:
+        return
+    rows = text[after:].split("\n")
+    start = next((i for i, row in enumerate(rows[:8]) if row.split() == headers), None)
+    if start is None:
+        return
+    for row in rows[start + 1 : start + 1 + _MAX_ROWS]:
+        values = row.split()
+        if len(values) != len(headers):
+            break
+        for header, kind, name in columns:
+            value = values[headers.index(header)]
+            target = capacity if kind == "capacity" else allocatable
+            if value.isdecimal() and len(value) < 7:
+                most(target, {name: value})
+            elif value == "<none>" and name == "nvidia.com/gpu":
+                most(target, {name: "0"})  # the node lists no nvidia.com/gpu
+
+
+def _map(text: str) -> dict[str, str] | None:
+    """A node's resource map as JSON (it names cpu and pods): its extended resources, with
+    nvidia.com/gpu 0 where it lists no GPU device plugin's."""
+    try:
+        value: Any = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or "cpu" not in value or "pods" not in value:
+        return None
+    counts = {
+        str(k): str(v)
+        for k, v in value.items()
+        if "/" in str(k) and str(v).isdecimal() and len(str(v)) < 7
+    }
+    if not any(GPU_PLUGIN.match(name) for name in counts):
+        counts["nvidia.com/gpu"] = "0"
+    return counts
+
+
+def _kind(lines: list[str], at: int) -> str:
+    for line in reversed(lines[max(0, at - _KIND_REACH) : at]):
+        kinds = _KIND.findall(line)
+        if kinds:
+            return str(kinds[-1]).lower()  # the last one the command names
+    return "allocatable"
