@@ -17,9 +17,13 @@
 - `pip show torch`: "Name: torch" and "Version: 2.2.0".
 - `apt-cache show` / `dpkg -s` of a Jetson's release packages: "Package: nvidia-jetpack" and,
   lines below in the same stanza, "Version: 5.0.1-b118" (the JetPack release; `nvidia-l4t-core`
-  gives the L4T release), which the one-line rules cannot join.
+  gives the L4T release), which the one-line rules cannot join; or that Version line alone under
+  the command that asked for it ("apt-cache show nvidia-jetpack | grep Version").
 - `modinfo nvidia`: "filename: .../nvidia.ko" and, lines below, "version: 550.54.15" (the
-  module on disk, which is not necessarily the one loaded).
+  module on disk, which is not necessarily the one loaded), or `modinfo nvidia | grep ^version`
+  and its one line; `cat /sys/module/nvidia/version` and the version of the module loaded.
+- ">>> torch.version.cuda" and the next prompt at once: the REPL shows nothing for None (a CPU
+  build).
 - cudnn_version.h's "#define CUDNN_MAJOR 8", "..._MINOR 9", "..._PATCHLEVEL 7".
 - `uname -m`, `arch` or `dpkg --print-architecture` and the machine it printed ("aarch64",
   "arm64").
@@ -41,7 +45,7 @@ import re
 from collections.abc import Callable
 
 from gpudoctor import versions
-from gpudoctor.pasted.draft import Draft
+from gpudoctor.pasted.draft import Draft, put
 
 _REPL = re.compile(r"^>>> ?(?P<ask>[^\n]{1,120})\n(?P<said>[^\n>][^\n]{0,200})$", re.MULTILINE)
 # IPython's prompts: "In [2]: torch.cuda.is_available()" and "Out[2]: True" (a blank line between
@@ -99,6 +103,27 @@ _JETSON_STANZA = re.compile(
     r"^Version: (?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)[-+~]",
     re.MULTILINE,
 )
+# the same stanza's Version line alone, under the command that asked for it
+# ("apt-cache show nvidia-jetpack | grep Version" and "Version: 6.0+b106")
+_JETSON_ASKED = re.compile(
+    r"\b(?:apt-cache show|apt show|dpkg -s|dpkg-query -s)[ \t]{1,4}"
+    r"(?P<name>nvidia-jetpack|nvidia-l4t-core)\b[^\n]{0,60}\n"
+    r"[ \t]{0,4}Version: (?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)[-+~]",
+)
+# `cat /sys/module/nvidia/version`: the version of the nvidia module loaded in the kernel
+_SYS_MODULE = re.compile(
+    r"/sys/module/nvidia/version\b[^\n]{0,40}\n[ \t]{0,4}(?P<v>\d{3}\.\d{1,3}(?:\.\d{1,3})?)"
+    r"[ \t]{0,4}$",
+    re.MULTILINE,
+)
+# `modinfo nvidia | grep ^version` and the one line it kept (the module on disk)
+_MODINFO_GREP = re.compile(
+    r"\bmodinfo[ \t]{1,4}nvidia\b[^\n]{0,60}\n[ \t]{0,4}version:[ \t]{1,30}"
+    r"(?P<v>\d{3}\.\d{1,3}(?:\.\d{1,3})?)[ \t]{0,4}$",
+    re.MULTILINE,
+)
+# `>>> torch.version.cuda` followed at once by the next prompt: the REPL prints nothing for None
+_REPL_NONE = re.compile(r"^>>> ?torch\.version\.cuda[ \t]{0,4}\n>>>", re.MULTILINE)
 # `uname -m` (as a shell prompt's command, a `+ uname -m` trace or alone), `arch`, or Debian's
 # `dpkg --print-architecture`, and the machine it printed on the next line ("arm64" is dpkg's
 # name for aarch64, "amd64" for x86_64)
@@ -218,6 +243,19 @@ def _jetson_stanza(found: re.Match[str], d: Draft) -> int:
     return found.group(0).count("\n") + 1
 
 
+def _sys_module(found: re.Match[str], d: Draft) -> int:
+    """The nvidia module loaded in the kernel, and its version (the live probe's source)."""
+    put(d.kernel, "nvidia_module_version", found.group("v"))
+    modules = d.kernel.setdefault("modules_loaded", [])
+    if "nvidia" not in modules:
+        modules.append("nvidia")
+    return 2
+
+
+def _repl_none(found: re.Match[str], d: Draft) -> int:
+    return 1 if _answer("torch.version.cuda", "None", d) else 0
+
+
 def _uname_m(found: re.Match[str], d: Draft) -> int:
     machine = found.group("m")
     d.platform.setdefault("machine", {"arm64": "aarch64", "amd64": "x86_64"}.get(machine, machine))
@@ -270,6 +308,10 @@ _PAIRS: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str], Draft], int]]
     ("CUDNN_MAJOR", _CUDNN_DEFINES, _cudnn_header),
     ("Name: ", _PIP_SHOW, _pip_show),
     ("Package: nvidia-", _JETSON_STANZA, _jetson_stanza),
+    ("show nvidia-|-s nvidia-", _JETSON_ASKED, _jetson_stanza),
+    ("/sys/module/nvidia/version", _SYS_MODULE, _sys_module),
+    ("modinfo", _MODINFO_GREP, _modinfo),
+    (">>>", _REPL_NONE, _repl_none),
     ("uname|--print-architecture|arch\n", _UNAME_M, _uname_m),
     ("/model", _DT_MODEL, _device_tree_model),
     ("/usr/local", _LS_LOCAL, _ls_local),

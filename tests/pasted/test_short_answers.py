@@ -270,3 +270,26 @@ def test_ubuntus_nvcc_not_found_is_the_missing_compiler(read: Read, matrix: Matr
 )
 def test_healthy_short_answers_raise_nothing(read: Read, matrix: Matrix, text: str) -> None:
     assert not warn_or_error(findings_of(read, matrix, text))
+
+
+def test_one_line_kept_of_a_package_or_module_answer(read: Read) -> None:
+    facts = read("$ apt-cache show nvidia-jetpack | grep Version\nVersion: 6.0+b106\n")
+    assert facts.platform.jetpack_release == "6.0"
+    facts = read("$ cat /sys/module/nvidia/version\n550.54.15\n")
+    assert facts.kernel.nvidia_module_version == "550.54.15"
+    assert "nvidia" in facts.kernel.modules_loaded
+    facts = read("$ modinfo nvidia | grep ^version\nversion:        550.54.15\n")
+    assert any("on disk is 550.54.15" in n for n in _notes(facts))
+    assert facts.kernel.nvidia_module_version is None  # on disk, not loaded
+    # near miss: another package's Version line
+    assert _unread(read, "$ apt-cache show python3 | grep Version\nVersion: 3.10.6-1\n")
+
+
+def test_torch_version_cuda_none_shows_nothing_in_the_repl(read: Read) -> None:
+    facts = read(">>> torch.__version__\n'2.3.0'\n>>> torch.version.cuda\n>>> \n")
+    assert [(f.cuda, f.cpu_only) for f in facts.frameworks if f.name == "torch"] == [(None, True)]
+    # without it, the same version says nothing of the build
+    facts = read(">>> torch.__version__\n'2.3.0'\n")
+    assert [f.cpu_only for f in facts.frameworks if f.name == "torch"] == [None]
+    # near miss: another question that printed nothing
+    assert _unread(read, ">>> torch.manual_seed(0)\n>>> \n")
