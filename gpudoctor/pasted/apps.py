@@ -18,6 +18,11 @@
   NVML library, named by its driver version.
 - ollama's release: `msg="Listening on 127.0.0.1:11434 (version 0.12.3)"` (routes.go), or in
   0.1.x's plain log lines `routes.go:930: Listening on 127.0.0.1:11434 (version 0.1.20)`.
+- `ollama ps`: a loaded model's row, `llama3:70b  bcfb190ca3a7  42 GB  100% GPU  4 minutes from
+  now` (cmd/cmd.go ListRunningHandler; a CONTEXT column before UNTIL from 0.6): its PROCESSOR
+  cell says where the model runs, "100% GPU", "100% CPU" or split "48%/52% CPU/GPU" (its FAQ,
+  "How can I tell if my model was loaded onto the GPU?"). Kept as a note: a model on the CPU is
+  what a host without a usable GPU does, and the row does not say why.
 - ollama's `server config env="map[...]"` line, the first line every `ollama serve` logs
   (routes.go), and its `msg=offload library=cuda layers.model=49 layers.offload=48 ...
   memory.available="[11.1 GiB]"` line (llm/server.go) when it loads a model: a part of a log
@@ -96,6 +101,11 @@ _OLD_CC = re.compile(r"\bCUDA Compute Capability detected: (?P<cc>\d{1,2}\.\d)\"
 _NVML_LIBRARY = re.compile(
     r"msg=\"Discovered GPU libraries: \[[^\]\n]{0,400}?/libnvidia-ml\.so\.(?P<v>\d{3}\.\d{1,3}"
     r"(?:\.\d{1,3})?)[\] ]"
+)
+# `ollama ps`'s row: NAME, ID (the digest's first 12 hex digits), SIZE, PROCESSOR
+_OLLAMA_PS = re.compile(
+    r"^\s{0,4}(?P<model>[^\s]{1,120})\s{1,40}[0-9a-f]{12}\s{1,40}[\d.]{1,8} [KMGT]?B\s{1,40}"
+    r"(?:(?P<one>\d{1,3})% (?P<unit>GPU|CPU)|(?P<cpu>\d{1,3})%/(?P<gpu>\d{1,3})% CPU/GPU)(?:\s|$)"
 )
 _OLLAMA_CONFIG = 'server config env="map['
 _OLLAMA_OFFLOAD = re.compile(
@@ -182,6 +192,8 @@ def parse(text: str, draft: Draft) -> None:  # noqa: PLR0912 - one test per shap
         _vllm(text, draft)
     if _OLLAMA_CONFIG in text or "msg=offload library=" in text:
         _ollama_server(text, draft)
+    if "% GPU" in text or "% CPU" in text or "% CPU/GPU" in text:
+        _ollama_ps(text, draft)
     if "Avg generation throughput: " in text:
         _vllm_stats(text, draft)
     for needle, pattern, note in _VLLM_START:
@@ -232,6 +244,27 @@ def _ollama_version(text: str, draft: Draft) -> None:
         if found:
             draft.packages.setdefault("ollama", found.group("v"))
             draft.read_at(NAME, text, start)
+            return
+
+
+def _ollama_ps(text: str, draft: Draft) -> None:
+    """`ollama ps`: where each loaded model runs, as a note per row."""
+    seen = 0
+    for start, line in iter_lines(text, text, "% "):
+        found = _OLLAMA_PS.match(line) if len(line) <= _MAX_LINE else None
+        if found is None:
+            continue
+        model = found.group("model")
+        if found.group("unit") == "GPU":
+            where = f"{found.group('one')}% on the GPU"
+        elif found.group("unit") == "CPU":
+            where = f"{found.group('one')}% on the CPU (no GPU memory used)"
+        else:
+            where = f"split: {found.group('cpu')}% on the CPU, {found.group('gpu')}% on the GPU"
+        draft.note(f"ollama ps: the model {model} is loaded {where}")
+        draft.read_at(NAME, text, start)
+        seen += 1
+        if seen >= _MAX_READ:
             return
 
 

@@ -870,6 +870,23 @@ def _device_node(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+_DEVICE_PATH = re.compile(r"/dev/nvidia[\w-]{0,20}")
+
+
+def _device_names(m: re.Match[str], d: Draft) -> bool:
+    """`ls /dev/nvidia*`: the nodes exist (who may open them, only `ls -l` says)."""
+    names = m.group(0).split()
+    if not all(_DEVICE_PATH.fullmatch(name) for name in names):
+        return False  # another word among them: no listing of the files alone
+    nodes = d.kernel.get("device_nodes", ())
+    known = {n.path for n in nodes}
+    paths = [p for p in dict.fromkeys(names) if p not in known]
+    if not paths:
+        return False
+    d.kernel["device_nodes"] = (*nodes, *(DeviceNode(path=p) for p in paths))
+    return True
+
+
 def _cuda_path(m: re.Match[str], d: Draft) -> bool:
     """A CUDA toolkit's install path; `which nvcc` naming one says which nvcc runs."""
     if m.group("nvcc") and d.nvcc_version is None:
@@ -2133,6 +2150,11 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _device_node,
     ),
+    _Rule(  # `ls /dev/nvidia*` without -l: the files' names alone, on one line or one a line
+        "/dev/nvidia",
+        _rx(r"^\s{0,4}/dev/nvidia[\w \t/-]{0,800}$"),
+        _device_names,
+    ),
     _Rule(
         "/cuda-",
         _rx(r"(?P<path>/usr/local/cuda-(?P<v>\d{1,2}\.\d{1,2})(?P<nvcc>/bin/nvcc\s{0,4}$)?)"),
@@ -2280,7 +2302,12 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("radeon", _rx(r"\b(?P<name>radeon)\b"), _amd_named),
     _Rule(
         ("mac", "apple", "darwin"),
-        _rx(r"\bmacbook\b|\bmacos\b|\bmac os x\b|\bapple (?:silicon|m[1-5])\b|\bdarwin\b"),
+        # and a Mac by its chip or model, as people write it: "an M1 Mac", "M2 Max MacBook",
+        # "Mac mini", "Mac Studio", "iMac"
+        _rx(
+            r"\bmacbook\b|\bmacos\b|\bmac os x\b|\bapple (?:silicon|m[1-5])\b|\bdarwin\b|"
+            r"\bm[1-5](?: pro| max| ultra)? mac\b|\bmac (?:mini|studio)\b|\bimac\b"
+        ),
         _apple_named,
     ),
     _Rule(
@@ -2451,6 +2478,7 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
         _cri_config(text, draft)
         _pairs(text, draft)
         _gpu_names(text, ascii_lower(text), draft, architectures)
+        _only_a_host_without_nvidia(draft)
         return
     head, tail_start = text[:_HEAD], len(text) - _TAIL
     _scan(head, 0, draft)
@@ -2458,10 +2486,33 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
     _cri_config(head, draft)
     _pairs(head, draft)
     _gpu_names(head, ascii_lower(head), draft, architectures)
+    _only_a_host_without_nvidia(draft)
     draft.note(
         f"the paste is {len(text) >> 20} MB: facts were read from its first {_HEAD >> 20} MB and "
         f"last {_TAIL >> 10} KB; known error lines from all of it",
     )
+
+
+# The hosts without an NVIDIA GPU a paste may name (Draft.named's words), as a note says them
+# (an AMD GPU named alone is not one: a line that names one may be any program's device list).
+_NO_NVIDIA_HOSTS = {"apple": "a Mac", "cpu-only": "a machine without an NVIDIA GPU"}
+
+
+def _only_a_host_without_nvidia(draft: Draft) -> None:
+    """A short answer that only says the host has no NVIDIA GPU ("I'm on an M1 Mac") is read
+    as that, not as "no report recognised": there is nothing of an NVIDIA stack to judge."""
+    if draft.sections:
+        return
+    for word, line in draft.named:
+        what = _NO_NVIDIA_HOSTS.get(word)
+        if what is not None:
+            draft.note(
+                f"the paste names {what} and no NVIDIA GPU, driver or error line: there is no "
+                "NVIDIA stack to judge on that host"
+            )
+            draft.section(NAME)
+            draft.ranges.append((NAME, line, line))
+            return
 
 
 _HEAD = FACTS_HEAD  # characters

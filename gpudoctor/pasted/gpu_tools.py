@@ -3,6 +3,9 @@
 - CUDA samples' `deviceQuery`: `Device 0: "NVIDIA GeForce RTX 3090"`, then "  CUDA Driver
   Version / Runtime Version          12.2 / 12.1", "  CUDA Capability Major/Minor version
   number:    8.6" and "  Device PCI Domain ID / Bus ID / location ID:   0 / 1 / 0" (decimal).
+  Its last line sums it up, alone where a paste keeps only the tail: "deviceQuery, CUDA Driver
+  = CUDART, CUDA Driver Version = 12.4, CUDA Runtime Version = 12.4, NumDevs = 1" (older
+  samples add ", Device0 = Tesla K80" per device), then "Result = PASS".
   Its failure lines ("cudaGetDeviceCount returned 35 -> ...") are the signature catalogue's.
 - every other CUDA sample's line for the device it picked (helper_cuda.h's findCudaDevice and
   gpuDeviceInit): `GPU Device 0: "Volta" with compute capability 7.0`, which names the
@@ -45,6 +48,12 @@ _DQ_PCI = re.compile(
     r"^\s{1,4}Device PCI Domain ID / Bus ID / location ID:\s{1,20}(?P<dom>\d{1,5}) / "
     r"(?P<bus>\d{1,3}) / (?P<dev>\d{1,3})\s{0,4}$"
 )
+_DQ_SUMMARY = re.compile(
+    r"^\s{0,8}deviceQuery, CUDA Driver = CUDART, CUDA Driver Version = (?P<d>\d{1,2}\.\d{1,2}), "
+    r"CUDA Runtime Version = (?P<r>\d{1,2}\.\d{1,2}), NumDevs = (?P<n>\d{1,2})"
+    r"(?P<devices>[^\n]{0,1600})"
+)
+_DQ_NAMED = re.compile(r", Device(?P<i>\d{1,2}) = (?P<name>[^,\n]{1,80})")
 _SAMPLE_DEVICE = re.compile(
     r'^GPU Device (?P<i>\d{1,2}): "(?P<name>[^"\n]{2,80})" with compute capability '
     r"(?P<cc>\d{1,2}\.\d)\b"
@@ -72,6 +81,8 @@ def parse(text: str, draft: Draft) -> None:
         _device_query(text, draft)
     if "with compute capability " in text:
         _sample_device(text, draft)
+    if "deviceQuery, CUDA Driver = " in text:
+        _device_query_summary(text, draft)
     if "NVIDIA CUDA" in text and "Device Name" in text:
         _listing(
             text,
@@ -92,6 +103,26 @@ def parse(text: str, draft: Draft) -> None:
             driver_needle="driverInfo",
             driver_pattern=_VK_DRIVER,
         )
+
+
+def _device_query_summary(text: str, draft: Draft) -> None:
+    """deviceQuery's last line: the driver's CUDA, the runtime it was built with, how many
+    devices it found and, in older samples, their names."""
+    for start, line in iter_lines(text, text, "deviceQuery, CUDA Driver = "):
+        found = _DQ_SUMMARY.match(line) if len(line) <= 2000 else None
+        if found is None:
+            continue
+        put(draft.nvml, "cuda_driver_version", found.group("d"))
+        put(draft.nvml, "device_count", int(found.group("n")))
+        draft.note(
+            f"deviceQuery found {found.group('n')} CUDA device(s); it was built with the CUDA "
+            f"{found.group('r')} runtime"
+        )
+        if not draft.gpus:
+            for named in _DQ_NAMED.finditer(found.group("devices")):
+                put(draft.gpu(int(named.group("i"))), "name", named.group("name").strip())
+        draft.read_at(NAME, text, start)
+        return
 
 
 def _sample_device(text: str, draft: Draft) -> None:

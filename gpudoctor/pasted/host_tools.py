@@ -1,7 +1,8 @@
 """The host's own descriptions of itself, as their tools print them:
 
 - `cat /etc/os-release`: `ID=sles`, `VERSION_ID="15.5"`, `PRETTY_NAME="..."` (the same keys the
-  live probe reads; only read where ID= and VERSION_ID= or PRETTY_NAME= stand together).
+  live probe reads; only read where ID= and VERSION_ID=, PRETTY_NAME= or VERSION= stand
+  together: VERSION="9.3 (Blue Onyx)" and NAME= stand in for the others where a paste cut them).
 - `hostnamectl`: right-aligned "Virtualization: kvm", "Architecture: arm64", "Hardware Vendor:",
   "Hardware Model:" under its "Static hostname:" line (systemd's names, as the probe records).
 - `cat /proc/cmdline`: a line of kernel parameters (BOOT_IMAGE=..., or root=... with ro/rw);
@@ -27,8 +28,9 @@ NAME = "host tools"
 DESCRIPTION = "`cat /etc/os-release`, `hostnamectl`, `cat /proc/cmdline`, `mokutil --sb-state`"
 
 _OS_KEY = re.compile(
-    r"^(?P<key>ID|VERSION_ID|PRETTY_NAME)=[\"']?(?P<v>[^\"'\n]{1,80})[\"']?\s{0,4}$"
+    r"^(?P<key>ID|VERSION_ID|PRETTY_NAME|NAME|VERSION)=[\"']?(?P<v>[^\"'\n]{1,80})[\"']?\s{0,4}$"
 )
+_LEADING_VERSION = re.compile(r"^\d{1,4}(?:\.\d{1,3})?(?:\.\d{1,3})?")
 _HOSTNAMECTL = re.compile(
     r"^\s{0,20}(?P<key>Virtualization|Architecture|Hardware Vendor|Hardware Model):\s{1,4}"
     r"(?P<v>[^\n]{1,80}?)\s{0,4}$"
@@ -66,13 +68,16 @@ def _os_release(text: str, draft: Draft) -> None:
             pair = _OS_KEY.match(row)
             if pair:
                 keys.setdefault(pair.group("key"), pair.group("v").strip())
-        if "VERSION_ID" not in keys and "PRETTY_NAME" not in keys:
+        if not {"VERSION_ID", "PRETTY_NAME", "VERSION"} & set(keys):
             continue
         if "os_id" in draft.platform:
             return
+        # VERSION ("9.3 (Blue Onyx)") where a paste cut VERSION_ID and PRETTY_NAME away
+        leading = _LEADING_VERSION.match(keys.get("VERSION", ""))
+        named = " ".join(keys[k] for k in ("NAME", "VERSION") if k in keys)
         put(draft.platform, "os_id", keys["ID"].lower())
-        put(draft.platform, "os_version", keys.get("VERSION_ID"))
-        put(draft.platform, "os_pretty", keys.get("PRETTY_NAME"))
+        put(draft.platform, "os_version", keys.get("VERSION_ID") or (leading and leading.group(0)))
+        put(draft.platform, "os_pretty", keys.get("PRETTY_NAME") or named or None)
         draft.read_at(NAME, text, start)
         return
 

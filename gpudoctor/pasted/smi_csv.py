@@ -57,18 +57,28 @@ _MODULES = re.compile(r"^\s{1,8}Kernel modules: ")
 def parse(text: str, draft: Draft) -> None:
     if "nvidia" in text.lower() and "controller" in text:
         _lspci(text, draft)
-    if "," not in text:
-        return
-    asked = _QUERY.search(text)
-    for found in _HEADER.finditer(text):
-        columns = [c.split(" [")[0].strip().lower() for c in found.group("header").split(",")]
-        if len(columns) >= 2 and sum(c in _FIELDS for c in columns) >= 2:
-            _rows(text, found.end() + 1, columns, draft)
-            return
-    if asked:  # noheader: the columns are the command's own list
+    asked = _QUERY.search(text) if "-query-gpu" in text else None
+    if "," in text:
+        for found in _HEADER.finditer(text):
+            columns = [_column(c) for c in found.group("header").split(",")]
+            if len(columns) >= 2 and sum(c in _FIELDS for c in columns) >= 2:
+                _rows(text, found.end() + 1, columns, draft)
+                return
+    if asked:  # the columns are the command's own list (one alone has no comma)
         columns = [c.strip().lower() for c in asked.group("fields").split(",") if c.strip()]
         if sum(c in _FIELDS for c in columns) >= 1:
-            _rows(text, asked.end(), columns, draft)
+            start = asked.end()
+            # with a header (--format=csv): the line that names the same columns
+            end = text.find("\n", start)
+            head = text[start : len(text) if end < 0 else end]
+            if [_column(c) for c in head.split(",")] == columns:
+                start = len(text) if end < 0 else end + 1
+            _rows(text, start, columns, draft)
+
+
+def _column(cell: str) -> str:
+    """A header cell's field: "memory.total [MiB]" is memory.total."""
+    return cell.split(" [", maxsplit=1)[0].strip().lower()
 
 
 def _rows(text: str, start: int, columns: list[str], draft: Draft) -> None:
