@@ -40,6 +40,7 @@ from gpudoctor.pasted import (
     smi_xml,
     tracebacks,
     unknown_errors,
+    words,
 )
 from gpudoctor.pasted import tensorflow as tf_info
 from gpudoctor.pasted.build import build
@@ -200,6 +201,7 @@ def _read_part(text: str, architectures: Sequence[Architecture]) -> Draft:
         line_shape.parse(text if line_shape.whole_paste else head, draft)
     facts_scan.parse(text, draft, architectures)
     cloud.parse(head, draft, architectures)  # after: a GPU the paste names wins
+    words.read_words(draft)  # last: only where nothing else was read
     return draft
 
 

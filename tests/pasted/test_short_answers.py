@@ -13,11 +13,10 @@ from collections.abc import Callable
 
 import pytest
 
-from gpudoctor.errors import FactsError
 from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
-from tests.support.pasted_findings import findings_of, named_lines, warn_or_error
+from tests.support.pasted_findings import findings_of, named_lines, no_fact_read, warn_or_error
 
 Read = Callable[[str], HostFacts]
 
@@ -33,11 +32,8 @@ def _notes(facts: HostFacts) -> tuple[str, ...]:
 
 
 def _unread(read: Read, text: str) -> bool:
-    try:
-        read(text)
-    except FactsError:
-        return True
-    return False
+    """No fact read: "no report recognised", or only the words it names (pasted/words.py)."""
+    return no_fact_read(read, text)
 
 
 # --- a Python session's question and its answer -------------------------------------------

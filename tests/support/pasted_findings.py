@@ -31,3 +31,17 @@ def named_lines(read: Read, matrix: Matrix, text: str, code: str) -> list[Findin
 def warn_or_error(findings: list[Finding]) -> list[tuple[str, str]]:
     """(code, title) of every warning and error: what a false alarm would be."""
     return [(f.code, f.title) for f in findings if f.severity in (Severity.WARN, Severity.ERROR)]
+
+
+def no_fact_read(read: Read, text: str) -> bool:
+    """`text` gives no fact: it is "no report recognised", or read only as the words it names
+    (a framework, a Jetson, MIG: pasted/words.py), which no check judges."""
+    from gpudoctor.errors import FactsError
+    from gpudoctor.pasted.words import NAME
+
+    try:
+        facts = read(text)
+    except FactsError:
+        return True
+    report = facts.report
+    return report is not None and report.sections == (NAME,)
