@@ -41,9 +41,16 @@ _AVAILABLE = re.compile(
     re.IGNORECASE,
 )
 _USING = re.compile(
-    r"^\W{0,4}(?:using|selected|running on)(?: the)? device\s{0,2}[:=]?\s{0,4}['\"]?"
-    r"(?P<dev>cuda(?::\d{1,2})?|cpu|mps)['\"]?\s{0,4}$",
+    r"^\W{0,4}(?:(?:using|selected|running on)(?: the)? device\s{0,2}[:=]?\s{0,4}['\"]?"
+    r"(?P<dev>cuda(?::\d{1,2})?|cpu|mps)['\"]?"
+    # PyTorch's quickstart tutorial: print(f"Using {device} device")
+    r"|using (?P<dev2>cuda(?::\d{1,2})?|cpu|mps) device)\s{0,4}$",
     re.IGNORECASE,
+)
+# torch's tensor repr names the device of a tensor not on the CPU: "tensor([1., 2.],
+# device='cuda:0')", the last row of a printed matrix "        [3., 4.]], device='cuda:0')"
+_TENSOR = re.compile(
+    r"^\s{0,12}(?:tensor\(|\[)[^\n]{0,400}device='(?P<dev>cuda):\d{1,2}'[^\n]{0,80}\)\s{0,4}$"
 )
 
 
@@ -81,7 +88,14 @@ def _said(line: str, draft: Draft) -> bool:
         )
         return True
     m = _USING.search(line)
-    if m is None:
+    if m is not None:
+        draft.note(
+            f"the program says it uses the device {(m.group('dev') or m.group('dev2')).lower()}"
+        )
+        return True
+    if _TENSOR.search(line) is None:
         return False
-    draft.note(f"the program says it uses the device {m.group('dev').lower()}")
+    if draft.torch_cuda_available is None:
+        draft.torch_cuda_available = True
+    draft.note("torch printed a tensor on a CUDA device: torch sees the GPU")
     return True

@@ -1186,6 +1186,13 @@ def _container_run_named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
+def _cuda_home_named(m: re.Match[str], d: Draft) -> bool:
+    """CUDA_HOME / CUDA_PATH named: the paste is about a CUDA toolkit's folder (its version,
+    where the folder names one, is the toolkit rules')."""
+    d.named.append(("cuda", d.scan_line))
+    return False
+
+
 def _tegrastats(m: re.Match[str], d: Draft) -> bool:
     """A tegrastats line: only a Jetson prints it, so the host is one (and aarch64)."""
     put(d.platform, "machine", "aarch64")
@@ -2399,6 +2406,15 @@ _RULES: tuple[_Rule, ...] = (
         _container_run_named,
     ),
     _Rule("jetpack", _rx(r"\b(?P<name>jetpack)\b"), _jetson_named),
+    # L4T's own tools: only a Jetson has them (nvpmodel, jetson_clocks; jtop and
+    # jetson_release are jetson-stats')
+    _Rule(
+        ("jetson_clocks", "nvpmodel", "jtop", "jetson_release"),
+        _rx(r"\b(?P<name>jetson_clocks|nvpmodel|jtop|jetson_release)\b"),
+        _jetson_named,
+    ),
+    # the toolkit's folder as a build is told it (`export CUDA_HOME=...`, `echo $CUDA_PATH`)
+    _Rule(("cuda_home", "cuda_path"), _rx(r"\bCUDA_(?:HOME|PATH)\b"), _cuda_home_named),
     _Rule("jetson", _rx(r"\b(?P<name>jetson)\b"), _jetson_named),
     # tegrastats, L4T's load monitor: its GR3D_FREQ field is the Jetson's integrated GPU
     _Rule(

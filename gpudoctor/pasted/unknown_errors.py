@@ -14,7 +14,11 @@ What counts, by the programs' own formats:
 - what a shell prints for a program a signal ended (bash's `strsignal` texts: "Segmentation
   fault", "Aborted", "Bus error", "Illegal instruction", "Floating point exception", "Killed",
   with " (core dumped)"), and a non-zero exit code or status ("exit code 139", "returned
-  non-zero exit status 1", "exited with code 1").
+  non-zero exit status 1", "exited with code 1");
+- a system call's failure as a program reports it (perror's `prog: what: strerror` with the C
+  library's texts: "No such file or directory", "Permission denied", ...; bash's and dash's
+  "command not found" / "not found"), and a notebook's kernel that died (Jupyter's "The kernel
+  appears to have died", VS Code's "The Kernel crashed").
 
 Only where no known line was found (the known lines have findings of their own; the unknown
 ones beside them are mostly their context). The report quotes them; their cause is not known,
@@ -58,6 +62,15 @@ _NEEDLES = (
     "e: ",
     "illegal instruction",
     "check failed",  # glog's FATAL of a CHECK
+    "no such ",
+    "denied",
+    "not permitted",
+    "not found",
+    "input/output error",
+    "cannot allocate",
+    "resource busy",
+    "died",
+    "crashed",
 )
 
 _TRACEBACK = "Traceback (most recent call last)"
@@ -95,6 +108,14 @@ _EXIT = re.compile(
     r"\bexit(?:ed)?(?: with)?(?: exit)? (?:code|status)\s{0,2}[:=]?\s{0,2}(?P<n>-?\d{1,3})\b",
     re.IGNORECASE,
 )
+# perror()'s "prog: what: message" with glibc's strerror texts (and the shells' own lines)
+_ERRNO = re.compile(
+    r"^[\w./\[\]-]{1,80}:\s[^\n]{0,300}?\b(?:No such file or directory|Permission denied|"
+    r"Operation not permitted|No such device(?: or address)?|Input/output error|"
+    r"Cannot allocate memory|Device or resource busy|command not found|not found)\W{0,4}$"
+)
+# a notebook's kernel (the Python process) ended: Jupyter's and VS Code's dialogs
+_DIED = re.compile(r"\bkernel (?:appears to have died|died|crashed)\b", re.IGNORECASE)
 # a program's own source, not its output: a definition, a test, a logging call
 _SOURCE = re.compile(
     r"^\s{0,8}(?:def|class|except|raise|if|elif|return|assert|#)\b|\.(?:error|fatal|critical)\("
@@ -154,7 +175,7 @@ def _says_failed(line: str) -> bool:
         last = raised.group("name").rsplit(".", 1)[-1]
         if last[:1].isupper() and last.endswith(_EXCEPTION_SUFFIXES):
             return True
-    if _SIGNAL.search(stripped):
+    if _SIGNAL.search(stripped) or _ERRNO.search(stripped) or _DIED.search(stripped):
         return True
     exit_code = _EXIT.search(stripped)
     return exit_code is not None and int(exit_code.group("n")) != 0

@@ -28,6 +28,7 @@ _SAID = {
     "mig-devices": "MIG devices",
     "mig-lost-at-reboot": "MIG settings lost at reboot",
     "docker-build": "a docker build",
+    "container-run": "a container started",
     "cuda": "CUDA",
 }
 _MAX_SHOWN = 6

@@ -9,7 +9,7 @@ import pytest
 from gpudoctor.errors import FactsError
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
-from tests.support.pasted_findings import Read, findings_of, warn_or_error
+from tests.support.pasted_findings import Read, findings_of, no_fact_read, warn_or_error
 
 TB = "Traceback (most recent call last):\n"
 
@@ -224,11 +224,12 @@ def test_a_gpu_listing_wins_over_a_device_answer(read: Read) -> None:
         "GPU: NVIDIA\n",
         "device: cuda:0\n",
         "My GPU is an NVIDIA card\n",
+        "x = torch.zeros(3, device='cuda:0')\n",  # code, not torch's output
+        "Using cuda devices is easy\n",
     ],
 )
 def test_near_misses_of_device_answers(read: Read, text: str) -> None:
-    with pytest.raises(FactsError):
-        read(text)
+    assert no_fact_read(read, text)
 
 
 @pytest.mark.parametrize(
@@ -238,6 +239,9 @@ def test_near_misses_of_device_answers(read: Read, text: str) -> None:
         ("GPU available? False\n", "the paste says CUDA is not available"),
         ("Using device: cuda\n", "uses the device cuda"),
         ("Using device: cpu\n", "uses the device cpu"),
+        ("Using cuda device\n", "uses the device cuda"),  # PyTorch's quickstart tutorial
+        ("tensor([0.1000, 0.2000], device='cuda:0')\n", "tensor on a CUDA device"),
+        ("tensor([[1., 2.],\n        [3., 4.]], device='cuda:0')\n", "tensor on a CUDA device"),
     ],
 )
 def test_device_answers_are_notes(read: Read, matrix: Matrix, text: str, said: str) -> None:
@@ -269,3 +273,31 @@ def test_a_shorter_name_of_the_same_gpu_is_no_other_model(read: Read) -> None:
     other = read("GPUs: 4x A100 and 1x A10\n")
     assert other.report is not None
     assert any("other GPU models named in the text: A10" in n for n in other.report.notes)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ls: cannot access '/usr/local/cuda': No such file or directory",
+        "bash: /usr/local/cuda/bin/nvcc: Permission denied",
+        "sh: 1: deviceQuery: not found",
+        "The kernel appears to have died. It will restart automatically.",
+        "The Kernel crashed while executing code in the current cell or a previous cell.",
+    ],
+)
+def test_system_call_failures_and_dead_kernels_are_unknown_lines(read: Read, line: str) -> None:
+    facts = read(line + "\n")
+    assert facts.report is not None
+    assert [u.text for u in facts.report.unknown_lines] == [line]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "No such file or directory is expected here, the docs say",  # prose, no program
+        "the kernel module was not found by modprobe yesterday",
+    ],
+)
+def test_prose_with_errno_words_is_no_unknown_line(read: Read, line: str) -> None:
+    with pytest.raises(FactsError):
+        read(line + "\n")

@@ -56,3 +56,24 @@ def test_beside_a_fact_the_words_are_no_section(read: Read) -> None:
 def test_text_that_names_nothing_is_not_read(read: Read, text: str) -> None:
     with pytest.raises(FactsError, match="no report recognised"):
         read(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("sudo jetson_clocks\nsudo nvpmodel -m 0\n", "a Jetson"),
+        ("CUDA_HOME=/usr/local/cuda\nnvcc not found\n", "CUDA"),
+        ("echo $CUDA_PATH\n/usr/local/cuda\n", "CUDA"),
+        ("docker run --rm --runtime nvidia -it my-image\n", "a container started"),
+    ],
+)
+def test_tools_and_variables_named(read: Read, text: str, said: str) -> None:
+    facts = read(text)
+    assert facts.report is not None
+    assert facts.report.sections == (NAME,)
+    assert any(n.startswith(f"the paste names {said}") for n in facts.report.notes)
+
+
+def test_a_variable_that_only_looks_like_cuda_home_is_no_word(read: Read) -> None:
+    with pytest.raises(FactsError):
+        read("MY_CUDA_HOMEDIR=/opt/x\n")
