@@ -280,6 +280,12 @@ def test_container_and_kubernetes_lines(read: Read, matrix: Matrix) -> None:
             "device-plugin-no-devices",
             "runtimeClassName",
         ),
+        # the same plugin with failOnInitError (its default): the error it exits with
+        "E0601 10:00:00.000000       1 main.go:132] error starting plugins: error creating plugin "
+        "manager: unable to create plugin manager: invalid device discovery strategy": (
+            "device-plugin-no-devices",
+            "runtimeClassName",
+        ),
     }
     for line, (code, words) in cases.items():
         found = _error_line(findings_of(read, matrix, line + "\n"), code)
