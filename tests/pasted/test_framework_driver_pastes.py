@@ -52,3 +52,43 @@ def test_the_driver_version_still_decides_where_it_is_shown(read: Read, matrix: 
         "GPU models and configuration: GPU 0: Tesla T4\nNvidia driver version: 450.80.02\n"
     )
     assert _driver_cuda(findings_of(read, matrix, text), "torch").severity is Severity.INFO
+
+
+_SMI_470 = (
+    "| NVIDIA-SMI 470.223.02   Driver Version: 470.223.02   CUDA Version: 11.4     |\n"
+    "|   0  NVIDIA GeForce RTX 3090  Off  | 00000000:01:00.0  On |                  N/A |\n"
+)
+
+
+def test_tensorflow_and_cuda_is_judged_by_its_cuda_runtime_wheel(
+    read: Read, matrix: Matrix
+) -> None:
+    """tensorflow[and-cuda]'s pip list shows no build CUDA, but the nvidia-cuda-runtime wheel it
+    installed is the libcudart it loads: CUDA 12.2 on a CUDA 11.4 driver cannot run."""
+    text = (
+        "Package                      Version\n"
+        "---------------------------- --------\n"
+        "tensorflow                   2.15.0\n"
+        "nvidia-cuda-runtime-cu12     12.2.140\n"
+        "nvidia-cudnn-cu12            8.9.4.25\n\n" + _SMI_470
+    )
+    (tf,) = read(text).frameworks
+    assert tf.cuda == "12.2"
+    found = _driver_cuda(findings_of(read, matrix, text), "tensorflow")
+    assert found.severity is Severity.ERROR
+    assert "12.2" in found.title
+
+
+def test_a_plain_torch_takes_its_cuda_from_the_runtime_wheel_not_a_tagged_one(
+    read: Read, matrix: Matrix
+) -> None:
+    wheels = "nvidia-cuda-runtime-cu12 12.1.105\nnvidia-cudnn-cu12 8.9.2.26\n"
+    (torch,) = read(f"torch 2.1.2\n{wheels}" + _SMI_470).frameworks
+    assert (torch.cuda, torch.cpu_only) == ("12.1", False)
+    # a local tag or the build's own answer wins over the wheel beside it
+    for told, cuda in (("torch 2.1.2+cu118", "11.8"), ("torch 2.1.2+cpu", None)):
+        (torch,) = read(f"{told}\n{wheels}").frameworks
+        assert torch.cuda == cuda, told
+    # a wheel whose version is not of its name's major is not a runtime
+    (torch,) = read("torch 2.1.2\nnvidia-cuda-runtime-cu12 11.8.89\n").frameworks
+    assert torch.cuda is None
