@@ -92,3 +92,24 @@ def test_a_plain_torch_takes_its_cuda_from_the_runtime_wheel_not_a_tagged_one(
     # a wheel whose version is not of its name's major is not a runtime
     (torch,) = read("torch 2.1.2\nnvidia-cuda-runtime-cu12 11.8.89\n").frameworks
     assert torch.cuda is None
+
+
+def test_conda_forge_pytorch_build_strings_tell_its_cuda(read: Read, matrix: Matrix) -> None:
+    """conda-forge builds pytorch as "cuda{{ cuda_compiler_version | replace('.', '') }}py..."
+    (later "cuda120_py311h..." and "cuda126_generic_py312h..."), its CPU variant "cpu_..."."""
+    for build, cuda in (
+        ("cuda112py38h1b2e4f8_1", "11.2"),
+        ("cuda120_py311h1b2e4f8_300", "12.0"),
+        ("cuda126_generic_py312h0f9a4c2_200", "12.6"),
+    ):
+        (torch,) = read(f"pytorch                   2.3.1   {build}    conda-forge\n").frameworks
+        assert (torch.cuda, torch.cpu_only) == (cuda, False), build
+    (torch,) = read("pytorch  2.3.1  cpu_generic_py310h5e4d4b5_0  conda-forge\n").frameworks
+    assert (torch.cuda, torch.cpu_only) == (None, True)
+    # a build string that only holds "cuda" later is not conda-forge's CUDA variant
+    (torch,) = read("pytorch  2.3.1  py310h5e4d4b5_cuda0  conda-forge\n").frameworks
+    assert torch.cuda is None
+    # judged against the driver: CUDA 12.0 on a CUDA 11.4 driver does not run
+    text = "pytorch  2.3.1  cuda120_py311h1b2e4f8_300  conda-forge\n" + _SMI_470
+    found = _driver_cuda(findings_of(read, matrix, text), "torch")
+    assert found.severity is Severity.ERROR
