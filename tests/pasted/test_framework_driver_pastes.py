@@ -113,3 +113,24 @@ def test_conda_forge_pytorch_build_strings_tell_its_cuda(read: Read, matrix: Mat
     text = "pytorch  2.3.1  cuda120_py311h1b2e4f8_300  conda-forge\n" + _SMI_470
     found = _driver_cuda(findings_of(read, matrix, text), "torch")
     assert found.severity is Severity.ERROR
+
+
+def test_a_tensorflow_that_created_a_gpu_device_has_its_cuda_libraries(
+    read: Read, matrix: Matrix
+) -> None:
+    """gpu_device.cc logs "Created device .../device:GPU:0" only after loading CUDA and cuDNN:
+    no [and-cuda] finding for it, though the package list shows no nvidia-* wheel."""
+    created = (
+        "2024-02-01 09:00:01.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1886] "
+        "Created device /job:localhost/replica:0/task:0/device:GPU:0 with 22282 MB memory:  -> "
+        "device: 0, name: NVIDIA GeForce RTX 3090, pci bus id: 0000:01:00.0, compute "
+        "capability: 8.6\n"
+    )
+    found = findings_of(read, matrix, created + "tensorflow 2.15.0\n")
+    (wheels,) = [f for f in found if f.code == "tf-cuda-wheels"]
+    assert wheels.severity is Severity.OK
+    assert not warn_or_error(found)
+    # without it the same list is TensorFlow without its CUDA wheels
+    found = findings_of(read, matrix, "tensorflow 2.15.0\nNVIDIA GeForce RTX 3090\n")
+    (wheels,) = [f for f in found if f.code == "tf-cuda-wheels"]
+    assert wheels.severity is Severity.ERROR
