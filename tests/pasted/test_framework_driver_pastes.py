@@ -168,3 +168,15 @@ def test_a_jax_cuda_plugin_of_another_release_than_jaxlib_is_an_error(
     # without jaxlib's version there is nothing to hold the plugin to
     found = findings_of(read, matrix, "jax 0.4.30\njax-cuda12-plugin 0.4.28\n")
     assert not [f for f in found if f.code == "framework-companions" and f.subject == "jax"]
+
+
+def test_jax_environment_info_with_cpu_devices_is_jaxs_answer(read: Read, matrix: Matrix) -> None:
+    """jax.print_environment_info()'s "device info: cpu-1" is JAX's own answer that it has no
+    GPU, read as `jax.devices()` listing only CpuDevice is: beside an NVIDIA GPU, a warning that
+    asks for the build; alone, nothing to warn of."""
+    info = 'jax:    0.4.23\njaxlib: 0.4.23\ndevice info: cpu-1, 1 local devices"\n'
+    found = findings_of(read, matrix, info + "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1a2b)\n")
+    (seen,) = [f for f in found if f.code == "framework-cuda-available" and f.subject == "jax"]
+    assert seen.severity is Severity.WARN
+    assert "pip list | grep jax" in seen.fix
+    assert not warn_or_error(findings_of(read, matrix, info))
