@@ -42,6 +42,7 @@ def wheel_libraries(package: str) -> tuple[str, ...]:
 
 
 _RUNTIME_WHEEL = re.compile(r"^nvidia-cuda-runtime-cu(\d+)$")
+_MAJOR_MINOR = re.compile(r"^([0-9]{1,3})\.([0-9]{1,3})(?![0-9])", re.ASCII)
 
 
 def runtime_cuda(wheels: Iterable[tuple[str, str]], major: str | None = None) -> str | None:
@@ -54,7 +55,7 @@ def runtime_cuda(wheels: Iterable[tuple[str, str]], major: str | None = None) ->
         match = _RUNTIME_WHEEL.match(package)
         if match is None or (major is not None and match.group(1) != major):
             continue
-        parts = version.split(".")
-        if parts[0] == match.group(1) and len(parts) > 1 and parts[1].isdigit():
-            return f"{parts[0]}.{parts[1]}"
+        release = _MAJOR_MINOR.match(version)
+        if release is not None and release.group(1) == match.group(1):
+            return f"{release.group(1)}.{release.group(2)}"
     return None
