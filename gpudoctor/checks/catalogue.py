@@ -395,19 +395,15 @@ _ENTRIES = (
        "Upgrade the driver to the minimum shown, or install the framework's build for an older "
        "CUDA (the exact pip command is in the finding); data-center GPUs can use the "
        "cuda-compat forward-compatibility package."),
-    _E("framework-companions", "software",
-       "torchvision and torchaudio match torch; JAX's CUDA plugin matches jaxlib",
+    _E("framework-companions", "software", "torchvision and torchaudio match torch",
        "ok, warn, error, n/a, unknown",
        "The torchvision and torchaudio beside torch must be of torch's release (the matrix's "
        "pair for each release, compared by series) and of its CUDA major (their local tags): "
        "error for another release or CUDA major ('operator torchvision::nms does not exist', "
        "'compiled with different CUDA major versions'), warn for a CPU-only companion of a "
-       "CUDA torch or the reverse. JAX's CUDA plugin wheels (jax-cuda12-plugin, "
-       "jax-cuda12-pjrt) must be of jaxlib's exact version: jaxlib does not use another "
-       "('not compatible with the installed jaxlib version ..., so it will not be used').",
-       "Install torch with the torchvision and torchaudio of its release from one index, or "
-       "jax with the `jax[cuda12]` extra of one release (the exact pip command is in the "
-       "finding)."),
+       "CUDA torch or the reverse.",
+       "Install torch with the torchvision and torchaudio of its release from one index (the "
+       "exact pip command is in the finding)."),
     _E("framework-arch", "software", "Framework has kernels for each GPU",
        "ok, info, error, n/a, unknown",
        "The framework's compiled architecture list must cover each GPU's compute capability "

@@ -5,11 +5,6 @@ its extension refuses a torch of another CUDA major at import ("PyTorch and torc
 compiled with different CUDA major versions"). The pairs are the matrix's `torchvision` and
 `torchaudio` of each `[[pytorch]]` release (the release's install command names them).
 
-JAX's CUDA plugin wheels (jax-cuda12-plugin, jax-cuda12-pjrt) beside jaxlib must be of jaxlib's
-own version: jaxlib does not use a plugin of another ("JAX plugin ... is not compatible with the
-installed jaxlib version ..., so it will not be used", jax-ml/jax jaxlib/plugin_support.py
-check_plugin_version, which compares the dotted numeric versions for equality).
-
 Sources: pytorch/vision torchvision/extension.py (_check_cuda_version compares the CUDA majors;
 _assert_has_ops names incompatible torch and torchvision versions), pytorch/vision README
 (installation: the torchvision release of each torch release).
@@ -17,7 +12,6 @@ _assert_has_ops names incompatible torch and torchvision versions), pytorch/visi
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from gpudoctor import versions
@@ -28,7 +22,7 @@ from gpudoctor.findings import ERROR, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.matrix.queries import pytorch_release_for
 
 if TYPE_CHECKING:
-    from gpudoctor.facts import BundledLib, Companion, FrameworkFacts, HostFacts
+    from gpudoctor.facts import Companion, FrameworkFacts, HostFacts
     from gpudoctor.matrix.model import Matrix, PytorchRelease
 
 CODE = "framework-companions"
@@ -36,10 +30,9 @@ CODE = "framework-companions"
 
 def check_framework_companions(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     torches = [fw for fw in facts.frameworks if fw.name == "torch" and fw.companions]
-    jaxes = [fw for fw in facts.frameworks if fw.name == "jax" and _jax_plugins(fw)]
-    if not torches and not jaxes:
+    if not torches:
         return [finding(CODE, NA, "no torchvision or torchaudio read beside torch")]
-    return [_judge(matrix, fw) for fw in torches] + [_judge_jax(fw) for fw in jaxes]
+    return [_judge(matrix, fw) for fw in torches]
 
 
 def _judge(matrix: Matrix, fw: FrameworkFacts) -> Finding:
@@ -158,51 +151,6 @@ def _fix(matrix: Matrix, fw: FrameworkFacts, release: PytorchRelease) -> str:
     return (
         f"install the {names} of torch {release.version}'s release ({pairs}) from the same "
         f"index as torch ({_local(fw) or 'the same build'})"
-    )
-
-
-# JAX's plugin wheels: "jax-cuda12-plugin" (its Python part) and "jax-cuda12-pjrt" (the PJRT
-# library), each of one jaxlib release (jax_plugins/cuda/plugin_setup.py pins the pjrt wheel to
-# the plugin's own version).
-# ROCm plugins are left out: jaxlib skips their version check (pip's constraints hold them).
-_JAX_PLUGIN = re.compile(r"^jax-cuda(\d+)-(?:plugin|pjrt)$")
-
-
-def _jax_plugins(fw: FrameworkFacts) -> list[BundledLib]:
-    """The CUDA plugin wheels beside jax, when jaxlib's version is shown too."""
-    if not any(b.package == "jaxlib" for b in fw.bundled):
-        return []
-    return [b for b in fw.bundled if _JAX_PLUGIN.match(b.package)]
-
-
-def _jax_release(version: str) -> tuple[int, ...]:
-    """The dotted numeric prefix jaxlib compares ("0.4.30", "0.4.30.dev20240601" alike)."""
-    found = re.match(r"\d+(?:\.\d+)*", version)
-    return tuple(int(x) for x in found.group(0).split(".")) if found else ()
-
-
-def _judge_jax(fw: FrameworkFacts) -> Finding:
-    jaxlib = next(b.version for b in fw.bundled if b.package == "jaxlib")
-    plugins = _jax_plugins(fw)
-    shown = ", ".join(f"{b.package} {b.version}" for b in plugins)
-    ev: list[tuple[str, object]] = [("jax", fw.version), ("jaxlib", jaxlib), ("plugins", shown)]
-    wrong = [b for b in plugins if _jax_release(b.version) != _jax_release(jaxlib)]
-    if not wrong:
-        return finding(CODE, OK, f"jaxlib {jaxlib} with {shown}", evidence=ev, subject=fw.name)
-    major = _JAX_PLUGIN.match(wrong[0].package).group(1)  # type: ignore[union-attr]
-    return finding(
-        CODE,
-        ERROR,
-        "; ".join(f"{b.package} {b.version} is not of jaxlib {jaxlib}'s release" for b in wrong),
-        detail="jaxlib uses a CUDA plugin of its own version only: another one is 'not "
-        "compatible with the installed jaxlib version ..., so it will not be used' "
-        "(jaxlib/plugin_support.py check_plugin_version), and JAX runs without the GPU or "
-        "fails to start its CUDA backend; the jax[cuda" + major + "] extra installs them "
-        "together",
-        fix=f"pip install --force-reinstall 'jax[cuda{major}]=={versions.public(fw.version)}' "
-        "(jax, jaxlib and the plugin wheels of one release)",
-        evidence=ev,
-        subject=fw.name,
     )
 
 

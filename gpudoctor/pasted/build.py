@@ -305,18 +305,12 @@ def _jax(draft: Draft) -> FrameworkFacts | None:
     cpu_only = draft.jax.get("cpu_only")
     if cpu_only is None and (cuda or draft.jax.get("cuda_available")):
         cpu_only = False
-    # jaxlib and the plugin wheels beside the nvidia-* ones, as the live probe records them
-    extra = [
-        BundledLib(package=n, version=draft.packages[n])
-        for n in sorted(draft.packages)
-        if n == "jaxlib" or _JAX_PLUGIN.match(n)
-    ]
     return FrameworkFacts(
         name="jax",
         version=version,
         cuda=cuda,
         cpu_only=cpu_only,
-        bundled=tuple(sorted([*extra, *_bundled(draft)], key=lambda b: b.package)),
+        bundled=_bundled(draft),
     )
 
 

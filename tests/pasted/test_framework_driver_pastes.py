@@ -136,40 +136,6 @@ def test_a_tensorflow_that_created_a_gpu_device_has_its_cuda_libraries(
     assert wheels.severity is Severity.ERROR
 
 
-def _companions(found: list[Finding], subject: str) -> Finding:
-    (one,) = [f for f in found if f.code == "framework-companions" and f.subject == subject]
-    return one
-
-
-_JAX_LIST = (
-    "Package                  Version\n"
-    "------------------------ ----------\n"
-    "jax                      0.4.30\n"
-    "jax-cuda12-pjrt          {plugin}\n"
-    "jax-cuda12-plugin        {plugin}\n"
-    "jaxlib                   0.4.30\n"
-)
-
-
-def test_a_jax_cuda_plugin_of_another_release_than_jaxlib_is_an_error(
-    read: Read, matrix: Matrix
-) -> None:
-    """jaxlib/plugin_support.py check_plugin_version: a plugin whose version differs from
-    jaxlib's 'will not be used'."""
-    found = findings_of(read, matrix, _JAX_LIST.format(plugin="0.4.28"))
-    one = _companions(found, "jax")
-    assert one.severity is Severity.ERROR
-    assert "jax-cuda12-plugin 0.4.28 is not of jaxlib 0.4.30's release" in one.title
-    assert "jax[cuda12]==0.4.30" in one.fix
-    # one release: fine, and no warning at all
-    found = findings_of(read, matrix, _JAX_LIST.format(plugin="0.4.30"))
-    assert _companions(found, "jax").severity is Severity.OK
-    assert not warn_or_error(found)
-    # without jaxlib's version there is nothing to hold the plugin to
-    found = findings_of(read, matrix, "jax 0.4.30\njax-cuda12-plugin 0.4.28\n")
-    assert not [f for f in found if f.code == "framework-companions" and f.subject == "jax"]
-
-
 def test_jax_environment_info_with_cpu_devices_is_jaxs_answer(read: Read, matrix: Matrix) -> None:
     """jax.print_environment_info()'s "device info: cpu-1" is JAX's own answer that it has no
     GPU, read as `jax.devices()` listing only CpuDevice is: beside an NVIDIA GPU, a warning that
