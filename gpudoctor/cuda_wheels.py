@@ -9,6 +9,7 @@ read it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 # wheel name without its -cuXX suffix -> the libraries (file-name stems) it ships
 WHEEL_LIBRARIES: dict[str, tuple[str, ...]] = {
@@ -38,3 +39,23 @@ def wheel_libraries(package: str) -> tuple[str, ...]:
     """The libraries an installed nvidia-* wheel ships (none for an unknown wheel)."""
     match = _WHEEL.match(package)
     return WHEEL_LIBRARIES.get(match.group(1), ()) if match else ()
+
+
+_RUNTIME_WHEEL = re.compile(r"^nvidia-cuda-runtime-cu(\d+)$")
+_MAJOR_MINOR = re.compile(r"^([0-9]{1,3})\.([0-9]{1,3})(?![0-9])", re.ASCII)
+
+
+def runtime_cuda(wheels: Iterable[tuple[str, str]], major: str | None = None) -> str | None:
+    """The CUDA release ("12.2") of the nvidia-cuda-runtime-cuNN wheel among installed `wheels`
+    ((package, version) pairs): the libcudart a framework that takes its CUDA from NVIDIA's
+    wheels loads (torch's PyPI wheels, tensorflow[and-cuda], JAX's cuda plugins), so what the
+    driver must run. `major`: only that wheel ("12" for jax-cuda12-plugin). A wheel whose
+    version is not of its name's major is not counted."""
+    for package, version in wheels:
+        match = _RUNTIME_WHEEL.match(package)
+        if match is None or (major is not None and match.group(1) != major):
+            continue
+        release = _MAJOR_MINOR.match(version)
+        if release is not None and release.group(1) == match.group(1):
+            return f"{release.group(1)}.{release.group(2)}"
+    return None

@@ -82,7 +82,8 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
             evidence=ev,
             subject=subject,
         )
-    if driver is None:
+    driver_cuda = facts.nvml.cuda_driver_version
+    if driver is None and not driver_cuda:
         return finding(
             code,
             UNKNOWN,
@@ -90,13 +91,14 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
             evidence=ev,
             subject=subject,
         )
-
+    # the driver by its version, or by the newest CUDA it reports where only that is shown
+    driver_label = driver or f"supporting CUDA {driver_cuda}"
     verdict = host_driver_tier(facts, matrix, driver, fw.cuda)
     if verdict.tier is Tier.NATIVE:
         return finding(
             code,
             OK,
-            f"driver {driver} runs {fw.label} (CUDA {fw.cuda})",
+            f"driver {driver_label} runs {fw.label} (CUDA {fw.cuda})",
             evidence=ev,
             subject=subject,
         )
@@ -104,7 +106,8 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
         return finding(
             code,
             INFO,
-            f"driver {driver} runs {fw.label} (CUDA {fw.cuda}) by minor-version compatibility",
+            f"driver {driver_label} runs {fw.label} (CUDA {fw.cuda}) by minor-version "
+            "compatibility",
             detail=verdict.reason
             + (f"; full support from driver {verdict.required}" if verdict.required else ""),
             fix=f"upgrade the driver to >= {verdict.required} for full CUDA {fw.cuda} support"
@@ -117,7 +120,7 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
         return finding(
             code,
             UNKNOWN,
-            f"cannot tell whether driver {driver} runs {fw.label} (CUDA {fw.cuda})",
+            f"cannot tell whether driver {driver_label} runs {fw.label} (CUDA {fw.cuda})",
             detail=verdict.reason,
             fix="`nvidia-smi` shows the newest CUDA the driver supports (its 'CUDA Version')",
             evidence=ev,
@@ -130,7 +133,7 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
     return finding(
         code,
         ERROR,
-        f"driver {driver} is too old for {fw.label} (built with CUDA {fw.cuda})",
+        f"driver {driver_label} is too old for {fw.label} (built with CUDA {fw.cuda})",
         detail=verdict.reason
         + (f"; {verdict.way_out}" if verdict.way_out else "")
         + "; expect 'CUDA driver version is insufficient for CUDA runtime "
@@ -145,7 +148,9 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
     )
 
 
-def _older_build(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, driver: str) -> str | None:
+def _older_build(
+    facts: HostFacts, matrix: Matrix, fw: FrameworkFacts, driver: str | None
+) -> str | None:
     framework = framework_names.MATRIX_NAME.get(fw.name)
     if framework is None:
         return None

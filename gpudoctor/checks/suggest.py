@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix
 
 
-def host_driver_tier(facts: HostFacts, matrix: Matrix, driver: str, cuda: str) -> DriverTier:
-    """The model's driver tier for `cuda` on this host, judged with `driver` (compat.tiers)."""
+def host_driver_tier(facts: HostFacts, matrix: Matrix, driver: str | None, cuda: str) -> DriverTier:
+    """The model's driver tier for `cuda` on this host, judged with `driver` (compat.tiers;
+    None: by the CUDA version the driver reports, where the report shows only that)."""
     return driver_tier(matrix, replace(from_facts(facts), driver=driver), cuda)
 
 

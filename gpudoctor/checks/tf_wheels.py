@@ -60,6 +60,16 @@ def _judge(
             CODE, OK, f"{tf.label} has its CUDA wheels ({len(wheels)} nvidia-*)", evidence=ev,
             subject=tf.name,
         )  # fmt: skip
+    if any(d.name == tf.name and d.cuda_available for d in facts.deep):
+        # TensorFlow itself listed (or created) a GPU device: it found its CUDA libraries, from
+        # wheels or the system, whatever the package list shows
+        return finding(
+            CODE,
+            OK,
+            f"{tf.label} uses the GPU: it found its CUDA libraries",
+            evidence=[*ev, ("cuda_available", True)],
+            subject=tf.name,
+        )
     report = facts.report
     if report is not None and "pip list" not in report.sections:
         return finding(

@@ -32,6 +32,8 @@ from gpudoctor.matrix.queries import (
     arch_list_covers,
     architecture_for,
     driver_supports_cuda,
+    min_driver_for_cuda,
+    minor_compat_floor,
 )
 from gpudoctor.versions import numeric
 from gpudoctor.wording import gpu_label
@@ -111,6 +113,13 @@ class Verdict:
 
 def driver_tier(matrix: Matrix, host: Host, cuda: str) -> DriverTier:
     """The tier at which `host`'s driver runs applications built with `cuda` ("12.4")."""
+    if host.driver is None and host.driver_cuda and not host.wsl:
+        # nvidia-smi's "CUDA Version" (or a framework's "found version 11040") without the
+        # driver's own version: the newest CUDA the driver supports settles the tier alike
+        wanted = versions.release(cuda)
+        floor = minor_compat_floor(matrix, wanted[0]) if wanted else None
+        required = min_driver_for_cuda(matrix, cuda) if wanted else None
+        return _by_driver_cuda(host, cuda, required, floor, "the driver version is unknown")
     if host.driver is None:
         return DriverTier(Tier.UNKNOWN, "the driver version is unknown")
     verdict = driver_supports_cuda(matrix, host.driver, cuda)

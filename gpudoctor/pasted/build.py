@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor import __version__, versions
+from gpudoctor.cuda_wheels import runtime_cuda
 from gpudoctor.facts import (
     NAMED_IN_REPORT,
     VERSION_NOT_SHOWN,
@@ -261,6 +262,8 @@ def _torch(draft: Draft) -> FrameworkFacts | None:
     cuda = seen.get("cuda") or versions.cuda_of_tag(local)
     hip = seen.get("hip") or (local if local.startswith("rocm") else None)
     cpu_only = seen.get("cpu_only")
+    if not (cuda or local or hip or cpu_only or seen.get("cuda_none")):
+        cuda = runtime_cuda(draft.packages.items())  # PyPI's wheel: CUDA from NVIDIA's wheels
     if cpu_only is None:
         if local == "cpu":
             cpu_only = True
@@ -298,9 +301,7 @@ def _jax(draft: Draft) -> FrameworkFacts | None:
     _, jaxlib_local = _public(draft.packages.get("jaxlib", ""))
     tag = _JAXLIB_CUDA.match(jaxlib_local)
     cuda = plugin.group(1) if plugin else tag.group(1) if tag else None
-    runtime = draft.packages.get(f"nvidia-cuda-runtime-cu{cuda}") if cuda else None
-    if runtime and runtime.split(".")[0] == cuda:
-        cuda = ".".join(runtime.split(".")[:2])
+    cuda = (runtime_cuda(draft.packages.items(), cuda) or cuda) if cuda else None
     cpu_only = draft.jax.get("cpu_only")
     if cpu_only is None and (cuda or draft.jax.get("cuda_available")):
         cpu_only = False
@@ -353,7 +354,8 @@ def _tensorflow(draft: Draft) -> FrameworkFacts | None:
     return FrameworkFacts(
         name="tensorflow",
         version=draft.packages[name] if name else VERSION_NOT_SHOWN,
-        cuda=tf.get("cuda"),
+        # what its build info said, else the CUDA runtime tensorflow[and-cuda] installed
+        cuda=tf.get("cuda") or (None if cpu_only else runtime_cuda(draft.packages.items())),
         cpu_only=cpu_only,
         cudnn=tf.get("cudnn"),
         bundled=_bundled(draft),

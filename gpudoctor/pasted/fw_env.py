@@ -285,7 +285,8 @@ def _jax_devices(text: str, draft: Draft) -> None:
         if found is None:
             continue
         kind = found.group("kind").strip()
-        if kind.lower() == "cpu":
+        if kind.lower() == "cpu":  # JAX's answer, as `jax.devices()` listing CpuDevice gives it
+            draft.jax.setdefault("cuda_available", False)
             draft.note("JAX found no GPU: its devices are CPUs")
         elif draft.gpus or kind.lower() in ("tpu", "metal"):
             return

@@ -90,6 +90,10 @@ _URL = re.compile(
     re.IGNORECASE,
 )
 _CONDA_BUILD = re.compile(r"cuda(\d+\.\d+)(?:_cudnn(\d+\.\d+(?:\.\d+)?))?")
+# conda-forge's pytorch: "cuda{{ cuda_compiler_version | replace('.', '') }}py..." (its
+# pytorch-cpu-feedstock recipe/meta.yaml), later with a "_" and a BLAS flavor:
+# "cuda112py38h..._1", "cuda120_py311h..._300", "cuda126_generic_py312h..._200"
+_FORGE_CUDA = re.compile(r"^cuda(\d{1,2})(\d)(?:_|py)")
 # What a package manager could not install is no installed version: pip's "Could not find a
 # version that satisfies the requirement torch==1.9.1+cu111", "No matching distribution found
 # for ...", a resolver's "xformers 0.0.22 requires torch==2.0.1", conda's "nothing provides
@@ -198,8 +202,11 @@ def _conda(name: str, version: str, build: str, draft: Draft) -> None:
     elif name == "pytorch":
         draft.packages.setdefault("torch", version)
         tags = _CONDA_BUILD.search(build)
+        forge = _FORGE_CUDA.match(build)
         if tags:
             draft.torch.setdefault("cuda", tags.group(1))
+        elif forge:
+            draft.torch.setdefault("cuda", f"{forge.group(1)}.{forge.group(2)}")
         elif build.startswith(("py", "cpu")) and "cpu" in build:
             draft.torch.setdefault("cpu_only", True)
     elif name == "cpuonly":

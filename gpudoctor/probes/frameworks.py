@@ -15,6 +15,7 @@ from pathlib import Path
 
 from gpudoctor import versions
 from gpudoctor.assignments import MAX_BYTES, read_assignments
+from gpudoctor.cuda_wheels import runtime_cuda
 from gpudoctor.facts import BundledLib, Companion, FrameworkFacts, InstalledProgram, ProbeIssue
 from gpudoctor.framework_names import GPU_PROGRAMS
 from gpudoctor.probes.dist_info import Dist, dist_folders
@@ -135,7 +136,7 @@ def torch_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> FrameworkFa
                 PROBE, "frameworks.torch", "torch-version-file-unreadable", str(version_file)
             )
         )
-        cuda = versions.cuda_of_tag(local)
+        cuda = versions.cuda_of_tag(local) or (None if local else _runtime(dists))
         hip = None
         cpu_only = True if local == "cpu" else (False if cuda or local.startswith("rocm") else None)
     bundled = bundled_libs(dists, "torch")
@@ -183,6 +184,8 @@ def tensorflow_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> Framew
     elif is_cuda == "True" or is_rocm == "True":
         cpu_only = False
     bundled = bundled_libs(dists, name)
+    if text is None and not cpu_only:  # no build info: the CUDA runtime [and-cuda] installed
+        cuda = _runtime(dists)
     return FrameworkFacts(
         name="tensorflow",
         version=dist.version,
@@ -198,6 +201,11 @@ def tensorflow_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> Framew
 
 _TF_ARCHS = re.compile(r"""['"]cuda_compute_capabilities['"]\s*[,:]\s*\[([^\]]{0,400})\]""")
 _TF_ARCH = re.compile(r"(?:sm|compute)_\d{2,3}[af]?")
+
+
+def _runtime(dists: dict[str, Dist], major: str | None = None) -> str | None:
+    """The CUDA of the installed nvidia-cuda-runtime wheel (cuda_wheels.runtime_cuda)."""
+    return runtime_cuda(((n, d.version) for n, d in sorted(dists.items())), major)
 
 
 def tf_arch_list(text: str | None) -> tuple[str, ...]:
@@ -240,10 +248,7 @@ def _jax_cuda(dists: dict[str, Dist], plugins: list[str]) -> tuple[str | None, s
     nvidia-cuda-runtime wheel; older jaxlib carried it in a local tag ("+cuda12.cudnn89")."""
     for plugin in plugins:
         major = _JAX_PLUGIN.match(plugin).group(1)  # type: ignore[union-attr]
-        runtime = dists.get(f"nvidia-cuda-runtime-cu{major}")
-        if runtime is not None and (versions.release(runtime.version) or ())[:1] == (int(major),):
-            return versions.major_minor(runtime.version), None
-        return major, None
+        return _runtime(dists, major) or major, None
     jaxlib = dists.get("jaxlib")
     tag = (
         re.match(r"cuda(\d+)(?:\.cudnn(\d)(\d+))?", jaxlib.version.partition("+")[2])

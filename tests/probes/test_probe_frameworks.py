@@ -137,6 +137,21 @@ def test_tensorflow_build_info(tmp_path: Path) -> None:
     assert tf.bundled == (BundledLib("nvidia-cudnn-cu12", "8.9.7.29"),)
 
 
+def test_tensorflow_without_build_info_takes_the_runtime_wheels_cuda(tmp_path: Path) -> None:
+    """An unreadable build_info leaves the CUDA to the nvidia-cuda-runtime wheel that
+    tensorflow[and-cuda] installed (cuda_wheels.runtime_cuda, the rule a pasted pip list uses)."""
+    write_dist(
+        tmp_path,
+        "tensorflow",
+        "2.15.0",
+        requires=['nvidia-cuda-runtime-cu12==12.2.140; extra == "and-cuda"'],
+    )
+    write_dist(tmp_path, "nvidia-cuda-runtime-cu12", "12.2.140")
+    (tf,), issues = probe_frameworks(paths=[tmp_path])
+    assert [i.code for i in issues] == ["tf-build-info-unreadable"]
+    assert tf.cuda == "12.2"
+
+
 def test_tensorflow_cpu_package(tmp_path: Path) -> None:
     info = "build_info = {'is_cuda_build': False, 'is_rocm_build': False}\n"
     write_dist(
