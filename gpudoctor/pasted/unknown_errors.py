@@ -17,8 +17,9 @@ What counts, by the programs' own formats:
   non-zero exit status 1", "exited with code 1");
 - a system call's failure as a program reports it (perror's `prog: what: strerror` with the C
   library's texts: "No such file or directory", "Permission denied", ...; bash's and dash's
-  "command not found" / "not found"), and a notebook's kernel that died (Jupyter's "The kernel
-  appears to have died", VS Code's "The Kernel crashed").
+  "command not found" / "not found", zsh's, cmd.exe's and PowerShell's forms of it), and a
+  notebook's kernel that died (Jupyter's "The kernel appears to have died", VS Code's "The
+  Kernel crashed").
 
 Only where no known line was found (the known lines have findings of their own; the unknown
 ones beside them are mostly their context). The report quotes them; their cause is not known,
@@ -71,6 +72,7 @@ _NEEDLES = (
     "resource busy",
     "died",
     "crashed",
+    "not recognized",
 )
 
 _TRACEBACK = "Traceback (most recent call last)"
@@ -113,6 +115,13 @@ _ERRNO = re.compile(
     r"^[\w./\[\]-]{1,80}:\s[^\n]{0,300}?\b(?:No such file or directory|Permission denied|"
     r"Operation not permitted|No such device(?: or address)?|Input/output error|"
     r"Cannot allocate memory|Device or resource busy|command not found|not found)\W{0,4}$"
+)
+# a shell that found no such program: zsh's "command not found: X", cmd.exe's "'X' is not
+# recognized as an internal or external command", PowerShell's "The term 'X' is not recognized
+# as the name of a cmdlet" (bash's and dash's "X: command not found" are _ERRNO's)
+_NO_PROGRAM = re.compile(
+    r"\bcommand not found: \S|' is not recognized as (?:an internal or external command|"
+    r"(?:the|a) name of a cmdlet)"
 )
 # a notebook's kernel (the Python process) ended: Jupyter's and VS Code's dialogs
 _DIED = re.compile(r"\bkernel (?:appears to have died|died|crashed)\b", re.IGNORECASE)
@@ -175,7 +184,7 @@ def _says_failed(line: str) -> bool:
         last = raised.group("name").rsplit(".", 1)[-1]
         if last[:1].isupper() and last.endswith(_EXCEPTION_SUFFIXES):
             return True
-    if _SIGNAL.search(stripped) or _ERRNO.search(stripped) or _DIED.search(stripped):
+    if any(p.search(stripped) for p in (_SIGNAL, _ERRNO, _NO_PROGRAM, _DIED)):
         return True
     exit_code = _EXIT.search(stripped)
     return exit_code is not None and int(exit_code.group("n")) != 0

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.base import Intent
 from gpudoctor.checks.gpu import persistence
@@ -16,7 +18,7 @@ from gpudoctor.facts import FrameworkFacts, GpuFacts, HostFacts, NvmlFacts
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.model import Matrix
 from gpudoctor.pasted.clean import clean
-from tests.support.pasted_findings import findings_of
+from tests.support.pasted_findings import error_lines, findings_of
 
 Read = Callable[[str], HostFacts]
 
@@ -298,6 +300,33 @@ def test_container_and_kubernetes_lines(read: Read, matrix: Matrix) -> None:
         "client\n",
     )
     assert _error_line(pending, "mig-pending-reset").severity is Severity.WARN
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        ("zsh: command not found: nvcc", "cuda-compiler-not-found"),
+        ("'nvcc' is not recognized as an internal or external command,", "cuda-compiler-not-found"),
+        (
+            "nvcc : The term 'nvcc' is not recognized as the name of a cmdlet, function, script "
+            "file, or operable program.",
+            "cuda-compiler-not-found",
+        ),
+        ("zsh: command not found: nvidia-smi", "nvidia-smi-not-found"),
+        (
+            "'nvidia-smi' is not recognized as an internal or external command,",
+            "nvidia-smi-not-found",
+        ),
+    ],
+)
+def test_every_shell_saying_the_program_is_missing(
+    read: Read, matrix: Matrix, line: str, code: str
+) -> None:
+    found = _error_line(findings_of(read, matrix, line + "\n"), code)
+    assert found.severity is Severity.ERROR
+    # near miss: another program missing is not the toolkit's or the driver's
+    other = line.replace("nvidia-smi", "htop").replace("nvcc", "htop")
+    assert error_lines(findings_of(read, matrix, other + "\n"), code) == []
 
 
 def test_more_cuda_error_codes(read: Read, matrix: Matrix) -> None:

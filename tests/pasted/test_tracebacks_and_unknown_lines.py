@@ -283,6 +283,10 @@ def test_a_shorter_name_of_the_same_gpu_is_no_other_model(read: Read) -> None:
         "sh: 1: deviceQuery: not found",
         "The kernel appears to have died. It will restart automatically.",
         "The Kernel crashed while executing code in the current cell or a previous cell.",
+        "zsh: command not found: conda",
+        "'python' is not recognized as an internal or external command,",
+        "python : The term 'python' is not recognized as the name of a cmdlet, function, script "
+        "file, or operable program.",
     ],
 )
 def test_system_call_failures_and_dead_kernels_are_unknown_lines(read: Read, line: str) -> None:
