@@ -22,8 +22,10 @@ from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.matrix.queries import architecture_for
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gpudoctor.facts import HostFacts
-    from gpudoctor.matrix.model import Matrix
+    from gpudoctor.matrix.model import Architecture, Matrix
 
 
 def _jetson_without_nvml(facts: HostFacts) -> str | None:
@@ -418,6 +420,20 @@ def check_driver_version(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
     return [finding("driver-version", OK, title, evidence=ev)]
 
 
+def _gpus_whose_architecture(
+    facts: HostFacts, matrix: Matrix, marked: Callable[[Architecture], bool]
+) -> list[tuple[str, str, str]]:
+    """(name, architecture, compute capability) of each GPU whose architecture the matrix
+    marks, sorted: the kernel module flavor rules' subjects."""
+    return sorted(
+        (g.name or f"GPU {g.index}", arch.name, g.compute_capability)
+        for g in facts.nvml.gpus
+        if g.compute_capability
+        and (arch := architecture_for(matrix, g.compute_capability)) is not None
+        and marked(arch)
+    )
+
+
 def check_open_module_required(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     """The proprietary kernel module on a GPU only the open flavor drives. The driver README
     ("Open Linux Kernel Modules"): "The proprietary flavor supports the GPU architectures
@@ -429,13 +445,7 @@ def check_open_module_required(facts: HostFacts, matrix: Matrix, intent: Intent)
     ccs = {g.compute_capability for g in facts.nvml.gpus if g.compute_capability}
     if flavor is None or not ccs:
         return [finding(code, NA, "kernel module flavor or GPU architecture not known")]
-    needs_open = sorted(
-        (g.name or f"GPU {g.index}", arch.name, g.compute_capability)
-        for g in facts.nvml.gpus
-        if g.compute_capability
-        and (arch := architecture_for(matrix, g.compute_capability)) is not None
-        and arch.open_module_only
-    )
+    needs_open = _gpus_whose_architecture(facts, matrix, lambda a: a.open_module_only)
     ev = [("module_flavor", flavor), ("gpus_needing_open_module", [n for n, _, _ in needs_open])]
     if not needs_open:
         return [finding(code, NA, "no GPU here needs the open kernel modules", evidence=ev)]
@@ -474,13 +484,7 @@ def check_open_module_unsupported(
     ccs = {g.compute_capability for g in facts.nvml.gpus if g.compute_capability}
     if flavor is None or not ccs:
         return [finding(code, NA, "kernel module flavor or GPU architecture not known")]
-    refused = sorted(
-        (g.name or f"GPU {g.index}", arch.name, g.compute_capability)
-        for g in facts.nvml.gpus
-        if g.compute_capability
-        and (arch := architecture_for(matrix, g.compute_capability)) is not None
-        and arch.open_module_unsupported
-    )
+    refused = _gpus_whose_architecture(facts, matrix, lambda a: a.open_module_unsupported)
     ev = [("module_flavor", flavor), ("gpus_open_modules_refuse", [n for n, _, _ in refused])]
     if flavor != "open":
         return [finding(code, NA, f"the {flavor} kernel module flavor is loaded", evidence=ev)]
