@@ -463,3 +463,39 @@ def test_library_and_process_lines(read: Read, matrix: Matrix) -> None:
         read, matrix, "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA\n"
     )
     assert "spawn" in _error_line(fork, "cuda-forked-subprocess").fix
+
+
+@pytest.mark.parametrize(
+    ("row", "pod", "status"),
+    [
+        (
+            "gpu-pod-1   0/1     OutOfnvidia.com/gpu    0          10m",
+            "gpu-pod-1",
+            "OutOfnvidia.com/gpu",
+        ),
+        (
+            "default   cuda-test   0/1   UnexpectedAdmissionError   0   3m",
+            "cuda-test",
+            "UnexpectedAdmissionError",
+        ),
+    ],
+)
+def test_a_pod_the_kubelet_refused_at_admission(
+    read: Read, matrix: Matrix, row: str, pod: str, status: str
+) -> None:
+    text = "NAME   READY   STATUS   RESTARTS   AGE\n" + row + "\n"
+    found = _error_line(findings_of(read, matrix, text), "k8s-pod-admission-rejected")
+    assert found.severity is Severity.ERROR
+    assert pod in found.detail
+    assert status in found.detail
+    assert f"kubectl describe pod {pod}" in found.fix
+
+
+def test_a_core_resource_refusal_is_no_device_plugin_admission(read: Read, matrix: Matrix) -> None:
+    # OutOfcpu / OutOfmemory: the kubelet's own resources, not a device plugin's
+    text = (
+        "NAME   READY   STATUS   RESTARTS   AGE\n"
+        "nvidia-device-plugin-daemonset-x2x9k   1/1   Running   0   5m\n"
+        "web-1   0/1   OutOfcpu   0   5m\n"
+    )
+    assert error_lines(findings_of(read, matrix, text), "k8s-pod-admission-rejected") == []
