@@ -78,6 +78,14 @@ class Draft:
         self.section(section)
         self.ranges.append((section, first, first + max(lines, 1) - 1))
 
+    def module_loaded(self, name: str) -> bool:
+        """Record that the kernel module `name` is loaded; False where it already was."""
+        modules = self.kernel.setdefault("modules_loaded", [])
+        if name in modules:
+            return False
+        modules.append(name)
+        return True
+
     def gpu(self, index: int) -> dict[str, Any]:
         return self.gpus.setdefault(index, {"index": index})
 

@@ -140,9 +140,7 @@ def _python(m: re.Match[str], d: Draft) -> bool:
 def _module(m: re.Match[str], d: Draft) -> bool:
     put(d.kernel, "nvidia_module_version", m.group("v"))
     put(d.kernel, "nvidia_module_flavor", "open" if m.group("open") else "proprietary")
-    modules = d.kernel.setdefault("modules_loaded", [])
-    if "nvidia" not in modules:
-        modules.append("nvidia")
+    d.module_loaded("nvidia")
     return True
 
 
@@ -713,12 +711,7 @@ def _container(m: re.Match[str], d: Draft) -> bool:
 
 def _lsmod(m: re.Match[str], d: Draft) -> bool:
     """An `lsmod` line ("nvidia_uvm   1527808  0"): that module is loaded."""
-    modules = d.kernel.setdefault("modules_loaded", [])
-    name = m.group("mod").lower()
-    if name in modules:
-        return False
-    modules.append(name)
-    return True
+    return d.module_loaded(m.group("mod").lower())
 
 
 def _dkms(m: re.Match[str], d: Draft) -> bool:
@@ -731,9 +724,7 @@ def _dkms(m: re.Match[str], d: Draft) -> bool:
 def _nouveau(m: re.Match[str], d: Draft) -> bool:
     """dmesg's "nouveau 0000:01:00.0: NVIDIA GM204" (or any other line nouveau logs for a
     device, "nouveau 0000:01:00.0: DRM: ..."): nouveau is loaded and drives that GPU."""
-    modules = d.kernel.setdefault("modules_loaded", [])
-    if "nouveau" not in modules:
-        modules.append("nouveau")
+    d.module_loaded("nouveau")
     devices = d.kernel.setdefault("pci_devices", [])
     if all(dev.address != m.group("bus") for dev in devices):
         devices.append(

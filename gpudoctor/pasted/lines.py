@@ -134,9 +134,7 @@ def proc_version(text: str, draft: Draft) -> None:
     machine = _MODULE_MACHINE.search(found.group(1))
     if machine is not None:
         put(draft.platform, "machine", machine.group(0))
-    modules = draft.kernel.setdefault("modules_loaded", [])
-    if "nvidia" not in modules:
-        modules.append("nvidia")
+    draft.module_loaded("nvidia")
 
 
 def tf_devices(text: str, draft: Draft) -> None:

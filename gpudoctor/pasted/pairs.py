@@ -246,9 +246,7 @@ def _jetson_stanza(found: re.Match[str], d: Draft) -> int:
 def _sys_module(found: re.Match[str], d: Draft) -> int:
     """The nvidia module loaded in the kernel, and its version (the live probe's source)."""
     put(d.kernel, "nvidia_module_version", found.group("v"))
-    modules = d.kernel.setdefault("modules_loaded", [])
-    if "nvidia" not in modules:
-        modules.append("nvidia")
+    d.module_loaded("nvidia")
     return 2
 
 
