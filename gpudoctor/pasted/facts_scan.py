@@ -2485,7 +2485,6 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
         _cri_config(text, draft)
         _pairs(text, draft)
         _gpu_names(text, ascii_lower(text), draft, architectures)
-        _only_a_host_without_nvidia(draft)
         return
     head, tail_start = text[:_HEAD], len(text) - _TAIL
     _scan(head, 0, draft)
@@ -2493,33 +2492,10 @@ def parse(text: str, draft: Draft, architectures: Sequence[Architecture] = ()) -
     _cri_config(head, draft)
     _pairs(head, draft)
     _gpu_names(head, ascii_lower(head), draft, architectures)
-    _only_a_host_without_nvidia(draft)
     draft.note(
         f"the paste is {len(text) >> 20} MB: facts were read from its first {_HEAD >> 20} MB and "
         f"last {_TAIL >> 10} KB; known error lines from all of it",
     )
-
-
-# The hosts without an NVIDIA GPU a paste may name (Draft.named's words), as a note says them
-# (an AMD GPU named alone is not one: a line that names one may be any program's device list).
-_NO_NVIDIA_HOSTS = {"apple": "a Mac", "cpu-only": "a machine without an NVIDIA GPU"}
-
-
-def _only_a_host_without_nvidia(draft: Draft) -> None:
-    """A short answer that only says the host has no NVIDIA GPU ("I'm on an M1 Mac") is read
-    as that, not as "no report recognised": there is nothing of an NVIDIA stack to judge."""
-    if draft.sections:
-        return
-    for word, line in draft.named:
-        what = _NO_NVIDIA_HOSTS.get(word)
-        if what is not None:
-            draft.note(
-                f"the paste names {what} and no NVIDIA GPU, driver or error line: there is no "
-                "NVIDIA stack to judge on that host"
-            )
-            draft.section(NAME)
-            draft.ranges.append((NAME, line, line))
-            return
 
 
 _HEAD = FACTS_HEAD  # characters

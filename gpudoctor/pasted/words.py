@@ -6,7 +6,8 @@ version, GPU name or known line, but it does say what the host runs: a framework
 Mac, MIG, a CUDA folder the loader is pointed at. Those words were kept aside by the facts scan
 (`Draft.named`, `Draft.ld_library_path`, `Draft.images`) because beside real facts they add
 nothing; alone they are all the paste tells, so the report says it read them (their lines) and
-what to paste for a judgement, rather than that it recognised nothing. No fact is invented: the
+what to paste for a judgement (for a Mac or a machine said to have no NVIDIA GPU: that there is
+no NVIDIA stack to judge), rather than that it recognised nothing. No fact is invented: the
 words stay what they are, and no check judges a version it was not given.
 """
 
@@ -31,6 +32,8 @@ _SAID = {
     "container-run": "a container started",
     "cuda": "CUDA",
 }
+# the words that say the host has no NVIDIA GPU: nothing of an NVIDIA stack to ask for there
+_NO_NVIDIA = frozenset({"apple", "cpu-only"})
 _MAX_SHOWN = 6
 _ASK = (
     "paste `gpudoctor snapshot` (or `nvidia-smi`, and the framework's `python -m torch.utils."
@@ -61,4 +64,10 @@ def read_words(draft: Draft) -> None:
     shown = "; ".join(said[:_MAX_SHOWN]) + (
         f" and {len(said) - _MAX_SHOWN} more" if len(said) > _MAX_SHOWN else ""
     )
-    draft.note(f"the paste names {shown}, without a version, GPU or known line: {_ASK}")
+    if any(word in _NO_NVIDIA for word, _ in draft.named):
+        draft.note(
+            f"the paste names {shown} and no NVIDIA GPU, driver or error line: there is no "
+            "NVIDIA stack to judge on that host"
+        )
+    else:
+        draft.note(f"the paste names {shown}, without a version, GPU or known line: {_ASK}")
