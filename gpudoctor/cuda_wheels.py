@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from gpudoctor import versions
+
 # wheel name without its -cuXX suffix -> the libraries (file-name stems) it ships
 WHEEL_LIBRARIES: dict[str, tuple[str, ...]] = {
     "nvidia-cudnn": ("libcudnn",),
@@ -42,7 +44,6 @@ def wheel_libraries(package: str) -> tuple[str, ...]:
 
 
 _RUNTIME_WHEEL = re.compile(r"^nvidia-cuda-runtime-cu(\d+)$")
-_MAJOR_MINOR = re.compile(r"^([0-9]{1,3})\.([0-9]{1,3})(?![0-9])", re.ASCII)
 
 
 def runtime_cuda(wheels: Iterable[tuple[str, str]], major: str | None = None) -> str | None:
@@ -55,7 +56,7 @@ def runtime_cuda(wheels: Iterable[tuple[str, str]], major: str | None = None) ->
         match = _RUNTIME_WHEEL.match(package)
         if match is None or (major is not None and match.group(1) != major):
             continue
-        release = _MAJOR_MINOR.match(version)
-        if release is not None and release.group(1) == match.group(1):
-            return f"{release.group(1)}.{release.group(2)}"
+        release = versions.release(version) or ()
+        if len(release) >= 2 and release[0] == int(match.group(1)):
+            return f"{release[0]}.{release[1]}"
     return None
