@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.checks.jetson import discrete_host, jetson_release
 from gpudoctor.facts_view import (
@@ -306,8 +307,7 @@ def _same_driver(module: str, library: str) -> bool:
     """Whether a kernel module and a user-space library are of one driver release. nvidia-smi
     names the library by major.minor alone ("NVML library version: 570.124"), which agrees with
     a 570.124.06 module; full versions must be equal."""
-    short, full = sorted((module, library), key=len)
-    return module == library or full.startswith(short + ".")
+    return module == library or versions.same_prefix(module, library)
 
 
 def check_version_mismatch(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
