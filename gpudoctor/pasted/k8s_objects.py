@@ -30,7 +30,7 @@ from typing import Any
 from gpudoctor.facts import K8sItem
 from gpudoctor.pasted import node_columns
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.node_columns import GPU_PLUGIN
+from gpudoctor.pasted.node_columns import GPU_PLUGIN, node_counts
 from gpudoctor.pasted.scan import iter_lines
 
 NAME = "Kubernetes objects"
@@ -96,7 +96,7 @@ def parse(text: str, draft: Draft) -> None:
     text = text[:_MAX_TEXT]
     found = _Found()
     for document in yaml_documents(text):
-        if _resource_map(document):  # a node's resource map pasted alone: its Allocatable
+        if node_columns.resource_map(document):  # a node's resource map alone: Allocatable
             _member("allocatable", document, found, None)
         else:
             _walk(document, found, 0, None)
@@ -385,12 +385,8 @@ def _member(key: str, child: dict[str, Any], found: _Found, kind: str | None) ->
     lower = key.lower()
     if lower in ("allocatable", "capacity") and kind != "Pod":
         target = found.node_resources if lower == "allocatable" else found.node_capacity
-        extended = _extended(child)
-        if _resource_map(child) and not any(GPU_PLUGIN.match(name) for name in extended):
-            # the node lists its resources and no GPU: the device plugin registered none (the
-            # kubelet adds nvidia.com/gpu once a plugin registers it)
-            extended["nvidia.com/gpu"] = "0"
-        node_columns.most(target, extended)  # several nodes: the most any one has
+        # several nodes: the most any one has
+        node_columns.most(target, node_counts(child))
     elif key == "labels" and kind in (None, "Node") and _gfd_labels(child):
         for name, label in child.items():
             if isinstance(label, str):
@@ -419,11 +415,6 @@ def _asked(p: dict[str, Any], gpus: int | None) -> None:
         p["k8s_gpu_requested"] = gpus
 
 
-def _resource_map(value: Any) -> bool:
-    """A node's resource list (Capacity or Allocatable): it names cpu and pods."""
-    return isinstance(value, dict) and isinstance(value.get("cpu"), str) and "pods" in value
-
-
 def _read_node_lines(found: _Found, text: str, draft: Draft) -> None:
     """The lines that gave a node's GPU resources, and a note of its nvidia.com/gpu."""
     names = {n for n in (*found.node_resources, *found.node_capacity) if GPU_PLUGIN.match(n)}
@@ -445,14 +436,6 @@ def _read_node_lines(found: _Found, text: str, draft: Draft) -> None:
 
 # a resource and its count as a node's YAML, JSON or describe lists it
 _RESOURCE_LINE = re.compile(r"[\w./-]{3,80}[\"']?:[ \t]{0,30}[\"']?\d{1,7}\b")
-
-
-def _extended(resources: dict[str, Any]) -> dict[str, str]:
-    return {
-        name: count
-        for name, count in resources.items()
-        if "/" in name and isinstance(count, str) and count.isdecimal()
-    }
 
 
 def _gfd_labels(labels: dict[str, Any]) -> bool:

@@ -33,6 +33,25 @@ _MAX_ROWS = 200
 _KIND_REACH = 3  # lines above a jsonpath answer that may hold its command
 
 
+def resource_map(value: Any) -> bool:
+    """A node's resource list (Capacity or Allocatable): it names cpu and pods."""
+    return isinstance(value, dict) and isinstance(value.get("cpu"), str) and "pods" in value
+
+
+def node_counts(resources: dict[str, Any]) -> dict[str, str]:
+    """The extended resources (names with a "/") a node's Capacity or Allocatable counts, with
+    nvidia.com/gpu 0 where a whole resource list (cpu, pods) holds no GPU device plugin's: the
+    plugin registered none there (the kubelet adds nvidia.com/gpu once a plugin registers it)."""
+    counts = {
+        name: count
+        for name, count in resources.items()
+        if "/" in name and isinstance(count, str) and count.isdecimal()
+    }
+    if resource_map(resources) and not any(GPU_PLUGIN.match(name) for name in counts):
+        counts["nvidia.com/gpu"] = "0"
+    return counts
+
+
 def most(target: dict[str, str], counts: dict[str, str]) -> None:
     """Keep each resource's largest count (several nodes: the most any one has)."""
     for name, count in counts.items():
@@ -96,14 +115,9 @@ def _map(text: str) -> dict[str, str] | None:
         return None
     if not isinstance(value, dict) or "cpu" not in value or "pods" not in value:
         return None
-    counts = {
-        str(k): str(v)
-        for k, v in value.items()
-        if "/" in str(k) and str(v).isdecimal() and len(str(v)) < 7
-    }
-    if not any(GPU_PLUGIN.match(name) for name in counts):
-        counts["nvidia.com/gpu"] = "0"
-    return counts
+    # (a count of 7 digits or more is no device count; cpu and pods only mark the list)
+    listed = {str(k): str(v) for k, v in value.items()}
+    return node_counts({k: v for k, v in listed.items() if len(v) < 7 or k in ("cpu", "pods")})
 
 
 def _kind(lines: list[str], at: int) -> str:
