@@ -168,7 +168,13 @@ def _unused_fallback(code: str, facts: HostFacts, report: ReportFacts) -> str | 
 # Lines that only say the NVIDIA driver is absent: what any CUDA-capable program prints on a
 # host without an NVIDIA GPU.
 _DRIVER_ABSENT = frozenset(
-    {"libcuda-not-found", "tf-no-cuda-drivers", "ngc-driver-not-detected", "torch-found-no-driver"}
+    {
+        "libcuda-not-found",
+        "tf-no-cuda-drivers",
+        "ngc-driver-not-detected",
+        "torch-found-no-driver",
+        "jax-cuda-no-visible-gpu",
+    }
 )
 # Lines a CPU-only build prints (onnxruntime's provider list without a GPU provider): the build
 # to use on a host without an NVIDIA GPU.

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
-from tests.support.pasted_findings import findings_of, warn_or_error
+from tests.support.pasted_findings import error_lines, findings_of, warn_or_error
 
 Read = Callable[[str], HostFacts]
 
@@ -63,3 +63,62 @@ def test_tensorflow_build_infos_cudnn_is_what_it_expects_not_a_cudnn_found(
     judged = [f for f in findings_of(read, matrix, wheel) if f.code == "framework-cudnn"]
     assert [f.severity for f in judged] == [Severity.ERROR]
     assert "9.1.0.70" in judged[0].title
+
+
+JAX_ENV = (
+    "jax:    0.4.30\n"
+    "jaxlib: 0.4.30\n"
+    "numpy:  1.26.4\n"
+    "python: 3.11.9 (main, Apr 19 2024, 16:48:06) [GCC 11.2.0]\n"
+    "jax.devices ({total} total, {local} local): {devices}\n"
+    "process_count: 1\n"
+    "\n$ nvidia-smi\n"
+)
+RTX4090 = smi(
+    "550.54.15",
+    "12.4 ",
+    "|   0  NVIDIA GeForce RTX 4090        Off | 00000000:01:00.0 Off |                  Off |\n"
+    "|  0%   38C    P8              21W / 450W |      2MiB / 24564MiB |      0%      Default |\n"
+    "|                                         |                      |                  N/A |\n",
+)
+
+
+def test_jax_environment_info_listing_only_cpus_beside_a_gpu_is_a_warning(
+    read: Read, matrix: Matrix
+) -> None:
+    """jax.print_environment_info() prints its devices as "jax.devices (1 total, 1 local):
+    [CpuDevice(id=0)]" and then nvidia-smi: JAX sees no GPU the host has."""
+    text = JAX_ENV.format(total=1, local=1, devices="[CpuDevice(id=0)]") + RTX4090
+    facts = read(text)
+    assert [d.cuda_available for d in facts.deep if d.name == "jax"] == [False]
+    found = [f for f in findings_of(read, matrix, text) if f.code == "framework-cuda-available"]
+    assert [f.severity for f in found] == [Severity.WARN]
+    assert "jax 0.4.30" in found[0].title
+    # Near miss: its CUDA devices (numpy's str of the array: spaces, no commas) are no alarm.
+    ok = JAX_ENV.format(total=2, local=2, devices="[cuda(id=0) cuda(id=1)]") + RTX4090
+    assert warn_or_error(findings_of(read, matrix, ok)) == []
+    assert [d.cuda_available for d in read(ok).deep if d.name == "jax"] == [True]
+
+
+def test_jax_cuda_backend_with_no_visible_gpu_is_an_error(read: Read, matrix: Matrix) -> None:
+    line = (
+        "RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU "
+        "devices. (you may need to uninstall the failing plugin package, or set "
+        "JAX_PLATFORMS=cpu to skip this backend.)\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "jax-cuda-no-visible-gpu")
+    assert found.severity is Severity.ERROR
+    assert "cuda backend" in found.detail
+    assert "CUDA_VISIBLE_DEVICES" in found.fix
+    # Near misses: the ROCm backend's probe notice, and XLA's words without a JAX backend.
+    rocm = (
+        "INFO:jax._src.xla_bridge:Unable to initialize backend 'rocm': "
+        "FAILED_PRECONDITION: No visible GPU devices.\n"
+    )
+    assert not error_lines(findings_of(read, matrix, rocm), "jax-cuda-no-visible-gpu")
+    bare = RTX4090 + "Status: FAILED_PRECONDITION: No visible GPU devices.\n"
+    assert not error_lines(findings_of(read, matrix, bare), "jax-cuda-no-visible-gpu")
+    # On a host the report names as one without an NVIDIA GPU the line is expected: info.
+    mac = "I'm on a MacBook Pro M2, no NVIDIA GPU\n" + line
+    (notice,) = error_lines(findings_of(read, matrix, mac), "jax-cuda-no-visible-gpu")
+    assert notice.severity is Severity.INFO
