@@ -122,3 +122,67 @@ def test_jax_cuda_backend_with_no_visible_gpu_is_an_error(read: Read, matrix: Ma
     mac = "I'm on a MacBook Pro M2, no NVIDIA GPU\n" + line
     (notice,) = error_lines(findings_of(read, matrix, mac), "jax-cuda-no-visible-gpu")
     assert notice.severity is Severity.INFO
+
+
+def _row(second: str) -> str:
+    return smi(
+        "525.85.12",
+        "12.0 ",
+        "|   0  NVIDIA GeForce RTX 3080        Off | 00000000:01:00.0 Off |"
+        "                  N/A |\n"
+        f"|{second}|      0MiB / 10240MiB |    ERR!      Default |\n"
+        "|                                         |                      |"
+        "                  N/A |\n",
+    )
+
+
+def _lost(findings: list) -> list:
+    return [f for f in findings if f.code == "gpu-lost" and f.severity is Severity.ERROR]
+
+
+def test_an_nvidia_smi_table_of_err_cells_is_a_lost_gpu(read: Read, matrix: Matrix) -> None:
+    """nvidia-smi prints ERR! where NVML answered a query with an error: a GPU whose fan,
+    temperature, performance state and power all read ERR! no longer answers (it fell off the
+    bus or hung), as the live probe records a GPU whose handle fails."""
+    text = _row("ERR!  ERR!  ERR!               ERR! / ERR! ")
+    (lost,) = _lost(findings_of(read, matrix, text))
+    assert "ERR!" in lost.title
+    assert "0000:01:00.0" in lost.title
+    # Near miss: a fan that reads ERR! beside readable values is a fan fault, not a lost GPU.
+    fan = _row("ERR!  41C    P8               22W / 320W ")
+    assert _lost(findings_of(read, matrix, fan)) == []
+    assert [g.temperature_c for g in read(fan).nvml.gpus] == [41]
+
+
+SMI_Q = (
+    "==============NVSMI LOG==============\n\n"
+    "Driver Version                            : 535.129.03\n"
+    "CUDA Version                              : 12.2\n\n"
+    "Attached GPUs                             : 1\n"
+    "GPU 00000000:01:00.0\n"
+    "    Product Name                          : NVIDIA GeForce RTX 3090\n"
+    "    Fan Speed                             : [Unknown Error]\n"
+    "    Performance State                     : {perf}\n"
+    "    Temperature\n"
+    "        GPU Current Temp                  : {temp}\n"
+    "    GPU Power Readings\n"
+    "        Power Draw                        : [Unknown Error]\n"
+)
+
+
+def test_nvidia_smi_q_and_query_gpu_errors_mark_a_lost_gpu(read: Read, matrix: Matrix) -> None:
+    text = SMI_Q.format(perf="[Unknown Error]", temp="[Unknown Error]")
+    (lost,) = _lost(findings_of(read, matrix, text))
+    assert "4 readings" in lost.title
+    # Near miss: two failed readings of a GPU that still gives its temperature.
+    two = SMI_Q.format(perf="P8", temp="35 C")
+    assert _lost(findings_of(read, matrix, two)) == []
+    csv = (
+        "nvidia-smi --query-gpu=index,name,temperature.gpu --format=csv\n"
+        "index, name, temperature.gpu\n"
+        "0, NVIDIA A100-SXM4-80GB, 33\n"
+        "1, [GPU is lost], [GPU is lost]\n"
+    )
+    (gone,) = _lost(findings_of(read, matrix, csv))
+    assert gone.subject == "GPU 1"
+    assert [g.name for g in read(csv).nvml.gpus] == ["NVIDIA A100-SXM4-80GB", None]
