@@ -186,3 +186,36 @@ def test_nvidia_smi_q_and_query_gpu_errors_mark_a_lost_gpu(read: Read, matrix: M
     (gone,) = _lost(findings_of(read, matrix, csv))
     assert gone.subject == "GPU 1"
     assert [g.name for g in read(csv).nvml.gpus] == ["NVIDIA A100-SXM4-80GB", None]
+
+
+def _collect_env(gpu: str) -> str:
+    return (
+        "PyTorch version: 2.3.1+cu121\n"
+        "Is debug build: False\n"
+        "CUDA used to build PyTorch: 12.1\n"
+        "ROCM used to build PyTorch: N/A\n\n"
+        "OS: Ubuntu 22.04.3 LTS (x86_64)\n"
+        "Is CUDA available: True\n"
+        f"GPU models and configuration: GPU 0: NVIDIA GeForce {gpu}\n"
+        "Nvidia driver version: 535.129.03\n"
+    )
+
+
+def test_a_first_kepler_geforce_is_known_too_old_for_a_new_torch(
+    read: Read, matrix: Matrix
+) -> None:
+    """The GTX 680 and its GK10x siblings are compute capability 3.0 (NVIDIA's legacy CUDA GPUs
+    page): torch 2.3's kernels start at sm_50, so the GPU has none."""
+    facts = read(_collect_env("GTX 680"))
+    assert [g.compute_capability for g in facts.nvml.gpus] == ["3.0"]
+    arch = [
+        f for f in findings_of(read, matrix, _collect_env("GTX 680")) if f.code == "framework-arch"
+    ]
+    assert [f.severity for f in arch] == [Severity.ERROR]
+    assert "3.0" in arch[0].title or "sm_30" in arch[0].title + arch[0].detail
+    assert [g.compute_capability for g in read(_collect_env("GTX 780")).nvml.gpus] == ["3.5"]
+    # Near miss: a Pascal GeForce of the same family of names has kernels in that build.
+    ok = [
+        f for f in findings_of(read, matrix, _collect_env("GTX 1080")) if f.code == "framework-arch"
+    ]
+    assert [f.severity for f in ok] == [Severity.OK]
