@@ -219,3 +219,18 @@ def test_a_first_kepler_geforce_is_known_too_old_for_a_new_torch(
         f for f in findings_of(read, matrix, _collect_env("GTX 1080")) if f.code == "framework-arch"
     ]
     assert [f.severity for f in ok] == [Severity.OK]
+
+
+def test_nvidia_smis_corrupted_inforom_warning_is_a_warning(read: Read, matrix: Matrix) -> None:
+    text = "WARNING: infoROM is corrupted at gpu 0000:00:03.0\n" + L4_550
+    (found,) = error_lines(findings_of(read, matrix, text), "gpu-inforom-corrupted")
+    assert found.severity is Severity.WARN
+    assert "NVML_ERROR_CORRUPTED_INFOROM" in found.detail
+    assert "RMA" in found.fix
+    # Near miss: nvidia-smi -q's infoROM versions of a sound board.
+    versions = (
+        L4_550 + "    Inforom Version\n"
+        "        Image Version                     : G193.0200.00.01\n"
+        "        OEM Object                        : 2.1\n"
+    )
+    assert not error_lines(findings_of(read, matrix, versions), "gpu-inforom-corrupted")
