@@ -64,6 +64,11 @@ def build(
                 **draft.kernel,
                 "modules_loaded": tuple(draft.kernel.get("modules_loaded", ())),
                 "pci_devices": tuple(draft.kernel.get("pci_devices", ())),
+                "nvidia_dkms_kernels": (
+                    tuple(draft.kernel["nvidia_dkms_kernels"])
+                    if "nvidia_dkms_kernels" in draft.kernel
+                    else None
+                ),
             }
         ),
         nvml=nvml,

@@ -234,3 +234,26 @@ def test_nvidia_smis_corrupted_inforom_warning_is_a_warning(read: Read, matrix: 
         "        OEM Object                        : 2.1\n"
     )
     assert not error_lines(findings_of(read, matrix, versions), "gpu-inforom-corrupted")
+
+
+def test_a_dkms_build_for_another_kernel_than_the_running_one_is_an_error(
+    read: Read, matrix: Matrix
+) -> None:
+    """`dkms status` lists the kernels the module is built and installed for: with the running
+    kernel (uname -r) among none of them, the nvidia module cannot load."""
+    dkms = "$ dkms status\nnvidia/535.129.03, 6.2.0-39-generic, x86_64: installed\n"
+    text = "$ uname -r\n6.5.0-14-generic\n" + dkms
+    (found,) = error_lines(findings_of(read, matrix, text), "dkms-nvidia-installed-for-kernel")
+    assert found.severity is Severity.ERROR
+    assert "535.129.03" in found.detail
+    assert "6.2.0-39-generic" in found.fix
+    # Near misses: a second line for the running kernel, and a report that shows no kernel.
+    both = text + "nvidia/535.129.03, 6.5.0-14-generic, x86_64: installed\n"
+    assert read(both).kernel.nvidia_dkms_kernels == ("6.2.0-39-generic", "6.5.0-14-generic")
+    lines = error_lines(findings_of(read, matrix, both), "dkms-nvidia-installed-for-kernel")
+    assert [f.severity for f in lines] == [Severity.INFO]
+    assert "6.5.0-14-generic has its own build" in lines[0].detail
+    (alone,) = error_lines(findings_of(read, matrix, dkms), "dkms-nvidia-installed-for-kernel")
+    assert alone.severity is Severity.INFO
+    added = "$ uname -r\n6.5.0-14-generic\nnvidia/535.129.03: added\n"
+    assert not error_lines(findings_of(read, matrix, added), "dkms-nvidia-installed-for-kernel")
