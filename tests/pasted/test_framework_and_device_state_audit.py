@@ -257,3 +257,34 @@ def test_a_dkms_build_for_another_kernel_than_the_running_one_is_an_error(
     assert alone.severity is Severity.INFO
     added = "$ uname -r\n6.5.0-14-generic\nnvidia/535.129.03: added\n"
     assert not error_lines(findings_of(read, matrix, added), "dkms-nvidia-installed-for-kernel")
+
+
+def _jetson_collect_env(torch: str, built: str) -> str:
+    return (
+        f"PyTorch version: {torch}\n"
+        "Is debug build: False\n"
+        f"CUDA used to build PyTorch: {built}\n"
+        "ROCM used to build PyTorch: N/A\n\n"
+        "OS: Ubuntu 22.04.5 LTS (aarch64)\n"
+        "Python platform: Linux-5.15.148-tegra-aarch64-with-glibc2.35\n"
+        "Is CUDA available: False\n"
+        "CUDA runtime version: 12.6.68\n"
+        "GPU models and configuration: Could not collect\n"
+        "Nvidia driver version: Could not collect\n"
+    )
+
+
+def test_pypis_aarch64_cuda_torch_on_a_jetson_is_an_sbsa_build(read: Read, matrix: Matrix) -> None:
+    """From 2.11 PyPI's aarch64 torch wheel is a CUDA 13.0 build for server Arm (the matrix's
+    [[wheel]] rows): on a Jetson before JetPack 7, a plain 2.11.0 built with CUDA 13.0 that
+    does not see CUDA is that wheel, not one of NVIDIA's Jetson builds."""
+    text = _jetson_collect_env("2.11.0", "13.0")
+    found = [f for f in findings_of(read, matrix, text) if f.code == "jetson-wheel"]
+    assert [f.severity for f in found] == [Severity.ERROR]
+    assert "SBSA" in found[0].title
+    assert "2.11.0" in found[0].detail
+    assert "CUDA 13.0" in found[0].detail
+    # Near miss: the same release built with CUDA 12.6 (a Jetson index's wheel) is no SBSA one.
+    jetson = _jetson_collect_env("2.11.0", "12.6")
+    other = [f for f in findings_of(read, matrix, jetson) if f.code == "jetson-wheel"]
+    assert [f.severity for f in other] == [Severity.OK]
