@@ -183,6 +183,9 @@ class KernelFacts(Frozen):
     # Peer-memory clients registered with the RDMA stack (/sys/kernel/mm/memory_peers: "nv_mem"
     # when nvidia-peermem registers through it); None: not probed.
     peer_memory_clients: tuple[str, ...] | None = None
+    # The kernels DKMS has built and installed the nvidia module for (`dkms status`: "nvidia/
+    # 535.129.03, 6.5.0-14-generic, x86_64: installed"); None: not read.
+    nvidia_dkms_kernels: tuple[str, ...] | None = None
     device_nodes: tuple[DeviceNode, ...] = ()
     pci_devices: tuple[PciDevice, ...] = ()
 

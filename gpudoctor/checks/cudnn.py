@@ -31,8 +31,11 @@ def _expected(matrix: Matrix, fw: FrameworkFacts) -> str | None:
 
 def _loaded(facts: HostFacts, matrix: Matrix, fw: FrameworkFacts) -> tuple[str | None, str]:
     """The cuDNN version the framework will load, and where it comes from."""
-    if fw.cudnn:
-        wheel = any(b.package.startswith("nvidia-cudnn") for b in fw.bundled)
+    wheel = any(b.package.startswith("nvidia-cudnn") for b in fw.bundled)
+    # TensorFlow's build info names the cuDNN it was compiled against (cudnn_version, "8"):
+    # without an nvidia-cudnn wheel that is the build's expectation, not a cuDNN found
+    declared = fw.name == "tensorflow" and not wheel and fw.cudnn == fw.build_cudnn
+    if fw.cudnn and not declared:
         if fw.name == "torch" and not wheel:  # a paste's torch.backends.cudnn.version()
             return fw.cudnn, "torch.backends.cudnn.version()"
         return fw.cudnn, "its nvidia-cudnn wheel"

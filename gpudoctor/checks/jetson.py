@@ -388,17 +388,14 @@ def _judge(
         f"uninstall it and install NVIDIA's {fw.name} build for {_jetpack(facts, release, row)}, "
         f"as {_docs_for(fw.name)} describes"
     )
-    if wheels or (fw.name == "torch" and _CU_TAG.search(fw.version)):
+    sbsa = None if _sees_cuda(facts, fw) else _pypi_cuda_release(fw, matrix)
+    if wheels or (fw.name == "torch" and _CU_TAG.search(fw.version)) or sbsa:
         return finding(
             CODE,
             ERROR,
             f"{fw.label} is a PyPI CUDA build for server Arm (SBSA), not for this Jetson",
             detail=f"L4T {release}: the Jetson's integrated GPU runs JetPack's CUDA; "
-            + (
-                f"the nvidia-* wheels it brings ({', '.join(wheels[:3])}) are SBSA builds"
-                if wheels
-                else "the +cu build on the PyTorch index is an SBSA build"
-            ),
+            + _sbsa_shown(fw, wheels, sbsa),
             fix=fix,
             evidence=ev,
             subject=fw.name,
@@ -432,6 +429,20 @@ def _judge(
         )
     return finding(
         CODE, OK, f"{fw.label}: no PyPI CUDA wheels on this Jetson", evidence=ev, subject=fw.name
+    )
+
+
+def _sbsa_shown(fw: FrameworkFacts, wheels: list[str], pypi: str | None) -> str:
+    """What shows the build is one for server Arm: its nvidia-* wheels, the +cu tag of the
+    PyTorch index, or PyPI's aarch64 CUDA wheel of that release."""
+    if wheels:
+        return f"the nvidia-* wheels it brings ({', '.join(wheels[:3])}) are SBSA builds"
+    if pypi is None:
+        return "the +cu build on the PyTorch index is an SBSA build"
+    return (
+        f"PyPI's aarch64 wheel of {fw.name} {pypi} is built with CUDA {fw.cuda} for server Arm "
+        "(the matrix's [[wheel]] rows), and the report shows neither a local tag of NVIDIA's "
+        "Jetson builds nor CUDA available"
     )
 
 
@@ -474,6 +485,28 @@ def _pypi_cpu_release(fw: FrameworkFacts, matrix: Matrix) -> str | None:
     if not all(w.cpu_only for w in rows):
         return None
     return rows[0].version if len(rows) == 1 else version
+
+
+def _pypi_cuda_release(fw: FrameworkFacts, matrix: Matrix) -> str | None:
+    """The release whose PyPI aarch64 wheel is a CUDA build for server Arm (torch from 2.11,
+    CUDA 13.0), where the installed build is probably that wheel: a version without a local
+    tag, built with the CUDA that wheel carries. NVIDIA's Jetson builds carry a local tag
+    ("+nv24.08") or are seen answering that CUDA is available (_sees_cuda)."""
+    framework = framework_names.MATRIX_NAME.get(fw.name)
+    version, built = fw.version, versions.release(fw.cuda)
+    if framework is None or versions.public(version) != version or fw.cpu_only or not built:
+        return None
+    for w in matrix.wheels:
+        if (
+            w.framework == framework
+            and w.machine == "aarch64"
+            and w.index == "pypi"
+            and w.version == version
+            and not w.cpu_only
+            and (versions.release(w.cuda) or ())[:2] == built[:2]
+        ):
+            return w.version
+    return None
 
 
 def _newer_cuda(fw: FrameworkFacts, row: JetpackRelease | None) -> Finding | None:

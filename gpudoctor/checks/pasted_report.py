@@ -108,6 +108,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             _unused_fallback(known.code, facts, report)
             or _no_nvidia_gpu(known.code, facts)
             or _within_capability_range(known.code, values, facts)
+            or _dkms_build_runs(known.code, facts)
             or _no_gpu_set_up(known.code, facts, report)
             or _cpu_conversion(known.code, facts, report)
             or _mig_devices_advertised(known.code, facts)
@@ -168,7 +169,13 @@ def _unused_fallback(code: str, facts: HostFacts, report: ReportFacts) -> str | 
 # Lines that only say the NVIDIA driver is absent: what any CUDA-capable program prints on a
 # host without an NVIDIA GPU.
 _DRIVER_ABSENT = frozenset(
-    {"libcuda-not-found", "tf-no-cuda-drivers", "ngc-driver-not-detected", "torch-found-no-driver"}
+    {
+        "libcuda-not-found",
+        "tf-no-cuda-drivers",
+        "ngc-driver-not-detected",
+        "torch-found-no-driver",
+        "jax-cuda-no-visible-gpu",
+    }
 )
 # Lines a CPU-only build prints (onnxruntime's provider list without a GPU provider): the build
 # to use on a host without an NVIDIA GPU.
@@ -306,6 +313,25 @@ def _cpu_conversion(code: str, facts: HostFacts, report: ReportFacts) -> str | N
         "the report shows no NVIDIA GPU, driver or CUDA install: on the CPU this conversion is "
         "CTranslate2's normal behaviour"
     )
+
+
+def _dkms_build_runs(code: str, facts: HostFacts) -> str | None:
+    """A `dkms status` line of the NVIDIA module's build for one kernel is a fault only where the
+    report shows the running kernel and no line builds the module for it."""
+    if code != "dkms-nvidia-installed-for-kernel":
+        return None
+    release = facts.kernel.release
+    if release is None:
+        return (
+            "the report does not show the running kernel (`uname -r`): the line is a fault only "
+            "where that kernel has no such line"
+        )
+    if release in (facts.kernel.nvidia_dkms_kernels or ()):
+        return (
+            f"the running kernel {release} has its own build (a line of `dkms status` names it), "
+            "so the module can load there"
+        )
+    return None
 
 
 def _within_capability_range(code: str, values: dict[str, str], facts: HostFacts) -> str | None:

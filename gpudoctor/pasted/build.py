@@ -38,6 +38,7 @@ from gpudoctor.facts_view import jetson_gpu_name
 from gpudoctor.framework_names import GPU_PROGRAMS, LOGGED_PROGRAMS
 from gpudoctor.pasted.unknown_errors import MAX_LINES
 from gpudoctor.pasted.unknowns import unknowns
+from gpudoctor.probes.frameworks import cudnn_wheel
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.model import Architecture
@@ -63,6 +64,11 @@ def build(
                 **draft.kernel,
                 "modules_loaded": tuple(draft.kernel.get("modules_loaded", ())),
                 "pci_devices": tuple(draft.kernel.get("pci_devices", ())),
+                "nvidia_dkms_kernels": (
+                    tuple(draft.kernel["nvidia_dkms_kernels"])
+                    if "nvidia_dkms_kernels" in draft.kernel
+                    else None
+                ),
             }
         ),
         nvml=nvml,
@@ -351,14 +357,16 @@ def _tensorflow(draft: Draft) -> FrameworkFacts | None:
         cpu_only = True
     elif cpu_only is None and tf.get("cuda_available"):
         cpu_only = False  # a TensorFlow that lists a GPU is a GPU build
+    bundled = _bundled(draft)
     return FrameworkFacts(
         name="tensorflow",
         version=draft.packages[name] if name else VERSION_NOT_SHOWN,
         # what its build info said, else the CUDA runtime tensorflow[and-cuda] installed
         cuda=tf.get("cuda") or (None if cpu_only else runtime_cuda(draft.packages.items())),
         cpu_only=cpu_only,
-        cudnn=tf.get("cudnn"),
-        bundled=_bundled(draft),
+        # the cuDNN wheel it loads, else what its build info declared (as the live probe)
+        cudnn=cudnn_wheel(bundled) or tf.get("cudnn"),
+        bundled=bundled,
         arch_list=tuple(tf.get("arch_list") or ()),
         build_cudnn=tf.get("build_cudnn"),
     )

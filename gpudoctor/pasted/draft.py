@@ -99,6 +99,29 @@ def put(part: dict[str, Any], key: str, value: Any) -> None:
         part[key] = value
 
 
+# What nvidia-smi prints where NVML answered a query of the GPU with an error: "ERR!" in its
+# table, "[Unknown Error]" or "[GPU is lost]" in -q and --query-gpu ("N/A" and "[Not Supported]"
+# are values the GPU does not have, not errors).
+_FAILED = ("err!", "unknown error", "[unknown error]", "gpu is lost", "[gpu is lost]")
+# A fan's error alone is a fan fault; three failed readings are a GPU whose queries all fail.
+_FAILED_TO_LOST = 3
+
+
+def failed_reading(text: str) -> bool:
+    """Whether a value nvidia-smi printed is NVML's error for that query."""
+    return text.strip().lower() in _FAILED
+
+
+def mark_failed_readings(gpu: dict[str, Any], failed: list[str], where: str) -> None:
+    """A GPU lost (as the live probe records one whose handle fails) where nvidia-smi shows it
+    lost, or shows errors for three or more of its readings."""
+    lost = any("lost" in f.lower() for f in failed)
+    if lost or len(failed) >= _FAILED_TO_LOST:
+        put(gpu, "lost", True)
+        said = "GPU is lost" if lost else f"{failed[0].strip()} for {len(failed)} readings"
+        put(gpu, "error", f"{where} shows {said}: NVML's queries of the GPU fail")
+
+
 def unknown_value(text: str | None) -> bool:
     """The ways reports say "don't know": collect_env's 'Could not collect', nvidia-smi's N/A."""
     return text is None or text.strip().lower() in (

@@ -716,8 +716,12 @@ def _lsmod(m: re.Match[str], d: Draft) -> bool:
 
 def _dkms(m: re.Match[str], d: Draft) -> bool:
     """`dkms status` ("nvidia/535.129.03, 6.5.0-14-generic, x86_64: installed"): the driver's
-    kernel module built for that kernel; "installed" is not "loaded", so only the version."""
+    kernel module built for that kernel; "installed" is not "loaded", so the version and the
+    kernels it is installed for."""
     put(d.nvml, "driver_version", m.group("v"))
+    kernels = d.kernel.setdefault("nvidia_dkms_kernels", [])
+    if m.group("k") not in kernels:
+        kernels.append(m.group("k"))
     return True
 
 
@@ -1750,7 +1754,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "installed",
         _rx(
-            rf"^\s{{0,4}}nvidia(?:-srv)?[/,]\s{{0,2}}(?P<v>{_VER3}),\s{{0,2}}\S{{1,80}},\s{{0,2}}\w{{1,12}}:\s{{0,2}}installed"
+            rf"^\s{{0,4}}nvidia(?:-srv|-open)?[/,]\s{{0,2}}(?P<v>{_VER3}),\s{{0,2}}(?P<k>[^\s,]{{1,80}}),\s{{0,2}}\w{{1,12}}:\s{{0,2}}installed"
         ),
         _dkms,
     ),

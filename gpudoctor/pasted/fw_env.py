@@ -12,7 +12,8 @@
   jax/jaxlib lines are facts_scan's).
 - `jax.devices()`: "[CudaDevice(id=0), CudaDevice(id=1)]" (older: "[cuda(id=0)]",
   "[gpu(id=0)]", "[StreamExecutorGpuDevice(id=0, ...)]"), or "[CpuDevice(id=0)]" when JAX
-  found no GPU.
+  found no GPU; also as `jax.print_environment_info()` prints it ("jax.devices (1 total, 1
+  local): [CpuDevice(id=0)]", jax/_src/environment_info.py).
 - JAX's warning when it finds an NVIDIA device node (/dev/nvidia0, /dev/nvidiactl, /dev/dxg)
   but no CUDA backend was registered: "An NVIDIA GPU may be present on this machine, but a
   CUDA-enabled jaxlib is not installed. Falling back to cpu." (jax/_src/xla_bridge.py
@@ -95,8 +96,11 @@ _UNAME = re.compile(
 _JAX_DEVICES = re.compile(
     r"^device info: (?P<kind>[^\n]{1,80})-(?P<n>\d{1,3}), \d{1,3} local devices\"?\s{0,4}$"
 )
+# `jax.devices()` alone, or the line `jax.print_environment_info()` prints of it (numpy's str
+# of the device array: "jax.devices (2 total, 2 local): [cuda(id=0) cuda(id=1)]")
 _JAX_LIST = re.compile(
-    r"^\[(?P<kind>CudaDevice|cuda|gpu|StreamExecutorGpuDevice|RocmDevice|rocm|CpuDevice|cpu|"
+    r"^(?:jax\.devices \(\d{1,5} total, (?P<local>\d{1,4}) local\): )?"
+    r"\[(?P<kind>CudaDevice|cuda|gpu|StreamExecutorGpuDevice|RocmDevice|rocm|CpuDevice|cpu|"
     r"TFRT_CPU_0)\(id=0[,)]"
 )
 _JAX_ID = re.compile(r"\bid=(?P<i>\d{1,3})\b")
@@ -308,7 +312,9 @@ def _jax_list(text: str, draft: Draft) -> None:
             draft.jax.setdefault("cuda_available", False)
             draft.note("JAX found no GPU: its devices are CPUs")
         else:
-            count = len(set(_JAX_ID.findall(line)))
+            # numpy elides a long device array ("... cuda(id=7)"): its local count says how many
+            local = found.group("local")
+            count = int(local) if local else len(set(_JAX_ID.findall(line)))
             vendor = "ROCm" if kind.startswith("rocm") else "CUDA"
             if vendor == "CUDA":
                 draft.jax.setdefault("cuda_available", True)

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from gpudoctor.facts import PciDevice
 from gpudoctor.pasted.clean import bus_id, mib_bytes
-from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.draft import Draft, failed_reading, mark_failed_readings, put
 
 NAME = "nvidia-smi --query-gpu"
 DESCRIPTION = "`nvidia-smi --query-gpu=... --format=csv`; `lspci -k` GPU lines"
@@ -93,8 +93,14 @@ def _rows(text: str, start: int, columns: list[str], draft: Draft) -> None:
         if "index" in values and values["index"].isdecimal():
             index = int(values["index"])
         gpu = draft.gpu(index)
+        failed = [cell for cell in cells if failed_reading(cell)]  # "[GPU is lost]"
+        mark_failed_readings(gpu, failed, "nvidia-smi --query-gpu")
+        if gpu.get("lost"):
+            put(draft.nvml, "status", "ok")  # NVML initialised and answered that GPU's loss
         for column, cell in values.items():
             if column not in _FIELDS or cell in ("", "[N/A]", "N/A", "[Not Supported]"):
+                continue
+            if failed_reading(cell):
                 continue
             where, key, convert = _FIELDS[column]
             try:

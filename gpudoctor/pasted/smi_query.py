@@ -18,7 +18,7 @@ from typing import Any
 
 from gpudoctor.facts import MigDevice
 from gpudoctor.pasted.clean import bus_id, integer, mib_bytes, number, on_off, version_text
-from gpudoctor.pasted.draft import Draft, put, unknown_value
+from gpudoctor.pasted.draft import Draft, failed_reading, mark_failed_readings, put, unknown_value
 from gpudoctor.pasted.scan import line_starts_with
 
 NAME = "nvidia-smi -q"
@@ -185,6 +185,14 @@ _MIG_DEVICES = ("mig devices",)
 _MIG_DEVICE = ("mig devices", "mig device")
 
 
+def _failed_value(value: str, gpu: dict[str, Any]) -> bool:
+    """A value NVML failed to read ("[Unknown Error]"), kept to judge the GPU by at the end."""
+    if not failed_reading(value):
+        return False
+    gpu.setdefault("_failed", []).append(value)
+    return True
+
+
 def _mig_heading(path: tuple[str, ...], gpu: dict[str, Any], draft: Draft) -> None:
     """ "MIG Devices" (the GPU's list of MIG devices) and each "MIG Device" heading under it."""
     if path == _MIG_DEVICES and not any(word == "mig-listing" for word, _ in draft.named):
@@ -258,13 +266,14 @@ def parse(block: str, draft: Draft) -> None:
         if len(path) == 2 and path[0] in _REASON_HEADINGS:
             _clock_event(gpu, path[1], value)
             continue
-        if _mig_value(path, value, gpu, draft):
+        if _failed_value(value, gpu) or _mig_value(path, value, gpu, draft):
             continue
         target = GPU_FIELDS.get(path)
         if target and not unknown_value(value):
             put(gpu, target[0], target[1](value))
     for g in draft.gpus.values():
         g.pop("_q", None)
+        mark_failed_readings(g, g.pop("_failed", []), "nvidia-smi -q")
         _mig_devices(g)
         active = g.pop("_reasons", None)
         if active is not None:

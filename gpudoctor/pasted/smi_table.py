@@ -16,7 +16,7 @@ import re
 
 from gpudoctor.facts import MigDevice
 from gpudoctor.pasted.clean import bus_id, integer, mib_bytes, number, on_off, version_text
-from gpudoctor.pasted.draft import Draft, put
+from gpudoctor.pasted.draft import Draft, failed_reading, mark_failed_readings, put
 from gpudoctor.pasted.scan import line_starts_with
 
 NAME = "nvidia-smi"
@@ -132,6 +132,9 @@ def _gpu_row(cells: list[str], draft: Draft) -> int | None:
 
 def _second_row(cells: list[str], gpu: dict[str, object]) -> None:
     line = " | ".join(cells)
+    # fan, temperature, performance state, power draw and cap: "ERR!" where NVML failed
+    failed = [t for t in (cells[0].split() if cells else []) if failed_reading(t)]
+    mark_failed_readings(gpu, failed, "nvidia-smi's table")
     temp = _TEMP.search(line)
     if temp:
         put(gpu, "temperature_c", integer(temp.group(1)))

@@ -114,7 +114,9 @@ def bundled_libs(dists: dict[str, Dist], start: str) -> tuple[BundledLib, ...]:
     )
 
 
-def _cudnn(bundled: Iterable[BundledLib]) -> str | None:
+def cudnn_wheel(bundled: Iterable[BundledLib]) -> str | None:
+    """The version of the nvidia-cudnn-cuXX wheel among a framework's CUDA library wheels: the
+    cuDNN it loads (the live probe and a pasted package list read it the same way)."""
     return next((b.version for b in bundled if re.match(r"^nvidia-cudnn-cu\d+$", b.package)), None)
 
 
@@ -146,7 +148,7 @@ def torch_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> FrameworkFa
         location=str(dist.locate_file("torch")),
         cuda=cuda,
         cpu_only=cpu_only,
-        cudnn=_cudnn(bundled),
+        cudnn=cudnn_wheel(bundled),
         hip=hip,
         bundled=bundled,
         companions=companions(dists, ("torchvision", "torchaudio")),
@@ -192,7 +194,7 @@ def tensorflow_facts(dists: dict[str, Dist], issues: list[ProbeIssue]) -> Framew
         location=str(dist.locate_file("tensorflow")),
         cuda=cuda or None,
         cpu_only=cpu_only,
-        cudnn=_cudnn(bundled) or tf_value(text, "cudnn_version") or None,
+        cudnn=cudnn_wheel(bundled) or tf_value(text, "cudnn_version") or None,
         bundled=bundled,
         arch_list=tf_arch_list(text),
         build_cudnn=tf_value(text, "cudnn_version") or None,
@@ -238,7 +240,7 @@ def jax_facts(dists: dict[str, Dist]) -> FrameworkFacts | None:
         location=str(dist.locate_file("jax")),
         cuda=cuda,
         cpu_only=cuda is None,
-        cudnn=_cudnn(bundled) or cudnn,
+        cudnn=cudnn_wheel(bundled) or cudnn,
         bundled=bundled,
     )
 
