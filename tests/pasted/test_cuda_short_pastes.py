@@ -168,8 +168,8 @@ def test_device_query_success_is_benign(read: Read, matrix: Matrix, text: str) -
 @pytest.mark.parametrize(
     "line",
     [
-        "nvcc fatal   : Cannot find compiler 'cl.exe' in PATH",
-        "nvcc fatal   : Host compiler targets unsupported OS.",
+        "nvcc fatal   : Could not open input file 'kernel.cu'",
+        "nvcc fatal   : Unknown option '-fopenmp'",
         "ptxas fatal   : Unresolved extern function '_Z3foov'",
         "nvlink error   : Undefined reference to '_Z3barv' in 'main.o'",
     ],
@@ -181,6 +181,27 @@ def test_cuda_compiler_tools_fatal_lines_are_read_as_unknown_errors(
     (unknown,) = [f for f in findings if f.code == "report-unknown-line"]
     assert line.split(":", maxsplit=1)[0].strip() in unknown.title
     assert not warn_or_error(findings)
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "said"),
+    [
+        ("nvcc fatal   : Cannot find compiler 'cl.exe' in PATH", "nvcc-cl-not-found", "cl.exe"),
+        (
+            "nvcc fatal   : The version ('40000') of the host compiler ('Microsoft Visual C++') "
+            "is not supported",
+            "nvcc-host-compiler-version-refused",
+            "Microsoft Visual C++, version 40000",
+        ),
+        ("nvcc fatal   : Host compiler targets unsupported OS.", "nvcc-host-compiler-32bit", "x64"),
+    ],
+)
+def test_nvcc_host_compiler_lines_on_windows_are_named(
+    read: Read, matrix: Matrix, line: str, code: str, said: str
+) -> None:
+    (error,) = named_lines(read, matrix, line + "\n", code)
+    assert error.severity is Severity.ERROR
+    assert said in error.detail + error.fix
 
 
 def test_prose_about_nvcc_is_no_error_line(read: Read) -> None:
