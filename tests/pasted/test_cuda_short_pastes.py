@@ -323,3 +323,32 @@ def test_cmake_empty_cuda_architectures(read: Read, matrix: Matrix) -> None:
         "-- Found CUDAToolkit: /usr/local/cuda/include\n"
     )
     assert not named_lines(read, matrix, configured, "cmake-cuda-architectures-empty")
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "said"),
+    [
+        (
+            "!! WARNING !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+            "Your compiler (c++) is not compatible with the compiler Pytorch wasbuilt with for "
+            "this platform, which is g++ on linux. Please",
+            "torch-extension-compiler-not-torchs",
+            "compiler c++ is g++",
+        ),
+        (
+            "Your compiler (g++ 4.8.5) may be ABI-incompatible with PyTorch!Please use a "
+            "compiler that is ABI-compatible with GCC 5.0 and above.",
+            "torch-extension-compiler-abi",
+            "(g++ 4.8.5)",
+        ),
+    ],
+)
+def test_cpp_extension_compiler_warnings(
+    read: Read, matrix: Matrix, line: str, code: str, said: str
+) -> None:
+    (warning,) = named_lines(read, matrix, line + "\n", code)
+    assert warning.severity is Severity.WARN
+    assert said in warning.detail
+    # the compiler torch found is fine: its own build lines are no warning
+    fine = "Driver Version: 550.54.15\nbuilding 'fused_adam' extension\n"
+    assert not named_lines(read, matrix, fine, code)
