@@ -119,9 +119,18 @@ _DRIVER_CALL = re.compile(
     r"|\bcuda driver library\b",
     re.IGNORECASE,
 )
-# "err" as a word too: ollama's verbose "cudaSetDevice err: 35"
+# "err" as a word too: ollama's verbose "cudaSetDevice err: 35"; a call that "returned 100"
+# (the CUDA samples' "cudaGetDeviceCount returned 100", a driver call's "cuInit(0) returned 100")
 _NUMBER = re.compile(
-    r"(?:error|\berr\b|code|failure|status|device context)\s{0,2}[=:]?\s{0,2}\(?(\d{1,5})\b",
+    r"(?:error|\berr\b|code|failure|status|device context|\breturned)\s{0,2}[=:]?\s{0,2}"
+    r"\(?(\d{1,5})\b",
+    re.IGNORECASE,
+)
+# old torch's "THCudaCheck FAIL file=... line=50 error=30 : unknown error": the number is the
+# CUDA release's it was built with (older releases numbered many codes differently:
+# cudaErrorUnknown was 30, cudaErrorNoDevice 38), so only the text says which code it is
+_THC = re.compile(
+    r"\bTHCudaCheck FAIL\b[^\n]{0,300}?\berror=\d{1,5}\s{0,2}:\s{0,2}(?P<text>[^\n]{1,200})",
     re.IGNORECASE,
 )
 # glog's CHECK_EQ on a CUDA call: "Check failed: cuInit(0) == CUDA_SUCCESS (999 vs. 0)" states the
@@ -149,9 +158,10 @@ def _checked(said: str, catalogue: CudaErrorCatalogue) -> CudaError | None:
 
 def describe(said: str, catalogue: CudaErrorCatalogue | None = None) -> CudaError | None:
     """The code a line's "CUDA error ..." text names: by enumerator, by a glog check's or numba's
-    number, by the runtime's message after a "CUDA error:" label, by an explicit number (this
-    toolkit's numbering; a driver API call such as cuInit numbers CUresult), then by a message
-    anywhere in the line."""
+    number, by the runtime's message after a "CUDA error:" label (or after old torch's
+    THCudaCheck, whose number is an older release's), by an explicit number (this toolkit's
+    numbering; a driver API call such as cuInit numbers CUresult), then by a message anywhere in
+    the line."""
     catalogue = catalogue or load_cuda_errors()
     enum = _ENUM.search(said)
     if enum and enum.group(1).lower() in catalogue.by_name:
@@ -160,8 +170,10 @@ def describe(said: str, catalogue: CudaErrorCatalogue | None = None) -> CudaErro
     if checked is not None:
         return checked
     labelled = _LABELLED.search(said)
-    if labelled:
-        message = labelled.group("text").strip().lower()
+    thc = _THC.search(said)  # its number is an older release's: the text only
+    message_at = thc or labelled
+    if message_at:
+        message = message_at.group("text").strip().lower()
         for known, error in catalogue.by_text:
             if message.startswith(known):
                 return error
@@ -170,7 +182,7 @@ def describe(said: str, catalogue: CudaErrorCatalogue | None = None) -> CudaErro
         message = wrapped.group("text").strip().lower()
         return next((error for known, error in catalogue.by_text if message == known), None)
     number = labelled.group("n") if labelled and labelled.group("n") else None
-    if number is None:
+    if number is None and thc is None:
         found = _NUMBER.search(said) or _PARENTHESIZED.search(said)
         number = found.group(1) if found else None
     if number is not None:

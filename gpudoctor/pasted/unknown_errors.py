@@ -8,8 +8,9 @@ What counts, by the programs' own formats:
   chained traceback's last one is the one raised), and a line that starts with an exception's
   name (`RuntimeError: ...`, `requests.exceptions.ConnectionError: ...`);
 - a log line of level error or fatal: `error:` / `fatal:` / `fatal error:` at the start of a
-  line (gcc, git, pip, Go and Node CLIs), a compiler's `file.c:12:3: error:`, `ERROR` /
-  `FATAL` / `CRITICAL` as a level word (Python's logging, glog's `E0501`/`F0501` prefix,
+  line (gcc, git, pip, Go and Node CLIs), a compiler's `file.c:12:3: error:`, the CUDA compiler
+  tools' `nvcc fatal   :` / `ptxas error   :` (nvcc, ptxas, nvlink, fatbinary, cicc, cudafe++),
+  `ERROR` / `FATAL` / `CRITICAL` as a level word (Python's logging, glog's `E0501`/`F0501` prefix,
   `[ERROR]`, `level=error`), apt's `E:`;
 - what a shell prints for a program a signal ended (bash's `strsignal` texts: "Segmentation
   fault", "Aborted", "Bus error", "Illegal instruction", "Floating point exception", "Killed",
@@ -89,6 +90,8 @@ _EXCEPTION_SUFFIXES = ("Error", "Exception", "Failure")
 _LEVEL = re.compile(
     r"^\s{0,4}(?:fatal error|error|fatal|E)\s{0,2}:\s{1,4}\S"  # gcc, git, pip, apt's "E:"
     r"|:\d{1,6}(?::\d{1,6})?:\s{0,2}(?:fatal )?error:\s"  # file.c:12:3: error:
+    # the CUDA compiler's tools: "nvcc fatal   : ...", "ptxas error   : ...", "nvlink fatal : ..."
+    r"|^\s{0,4}(?:nvcc|ptxas|nvlink|fatbinary|cicc|cudafe\+\+)(?:\.exe)?\s{1,4}(?:fatal|error)\s{0,4}:\s"
     r"|^[EF]\d{4} \d\d:\d\d:\d\d\.\d{3,6}\s"  # glog's E0501/F0501
     r"|\blevel=\"?(?:error|fatal|panic)\b",
     re.IGNORECASE,

@@ -519,7 +519,9 @@ def test_device_query_failure_is_a_known_error_not_a_gpu(read: Read) -> None:
         "cudaGetDeviceCount returned 35\n"
         "-> CUDA driver version is insufficient for CUDA runtime version\nResult = FAIL\n"
     )
-    assert _codes(facts) == ["driver-insufficient"]
+    # the failed call and its message on the next line: the message names the cause (the
+    # call's line becomes info beside it: test_cuda_sample_lines.py)
+    assert _codes(facts) == ["cuda-call-failed", "driver-insufficient"]
     assert facts.nvml.gpus == ()
 
 
