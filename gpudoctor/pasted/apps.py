@@ -25,7 +25,8 @@
   what a host without a usable GPU does, and the row does not say why.
 - ollama's `server config env="map[...]"` line, the first line every `ollama serve` logs
   (routes.go), and its `msg=offload library=cuda layers.model=49 layers.offload=48 ...
-  memory.available="[11.1 GiB]"` line (llm/server.go) when it loads a model: a part of a log
+  memory.available="[11.1 GiB]"` line (llm/server.go; `msg="offload to cuda"` in llm/memory.go
+  of 0.3 to 0.5) when it loads a model: a part of a log
   that shows the server started or loaded a model on a GPU library is read, as a note.
 - llama.cpp's `ggml_cuda_init: found 1 ROCm devices:` list (ggml-cuda.cu under HIP):
   `  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32` (its CUDA
@@ -65,7 +66,7 @@ from typing import Any
 
 from gpudoctor.pasted.clean import bus_id
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import NVIDIA_BRAND, iter_lines
+from gpudoctor.pasted.scan import NVIDIA_BRAND, iter_lines, lines_with
 
 NAME = "program start-up logs"
 DESCRIPTION = (
@@ -108,8 +109,10 @@ _OLLAMA_PS = re.compile(
     r"(?:(?P<one>\d{1,3})% (?P<unit>GPU|CPU)|(?P<cpu>\d{1,3})%/(?P<gpu>\d{1,3})% CPU/GPU)(?:\s|$)"
 )
 _OLLAMA_CONFIG = 'server config env="map['
+# `msg=offload library=cuda` from 0.6; `msg="offload to cuda"` before it (llm/memory.go 0.3-0.5)
+_OLLAMA_OFFLOAD_NEEDLES = ("msg=offload library=", 'msg="offload to ')
 _OLLAMA_OFFLOAD = re.compile(
-    r"msg=offload library=(?P<lib>[A-Za-z0-9_]{2,20}) [^\n]{0,200}?"
+    r"msg=(?:offload library=|\"offload to )(?P<lib>[A-Za-z0-9_]{2,20})\"? [^\n]{0,200}?"
     r"layers\.model=(?P<model>\d{1,4}) layers\.offload=(?P<offload>\d{1,4})"
 )
 _OLLAMA_AVAILABLE = re.compile(r'memory\.available="\[(?P<mem>[\d.]{1,8} [KMGT]i?B)')
@@ -190,7 +193,7 @@ def parse(text: str, draft: Draft) -> None:  # noqa: PLR0912 - one test per shap
         _ggml_archs(text, draft)
     if "LLM engine (v" in text or "vLLM Version" in text:
         _vllm(text, draft)
-    if _OLLAMA_CONFIG in text or "msg=offload library=" in text:
+    if _OLLAMA_CONFIG in text or any(n in text for n in _OLLAMA_OFFLOAD_NEEDLES):
         _ollama_server(text, draft)
     if "% GPU" in text or "% CPU" in text or "% CPU/GPU" in text:
         _ollama_ps(text, draft)
@@ -407,7 +410,7 @@ def _ollama_server(text: str, draft: Draft) -> None:
         draft.note("ollama's server started (its `server config` line)")
         draft.read_at(NAME, text, start)
         break
-    for start, line in iter_lines(text, text, "msg=offload library="):
+    for start, line in lines_with(text, text, _OLLAMA_OFFLOAD_NEEDLES):
         found = _OLLAMA_OFFLOAD.search(line) if len(line) <= _MAX_LINE else None
         if found is None:
             continue
