@@ -163,6 +163,32 @@ _VLLM_START = (
         "vLLM allocated its KV cache ({} tokens on the GPU)",
     ),
 )
+# llama.cpp's start-up lines that show it on a GPU (and ollama's engine, which logs the first):
+# `load_tensors: offloaded 33/33 layers to GPU` (src/llama-model.cpp; `llm_load_tensors:` in
+# older builds, 0 of them is the signature catalogue's llama-cpp-no-layers-offloaded) and
+# `load_backend: loaded CUDA backend from /app/libggml-cuda.so` (ggml-backend-reg.cpp); vLLM's
+# `Automatically detected platform cuda.` (vllm/platforms/__init__.py)
+_GGML_START = (
+    (
+        " layers to GPU",
+        re.compile(
+            r"(?:load_tensors: |msg=\")offloaded (?P<v>[1-9]\d{0,3}/\d{1,4}) layers to GPU\b"
+        ),
+        "{} of the model's layers were offloaded to the GPU (llama.cpp's load log)",
+    ),
+    (
+        "load_backend: loaded ",
+        re.compile(
+            r"^\s{0,4}load_backend: loaded (?P<v>CUDA|ROCm|Vulkan|SYCL|MUSA|CANN) backend from \S"
+        ),
+        "llama.cpp loaded its {} backend",
+    ),
+    (
+        "Automatically detected platform ",
+        re.compile(_VLLM_PREFIX + r"Automatically detected platform (?P<v>cuda|rocm)\."),
+        "vLLM detected its {} platform (a GPU it can use)",
+    ),
+)
 _COMFY_VRAM = re.compile(r"\bTotal VRAM (?P<vram>\d{1,7}) MB, total RAM \d{1,8} MB\b")
 _COMFY_DEVICE = re.compile(
     r"\bDevice: (?:cuda:(?P<i>\d{1,2}) (?P<name>[^\n]{2,80}?) : (?:cudaMallocAsync|native)?|"
@@ -200,6 +226,9 @@ def parse(text: str, draft: Draft) -> None:  # noqa: PLR0912 - one test per shap
     if "Avg generation throughput: " in text:
         _vllm_stats(text, draft)
     for needle, pattern, note in _VLLM_START:
+        if needle in text:
+            _vllm_start(text, draft, needle, pattern, note)
+    for needle, pattern, note in _GGML_START:
         if needle in text:
             _vllm_start(text, draft, needle, pattern, note)
     if "# Out of bounds values : " in text:
@@ -451,6 +480,8 @@ def _nccl_tests(text: str, draft: Draft) -> None:
 
 
 def _vllm_start(text: str, draft: Draft, needle: str, pattern: re.Pattern[str], note: str) -> None:
+    """The first line holding `needle` that `pattern` matches, read as `note` (vLLM's and
+    llama.cpp's start-up lines)."""
     for start, line in iter_lines(text, text, needle):
         found = pattern.search(line) if len(line) <= _MAX_LINE else None
         if found:

@@ -84,6 +84,21 @@ CASES = [
         "(0.9, 71.5 GiB).",
     ),
     (
+        "llama-cpp-no-layers-offloaded",
+        "llm_load_tensors: offloaded 0/41 layers to GPU",
+        Severity.WARN,
+        ("none of the model's 41 layers", "n_gpu_layers=-1"),
+        "llm_load_tensors: offloaded 40/41 layers to GPU",
+    ),
+    (
+        "vllm-no-platform",
+        "INFO 08-11 04:15:03 [__init__.py:243] No platform detected, vLLM is running on "
+        "UnspecifiedPlatform",
+        Severity.ERROR,
+        ("nvmlInit", "runtimeClassName: nvidia"),
+        "INFO 05-28 14:02:21 [__init__.py:239] Automatically detected platform cuda.",
+    ),
+    (
         "sglang-not-enough-memory",
         "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current "
         "value: self.server_args.mem_fraction_static=0.88",
@@ -115,6 +130,25 @@ def test_a_program_line_is_named_with_its_numbers(
 def test_llama_cpp_follow_up_line_alone_names_the_cpu_build(read: Read, matrix: Matrix) -> None:
     line = "warning: one possible reason is that llama.cpp was compiled without GPU support\n"
     assert len(named_lines(read, matrix, line, "llama-cpp-no-gpu-offload")) == 1
+
+
+def test_vllm_that_found_no_platform_fails_to_infer_its_device(read: Read, matrix: Matrix) -> None:
+    paste = (
+        "INFO 05-28 14:02:21 [__init__.py:247] No platform detected, vLLM is running on "
+        "UnspecifiedPlatform\n"
+        '    raise RuntimeError("Failed to infer device type")\n'
+        "RuntimeError: Failed to infer device type\n"
+    )
+    (cause,) = named_lines(read, matrix, paste, "vllm-no-platform")
+    symptoms = named_lines(read, matrix, paste, "vllm-device-type-unknown")
+    assert cause.severity == Severity.ERROR
+    assert symptoms
+    assert {f.severity for f in symptoms} == {Severity.INFO}
+    # alone, the engine's error is the error
+    (alone,) = named_lines(
+        read, matrix, "RuntimeError: Failed to infer device type\n", "vllm-device-type-unknown"
+    )
+    assert alone.severity == Severity.ERROR
 
 
 def test_a_buffer_next_to_ggml_out_of_memory_is_its_symptom(read: Read, matrix: Matrix) -> None:
@@ -202,3 +236,45 @@ def test_ollama_0_5_model_load_line_is_read(read: Read, matrix: Matrix) -> None:
     assert APPS in facts.report.sections
     assert any("28 of 33 layers on the GPU, 7.6 GiB" in n for n in facts.report.notes)
     assert warn_or_error(findings_of(read, matrix, line)) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("load_tensors: offloaded 49/49 layers to GPU", "49/49 of the model's layers"),
+        (
+            'level=INFO source=ggml.go:375 msg="offloaded 29/29 layers to GPU"',
+            "29/29 of the model's layers",
+        ),
+        ("load_backend: loaded CUDA backend from /app/libggml-cuda.so", "its CUDA backend"),
+        (
+            "INFO 05-28 14:02:21 [__init__.py:239] Automatically detected platform cuda.",
+            "vLLM detected its cuda platform",
+        ),
+    ],
+)
+def test_start_up_lines_that_show_a_gpu_in_use_are_read(
+    read: Read, matrix: Matrix, line: str, said: str
+) -> None:
+    facts = read(line + "\n")
+    assert facts.report is not None
+    assert APPS in facts.report.sections
+    assert any(said in n for n in facts.report.notes)
+    assert warn_or_error(findings_of(read, matrix, line + "\n")) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "I offloaded 20/33 layers to GPU and it is still slow",
+        "load_backend: loaded CPU backend from /app/libggml-cpu-haswell.so",
+        "Automatically detected platform cuda.",
+    ],
+)
+def test_near_misses_of_start_up_lines_are_not_read_as_them(read: Read, line: str) -> None:
+    try:
+        facts = read(line + "\n")
+    except FactsError:
+        return
+    assert facts.report is not None
+    assert APPS not in facts.report.sections
