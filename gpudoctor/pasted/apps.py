@@ -32,7 +32,12 @@
   `  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32` (its CUDA
   form, "compute capability 8.6", is a facts_scan rule), and its `system_info: ... | CUDA :
   ARCHS = 500,610,700 | ...` (the build's __CUDA_ARCH_LIST__: the architectures it has kernels
-  for, kept as a note).
+  for, kept as a note); its `load_tensors: offloaded 33/33 layers to GPU` (src/llama-model.cpp,
+  `llm_load_tensors:` in older builds, and ollama's own engine's `msg="offloaded 29/29 layers to
+  GPU"`) and `load_backend: loaded CUDA backend from ...` (ggml-backend-reg.cpp), notes that it
+  runs on a GPU (0 layers offloaded is the signature catalogue's llama-cpp-no-layers-offloaded).
+- vLLM's `Automatically detected platform cuda.` (vllm/platforms/__init__.py; its `No platform
+  detected` is the signature catalogue's vllm-no-platform).
 - vLLM's engine line `Initializing an LLM engine (v0.4.2) with config:` (llm_engine.py; "a V1
   LLM engine" from 0.8) and its aligned `vLLM Version : 0.10.2` of `vllm collect-env`.
 - vLLM's engine statistics, logged every few seconds while it serves (engine/metrics.py, and
@@ -71,10 +76,10 @@ from gpudoctor.pasted.scan import NVIDIA_BRAND, iter_lines, lines_with
 NAME = "program start-up logs"
 DESCRIPTION = (
     "ollama's server log (`inference compute`, its version, `server config`, offload and ROCm "
-    "discovery lines), llama.cpp's `ggml_cuda_init` device list and `system_info`, vLLM's "
-    "engine start-up and statistics lines, nccl-tests' summary, ComfyUI's and Fooocus' "
-    "`Total VRAM`/`Device:` lines, InvokeAI's torch device, Ultralytics' and YOLOv5's "
-    "select_device banner"
+    "discovery lines), llama.cpp's `ggml_cuda_init` device list, `system_info`, offloaded "
+    "layers and loaded backend, vLLM's platform, engine start-up and statistics lines, "
+    "nccl-tests' summary, ComfyUI's and Fooocus' `Total VRAM`/`Device:` lines, InvokeAI's torch "
+    "device, Ultralytics' and YOLOv5's select_device banner"
 )
 
 # One slog key=value pair: a quoted value (no escapes in the values read here) or a bare word.
@@ -163,11 +168,7 @@ _VLLM_START = (
         "vLLM allocated its KV cache ({} tokens on the GPU)",
     ),
 )
-# llama.cpp's start-up lines that show it on a GPU (and ollama's engine, which logs the first):
-# `load_tensors: offloaded 33/33 layers to GPU` (src/llama-model.cpp; `llm_load_tensors:` in
-# older builds, 0 of them is the signature catalogue's llama-cpp-no-layers-offloaded) and
-# `load_backend: loaded CUDA backend from /app/libggml-cuda.so` (ggml-backend-reg.cpp); vLLM's
-# `Automatically detected platform cuda.` (vllm/platforms/__init__.py)
+# llama.cpp's and vLLM's start-up lines that show a GPU in use (the module's docstring)
 _GGML_START = (
     (
         " layers to GPU",

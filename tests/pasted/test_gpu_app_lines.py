@@ -99,6 +99,13 @@ CASES = [
         "INFO 05-28 14:02:21 [__init__.py:239] Automatically detected platform cuda.",
     ),
     (
+        "ctranslate2-cuda-error",
+        "RuntimeError: CUDA failed with error out of memory",
+        Severity.ERROR,
+        ("cudaErrorMemoryAllocation (2)", "faster-whisper"),
+        "RuntimeError: cuBLAS failed with status CUBLAS_STATUS_ALLOC_FAILED",
+    ),
+    (
         "sglang-not-enough-memory",
         "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current "
         "value: self.server_args.mem_fraction_static=0.88",
