@@ -25,13 +25,19 @@
   what a host without a usable GPU does, and the row does not say why.
 - ollama's `server config env="map[...]"` line, the first line every `ollama serve` logs
   (routes.go), and its `msg=offload library=cuda layers.model=49 layers.offload=48 ...
-  memory.available="[11.1 GiB]"` line (llm/server.go) when it loads a model: a part of a log
+  memory.available="[11.1 GiB]"` line (llm/server.go; `msg="offload to cuda"` in llm/memory.go
+  of 0.3 to 0.5) when it loads a model: a part of a log
   that shows the server started or loaded a model on a GPU library is read, as a note.
 - llama.cpp's `ggml_cuda_init: found 1 ROCm devices:` list (ggml-cuda.cu under HIP):
   `  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32` (its CUDA
   form, "compute capability 8.6", is a facts_scan rule), and its `system_info: ... | CUDA :
   ARCHS = 500,610,700 | ...` (the build's __CUDA_ARCH_LIST__: the architectures it has kernels
-  for, kept as a note).
+  for, kept as a note); its `load_tensors: offloaded 33/33 layers to GPU` (src/llama-model.cpp,
+  `llm_load_tensors:` in older builds, and ollama's own engine's `msg="offloaded 29/29 layers to
+  GPU"`) and `load_backend: loaded CUDA backend from ...` (ggml-backend-reg.cpp), notes that it
+  runs on a GPU (0 layers offloaded is the signature catalogue's llama-cpp-no-layers-offloaded).
+- vLLM's `Automatically detected platform cuda.` (vllm/platforms/__init__.py; its `No platform
+  detected` is the signature catalogue's vllm-no-platform).
 - vLLM's engine line `Initializing an LLM engine (v0.4.2) with config:` (llm_engine.py; "a V1
   LLM engine" from 0.8) and its aligned `vLLM Version : 0.10.2` of `vllm collect-env`.
 - vLLM's engine statistics, logged every few seconds while it serves (engine/metrics.py, and
@@ -65,15 +71,15 @@ from typing import Any
 
 from gpudoctor.pasted.clean import bus_id
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import NVIDIA_BRAND, iter_lines
+from gpudoctor.pasted.scan import NVIDIA_BRAND, iter_lines, lines_with
 
 NAME = "program start-up logs"
 DESCRIPTION = (
     "ollama's server log (`inference compute`, its version, `server config`, offload and ROCm "
-    "discovery lines), llama.cpp's `ggml_cuda_init` device list and `system_info`, vLLM's "
-    "engine start-up and statistics lines, nccl-tests' summary, ComfyUI's and Fooocus' "
-    "`Total VRAM`/`Device:` lines, InvokeAI's torch device, Ultralytics' and YOLOv5's "
-    "select_device banner"
+    "discovery lines), llama.cpp's `ggml_cuda_init` device list, `system_info`, offloaded "
+    "layers and loaded backend, vLLM's platform, engine start-up and statistics lines, "
+    "nccl-tests' summary, ComfyUI's and Fooocus' `Total VRAM`/`Device:` lines, InvokeAI's torch "
+    "device, Ultralytics' and YOLOv5's select_device banner"
 )
 
 # One slog key=value pair: a quoted value (no escapes in the values read here) or a bare word.
@@ -108,8 +114,10 @@ _OLLAMA_PS = re.compile(
     r"(?:(?P<one>\d{1,3})% (?P<unit>GPU|CPU)|(?P<cpu>\d{1,3})%/(?P<gpu>\d{1,3})% CPU/GPU)(?:\s|$)"
 )
 _OLLAMA_CONFIG = 'server config env="map['
+# `msg=offload library=cuda` from 0.6; `msg="offload to cuda"` before it (llm/memory.go 0.3-0.5)
+_OLLAMA_OFFLOAD_NEEDLES = ("msg=offload library=", 'msg="offload to ')
 _OLLAMA_OFFLOAD = re.compile(
-    r"msg=offload library=(?P<lib>[A-Za-z0-9_]{2,20}) [^\n]{0,200}?"
+    r"msg=(?:offload library=|\"offload to )(?P<lib>[A-Za-z0-9_]{2,20})\"? [^\n]{0,200}?"
     r"layers\.model=(?P<model>\d{1,4}) layers\.offload=(?P<offload>\d{1,4})"
 )
 _OLLAMA_AVAILABLE = re.compile(r'memory\.available="\[(?P<mem>[\d.]{1,8} [KMGT]i?B)')
@@ -160,6 +168,28 @@ _VLLM_START = (
         "vLLM allocated its KV cache ({} tokens on the GPU)",
     ),
 )
+# llama.cpp's and vLLM's start-up lines that show a GPU in use (the module's docstring)
+_GGML_START = (
+    (
+        " layers to GPU",
+        re.compile(
+            r"(?:load_tensors: |msg=\")offloaded (?P<v>[1-9]\d{0,3}/\d{1,4}) layers to GPU\b"
+        ),
+        "{} of the model's layers were offloaded to the GPU (llama.cpp's load log)",
+    ),
+    (
+        "load_backend: loaded ",
+        re.compile(
+            r"^\s{0,4}load_backend: loaded (?P<v>CUDA|ROCm|Vulkan|SYCL|MUSA|CANN) backend from \S"
+        ),
+        "llama.cpp loaded its {} backend",
+    ),
+    (
+        "Automatically detected platform ",
+        re.compile(_VLLM_PREFIX + r"Automatically detected platform (?P<v>cuda|rocm)\."),
+        "vLLM detected its {} platform (a GPU it can use)",
+    ),
+)
 _COMFY_VRAM = re.compile(r"\bTotal VRAM (?P<vram>\d{1,7}) MB, total RAM \d{1,8} MB\b")
 _COMFY_DEVICE = re.compile(
     r"\bDevice: (?:cuda:(?P<i>\d{1,2}) (?P<name>[^\n]{2,80}?) : (?:cudaMallocAsync|native)?|"
@@ -190,13 +220,16 @@ def parse(text: str, draft: Draft) -> None:  # noqa: PLR0912 - one test per shap
         _ggml_archs(text, draft)
     if "LLM engine (v" in text or "vLLM Version" in text:
         _vllm(text, draft)
-    if _OLLAMA_CONFIG in text or "msg=offload library=" in text:
+    if _OLLAMA_CONFIG in text or any(n in text for n in _OLLAMA_OFFLOAD_NEEDLES):
         _ollama_server(text, draft)
     if "% GPU" in text or "% CPU" in text or "% CPU/GPU" in text:
         _ollama_ps(text, draft)
     if "Avg generation throughput: " in text:
         _vllm_stats(text, draft)
     for needle, pattern, note in _VLLM_START:
+        if needle in text:
+            _vllm_start(text, draft, needle, pattern, note)
+    for needle, pattern, note in _GGML_START:
         if needle in text:
             _vllm_start(text, draft, needle, pattern, note)
     if "# Out of bounds values : " in text:
@@ -407,7 +440,7 @@ def _ollama_server(text: str, draft: Draft) -> None:
         draft.note("ollama's server started (its `server config` line)")
         draft.read_at(NAME, text, start)
         break
-    for start, line in iter_lines(text, text, "msg=offload library="):
+    for start, line in lines_with(text, text, _OLLAMA_OFFLOAD_NEEDLES):
         found = _OLLAMA_OFFLOAD.search(line) if len(line) <= _MAX_LINE else None
         if found is None:
             continue
@@ -448,6 +481,8 @@ def _nccl_tests(text: str, draft: Draft) -> None:
 
 
 def _vllm_start(text: str, draft: Draft, needle: str, pattern: re.Pattern[str], note: str) -> None:
+    """The first line holding `needle` that `pattern` matches, read as `note` (vLLM's and
+    llama.cpp's start-up lines)."""
     for start, line in iter_lines(text, text, needle):
         found = pattern.search(line) if len(line) <= _MAX_LINE else None
         if found:

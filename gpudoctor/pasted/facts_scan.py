@@ -1018,7 +1018,48 @@ _NAMED = {
     "faster-whisper": "ctranslate2",
     "faster_whisper": "ctranslate2",
     "whisperx": "ctranslate2",
+    # the programs people run on GPUs, by the names their users write (one word each)
+    "llama-cpp": "llama.cpp",
+    "llama_cpp": "llama-cpp-python",
+    "llama_cpp_python": "llama-cpp-python",
+    "text_generation_inference": "text-generation-inference",
+    "text_generation_launcher": "text-generation-inference",
+    "automatic1111": "stable-diffusion-webui",
+    "a1111": "stable-diffusion-webui",
+    "sd-webui-forge": "stable-diffusion-webui-forge",
+    "flash_attn": "flash-attn",
+    "flash-attention": "flash-attn",
+    "tensorrt_llm": "tensorrt-llm",
 }
+
+
+# the programs' names as people write them (the rule's needles, lower case)
+_PROGRAM_NEEDLES = (
+    "ollama",
+    "vllm",
+    "sglang",
+    "llama.cpp",
+    "llama-cpp",
+    "llama_cpp",
+    "comfyui",
+    "text-generation-inference",
+    "text_generation",
+    "automatic1111",
+    "a1111",
+    "stable-diffusion-webui",
+    "sd-webui-forge",
+    "invokeai",
+    "fooocus",
+    "koboldcpp",
+    "bitsandbytes",
+    "xformers",
+    "flash-attn",
+    "flash_attn",
+    "flash-attention",
+    "deepspeed",
+    "tensorrt-llm",
+    "tensorrt_llm",
+)
 
 
 def _named(m: re.Match[str], d: Draft) -> bool:
@@ -2466,6 +2507,19 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         ("ctranslate2", "whisper"),
         _rx(r"\b(?P<name>ctranslate2|faster[-_]whisper|whisperx)\b"),
+        _named,
+    ),
+    # a program named in prose ("ollama is using the CPU", "vllm won't start"): what the paste
+    # is about, kept as a named word (words.py), never a fact
+    _Rule(
+        _PROGRAM_NEEDLES,
+        _rx(
+            r"(?<![\w.-])(?P<name>ollama|vllm|sglang|llama\.cpp|llama[-_]cpp(?:[-_]python)?|comfyui|"
+            r"text[-_]generation[-_]inference|text_generation_launcher|automatic1111|a1111|"
+            r"stable-diffusion-webui(?:-forge)?|sd-webui-forge|invokeai|fooocus|koboldcpp|"
+            r"bitsandbytes|xformers|flash[-_]attn|flash-attention|deepspeed|tensorrt[-_]llm)"
+            r"(?![\w-])"
+        ),
         _named,
     ),
     _Rule("torch", _rx(r"\b(?P<name>(?:py)?torch)\b"), _named),

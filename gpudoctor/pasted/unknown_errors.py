@@ -11,7 +11,10 @@ What counts, by the programs' own formats:
   line (gcc, git, pip, Go and Node CLIs), a compiler's `file.c:12:3: error:`, the CUDA compiler
   tools' `nvcc fatal   :` / `ptxas error   :` (nvcc, ptxas, nvlink, fatbinary, cicc, cudafe++),
   `ERROR` / `FATAL` / `CRITICAL` as a level word (Python's logging, glog's `E0501`/`F0501` prefix,
-  `[ERROR]`, `level=error`), apt's `E:`;
+  `[ERROR]`, `level=error`), apt's `E:`, and a C program's log line that starts with the
+  function that failed (llama.cpp's and ggml's `LLAMA_LOG_ERROR("%s: error loading model: %s",
+  __func__, ...)`: `llama_model_load: error loading model: ...`, `common_init_from_params:
+  failed to load model`), after llama.cpp's own time and level prefix (`0.00.510.233 E `);
 - what a shell prints for a program a signal ended (bash's `strsignal` texts: "Segmentation
   fault", "Aborted", "Bus error", "Illegal instruction", "Floating point exception", "Killed",
   with " (core dumped)"), and a non-zero exit code or status ("exit code 139", "returned
@@ -74,6 +77,7 @@ _NEEDLES = (
     "died",
     "crashed",
     "not recognized",
+    "failed to ",
 )
 
 _TRACEBACK = "Traceback (most recent call last)"
@@ -95,6 +99,11 @@ _LEVEL = re.compile(
     r"|^[EF]\d{4} \d\d:\d\d:\d\d\.\d{3,6}\s"  # glog's E0501/F0501
     r"|\blevel=\"?(?:error|fatal|panic)\b",
     re.IGNORECASE,
+)
+# `__func__: error ...` / `__func__: failed to ...`: a C function's name (snake_case, or main)
+_FUNCTION_FAILED = re.compile(
+    r"^\s{0,4}(?:\d{1,4}\.\d{2}\.\d{3}\.\d{3} [EWI] )?(?:[a-z][a-z0-9]{0,30}_[a-z0-9_]{1,60}|main)"
+    r": (?:error\b|failed to \w)"
 )
 _LEVEL_WORD = re.compile(r"(?:^|[\s\[|(\-])(?:ERROR|FATAL|CRITICAL|PANIC)(?:[\]\s:|)\-]|$)")
 _SIGNALS = (
@@ -181,6 +190,8 @@ def _says_failed(line: str) -> bool:
     if not stripped or _SOURCE.search(stripped):
         return False
     if _LEVEL.search(stripped) or _LEVEL_WORD.search(stripped):
+        return True
+    if _FUNCTION_FAILED.match(stripped):
         return True
     raised = _NAME_FIRST.match(stripped)
     if raised is not None and _dotted(raised.group("name")):

@@ -1,8 +1,9 @@
 """The last reading of a paste no shape read: the things it names without a version.
 
 A paste of two lines ("import torch" and "print(torch.cuda.is_available())", "Running on a
-Jetson Orin", "MIG is enabled", `export LD_LIBRARY_PATH=/usr/local/cuda/lib64`) holds no
-version, GPU name or known line, but it does say what the host runs: a framework, a Jetson or a
+Jetson Orin", "MIG is enabled", "ollama runs on the CPU", `export
+LD_LIBRARY_PATH=/usr/local/cuda/lib64`) holds no version, GPU name or known line, but it does say
+what the host runs: a framework, a program (ollama, vLLM, llama.cpp, ComfyUI), a Jetson or a
 Mac, MIG, a CUDA folder the loader is pointed at. Those words were kept aside by the facts scan
 (`Draft.named`, `Draft.ld_library_path`, `Draft.images`) because beside real facts they add
 nothing; alone they are all the paste tells, so the report says it read them (their lines) and
@@ -31,6 +32,13 @@ _SAID = {
     "docker-build": "a docker build",
     "container-run": "a container started",
     "cuda": "CUDA",
+    "vllm": "vLLM",
+    "sglang": "SGLang",
+    "comfyui": "ComfyUI",
+    "invokeai": "InvokeAI",
+    "fooocus": "Fooocus",
+    "deepspeed": "DeepSpeed",
+    "tensorrt-llm": "TensorRT-LLM",
 }
 # the words that say the host has no NVIDIA GPU: nothing of an NVIDIA stack to ask for there
 _NO_NVIDIA = frozenset({"apple", "cpu-only"})
