@@ -69,6 +69,10 @@ DRIVER = (
     "5.15.0-97-generic\n"
     "An instance of the NVIDIA driver is already running, aborting\n"
 )
+HELM_WAIT = (
+    "$ helm install --wait gpu-operator -n gpu-operator --create-namespace nvidia/gpu-operator\n"
+    "Error: INSTALLATION FAILED: context deadline exceeded\n"
+)
 CREATING = (
     "NAMESPACE   NAME              READY   STATUS              RESTARTS   AGE\n"
     "default     pytorch-train-0   0/1     ContainerCreating   0          51m\n"
@@ -86,6 +90,7 @@ CREATING = (
         (PSA, "k8s-pod-security-forbidden", "restricted:latest"),
         (HELM, "helm-resource-not-owned", 'CustomResourceDefinition "nodefeaturerules'),
         (DRIVER, "gpu-operator-driver-already-running", "/run/nvidia/nvidia-driver.pid"),
+        (HELM_WAIT, "helm-wait-timeout", "Helm's INSTALLATION gave up waiting"),
         (
             CREATING,
             "k8s-pod-stuck-creating",
@@ -139,6 +144,11 @@ def test_a_cordoned_node_is_a_warning(read: Read, matrix: Matrix) -> None:
         (
             "pytorch-train-0   0/1     ContainerCreating   0          14m\n",
             "k8s-pod-stuck-creating",
+        ),
+        # another Helm error: not a timeout
+        (
+            "Error: INSTALLATION FAILED: cannot re-use a name that is still in use\n",
+            "helm-wait-timeout",
         ),
         # the driver container's normal start
         (
