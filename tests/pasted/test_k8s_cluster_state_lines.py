@@ -73,6 +73,14 @@ HELM_WAIT = (
     "$ helm install --wait gpu-operator -n gpu-operator --create-namespace nvidia/gpu-operator\n"
     "Error: INSTALLATION FAILED: context deadline exceeded\n"
 )
+PULL = (
+    '  Warning  Failed  3m (x4 over 9m)  kubelet  Failed to pull image "nvcr.io/nvaie/vgpu-guest-'
+    'driver-5:550.54.15-ubuntu22.04": failed to pull and unpack image "nvcr.io/nvaie/vgpu-guest-'
+    'driver-5:550.54.15-ubuntu22.04": failed to resolve reference "nvcr.io/nvaie/vgpu-guest-'
+    'driver-5:550.54.15-ubuntu22.04": failed to authorize: failed to fetch anonymous token: '
+    "unexpected status from GET request to https://authn.nvidia.com/token?scope=repository"
+    "%3Anvaie%2Fvgpu-guest-driver-5%3Apull&service=registry: 401 Unauthorized\n"
+)
 CREATING = (
     "NAMESPACE   NAME              READY   STATUS              RESTARTS   AGE\n"
     "default     pytorch-train-0   0/1     ContainerCreating   0          51m\n"
@@ -91,6 +99,7 @@ CREATING = (
         (HELM, "helm-resource-not-owned", 'CustomResourceDefinition "nodefeaturerules'),
         (DRIVER, "gpu-operator-driver-already-running", "/run/nvidia/nvidia-driver.pid"),
         (HELM_WAIT, "helm-wait-timeout", "Helm's INSTALLATION gave up waiting"),
+        (PULL, "k8s-image-pull-unauthorized", "the registry refused it (401 Unauthorized)"),
         (
             CREATING,
             "k8s-pod-stuck-creating",
@@ -144,6 +153,12 @@ def test_a_cordoned_node_is_a_warning(read: Read, matrix: Matrix) -> None:
         (
             "pytorch-train-0   0/1     ContainerCreating   0          14m\n",
             "k8s-pod-stuck-creating",
+        ),
+        # a pull that failed for a tag that does not exist: no credentials to blame
+        (
+            'Failed to pull image "nvcr.io/nvidia/cuda:12.9.9-base": rpc error: code = NotFound '
+            "desc = failed to pull and unpack image: not found\n",
+            "k8s-image-pull-unauthorized",
         ),
         # another Helm error: not a timeout
         (
