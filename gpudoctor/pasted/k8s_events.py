@@ -23,6 +23,7 @@ import re
 
 from gpudoctor.facts import ReportError
 from gpudoctor.pasted.draft import Draft
+from gpudoctor.pasted.scan import iter_lines
 
 NAME = "Kubernetes events"
 DESCRIPTION = (
@@ -54,23 +55,20 @@ _HARMLESS = frozenset({"InvalidDiskCapacity", "DNSConfigForming", "CgroupV1"})
 
 
 def parse(text: str, draft: Draft) -> None:
-    if "Warning" not in text:
-        return
     seen: set[str] = set()
-    number = 0
-    pos = 0
-    for line in text.split("\n"):
-        number += 1
-        start, pos = pos, pos + len(line) + 1
-        if "Warning" not in line or number in draft.named_lines:
-            continue
+    number, counted = 1, 0
+    # the lines that hold the word, found by str.find (a long log without events stays fast)
+    for start, line in iter_lines(text, text, "Warning"):
         found = _DESCRIBE.match(line) or _GET.match(line)
         if found is None:
             continue
+        number += text.count("\n", counted, start)
+        counted = start
         reason = found.group("reason")
-        if reason in _HARMLESS:
+        if number in draft.named_lines or reason in _HARMLESS:
             continue
-        draft.read_at(NAME, text, start)
+        draft.section(NAME)
+        draft.ranges.append((NAME, number, number))
         if reason in seen or len(draft.warning_events) >= MAX_EVENTS:
             continue  # repeats and the ones past the first few: read, not quoted again
         seen.add(reason)
