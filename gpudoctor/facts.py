@@ -576,6 +576,9 @@ class ReportFacts(Frozen):
     # a crash, a non-zero exit code) where no line of the catalogue is in the paste: quoted as
     # read, their cause unknown (`code` is "unknown-error-line").
     unknown_lines: tuple[ReportError, ...] = ()
+    # Kubernetes Warning events (`kubectl describe`'s Events, `kubectl get events`) that no line
+    # of the catalogue names: quoted as read, `code` is the event's reason ("FailedMount").
+    warning_events: tuple[ReportError, ...] = ()
 
 
 # --- the snapshot -------------------------------------------------------------------------------

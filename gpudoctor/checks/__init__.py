@@ -29,6 +29,7 @@ from gpudoctor.checks import (
     image_verdict,
     intent,
     jetson,
+    k8s_events,
     k8s_operator,
     k8s_resources,
     k8s_runtime,
@@ -71,6 +72,7 @@ __all__ = ["REGISTRY", "CheckRun", "Crash", "Intent", "exit_code", "run_checks",
 # holds it to.
 REGISTRY: tuple[tuple[str, Check], ...] = (
     *(("report", c) for c in pasted_report.CHECKS),
+    *(("report", c) for c in k8s_events.CHECKS),
     *(("driver", c) for c in driver.CHECKS),
     *(("driver", c) for c in devices.CHECKS),
     *(("driver", c) for c in recorded.CHECKS),

@@ -47,6 +47,18 @@ _ENTRIES = (
        "Paste the whole output around the line (the full traceback or log), with `nvidia-smi` "
        "and `python -m torch.utils.collect_env` from the same host, or run `gpudoctor check` "
        "there; after a crash, the kernel log of that time too."),
+    _E("k8s-warning-event", "report", "A Kubernetes Warning event the catalogue does not know",
+       "info, warn",
+       "A pasted `kubectl describe` Events table or `kubectl get events` holds a Warning event "
+       "(FailedMount, Unhealthy, FailedCreatePodSandBox, FailedCreate, ...) that no known line "
+       "names. Kubernetes posts Warning events when something is not as expected, so the paste "
+       "is not of a healthy cluster; the events are quoted with their reasons and what the "
+       "component posting each reason was doing. A warning, as their cause is not known; info "
+       "next to an error that names a cause (the state that cause left behind). A few reasons "
+       "the kubelet posts where nothing is broken (InvalidDiskCapacity, DNSConfigForming, "
+       "CgroupV1) are not counted.",
+       "Read the event's message for the object it names (`kubectl describe` it), and the logs "
+       "of the component that failed; paste those for a verdict."),
     # --- driver -----------------------------------------------------------------------------
     _E("no-nvidia-gpu", "driver", "No NVIDIA GPU found", "info, unknown",
        "Neither the PCI bus nor NVML shows an NVIDIA GPU; every check that needs a GPU is n/a. "

@@ -9,7 +9,8 @@ checks ran, `link_error_lines` joins each error line to the fact-based findings 
 the matching finding says "the report's error line matches", and the error-line finding becomes
 info that names it, so the verdict is counted once, on the finding with the facts and the fix.
 A symptom line (its entry says `symptom = true`: a pod crash-looping says that something failed,
-not why) is an error only while no other error in the report names a cause.
+not why) is an error only while no other error in the report names a cause; so is a finding of
+SYMPTOM_CODES (a Kubernetes Warning event nothing names) a warning.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
     from gpudoctor.matrix.signatures import Signature
 
 _PREDICTS = (ERROR, WARN)
+# Findings that, like a symptom line, say something failed but not why: info next to an error
+# that names a cause (a Kubernetes Warning event the catalogue does not know, checks/k8s_events).
+SYMPTOM_CODES = frozenset({"k8s-warning-event"})
 _SEVERITIES = {"error": ERROR, "warn": WARN, "info": INFO}
 
 
@@ -435,7 +439,7 @@ def link_error_lines(findings: Sequence[Finding]) -> list[Finding]:
     line the same way (its signature code in `explains`): "Open nvidia.ko is only ready for use
     on Data Center GPUs" says why the RmInitAdapter line after it failed."""
     if not any(f.code == "report-error" for f in findings):
-        return list(findings)
+        return _symptoms_named(list(findings), {})
     errors = [f for f in findings if f.code == "report-error" and f.severity in _PREDICTS]
     from gpudoctor.matrix.signatures import load_signatures  # lazy: known lines only
 
@@ -473,6 +477,8 @@ def _symptoms_named(findings: list[Finding], by_code: Mapping[str, Signature]) -
     that points to it, so the report leads with the cause, not the state it left behind."""
 
     def symptom(f: Finding) -> bool:
+        if f.code in SYMPTOM_CODES:
+            return True
         return f.code == "report-error" and f.subject in by_code and by_code[f.subject].symptom
 
     causes = [f for f in findings if f.severity == ERROR and not symptom(f)]

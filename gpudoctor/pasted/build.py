@@ -36,6 +36,7 @@ from gpudoctor.facts_amd import AmdFacts, AmdPciGpu, KfdNode, gfx_version
 from gpudoctor.facts_multigpu import FabricFacts, MultiGpuFacts
 from gpudoctor.facts_view import jetson_gpu_name
 from gpudoctor.framework_names import GPU_PROGRAMS, LOGGED_PROGRAMS
+from gpudoctor.pasted.k8s_events import MAX_EVENTS
 from gpudoctor.pasted.unknown_errors import MAX_LINES
 from gpudoctor.pasted.unknowns import unknowns
 from gpudoctor.probes.frameworks import cudnn_wheel
@@ -94,6 +95,7 @@ def build(
         stack_pods=tuple(draft.stack_pods),
         # beside a known line, the unknown ones are its context (unknown_errors.py)
         unknown_lines=() if draft.errors else tuple(draft.unknown_lines[:MAX_LINES]),
+        warning_events=tuple(draft.warning_events[:MAX_EVENTS]),
     )
     return HostFacts(**{**facts.__dict__, "report": report})
 

@@ -28,6 +28,7 @@ from gpudoctor.pasted import (
     gpu_tools,
     host_tools,
     ib,
+    k8s_events,
     k8s_objects,
     lines,
     nv_tools,
@@ -104,6 +105,8 @@ LINES: tuple[LineShape, ...] = (
     LineShape(rocm_smi_table.NAME, rocm_smi_table.DESCRIPTION, rocm_smi_table.parse),
     LineShape(tracebacks.NAME, tracebacks.DESCRIPTION, tracebacks.parse),
     LineShape(errors.NAME, errors.DESCRIPTION, errors.parse, whole_paste=True),
+    # after the known lines: the Warning events none of them names
+    LineShape(k8s_events.NAME, k8s_events.DESCRIPTION, k8s_events.parse, whole_paste=True),
     # after the known lines: read only where the paste holds none
     LineShape(unknown_errors.NAME, unknown_errors.DESCRIPTION, unknown_errors.parse),
 )
@@ -217,6 +220,10 @@ def _shifted(draft: Draft, lines: int) -> Draft:
             replace(e, line=e.line + lines) if e.line is not None else e
             for e in draft.unknown_lines
         ]
+        draft.warning_events = [
+            replace(e, line=e.line + lines) if e.line is not None else e
+            for e in draft.warning_events
+        ]
         draft.named_gpus = [(name, count, n + lines) for name, count, n in draft.named_gpus]
         draft.answered_gpus = [(name, n + lines) for name, n in draft.answered_gpus]
         draft.named = [(word, n + lines) for word, n in draft.named]
@@ -305,6 +312,7 @@ def _merge(into: Draft, other: Draft) -> None:
     seen = {(e.code, e.line) for e in into.errors}
     into.errors.extend(e for e in other.errors if (e.code, e.line) not in seen)
     into.unknown_lines.extend(other.unknown_lines)
+    into.warning_events.extend(other.warning_events)
     into.ranges.extend(other.ranges)
     into.notes.extend(n for n in other.notes if n not in into.notes)
     into.cudnn_files.extend(f for f in other.cudnn_files if f not in into.cudnn_files)

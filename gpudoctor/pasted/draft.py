@@ -34,6 +34,10 @@ class Draft:
     errors: list[ReportError] = field(default_factory=list)
     # lines that say something failed that no signature names (unknown_errors.py)
     unknown_lines: list[ReportError] = field(default_factory=list)
+    # the numbers of the lines a signature names, repeats included (errors.py)
+    named_lines: set[int] = field(default_factory=set)
+    # Kubernetes Warning events no signature names (k8s_events.py; `code` is the reason)
+    warning_events: list[ReportError] = field(default_factory=list)
     # (section, first line, last line) of each part read, for the report's header
     ranges: list[tuple[str, int, int]] = field(default_factory=list)
     libraries: dict[str, str] = field(default_factory=dict)  # "nccl" -> version named

@@ -48,8 +48,12 @@ def parse(text: str, draft: Draft) -> None:
         return
     # the first line of each known error: a log repeats them
     found: dict[str, tuple[int, Signature, str]] = {}
+    number, counted = 1, 0
     for start, (signature, matched) in sorted(named_lines(text).items()):
         found.setdefault(signature.code, (start, signature, matched))
+        number += text.count("\n", counted, start)
+        counted = start
+        draft.named_lines.add(number)
     for start, signature, matched in sorted(found.values(), key=lambda item: item[0]):
         draft.section(NAME)
         number = text.count("\n", 0, start) + 1

@@ -2610,8 +2610,9 @@ def _bounded(lower: str, line: str, start: int, needles: tuple[str, ...]) -> str
 
 
 # What a line may tell: every part of the draft but the bookkeeping (sections and line ranges,
-# the line being read, the framework words prose names) and the known error lines (errors.py's).
-_NOT_TOLD = frozenset({"sections", "ranges", "scan_line", "named", "errors"})
+# the line being read, the framework words prose names) and the known error lines (errors.py's,
+# with the numbers of the lines they name).
+_NOT_TOLD = frozenset({"sections", "ranges", "scan_line", "named", "errors", "named_lines"})
 _TOLD = tuple(f.name for f in fields(Draft) if f.name not in _NOT_TOLD)
 
 
