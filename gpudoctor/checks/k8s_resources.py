@@ -29,6 +29,10 @@ def check_k8s_gpu_unhealthy(facts: HostFacts, matrix: Matrix, intent: Intent) ->
     capacity = facts.platform.k8s_gpu_capacity
     allocatable = facts.platform.k8s_gpu_allocatable
     ev = [("capacity", capacity), ("allocatable", allocatable)]
+    if capacity == 0 or (capacity is None and allocatable == 0):
+        # Allocatable alone (`-o jsonpath='{.status.allocatable}'`) without nvidia.com/gpu says
+        # as much as Capacity would: the kubelet lists a registered resource in both.
+        return _no_gpu_advertised(facts, ev)
     if capacity is None or allocatable is None:
         return [
             finding(
@@ -39,8 +43,6 @@ def check_k8s_gpu_unhealthy(facts: HostFacts, matrix: Matrix, intent: Intent) ->
                 evidence=ev,
             )
         ]
-    if capacity == 0:
-        return _no_gpu_advertised(facts, ev)
     if allocatable >= capacity:
         return [
             finding(

@@ -240,3 +240,26 @@ def test_a_pod_told_as_json_or_a_flow_mapping_is_judged_against_the_node(
         assert read(asks_four).platform.k8s_gpu_requested == 4
         assert _k8s_findings(read, matrix, asks_four) == [("k8s-gpu-request", "error")]
         assert _k8s_findings(read, matrix, told.replace("{n}", "1") + node) == []
+
+
+@pytest.mark.parametrize("kind", ["allocatable", "capacity"])
+def test_one_status_map_alone_without_gpus_on_a_labelled_node_is_judged(
+    read: Read, matrix: Matrix, kind: str
+) -> None:
+    """Only one map pasted (`-o jsonpath='{.status.allocatable}'`) beside labels saying the node
+    has GPUs: a map without nvidia.com/gpu says the plugin registered none, as both would."""
+    labels = (
+        "$ kubectl get node gpu-node-1 --show-labels | tr ',' '\\n' | grep nvidia\n"
+        "nvidia.com/gpu.present=true\nnvidia.com/gpu.count=4\n"
+    )
+    answer = (
+        f"$ kubectl get node gpu-node-1 -o jsonpath='{{.status.{kind}}}'\n"
+        + json.dumps(_status(None), separators=(",", ":"))
+        + "\n"
+    )
+    assert _k8s_findings(read, matrix, answer + labels) == [("k8s-gpu-unhealthy", "warn")]
+    # the same map without the labels: a node with no sign of a GPU, nothing to judge
+    assert _k8s_findings(read, matrix, answer) == []
+    # a map that holds the GPUs is not judged by this rule
+    gpus = answer.replace('"pods"', '"nvidia.com/gpu":"4","pods"')
+    assert _k8s_findings(read, matrix, gpus + labels) == []
