@@ -138,7 +138,9 @@ def check_container_gpus(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
         ("NVIDIA_VISIBLE_DEVICES", value),
         ("NVIDIA_DRIVER_CAPABILITIES", p.nvidia_driver_capabilities),
     ]
-    if not p.container:
+    # A pasted NVIDIA_VISIBLE_DEVICES is a container's: images and the runtime's device
+    # plugins set it, for the NVIDIA runtime to read when the container starts.
+    if not p.container and (facts.report is None or value is None):
         return [finding("container-gpus", NA, "not in a container", evidence=ev)]
     fix = (
         "start the container with `--gpus all` (Docker), `--device nvidia.com/gpu=all` (CDI) "
@@ -156,7 +158,7 @@ def check_container_gpus(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
             )
         ]
     if value in (None, "", "void", "none"):
-        if not has_gpu(facts):
+        if not has_gpu(facts) and facts.report is None:
             amd = " (its AMD GPUs: see amd-device-access)" if facts.amd.seen else ""
             return [
                 finding(
@@ -168,10 +170,12 @@ def check_container_gpus(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
             ]
         got_gpus = bool(live_gpus(facts))
         shown = "unset" if value is None else repr(value)
+        # a paste that shows no GPU may come from a container meant to run without one
+        unshown = facts.report is not None and not has_gpu(facts)
         return [
             finding(
                 "container-gpus",
-                WARN if got_gpus else ERROR,
+                WARN if got_gpus or unshown else ERROR,
                 f"NVIDIA_VISIBLE_DEVICES is {shown}: the NVIDIA runtime gives this container no "
                 "GPU"
                 + (" (yet NVML sees some: devices were passed another way)" if got_gpus else ""),

@@ -40,7 +40,7 @@ _SYSTEMD_ARCH = {"x86-64": "x86_64", "arm64": "aarch64", "ppc64-le": "ppc64le", 
 _PARAM = re.compile(r"^[\w.-]{1,60}(?:=\S{0,300})?$")
 _ENV = re.compile(
     r"^\s{0,8}(?:export\s{1,4}|\")?(?P<key>NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|"
-    r"NVIDIA_REQUIRE_CUDA)=(?P<v>[^\s\"]{1,200})"
+    r"NVIDIA_REQUIRE_CUDA)=(?P<v>[^\s\"]{0,200})(?=[\s\",]|$)"  # empty: the same as void
 )
 _REQUIRE_CUDA = re.compile(r"^cuda>=(?P<v>\d{1,2}\.\d{1,2})$")
 _SECURE_BOOT = re.compile(r"^\s{0,4}SecureBoot (?P<state>enabled|disabled)\s{0,4}$")
@@ -159,7 +159,8 @@ def _nvidia_env(text: str, draft: Draft) -> None:
             continue
         key, value = found.group("key"), found.group("v")
         if key == "NVIDIA_VISIBLE_DEVICES":
-            put(draft.platform, "nvidia_visible_devices", value)
+            # set but empty is a value of its own (the runtime passes no GPU), not an unknown
+            draft.platform.setdefault("nvidia_visible_devices", value)
         elif key == "NVIDIA_DRIVER_CAPABILITIES":
             put(draft.platform, "nvidia_driver_capabilities", value)
         else:

@@ -14,8 +14,10 @@ import pytest
 
 from gpudoctor.errors import FactsError
 from gpudoctor.facts import HostFacts
+from gpudoctor.findings import Severity
+from gpudoctor.matrix.model import Matrix
 from gpudoctor.matrix.regex_safety import problem
-from tests.support.pasted_findings import no_fact_read
+from tests.support.pasted_findings import findings_of, no_fact_read
 
 Read = Callable[[str], HostFacts]
 
@@ -621,6 +623,25 @@ def test_a_containers_nvidia_environment(read: Read) -> None:
     p = facts.platform
     assert (p.nvidia_visible_devices, p.nvidia_driver_capabilities) == ("all", "compute,utility")
     assert "the image was built for CUDA 12.2 (NVIDIA_REQUIRE_CUDA)" in facts.report.notes
+
+
+@pytest.mark.parametrize("value", ["void", "none", ""])
+def test_a_pasted_container_environment_that_passes_no_gpu_is_judged(
+    read: Read, matrix: Matrix, value: str
+) -> None:
+    """`kubectl exec POD -- env` showing NVIDIA_VISIBLE_DEVICES=void (or none, or empty): the
+    NVIDIA runtime gives that container no GPU; the paste does not say it ran in a container,
+    but only a container's environment holds the variable the runtime reads."""
+    text = (
+        f"$ kubectl exec -it gpu-pod -- env | grep NVIDIA\nNVIDIA_VISIBLE_DEVICES={value}\n"
+        "NVIDIA_DRIVER_CAPABILITIES=compute,utility\n"
+    )
+    shown = [f for f in findings_of(read, matrix, text) if f.code == "container-gpus"]
+    assert [f.severity for f in shown] == [Severity.WARN]
+    assert f"NVIDIA_VISIBLE_DEVICES is {value!r}" in shown[0].title
+    # near miss: a container given every GPU
+    kept = findings_of(read, matrix, text.replace(f"DEVICES={value}", "DEVICES=all"))
+    assert [f.severity for f in kept if f.code == "container-gpus"] == [Severity.OK]
 
 
 def test_prose_about_nvidia_visible_devices_sets_nothing(read: Read) -> None:
