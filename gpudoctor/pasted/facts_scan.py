@@ -410,7 +410,15 @@ def _put_package(name: str, version: str, d: Draft) -> bool:
 
 
 def _visible(m: re.Match[str], d: Draft) -> bool:
-    put(d.platform, "cuda_visible_devices", m.group("v"))
+    """CUDA_VISIBLE_DEVICES set wherever a paste sets it: a shell's `export`, `set` (cmd) and
+    `$env:` (PowerShell), a command's own environment (`CUDA_VISIBLE_DEVICES= python x.py`),
+    Python's `os.environ["CUDA_VISIBLE_DEVICES"] = ""`, an env listing (`NAME=value`, `NAME:
+    value`). An empty value (`""`, or nothing before the line's end or the command) is a value:
+    CUDA then sees no device (the CUDA C Programming Guide's environment variables), which the
+    cuda-visible-devices check judges as it does live."""
+    quoted = m.group("q")
+    value = quoted if quoted is not None else m.group("v") or ""
+    d.platform.setdefault("cuda_visible_devices", value.strip())  # put() would drop ""
     return True
 
 
@@ -1672,7 +1680,14 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "cuda_visible_devices",
-        _rx(r"\bCUDA_VISIBLE_DEVICES\s{0,2}[=:]\s{0,2}[\"']?(?P<v>[\w:,<>-]{1,200})"),
+        # the name, quoted where Python subscripts os.environ, then its value: quoted (empty
+        # too), bare (right after `=`, a shell's; spaced only in `NAME = 0`, `NAME: 0`), or
+        # nothing where `=` ends the line or the command follows it (`NAME= python x.py`)
+        _rx(
+            r"\bCUDA_VISIBLE_DEVICES(?:[\"']\])?(?:\s{0,2}[=:]\s{0,2}[\"'](?P<q>[\w:, <>-]{0,200})"
+            r"[\"']|(?::\s{0,2}|=|\s{1,2}=\s{0,2})(?P<v>[\w:,<>-]{1,200})|=(?=[ \t]{1,8}\S|"
+            r"[ \t]{0,8}$))"
+        ),
         _visible,
     ),
     _Rule(
