@@ -1166,7 +1166,10 @@ def _cpu_host_named(m: re.Match[str], d: Draft) -> bool:
 def _gpu_host_named(m: re.Match[str], d: Draft) -> bool:
     """A reporter saying the machine has a GPU meant for the program ("I have an NVIDIA GPU",
     "it runs on the CPU instead of the GPU"): a framework's note that its CUDA libraries are
-    expected to be missing where no GPU is set up does not apply to that host."""
+    expected to be missing where no GPU is set up does not apply to that host. Not on a line
+    that says the machine has none ("I don't have a GPU, so CUDA is not available")."""
+    if ("cpu-only", d.scan_line) in d.named:
+        return False
     d.named.append(("gpu-host", d.scan_line))
     return False
 
@@ -2400,6 +2403,36 @@ _RULES: tuple[_Rule, ...] = (
             r"running|works?|working) on (?:the )?cpu instead of (?:the )?gpu\b|\bnot using "
             r"(?:my|the) (?:nvidia )?gpu\b|\bgpu (?:is )?not (?:being )?(?:detected|used|"
             r"recogni[sz]ed)\b"
+        ),
+        _gpu_host_named,
+    ),
+    # The symptom told in prose: the GPU or CUDA not detected, found, available, used or
+    # recognised; no GPU or CUDA device found; the program falling back to the CPU; the GPU's
+    # usage at 0%. Whoever writes it expects a GPU on that host. Not a program's own notice that
+    # it runs on the CPU where it finds none (JAX's "No GPU/TPU found, falling back to CPU",
+    # TensorFlow's "Could not find cuda drivers on your machine"), nor "no GPU needed".
+    _Rule(
+        (
+            "gpu",
+            "cuda",
+            "graphics card",
+            "video card",
+            "nvidia card",
+            "back to cpu",
+            "back to the cpu",
+        ),
+        _rx(
+            r"\b(?:(?:nvidia )?gpus?|cuda|graphics card|video card|nvidia card)(?: devices?)? "
+            r"(?:(?:is|are|was|were) not |isn't |aren't |wasn't |not |never )(?:being |getting )?"
+            r"(?:detected|found|available|used|utili[sz]ed|recogni[sz]ed|visible|showing up)\b"
+            r"|\bno (?:nvidia |cuda[- ]capable |cuda |compatible )?(?:gpus?|cuda|devices?)"
+            r"(?: devices?)? (?:was |were )?(?:found|detected|available)\b"
+            r"|^\W{0,4}no (?:nvidia )?gpus?\W{0,4}$"
+            r"|\b(?:can't|cannot|can not|doesn't|does not|won't|didn't|isn't able to) (?:detect|"
+            r"find|see|use|recogni[sz]e) (?:my |the |any |an? )?(?:nvidia )?(?:gpus?|cuda|graphics "
+            r"card)\b|\b(?:falls|fell) back to (?:the )?cpu\b|\b(?:cpu|processor) instead of "
+            r"(?:the |my )?(?:nvidia )?gpu\b|\bgpu (?:usage|utili[sz]ation|util|load)\b[^\n%]{0,24}"
+            r"(?<![\d.])0(?:\.0{1,2})? ?%"
         ),
         _gpu_host_named,
     ),
