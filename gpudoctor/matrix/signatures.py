@@ -26,6 +26,7 @@ from gpudoctor.matrix import kinds as k
 from gpudoctor.matrix.cuda_errors import cuda_error_values
 from gpudoctor.matrix.fields import Problems, RowReader
 from gpudoctor.matrix.model import Provenance
+from gpudoctor.matrix.package_repos import package_repo_values
 from gpudoctor.matrix.reader import (
     RowRule,
     load_cached,
@@ -76,6 +77,9 @@ DERIVED = {
     "cuda_error_number": "cuda_error",
     "cuda_error_meaning": "cuda_error",
     "cuda_error_fix": "cuda_error",
+    # the repository that ships an NVIDIA package, and how to configure it (matrix/package_repos.py)
+    "package_repo": "package",
+    "package_repo_fix": "package",
 }
 INSTALLS = ("torch", "tensorflow")
 SOURCE_KINDS = ("vendor", "threads")
@@ -230,6 +234,8 @@ class Signature(Provenance):
             out["cc_from_sm"] = f"{out['sm'][:-1]}.{out['sm'][-1]}"
         if "cuda_error" in out:
             out.update(cuda_error_values(out["cuda_error"]))
+        if "package" in out:
+            out.update(package_repo_values(out["package"]))
         return out
 
 

@@ -93,6 +93,10 @@ _UNNAMED = re.compile(r"^Device ([0-9a-fA-F]{4})$")
 
 
 def _value(key: str, value: str, draft: Draft) -> None:  # noqa: PLR0912 - one branch per key
+    if value.lower() == "no cuda":
+        # where torch has no CUDA, collect_env writes "No CUDA" for the CUDA runtime, the GPU
+        # models, the driver and cuDNN (its all_cuda_fields): no GPU, driver or version
+        return
     if key == "gpu models and configuration":
         if unknown_value(value):
             return

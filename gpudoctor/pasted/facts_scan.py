@@ -410,7 +410,15 @@ def _put_package(name: str, version: str, d: Draft) -> bool:
 
 
 def _visible(m: re.Match[str], d: Draft) -> bool:
-    put(d.platform, "cuda_visible_devices", m.group("v"))
+    """CUDA_VISIBLE_DEVICES set wherever a paste sets it: a shell's `export`, `set` (cmd) and
+    `$env:` (PowerShell), a command's own environment (`CUDA_VISIBLE_DEVICES= python x.py`),
+    Python's `os.environ["CUDA_VISIBLE_DEVICES"] = ""`, an env listing (`NAME=value`, `NAME:
+    value`). An empty value (`""`, or nothing before the line's end or the command) is a value:
+    CUDA then sees no device (the CUDA C Programming Guide's environment variables), which the
+    cuda-visible-devices check judges as it does live."""
+    quoted = m.group("q")
+    value = quoted if quoted is not None else m.group("v") or ""
+    d.platform.setdefault("cuda_visible_devices", value.strip())  # put() would drop ""
     return True
 
 
@@ -1203,7 +1211,10 @@ def _cpu_host_named(m: re.Match[str], d: Draft) -> bool:
 def _gpu_host_named(m: re.Match[str], d: Draft) -> bool:
     """A reporter saying the machine has a GPU meant for the program ("I have an NVIDIA GPU",
     "it runs on the CPU instead of the GPU"): a framework's note that its CUDA libraries are
-    expected to be missing where no GPU is set up does not apply to that host."""
+    expected to be missing where no GPU is set up does not apply to that host. Not on a line
+    that says the machine has none ("I don't have a GPU, so CUDA is not available")."""
+    if ("cpu-only", d.scan_line) in d.named:
+        return False
     d.named.append(("gpu-host", d.scan_line))
     return False
 
@@ -1717,7 +1728,14 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "cuda_visible_devices",
-        _rx(r"\bCUDA_VISIBLE_DEVICES\s{0,2}[=:]\s{0,2}[\"']?(?P<v>[\w:,<>-]{1,200})"),
+        # the name, quoted where Python subscripts os.environ, then its value: quoted (empty
+        # too), bare (right after `=`, a shell's; spaced only in `NAME = 0`, `NAME: 0`), or
+        # nothing where `=` ends the line or the command follows it (`NAME= python x.py`)
+        _rx(
+            r"\bCUDA_VISIBLE_DEVICES(?:[\"']\])?(?:\s{0,2}[=:]\s{0,2}[\"'](?P<q>[\w:, <>-]{0,200})"
+            r"[\"']|(?::\s{0,2}|=|\s{1,2}=\s{0,2})(?P<v>[\w:,<>-]{1,200})|=(?=[ \t]{1,8}\S|"
+            r"[ \t]{0,8}$))"
+        ),
         _visible,
     ),
     _Rule(
@@ -2430,6 +2448,36 @@ _RULES: tuple[_Rule, ...] = (
             r"running|works?|working) on (?:the )?cpu instead of (?:the )?gpu\b|\bnot using "
             r"(?:my|the) (?:nvidia )?gpu\b|\bgpu (?:is )?not (?:being )?(?:detected|used|"
             r"recogni[sz]ed)\b"
+        ),
+        _gpu_host_named,
+    ),
+    # The symptom told in prose: the GPU or CUDA not detected, found, available, used or
+    # recognised; no GPU or CUDA device found; the program falling back to the CPU; the GPU's
+    # usage at 0%. Whoever writes it expects a GPU on that host. Not a program's own notice that
+    # it runs on the CPU where it finds none (JAX's "No GPU/TPU found, falling back to CPU",
+    # TensorFlow's "Could not find cuda drivers on your machine"), nor "no GPU needed".
+    _Rule(
+        (
+            "gpu",
+            "cuda",
+            "graphics card",
+            "video card",
+            "nvidia card",
+            "back to cpu",
+            "back to the cpu",
+        ),
+        _rx(
+            r"\b(?:(?:nvidia )?gpus?|cuda|graphics card|video card|nvidia card)(?: devices?)? "
+            r"(?:(?:is|are|was|were) not |isn't |aren't |wasn't |not |never )(?:being |getting )?"
+            r"(?:detected|found|available|used|utili[sz]ed|recogni[sz]ed|visible|showing up)\b"
+            r"|\bno (?:nvidia |cuda[- ]capable |cuda |compatible )?(?:gpus?|cuda|devices?)"
+            r"(?: devices?)? (?:was |were )?(?:found|detected|available)\b"
+            r"|^\W{0,4}no (?:nvidia )?gpus?\W{0,4}$"
+            r"|\b(?:can't|cannot|can not|doesn't|does not|won't|didn't|isn't able to) (?:detect|"
+            r"find|see|use|recogni[sz]e) (?:my |the |any |an? )?(?:nvidia )?(?:gpus?|cuda|graphics "
+            r"card)\b|\b(?:falls|fell) back to (?:the )?cpu\b|\b(?:cpu|processor) instead of "
+            r"(?:the |my )?(?:nvidia )?gpu\b|\bgpu (?:usage|utili[sz]ation|util|load)\b[^\n%]{0,24}"
+            r"(?<![\d.])0(?:\.0{1,2})? ?%"
         ),
         _gpu_host_named,
     ),

@@ -93,6 +93,54 @@ def test_a_pasted_value_is_judged_by_the_same_rule(matrix: Matrix) -> None:
     assert "'1' is no GPU index here (GPUs 0 to 0)" in title
 
 
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ('export CUDA_VISIBLE_DEVICES=""', ""),
+        ("CUDA_VISIBLE_DEVICES= python train.py", ""),
+        ("set CUDA_VISIBLE_DEVICES=", ""),
+        ('$env:CUDA_VISIBLE_DEVICES=""', ""),
+        ('os.environ["CUDA_VISIBLE_DEVICES"] = ""', ""),
+        ("os.environ['CUDA_VISIBLE_DEVICES']='1'", "1"),
+        ("CUDA_VISIBLE_DEVICES = 0", "0"),
+        ("export CUDA_VISIBLE_DEVICES=-1", "-1"),
+    ],
+)
+def test_the_variable_is_read_wherever_a_paste_sets_it(
+    line: str, value: str, matrix: Matrix
+) -> None:
+    from gpudoctor.pasted.dispatch import read_report
+    from tests.support.pasted_samples import SMI_TABLE
+
+    facts = read_report(SMI_TABLE + line + "\n", "p.txt", matrix.architectures)
+    assert facts.platform.cuda_visible_devices == value
+    severity, title, _ = _judge(facts, matrix)
+    if value in ("", "-1"):  # hides every GPU of a host that has one
+        assert severity is Severity.WARN
+        assert "hides every GPU from CUDA" in title
+
+
+def test_an_empty_value_alone_is_read_and_judged_without_a_gpu(matrix: Matrix) -> None:
+    from gpudoctor.pasted.dispatch import read_report
+
+    facts = read_report('export CUDA_VISIBLE_DEVICES=""\n', "p.txt", matrix.architectures)
+    severity, title, _ = _judge(facts, matrix)
+    assert (severity, title) == (Severity.INFO, "CUDA_VISIBLE_DEVICES='' hides every GPU from CUDA")
+
+
+def test_a_value_the_shell_expands_or_a_command_is_not_read_as_the_value(matrix: Matrix) -> None:
+    from gpudoctor.errors import FactsError
+    from gpudoctor.pasted.dispatch import read_report
+    from tests.support.pasted_samples import SMI_TABLE
+
+    facts = read_report(
+        SMI_TABLE + "CUDA_VISIBLE_DEVICES=$GPU python x.py\n", "p.txt", matrix.architectures
+    )
+    assert facts.platform.cuda_visible_devices is None
+    with pytest.raises(FactsError):
+        read_report("CUDA_VISIBLE_DEVICES=$GPU python x.py\n", "p.txt", matrix.architectures)
+
+
 def test_the_sections_that_list_every_gpu_are_section_names_the_reader_gives() -> None:
     # The check names the reader's sections as text (checks do not import the reader): a
     # renamed section would quietly turn every pasted nvidia-smi into "a program's own list".

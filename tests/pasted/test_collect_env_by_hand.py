@@ -9,6 +9,8 @@ from collections.abc import Callable
 import pytest
 
 from gpudoctor.facts import HostFacts
+from gpudoctor.matrix.model import Matrix
+from tests.support.pasted_findings import findings_of, warn_or_error
 from tests.support.pasted_samples import COLLECT_ENV
 
 Read = Callable[[str], HostFacts]
@@ -54,3 +56,17 @@ def test_prose_naming_the_pytorch_version_is_no_collect_env(read: Read) -> None:
     assert facts.report is not None
     assert "collect_env" not in facts.report.sections
     assert facts.frameworks == ()
+
+
+def test_no_cuda_in_a_cpu_only_collect_env_is_no_gpu(read: Read, matrix: Matrix) -> None:
+    # torch's collect_env writes "No CUDA" in its CUDA fields where torch has no CUDA
+    text = (
+        "PyTorch version: 2.3.0+cpu\nIs debug build: False\nCUDA used to build PyTorch: None\n"
+        "OS: Ubuntu 22.04.4 LTS (x86_64)\nIs CUDA available: False\n"
+        "CUDA runtime version: No CUDA\nGPU models and configuration: No CUDA\n"
+        "Nvidia driver version: No CUDA\ncuDNN version: No CUDA\n"
+    )
+    facts = read(text)
+    assert not facts.nvml.gpus
+    assert facts.nvml.driver_version is None
+    assert warn_or_error(findings_of(read, matrix, text)) == []

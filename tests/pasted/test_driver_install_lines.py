@@ -265,12 +265,11 @@ def test_a_missing_dnf_driver_stream_is_named_with_its_stream(read: Read, matrix
     assert _codes(read, pasted)[:1] == ["dnf-nvidia-driver-stream-missing"]
     (found,) = error_lines(findings_of(read, matrix, pasted), "dnf-nvidia-driver-stream-missing")
     assert "nvidia-driver:latest-dkms" in found.detail
-    # a package (not a module stream) that dnf did not find is not this line: an error line
-    # of no known cause
+    # a package (not a module stream) that dnf did not find is not this line: the repository
+    # that ships the package is not configured
     other = read("Error: Unable to find a match: nvidia-driver-cuda\n")
     assert other.report is not None
-    assert other.report.errors == ()
-    assert [e.line for e in other.report.unknown_lines] == [1]
+    assert [e.code for e in other.report.errors] == ["nvidia-package-not-in-repos"]
 
 
 def test_dkms_two_lines_of_one_failure_are_one_error(read: Read, matrix: Matrix) -> None:

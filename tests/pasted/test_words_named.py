@@ -77,3 +77,60 @@ def test_tools_and_variables_named(read: Read, text: str, said: str) -> None:
 def test_a_variable_that_only_looks_like_cuda_home_is_no_word(read: Read) -> None:
     with pytest.raises(FactsError):
         read("MY_CUDA_HOMEDIR=/opt/x\n")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CUDA not available\n",
+        "GPU not found\n",
+        "no gpu\n",
+        "it keeps using CPU instead of GPU\n",
+        "CUDA is not detected by pytorch\n",
+        "the nvidia card is not recognised\n",
+        "No CUDA device found\n",
+        "training falls back to the CPU\n",
+        "GPU usage is 0% while training\n",
+        "The GPU isn't being used\n",
+        "pytorch can't detect my GPU\n",
+    ],
+)
+def test_a_symptom_told_in_prose_names_a_host_with_a_gpu(
+    read: Read, matrix: Matrix, text: str
+) -> None:
+    facts = read(text)
+    assert facts.report is not None
+    assert facts.report.sections == (NAME,)
+    assert "gpu-host" in facts.report.named
+    note = next(n for n in facts.report.notes if n.startswith("the paste names"))
+    assert "a machine with a GPU" in note
+    bad = [f for f in findings_of(read, matrix, text) if f.severity >= Severity.WARN]
+    assert bad == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a program's own notice where it finds no GPU, printed on any CPU-only machine
+        "No GPU/TPU found, falling back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more "
+        "info.)\n",
+        "Could not find cuda drivers on your machine, GPU will not be used.\n",
+        "No GPU needed, this runs on the CPU\n",
+        "a GPU is not required for this step\n",
+        "GPU usage is 40% while training\n",
+    ],
+)
+def test_what_only_looks_like_the_symptom_names_no_gpu_host(read: Read, text: str) -> None:
+    try:
+        facts = read(text)
+    except FactsError:
+        return
+    assert facts.report is not None
+    assert "gpu-host" not in facts.report.named
+
+
+def test_a_line_that_says_there_is_no_gpu_is_not_a_gpu_host(read: Read) -> None:
+    facts = read("I don't have a GPU, so CUDA is not available, that's expected\n")
+    assert facts.report is not None
+    assert "cpu-only" in facts.report.named
+    assert "gpu-host" not in facts.report.named
