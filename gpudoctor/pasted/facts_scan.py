@@ -1234,8 +1234,8 @@ def _container_run_named(m: re.Match[str], d: Draft) -> bool:
 
 
 def _cuda_home_named(m: re.Match[str], d: Draft) -> bool:
-    """CUDA_HOME / CUDA_PATH named: the paste is about a CUDA toolkit's folder (its version,
-    where the folder names one, is the toolkit rules')."""
+    """CUDA_HOME / CUDA_PATH named, or a CUDA install said to be missing: the paste is about a
+    CUDA toolkit (its version, where a folder names one, is the toolkit rules')."""
     d.named.append(("cuda", d.scan_line))
     return False
 
@@ -2460,6 +2460,7 @@ _RULES: tuple[_Rule, ...] = (
         (
             "gpu",
             "cuda",
+            "cuinit failed",
             "graphics card",
             "video card",
             "nvidia card",
@@ -2478,8 +2479,28 @@ _RULES: tuple[_Rule, ...] = (
             r"card)\b|\b(?:falls|fell) back to (?:the )?cpu\b|\b(?:cpu|processor) instead of "
             r"(?:the |my )?(?:nvidia )?gpu\b|\bgpu (?:usage|utili[sz]ation|util|load)\b[^\n%]{0,24}"
             r"(?<![\d.])0(?:\.0{1,2})? ?%"
+            # CUDA failing to start, and a GPU said to be unsupported
+            r"|\b(?:failed to|could not|couldn't|unable to|cannot|can't) (?:load|initiali[sz]e|"
+            r"init|start) (?:the )?(?:cuda|libcuda|gpu)\b|\b(?:cuda|gpu) (?:initiali[sz]ation|"
+            r"init) failed\b|\bcuInit failed\b|\b(?:gpu|graphics card) (?:is |was )?not "
+            r"supported\b|\bunsupported (?:nvidia )?gpu\b"
         ),
         _gpu_host_named,
+    ),
+    # A CUDA install said to be missing: "CUDA toolkit not found", "could not find CUDA",
+    # "libcuda not found" (not TensorFlow's notice "Could not find cuda drivers on your machine,
+    # GPU will not be used", printed on any machine without a GPU).
+    _Rule(
+        ("cuda", "nvcc"),
+        _rx(
+            r"\b(?:no|could not find|couldn't find|cannot find|can't find|unable to (?:find|"
+            r"locate)) (?:the |a |any )?(?:nvidia )?(?:cuda|libcuda|nvcc)(?! drivers on your "
+            r"machine)(?: toolkit| driver| runtime| installation| install| library| compiler)?"
+            r"(?: (?:was |is )?(?:found|installed|detected))?\b|\b(?:cuda|libcuda|nvcc)(?: "
+            r"toolkit| driver| runtime| installation| install| library| compiler)? (?:was |is )?"
+            r"not (?:found|installed)\b"
+        ),
+        _cuda_home_named,
     ),
     _Rule("step ", _rx(r"^\s{0,4}Step \d{1,3}/\d{1,3} : RUN\b"), _build_named),
     _Rule("] run ", _rx(r"^\s{0,4}#\d{1,4} \[[^\]\n]{1,80}\] RUN\b"), _build_named),

@@ -134,3 +134,38 @@ def test_a_line_that_says_there_is_no_gpu_is_not_a_gpu_host(read: Read) -> None:
     assert facts.report is not None
     assert "cpu-only" in facts.report.named
     assert "gpu-host" not in facts.report.named
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("CUDA toolkit not found\n", "cuda"),
+        ("No CUDA toolkit found\n", "cuda"),
+        ("could not find CUDA\n", "cuda"),
+        ("libcuda not found\n", "cuda"),
+        ("nvcc is not installed\n", "cuda"),
+        ("Failed to load CUDA\n", "gpu-host"),
+        ("failed to initialize cuda\n", "gpu-host"),
+        ("CUDA initialization failed\n", "gpu-host"),
+        ("cuInit failed\n", "gpu-host"),
+        ("Your GPU is not supported\n", "gpu-host"),
+        ("Unsupported GPU\n", "gpu-host"),
+    ],
+)
+def test_a_cuda_install_or_start_said_to_fail_is_read(read: Read, text: str, word: str) -> None:
+    """Short statements that CUDA is missing or does not start, or that the GPU is not
+    supported: what the paste is about, not 'no report recognised'."""
+    facts = read(text)
+    assert facts.report is not None
+    assert facts.report.sections == (NAME,)
+    assert word in facts.report.named
+
+
+def test_tensorflows_notice_on_a_machine_without_a_gpu_names_no_cuda_install(read: Read) -> None:
+    facts = read(
+        "I tensorflow/core/util/port.cc:113] oneDNN custom operations are on.\n"
+        "Could not find cuda drivers on your machine, GPU will not be used.\n"
+    )
+    assert facts.report is not None
+    assert "cuda" not in facts.report.named
+    assert "gpu-host" not in facts.report.named
