@@ -43,6 +43,9 @@ def check_k8s_gpu_unhealthy(facts: HostFacts, matrix: Matrix, intent: Intent) ->
                 evidence=ev,
             )
         ]
+    fewer = _fewer_than_counted(facts, capacity, ev)
+    if fewer is not None:
+        return [fewer]
     if allocatable >= capacity:
         return [
             finding(
@@ -104,6 +107,48 @@ def _no_gpu_advertised(facts: HostFacts, ev: list[tuple[str, int | None]]) -> li
             ],
         )
     ]
+
+
+def _fewer_than_counted(
+    facts: HostFacts, capacity: int, ev: list[tuple[str, int | None]]
+) -> Finding | None:
+    """GPU feature discovery's nvidia.com/gpu.count is the GPUs NVML shows on the node, and the
+    device plugin registers each one, nvidia.com/gpu.replicas times where a sharing strategy
+    is set (docs/gpu-feature-discovery/README.md, github.com/NVIDIA/k8s-device-plugin): a
+    Capacity below that product is GPUs the plugin did not register. Not judged under a MIG
+    strategy (`single` counts MIG devices, `mixed` leaves MIG GPUs out of nvidia.com/gpu) or
+    with shared GPUs renamed nvidia.com/gpu.shared, nor on the labels of several nodes."""
+    labels = {item.name: item.value for item in facts.platform.k8s_node_labels}
+    count = labels.get("nvidia.com/gpu.count", "")
+    replicas = labels.get("nvidia.com/gpu.replicas", "1")
+    if not (count.isdecimal() and replicas.isdecimal()) or int(replicas) < 1:
+        return None
+    if labels.get("nvidia.com/mig.strategy", "none") != "none" or any(
+        item.name.startswith("nvidia.com/mig-") or item.name == "nvidia.com/gpu.shared"
+        for item in facts.platform.k8s_node_capacity
+    ):
+        return None
+    expected = int(count) * int(replicas)
+    if capacity >= expected:
+        return None
+    shared = f" x {replicas} replicas = {expected}" if int(replicas) > 1 else ""
+    return finding(
+        CODE,
+        WARN,
+        f"the node registers {capacity} nvidia.com/gpu, but GPU feature discovery counts "
+        f"{count} GPU(s){shared} (nvidia.com/gpu.count): the device plugin did not register "
+        "them all",
+        detail="GPU feature discovery labels the GPUs NVML shows on the node, and the device "
+        "plugin registers every GPU it sees (each nvidia.com/gpu.replicas times when shared): "
+        "it sees fewer when its own container is limited (NVIDIA_VISIBLE_DEVICES or "
+        "CUDA_VISIBLE_DEVICES set in its DaemonSet), when a GPU failed NVML as it started "
+        "(an Xid, a GPU fallen off the bus), or when its config's sharing replicas differ "
+        "from what it applied",
+        fix="read the device plugin's log on that node (`kubectl logs -n <namespace> "
+        "<device-plugin-pod>`: the devices it found) and its DaemonSet's env; `nvidia-smi -L` "
+        "on the node lists the GPUs; restart the plugin pod once the GPUs are sound",
+        evidence=[*ev, ("gfd_gpu_count", int(count)), ("gfd_replicas", int(replicas))],
+    )
 
 
 def _kept_off(facts: HostFacts) -> tuple[str, str] | None:

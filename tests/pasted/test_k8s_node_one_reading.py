@@ -263,3 +263,39 @@ def test_one_status_map_alone_without_gpus_on_a_labelled_node_is_judged(
     # a map that holds the GPUs is not judged by this rule
     gpus = answer.replace('"pods"', '"nvidia.com/gpu":"4","pods"')
     assert _k8s_findings(read, matrix, gpus + labels) == []
+
+
+def _labelled(count: str, replicas: str, capacity: int, *extra: str) -> str:
+    labels = [f"nvidia.com/gpu.count={count}", f"nvidia.com/gpu.replicas={replicas}", *extra]
+    shown = "\n".join(" " * 20 + label for label in labels)
+    return _describe(capacity, capacity).replace(
+        "Labels:             nvidia.com/gpu.present=true\n",
+        "Labels:             nvidia.com/gpu.present=true\n" + shown + "\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("labels", "capacity", "expected"),
+    [
+        (("8", "1"), 2, [("k8s-gpu-unhealthy", "warn")]),  # 6 GPUs not registered
+        (("2", "4"), 4, [("k8s-gpu-unhealthy", "warn")]),  # time-slicing not applied
+        (("8", "1"), 8, []),
+        (("2", "4"), 8, []),  # two GPUs shared four ways
+        (("56", "1", "nvidia.com/mig.strategy=single"), 2, []),  # MIG: counts MIG devices
+        (("8", "1", "nvidia.com/mig.strategy=mixed"), 2, []),
+    ],
+)
+def test_a_node_registering_fewer_gpus_than_gfd_counts_is_judged(
+    read: Read,
+    matrix: Matrix,
+    labels: tuple[str, ...],
+    capacity: int,
+    expected: list[tuple[str, str]],
+) -> None:
+    count, replicas, *extra = labels
+    text = _labelled(count, replicas, capacity, *extra)
+    assert _k8s_findings(read, matrix, text) == expected
+    if expected:
+        (found,) = [f for f in findings_of(read, matrix, text) if f.code == "k8s-gpu-unhealthy"]
+        assert f"registers {capacity} nvidia.com/gpu" in found.title
+        assert f"counts {count} GPU(s)" in found.title
