@@ -22,7 +22,7 @@ from gpudoctor.facts import ReportError
 from gpudoctor.matrix.signatures import load_signatures
 from gpudoctor.pasted import records, unwrap
 from gpudoctor.pasted.draft import Draft, put
-from gpudoctor.pasted.scan import KeywordLines, ascii_lower
+from gpudoctor.pasted.scan import KeywordLines, LineCounter, ascii_lower
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.signatures import Signature
@@ -48,12 +48,10 @@ def parse(text: str, draft: Draft) -> None:
         return
     # the first line of each known error: a log repeats them
     found: dict[str, tuple[int, Signature, str]] = {}
-    number, counted = 1, 0
+    lines = LineCounter(text)
     for start, (signature, matched) in sorted(named_lines(text).items()):
         found.setdefault(signature.code, (start, signature, matched))
-        number += text.count("\n", counted, start)
-        counted = start
-        draft.named_lines.add(number)
+        draft.named_lines.add(lines.at(start))
     for start, signature, matched in sorted(found.values(), key=lambda item: item[0]):
         draft.section(NAME)
         number = text.count("\n", 0, start) + 1

@@ -23,7 +23,7 @@ import re
 
 from gpudoctor.facts import ReportError
 from gpudoctor.pasted.draft import Draft
-from gpudoctor.pasted.scan import iter_lines
+from gpudoctor.pasted.scan import LineCounter, iter_lines
 
 NAME = "Kubernetes events"
 DESCRIPTION = (
@@ -56,14 +56,13 @@ _HARMLESS = frozenset({"InvalidDiskCapacity", "DNSConfigForming", "CgroupV1"})
 
 def parse(text: str, draft: Draft) -> None:
     seen: set[str] = set()
-    number, counted = 1, 0
+    lines = LineCounter(text)
     # the lines that hold the word, found by str.find (a long log without events stays fast)
     for start, line in iter_lines(text, text, "Warning"):
         found = _DESCRIBE.match(line) or _GET.match(line)
         if found is None:
             continue
-        number += text.count("\n", counted, start)
-        counted = start
+        number = lines.at(start)
         reason = found.group("reason")
         if number in draft.named_lines or reason in _HARMLESS:
             continue

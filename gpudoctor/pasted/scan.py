@@ -55,6 +55,21 @@ def line_at(text: str, pos: int) -> tuple[int, str]:
     return start, text[start : end if end != -1 else len(text)]
 
 
+class LineCounter:
+    """The 1-based line number of each of a series of ascending offsets in one text, counting
+    the newlines between one offset and the next once (a long log's lines stay linear)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._number = 1
+        self._counted = 0
+
+    def at(self, start: int) -> int:
+        self._number += self._text.count("\n", self._counted, start)
+        self._counted = start
+        return self._number
+
+
 def iter_lines(haystack: str, text: str, needle: str) -> Iterator[tuple[int, str]]:
     """Each line of `text` in which `haystack` (text itself, or its ascii_lower) holds `needle`,
     in order: (line offset, line); lazily, so that a caller may stop at the first it wants."""
