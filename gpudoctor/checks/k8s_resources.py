@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.k8s_sharing import GPU_RESOURCE
+from gpudoctor.checks.k8s_sharing import GPU_RESOURCE, as_dict
 from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def _fewer_than_counted(
     Capacity below that product is GPUs the plugin did not register. Not judged under a MIG
     strategy (`single` counts MIG devices, `mixed` leaves MIG GPUs out of nvidia.com/gpu) or
     with shared GPUs renamed nvidia.com/gpu.shared, nor on the labels of several nodes."""
-    labels = {item.name: item.value for item in facts.platform.k8s_node_labels}
+    labels = as_dict(facts.platform.k8s_node_labels)
     count = labels.get("nvidia.com/gpu.count", "")
     replicas = labels.get("nvidia.com/gpu.replicas", "1")
     if not (count.isdecimal() and replicas.isdecimal()) or int(replicas) < 1:
@@ -159,7 +159,7 @@ def _kept_off(facts: HostFacts) -> tuple[str, str] | None:
     nvidia.com/gpu.workload.config is vm-passthrough or vm-vgpu gets the sandbox device plugin,
     which advertises its GPUs for virtual machines, not nvidia.com/gpu (controllers/
     state_manager.go: gpuStateLabels, addGPUStateLabels, hasOperandsDisabled)."""
-    labels = {item.name: item.value for item in facts.platform.k8s_node_labels}
+    labels = as_dict(facts.platform.k8s_node_labels)
     for key in ("nvidia.com/gpu.deploy.operands", "nvidia.com/gpu.deploy.device-plugin"):
         if labels.get(key) == "false":
             return (

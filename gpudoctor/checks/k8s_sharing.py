@@ -53,7 +53,8 @@ _SCHEDULERS = {
 }
 
 
-def _as_dict(items: tuple[K8sItem, ...]) -> dict[str, str]:
+def as_dict(items: tuple[K8sItem, ...]) -> dict[str, str]:
+    """A pasted object's names and values (a node's labels, a pod's resources) as a dict."""
     return {item.name: item.value for item in items}
 
 
@@ -63,8 +64,8 @@ def _int(value: str) -> int:
 
 def check_k8s_gpu_resource_name(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     p = facts.platform
-    asked = {k: _int(v) for k, v in _as_dict(p.k8s_pod_resources).items() if GPU_RESOURCE.match(k)}
-    node = {k: _int(v) for k, v in _as_dict(p.k8s_node_resources).items()}
+    asked = {k: _int(v) for k, v in as_dict(p.k8s_pod_resources).items() if GPU_RESOURCE.match(k)}
+    node = {k: _int(v) for k, v in as_dict(p.k8s_node_resources).items()}
     ev: list[tuple[str, object]] = [
         ("pod_asks", ", ".join(f"{k}: {v}" for k, v in asked.items()) or None),
         ("node_advertises", ", ".join(f"{k}: {v}" for k, v in node.items()) or None),
@@ -216,7 +217,7 @@ def _against_config(
 ) -> list[Finding]:
     """No node shown: what the plugin's config makes it advertise, where that is certain."""
     p = facts.platform
-    shared = _as_dict(p.k8s_sharing_resources)
+    shared = as_dict(p.k8s_sharing_resources)
     for name, n in asked.items():
         if p.k8s_sharing_rename and name + ".shared" in shared:
             why, fix = _why_missing(facts, name, [name + ".shared"])
@@ -251,7 +252,7 @@ def _against_config(
 
 def check_k8s_gpu_sharing(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     p = facts.platform
-    shared = _as_dict(p.k8s_sharing_resources)
+    shared = as_dict(p.k8s_sharing_resources)
     ev: list[tuple[str, object]] = [
         ("sharing", p.k8s_sharing),
         ("resources", ", ".join(f"{k}: {v}" for k, v in shared.items()) or None),
@@ -267,8 +268,8 @@ def check_k8s_gpu_sharing(facts: HostFacts, matrix: Matrix, intent: Intent) -> l
             return [
                 finding(SHARING, ERROR, refused[0], detail=refused[1], fix=refused[2], evidence=ev)
             ]
-    pod = {k: _int(v) for k, v in _as_dict(p.k8s_pod_resources).items()}
-    node = _as_dict(p.k8s_node_resources)
+    pod = {k: _int(v) for k, v in as_dict(p.k8s_pod_resources).items()}
+    node = as_dict(p.k8s_node_resources)
     for name, n in pod.items():
         is_shared = name in shared or (name.endswith(".shared") and name in node)
         if not is_shared or n <= 1:
@@ -355,8 +356,8 @@ def _plain(value: str) -> str:
 
 def check_k8s_gpu_node_selector(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     p = facts.platform
-    wanted = _as_dict(p.k8s_pod_selector)
-    labels = _as_dict(p.k8s_node_labels)
+    wanted = as_dict(p.k8s_pod_selector)
+    labels = as_dict(p.k8s_node_labels)
     ev: list[tuple[str, object]] = [
         ("pod_selects", ", ".join(f"{k}={v}" for k, v in wanted.items()) or None),
         ("node_labels", ", ".join(f"{k}={v}" for k, v in labels.items()) or None),
