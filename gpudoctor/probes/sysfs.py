@@ -56,6 +56,7 @@ def probe_kernel(root: Path, *, redact: bool = True) -> tuple[KernelFacts, list[
         nouveau_blacklisted=nouveau_blacklisted(root, cmdline),
         # NCCL before 2.23.4 finds GPUDirect RDMA only through these (checks/nccl.py)
         peer_memory_clients=tuple(sorted(list_dir(root / "sys/kernel/mm/memory_peers"))),
+        nvidia_dkms_kernels=dkms_nvidia_kernels(root),
         device_nodes=device_nodes(root),
         pci_devices=nvidia_pci_devices(root),
     )
@@ -75,6 +76,24 @@ def kernel_release(root: Path) -> str | None:
     if release is None and root == Path("/"):
         release = os.uname().release
     return release
+
+
+def dkms_nvidia_kernels(root: Path) -> tuple[str, ...] | None:
+    """The kernels DKMS has installed the nvidia module for, read from its tree as `dkms status`
+    does: an install is the link /var/lib/dkms/nvidia/kernel-<kernel>-<arch> pointing at
+    <version>/<kernel>/<arch> (dkms removes it on uninstall). None where the tree has no nvidia
+    module: a runfile install, a distribution's precompiled module, or a container."""
+    tree = root / "var/lib/dkms/nvidia"
+    if not tree.is_dir():
+        return None
+    kernels: set[str] = set()
+    for name in list_dir(tree):
+        kernel, _, arch = name[len("kernel-") :].rpartition("-")
+        link = tree / name
+        # exists() follows the link: a dangling one is no install
+        if name.startswith("kernel-") and kernel and arch and link.is_symlink() and link.exists():
+            kernels.add(kernel)
+    return tuple(sorted(kernels, key=natural_key))
 
 
 def driver_version(root: Path) -> tuple[str | None, str | None]:

@@ -260,3 +260,31 @@ def test_peer_memory_clients(tmp_path: Path) -> None:
     (peers / "nv_mem" / "version").write_text("1.3\n", encoding="utf-8")
     facts, _ = probe_kernel(tmp_path)
     assert facts.peer_memory_clients == ("nv_mem",)
+
+
+def _dkms_install(tree: Path, version: str, kernel: str, arch: str = "x86_64") -> None:
+    """What `dkms install` leaves: the built module and the kernel-<kernel>-<arch> link."""
+    built = tree / version / kernel / arch / "module"
+    built.mkdir(parents=True)
+    (built / "nvidia.ko.zst").write_bytes(b"")
+    os.symlink(f"{version}/{kernel}/{arch}", tree / f"kernel-{kernel}-{arch}")
+
+
+def test_dkms_kernels_are_the_installed_links_only(tmp_path: Path) -> None:
+    facts, _ = probe_kernel(tmp_path)
+    assert facts.nvidia_dkms_kernels is None  # no DKMS tree for nvidia: not read
+    tree = tmp_path / "var/lib/dkms/nvidia"
+    _dkms_install(tree, "535.129.03", "6.5.0-14-generic")
+    _dkms_install(tree, "550.54.15", "6.8.0-31-generic")
+    # built for a third kernel but never installed: no link, so not counted
+    (tree / "550.54.15" / "6.8.0-35-generic" / "x86_64" / "module").mkdir(parents=True)
+    # a link left dangling by an unbuilt version is no install either
+    os.symlink("570.86.10/6.8.0-40-generic/x86_64", tree / "kernel-6.8.0-40-generic-x86_64")
+    facts, _ = probe_kernel(tmp_path)
+    assert facts.nvidia_dkms_kernels == ("6.5.0-14-generic", "6.8.0-31-generic")
+
+
+def test_dkms_tree_without_installs_is_an_empty_answer(tmp_path: Path) -> None:
+    (tmp_path / "var/lib/dkms/nvidia/550.54.15/source").mkdir(parents=True)
+    facts, _ = probe_kernel(tmp_path)
+    assert facts.nvidia_dkms_kernels == ()
