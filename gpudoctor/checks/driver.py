@@ -25,7 +25,7 @@ from gpudoctor.matrix.queries import architecture_for
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from gpudoctor.facts import HostFacts
+    from gpudoctor.facts import HostFacts, KernelFacts
     from gpudoctor.matrix.model import Architecture, Matrix
 
 
@@ -237,14 +237,15 @@ def check_module_loaded(  # noqa: PLR0911 - one return per verdict
             )
         ]
     if facts.nvml.status == "driver_not_loaded" or k.modules_loaded:
+        detail, fix = _module_not_loaded_why(k)
+        ev.append(("nvidia_dkms_kernels", ", ".join(k.nvidia_dkms_kernels or ()) or None))
         return [
             finding(
                 "nvidia-module-not-loaded",
                 ERROR,
                 "nvidia kernel module not loaded",
-                detail="a GPU is present but /proc/driver/nvidia/version does not exist",
-                fix="sudo modprobe nvidia; if it fails, reinstall the driver for kernel "
-                f"{k.release or '$(uname -r)'} (DKMS) and read `sudo dmesg | grep NVRM`",
+                detail=detail,
+                fix=fix,
                 evidence=ev,
             )
         ]
@@ -256,6 +257,38 @@ def check_module_loaded(  # noqa: PLR0911 - one return per verdict
             evidence=ev,
         )
     ]
+
+
+def _module_not_loaded_why(k: KernelFacts) -> tuple[str, str]:
+    """Detail and fix for a GPU without the nvidia module: where DKMS shows which kernels it
+    built the module for, say whether the running one is among them, since a kernel update
+    whose module build failed (no headers) is the usual reason after a reboot."""
+    release = k.release or "$(uname -r)"
+    detail = "a GPU is present but /proc/driver/nvidia/version does not exist"
+    built = k.nvidia_dkms_kernels
+    if built and k.release and k.release not in built:
+        return (
+            f"{detail}; DKMS installed the nvidia module for kernel {', '.join(built)} but not "
+            f"for the running kernel {k.release} (its build failed or never ran, often for "
+            "want of that kernel's headers)",
+            f"install the running kernel's headers (`linux-headers-{k.release}` on "
+            f"Debian/Ubuntu, `kernel-devel-{k.release}` on RHEL/Fedora), run `sudo dkms "
+            f"autoinstall -k {k.release}` and read its error if it fails, then `sudo modprobe "
+            "nvidia`; or boot one of the kernels it was built for",
+        )
+    if built and k.release in built:
+        return (
+            f"{detail}; DKMS installed the nvidia module for the running kernel {k.release}, "
+            "so it is built but did not load",
+            "sudo modprobe nvidia, and read why it refuses in `sudo dmesg | grep -i -e NVRM -e "
+            "nvidia` (Secure Boot without an enrolled key, a GPU this branch does not support, "
+            "nouveau holding the GPU)",
+        )
+    return (
+        detail,
+        f"sudo modprobe nvidia; if it fails, reinstall the driver for kernel {release} "
+        "(DKMS) and read `sudo dmesg | grep NVRM`",
+    )
 
 
 def check_nvml_library(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:

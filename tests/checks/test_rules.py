@@ -349,3 +349,39 @@ def test_fixes_rank_every_existing_row_by_one_rule_and_say_what_was_not_read(
     assert installed.endswith("whl/cu118 (cuDNN pin, arch list not read from the wheel)")
     assert newest_part.startswith("pip install torch==2.7.1 ")
     assert drv.fix.count("pip install") == 2
+
+
+def _module_not_loaded(facts: HostFacts, release: str, dkms: tuple[str, ...] | None) -> HostFacts:
+    kernel = replace(
+        facts.kernel,
+        release=release,
+        nvidia_module_version=None,
+        modules_loaded=("nvidia_drm",),
+        nvidia_dkms_kernels=dkms,
+    )
+    return replace(facts, kernel=kernel, nvml=replace(facts.nvml, status="driver_not_loaded"))
+
+
+@pytest.mark.parametrize(
+    ("dkms", "detail_has", "fix_has"),
+    [
+        # the module built for the old kernel only: the new kernel's build is what is missing
+        (
+            ("6.5.0-14-generic",),
+            "for kernel 6.5.0-14-generic but not for the running kernel 6.8.0-31-generic",
+            "dkms autoinstall -k 6.8.0-31-generic",
+        ),
+        # built for the running kernel: building again is no fix, the load refusal is
+        (("6.8.0-31-generic",), "so it is built but did not load", "dmesg"),
+        # no DKMS tree: the generic advice, on the running kernel
+        (None, "does not exist", "reinstall the driver for kernel 6.8.0-31-generic"),
+    ],
+)
+def test_module_not_loaded_says_which_kernels_dkms_built_for(
+    matrix: Matrix, dkms: tuple[str, ...] | None, detail_has: str, fix_has: str
+) -> None:
+    facts = _module_not_loaded(host("h100-8x-healthy"), "6.8.0-31-generic", dkms)
+    [hit] = [f for f in run_checks(facts, matrix).findings if f.code == "nvidia-module-not-loaded"]
+    assert hit.severity is E
+    assert detail_has in hit.detail
+    assert fix_has in hit.fix
