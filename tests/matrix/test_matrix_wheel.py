@@ -3,6 +3,7 @@ environment outside the checkout, and run `gpudoctor matrix list` from an empty 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +16,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(args: list[str], cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    # A PYTHONPATH naming a checkout would put that checkout's gpudoctor before the installed one
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
-        args, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+        args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
     )
     assert done.returncode == 0, f"{' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
     return done
