@@ -104,6 +104,16 @@ _ENTRIES = (
     _E("driver-version", "driver", "Driver version and the CUDA it supports", "ok, unknown, n/a",
        "The NVIDIA driver in use, its kernel module flavor and the newest CUDA it supports.",
        "None."),
+    _E("driver-gpu-unsupported", "driver", "GPU the installed driver branch does not drive",
+       "ok, error, n/a",
+       "A GPU the report names (lspci, an environment list) next to a driver that cannot drive it: "
+       "a GPU newer than the branch (its architecture came with a CUDA release two or more "
+       "releases after the newest the driver runs) or of an architecture whose last branch is "
+       "older (R470 for Kepler, R580 for Maxwell, Pascal and Volta). GPUs the driver itself "
+       "listed are never judged: it drives those.",
+       "Install a driver branch that lists the GPU (the matrix's minimum for the architecture's "
+       "first CUDA release, with the open kernel modules for Blackwell and later), or NVIDIA's "
+       "legacy branch for an old architecture, and reboot."),
     _E("open-module-required", "driver", "GPU driven only by the open kernel modules",
        "ok, error, n/a",
        "The loaded NVIDIA kernel module is the proprietary flavor, and a GPU here is of an "

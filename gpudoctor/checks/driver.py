@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
+from gpudoctor.checks.driver_support import driver_predates
 from gpudoctor.checks.jetson import discrete_host, jetson_release
 from gpudoctor.facts_view import (
     driver_broken,
@@ -478,7 +479,13 @@ def check_open_module_required(facts: HostFacts, matrix: Matrix, intent: Intent)
     ccs = {g.compute_capability for g in facts.nvml.gpus if g.compute_capability}
     if flavor is None or not ccs:
         return [finding(code, NA, "kernel module flavor or GPU architecture not known")]
-    needs_open = _gpus_whose_architecture(facts, matrix, lambda a: a.open_module_only)
+    version = driver_version(facts)
+    # A branch older than the GPU drives it in neither flavor: driver-gpu-unsupported says so
+    needs_open = _gpus_whose_architecture(
+        facts,
+        matrix,
+        lambda a: a.open_module_only and not (version and driver_predates(matrix, version, a)),
+    )
     ev = [("module_flavor", flavor), ("gpus_needing_open_module", [n for n, _, _ in needs_open])]
     if not needs_open:
         return [finding(code, NA, "no GPU here needs the open kernel modules", evidence=ev)]
