@@ -62,9 +62,20 @@ def _int(value: str) -> int:
     return int(value) if value.isdecimal() else 0
 
 
-def check_k8s_gpu_resource_name(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+def pod_gpu_asks(facts: HostFacts) -> dict[str, int]:
+    """The GPU resources a pasted pod asks for: its containers' limits read as an object, and
+    the nvidia.com/gpu of a `kubectl describe pod` Limits/Requests block, which the line reader
+    keeps apart (k8s_gpu_requested; 0 there is a pod asking for no GPU)."""
     p = facts.platform
     asked = {k: _int(v) for k, v in as_dict(p.k8s_pod_resources).items() if GPU_RESOURCE.match(k)}
+    if "nvidia.com/gpu" not in asked and p.k8s_gpu_requested:
+        asked["nvidia.com/gpu"] = p.k8s_gpu_requested
+    return asked
+
+
+def check_k8s_gpu_resource_name(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    p = facts.platform
+    asked = pod_gpu_asks(facts)
     node = {k: _int(v) for k, v in as_dict(p.k8s_node_resources).items()}
     ev: list[tuple[str, object]] = [
         ("pod_asks", ", ".join(f"{k}: {v}" for k, v in asked.items()) or None),

@@ -27,6 +27,7 @@ from gpudoctor.checks.jetson import (
     jetson_install,
     jetson_release,
 )
+from gpudoctor.checks.k8s_sharing import GPU_RESOURCE
 from gpudoctor.checks.line_readings import Line, reading
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
@@ -115,7 +116,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             or _dkms_build_runs(known.code, facts)
             or _no_gpu_set_up(known.code, facts, report)
             or _cpu_conversion(known.code, facts, report)
-            or _mig_devices_advertised(known.code, facts)
+            or _gpus_advertised_otherwise(known.code, facts)
             or _pod_asks_for_none(known.code, facts)
             or _jetson_without_smi(known.code, facts)
             or _no_profiling_hardware(known.code, facts)
@@ -382,16 +383,36 @@ def _pod_asks_for_none(code: str, facts: HostFacts) -> str | None:
     )
 
 
-def _mig_devices_advertised(code: str, facts: HostFacts) -> str | None:
-    """nvidia.com/gpu: 0 on a node that advertises MIG devices: the mixed MIG strategy."""
+def _gpus_advertised_otherwise(code: str, facts: HostFacts) -> str | None:
+    """nvidia.com/gpu: 0 on a node that advertises its GPUs under another name: MIG devices
+    (the mixed MIG strategy) or shared replicas (time-slicing or MPS with renameByDefault)."""
     report = facts.report
-    if code != "k8s-node-zero-gpus" or report is None or "mig-devices" not in report.named:
+    if code != "k8s-node-zero-gpus" or report is None:
+        return None
+    p = facts.platform
+    others = sorted(
+        {
+            item.name
+            for item in (*p.k8s_node_allocatable, *p.k8s_node_capacity)
+            if item.name != "nvidia.com/gpu"
+            and item.value not in ("", "0")
+            and GPU_RESOURCE.match(item.name)
+        }
+    )
+    if "mig-devices" in report.named or any(n.startswith("nvidia.com/mig-") for n in others):
+        return (
+            "the node advertises MIG devices (nvidia.com/mig-<profile>): with the device "
+            "plugin's mixed MIG strategy a GPU in MIG mode is offered by its MIG profiles, not as "
+            "nvidia.com/gpu, so 0 there is expected when every GPU of the node is in MIG mode; a "
+            "pod asks for a MIG device by its profile (k8s-device-plugin README, MIG strategies)"
+        )
+    if not others:
         return None
     return (
-        "the node advertises MIG devices (nvidia.com/mig-<profile>): with the device plugin's "
-        "mixed MIG strategy a GPU in MIG mode is offered by its MIG profiles, not as "
-        "nvidia.com/gpu, so 0 there is expected when every GPU of the node is in MIG mode; a pod "
-        "asks for a MIG device by its profile (k8s-device-plugin README, MIG strategies)"
+        f"the node advertises its GPUs as {', '.join(others)}: with time-slicing or MPS and "
+        "renameByDefault the device plugin offers shared replicas under that name, not as "
+        "nvidia.com/gpu, so 0 there is expected; a pod asks for the name the node advertises "
+        "(k8s-device-plugin README, shared access to GPUs)"
     )
 
 

@@ -299,3 +299,25 @@ def test_a_node_registering_fewer_gpus_than_gfd_counts_is_judged(
         (found,) = [f for f in findings_of(read, matrix, text) if f.code == "k8s-gpu-unhealthy"]
         assert f"registers {capacity} nvidia.com/gpu" in found.title
         assert f"counts {count} GPU(s)" in found.title
+
+
+@pytest.mark.parametrize("shared", ["nvidia.com/mig-1g.10gb: 7", "nvidia.com/gpu.shared: 4"])
+def test_a_described_pods_limits_reach_the_resource_name_check(
+    read: Read, matrix: Matrix, shared: str
+) -> None:
+    """The pod told by `kubectl describe pod` (its Limits block, not a spec) asks for
+    nvidia.com/gpu on a node that advertises its GPUs under another name: one answer with the
+    name to ask for, whichever reader saw the pod."""
+    name, count = shared.split(": ")
+    node = (
+        "$ kubectl describe node gpu-node\nCapacity:\n  cpu:                     64\n"
+        f"  nvidia.com/gpu:          0\n  {name}:  {count}\nAllocatable:\n"
+        f"  cpu:                     64\n  nvidia.com/gpu:          0\n  {name}:  {count}\n"
+    )
+    pod = "$ kubectl describe pod trainer\n    Limits:\n      nvidia.com/gpu:  1\n"
+    findings = findings_of(read, matrix, node + pod)
+    [hit] = [f for f in findings if f.code == "k8s-gpu-resource-name"]
+    assert hit.severity.value == "error"
+    assert f"advertises {name}: {count}" in hit.title
+    assert name in hit.fix
+    assert [c for c, _ in warn_or_error(findings)] == ["k8s-gpu-resource-name"]
