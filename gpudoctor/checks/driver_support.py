@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from gpudoctor.matrix.model import Architecture, Matrix
 
 CODE = "driver-gpu-unsupported"
+_FIRST_BRANCH = 100  # a lone number below it is no driver branch
 
 
 def listed_by_driver(gpu: GpuFacts) -> bool:
@@ -37,6 +38,16 @@ def listed_by_driver(gpu: GpuFacts) -> bool:
     )
 
 
+def driver_release(driver: str) -> str | None:
+    """The driver's release as dotted numbers ("550.54.15+open" -> "550.54.15"); a branch told
+    alone ("driver 550") as its newest possible release, so a branch is never judged older than
+    it is; None for a text that is not one (N/A, a word)."""
+    parts = versions.release(driver)
+    if parts and len(parts) == 1 and parts[0] >= _FIRST_BRANCH:
+        return f"{parts[0]}.999"
+    return ".".join(str(p) for p in parts) if parts and len(parts) >= 2 else None
+
+
 def driver_predates(matrix: Matrix, driver: str, arch: Architecture) -> str | None:
     """Why `driver` cannot drive a GPU of `arch`, or None when it can or the matrix cannot say.
 
@@ -44,10 +55,11 @@ def driver_predates(matrix: Matrix, driver: str, arch: Architecture) -> str | No
     the architecture's first one. One release of slack, because a branch may drive a GPU
     before the toolkit that generates its code ships (the GPU runs PTX JIT-compiled by that
     driver), so only a branch two releases behind is certain not to know it."""
-    parts = versions.release(driver)
-    if not parts:
+    dotted = driver_release(driver)
+    if dotted is None:
         return None
-    newest = newest_cuda_for_driver(matrix, driver)
+    parts = versions.numeric(dotted)
+    newest = newest_cuda_for_driver(matrix, dotted)
     first = versions.numeric(arch.min_cuda)[:2]
     earlier = sorted({versions.numeric(r.version)[:2] for r in matrix.cuda if r.min_driver_linux})
     earlier = [m for m in earlier if m < first]
@@ -94,6 +106,10 @@ def check_driver_gpu_support(facts: HostFacts, matrix: Matrix, intent: Intent) -
             if version is None
             else "the driver lists the GPUs itself (so it drives them), or none is named"
         )
+        return [finding(CODE, NA, why, evidence=ev)]
+    dotted = driver_release(version)
+    if dotted is None or newest_cuda_for_driver(matrix, dotted) is None:
+        why = f"driver {version} is not a release the matrix knows"
         return [finding(CODE, NA, why, evidence=ev)]
     judged = [(g, a) for g in named if (a := architecture_for(matrix, g.compute_capability or ""))]
     if not judged:

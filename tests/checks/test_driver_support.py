@@ -97,3 +97,20 @@ def test_a_pasted_gpu_and_older_driver_get_one_cause(matrix: Matrix) -> None:
         if f.severity in (Severity.WARN, Severity.ERROR)
     ]
     assert bad == [("driver-gpu-unsupported", Severity.ERROR)]
+
+
+@pytest.mark.parametrize(
+    ("driver", "severity"),
+    [
+        ("550", Severity.ERROR),  # a branch told alone, as people write it
+        ("560", Severity.OK),  # its newest release runs CUDA 12.6: within the slack
+        ("550.54.15+open", Severity.ERROR),
+        ("N/A", Severity.NA),
+        ("rolling", Severity.NA),
+        ("0.1", Severity.NA),  # older than every CUDA release the matrix has
+        ("\uff11\uff12\uff13", Severity.NA),  # full-width digits
+    ],
+)
+def test_driver_texts_as_pasted(matrix: Matrix, driver: str, severity: Severity) -> None:
+    [hit] = _verdict(_named(driver, "GeForce RTX 5090", "12.0"), matrix)
+    assert hit.severity is severity
