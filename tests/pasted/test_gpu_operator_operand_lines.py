@@ -129,6 +129,33 @@ _ERR = _TS + 'level=info msg="Error: '
             "driver-manager-dra-claims-held",
             ["ml/train-3, ml/train-4"],
         ),
+        (
+            _TS + 'level=error msg="Failed to apply vGPU config: unable to apply config '
+            "'L40S-8Q': vGPU type L40S-8Q is not supported on GPU "
+            '(index=1, address=0000:5e:00.0)"',
+            "vgpu-dm-type-not-supported",
+            ["L40S-8Q", "0000:5e:00.0"],
+        ),
+        (
+            _TS + 'level=error msg="Failed to apply vGPU config: unable to apply config '
+            "'A10-6Q': failed to create 5 A10-6Q vGPU devices on the GPU. ensure '5' does not "
+            "exceed the maximum supported instances for 'A10-6Q'\"",
+            "vgpu-dm-too-many-instances",
+            ["5 A10-6Q", "A10-6Q in the vGPU"],
+        ),
+        (
+            _TS + 'level=error msg="Failed to apply vGPU config: unable to apply config '
+            "'default': no parent devices found for GPU at index '3'\"",
+            "vgpu-dm-no-parent-devices",
+            ["GPU 3"],
+        ),
+        (
+            _TS + 'level=fatal msg="Error selecting VGPU config: selected vgpu-config not '
+            'present: A30-12C"',
+            "vgpu-dm-config-not-present",
+            ["'A30-12C'"],
+        ),
+        ("failed to load nvidia-peermem module", "driver-container-peermem-load-failed", []),
     ],
 )
 def test_operand_failure_lines_are_named(
@@ -191,6 +218,9 @@ def test_mig_capability_explains_the_failed_step(read: Read, matrix: Matrix) -> 
         "libdcgm.so.4 => /usr/lib/x86_64-linux-gnu/libdcgm.so.4 (0x00007f1c2a000000)",
         'tcp   LISTEN 0  4096  *:9400  *:*  users:(("dcgm-exporter",pid=4242,fd=3))',
         "Getting current value of the 'nvidia.com/gpu.deploy.dcgm-exporter' node label",
+        _TS + 'level=info msg="Successfully updated to vGPU config: A10-4Q"',
+        "successfully loaded nvidia-peermem module, now waiting for signal",
+        "nvidia-peermem module already loaded, skipping modprobe",
     ],
 )
 def test_healthy_operand_lines_are_not_named(read: Read, matrix: Matrix, line: str) -> None:
