@@ -156,6 +156,11 @@ _ERR = _TS + 'level=info msg="Error: '
             ["'A30-12C'"],
         ),
         ("failed to load nvidia-peermem module", "driver-container-peermem-load-failed", []),
+        (
+            "Could not stop NVIDIA fabric manager daemon",
+            "driver-container-daemon-stop-failed",
+            ["NVIDIA fabric manager daemon"],
+        ),
     ],
 )
 def test_operand_failure_lines_are_named(
@@ -221,6 +226,7 @@ def test_mig_capability_explains_the_failed_step(read: Read, matrix: Matrix) -> 
         _TS + 'level=info msg="Successfully updated to vGPU config: A10-4Q"',
         "successfully loaded nvidia-peermem module, now waiting for signal",
         "nvidia-peermem module already loaded, skipping modprobe",
+        "Stopping NVIDIA persistence daemon...",
     ],
 )
 def test_healthy_operand_lines_are_not_named(read: Read, matrix: Matrix, line: str) -> None:
