@@ -240,3 +240,28 @@ def test_the_kubelets_accepted_registration_is_not_named(read: Read, matrix: Mat
     findings = findings_of(read, matrix, text)
     assert not error_lines(findings, "kubelet-device-plugin-registration-refused")
     assert warn_or_error(findings) == []
+
+
+@pytest.mark.parametrize("device", ["/dev/nvidiactl", "/dev/nvidia-uvm"])
+def test_gkes_device_plugin_failing_to_start_is_named(
+    read: Read, matrix: Matrix, device: str
+) -> None:
+    line = (
+        "E1203 10:11:12.123456       1 nvidia_gpu.go:181] failed to start GPU device manager: "
+        f"stat {device}: no such file or directory"
+    )
+    (found,) = named_lines(read, matrix, line + "\n", "gke-device-plugin-start-failed")
+    assert found.severity is Severity.ERROR
+    assert f"(stat {device}: no such file or directory)" in found.detail
+    assert "gpu-driver-version" in found.fix
+
+
+def test_gkes_device_plugin_starting_is_not_named(read: Read, matrix: Matrix) -> None:
+    text = (
+        "I1203 10:11:12.123456       1 nvidia_gpu.go:75] device-plugin started\n"
+        'I1203 10:11:12.123456       1 manager.go:95] Found Nvidia GPU "nvidia0"\n'
+        "I1203 10:11:12.123456       1 manager.go:271] device-plugin registered with the kubelet\n"
+    )
+    findings = findings_of(read, matrix, text)
+    assert not error_lines(findings, "gke-device-plugin-start-failed")
+    assert warn_or_error(findings) == []
