@@ -43,6 +43,13 @@ _CRIO_DEFAULT = re.compile(r"^\s{0,40}default_runtime\s{0,4}=\s{0,4}\"([^\"]{0,6
 _DISABLED = re.compile(r"\bdisabled_plugins\s{0,4}=\s{0,4}\[(?P<names>[^\]\n]{0,600})\]")
 _PLUGIN_NAME = re.compile(r"[\"']([\w.-]{1,80})[\"']")
 _CRI_PLUGINS = ("cri", "io.containerd.grpc.v1.cri")
+# The file's format: containerd 2.x reads the runtimes of a version-3 file only from
+# [plugins."io.containerd.cri.v1.runtime"]; it migrates the io.containerd.grpc.v1.cri tables of
+# older versions at start, never of version 3 (containerd plugins/cri/runtime/plugin.go,
+# configMigration), so a version-2 runtime table pasted into a version-3 file is not read.
+_VERSION = re.compile(r"^\s{0,40}version\s{0,4}=\s{0,4}(\d{1,2})\s{0,40}(?:#.{0,200})?$")
+_TABLE = re.compile(r"^\s{0,40}\[")
+_GRPC_CRI = "io.containerd.grpc.v1.cri"
 _CRI_PREFIX = "io.containerd.cri.v1."
 _CONTAINERD_WORD = re.compile(r"io\.containerd\.|\.containerd\.runtimes")
 _CRIO_WORD = re.compile(r"\[\s{0,4}crio[.\]]")
@@ -54,6 +61,9 @@ class CriConfig:
     runtimes: tuple[str, ...]  # runtime names the config defines, sorted
     default_runtime: str | None  # as the config names it; None = the engine's own (not nvidia)
     cri_disabled: bool | None = None  # containerd's disabled_plugins names its CRI plugin
+    # runtimes of a version-3 containerd config under plugins."io.containerd.grpc.v1.cri",
+    # where containerd 2.x does not read them (not in `runtimes`), sorted
+    ignored_runtimes: tuple[str, ...] = ()
 
 
 def cri_disabled(text: str) -> bool | None:
@@ -78,20 +88,37 @@ def read(text: str) -> CriConfig | None:
         (_CONTAINERD_RUNTIME, _CONTAINERD_DEFAULT) if containerd else (_CRIO_RUNTIME, _CRIO_DEFAULT)
     )
     runtimes: set[str] = set()
+    ignored: set[str] = set()
     default: str | None = None
+    version3 = containerd and _version(text) >= 3
+    in_grpc_cri = False  # the current table is under plugins."io.containerd.grpc.v1.cri"
     for number, line in enumerate(text.splitlines()):
         if number > _MAX_LINES:
             break
         if len(line) > 400:
             continue
+        if _TABLE.match(line):
+            in_grpc_cri = version3 and _GRPC_CRI in line
         found = runtime_rx.match(line)
         if found:
-            runtimes.add(found.group(1))
+            (ignored if in_grpc_cri else runtimes).add(found.group(1))
             continue
         named = default_rx.match(line)
-        if named and named.group(1):
+        if named and named.group(1) and not in_grpc_cri:
             default = named.group(1)  # the last one wins, as in a merged config
-    if not runtimes and default is None:
+    if not runtimes and not ignored and default is None:
         return None
     disabled = cri_disabled(text) if containerd else None
-    return CriConfig(CONTAINERD if containerd else CRIO, tuple(sorted(runtimes)), default, disabled)
+    engine = CONTAINERD if containerd else CRIO
+    return CriConfig(
+        engine, tuple(sorted(runtimes)), default, disabled, tuple(sorted(ignored - runtimes))
+    )
+
+
+def _version(text: str) -> int:
+    """The `version = N` a containerd config declares (the first one); 1 when none does."""
+    for line in text.splitlines()[:_MAX_LINES]:
+        found = _VERSION.match(line)
+        if found:
+            return int(found.group(1))
+    return 1

@@ -366,6 +366,9 @@ class ContainerRuntimeFacts(Frozen):
     cri_engine: str | None = None
     cri_runtimes: tuple[str, ...] = ()
     cri_default_runtime: str | None = None
+    # runtimes a version-3 containerd config defines under plugins."io.containerd.grpc.v1.cri"
+    # (the version-2 place), which containerd 2.x does not read: not in cri_runtimes
+    cri_ignored_runtimes: tuple[str, ...] = ()
     # containerd's `disabled_plugins` names its CRI plugin (True), names others only (False):
     # Docker's containerd.io package ships ["cri"], which no Kubernetes node can run with.
     cri_plugin_disabled: bool | None = None

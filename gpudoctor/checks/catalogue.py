@@ -294,7 +294,10 @@ _ENTRIES = (
        "\"nvidia\"` in /etc/docker/daemon.json). K3s and RKE2 write their containerd config "
        "again at each start and MicroK8s renders it from a template: on them the default is "
        "set through the distribution (K3s's default-runtime option, config.toml.tmpl, "
-       "MicroK8s's containerd-template.toml).",
+       "MicroK8s's containerd-template.toml). A version-3 containerd config (containerd 2.x) "
+       "reads runtimes only under `plugins.\"io.containerd.cri.v1.runtime\"`: an nvidia "
+       "runtime table at the version-2 place (`io.containerd.grpc.v1.cri`) is not read, and "
+       "warns.",
        "`sudo nvidia-ctk runtime configure --runtime=containerd --set-as-default && sudo "
        "systemctl restart containerd` (CRI-O: `--runtime=crio --set-as-default "
        "--config=/etc/crio/crio.conf.d/99-nvidia.conf`, restart crio); or a RuntimeClass "

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.checks.runtime import configure_runtime, nvidia_runtimes
-from gpudoctor.cri_config import CRIO
+from gpudoctor.cri_config import CONTAINERD, CRIO
 from gpudoctor.findings import NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def check_k8s_nvidia_runtime(facts: HostFacts, matrix: Matrix, intent: Intent) -
         return [finding(CODE, NA, "no containerd or CRI-O config read")]
     nvidia = [n for n in r.cri_runtimes if n.startswith("nvidia")]
     if not nvidia:
-        return [finding(CODE, NA, f"{r.cri_engine} defines no NVIDIA runtime", evidence=ev)]
+        return _no_nvidia_runtime(facts, ev)
     default = r.cri_default_runtime
     if default is not None and default.startswith("nvidia"):
         return [finding(CODE, OK, f"{r.cri_engine}'s default runtime is {default}", evidence=ev)]
@@ -131,6 +131,47 @@ def check_k8s_nvidia_runtime(facts: HostFacts, matrix: Matrix, intent: Intent) -
             fix=f"{distribution_default_fix(facts) or default_fix(facts, r.cri_engine)}; or "
             f"{RUNTIME_CLASS}",
             evidence=ev,
+        )
+    ]
+
+
+def _no_nvidia_runtime(facts: HostFacts, ev: Sequence[tuple[str, object]]) -> list[Finding]:
+    """No NVIDIA runtime the engine reads: not applicable, unless a version-3 containerd config
+    has one where containerd 2.x does not read it."""
+    r = facts.container_runtime
+    misplaced = [n for n in r.cri_ignored_runtimes if n.startswith("nvidia")]
+    if misplaced:
+        return _misplaced_runtime(facts, misplaced[0], [*ev, ("cri_ignored_runtimes", misplaced)])
+    return [finding(CODE, NA, f"{r.cri_engine} defines no NVIDIA runtime", evidence=list(ev))]
+
+
+def _misplaced_runtime(
+    facts: HostFacts, runtime: str, ev: Sequence[tuple[str, object]]
+) -> list[Finding]:
+    """A version-3 containerd config (containerd 2.x) with the NVIDIA runtime's table at the
+    version-2 place, plugins."io.containerd.grpc.v1.cri": containerd migrates that place only in
+    files of an older version (plugins/cri/runtime/plugin.go, configMigration), so in a version-3
+    file it reads no such runtime, and a default_runtime_name beside it is not read either."""
+    return [
+        finding(
+            CODE,
+            WARN,
+            f"containerd's config is version 3 but defines the {runtime} runtime under "
+            'plugins."io.containerd.grpc.v1.cri", where containerd 2.x does not read runtimes: '
+            "pods get no NVIDIA runtime",
+            detail="containerd 2.x reads the runtimes of a version-3 config only from "
+            '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.*]; it converts the '
+            'plugins."io.containerd.grpc.v1.cri" tables of version-1 and version-2 files at '
+            "start, never of a version-3 file, so a runtime table copied from a version-2 guide "
+            "into this file is ignored (a default_runtime_name there too). A RuntimeClass with "
+            f"handler {runtime} then fails ('no runtime for \"{runtime}\" is configured'), and "
+            "pods without one get runc and no GPU.",
+            fix=f"{distribution_default_fix(facts) or default_fix(facts, CONTAINERD)} (it "
+            "writes the runtime where the installed containerd reads it); or move the "
+            f'[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.{runtime}] tables (and '
+            'default_runtime_name) under plugins."io.containerd.cri.v1.runtime", restart '
+            "containerd and check `containerd config dump | grep -n runtimes`",
+            evidence=list(ev),
         )
     ]
 

@@ -705,6 +705,8 @@ def _cri_config(text: str, draft: Draft) -> None:
     put(draft.runtime, "cri_engine", found.engine)
     put(draft.runtime, "cri_runtimes", found.runtimes)
     put(draft.runtime, "cri_default_runtime", found.default_runtime)
+    if found.ignored_runtimes:
+        put(draft.runtime, "cri_ignored_runtimes", found.ignored_runtimes)
     put(draft.platform, "kubernetes", True)  # a CRI engine's config: a Kubernetes node
     first = min(i for i in (text.find(".runtimes."), text.find("default_runtime")) if i >= 0)
     number = text.count("\n", 0, first) + 1

@@ -181,6 +181,7 @@ def probe_runtime(
         cri_engine=cri.engine if cri else None,
         cri_runtimes=cri.runtimes if cri else (),
         cri_default_runtime=cri.default_runtime if cri else None,
+        cri_ignored_runtimes=cri.ignored_runtimes if cri else (),
         # the system containerd's own file: K3s/RKE2 generate theirs and never disable CRI
         cri_plugin_disabled=cri_config.cri_disabled(read_text(root / CRI_CONFIGS[0]) or ""),
     )

@@ -76,6 +76,7 @@ def test_patterns_pass_the_backtracking_check() -> None:
         cri_config._CONTAINERD_DEFAULT,
         cri_config._CRIO_RUNTIME,
         cri_config._CRIO_DEFAULT,
+        cri_config._VERSION,
     ):
         assert problem(rx.pattern) is None, rx.pattern
 
@@ -144,6 +145,62 @@ def test_live_host_files(tmp_path: Path, matrix: Matrix) -> None:
     (crio / "etc/crio/crio.conf").write_text('[crio.runtime]\n  default_runtime = "crun"\n')
     (crio / "etc/crio/crio.conf.d/99-nvidia.conf").write_text(CRIO_DEFAULT)
     assert read_cri_config(crio) == cri_config.CriConfig("cri-o", ("nvidia",), "nvidia")
+
+
+# a version-3 (containerd 2.x) file with the NVIDIA runtime copied from a version-2 guide
+CONTAINERD_V3_MISPLACED = """\
+version = 3
+
+[plugins."io.containerd.grpc.v1.cri".containerd]
+  default_runtime_name = "nvidia"
+
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
+  runtime_type = "io.containerd.runc.v2"
+
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
+  BinaryName = "/usr/bin/nvidia-container-runtime"
+
+[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+"""
+
+
+def test_a_version_3_config_reads_no_runtime_at_the_version_2_place() -> None:
+    found = cri_config.read(CONTAINERD_V3_MISPLACED)
+    assert found == cri_config.CriConfig("containerd", ("runc",), None, None, ("nvidia",))
+    # the same tables in a version-2 file (or one with no version) are read
+    v2 = cri_config.read(CONTAINERD_V3_MISPLACED.replace("version = 3", "version = 2"))
+    assert v2 == cri_config.CriConfig("containerd", ("nvidia", "runc"), "nvidia")
+    unversioned = cri_config.read(CONTAINERD_V3_MISPLACED.replace("version = 3\n", ""))
+    assert unversioned is not None
+    assert unversioned.ignored_runtimes == ()
+    # a version-3 file with the runtime in its own place ignores nothing
+    v3 = cri_config.read(CONTAINERD_V3_RUNC)
+    assert v3 is not None
+    assert v3.ignored_runtimes == ()
+
+
+def test_a_runtime_containerd_2_does_not_read_warns_with_the_place(matrix: Matrix) -> None:
+    found = _finding("$ cat /etc/containerd/config.toml\n" + CONTAINERD_V3_MISPLACED, matrix)
+    assert found.severity is Severity.WARN
+    assert "version 3" in found.title
+    assert "the nvidia runtime" in found.title
+    assert "io.containerd.cri.v1.runtime" in found.detail
+    assert "nvidia-ctk runtime configure --runtime=containerd" in found.fix
+    assert 'plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]' in found.fix
+    # moved to the version-3 place, it is the default runtime and all is well
+    moved = CONTAINERD_V3_MISPLACED.replace(
+        "io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime"
+    )
+    assert _finding("$ cat /etc/containerd/config.toml\n" + moved, matrix).severity is Severity.OK
+
+
+def test_the_probe_records_a_runtime_containerd_2_does_not_read(tmp_path: Path) -> None:
+    conf = tmp_path / "etc/containerd/config.toml"
+    conf.parent.mkdir(parents=True)
+    conf.write_text(CONTAINERD_V3_MISPLACED)
+    facts, _ = probe_runtime(tmp_path, {"PATH": ""}, FakeRunner({}), None)
+    assert (facts.cri_runtimes, facts.cri_ignored_runtimes) == (("runc",), ("nvidia",))
 
 
 def test_live_facts_without_a_config_are_not_applicable(matrix: Matrix) -> None:
