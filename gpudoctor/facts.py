@@ -89,6 +89,9 @@ class GpuFacts(Frozen):
     addressing_mode: str | None = None  # "ats" (coherent NVLink-C2C), "hmm", "none"
     lost: bool = False
     error: str | None = None  # why the record is a placeholder, when lost
+    # Readings NVML answered with an error on a GPU it still answers (nvidia-smi prints "ERR!"
+    # or "[Unknown Error]" for them): "fan speed", "temperature", "power draw"...
+    failed_readings: tuple[str, ...] = ()
     nvlinks: tuple[NvLinkFacts, ...] = ()  # links the GPU reports (none on PCIe-only GPUs)
     fabric: FabricFacts | None = None  # None: the driver has no fabric call for this GPU
     vgpu_license: VgpuLicense | None = None  # None: no licensing reported (bare metal, unread)

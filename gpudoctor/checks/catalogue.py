@@ -140,8 +140,10 @@ _ENTRIES = (
        "The number of NVIDIA GPUs on the PCI bus bound to nvidia, seen by NVML and with a "
        "/dev/nvidiaN node should agree; a GPU missing from NVML has often fallen off the bus.",
        "Check `dmesg` for Xid 79 / 'fallen off the bus'; reseat or RMA the GPU; reboot."),
-    _E("gpu-lost", "driver", "GPU lost", "ok, error, n/a",
-       "NVML reports a GPU as lost or unreadable (GPU_IS_LOST): it fell off the bus or hung.",
+    _E("gpu-lost", "driver", "GPU lost", "ok, warn, error, n/a",
+       "NVML reports a GPU as lost or unreadable (GPU_IS_LOST): it fell off the bus or hung "
+       "(error); or it still answers but fails one or two of its readings, which nvidia-smi "
+       "prints as ERR! or [Unknown Error] (warn: a failed fan, sensor or board).",
        "Drain the node and reboot; check `dmesg` for Xid errors; RMA if it recurs."),
     _E("nvml-bindings", "driver", "NVML Python bindings", "ok, warn, n/a",
        "The unofficial `pynvml` package shadows NVIDIA's `nvidia-ml-py` bindings (the classic "

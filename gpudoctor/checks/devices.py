@@ -14,7 +14,7 @@ from gpudoctor.facts_view import live_gpus, nvidia_pci_gpus, nvml_ok
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 
 if TYPE_CHECKING:
-    from gpudoctor.facts import HostFacts
+    from gpudoctor.facts import GpuFacts, HostFacts
     from gpudoctor.matrix.model import Matrix
 
 
@@ -107,7 +107,8 @@ def check_gpu_lost(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Fin
     if not nvml_ok(facts):
         return [finding("gpu-lost", NA, "needs a working NVML")]
     lost = [g for g in facts.nvml.gpus if g.lost]
-    if not lost:
+    failing = [g for g in facts.nvml.gpus if not g.lost and g.failed_readings]
+    if not lost and not failing:
         return [finding("gpu-lost", OK, "no GPU lost")]
     return [
         finding(
@@ -120,7 +121,32 @@ def check_gpu_lost(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Fin
             subject=f"GPU {g.index}",
         )
         for g in lost
-    ]
+    ] + [_failed_readings(g) for g in failing]
+
+
+def _failed_readings(g: GpuFacts) -> Finding:
+    """A GPU NVML still answers but whose readings it answers with an error (nvidia-smi's
+    "ERR!" / "[Unknown Error]"): a degraded GPU, not yet a lost one."""
+    readings = ", ".join(g.failed_readings)
+    fan_only = set(g.failed_readings) == {"fan speed"}
+    return finding(
+        "gpu-lost",
+        WARN,
+        f"NVML cannot read its {readings} (bus {g.pci_bus_id or 'unknown'})",
+        detail="nvidia-smi prints ERR! or [Unknown Error] where NVML answered a query of the GPU "
+        "with an error: "
+        + (
+            "a fan that cannot be read has stopped, is disconnected or its controller failed"
+            if fan_only
+            else "the GPU still answers, but a sensor or the board does not report: a hardware "
+            "fault, which can end in the GPU falling off the bus"
+        ),
+        fix="check the GPU's fans, power cables and seating; read `sudo dmesg | grep -i xid`; "
+        f"reset the GPU (`sudo nvidia-smi -i {g.index} -r`) or reboot, and if the readings still "
+        "fail, have the board repaired (RMA)",
+        evidence=[("pci_bus_id", g.pci_bus_id), ("failed_readings", list(g.failed_readings))],
+        subject=f"GPU {g.index}",
+    )
 
 
 def check_bindings(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:

@@ -116,14 +116,17 @@ def failed_reading(text: str) -> bool:
     return text.strip().lower() in _FAILED
 
 
-def mark_failed_readings(gpu: dict[str, Any], failed: list[str], where: str) -> None:
+def mark_failed_readings(gpu: dict[str, Any], failed: list[tuple[str, str]], where: str) -> None:
     """A GPU lost (as the live probe records one whose handle fails) where nvidia-smi shows it
-    lost, or shows errors for three or more of its readings."""
-    lost = any("lost" in f.lower() for f in failed)
+    lost, or shows errors for three or more of its readings; with one or two, the readings that
+    failed (`failed` pairs a reading's name with the value printed for it)."""
+    lost = any("lost" in value.lower() for _, value in failed)
     if lost or len(failed) >= _FAILED_TO_LOST:
         put(gpu, "lost", True)
-        said = "GPU is lost" if lost else f"{failed[0].strip()} for {len(failed)} readings"
+        said = "GPU is lost" if lost else f"{failed[0][1].strip()} for {len(failed)} readings"
         put(gpu, "error", f"{where} shows {said}: NVML's queries of the GPU fail")
+    elif failed:
+        put(gpu, "failed_readings", tuple(dict.fromkeys(name for name, _ in failed)))
 
 
 def unknown_value(text: str | None) -> bool:

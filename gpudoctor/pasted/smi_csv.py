@@ -93,10 +93,12 @@ def _rows(text: str, start: int, columns: list[str], draft: Draft) -> None:
         if "index" in values and values["index"].isdecimal():
             index = int(values["index"])
         gpu = draft.gpu(index)
-        failed = [cell for cell in cells if failed_reading(cell)]  # "[GPU is lost]"
+        failed = [
+            (c, cell) for c, cell in values.items() if failed_reading(cell)
+        ]  # "[GPU is lost]"
         mark_failed_readings(gpu, failed, "nvidia-smi --query-gpu")
-        if gpu.get("lost"):
-            put(draft.nvml, "status", "ok")  # NVML initialised and answered that GPU's loss
+        if gpu.get("lost") or gpu.get("failed_readings"):
+            put(draft.nvml, "status", "ok")  # NVML initialised and answered with those errors
         for column, cell in values.items():
             if column not in _FIELDS or cell in ("", "[N/A]", "N/A", "[Not Supported]"):
                 continue

@@ -185,11 +185,11 @@ _MIG_DEVICES = ("mig devices",)
 _MIG_DEVICE = ("mig devices", "mig device")
 
 
-def _failed_value(value: str, gpu: dict[str, Any]) -> bool:
+def _failed_value(key: str, value: str, gpu: dict[str, Any]) -> bool:
     """A value NVML failed to read ("[Unknown Error]"), kept to judge the GPU by at the end."""
     if not failed_reading(value):
         return False
-    gpu.setdefault("_failed", []).append(value)
+    gpu.setdefault("_failed", []).append((key.strip().lower(), value))
     return True
 
 
@@ -266,7 +266,7 @@ def parse(block: str, draft: Draft) -> None:
         if len(path) == 2 and path[0] in _REASON_HEADINGS:
             _clock_event(gpu, path[1], value)
             continue
-        if _failed_value(value, gpu) or _mig_value(path, value, gpu, draft):
+        if _failed_value(key, value, gpu) or _mig_value(path, value, gpu, draft):
             continue
         target = GPU_FIELDS.get(path)
         if target and not unknown_value(value):

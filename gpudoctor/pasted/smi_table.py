@@ -69,8 +69,9 @@ def parse(block: str, draft: Draft) -> None:
             _mig_row(cells, mig)
         elif len(cells) >= 3 and bus_id(cells[1].split()[0] if cells[1].split() else ""):
             current = _gpu_row(cells, draft)
-            if current is not None and i + 1 < len(rows):
-                _second_row(rows[i + 1], draft.gpu(current))
+            ecc = [("uncorrected ECC count", cells[2])] if failed_reading(cells[2]) else []
+            if current is not None:
+                _second_row(rows[i + 1] if i + 1 < len(rows) else [], draft.gpu(current), ecc)
             third = rows[i + 2] if i + 2 < len(rows) else []
             if current is not None and len(third) >= 3 and not third[0] and not third[1]:
                 put(draft.gpu(current), "mig_mode_current", on_off(third[2]))  # "MIG M." row
@@ -130,11 +131,19 @@ def _gpu_row(cells: list[str], draft: Draft) -> int | None:
     return index
 
 
-def _second_row(cells: list[str], gpu: dict[str, object]) -> None:
+# The second row's first cell: "30%   45C    P2    120W / 350W" (fan, temperature, performance
+# state, power draw, "/", power cap).
+_READINGS = ("fan speed", "temperature", "performance state", "power draw", "/", "power cap")
+
+
+def _second_row(cells: list[str], gpu: dict[str, object], ecc: list[tuple[str, str]]) -> None:
+    """The GPU's second row; `ecc` is the first row's ECC count where NVML failed to read it."""
     line = " | ".join(cells)
     # fan, temperature, performance state, power draw and cap: "ERR!" where NVML failed
-    failed = [t for t in (cells[0].split() if cells else []) if failed_reading(t)]
-    mark_failed_readings(gpu, failed, "nvidia-smi's table")
+    tokens = cells[0].split() if cells else []
+    names = _READINGS if len(tokens) == len(_READINGS) else ("reading",) * len(tokens)
+    failed = [(n, t) for n, t in zip(names, tokens) if failed_reading(t)]
+    mark_failed_readings(gpu, ecc + failed, "nvidia-smi's table")
     temp = _TEMP.search(line)
     if temp:
         put(gpu, "temperature_c", integer(temp.group(1)))
