@@ -9,7 +9,8 @@
   its IOMMU words and a nouveau blacklist, read by the same rules as the live probe.
 - `mokutil --sb-state`: "SecureBoot enabled" (no HostFacts field: a note, since unsigned
   kernel modules do not load under Secure Boot).
-- `env` (or `docker inspect`'s "Env" list) inside a container: NVIDIA_VISIBLE_DEVICES and
+- `env` (or `docker inspect`'s "Env" list, or `kubectl describe pod`'s Environment lines,
+  "NVIDIA_VISIBLE_DEVICES:  all") inside a container: NVIDIA_VISIBLE_DEVICES and
   NVIDIA_DRIVER_CAPABILITIES as the live probe reads them from its environment, and the image's
   NVIDIA_REQUIRE_CUDA ("cuda>=12.2 brand=tesla,...": the CUDA the image was built for).
 """
@@ -41,6 +42,11 @@ _PARAM = re.compile(r"^[\w.-]{1,60}(?:=\S{0,300})?$")
 _ENV = re.compile(
     r"^\s{0,8}(?:export\s{1,4}|\")?(?P<key>NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|"
     r"NVIDIA_REQUIRE_CUDA)=(?P<v>[^\s\"]{0,200})(?=[\s\",]|$)"  # empty: the same as void
+)
+# `kubectl describe pod`'s Environment lines: "      NVIDIA_VISIBLE_DEVICES:  all"
+_DESCRIBE_ENV = re.compile(
+    r"^\s{4,16}(?P<key>NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|NVIDIA_REQUIRE_CUDA):"
+    r"[ \t]{1,30}(?P<v>[^\s\"<]{1,200})[ \t]{0,4}$"
 )
 _REQUIRE_CUDA = re.compile(r"^cuda>=(?P<v>\d{1,2}\.\d{1,2})$")
 _SECURE_BOOT = re.compile(r"^\s{0,4}SecureBoot (?P<state>enabled|disabled)\s{0,4}$")
@@ -154,7 +160,7 @@ def _nvidia_env(text: str, draft: Draft) -> None:
     if "NVIDIA_" not in text:
         return
     for start, line in iter_lines(text, text, "NVIDIA_"):
-        found = _ENV.match(line)
+        found = _ENV.match(line) or _DESCRIBE_ENV.match(line)
         if found is None:
             continue
         key, value = found.group("key"), found.group("v")
