@@ -612,7 +612,9 @@ _ENTRIES = (
        "`sudo modprobe nvidia-peermem`, and list it in /etc/modules-load.d/ to load at boot."),
     _E("shm-size", "multigpu", "/dev/shm size for NCCL", "ok, warn, n/a, unknown",
        "On a multi-GPU host /dev/shm below 1 GiB (Docker's default is 64 MiB) makes NCCL fail "
-       "with 'Bus error' or 'unhandled system error'.",
+       "with 'Bus error' or 'unhandled system error'. Measured on the live host, or read from a "
+       "pasted `df` / `df -h` row or `mount` / /proc/mounts line of /dev/shm (a container's or "
+       "a pod's).",
        "Docker: `--shm-size=16g` or `--ipc=host`; Kubernetes: an `emptyDir: {medium: Memory}` "
        "volume mounted at /dev/shm."),
     _E("memlock-limit", "multigpu", "RLIMIT_MEMLOCK for RDMA", "ok, warn, n/a, unknown",

@@ -13,6 +13,10 @@
   "NVIDIA_VISIBLE_DEVICES:  all") inside a container: NVIDIA_VISIBLE_DEVICES and
   NVIDIA_DRIVER_CAPABILITIES as the live probe reads them from its environment, and the image's
   NVIDIA_REQUIRE_CUDA ("cuda>=12.2 brand=tesla,...": the CUDA the image was built for).
+- the size of /dev/shm (a container's, in a pod or `docker exec`): `df` / `df -h`'s row of the
+  filesystem mounted on /dev/shm ("shm  64M  0  64M  0% /dev/shm", 1K blocks without -h, df -h's
+  units powers of 1024), `mount` / /proc/mounts' tmpfs on /dev/shm with its size= option
+  ("size=65536k"; without one a tmpfs is half the memory: not read).
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ def parse(text: str, draft: Draft) -> None:
     _cmdline(text, draft)
     _secure_boot(text, draft)
     _nvidia_env(text, draft)
+    _shm(text, draft)
 
 
 def _os_release(text: str, draft: Draft) -> None:
@@ -178,3 +183,33 @@ def _nvidia_env(text: str, draft: Draft) -> None:
             if note not in draft.notes:
                 draft.notes.append(note)
         draft.read_at(NAME, text, start)
+
+
+# `df` (1K blocks) or `df -h`: FILESYSTEM SIZE USED AVAIL USE% MOUNTED-ON, on /dev/shm
+_DF_SHM = re.compile(
+    r"^[ \t]{0,4}[\w./-]{1,60}[ \t]{1,30}(?P<size>\d{1,12}(?:\.\d{1,2})?)(?P<unit>[KMGT]?)"
+    r"[ \t]{1,30}\S{1,16}[ \t]{1,30}\S{1,16}[ \t]{1,30}\d{1,3}%[ \t]{1,30}/dev/shm[ \t]{0,4}$"
+)
+# `mount` ("shm on /dev/shm type tmpfs (rw,...,size=65536k)") and /proc/mounts ("shm /dev/shm
+# tmpfs rw,...,size=65536k 0 0")
+_MOUNT_SHM = re.compile(
+    r"^[ \t]{0,4}[\w./-]{1,60}[ \t]{1,4}(?:on[ \t]{1,4})?/dev/shm[ \t]{1,4}(?:type[ \t]{1,4})?"
+    r"tmpfs[ \t]{1,4}\(?[^\n]{0,300}?\bsize=(?P<size>\d{1,12})(?P<unit>[kmg]?)\b"
+)
+_SCALE = {"": 1024, "K": 1024, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _shm(text: str, draft: Draft) -> None:
+    for start, line in iter_lines(text, text, "/dev/shm"):
+        df = _DF_SHM.match(line)
+        mount = None if df else _MOUNT_SHM.match(line)
+        if df is not None:  # df's sizes are 1K blocks, or -h's units of 1024
+            size = float(df.group("size")) * _SCALE[df.group("unit")]
+        elif mount is not None:  # tmpfs's size= is bytes, or k, m, g
+            unit = mount.group("unit").upper()
+            size = float(mount.group("size")) * (_SCALE[unit] if unit else 1)
+        else:
+            continue
+        draft.shm_bytes = int(size)
+        draft.read_at(NAME, text, start)
+        return

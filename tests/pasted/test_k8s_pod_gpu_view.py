@@ -1,7 +1,8 @@
 """What users see inside a GPU pod. nvidia-smi run in it (`kubectl exec POD -- nvidia-smi`)
 against what the pod asks for (checks/k8s_resources.py, k8s-pod-extra-gpus): a pod that sees
 more GPUs than its nvidia.com/gpu got them outside the scheduler (NVIDIA_VISIBLE_DEVICES=all
-honoured by the runtime, a privileged container)."""
+honoured by the runtime, a privileged container). And its /dev/shm as `df` or `mount` show it
+(pasted/host_tools.py into shm-size)."""
 
 from __future__ import annotations
 
@@ -115,3 +116,44 @@ def test_a_pod_asking_for_mig_devices_is_not_compared(read: Read, matrix: Matrix
     )
     found = _seen(read, matrix, text)
     assert [s for s, *_ in found] == [Severity.NA]
+
+
+_TWO = "$ kubectl exec w-0 -- nvidia-smi -L\n" + _list(2)
+
+
+def _shm(read: Read, matrix: Matrix, text: str) -> list[tuple[Severity, str]]:
+    return [(f.severity, f.title) for f in findings_of(read, matrix, text) if f.code == "shm-size"]
+
+
+def test_a_pods_small_dev_shm_from_df_or_mount_is_judged_with_its_size(
+    read: Read, matrix: Matrix
+) -> None:
+    df = (
+        "$ kubectl exec w-0 -- df -h /dev/shm\nFilesystem      Size  Used Avail Use% Mounted on\n"
+        "shm              64M     0   64M   0% /dev/shm\n"
+    )
+    assert read(df).multigpu.shm_bytes == 64 * 2**20
+    [(severity, title)] = _shm(read, matrix, df + _TWO)
+    assert severity == Severity.WARN
+    assert "/dev/shm is 64 MiB" in title
+    mount = "shm on /dev/shm type tmpfs (rw,nosuid,nodev,noexec,relatime,size=131072k)\n"
+    assert read(mount).multigpu.shm_bytes == 128 * 2**20
+    proc = "shm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k 0 0\n"
+    assert read(proc).multigpu.shm_bytes == 64 * 2**20
+    blocks = "shm                65536       0     65536   0% /dev/shm\n"  # df without -h
+    assert read(blocks).multigpu.shm_bytes == 64 * 2**20
+
+
+def test_a_large_dev_shm_and_near_misses_stay_clean(read: Read, matrix: Matrix) -> None:
+    big = "tmpfs            16G     0   16G   0% /dev/shm\n"
+    assert read(big).multigpu.shm_bytes == 16 * 2**30
+    assert [s for s, _ in _shm(read, matrix, big + _TWO)] == [Severity.OK]
+    assert warn_or_error(findings_of(read, matrix, big + _TWO)) == []
+    # one GPU: NCCL's shared-memory transport is not used
+    assert [s for s, _ in _shm(read, matrix, big.replace("16G", "64M") + _LIMIT.format(n=1))] == [
+        Severity.NA
+    ]
+    # a tmpfs without size= (half the memory) and another mount point say nothing of /dev/shm
+    unsized = "tmpfs on /dev/shm type tmpfs (rw,nosuid,nodev)\n" + _TWO
+    assert read(unsized).multigpu.shm_bytes is None
+    assert read("tmpfs  64M  0  64M  0% /dev/shm/extra\n" + _TWO).multigpu.shm_bytes is None
