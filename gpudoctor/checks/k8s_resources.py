@@ -1,6 +1,8 @@
 """A Kubernetes node advertises fewer GPUs than it has: the device plugin marked some unhealthy.
 And a pod asks for more nvidia.com/gpu than the node allocates: the scheduler places a pod's
 extended resources on one node only, so it stays Pending ("Insufficient nvidia.com/gpu").
+And a pod whose nvidia-smi (run through `kubectl exec`) lists more GPUs than it asks for: it got
+them outside the scheduler (k8s-pod-extra-gpus).
 
 The kubelet's device manager counts every device a plugin registered in the node's Capacity and
 only the healthy ones in its Allocatable, so `Allocatable nvidia.com/gpu` below `Capacity` means
