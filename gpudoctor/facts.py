@@ -256,6 +256,9 @@ class PlatformFacts(Frozen):
     # A pasted pod spec (YAML) whose container names an nvidia.com/ resource under `requests`:
     # that resource, its request, and its limit in the same container (None: no limit given).
     # Kubernetes takes an extended resource's request from its limit; both must be equal.
+    # GPUs nvidia-smi listed where the paste shows it run inside a pod (`kubectl exec POD --
+    # nvidia-smi`, its -L or --query-gpu form; the most of such runs): the pod's own view.
+    k8s_exec_gpus: int | None = None
     k8s_gpu_spec_resource: str | None = None
     k8s_gpu_spec_requests: int | None = None
     k8s_gpu_spec_limits: int | None = None

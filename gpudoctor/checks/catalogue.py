@@ -336,6 +336,24 @@ _ENTRIES = (
        "(\"Schedule GPUs\") put GPUs in limits, requests equal to them when given.",
        "Put the GPU count under `resources.limits` (a limit alone is enough: the request is "
        "taken from it), and keep any request equal to the limit."),
+    _E("k8s-pod-extra-gpus", "runtime", "A pod sees only the GPUs it asks for",
+       "ok, warn, n/a",
+       "A paste with nvidia-smi run inside a pod (`kubectl exec POD -- nvidia-smi`, its -L or "
+       "--query-gpu form) and the pod's `nvidia.com/gpu` (its Limits, or Limits that name no "
+       "GPU): more GPUs listed than asked for means the pod got GPUs outside the scheduler. "
+       "The device plugin passes a container its GPUs in NVIDIA_VISIBLE_DEVICES (its default "
+       "list strategy, envvar), and the NVIDIA runtime honours that variable wherever the pod "
+       "or its image sets it (the CUDA images set `all`) when the container is privileged, or "
+       "unprivileged with the toolkit's default accept-nvidia-visible-devices-envvar-when-"
+       "unprivileged = true (k8s-device-plugin README, DEVICE_LIST_STRATEGY; "
+       "nvidia-container-toolkit internal/config/image/cuda_image.go). Pods asking for MIG "
+       "devices are not compared.",
+       "Ask for the GPUs the pod uses in its limits, set no NVIDIA_VISIBLE_DEVICES in its spec "
+       "and run it unprivileged; on the nodes the device plugin's "
+       "DEVICE_LIST_STRATEGY=volume-mounts with `accept-nvidia-visible-devices-envvar-when-"
+       "unprivileged = false` and `accept-nvidia-visible-devices-as-volume-mounts = true` in "
+       "the toolkit's config.toml (GPU Operator: the toolkit's and device plugin's env of the "
+       "same names)."),
     _E("k8s-gpu-resource-name", "runtime", "A pod asks for a GPU resource its node advertises",
        "ok, error, n/a",
        "A pasted pod whose limits name a GPU resource (nvidia.com/gpu, nvidia.com/gpu.shared, "
@@ -609,7 +627,9 @@ _ENTRIES = (
        "`sudo modprobe nvidia-peermem`, and list it in /etc/modules-load.d/ to load at boot."),
     _E("shm-size", "multigpu", "/dev/shm size for NCCL", "ok, warn, n/a, unknown",
        "On a multi-GPU host /dev/shm below 1 GiB (Docker's default is 64 MiB) makes NCCL fail "
-       "with 'Bus error' or 'unhandled system error'.",
+       "with 'Bus error' or 'unhandled system error'. Measured on the live host, or read from a "
+       "pasted `df` / `df -h` row or `mount` / /proc/mounts line of /dev/shm (a container's or "
+       "a pod's).",
        "Docker: `--shm-size=16g` or `--ipc=host`; Kubernetes: an `emptyDir: {medium: Memory}` "
        "volume mounted at /dev/shm."),
     _E("memlock-limit", "multigpu", "RLIMIT_MEMLOCK for RDMA", "ok, warn, n/a, unknown",

@@ -1,6 +1,8 @@
 """A Kubernetes node advertises fewer GPUs than it has: the device plugin marked some unhealthy.
 And a pod asks for more nvidia.com/gpu than the node allocates: the scheduler places a pod's
 extended resources on one node only, so it stays Pending ("Insufficient nvidia.com/gpu").
+And a pod whose nvidia-smi (run through `kubectl exec`) lists more GPUs than it asks for: it got
+them outside the scheduler (k8s-pod-extra-gpus).
 
 The kubelet's device manager counts every device a plugin registered in the node's Capacity and
 only the healthy ones in its Allocatable, so `Allocatable nvidia.com/gpu` below `Capacity` means
@@ -350,4 +352,74 @@ def check_k8s_gpu_limits(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
     ]
 
 
-CHECKS = (check_k8s_gpu_unhealthy, check_k8s_gpu_request, check_k8s_gpu_limits)
+SEEN = "k8s-pod-extra-gpus"
+
+
+def check_k8s_pod_extra_gpus(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
+    """The GPUs nvidia-smi lists inside a pod (`kubectl exec POD -- nvidia-smi`) against the
+    nvidia.com/gpu the pod asks for. The device plugin hands a container its GPUs by default
+    through NVIDIA_VISIBLE_DEVICES (k8s-device-plugin README, DEVICE_LIST_STRATEGY `envvar`),
+    and the NVIDIA runtime honours that variable wherever it is set when the container is
+    privileged or the toolkit accepts it from unprivileged ones, its default
+    (nvidia-container-toolkit internal/config/image/cuda_image.go; config
+    accept-nvidia-visible-devices-envvar-when-unprivileged = true): a pod whose image or spec
+    says NVIDIA_VISIBLE_DEVICES=all (the CUDA images do), or a privileged one, sees every GPU
+    of its node whatever it asked. MIG devices are not compared: nvidia-smi lists them under
+    their GPU."""
+    p = facts.platform
+    seen, asked = p.k8s_exec_gpus, p.k8s_gpu_requested
+    ev = [("seen", seen), ("requested", asked)]
+    if seen is None or asked is None:
+        return [
+            finding(
+                SEEN,
+                NA,
+                "no nvidia-smi run inside a pod (kubectl exec) beside the pod's nvidia.com/gpu",
+                evidence=ev,
+            )
+        ]
+    if any("/mig-" in item.name for item in p.k8s_pod_resources):
+        return [finding(SEEN, NA, "the pod asks for MIG devices", evidence=ev)]
+    if seen <= asked:
+        return [
+            finding(SEEN, OK, f"the pod sees {seen} of the {asked} GPU(s) it asks for", evidence=ev)
+        ]
+    said = (
+        " (the report shows NVIDIA_VISIBLE_DEVICES=all)"
+        if (p.nvidia_visible_devices or "").lower() == "all"
+        else ""
+    )
+    return [
+        finding(
+            SEEN,
+            WARN,
+            f"the pod asks for {asked} nvidia.com/gpu and nvidia-smi inside it lists {seen} GPUs",
+            detail="the pod sees GPUs the scheduler did not give it, and other pods may be "
+            "given them too: the device plugin passes a container its GPUs in "
+            "NVIDIA_VISIBLE_DEVICES (its default list strategy, envvar), and the NVIDIA runtime "
+            "honours that variable wherever the pod or its image sets it (the CUDA images set "
+            "NVIDIA_VISIBLE_DEVICES=all) when the container is privileged, or unprivileged with "
+            "the toolkit's default accept-nvidia-visible-devices-envvar-when-unprivileged = "
+            f"true{said}",
+            fix="in the pod: ask for the GPUs it uses in `resources.limits` (nvidia.com/gpu), "
+            "set no NVIDIA_VISIBLE_DEVICES in its spec and run it unprivileged; on the nodes, "
+            "so that no image can ask for GPUs by that variable: the device plugin's "
+            "DEVICE_LIST_STRATEGY=volume-mounts (or cdi-cri) and "
+            "`accept-nvidia-visible-devices-envvar-when-unprivileged = false` with "
+            "`accept-nvidia-visible-devices-as-volume-mounts = true` in "
+            "/etc/nvidia-container-runtime/config.toml (GPU Operator: the toolkit's env "
+            "ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED=false and "
+            "ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS=true, the device plugin's "
+            "DEVICE_LIST_STRATEGY=volume-mounts); a privileged pod sees every GPU whatever "
+            "these say",
+            evidence=ev,
+        )
+    ]
+
+
+CHECKS = (
+    check_k8s_gpu_unhealthy,
+    check_k8s_gpu_request,
+    check_k8s_gpu_limits,
+    check_k8s_pod_extra_gpus,
+)

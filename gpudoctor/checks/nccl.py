@@ -123,7 +123,7 @@ def check_shm(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]
     size = facts.multigpu.shm_bytes
     if gpu_count(facts) < 2:
         return [finding("shm-size", NA, "fewer than two GPUs")]
-    if not facts.multigpu.collected:
+    if size is None and not facts.multigpu.collected:  # a report may show /dev/shm alone
         return [finding("shm-size", NA, NOT_RECORDED)]
     if size is None:
         return [finding("shm-size", UNKNOWN, "size of /dev/shm unknown")]

@@ -133,11 +133,13 @@ def _programs(draft: Draft) -> tuple[InstalledProgram, ...]:
 
 
 def _multigpu(draft: Draft) -> MultiGpuFacts:
-    """A pasted kernel log's Xid lines, the NCCL_* variables a paste sets and the HCA ports
-    ibstat/ibv_devinfo show; the rest of the multi-GPU probe was not run."""
-    if not draft.xid_events and not draft.nccl_env and not draft.ib_ports:
+    """A pasted kernel log's Xid lines, the NCCL_* variables a paste sets, the HCA ports
+    ibstat/ibv_devinfo show and the size of /dev/shm; the rest of the multi-GPU probe was not
+    run."""
+    if not draft.xid_events and not draft.nccl_env and not draft.ib_ports and not draft.shm_bytes:
         return MultiGpuFacts()
     return MultiGpuFacts(
+        shm_bytes=draft.shm_bytes,
         xid_readable=True if draft.xid_events else None,
         xid_events=tuple(draft.xid_events),
         nccl_env=tuple(draft.nccl_env),

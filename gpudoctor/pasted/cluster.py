@@ -10,6 +10,9 @@
 - `kubectl get pods` (-n gpu-operator, -A): the NVIDIA pods and their STATUS ("Init:1/4": one
   of four init containers completed); `kubectl describe pod` of one: its init containers'
   states (pod_describe.py).
+- `kubectl exec POD -- nvidia-smi` (its table, -L or --query-gpu): the GPUs the pod itself sees,
+  counted from what the command printed up to the next command (a pod of the NVIDIA stack left
+  out: it sees every GPU by design).
 - Slurm's `scontrol show node` / `sinfo -o %G`: "Gres=gpu:a100:4" (the GPU count the node is
   configured with), "Arch=x86_64", "OS=Linux 5.15.0-...".
 """
@@ -93,6 +96,8 @@ def parse(text: str, draft: Draft) -> None:
     _system_info(text, draft)
     _nodes_wide(text, draft)
     _pods(text, draft)
+    if "kubectl exec" in text:
+        _exec_gpus(text, draft)
     if "Init Containers:" in text:
         pod_describe.parse(text, draft)
     _slurm(text, draft)
@@ -392,6 +397,63 @@ def _pods(text: str, draft: Draft) -> None:
     else:
         draft.notes.append("the NVIDIA pods listed are all Running or Completed")
     draft.read_at(NAME, text, first)
+
+
+# `kubectl exec [flags] POD [-c CONTAINER] -- nvidia-smi [...]`; what stands between exec and
+# "--" holds the pod (_pod_of)
+_EXEC = re.compile(
+    r"kubectl\b[^\n]{0,200}?\bexec\b(?P<between>[^\n]{1,300}?)[ \t]--[ \t]{1,4}"
+    r"(?:[\w/]{0,40}/)?nvidia-smi\b[^\n|>]{0,200}$"
+)
+# exec's flags that take a value as the next word
+_VALUE_FLAGS = frozenset({"-n", "--namespace", "-c", "--container", "--context", "--kubeconfig"})
+# a GPU as each form lists it: -L's "GPU 0: ...", the table's row with its bus id,
+# --query-gpu's CSV row that starts with an index
+_EXEC_GPU = re.compile(
+    r"^(?:GPU \d{1,3}: |\|[ \t]{1,6}\d{1,3}[ \t][^\n]{1,60}\|[ \t]{0,4}[0-9A-Fa-f]{4,8}:"
+    r"[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d|\d{1,3}, )"
+)
+# where the command's output ends: the next command (a prompt, another kubectl)
+_NEXT_COMMAND = re.compile(
+    r"^\s{0,4}(?:\$|#|>|[\w.-]{1,60}@[\w.-]{1,60}[:\s][^\n]{0,200}?[#$])\s|kubectl "
+)
+_EXEC_LINES = 400
+
+
+def _exec_gpus(text: str, draft: Draft) -> None:
+    """The GPUs `kubectl exec POD -- nvidia-smi` listed: what the pod sees, whatever it asked."""
+    most = None
+    for start, line in iter_lines(text, text, "kubectl"):
+        found = _EXEC.search(line)
+        if found is None or _pod_of(found.group("between")).startswith(STACK_POD_PREFIXES):
+            continue
+        end = text.find("\n", start)
+        count = 0
+        for out in [] if end < 0 else text[end + 1 :].split("\n", _EXEC_LINES)[:_EXEC_LINES]:
+            if _NEXT_COMMAND.match(out):
+                break
+            if _EXEC_GPU.match(out.strip()):
+                count += 1
+        if count and (most is None or count > most):
+            most = count
+            draft.read_at(NAME, text, start)
+    if most is not None:
+        put(draft.platform, "kubernetes", True)
+        put(draft.platform, "k8s_exec_gpus", most)
+
+
+def _pod_of(between: str) -> str:
+    """The pod `kubectl exec` names: its first word that is no flag nor a flag's value."""
+    words = between.split()
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in _VALUE_FLAGS:
+            skip = True
+        elif not word.startswith("-"):
+            return word.split("/")[-1]  # pod/NAME
+    return ""
 
 
 def _slurm(text: str, draft: Draft) -> None:

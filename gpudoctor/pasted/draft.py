@@ -51,6 +51,7 @@ class Draft:
     xid_events: list[Any] = field(default_factory=list)  # facts_multigpu.XidEvent
     nccl_env: list[Any] = field(default_factory=list)  # facts_multigpu.EnvVar
     ib_ports: list[Any] = field(default_factory=list)  # facts_multigpu.IbPort (ibstat)
+    shm_bytes: int | None = None  # the size of /dev/shm `df` or `mount` showed (host_tools.py)
     gpus_from_text: bool = False  # the GPUs were read from prose, not from a GPU listing
     amd: dict[str, Any] = field(default_factory=dict)  # AmdFacts fields the ROCm tools showed
     amd_gpus: dict[int, dict[str, Any]] = field(default_factory=dict)  # name, gfx, device_id, bdf

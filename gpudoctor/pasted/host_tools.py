@@ -9,9 +9,14 @@
   its IOMMU words and a nouveau blacklist, read by the same rules as the live probe.
 - `mokutil --sb-state`: "SecureBoot enabled" (no HostFacts field: a note, since unsigned
   kernel modules do not load under Secure Boot).
-- `env` (or `docker inspect`'s "Env" list) inside a container: NVIDIA_VISIBLE_DEVICES and
+- `env` (or `docker inspect`'s "Env" list, or `kubectl describe pod`'s Environment lines,
+  "NVIDIA_VISIBLE_DEVICES:  all") inside a container: NVIDIA_VISIBLE_DEVICES and
   NVIDIA_DRIVER_CAPABILITIES as the live probe reads them from its environment, and the image's
   NVIDIA_REQUIRE_CUDA ("cuda>=12.2 brand=tesla,...": the CUDA the image was built for).
+- the size of /dev/shm (a container's, in a pod or `docker exec`): `df` / `df -h`'s row of the
+  filesystem mounted on /dev/shm ("shm  64M  0  64M  0% /dev/shm", 1K blocks without -h, df -h's
+  units powers of 1024), `mount` / /proc/mounts' tmpfs on /dev/shm with its size= option
+  ("size=65536k"; without one a tmpfs is half the memory: not read).
 """
 
 from __future__ import annotations
@@ -42,6 +47,11 @@ _ENV = re.compile(
     r"^\s{0,8}(?:export\s{1,4}|\")?(?P<key>NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|"
     r"NVIDIA_REQUIRE_CUDA)=(?P<v>[^\s\"]{0,200})(?=[\s\",]|$)"  # empty: the same as void
 )
+# `kubectl describe pod`'s Environment lines: "      NVIDIA_VISIBLE_DEVICES:  all"
+_DESCRIBE_ENV = re.compile(
+    r"^\s{4,16}(?P<key>NVIDIA_VISIBLE_DEVICES|NVIDIA_DRIVER_CAPABILITIES|NVIDIA_REQUIRE_CUDA):"
+    r"[ \t]{1,30}(?P<v>[^\s\"<]{1,200})[ \t]{0,4}$"
+)
 _REQUIRE_CUDA = re.compile(r"^cuda>=(?P<v>\d{1,2}\.\d{1,2})$")
 _SECURE_BOOT = re.compile(r"^\s{0,4}SecureBoot (?P<state>enabled|disabled)\s{0,4}$")
 
@@ -52,6 +62,7 @@ def parse(text: str, draft: Draft) -> None:
     _cmdline(text, draft)
     _secure_boot(text, draft)
     _nvidia_env(text, draft)
+    _shm(text, draft)
 
 
 def _os_release(text: str, draft: Draft) -> None:
@@ -154,7 +165,7 @@ def _nvidia_env(text: str, draft: Draft) -> None:
     if "NVIDIA_" not in text:
         return
     for start, line in iter_lines(text, text, "NVIDIA_"):
-        found = _ENV.match(line)
+        found = _ENV.match(line) or _DESCRIBE_ENV.match(line)
         if found is None:
             continue
         key, value = found.group("key"), found.group("v")
@@ -172,3 +183,33 @@ def _nvidia_env(text: str, draft: Draft) -> None:
             if note not in draft.notes:
                 draft.notes.append(note)
         draft.read_at(NAME, text, start)
+
+
+# `df` (1K blocks) or `df -h`: FILESYSTEM SIZE USED AVAIL USE% MOUNTED-ON, on /dev/shm
+_DF_SHM = re.compile(
+    r"^[ \t]{0,4}[\w./-]{1,60}[ \t]{1,30}(?P<size>\d{1,12}(?:\.\d{1,2})?)(?P<unit>[KMGT]?)"
+    r"[ \t]{1,30}\S{1,16}[ \t]{1,30}\S{1,16}[ \t]{1,30}\d{1,3}%[ \t]{1,30}/dev/shm[ \t]{0,4}$"
+)
+# `mount` ("shm on /dev/shm type tmpfs (rw,...,size=65536k)") and /proc/mounts ("shm /dev/shm
+# tmpfs rw,...,size=65536k 0 0")
+_MOUNT_SHM = re.compile(
+    r"^[ \t]{0,4}[\w./-]{1,60}[ \t]{1,4}(?:on[ \t]{1,4})?/dev/shm[ \t]{1,4}(?:type[ \t]{1,4})?"
+    r"tmpfs[ \t]{1,4}\(?[^\n]{0,300}?\bsize=(?P<size>\d{1,12})(?P<unit>[kmg]?)\b"
+)
+_SCALE = {"": 1024, "K": 1024, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _shm(text: str, draft: Draft) -> None:
+    for start, line in iter_lines(text, text, "/dev/shm"):
+        df = _DF_SHM.match(line)
+        mount = None if df else _MOUNT_SHM.match(line)
+        if df is not None:  # df's sizes are 1K blocks, or -h's units of 1024
+            size = float(df.group("size")) * _SCALE[df.group("unit")]
+        elif mount is not None:  # tmpfs's size= is bytes, or k, m, g
+            unit = mount.group("unit").upper()
+            size = float(mount.group("size")) * (_SCALE[unit] if unit else 1)
+        else:
+            continue
+        draft.shm_bytes = int(size)
+        draft.read_at(NAME, text, start)
+        return

@@ -100,8 +100,9 @@ def parse(text: str, draft: Draft) -> None:
             _member("allocatable", document, found, None)
         else:
             _walk(document, found, 0, None)
-    for document in _json_documents(text):
-        _walk(document, found, 0, None)
+    lines = text.split("\n")
+    for document, at in _json_documents(text):
+        _json_document(document, found, node_columns.kind(lines, text.count("\n", 0, at)))
     node_columns.read(text, found.node_capacity, found.node_resources)
     _describe(text, found)
     _show_labels(text, found)
@@ -316,9 +317,22 @@ def _scalar(value: str) -> str:
     return value
 
 
-def _json_documents(text: str) -> list[Any]:
+def _json_document(document: Any, found: _Found, kind: str) -> None:
+    """An object, or a part of one printed alone (`jq .status.capacity`, `jq .metadata.labels`):
+    a node's resource map is its Capacity or Allocatable as the command above it names (`kind`),
+    a map of GPU feature discovery's labels the node's labels."""
+    if node_columns.resource_map(document):
+        _member(kind, document, found, None)
+    elif isinstance(document, dict) and "kind" not in document and _gfd_labels(document):
+        _member("labels", document, found, None)
+    else:
+        _walk(document, found, 0, None)
+
+
+def _json_documents(text: str) -> list[tuple[Any, int]]:
     """JSON documents that start on a line of their own further down a paste (one at its start
-    clean.py has already turned into YAML's shape)."""
+    clean.py has already turned into YAML's shape), with where each starts: an object, the
+    device plugin's config, or a map jq printed alone (a node's resources, its labels)."""
     documents: list[Any] = []
     decoder = json.JSONDecoder()
     tried = 0
@@ -329,15 +343,20 @@ def _json_documents(text: str) -> list[Any]:
         if documents and at < documents[-1][1]:
             continue
         window = text[at : at + 400]
-        if not any(k in window for k in ('"kind"', '"apiVersion"', '"sharing"', '"version"')):
+        if not any(k in window for k in _JSON_KEYS):
             continue
         tried += 1
         try:
             document, end = decoder.raw_decode(text, at)
         except ValueError:
             continue
-        documents.append((document, end))
-    return [_stringly(document) for document, _ in documents]
+        documents.append((document, end, at))
+    return [(_stringly(document), at) for document, _, at in documents]
+
+
+# keys that mark a JSON document worth reading: an object's, the plugin config's, a node's
+# resource map's ("pods") or GPU feature discovery's labels
+_JSON_KEYS = ('"kind"', '"apiVersion"', '"sharing"', '"version"', '"pods"', '"nvidia.com/')
 
 
 def _stringly(value: Any) -> Any:

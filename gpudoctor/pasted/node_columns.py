@@ -70,7 +70,7 @@ def read(text: str, capacity: dict[str, str], allocatable: dict[str, str]) -> No
         counts = _map(found.group("map")) if found else None
         if counts is None:
             continue
-        most(allocatable if _kind(lines, at) == "allocatable" else capacity, counts)
+        most(allocatable if kind(lines, at) == "allocatable" else capacity, counts)
 
 
 def _table(
@@ -120,7 +120,9 @@ def _map(text: str) -> dict[str, str] | None:
     return node_counts({k: v for k, v in listed.items() if len(v) < 7 or k in ("cpu", "pods")})
 
 
-def _kind(lines: list[str], at: int) -> str:
+def kind(lines: list[str], at: int) -> str:
+    """Which of a node's resource lists a map printed at line `at` is: the one the nearest
+    command above names, else Allocatable."""
     for line in reversed(lines[max(0, at - _KIND_REACH) : at]):
         kinds = _KIND.findall(line)
         if kinds:

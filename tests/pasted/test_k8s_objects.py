@@ -267,3 +267,48 @@ def test_a_json_configmap_further_down_holds_the_config_as_a_string(read: Read) 
     p = read(text).platform
     assert p.k8s_sharing == "mps"
     assert _pairs(p.k8s_sharing_resources) == {"nvidia.com/gpu": "4"}
+
+
+_JQ_NODE = """\
+$ kubectl get node worker-7 -o json | jq .metadata.labels
+{
+  "kubernetes.io/hostname": "worker-7",
+  "nvidia.com/gpu.count": "4",
+  "nvidia.com/gpu.present": "true",
+  "nvidia.com/gpu.product": "NVIDIA-L40S"
+}
+$ kubectl get node worker-7 -o json | jq .status.capacity
+{
+  "cpu": "64",
+  "nvidia.com/gpu": "4",
+  "pods": "110"
+}
+$ kubectl get node worker-7 -o json | jq .status.allocatable
+{
+  "cpu": "63",
+  "nvidia.com/gpu": "3",
+  "pods": "110"
+}
+"""
+
+
+def test_maps_jq_printed_alone_are_the_nodes_labels_and_the_list_the_command_names(
+    read: Read,
+) -> None:
+    p = read(_JQ_NODE).platform
+    assert _pairs(p.k8s_node_labels)["nvidia.com/gpu.product"] == "NVIDIA-L40S"
+    assert _pairs(p.k8s_node_capacity) == {"nvidia.com/gpu": "4"}
+    assert _pairs(p.k8s_node_allocatable) == {"nvidia.com/gpu": "3"}
+
+
+def test_a_jq_capacity_map_without_a_gpu_is_a_node_that_advertises_none(read: Read) -> None:
+    text = _JQ_NODE.partition("$ kubectl get node worker-7 -o json | jq .status.allocatable")[0]
+    text = text.replace('  "nvidia.com/gpu": "4",\n', "")
+    p = read(text).platform
+    assert _pairs(p.k8s_node_capacity) == {"nvidia.com/gpu": "0"}
+    assert p.k8s_node_allocatable == ()
+    # a map of other labels (no GPU feature discovery's) is no node's labels
+    plain = read(
+        '$ kubectl get pod x -o json | jq .metadata.labels\n{\n  "app": "x",\n  "pods": "1"\n}\n'
+    )
+    assert plain.platform.k8s_node_labels == ()
