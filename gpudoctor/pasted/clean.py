@@ -1,14 +1,15 @@
-"""Undo what pasting does to a report: Windows line endings, ANSI colours, Markdown quotes (`> `)
-and code fences, control characters and backspaces, invisible and bidirectional-control
-characters, full-width and other non-ASCII digits, CJK prose glued to a name or version; and
-small value readers shared by the shapes (numbers with localised decimal commas, nvidia-smi
-bus ids, MiB).
+"""Undo what pasting does to a report: Windows line endings, ANSI colours, HTML character
+references, Markdown quotes (`> `) and code fences, control characters and backspaces,
+invisible and bidirectional-control characters, full-width and other non-ASCII digits, CJK
+prose glued to a name or version; and small value readers shared by the shapes (numbers with
+localised decimal commas, nvidia-smi bus ids, MiB).
 
 Every regex here is anchored or made of bounded classes: linear time on any input.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import unicodedata
@@ -74,6 +75,9 @@ _CJK_LABELS = {
     "드라이버": "driver",
 }
 _CJK_LABEL = re.compile("|".join(sorted(_CJK_LABELS, key=len, reverse=True)))
+# An HTML character reference, as a web page, a scraped issue or a mail client writes a quote,
+# an apostrophe, < > & or a no-break space of a pasted log ("no runtime for &quot;nvidia&quot;")
+_ENTITY = re.compile(r"&(?:quot|apos|lt|gt|amp|nbsp|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});")
 # A quote marker is a ">" that does not open Python's ">>> " prompt, which stays: an
 # interactive session's questions are read with their answers (facts_scan._REPL).
 _QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?!>>(?: |$)))+ ?", re.MULTILINE)
@@ -98,6 +102,8 @@ def clean(text: str) -> str:
             text, erased = _OVERSTRIKE.subn("", text)
             if not erased:
                 break
+    if "&" in text:
+        text = _ENTITY.sub(_character, text)
     text = _CONTROL.sub("", text)
     if not text.isascii():
         text = _WIDE_RUN.sub(lambda m: m.group().translate(_WIDE), text)
@@ -124,6 +130,16 @@ def clean(text: str) -> str:
         # never part of what a tool printed, and the fact readers expect "label: value".
         text = text.replace("**", "")
     return text
+
+
+def _character(found: re.Match[str]) -> str:
+    """The character an HTML reference stands for; one that is not printable (a line break, a
+    control character) or no character at all keeps its reference, so that line numbers stay."""
+    character = html.unescape(found.group())
+    if character == "\u00a0":
+        return " "
+    readable = len(character) == 1 and character.isprintable() and character != "\ufffd"
+    return character if readable else found.group()
 
 
 def _cjk_label(found: re.Match[str]) -> str:

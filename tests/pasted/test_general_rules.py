@@ -499,3 +499,21 @@ def test_a_core_resource_refusal_is_no_device_plugin_admission(read: Read, matri
         "web-1   0/1   OutOfcpu   0   5m\n"
     )
     assert error_lines(findings_of(read, matrix, text), "k8s-pod-admission-rejected") == []
+
+
+@pytest.mark.parametrize(
+    ("pasted", "plain"),
+    [
+        ("runtime &quot;nvidia&quot; is configured", 'runtime "nvidia" is configured'),
+        ("can&#39;t open &#x27;libcuda.so.1&#x27;", "can't open 'libcuda.so.1'"),
+        ("cuda&gt;=12.4 &amp;&amp; brand=tesla&lt;500", "cuda>=12.4 && brand=tesla<500"),
+        ("Driver&nbsp;Version: 550.54.15", "Driver Version: 550.54.15"),
+        # a reference to a line break or a control character, or to no character, stays:
+        # the paste keeps its line numbers and gains nothing unprintable
+        ("a&#10;b &#0; &#9999999; &bogus; &amp", "a&#10;b &#0; &#9999999; &bogus; &amp"),
+    ],
+)
+def test_html_character_references_are_the_characters_they_stand_for(
+    pasted: str, plain: str
+) -> None:
+    assert clean(pasted) == plain

@@ -11,6 +11,7 @@ read of the paste must report every code."""
 
 from __future__ import annotations
 
+import html
 import json
 import textwrap
 from collections.abc import Callable
@@ -62,6 +63,8 @@ DAMAGE: dict[str, Callable[[str], str]] = {
     "wrapped at 80, indented": lambda line: _wrap(line, 80, "  "),
     "mail reply": lambda line: "\n".join(f"> {part}" for part in textwrap.wrap(line, 70)),
     "Markdown quote": lambda line: f"> {line}",
+    # a scraped page or a web form: quotes, apostrophes, < > & as HTML character references
+    "HTML escaped": lambda line: html.escape(line, quote=True),
     "Docker json-file": lambda line: _go_json(
         {"log": line + "\n", "stream": "stderr", "time": "2024-03-05T10:00:01.123456789Z"}
     ),
