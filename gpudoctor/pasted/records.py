@@ -28,6 +28,9 @@ _PREFIXES = (
     re.compile(r"\[[ \d.]{1,20}\]\s{0,4}"),  # dmesg's seconds since boot
     # an RFC 3339 / ISO 8601 time stamp (`kubectl logs --timestamps`, `docker logs -t`)
     re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})? "),
+    # the CRI log file's stream and tag after its time stamp (/var/log/containers/*.log, what
+    # containerd and CRI-O write for the kubelet: "2024-03-05T10:00:01.1Z stderr F message")
+    re.compile(r"(?:stdout|stderr) [FP] "),
     re.compile(r"[\w.-]{1,64} {0,30}\| "),  # docker compose: the service's name and a bar
     re.compile(r"Message:\s{1,40}"),  # kubectl describe pod: a container's last state
     # kubectl describe: an Events row (type, reason, age with its repeats, source)
