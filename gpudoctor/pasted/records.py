@@ -31,7 +31,11 @@ _PREFIXES = (
     # the CRI log file's stream and tag after its time stamp (/var/log/containers/*.log, what
     # containerd and CRI-O write for the kubelet: "2024-03-05T10:00:01.1Z stderr F message")
     re.compile(r"(?:stdout|stderr) [FP] "),
+    # `kubectl logs --prefix`: the source, "[pod/NAME/CONTAINER] "
+    re.compile(r"\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] "),
     re.compile(r"[\w.-]{1,64} {0,30}\| "),  # docker compose: the service's name and a bar
+    # a Markdown list item's marker ("- ", "* ", "1. ") put before a pasted line
+    re.compile(r"(?:[-*+]|\d{1,3}[.)]) "),
     re.compile(r"Message:\s{1,40}"),  # kubectl describe pod: a container's last state
     # kubectl describe: an Events row (type, reason, age with its repeats, source)
     re.compile(

@@ -78,6 +78,9 @@ DAMAGE: dict[str, Callable[[str], str]] = {
     "logrus text": lambda line: f'time="2024-03-05T10:00:01Z" level=error msg={_go_quoted(line)}',
     "klog": lambda line: f"E0412 10:11:12.123456       1 plugin.go:12] {line}",
     "CRI log file": lambda line: f"2024-03-05T10:00:01.123456789Z stderr F {line}",
+    "kubectl logs --prefix": lambda line: f"[pod/nvidia-device-plugin-x7k2p/plugin] {line}",
+    "Markdown list item": lambda line: f"- {line}",
+    "numbered list": lambda line: f"1. {line}",
     "journalctl": lambda line: f"Mar 05 10:00:01 gpu-node-1 containerd[1234]: {line}",
     "kubectl describe, Message": lambda line: (
         "    State:          Waiting\n      Reason:       CrashLoopBackOff\n"
