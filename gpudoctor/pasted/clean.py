@@ -1,5 +1,5 @@
 """Undo what pasting does to a report: Windows line endings, ANSI colours, HTML character
-references, Markdown quotes (`> `) and code fences, control characters and backspaces,
+references, typographic quotes, Markdown quotes (`> `) and code fences, control characters and backspaces,
 invisible and bidirectional-control characters, full-width and other non-ASCII digits, CJK
 prose glued to a name or version; and small value readers shared by the shapes (numbers with
 localised decimal commas, nvidia-smi bus ids, MiB).
@@ -44,6 +44,9 @@ _WIDE = {
     **dict.fromkeys(map(ord, _INVISIBLE)),
     # no-break, figure, thin and ideographic spaces are spaces
     **dict.fromkeys(map(ord, "\u00a0\u2007\u2009\u202f\u3000"), " "),
+    # typographic quotes, as a word processor, a forum or a chat app turns a log's quotes
+    **dict.fromkeys(map(ord, "\u201c\u201d\u201e\u201f\u2033"), '"'),
+    **dict.fromkeys(map(ord, "\u2018\u2019\u201a\u201b\u2032"), "'"),
     0xFF1A: ": ",  # a full-width colon, as CJK input methods type it between label and value
     # full-width ASCII (U+FF01 to U+FF5E: "550.54" typed in a CJK input method) is ASCII
     **{code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F) if code != 0xFF1A},

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import textwrap
 from collections.abc import Callable
 
@@ -79,6 +80,9 @@ DAMAGE: dict[str, Callable[[str], str]] = {
     "klog": lambda line: f"E0412 10:11:12.123456       1 plugin.go:12] {line}",
     "CRI log file": lambda line: f"2024-03-05T10:00:01.123456789Z stderr F {line}",
     "kubectl logs --prefix": lambda line: f"[pod/nvidia-device-plugin-x7k2p/plugin] {line}",
+    "typographic quotes": lambda line: re.sub(r'"([^"]*)"', "\u201c\\1\u201d", line).replace(
+        "'", "\u2019"
+    ),
     "Markdown list item": lambda line: f"- {line}",
     "numbered list": lambda line: f"1. {line}",
     "journalctl": lambda line: f"Mar 05 10:00:01 gpu-node-1 containerd[1234]: {line}",
