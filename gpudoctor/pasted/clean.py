@@ -1,8 +1,8 @@
 """Undo what pasting does to a report: Windows line endings, ANSI colours, HTML character
-references, typographic quotes, Markdown quotes (`> `) and code fences, control characters and backspaces,
-invisible and bidirectional-control characters, full-width and other non-ASCII digits, CJK
-prose glued to a name or version; and small value readers shared by the shapes (numbers with
-localised decimal commas, nvidia-smi bus ids, MiB).
+references, typographic quotes, Markdown quotes (`> `) and code fences, control characters and
+backspaces, invisible and bidirectional-control characters, full-width and other non-ASCII
+digits, CJK prose glued to a name or version; and small value readers shared by the shapes
+(numbers with localised decimal commas, nvidia-smi bus ids, MiB).
 
 Every regex here is anchored or made of bounded classes: linear time on any input.
 """
