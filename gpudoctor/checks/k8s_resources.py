@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.k8s_sharing import GPU_RESOURCE, as_dict
+from gpudoctor.checks.k8s_sharing import as_dict, other_gpu_resources
 from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
@@ -255,13 +255,7 @@ def check_k8s_gpu_request(facts: HostFacts, matrix: Matrix, intent: Intent) -> l
                 evidence=ev,
             )
         ]
-    others = [
-        item.name
-        for item in facts.platform.k8s_node_resources
-        if item.name != "nvidia.com/gpu"
-        and item.value not in ("", "0")
-        and GPU_RESOURCE.match(item.name)
-    ]
+    others = other_gpu_resources(facts.platform.k8s_node_resources)
     if allocatable == 0 and others:
         return [
             finding(

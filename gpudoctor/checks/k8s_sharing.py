@@ -24,6 +24,7 @@ node, the NVIDIA device plugin's config; pasted/k8s_objects.py reads them).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
@@ -56,6 +57,20 @@ _SCHEDULERS = {
 def as_dict(items: tuple[K8sItem, ...]) -> dict[str, str]:
     """A pasted object's names and values (a node's labels, a pod's resources) as a dict."""
     return {item.name: item.value for item in items}
+
+
+def other_gpu_resources(items: Iterable[K8sItem]) -> list[str]:
+    """The GPU resources other than nvidia.com/gpu that a node advertises a non-zero count of
+    (MIG devices, shared replicas, a GPU-sharing scheduler's), sorted, each once."""
+    return sorted(
+        {
+            item.name
+            for item in items
+            if item.name != "nvidia.com/gpu"
+            and item.value not in ("", "0")
+            and GPU_RESOURCE.match(item.name)
+        }
+    )
 
 
 def _int(value: str) -> int:

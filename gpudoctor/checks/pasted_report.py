@@ -27,7 +27,7 @@ from gpudoctor.checks.jetson import (
     jetson_install,
     jetson_release,
 )
-from gpudoctor.checks.k8s_sharing import GPU_RESOURCE
+from gpudoctor.checks.k8s_sharing import other_gpu_resources
 from gpudoctor.checks.line_readings import Line, reading
 from gpudoctor.checks.suggest import install_for_package
 from gpudoctor.facts_view import driver_version
@@ -390,15 +390,7 @@ def _gpus_advertised_otherwise(code: str, facts: HostFacts) -> str | None:
     if code != "k8s-node-zero-gpus" or report is None:
         return None
     p = facts.platform
-    others = sorted(
-        {
-            item.name
-            for item in (*p.k8s_node_allocatable, *p.k8s_node_capacity)
-            if item.name != "nvidia.com/gpu"
-            and item.value not in ("", "0")
-            and GPU_RESOURCE.match(item.name)
-        }
-    )
+    others = other_gpu_resources((*p.k8s_node_allocatable, *p.k8s_node_capacity))
     if "mig-devices" in report.named or any(n.startswith("nvidia.com/mig-") for n in others):
         return (
             "the node advertises MIG devices (nvidia.com/mig-<profile>): with the device "
