@@ -53,6 +53,17 @@ def _finding(findings: list[Finding], subject: str) -> Finding:
             '/runtime/sock-dir/containerd.sock: connect: no such file or directory"',
             "toolkit-containerd-socket-missing",
         ),
+        # the installer's final error, whichever way the restart failed
+        (
+            'nvidia-container-toolkit-ctr time="2024-03-01T12:00:01Z" level=fatal '
+            'msg="error running nvidia-toolkit: unable to setup runtime: unable to restart '
+            "containerd: unable to send SIGHUP to 'containerd' process: no such process\"",
+            "toolkit-runtime-restart-failed",
+        ),
+        (
+            'level=warning msg="Skipping restart of crio due to --restart-mode=none"',
+            "toolkit-runtime-restart-skipped",
+        ),
         (
             "[2024-02-07T10:12:01.123] fatal: MIG mode is enabled, but no MIG devices were "
             "found. Please either create MIG instances, disable MIG mode, remove "
@@ -159,6 +170,17 @@ _SMI = (
             'level=warning msg="Error signaling containerd, attempt 1/6: unable to dial: dial '
             'unix /runtime/sock-dir/containerd.sock: connect: connection refused"',
             "toolkit-containerd-socket-missing",
+        ),
+        # the installer restarted containerd: no failure
+        (
+            'level=info msg="Successfully signaled containerd"',
+            "toolkit-runtime-restart-failed",
+        ),
+        # another restart mode: the runtime is restarted
+        (
+            'level=info msg="Restarting crio on host using systemd: [chroot /host systemctl '
+            'restart crio]"',
+            "toolkit-runtime-restart-skipped",
         ),
         # nvidia-smi's own words when no GPU has MIG on: not slurmd's
         ("No MIG-enabled devices found.", "slurm-mig-no-instances"),
@@ -268,3 +290,15 @@ def test_empty_library_fix_names_the_library(read: Read, matrix: Matrix) -> None
     found = _finding(run_checks(read(text), matrix).findings, "library-file-too-short")
     assert "libcudart.so.10.2" in found.fix
     assert "--runtime nvidia" in found.fix
+
+
+def test_restart_failure_names_the_runtime_and_its_error(read: Read, matrix: Matrix) -> None:
+    line = (
+        'level=fatal msg="error running nvidia-ctk-installer: unable to setup runtime: unable to '
+        'restart crio: error restarting crio using systemd: exit status 1"\n'
+    )
+    found = _finding(run_checks(read(line), matrix).findings, "toolkit-runtime-restart-failed")
+    assert found.severity is Severity.ERROR
+    assert "error restarting crio using systemd: exit status 1" in found.detail
+    assert "crio's config" in found.fix
+    assert "restart crio on the node" in found.fix
