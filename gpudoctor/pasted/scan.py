@@ -202,3 +202,20 @@ class KeywordLines:
                 if not self._anchors[anchor]:
                     return True
         return False
+
+
+# A log written as one line (a JSON record, a paste that lost its line ends) is read around
+# its needle, at the cost of a normal line.
+MAX_LINE = 2000
+
+
+def bounded_line(lower: str, line: str, start: int, needles: tuple[str, ...]) -> str:
+    """The line, or of a longer line than MAX_LINE (a log written as one line: a JSON log
+    record, a paste that lost its line ends) the MAX_LINE characters around its first needle:
+    its facts are read at the cost of a normal line."""
+    if len(line) <= MAX_LINE:
+        return line
+    end = start + len(line)
+    at = min((p for p in (lower.find(n, start, end) for n in needles) if p != -1), default=start)
+    begin = max(start, at - MAX_LINE // 4)
+    return line[begin - start : begin - start + MAX_LINE]

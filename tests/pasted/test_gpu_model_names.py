@@ -10,7 +10,7 @@ import pytest
 
 from gpudoctor.facts import HostFacts
 from gpudoctor.matrix.model import Matrix
-from gpudoctor.pasted import facts_scan
+from gpudoctor.pasted import gpu_names
 from gpudoctor.pasted.build import compute_capability_for
 
 Read = Callable[[str], HostFacts]
@@ -88,7 +88,7 @@ def test_ambiguity_rule_still_holds(read: Read, matrix: Matrix) -> None:
     assert [g.compute_capability for g in facts.nvml.gpus] == [None]
     facts = read("tried it on RTX 6000 Ada/RTX A6000 GPUs\n")
     assert [g.compute_capability for g in facts.nvml.gpus] == [None]
-    models = facts_scan.gpu_models(matrix.architectures)
+    models = gpu_names.gpu_models(matrix.architectures)
     assert models[("H100",)] == {"9.0"}
     assert models[("JETSON", "AGX", "THOR")] == {"10.1", "11.0"}
 
@@ -116,7 +116,7 @@ def test_a_jetson_family_word_alone_needs_a_gpu_word(read: Read, matrix: Matrix)
     for text in ("cd /home/orin/tools && python x.py\n", "Thanks Xavier, that helped\n"):
         facts = read("Ubuntu 22.04, kernel 5.15.0-91-generic\n" + text)
         assert facts.nvml.gpus == (), text
-    models = facts_scan.gpu_models(matrix.architectures)
+    models = gpu_names.gpu_models(matrix.architectures)
     assert ("NANO",) not in models
     assert ("AGX",) not in models
     assert models[("ORIN",)] == {"8.7"}
