@@ -774,15 +774,17 @@ def _mig(m: re.Match[str], d: Draft) -> bool:
 # reboot the MIG devices are gone", "MIG instances disappear after every reboot", "the MIG
 # partitions, after a restart they were lost", "MIG devices do not persist across reboots",
 # "after a reboot there are no MIG devices", "I have to recreate the MIG instances after every
-# reboot"), a reboot also said as a restart, a power cycle or a boot.
+# reboot", "after the reboot my MIGs are destroyed"), a reboot also said as a restart, a power
+# cycle or a boot.
 _REBOOT = r"\b(?:re-?boot|restart|power[- ]?cycl|boot)\w{0,3}\b"
 _MIG_THINGS = (
-    r"\bMIG\b[^\n]{0,40}?\b(?:instances?|devices?|partitions?|slices?|configs?|configuration|"
-    r"layout|GIs?)\b"
+    r"(?:\bMIG\b[^\n]{0,40}?\b(?:instances?|devices?|partitions?|slices?|configs?|"
+    r"configuration|layout|GIs?)\b|\bMIGs\b)"
 )
 _GONE = (
     r"\b(?:(?:are|were|is|was|got|get|have been|had been) (?:all )?(?:gone|lost|removed|"
-    r"deleted|wiped|cleared|reset)|disappear\w{0,3}|vanish\w{0,3}|lost|missing|not there|"
+    r"deleted|wiped|cleared|reset)|disappear\w{0,3}|vanish\w{0,3}|destr(?:oy|oi)\w{0,3}|lost|"
+    r"missing|not there|"
     r"no longer (?:there|exists?|present|available|listed|visible))\b"
 )
 _REDO = r"\b(?:have|has|had|need|needs) to (?:re-?create|re-?apply|re-?configure|redo|set up)\b"

@@ -311,6 +311,7 @@ def test_pending_warning_gives_the_gpus_pending_mode(read: Read, matrix: Matrix)
         "Our A100 had 7 MIG instances, after a reboot they are gone.",
         "The MIG configuration is lost on restart of the server.",
         "MIG devices do not persist across reboots, how do I keep them?",
+        "I reboot the system and the MIGs (7x 1g.5gb) are destroyed.",
     ],
 )
 def test_prose_that_the_instances_went_at_a_reboot(read: Read, matrix: Matrix, prose: str) -> None:
@@ -335,6 +336,7 @@ def test_prose_that_the_instances_went_at_a_reboot(read: Read, matrix: Matrix, p
         "I rebooted and the MIG devices work fine.",
         "After the reboot nvidia-smi shows MIG mode enabled but the GPU is gone.",
         "The MIG devices are gone.",
+        "After a reboot I destroyed the MIGs on purpose and the GPU works.",
     ],
 )
 def test_prose_near_misses_say_nothing_of_a_reboot(read: Read, matrix: Matrix, prose: str) -> None:
