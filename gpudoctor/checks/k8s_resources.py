@@ -80,15 +80,24 @@ def check_k8s_gpu_unhealthy(facts: HostFacts, matrix: Matrix, intent: Intent) ->
 
 def _no_gpu_advertised(facts: HostFacts, ev: list[tuple[str, int | None]]) -> list[Finding]:
     """A node that advertises no nvidia.com/gpu although the report shows it has NVIDIA GPUs (its
-    GPUs, or the GPU Operator's nvidia.com/gpu.present / NFD's pci-10de.present label). An
-    explicit "nvidia.com/gpu: 0" line is its own known line (k8s-node-zero-gpus)."""
+    GPUs, the GPU Operator's nvidia.com/gpu.present / NFD's pci-10de.present label, or its
+    writer's words: "the node does not show any nvidia.com/gpu"). An explicit
+    "nvidia.com/gpu: 0" line is its own known line (k8s-node-zero-gpus)."""
     report = facts.report
     gpus = len(facts.nvml.gpus)
-    labelled = report is not None and "gpu-node" in report.named
+    named = report.named if report is not None else ()
+    labelled = "gpu-node" in named
+    said = "gpu-node-said" in named  # the text says so: "the node does not show nvidia.com/gpu"
     zero_line = report is not None and any(e.code == "k8s-node-zero-gpus" for e in report.errors)
-    if zero_line or not (gpus or labelled):
+    if zero_line or not (gpus or labelled or said):
         return [finding(CODE, NA, "the node advertises no nvidia.com/gpu", evidence=ev)]
-    has = f"{gpus} GPU(s)" if gpus else "an NVIDIA GPU (its node labels)"
+    has = (
+        f"{gpus} GPU(s)"
+        if gpus
+        else "an NVIDIA GPU (its node labels)"
+        if labelled
+        else "NVIDIA GPUs (as the report says)"
+    )
     detail, fix = _MANAGED.get(facts.platform.k8s_distribution or "", (_DETAIL, _FIX))
     kept_off = _kept_off(facts)
     if kept_off is not None:
@@ -105,6 +114,7 @@ def _no_gpu_advertised(facts: HostFacts, ev: list[tuple[str, int | None]]) -> li
                 *ev,
                 ("gpus", gpus),
                 ("gpu_node_label", labelled),
+                ("said_in_text", said),
                 ("k8s_distribution", facts.platform.k8s_distribution),
             ],
         )

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import cri_config, nvml_codes, versions
 from gpudoctor.cuda_wheels import LIBRARY_FILE
-from gpudoctor.facts import DeviceNode, PciDevice
+from gpudoctor.facts import DeviceNode, K8sItem, PciDevice
 from gpudoctor.facts_multigpu import EnvVar
 from gpudoctor.matrix.platforms import machine_of
 from gpudoctor.pasted import collect_env, host_tools, packages, pairs
@@ -654,6 +654,37 @@ def _windows(m: re.Match[str], d: Draft) -> bool:
 
 def _kubernetes(m: re.Match[str], d: Draft) -> bool:
     put(d.platform, "kubernetes", True)
+    return True
+
+
+# A node that advertises no nvidia.com/gpu, said in prose ("the node does not show any
+# nvidia.com/gpu", "nvidia.com/gpu is not listed in Allocatable", "Allocatable nvidia.com/gpu is
+# 0", "the node reports nvidia.com/gpu: 0", "no GPU resources on the node"): what `kubectl
+# describe node` would show, on a node its writer says has GPUs. Not a node short of free GPUs
+# ("does not have enough GPU resources" is Insufficient nvidia.com/gpu, a pending pod's event).
+_GPU_RESOURCE = r"(?:nvidia\.com/gpus?|gpu resources?|allocatable gpus?|gpu capacity)\b"
+_NOT = r"(?:(?:does|do|did|is|are|was|were|can)\s?(?:n[o']?t|n't)|never|no longer)"
+_NODE_WITHOUT_GPU = (
+    rf"\bnodes?\b[^\n]{{0,40}}?\b{_NOT}\s(?:show|list|have|has|advertis|report|expose|register|"
+    rf"display|get)\w{{0,4}}\s(?:any\s|the\s)?{_GPU_RESOURCE}"
+    rf"|{_GPU_RESOURCE}\s{{0,2}}(?:resources?\s)?(?:(?:is|are|was|were)\s)?(?:n[o']?t|never|no "
+    rf"longer)\s(?:being\s)?(?:shown|showing|listed|advertised|present|appear\w{{0,3}}|"
+    rf"registered|visible|there|detected|found)\b"
+    rf"|\b(?:allocatable|capacity)\b[^\n]{{0,30}}?\bnvidia\.com/gpu\b[\"'`]?\s{{0,2}}(?:[:=]|is\b|"
+    rf"shows?\b)\s{{0,3}}[\"'`]?0(?![\d.])"
+    rf"|\bnodes?\b[^\n]{{0,30}}?\b(?:shows?|reports?|has|have|lists?|advertises?)\s(?:only\s)?"
+    rf"[\"'`]?nvidia\.com/gpu\b[\"'`]?\s{{0,2}}[:=]\s{{0,3}}[\"'`]?0(?![\d.])"
+    rf"|\bno\s(?:nvidia\.com/gpu|gpu resources?|allocatable gpus?)\b[^\n]{{0,30}}?\b(?:on|in|for|"
+    rf"under)\s(?:the\s|my\s|this\s|that\s|each\s)?(?:nodes?|allocatable|capacity)\b"
+)
+
+
+def _node_without_gpu_said(m: re.Match[str], d: Draft) -> bool:
+    """The reading a describe block would give (Allocatable without nvidia.com/gpu), where no
+    block gave one, and the node said to be a GPU node (checks/k8s_resources.py judges it)."""
+    put(d.platform, "kubernetes", True)
+    put(d.platform, "k8s_node_allocatable", (K8sItem(name="nvidia.com/gpu", value="0"),))
+    d.named.append(("gpu-node-said", d.scan_line))
     return True
 
 
@@ -1915,6 +1946,11 @@ _RULES: tuple[_Rule, ...] = (
         # "nvidia.com/gpu=0" is a CDI device name; MIG's resources too ("nvidia.com/mig-1g.10gb")
         _rx(r"nvidia\.com/gpu\b(?!=)|nvidia\.com/mig-\dg\.\d{1,3}gb\b"),
         _kubernetes,
+    ),
+    _Rule(
+        ("nvidia.com/gpu", "gpu resource", "allocatable gpu", "gpu capacity"),
+        _rx(_NODE_WITHOUT_GPU),
+        _node_without_gpu_said,
     ),
     _Rule(
         "container",

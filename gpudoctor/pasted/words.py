@@ -26,6 +26,7 @@ _SAID = {
     "cpu-only": "a machine without an NVIDIA GPU",
     "gpu-host": "a machine with a GPU",
     "gpu-node": "a Kubernetes GPU node",
+    "gpu-node-said": "a Kubernetes node said to have GPUs but no nvidia.com/gpu",
     "mig": "MIG",
     "mig-devices": "MIG devices",
     "mig-lost-at-reboot": "MIG settings lost at reboot",
