@@ -688,6 +688,26 @@ def _node_without_gpu_said(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+# A pod said to ask for no GPU ("a pod without any GPU request", "containers that don't request
+# nvidia.com/gpu", "CPU-only pods", "no GPU limit"): the reading a pod's Limits without a GPU
+# resource gives (cluster.py), for the pod that then sees GPUs (k8s-pod-extra-gpus). Not "a pod
+# with no GPU", which says what it sees.
+_POD_ASKS_NONE = (
+    r"\b(?:pods?|containers?|deployments?|jobs?)\b[^\n]{0,30}?\b(?:without|with no|w/o)\s"
+    r"(?:any\s|an?\s)?(?:gpu (?:requests?|limits?|resources?)|nvidia\.com/gpu|"
+    r"requesting (?:a |any )?gpus?)\b"
+    r"|\b(?:pods?|containers?)\b[^\n]{0,30}?\b(?:does|do|did)\s?(?:n[o']?t|n't)\s"
+    r"(?:request|ask for|specify|set|need)\w{0,2}\s(?:any\s|an?\s)?(?:gpus?|nvidia\.com/gpu)\b"
+    r"|\b(?:non-gpu|non gpu|cpu-only|cpu only)\s(?:pods?|containers?|workloads?)\b"
+)
+
+
+def _pod_asks_none_said(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "kubernetes", True)
+    put(d.platform, "k8s_gpu_requested", 0)
+    return True
+
+
 def _gpu_sharing(m: re.Match[str], d: Draft) -> bool:
     """A GPU-sharing scheduler's extended resource (HAMi's nvidia.com/gpumem, Volcano's
     volcano.sh/vgpu-*, gpu-manager's tencent.com/vcuda-*, gpushare's aliyun.com/gpu-mem): a
@@ -1946,6 +1966,11 @@ _RULES: tuple[_Rule, ...] = (
         # "nvidia.com/gpu=0" is a CDI device name; MIG's resources too ("nvidia.com/mig-1g.10gb")
         _rx(r"nvidia\.com/gpu\b(?!=)|nvidia\.com/mig-\dg\.\d{1,3}gb\b"),
         _kubernetes,
+    ),
+    _Rule(
+        ("pod", "container", "deployment", "job"),
+        _rx(_POD_ASKS_NONE),
+        _pod_asks_none_said,
     ),
     _Rule(
         ("nvidia.com/gpu", "gpu resource", "allocatable gpu", "gpu capacity"),

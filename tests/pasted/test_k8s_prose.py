@@ -1,7 +1,9 @@
-"""A node that advertises no nvidia.com/gpu, said in prose rather than shown by `kubectl describe
-node`: read as the same reading (Allocatable without nvidia.com/gpu on a node said to have
-GPUs) and judged by k8s-gpu-unhealthy; a node short of free GPUs, a pod's own request and a
-node that does advertise GPUs are not read so."""
+"""Kubernetes facts said in prose rather than shown by kubectl. A node that advertises no
+nvidia.com/gpu: read as the reading `kubectl describe node` gives (Allocatable without
+nvidia.com/gpu, on a node said to have GPUs) and judged by k8s-gpu-unhealthy; a node short of
+free GPUs, a pod's own request and a node that does advertise GPUs are not read so. A pod that
+asks for no GPU: the reading of a pod's Limits without a GPU resource, judged against what
+nvidia-smi lists inside it (k8s-pod-extra-gpus); a pod that sees no GPU is not read so."""
 
 from __future__ import annotations
 
@@ -62,3 +64,39 @@ def test_a_describe_block_wins_over_the_words(read: Read) -> None:
     )
     facts = read(paste)
     assert facts.platform.k8s_gpu_allocatable == 2
+
+
+_EXEC = (
+    "kubectl exec -it web-0 -- nvidia-smi -L\n"
+    "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1a2b3c4d-0000-0000-0000-000000000001)\n"
+    "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-1a2b3c4d-0000-0000-0000-000000000002)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "# a pod without any GPU request",
+        "Containers that don't request nvidia.com/gpu can still use every GPU:",
+        "Our CPU-only pods see the GPUs of the node",
+        "the deployment has no GPU limits (w/o nvidia.com/gpu) and still:",
+    ],
+)
+def test_a_pod_said_to_ask_for_no_gpu_is_judged(read: Read, matrix: Matrix, prose: str) -> None:
+    paste = prose + "\n" + _EXEC
+    assert read(paste).platform.k8s_gpu_requested == 0
+    (found,) = [f for f in findings_of(read, matrix, paste) if f.code == "k8s-pod-extra-gpus"]
+    assert found.severity is Severity.WARN
+    assert "lists 2 GPUs" in found.title
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "the pod with no GPU visible fails to start",
+        "the container does not see any GPU",
+        "a pod without access to the GPU",
+    ],
+)
+def test_a_pod_that_sees_no_gpu_is_no_request(read: Read, prose: str) -> None:
+    assert read(prose + "\n" + _EXEC).platform.k8s_gpu_requested is None
