@@ -119,13 +119,24 @@ def driver_tier(matrix: Matrix, host: Host, cuda: str) -> DriverTier:
         wanted = versions.release(cuda)
         floor = minor_compat_floor(matrix, wanted[0]) if wanted else None
         required = min_driver_for_cuda(matrix, cuda) if wanted else None
-        return _by_driver_cuda(host, cuda, required, floor, "the driver version is unknown")
+        return _by_driver_cuda(
+            host,
+            cuda,
+            required,
+            floor,
+            "the driver version is unknown",
+            minor_compat=floor is not None,
+        )
     if host.driver is None:
         return DriverTier(Tier.UNKNOWN, "the driver version is unknown")
     verdict = driver_supports_cuda(matrix, host.driver, cuda)
     required, floor = verdict.required, verdict.floor
     if host.wsl or (required is None and floor is None):
-        return _by_driver_cuda(host, cuda, required, floor, verdict.reason)
+        release = versions.release(cuda)
+        minor_compat = release is not None and minor_compat_floor(matrix, release[0]) is not None
+        return _by_driver_cuda(
+            host, cuda, required, floor, verdict.reason, minor_compat=minor_compat
+        )
     if verdict.ok:  # the matrix's rule is the answer: native or minor-version
         return verdict
     need = floor or required
@@ -166,10 +177,18 @@ def _compat_package(matrix: Matrix, cuda: str) -> str:
 
 
 def _by_driver_cuda(
-    host: Host, cuda: str, required: str | None, floor: str | None, fallback: str
+    host: Host,
+    cuda: str,
+    required: str | None,
+    floor: str | None,
+    fallback: str,
+    *,
+    minor_compat: bool,
 ) -> DriverTier:
     """Where the driver's own CUDA version is the better witness: under WSL the version is the
-    Windows driver's (Linux minimums do not apply), and for a CUDA the matrix does not list."""
+    Windows driver's (Linux minimums do not apply), and for a CUDA the matrix does not list.
+    Within a major, a newer minor runs on the driver only where that major has minor-version
+    compatibility (a `[[cuda_major]]` row: CUDA 11 and later); CUDA 10.2 needs a 10.2 driver."""
 
     own, wanted = versions.release(host.driver_cuda), versions.release(cuda)
     if own is None and host.wsl:
@@ -183,7 +202,7 @@ def _by_driver_cuda(
     if wanted[:2] <= own[:2]:
         reason = f"the driver supports CUDA {host.driver_cuda} >= {cuda}"
         return DriverTier(Tier.NATIVE, reason, required, floor)
-    if wanted[0] == own[0]:
+    if wanted[0] == own[0] and minor_compat:
         reason = (
             f"the driver supports CUDA {host.driver_cuda}; {cuda} runs by minor-version "
             f"compatibility ({MINOR_LIMITS})"

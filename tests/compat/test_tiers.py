@@ -58,6 +58,18 @@ def test_the_windows_driver_under_wsl_is_judged_by_its_cuda_version(shipped: Mat
     assert driver_tier(shipped, wsl, "13.0").tier is Tier.NO
 
 
+def test_only_the_driver_cuda_known_gives_minor_version_from_cuda_11_on(shipped: Matrix) -> None:
+    # nvidia-smi's "CUDA Version" (or torch's cudaDriverGetVersion) without the driver's version
+    by_cuda = Host(driver=None, driver_cuda="11.4", gpus=(Gpu(0, "8.0", True),))
+    assert driver_tier(shipped, by_cuda, "11.8").tier is Tier.MINOR_VERSION
+    assert driver_tier(shipped, by_cuda, "11.2").tier is Tier.NATIVE
+    # CUDA 10 had no minor-version compatibility: a 10.2 build needs a driver of 10.2
+    old = replace(by_cuda, driver_cuda="10.1")
+    got = driver_tier(shipped, old, "10.2")
+    assert got.tier is Tier.NO, got.reason
+    assert "10.1, older than 10.2" in got.reason
+
+
 def test_ptx_jit_does_not_count_under_minor_version(shipped: Matrix) -> None:
     (build,) = matching(enumerate_builds(shipped, "pytorch"), "2.5", "12.4")
     ptx = replace(build, arch_list=("8.0", "9.0+PTX"))
