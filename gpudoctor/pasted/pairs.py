@@ -2,11 +2,14 @@
 
 - An interactive Python session: ">>> torch.cuda.is_available()" (or `torch.cuda.device_count()`,
   TensorFlow's `tf.test.is_gpu_available()`) and "False" below it;
+  `torch._C._cuda_getDriverVersion()` and "12040" (the newest CUDA the driver runs, as
+  cudaDriverGetVersion gives it);
   `torch.cuda.get_device_capability()` and "(12, 0)", `torch.cuda.get_arch_list()` and
   "['sm_50', ..., 'sm_90']" (the architectures the torch build has kernels for); JAX's
   `jax.__version__` and `jax.default_backend()` ("'gpu'", "'cpu'"). IPython's prompts ("In [2]:"
   and "Out[2]: True") too, and the question copied without a prompt ("torch.__version__" and
-  "2.3.1+cu118" below it: only a question this module knows, whole on its line).
+  "2.3.1+cu118" below it, or a blank line below it: only a question this module knows, whole on
+  its line).
 - A `python -c "...; print(torch.__version__, torch.cuda.is_available())"` command and the line
   it printed ("2.0.1+cu117 False"): one value per printed expression, and one line per print
   statement ("print(torch.__version__); print(torch.version.cuda)" printed two lines).
@@ -59,7 +62,7 @@ _IPYTHON = re.compile(
 # "2.3.1+cu118" below it): only a question _ASK knows, whole, and an answer that fits it
 _BARE = re.compile(
     r"^[ \t]{0,4}(?P<ask>(?:torch|tf|tensorflow|jax)\.[\w.]{1,40}(?:\([^\n()]{0,30}\))?)"
-    r"[ \t]{0,4}\n(?P<said>[^\s$#>][^\n]{0,200})$",
+    r"[ \t]{0,4}\n(?:[ \t]{0,4}\n)?(?P<said>[^\s$#>][^\n]{0,200})$",
     re.MULTILINE,
 )
 # a `python -c` and the first line it printed (one line per print: the others follow it)
@@ -78,7 +81,7 @@ _ASK = re.compile(
     r"cuda\.get_device_(?:name|capability)\(\s{0,2}\d{0,2}\s{0,2}\)|cuda\.get_arch_list\(\)|"
     r"config\.list_physical_devices\(\s{0,2}"
     r"['\"]GPU['\"]\s{0,2}\)|test\.is_built_with_cuda\(\)|backends\.cudnn\.version\(\)|"
-    r"cuda\.device_count\(\)|test\.is_gpu_available\(\))$"
+    r"cuda\.device_count\(\)|test\.is_gpu_available\(\)|_C\._cuda_getDriverVersion\(\))$"
 )
 _CAPABILITY = re.compile(r"^\((?P<major>\d{1,2}), (?P<minor>\d{1,2})\)$")
 _ARCH_LIST = re.compile(r"^\[(?P<codes>'[a-z_0-9', ]{4,600})\]$")  # the names: _ARCH
@@ -432,10 +435,23 @@ def _answer(ask: str, said: str, d: Draft) -> bool:  # noqa: PLR0911 (one return
         return True
     if what == "backends.cudnn.version()" and torch:
         return _torch_cudnn(said, d)
+    return _build_or_driver(what, torch, said, d)
+
+
+def _build_or_driver(what: str, torch: bool, said: str, d: Draft) -> bool:
+    """TensorFlow's `is_built_with_cuda()`, and torch's `_C._cuda_getDriverVersion()`:
+    cudaDriverGetVersion's 1000 * major + 10 * minor, the newest CUDA the driver runs."""
     if what.startswith("test.is_built_with_cuda") and not torch and said in ("True", "False"):
         d.tensorflow.setdefault("cpu_only", said == "False")
         return True
+    if what == "_C._cuda_getDriverVersion()" and torch and _DRIVER_API.match(said):
+        value = int(said)
+        put(d.nvml, "cuda_driver_version", f"{value // 1000}.{value % 1000 // 10}")
+        return True
     return False
+
+
+_DRIVER_API = re.compile(r"^\d{4,6}$")
 
 
 def _version_or_backend(mod: str, what: str, value: str | None, d: Draft) -> bool:
