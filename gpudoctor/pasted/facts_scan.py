@@ -1655,6 +1655,18 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _torch_cuda_said,
     ),
+    _Rule(
+        # the CUDA torch was built with, in prose: "installed PyTorch with CUDA 10.2", "torch
+        # 2.1 built for CUDA 12.1", "pytorch compiled against CUDA 11.8"; not a system's toolkit
+        # named after it ("torch with CUDA 11.8 installed on the host")
+        "torch",
+        _rx(
+            r"\b(?:py)?torch\b(?:[ \t]{1,2}v?\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)?[ \t]{1,2}(?:(?:built|"
+            r"compiled|installed|packaged)[ \t]{1,2})?(?:with|for|against)[ \t]{1,2}CUDA[ \t]{0,2}"
+            r"(?P<v>\d{1,2}\.\d{1,2})(?![\d.])(?![ \t]{1,2}(?:installed|toolkit|on\b|driver))"
+        ),
+        _torch_cuda_said,
+    ),
     # Docker's warning names the host's platform as it detected it
     _Rule(
         "detected host platform",
