@@ -37,6 +37,14 @@ def check_framework_driver(facts: HostFacts, matrix: Matrix, intent: Intent) -> 
     return [_framework_driver(facts, matrix, fw) for fw in facts.frameworks]
 
 
+def _driver_pasted(facts: HostFacts) -> bool:
+    """A pasted report that shows the driver (its version, or the newest CUDA it runs) without a
+    GPU line: the host it came from has the GPU that driver runs on, so the driver is judged."""
+    return facts.report is not None and bool(
+        facts.nvml.driver_version or facts.nvml.cuda_driver_version
+    )
+
+
 def _framework_driver(  # noqa: PLR0911 - one return per verdict
     facts: HostFacts, matrix: Matrix, fw: FrameworkFacts
 ) -> Finding:
@@ -66,7 +74,7 @@ def _framework_driver(  # noqa: PLR0911 - one return per verdict
             evidence=ev,
             subject=subject,
         )
-    if not has_gpu(facts):
+    if not has_gpu(facts) and not _driver_pasted(facts):
         return finding(
             code,
             NA,

@@ -55,6 +55,39 @@ def test_torch_version_cuda_with_a_number_is_a_cuda_build(read: Read, matrix: Ma
     assert _cpu_only(read, matrix, text, "torch") is Severity.OK
 
 
+def test_torchs_cuda_in_prose_is_its_build(read: Read) -> None:
+    for said in (
+        "I installed PyTorch with CUDA 10.2 and then ran it",
+        "torch 2.1.0 built for CUDA 12.1",
+        "pytorch compiled against CUDA 11.8",
+    ):
+        facts = read(f"PyTorch Version: 2.1.0\n{said}\n")
+        assert _framework(facts, "torch").cuda in ("10.2", "12.1", "11.8"), said
+    # a system's toolkit named after torch is not torch's build
+    for said in ("I run torch with CUDA 11.8 installed on the host", "torch with CUDA 12.1 toolkit"):
+        facts = read(f"PyTorch Version: 2.1.0\n{said}\n")
+        assert _framework(facts, "torch").cuda is None, said
+
+
+def test_the_drivers_cuda_from_torch_judges_an_older_driver(read: Read, matrix: Matrix) -> None:
+    # torch's cudaDriverGetVersion, the question copied without its prompt and the answer
+    # quoted below a blank line; no GPU line pasted: the driver it shows has one to run on
+    text = (
+        "I installed PyTorch with CUDA 10.2 and then the driver check failed\n"
+        "torch._C._cuda_getDriverVersion()\n\n> 10010\n\n - PyTorch Version: 1.5.0\n"
+    )
+    facts = read(text)
+    assert facts.nvml.cuda_driver_version == "10.1"
+    (found,) = [f for f in findings_of(read, matrix, text) if f.code == "framework-driver-cuda"]
+    assert found.severity is Severity.ERROR
+    assert "CUDA 10.1" in found.title
+    assert "10.2" in found.title
+    # a newer answer runs it natively
+    fine = text.replace("10010", "10020")
+    (found,) = [f for f in findings_of(read, matrix, fine) if f.code == "framework-driver-cuda"]
+    assert found.severity is Severity.OK
+
+
 def test_a_program_testing_torch_version_cuda_tells_nothing(read: Read) -> None:
     for code in (
         "    if torch.version.cuda is None:",
