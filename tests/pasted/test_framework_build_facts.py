@@ -64,7 +64,10 @@ def test_torchs_cuda_in_prose_is_its_build(read: Read) -> None:
         facts = read(f"PyTorch Version: 2.1.0\n{said}\n")
         assert _framework(facts, "torch").cuda in ("10.2", "12.1", "11.8"), said
     # a system's toolkit named after torch is not torch's build
-    for said in ("I run torch with CUDA 11.8 installed on the host", "torch with CUDA 12.1 toolkit"):
+    for said in (
+        "I run torch with CUDA 11.8 installed on the host",
+        "torch with CUDA 12.1 toolkit",
+    ):
         facts = read(f"PyTorch Version: 2.1.0\n{said}\n")
         assert _framework(facts, "torch").cuda is None, said
 
