@@ -47,3 +47,56 @@ def test_memory_info_permission_line_is_mig_monitor_devices(read: Read, word: st
 )
 def test_other_insufficient_answers_are_not_mig_monitor_devices(read: Read, line: str) -> None:
     assert "mig-monitor-devices" not in _codes(read, line)
+
+
+@pytest.mark.parametrize(
+    ("text", "shared"),
+    [
+        ("We are sharing a single GPU instance across multiple pods.", True),
+        ("Several pods use the same GPU on that node.", True),
+        ("Both pods share the GPU of the g4dn node.", True),
+        # GPU sharing by the device plugin's time-slicing, with no pods said to share one
+        ("We set up GPU sharing with time-slicing, replicas: 4, on the Kubernetes node.", None),
+        # a pod using a GPU is not pods sharing one
+        ("The pods use the GPU through nvidia.com/gpu limits.", None),
+    ],
+)
+def test_pods_said_to_share_a_gpu(read: Read, text: str, shared: bool | None) -> None:
+    try:
+        facts = read(text + "\n")
+    except FactsError:
+        facts = None
+    assert (facts.platform.k8s_gpu_shared_said if facts else None) is shared
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Every few days the nvidia device plugin marks one of the GPUs as unhealthy.",
+        "The k8s device plugin reported GPU 2 is unhealthy and the node lost it from Allocatable.",
+    ],
+)
+def test_unhealthy_gpu_told_in_words_is_named(read: Read, line: str) -> None:
+    assert _codes(read, line) == ["device-plugin-gpu-unhealthy-said"]
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        # the plugin's own lines stay its health check's entry
+        (
+            "nvidia-device-plugin-daemonset-x7k2p nvidia-device-plugin-ctr I0412 10:11:12.123456"
+            "       1 server.go:279] 'nvidia.com/gpu' device marked unhealthy: "
+            "GPU-8d3c2a1e-5f0b-2b7c-9e41-0c7a5d6b2f11",
+            "device-plugin-health-unhealthy",
+        ),
+        # a healthy verdict, and unhealthy said of something other than a GPU
+        ("The device plugin reports that every GPU is healthy on the Kubernetes node.", None),
+        ("The device plugin pod shows the kubelet is unhealthy on that Kubernetes node.", None),
+    ],
+)
+def test_unhealthy_near_misses(read: Read, line: str, code: str | None) -> None:
+    codes = _codes(read, line)
+    assert "device-plugin-gpu-unhealthy-said" not in codes
+    if code:
+        assert codes == [code]
