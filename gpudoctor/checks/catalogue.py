@@ -385,9 +385,12 @@ _ENTRIES = (
        "(cmd/nvidia-device-plugin/main.go), MPS takes at most 48 clients per GPU (16 below "
        "compute capability 7.5; mps-control-daemon), `failRequestsGreaterThanOne` fails a "
        "container asking for more than one shared replica (UnexpectedAdmissionError); without "
-       "it several replicas may be one GPU (warn).",
+       "it several replicas may be one GPU (warn). A config that shares nvidia.com/gpu N ways "
+       "beside a node that advertises one per GPU (GFD's nvidia.com/gpu.count, or "
+       "nvidia.com/gpu.replicas=1) is not applied (warn): the plugin runs without it.",
        "Ask for one shared replica per container; use time-slicing for MIG devices or more than "
-       "48 clients; keep MPS replicas within the limit."),
+       "48 clients; keep MPS replicas within the limit; deploy the plugin with its config "
+       "(Helm config.name and config.default, or the node label nvidia.com/device-plugin.config)."),
     _E("k8s-gpu-node-selector", "runtime", "A GPU pod's node selector matches its node's labels",
        "ok, error, n/a",
        "A pasted GPU pod's nodeSelector / required node affinity on `nvidia.com/` labels against "
