@@ -100,3 +100,42 @@ def test_unhealthy_near_misses(read: Read, line: str, code: str | None) -> None:
     assert "device-plugin-gpu-unhealthy-said" not in codes
     if code:
         assert codes == [code]
+
+
+_SCHED = "  Warning  FailedScheduling  2m  default-scheduler  "
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        _SCHED + "0/3 nodes are available: 3 node(s) had untolerated taint(s). preemption: 0/3 "
+        "nodes are available: 3 Preemption is not helpful for scheduling.",
+        _SCHED + "0/2 nodes are available: 2 node(s) had taints that the pod didn't tolerate.",
+    ],
+)
+def test_every_node_tainted_without_its_name(read: Read, line: str) -> None:
+    assert _codes(read, line) == ["k8s-untolerated-taints-unnamed"]
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        # a reason beside the taints: the GPU shortage is the one named
+        (
+            _SCHED + "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 "
+            "Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption "
+            "victims found for incoming pod.",
+            "k8s-insufficient-gpu",
+        ),
+        # the taint named: the entries that read it
+        (
+            _SCHED + "0/3 nodes are available: 3 node(s) had untolerated taint {nvidia.com/gpu: "
+            "present}.",
+            "k8s-gpu-taint-not-tolerated",
+        ),
+    ],
+)
+def test_taint_near_misses(read: Read, line: str, code: str) -> None:
+    codes = _codes(read, line)
+    assert "k8s-untolerated-taints-unnamed" not in codes
+    assert code in codes
