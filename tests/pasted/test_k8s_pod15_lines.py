@@ -139,3 +139,30 @@ def test_taint_near_misses(read: Read, line: str, code: str) -> None:
     codes = _codes(read, line)
     assert "k8s-untolerated-taints-unnamed" not in codes
     assert code in codes
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        (
+            "  Warning  FailedMount  9s (x7 over 41s)  kubelet  MountVolume.SetUp failed for "
+            'volume "available-configs" : configmap "plugin-configs" not found',
+            "device-plugin-configmap-missing",
+        ),
+        (
+            "Use 'config.name' ... Only one of 'config.name' or 'config.map' should ever be set "
+            "for a given deployment.",
+            "device-plugin-helm-config-values",
+        ),
+    ],
+)
+def test_device_plugin_config_deployment_lines(read: Read, line: str, code: str) -> None:
+    assert _codes(read, line) == [code]
+
+
+def test_another_volumes_missing_configmap_is_not_the_plugins(read: Read) -> None:
+    line = (
+        "  Warning  FailedMount  9s  kubelet  MountVolume.SetUp failed for volume "
+        '"config-volume" : configmap "app-settings" not found'
+    )
+    assert "device-plugin-configmap-missing" not in _codes(read, line)
