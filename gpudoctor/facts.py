@@ -253,6 +253,10 @@ class PlatformFacts(Frozen):
     kubernetes: bool | None = None
     # nvidia.com/gpu a pasted pod asks for (its Limits/Requests; the largest of its containers)
     k8s_gpu_requested: int | None = None
+    # The text says several pods share one GPU ("sharing a single GPU across multiple pods"):
+    # pods that then ask for no nvidia.com/gpu rely on NVIDIA_VISIBLE_DEVICES to see it
+    # (checks/k8s_unrequested.py).
+    k8s_gpu_shared_said: bool | None = None
     # A pasted pod spec (YAML) whose container names an nvidia.com/ resource under `requests`:
     # that resource, its request, and its limit in the same container (None: no limit given).
     # Kubernetes takes an extended resource's request from its limit; both must be equal.

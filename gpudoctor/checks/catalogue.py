@@ -354,6 +354,19 @@ _ENTRIES = (
        "unprivileged = false` and `accept-nvidia-visible-devices-as-volume-mounts = true` in "
        "the toolkit's config.toml (GPU Operator: the toolkit's and device plugin's env of the "
        "same names)."),
+    _E("k8s-gpu-unrequested", "runtime", "A pod that uses a GPU asks for one",
+       "warn",
+       "A pasted pod whose limits name no `nvidia.com/gpu` (or that the text says asks for "
+       "none) while the report says it means to use a GPU: the pods share one GPU, or the pod "
+       "sets NVIDIA_VISIBLE_DEVICES. The device plugin allocates GPUs only to containers that "
+       "ask for them; such a pod reaches one only through NVIDIA_VISIBLE_DEVICES, which nodes "
+       "that give unprivileged pods only their allocated GPUs refuse (the plugin's "
+       "volume-mounts or CDI list strategy, `accept-nvidia-visible-devices-envvar-when-"
+       "unprivileged = false`, Bottlerocket from 1.19). Reported only where it applies; a "
+       "pod's own \"no driver\" line carries the same fix.",
+       "`resources: limits: nvidia.com/gpu: 1` in each container that uses the GPU; to share "
+       "one GPU among pods, the device plugin's time-slicing or MPS (`sharing.timeSlicing."
+       "resources: [{name: nvidia.com/gpu, replicas: N}]`) and one replica per pod."),
     _E("k8s-gpu-resource-name", "runtime", "A pod asks for a GPU resource its node advertises",
        "ok, error, n/a",
        "A pasted pod whose limits name a GPU resource (nvidia.com/gpu, nvidia.com/gpu.shared, "
@@ -372,9 +385,12 @@ _ENTRIES = (
        "(cmd/nvidia-device-plugin/main.go), MPS takes at most 48 clients per GPU (16 below "
        "compute capability 7.5; mps-control-daemon), `failRequestsGreaterThanOne` fails a "
        "container asking for more than one shared replica (UnexpectedAdmissionError); without "
-       "it several replicas may be one GPU (warn).",
+       "it several replicas may be one GPU (warn). A config that shares nvidia.com/gpu N ways "
+       "beside a node that advertises one per GPU (GFD's nvidia.com/gpu.count, or "
+       "nvidia.com/gpu.replicas=1) is not applied (warn): the plugin runs without it.",
        "Ask for one shared replica per container; use time-slicing for MIG devices or more than "
-       "48 clients; keep MPS replicas within the limit."),
+       "48 clients; keep MPS replicas within the limit; deploy the plugin with its config "
+       "(Helm config.name and config.default, or the node label nvidia.com/device-plugin.config)."),
     _E("k8s-gpu-node-selector", "runtime", "A GPU pod's node selector matches its node's labels",
        "ok, error, n/a",
        "A pasted GPU pod's nodeSelector / required node affinity on `nvidia.com/` labels against "

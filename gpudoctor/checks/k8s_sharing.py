@@ -12,7 +12,8 @@ node, the NVIDIA device plugin's config; pasted/k8s_objects.py reads them).
   MIG strategy is refused at start (cmd/nvidia-device-plugin/main.go), MPS takes at most 48
   clients per GPU (16 below compute capability 7.5; cmd/mps-control-daemon/mps/device.go), and
   failRequestsGreaterThanOne fails a container that asks for more than one shared replica
-  (UnexpectedAdmissionError); without it such a container may get the same GPU twice.
+  (UnexpectedAdmissionError); without it such a container may get the same GPU twice. A config
+  that shares nvidia.com/gpu N ways beside a node advertising one per GPU is not applied.
 - k8s-gpu-node-selector: the pod's nodeSelector / required node affinity on nvidia.com/ labels
   against the labels its node carries (GPU feature discovery writes gpu.product sanitised:
   "NVIDIA-A100-SXM4-80GB", with "-SHARED" when shared without renameByDefault).
@@ -294,6 +295,11 @@ def check_k8s_gpu_sharing(facts: HostFacts, matrix: Matrix, intent: Intent) -> l
             return [
                 finding(SHARING, ERROR, refused[0], detail=refused[1], fix=refused[2], evidence=ev)
             ]
+    unapplied = _config_not_applied(facts, shared)
+    if unapplied is not None:
+        return [
+            finding(SHARING, WARN, unapplied[0], detail=unapplied[1], fix=unapplied[2], evidence=ev)
+        ]
     pod = {k: _int(v) for k, v in as_dict(p.k8s_pod_resources).items()}
     node = as_dict(p.k8s_node_resources)
     for name, n in pod.items():
@@ -334,6 +340,43 @@ def check_k8s_gpu_sharing(facts: HostFacts, matrix: Matrix, intent: Intent) -> l
     return [
         finding(SHARING, OK, f"the device plugin shares by {p.k8s_sharing}: {shown}", evidence=ev)
     ]
+
+
+def _config_not_applied(facts: HostFacts, shared: dict[str, str]) -> tuple[str, str, str] | None:
+    """A sharing config that gives nvidia.com/gpu N replicas beside a node that advertises only
+    its GPUs: the plugin advertises each GPU N times once the config is applied (README,
+    "Shared Access to GPUs": 10 replicas on 8 GPUs, "Capacity: nvidia.com/gpu: 80") and GPU
+    feature discovery labels nvidia.com/gpu.replicas, so a Capacity equal to the GPUs (GFD's
+    nvidia.com/gpu.count, or the GPUs the paste lists) or a replicas label of 1 means the plugin
+    runs without this config. Renamed replicas (nvidia.com/gpu.shared) are k8s-gpu-resource-
+    name's to judge."""
+    p = facts.platform
+    replicas = _int(shared.get("nvidia.com/gpu", ""))
+    if replicas < 2 or p.k8s_sharing_rename:
+        return None
+    advertised = p.k8s_gpu_capacity if p.k8s_gpu_capacity is not None else p.k8s_gpu_allocatable
+    labels = as_dict(p.k8s_node_labels)
+    count = labels.get("nvidia.com/gpu.count", "")
+    gpus = int(count) if count.isdecimal() else len(facts.nvml.gpus)
+    same = bool(advertised) and advertised == gpus
+    if not (same or labels.get("nvidia.com/gpu.replicas") == "1"):
+        return None
+    shown = f"{advertised} nvidia.com/gpu" if same else "nvidia.com/gpu.replicas=1"
+    return (
+        f"the device plugin's config shares nvidia.com/gpu {replicas} ways, but the node shows "
+        f"{shown}: the config is not applied",
+        f"with this config the plugin would advertise each GPU {replicas} times (and GPU feature "
+        f"discovery label nvidia.com/gpu.replicas={replicas}); the node shows one per GPU, so "
+        "the plugin on it runs without this config: the ConfigMap is not the one the plugin was "
+        "deployed with, the node's nvidia.com/device-plugin.config label names another entry "
+        "of it (or none, with no default set), or the plugin was not restarted after the "
+        "ConfigMap changed",
+        "deploy the plugin with the config: Helm `--set config.name=<ConfigMap>` and "
+        "`--set config.default=<key>` (GPU Operator: the ClusterPolicy's devicePlugin.config."
+        "name and .default), or label the node `kubectl label node <node> "
+        "nvidia.com/device-plugin.config=<key> --overwrite`; then read the config-manager "
+        'sidecar\'s log ("Updating to config: <key>") and restart the device plugin pod',
+    )
 
 
 def _mps_refused(facts: HostFacts, shared: dict[str, str]) -> tuple[str, str, str] | None:

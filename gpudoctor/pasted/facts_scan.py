@@ -708,6 +708,25 @@ def _pod_asks_none_said(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+# Pods said to share one GPU ("sharing a single GPU instance across multiple pods", "several
+# pods use the same GPU"): what people do by leaving nvidia.com/gpu out of the pods' limits
+# (checks/k8s_unrequested.py). Not "GPU sharing" alone, which time-slicing and MPS also are.
+_PODS_SHARE_GPU = (
+    r"\bshar(?:e|es|ed|ing)\s(?:a |one |the |our |my )?(?:single |same )?gpus?\b[^\n]{0,40}?"
+    r"\b(?:across|between|among|amongst|by)\s(?:multiple |several |many |all |the |our |two )?"
+    r"(?:[\w-]{1,20}\s)?pods\b"
+    r"|\b(?:multiple|several|many|two|all|both|our|the|these|\d{1,3})\s(?:[\w-]{1,20}\s)?"
+    r"pods\b[^\n]{0,30}?\b(?:(?:share|sharing)\s(?:a |one |the |our )?(?:single |same )?gpu"
+    r"|(?:use|using)\s(?:one|the same|a single)\sgpu)\b"
+)
+
+
+def _pods_share_gpu_said(m: re.Match[str], d: Draft) -> bool:
+    put(d.platform, "kubernetes", True)
+    put(d.platform, "k8s_gpu_shared_said", True)
+    return True
+
+
 def _gpu_sharing(m: re.Match[str], d: Draft) -> bool:
     """A GPU-sharing scheduler's extended resource (HAMi's nvidia.com/gpumem, Volcano's
     volcano.sh/vgpu-*, gpu-manager's tencent.com/vcuda-*, gpushare's aliyun.com/gpu-mem): a
@@ -1984,6 +2003,7 @@ _RULES: tuple[_Rule, ...] = (
         _rx(_POD_ASKS_NONE),
         _pod_asks_none_said,
     ),
+    _Rule(("pods",), _rx(_PODS_SHARE_GPU), _pods_share_gpu_said),
     _Rule(
         ("nvidia.com/gpu", "gpu resource", "allocatable gpu", "gpu capacity"),
         _rx(_NODE_WITHOUT_GPU),
