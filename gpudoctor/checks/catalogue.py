@@ -408,7 +408,7 @@ _ENTRIES = (
        "Make num-gpus equal the Ray container's nvidia.com/gpu limit, or leave it out "
        "(KubeRay takes it from the limit)."),
     _E("gpu-operator-stage", "runtime", "The GPU Operator's pods get through their stages",
-       "ok, warn, error, n/a",
+       "ok, info, warn, error, n/a",
        "A pasted `kubectl get pods -n gpu-operator` or `kubectl describe pod` of the GPU "
        "Operator's pods: a STATUS of Init:N/M means the first N init containers completed and "
        "the next one holds the pod; `describe pod` names the init container that is not "
@@ -420,7 +420,9 @@ _ENTRIES = (
        "toolkit, a CUDA workload, GPUs advertised by the device plugin): every pod after it "
        "only waits. Error where that stage fails (CrashLoopBackOff, Error, a non-zero exit "
        "code), warn where it waits; where no init container has run and the report shows a "
-       "pod sandbox that could not be created, that error holds the pod, not the stage.",
+       "pod sandbox that could not be created, that error holds the pod, not the stage. Info "
+       "where the report also shows a known line of that stage's own component (its pod's log) "
+       "that names why: that line's finding carries the verdict.",
        "The fix of the stage named: the driver pod's log for driver-validation, the toolkit's "
        "log and the runtime's config for toolkit-validation, the nvidia-cuda-validator pod "
        "for cuda-validation, the device plugin and the node's Capacity for plugin-validation."),

@@ -28,13 +28,14 @@ pod after it only waits.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
+from gpudoctor.findings import ERROR, INFO, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
-    from gpudoctor.facts import HostFacts, StackPod
+    from gpudoctor.facts import HostFacts, ReportError, StackPod
     from gpudoctor.matrix.model import Matrix
 
 CODE = "gpu-operator-stage"
@@ -140,6 +141,27 @@ _SANDBOX = frozenset(
     {"k8s-runtime-class-missing", "dockershim-runtime-class", "containerd-no-nvidia-runtime"}
 )
 _FAILING = ("CrashLoopBackOff", "Error", "RunContainerError", "CreateContainerError")
+# What each stage's own component prints (its pod's log): known lines by their signature's code
+# prefix or layer. Such a line names why the stage does not pass, so its finding carries the
+# verdict and the stage finding only says where the stack stands (info).
+_OWN_LINES: dict[int, tuple[tuple[str, ...], frozenset[str]]] = {
+    0: (  # the driver container, the driver manager, the validator's driver-validation
+        (
+            "gpu-operator-driver",
+            "driver-container",
+            "driver-manager",
+            "gpu-operator-kernel",
+            "gpu-operator-dtk",
+            "nvidia-repo-key",
+        ),
+        frozenset({"driver"}),
+    ),
+    1: (("toolkit-", "gpu-operator-toolkit", "containerd-"), frozenset({"container"})),
+    2: (("toolkit-", "gpu-operator-toolkit", "containerd-"), frozenset({"container"})),
+    3: (("gpu-operator-validation",), frozenset({"cuda"})),
+    4: (("device-plugin-", "gpu-operator-plugin", "kubelet-device-plugin"), frozenset()),
+    5: (("device-plugin-config", "device-plugin-option", "device-plugin-sharing"), frozenset()),
+}
 
 
 def _inits(name: str) -> tuple[str, ...]:
@@ -258,6 +280,12 @@ def check_gpu_operator_stage(facts: HostFacts, matrix: Matrix, intent: Intent) -
             "; the operator's stages run in order (driver, container toolkit, CUDA workload, "
             f"device plugin), so the other pods held ({', '.join(others[:6])}) wait on it"
         )
+    cause = _own_cause(first.rank, errors)
+    if cause is not None:
+        detail += (
+            f"; the report's line {cause.line} ({cause.code}) is that component's own and names "
+            "why: its finding carries the verdict and its fix applies"
+        )
     title = (
         f"the NVIDIA GPU stack is held at {pod.name}, init container {first.stage}"
         if first.stage
@@ -266,13 +294,31 @@ def check_gpu_operator_stage(facts: HostFacts, matrix: Matrix, intent: Intent) -
     return [
         finding(
             CODE,
-            ERROR if first.failing else WARN,
+            INFO if cause is not None else ERROR if first.failing else WARN,
             title,
             detail=detail,
             fix=first.fix,
             evidence=[("pod", pod.name), ("status", pod.status or pod.init_reason)],
         )
     ]
+
+
+def _own_cause(rank: int, errors: Sequence[ReportError]) -> ReportError | None:
+    """The first known line of the report that the held stage's own component prints and that
+    names a cause (an error or a warning, not a symptom such as a pod's CrashLoopBackOff row)."""
+    prefixes, layers = _OWN_LINES.get(rank, ((), frozenset()))
+    if not errors or not (prefixes or layers):
+        return None
+    from gpudoctor.matrix.signatures import load_signatures  # lazy: known lines only
+
+    by_code = load_signatures().by_code
+    for error in errors:
+        known = by_code.get(error.code)
+        if known is None or known.symptom or known.severity not in ("error", "warn"):
+            continue
+        if error.code.startswith(prefixes) or known.layer in layers:
+            return error
+    return None
 
 
 CHECKS = (check_gpu_operator_stage,)

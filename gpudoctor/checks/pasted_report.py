@@ -138,10 +138,14 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
         if context is not None:
             own_cause, fix = context[1]
             cause = own_cause or cause
+        severity = _SEVERITIES.get(known.severity, ERROR)
+        expected = _profiling_hardware(known.code, facts, matrix)
+        if expected is not None:
+            severity, cause = WARN, f"{cause}; {expected}"
         out.append(
             finding(
                 "report-error",
-                _SEVERITIES.get(known.severity, ERROR),
+                severity,
                 f"the report shows: {error.text}",
                 detail=cause,
                 fix=fix,
@@ -275,6 +279,31 @@ def _no_profiling_hardware(code: str, facts: HostFacts) -> str | None:
         f"the report's GPUs (compute capability {', '.join(sorted(set(older)))}) predate Volta, "
         "and DCGM's profiling metrics need a Volta or newer data-centre GPU: the exporter skips "
         "them there as it should and exports the other metrics"
+    )
+
+
+def _profiling_hardware(code: str, facts: HostFacts, matrix: Matrix) -> str | None:
+    """dcgm-exporter skipping its DCP metrics (a notice, harmless on GPUs without them) where
+    every GPU the report names is a data-centre GPU of Volta or newer, which has them: there the
+    image lacks DCGM's profiling module, a fault of the image (dcgm-exporter#449)."""
+    if code != "dcgm-profiling-unavailable" or not facts.nvml.gpus:
+        return None
+    listed = [
+        model.upper()
+        for arch in matrix.architectures
+        for model in arch.datacenter_gpus
+        if not model.startswith("Jetson")  # an integrated GPU: no profiling module
+    ]
+    for gpu in facts.nvml.gpus:
+        release = versions.release(gpu.compute_capability or "")
+        name = (gpu.name or "").upper()
+        if release is None or release < versions.numeric(_PROFILING_FROM):
+            return None
+        if not any(model in name for model in listed):
+            return None
+    return (
+        "but the report's GPUs are data-centre GPUs of Volta or newer, which have the profiling "
+        "metrics: the exporter's image lacks DCGM's profiling module"
     )
 
 

@@ -115,11 +115,29 @@ def test_dcgm_profiling_module_absent_on_a_pre_volta_gpu_is_a_notice(
     assert "predate Volta" in line.detail
     assert warn_or_error(findings) == []
     # Near miss: on a data-centre GPU that has the metrics, a missing profiling module is the
-    # image's fault (its proprietary DCGM module), and so is a GPU the paste does not name.
+    # image's fault (its proprietary DCGM module).
     ampere = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1a2b3c4d-0000-1111-2222-333344445555)\n"
-    for text in (ampere + _DCGM, _DCGM):
-        (line,) = error_lines(findings_of(read, matrix, text), "dcgm-profiling-unavailable")
-        assert line.severity is Severity.WARN
+    (line,) = error_lines(findings_of(read, matrix, ampere + _DCGM), "dcgm-profiling-unavailable")
+    assert line.severity is Severity.WARN
+    assert "lacks DCGM's profiling module" in line.detail
+
+
+def test_dcgm_skipping_its_profiling_metrics_is_a_notice_where_the_gpu_is_unknown(
+    read: Read, matrix: Matrix
+) -> None:
+    # dcgm-exporter logs it at info level and exports the other metrics: harmless unless the
+    # report shows a GPU that has the metrics (above), as on a GeForce card, which has none.
+    geforce = "GPU 0: NVIDIA GeForce RTX 3080 (UUID: GPU-1a2b3c4d-0000-1111-2222-333344445555)\n"
+    other = (
+        "INFO[0000] Not collecting DCP metrics: Error getting supported metrics: This request is "
+        "serviced by a module of DCGM that is not currently loaded\n"
+    )
+    for text in (_DCGM, geforce + _DCGM, other):
+        findings = findings_of(read, matrix, text)
+        (line,) = error_lines(findings, "dcgm-profiling-unavailable")
+        assert line.severity is Severity.INFO
+        assert "DCGM_FI_DEV_GPU_UTIL" in line.fix
+        assert warn_or_error(findings) == []
 
 
 def test_mig_devices_of_the_xml_log_are_read(read: Read, matrix: Matrix) -> None:

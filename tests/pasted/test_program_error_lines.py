@@ -251,7 +251,7 @@ CASES = [
         "dcgm-profiling-unavailable",
         "2025/03/03 06:51:55 INFO Not collecting DCP metrics: This request is serviced by a module "
         "of DCGM that is not currently loaded",
-        ("profiling module is not loaded", "dcgmi modules -l"),
+        ("got 'This request is serviced by a module of DCGM", "dcgmi modules -l"),
         'level=fatal msg="Error watching fields: This request is serviced by a module of DCGM '
         'that is not currently loaded"',
     ),
