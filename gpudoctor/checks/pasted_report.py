@@ -9,8 +9,9 @@ checks ran, `link_error_lines` joins each error line to the fact-based findings 
 the matching finding says "the report's error line matches", and the error-line finding becomes
 info that names it, so the verdict is counted once, on the finding with the facts and the fix.
 A symptom line (its entry says `symptom = true`: a pod crash-looping says that something failed,
-not why) is an error only while no other error in the report names a cause; so is a finding of
-SYMPTOM_CODES (a Kubernetes Warning event nothing names) a warning.
+not why) is an error only while no other error in the report names a cause (nor a Kubernetes
+line that names one as a warning); so is a finding of SYMPTOM_CODES (a Kubernetes Warning event
+nothing names) a warning.
 """
 
 from __future__ import annotations
@@ -486,15 +487,27 @@ def link_error_lines(findings: Sequence[Finding]) -> list[Finding]:
 
 def _symptoms_named(findings: list[Finding], by_code: Mapping[str, Signature]) -> list[Finding]:
     """A symptom line (a pod crash-looping: something failed, not why) stays an error only
-    while nothing else in the report is one; next to an error that names a cause it is info
-    that points to it, so the report leads with the cause, not the state it left behind."""
+    while nothing else in the report is one; next to an error that names a cause (or a
+    Kubernetes line that names one as a warning) it is info that points to it, so the report
+    leads with the cause, not the state it left behind."""
 
     def symptom(f: Finding) -> bool:
         if f.code in SYMPTOM_CODES:
             return True
         return f.code == "report-error" and f.subject in by_code and by_code[f.subject].symptom
 
-    causes = [f for f in findings if f.severity == ERROR and not symptom(f)]
+    def names_cause(f: Finding) -> bool:
+        if symptom(f):
+            return False
+        if f.severity == ERROR:
+            return True
+        # A Kubernetes log line that is only a warning still says why a pod of the stack fails:
+        # dcgm-exporter exits on a DCGM profiling error (warn: the GPUs are unaffected), and its
+        # crash-looping row is that line's symptom, not an error of its own.
+        known = by_code.get(f.subject) if f.code == "report-error" else None
+        return f.severity == WARN and known is not None and known.layer == "kubernetes"
+
+    causes = [f for f in findings if names_cause(f)]
     if not causes:
         return findings
     named = ", ".join(sorted({c.subject if c.code == "report-error" else c.code for c in causes}))

@@ -80,6 +80,32 @@ def test_no_nvidia_smi_on_the_host_is_not_a_failed_run(read: Read, matrix: Matri
     assert not error_lines(findings_of(read, matrix, text), "gpu-operator-host-smi-failed")
 
 
+_EXPORTER_ROW = "dcgm-exporter-abcde                0/1     CrashLoopBackOff   9          30m\n"
+
+
+def test_a_crash_looping_row_yields_to_its_kubernetes_warning_line(
+    read: Read, matrix: Matrix
+) -> None:
+    text = _EXPORTER_ROW + (
+        'time="2024-01-01T00:00:00Z" level=fatal msg="Error watching fields: This request is '
+        'serviced by a module of DCGM that is not currently loaded"\n'
+    )
+    findings = findings_of(read, matrix, text)
+    (row,) = error_lines(findings, "k8s-pod-failing")
+    assert row.severity is Severity.INFO
+    assert "dcgm-exporter-profiling-module-fatal" in row.detail
+    (cause,) = error_lines(findings, "dcgm-exporter-profiling-module-fatal")
+    assert cause.severity is Severity.WARN
+
+
+def test_a_warning_of_another_layer_leaves_the_row_an_error(read: Read, matrix: Matrix) -> None:
+    # A framework's build warning says nothing of why a pod exits: the row stays the error.
+    text = _EXPORTER_ROW + "No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'\n"
+    findings = findings_of(read, matrix, text)
+    (row,) = error_lines(findings, "k8s-pod-failing")
+    assert row.severity is Severity.ERROR
+
+
 def test_an_exporter_address_without_its_colon(read: Read, matrix: Matrix) -> None:
     text = (
         'time="2024-03-01T10:00:00Z" level=fatal msg="Failed to Listen and Server HTTP server '
