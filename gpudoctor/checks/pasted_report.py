@@ -119,6 +119,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             or _cpu_conversion(known.code, facts, report)
             or _gpus_advertised_otherwise(known.code, facts)
             or _pod_asks_for_none(known.code, facts)
+            or _node_full(known.code, facts)
             or _jetson_without_smi(known.code, facts)
             or _no_profiling_hardware(known.code, facts)
         )
@@ -381,6 +382,30 @@ def _pod_asks_for_none(code: str, facts: HostFacts) -> str | None:
         "device plugin with DEVICE_LIST_STRATEGY=volume-mounts and "
         "accept-nvidia-visible-devices-envvar-when-unprivileged = false in the toolkit's "
         "config.toml"
+    )
+
+
+def _node_full(code: str, facts: HostFacts) -> str | None:
+    """ "Insufficient nvidia.com/gpu" beside a node whose running pods already request every
+    GPU it advertises (its `kubectl describe node` Allocated resources against Allocatable): the
+    scheduler places a pod only where the requests of the pods there plus its own fit the node's
+    allocatable (Kubernetes docs, extended resources), so the pod waits for a GPU to be freed;
+    the device plugin and the runtime are not at fault."""
+    report = facts.report
+    if code != "k8s-insufficient-gpu" or report is None or report.k8s_gpu_allocated is None:
+        return None
+    p = facts.platform
+    allocatable = p.k8s_gpu_allocatable
+    if allocatable is None:
+        allocatable = p.k8s_gpu_capacity
+    if not allocatable or report.k8s_gpu_allocated < allocatable:
+        return None
+    return (
+        f"not a missing device plugin here: the node advertises {allocatable} nvidia.com/gpu and "
+        f"the pods running on it already request {report.k8s_gpu_allocated} (Allocated "
+        "resources), so a GPU pod waits until one of them ends or another GPU node has room; "
+        "the scheduler fits requests, not use: to share a GPU between pods, configure the "
+        "device plugin's time-slicing or MPS"
     )
 
 

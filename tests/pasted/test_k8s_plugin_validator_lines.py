@@ -106,6 +106,43 @@ def test_a_warning_of_another_layer_leaves_the_row_an_error(read: Read, matrix: 
     assert row.severity is Severity.ERROR
 
 
+def _node(allocatable: int, held: int) -> str:
+    return (
+        "Allocatable:\n"
+        "  cpu:             32\n"
+        f"  nvidia.com/gpu:  {allocatable}\n"
+        "  pods:            110\n"
+        "Allocated resources:\n"
+        "  (Total limits may be over 100 percent, i.e., overcommitted.)\n"
+        "  Resource           Requests     Limits\n"
+        "  --------           --------     ------\n"
+        "  cpu                2 (6%)       4 (12%)\n"
+        f"  nvidia.com/gpu     {held}            {held}\n"
+        "Events:              <none>\n"
+        "  Warning  FailedScheduling  20s  default-scheduler  0/3 nodes are available: "
+        "3 Insufficient nvidia.com/gpu.\n"
+    )
+
+
+def test_the_allocated_table_is_read(read: Read) -> None:
+    report = read(_node(4, 3)).report
+    assert report is not None
+    assert report.k8s_gpu_allocated == 3
+
+
+def test_insufficient_on_a_full_node_is_no_fault(read: Read, matrix: Matrix) -> None:
+    findings = findings_of(read, matrix, _node(2, 2))
+    (line,) = error_lines(findings, "k8s-insufficient-gpu")
+    assert line.severity is Severity.INFO
+    assert "already request 2" in line.detail
+    assert warn_or_error(findings) == []
+
+
+def test_insufficient_with_a_free_gpu_stays_an_error(read: Read, matrix: Matrix) -> None:
+    (line,) = error_lines(findings_of(read, matrix, _node(2, 1)), "k8s-insufficient-gpu")
+    assert line.severity is Severity.ERROR
+
+
 def test_an_exporter_address_without_its_colon(read: Read, matrix: Matrix) -> None:
     text = (
         'time="2024-03-01T10:00:00Z" level=fatal msg="Failed to Listen and Server HTTP server '
