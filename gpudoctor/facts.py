@@ -592,6 +592,9 @@ class ReportFacts(Frozen):
     # Kubernetes Warning events (`kubectl describe`'s Events, `kubectl get events`) that no line
     # of the catalogue names: quoted as read, `code` is the event's reason ("FailedMount").
     warning_events: tuple[ReportError, ...] = ()
+    # The nvidia.com/gpu Requests of `kubectl describe node`'s "Allocated resources:" table: what
+    # the pods running on the node hold of the GPUs it advertises (pasted/node_allocated.py).
+    k8s_gpu_allocated: int | None = None
 
 
 # --- the snapshot -------------------------------------------------------------------------------

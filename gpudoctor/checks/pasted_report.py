@@ -9,8 +9,9 @@ checks ran, `link_error_lines` joins each error line to the fact-based findings 
 the matching finding says "the report's error line matches", and the error-line finding becomes
 info that names it, so the verdict is counted once, on the finding with the facts and the fix.
 A symptom line (its entry says `symptom = true`: a pod crash-looping says that something failed,
-not why) is an error only while no other error in the report names a cause; so is a finding of
-SYMPTOM_CODES (a Kubernetes Warning event nothing names) a warning.
+not why) is an error only while no other error in the report names a cause (nor a Kubernetes
+line that names one as a warning); so is a finding of SYMPTOM_CODES (a Kubernetes Warning event
+nothing names) a warning.
 """
 
 from __future__ import annotations
@@ -118,6 +119,7 @@ def check_report_errors(facts: HostFacts, matrix: Matrix, intent: Intent) -> lis
             or _cpu_conversion(known.code, facts, report)
             or _gpus_advertised_otherwise(known.code, facts)
             or _pod_asks_for_none(known.code, facts)
+            or _node_full(known.code, facts)
             or _jetson_without_smi(known.code, facts)
             or _no_profiling_hardware(known.code, facts)
         )
@@ -412,6 +414,30 @@ def _pod_asks_for_none(code: str, facts: HostFacts) -> str | None:
     )
 
 
+def _node_full(code: str, facts: HostFacts) -> str | None:
+    """ "Insufficient nvidia.com/gpu" beside a node whose running pods already request every
+    GPU it advertises (its `kubectl describe node` Allocated resources against Allocatable): the
+    scheduler places a pod only where the requests of the pods there plus its own fit the node's
+    allocatable (Kubernetes docs, extended resources), so the pod waits for a GPU to be freed;
+    the device plugin and the runtime are not at fault."""
+    report = facts.report
+    if code != "k8s-insufficient-gpu" or report is None or report.k8s_gpu_allocated is None:
+        return None
+    p = facts.platform
+    allocatable = p.k8s_gpu_allocatable
+    if allocatable is None:
+        allocatable = p.k8s_gpu_capacity
+    if not allocatable or report.k8s_gpu_allocated < allocatable:
+        return None
+    return (
+        f"not a missing device plugin here: the node advertises {allocatable} nvidia.com/gpu and "
+        f"the pods running on it already request {report.k8s_gpu_allocated} (Allocated "
+        "resources), so a GPU pod waits until one of them ends or another GPU node has room; "
+        "the scheduler fits requests, not use: to share a GPU between pods, configure the "
+        "device plugin's time-slicing or MPS"
+    )
+
+
 def _gpus_advertised_otherwise(code: str, facts: HostFacts) -> str | None:
     """nvidia.com/gpu: 0 on a node that advertises its GPUs under another name: MIG devices
     (the mixed MIG strategy) or shared replicas (time-slicing or MPS with renameByDefault)."""
@@ -515,15 +541,27 @@ def link_error_lines(findings: Sequence[Finding]) -> list[Finding]:
 
 def _symptoms_named(findings: list[Finding], by_code: Mapping[str, Signature]) -> list[Finding]:
     """A symptom line (a pod crash-looping: something failed, not why) stays an error only
-    while nothing else in the report is one; next to an error that names a cause it is info
-    that points to it, so the report leads with the cause, not the state it left behind."""
+    while nothing else in the report is one; next to an error that names a cause (or a
+    Kubernetes line that names one as a warning) it is info that points to it, so the report
+    leads with the cause, not the state it left behind."""
 
     def symptom(f: Finding) -> bool:
         if f.code in SYMPTOM_CODES:
             return True
         return f.code == "report-error" and f.subject in by_code and by_code[f.subject].symptom
 
-    causes = [f for f in findings if f.severity == ERROR and not symptom(f)]
+    def names_cause(f: Finding) -> bool:
+        if symptom(f):
+            return False
+        if f.severity == ERROR:
+            return True
+        # A Kubernetes log line that is only a warning still says why a pod of the stack fails:
+        # dcgm-exporter exits on a DCGM profiling error (warn: the GPUs are unaffected), and its
+        # crash-looping row is that line's symptom, not an error of its own.
+        known = by_code.get(f.subject) if f.code == "report-error" else None
+        return f.severity == WARN and known is not None and known.layer == "kubernetes"
+
+    causes = [f for f in findings if names_cause(f)]
     if not causes:
         return findings
     named = ", ".join(sorted({c.subject if c.code == "report-error" else c.code for c in causes}))

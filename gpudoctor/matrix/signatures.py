@@ -197,7 +197,8 @@ class Signature(Provenance):
         metadata=flag(
             "`true`: the line says that something failed (a pod that crash-loops, a container "
             "restarted) but not why: it is an error only when no other error in the report "
-            "names a cause; next to one it becomes info, that cause's symptom "
+            "(nor a Kubernetes line's warning) names a cause; next to one it becomes info, "
+            "that cause's symptom "
             "(`checks/pasted_report.py`)",
             absent=False,
         ),

@@ -93,6 +93,7 @@ def build(
         named=_named(draft),
         images=tuple(dict.fromkeys(draft.images)),
         stack_pods=tuple(draft.stack_pods),
+        k8s_gpu_allocated=draft.k8s_gpu_allocated,
         # beside a known line, the unknown ones are its context (unknown_errors.py)
         unknown_lines=() if draft.errors else tuple(draft.unknown_lines[:MAX_LINES]),
         warning_events=tuple(draft.warning_events[:MAX_EVENTS]),

@@ -66,6 +66,7 @@ class Draft:
     # ("file=SONAME [0];  generating link map") is the one it loaded.
     ld_debug_tried: dict[str, str] = field(default_factory=dict)
     stack_pods: list[StackPod] = field(default_factory=list)  # the NVIDIA stack's pods read
+    k8s_gpu_allocated: int | None = None  # nvidia.com/gpu a node's pods request (node_allocated)
 
     def section(self, name: str) -> None:
         if name not in self.sections:
