@@ -105,6 +105,12 @@ def test_jax_cuda_backend_failure_names_its_reason(read: Read, matrix: Matrix) -
     assert not error_lines(findings_of(read, matrix, none), "jax-cuda-backend-failed")
     tpu = "INFO:jax._src.xla_bridge:Unable to initialize backend 'tpu': NOT_FOUND: no TPU\n"
     assert not error_lines(findings_of(read, matrix, HOST + tpu), "jax-cuda-backend-failed")
+    # Nor is the INFO line JAX logs for a CUDA backend it only probed (a CPU-only jaxlib).
+    probed = (
+        "INFO:jax._src.xla_bridge:Unable to initialize backend 'cuda': module "
+        "'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'\n"
+    )
+    assert not error_lines(findings_of(read, matrix, HOST + probed), "jax-cuda-backend-failed")
 
 
 def test_xla_finds_no_ptxas(read: Read, matrix: Matrix) -> None:
