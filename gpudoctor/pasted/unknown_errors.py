@@ -26,7 +26,8 @@ What counts, by the programs' own formats:
   Kernel crashed");
 - a line of the NVIDIA kernel driver's log (its `NVRM:` prefix) that says something failed
   ("failed", "cannot", "timed out", "invalid", "GPU is lost", a status such as
-  `[NV_ERR_TIMEOUT]`): the RM's own error lines the catalogue does not name.
+  `[NV_ERR_TIMEOUT]`): the RM's own error lines the catalogue does not name;
+- GNU make's failure line (`make[2]: *** [...] Error 2`), as a module build's log ends.
 
 Only where no known line was found (the known lines have findings of their own; the unknown
 ones beside them are mostly their context). The report quotes them; their cause is not known,
@@ -82,6 +83,7 @@ _NEEDLES = (
     "not recognized",
     "failed to ",
     "nvrm:",
+    ": *",  # make's "***", after the cleaning took Markdown's bold "**" out of it
 )
 
 _TRACEBACK = "Traceback (most recent call last)"
@@ -150,6 +152,10 @@ _NVRM_FAILED = re.compile(
     r"\[NV_ERR_\w{1,60}\])",
     re.IGNORECASE,
 )
+# GNU make's own failure line ("make[2]: *** [Makefile.build:243: nv.o] Error 1", "make: ***
+# No rule to make target ..."): a DKMS or installer build of the kernel module that stopped
+_MAKE_FAILED = re.compile(r"^(?:g?make|kmake)(?:\[\d{1,3}\])?: \*{1,3} \S")
+_FAILED_LINES = (_SIGNAL, _ERRNO, _NO_PROGRAM, _DIED, _NVRM_FAILED, _MAKE_FAILED)
 # a program's own source, not its output: a definition, a test, a logging call
 _SOURCE = re.compile(
     r"^\s{0,8}(?:def|class|except|raise|if|elif|return|assert|#)\b|\.(?:error|fatal|critical)\("
@@ -211,7 +217,7 @@ def _says_failed(line: str) -> bool:
         last = raised.group("name").rsplit(".", 1)[-1]
         if last[:1].isupper() and last.endswith(_EXCEPTION_SUFFIXES):
             return True
-    if any(p.search(stripped) for p in (_SIGNAL, _ERRNO, _NO_PROGRAM, _DIED, _NVRM_FAILED)):
+    if any(p.search(stripped) for p in _FAILED_LINES):
         return True
     exit_code = _EXIT.search(stripped)
     return exit_code is not None and int(exit_code.group("n")) != 0

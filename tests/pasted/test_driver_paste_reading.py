@@ -192,3 +192,53 @@ def test_a_gpu_missing_from_the_eks_amis_open_module_list(read: Read, matrix: Ma
         "(dvs-builder@U16-I3-B03-4-3)  Fri Aug 16 21:22:33 UTC 2025\n"
     )
     assert warn_or_error(findings_of(read, matrix, listed)) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        (
+            "ERROR: The kernel header file '/lib/modules/6.8.0-31-generic/build/include/linux/"
+            "kernel.h' does not exist.  The most likely reason for this is that the kernel source "
+            "path '/lib/modules/6.8.0-31-generic/build' is incorrect.",
+            "installer-kernel-header-missing",
+        ),
+        (
+            "Error! The /var/lib/dkms/nvidia/550.54.15/source/dkms.conf for module nvidia includes "
+            "a BUILD_EXCLUSIVE directive which does not match this kernel/arch/config.",
+            "dkms-nvidia-build-exclusive",
+        ),
+    ],
+)
+def test_the_module_build_refusals_are_named(
+    read: Read, matrix: Matrix, line: str, code: str
+) -> None:
+    (found,) = error_lines(findings_of(read, matrix, line + "\n"), code)
+    assert found.severity is Severity.ERROR
+
+
+def test_another_modules_build_exclusive_is_not_the_drivers(read: Read, matrix: Matrix) -> None:
+    line = (
+        "Error! The /var/lib/dkms/zfs/0.8.3/5.11.0-37-generic/x86_64/dkms.conf for module zfs "
+        "includes a BUILD_EXCLUSIVE directive which does not match this kernel/arch.\n"
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"
+    )
+    assert error_lines(findings_of(read, matrix, line), "dkms-nvidia-build-exclusive") == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "make[2]: *** [scripts/Makefile.build:243: /var/lib/dkms/nvidia/550.54.15/build/nvidia/"
+        "nv.o] Error 1",
+        "make: *** No rule to make target 'modules'.  Stop.",
+    ],
+)
+def test_makes_failure_line_is_read(read: Read, line: str) -> None:
+    report = read(line + "\n").report
+    assert report is not None
+    assert len(report.unknown_lines) == 1
+
+
+def test_a_make_line_that_did_not_fail_is_not_read(read: Read) -> None:
+    assert no_fact_read(read, "make[1]: Entering directory '/usr/src/linux-headers-6.8.0-31'\n")
