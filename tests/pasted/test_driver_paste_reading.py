@@ -242,3 +242,15 @@ def test_makes_failure_line_is_read(read: Read, line: str) -> None:
 
 def test_a_make_line_that_did_not_fail_is_not_read(read: Read) -> None:
     assert no_fact_read(read, "make[1]: Entering directory '/usr/src/linux-headers-6.8.0-31'\n")
+
+
+def test_a_make_log_error_in_the_drivers_kernel_layer_is_named(read: Read, matrix: Matrix) -> None:
+    line = (
+        "nvidia/nv-mmap.c:123:5: error: implicit declaration of function 'vm_flags_set' "
+        "[-Werror=implicit-function-declaration]\n"
+    )
+    (found,) = error_lines(findings_of(read, matrix, line), "driver-module-compile-error")
+    assert "vm_flags_set" in found.detail
+    # another project's file of the same name is not the driver's
+    other = "mymod/nvidia.c:12:3: error: expected ';' before '}' token\n"
+    assert error_lines(findings_of(read, matrix, other), "driver-module-compile-error") == []
