@@ -153,6 +153,12 @@ def _modeset_module(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _inxi_module(m: re.Match[str], d: Draft) -> bool:
+    put(d.kernel, "nvidia_module_version", m.group("v"))
+    d.module_loaded("nvidia")
+    return True
+
+
 def _module_gpu_attached(m: re.Match[str], d: Draft) -> bool:
     """The RM's "NVRM: GPU at PCI:0000:01:00: GPU-<uuid>": the nvidia module printed it as it
     took the GPU, so the module is loaded (the line states no version)."""
@@ -1449,6 +1455,13 @@ _RULES: tuple[_Rule, ...] = (
             rf" for [\w ]{{1,20}}?\s{{1,8}}(?P<v>{_VER3})\b"
         ),
         _modeset_module,
+    ),
+    _Rule(
+        # inxi -G's device line: "Device-1: NVIDIA GA102 [...] driver: nvidia v: 535.113.01",
+        # the version inxi read from /sys/module/nvidia/version (the module loaded)
+        "driver: nvidia v:",
+        _rx(rf"\bdriver: nvidia v: (?P<v>{_VER3})\b"),
+        _inxi_module,
     ),
     _Rule(  # the RM as it attaches a GPU (osinit.c): "NVRM: GPU at PCI:<bus>: GPU-<uuid>"
         "nvrm: gpu at pci:",

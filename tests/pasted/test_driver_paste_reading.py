@@ -254,3 +254,20 @@ def test_a_make_log_error_in_the_drivers_kernel_layer_is_named(read: Read, matri
     # another project's file of the same name is not the driver's
     other = "mymod/nvidia.c:12:3: error: expected ';' before '}' token\n"
     assert error_lines(findings_of(read, matrix, other), "driver-module-compile-error") == []
+
+
+def test_inxis_device_line_gives_the_loaded_module(read: Read) -> None:
+    line = "  Device-1: NVIDIA GA102 [GeForce RTX 3090] driver: nvidia v: 535.113.01\n"
+    kernel = read(line).kernel
+    assert kernel.nvidia_module_version == "535.113.01"
+    # nouveau drives it: no NVIDIA module version
+    nouveau = "  Device-1: NVIDIA GA102 [GeForce RTX 3090] driver: nouveau v: kernel\n"
+    assert read(nouveau).kernel.nvidia_module_version is None
+
+
+def test_modinfo_asked_for_the_version_field_is_read(read: Read) -> None:
+    report = read("$ modinfo -F version nvidia\n550.54.15\n").report
+    assert report is not None
+    assert any("550.54.15" in note for note in report.notes)
+    # another module's version is not the driver's
+    assert no_fact_read(read, "$ modinfo -F version e1000e\n3.2.6-k\n")
