@@ -141,6 +141,31 @@ def _module(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _modeset_module(m: re.Match[str], d: Draft) -> bool:
+    """nvidia-modeset's load line: it is built and loaded with the nvidia module of the same
+    version (it depends on it). Only the open build says "Open" there; a proprietary-looking
+    line also comes from older open builds, so the flavor is kept only when it says so."""
+    put(d.kernel, "nvidia_module_version", m.group("v"))
+    if m.group("open"):
+        put(d.kernel, "nvidia_module_flavor", "open")
+    d.module_loaded("nvidia")
+    d.module_loaded("nvidia_modeset")
+    return True
+
+
+def _inxi_module(m: re.Match[str], d: Draft) -> bool:
+    put(d.kernel, "nvidia_module_version", m.group("v"))
+    d.module_loaded("nvidia")
+    return True
+
+
+def _module_gpu_attached(m: re.Match[str], d: Draft) -> bool:
+    """The RM's "NVRM: GPU at PCI:0000:01:00: GPU-<uuid>": the nvidia module printed it as it
+    took the GPU, so the module is loaded (the line states no version)."""
+    d.module_loaded("nvidia")
+    return True
+
+
 # nvidia-smi's "CUDA Version: 12.4" (the newest CUDA the driver supports), as a list writes it
 # too: markdown's "**CUDA Version:** 12.6", "CUDA Version: `12.4`", "CUDA version: v12.2". The
 # words without the colon ("my CUDA version is 12.3") do not say whose CUDA: _cuda_mentioned.
@@ -1440,6 +1465,30 @@ _RULES: tuple[_Rule, ...] = (
             rf"(?: for \w{{1,20}})?\s{{1,8}}(?P<v>{_VER3})"
         ),
         _module,
+    ),
+    _Rule(
+        # "nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver for UNIX platforms  550.54.15"
+        "kernel mode setting driver",
+        _rx(
+            r"nvidia-modeset: Loading NVIDIA (?:UNIX )?(?P<open>Open )?Kernel Mode Setting Driver"
+            rf" for [\w ]{{1,20}}?\s{{1,8}}(?P<v>{_VER3})\b"
+        ),
+        _modeset_module,
+    ),
+    _Rule(
+        # inxi -G's device line: "Device-1: NVIDIA GA102 [...] driver: nvidia v: 535.113.01",
+        # the version inxi read from /sys/module/nvidia/version (the module loaded)
+        "driver: nvidia v:",
+        _rx(rf"\bdriver: nvidia v: (?P<v>{_VER3})\b"),
+        _inxi_module,
+    ),
+    _Rule(  # the RM as it attaches a GPU (osinit.c): "NVRM: GPU at PCI:<bus>: GPU-<uuid>"
+        "nvrm: gpu at pci:",
+        _rx(
+            r"NVRM: GPU at PCI:[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}(?:\.\d)?: "
+            r"GPU-[0-9a-f-]{8,40}"
+        ),
+        _module_gpu_attached,
     ),
     _Rule(
         ("cuda version", "cuda umd version"),

@@ -24,7 +24,8 @@
   the command that asked for it ("apt-cache show nvidia-jetpack | grep Version").
 - `modinfo nvidia`: "filename: .../nvidia.ko" and, lines below, "version: 550.54.15" (the
   module on disk, which is not necessarily the one loaded), or `modinfo nvidia | grep ^version`
-  and its one line; `cat /sys/module/nvidia/version` and the version of the module loaded.
+  and its one line, or `modinfo -F version nvidia` and the version alone;
+  `cat /sys/module/nvidia/version` and the version of the module loaded.
 - ">>> torch.version.cuda" and the next prompt at once: the REPL shows nothing for None (a CPU
   build).
 - cudnn_version.h's "#define CUDNN_MAJOR 8", "..._MINOR 9", "..._PATCHLEVEL 7".
@@ -123,6 +124,12 @@ _SYS_MODULE = re.compile(
 _MODINFO_GREP = re.compile(
     r"\bmodinfo[ \t]{1,4}nvidia\b[^\n]{0,60}\n[ \t]{0,4}version:[ \t]{1,30}"
     r"(?P<v>\d{3}\.\d{1,3}(?:\.\d{1,3})?)[ \t]{0,4}$",
+    re.MULTILINE,
+)
+# `modinfo -F version nvidia` (or --field=version) and the bare version it printed
+_MODINFO_FIELD = re.compile(
+    r"\bmodinfo[ \t]{1,4}(?:-F[ \t]{0,2}|--field[ =])version[ \t]{1,4}nvidia\b[^\n]{0,60}\n"
+    r"[ \t]{0,4}(?P<v>\d{3}\.\d{1,3}(?:\.\d{1,3})?)[ \t]{0,4}$",
     re.MULTILINE,
 )
 # `>>> torch.version.cuda` followed at once by the next prompt: the REPL prints nothing for None
@@ -312,6 +319,7 @@ _PAIRS: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str], Draft], int]]
     ("show nvidia-|-s nvidia-", _JETSON_ASKED, _jetson_stanza),
     ("/sys/module/nvidia/version", _SYS_MODULE, _sys_module),
     ("modinfo", _MODINFO_GREP, _modinfo),
+    ("modinfo", _MODINFO_FIELD, _modinfo),
     (">>>", _REPL_NONE, _repl_none),
     ("uname|--print-architecture|arch\n", _UNAME_M, _uname_m),
     ("/model", _DT_MODEL, _device_tree_model),

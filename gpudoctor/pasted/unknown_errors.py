@@ -23,7 +23,11 @@ What counts, by the programs' own formats:
   library's texts: "No such file or directory", "Permission denied", ...; bash's and dash's
   "command not found" / "not found", zsh's, cmd.exe's and PowerShell's forms of it), and a
   notebook's kernel that died (Jupyter's "The kernel appears to have died", VS Code's "The
-  Kernel crashed").
+  Kernel crashed");
+- a line of the NVIDIA kernel driver's log (its `NVRM:` prefix) that says something failed
+  ("failed", "cannot", "timed out", "invalid", "GPU is lost", a status such as
+  `[NV_ERR_TIMEOUT]`): the RM's own error lines the catalogue does not name;
+- GNU make's failure line (`make[2]: *** [...] Error 2`), as a module build's log ends.
 
 Only where no known line was found (the known lines have findings of their own; the unknown
 ones beside them are mostly their context). The report quotes them; their cause is not known,
@@ -78,6 +82,8 @@ _NEEDLES = (
     "crashed",
     "not recognized",
     "failed to ",
+    "nvrm:",
+    ": *",  # make's "***", after the cleaning took Markdown's bold "**" out of it
 )
 
 _TRACEBACK = "Traceback (most recent call last)"
@@ -137,6 +143,19 @@ _NO_PROGRAM = re.compile(
 )
 # a notebook's kernel (the Python process) ended: Jupyter's and VS Code's dialogs
 _DIED = re.compile(r"\bkernel (?:appears to have died|died|crashed)\b", re.IGNORECASE)
+# the NVIDIA kernel driver's error lines (NV_PRINTF(LEVEL_ERROR, ...) and nv_printf under its
+# "NVRM: " prefix), and the "NVIDIA: " lines of the tools that load it; its informational
+# lines ("NVRM: loading ...", "GPU at PCI:...") say none of these words
+_NVRM_FAILED = re.compile(
+    r"(?:\bNVRM|^NVIDIA): [^\n]{0,300}?(?:\b(?:failed|failure|error|cannot|can't|unable to|"
+    r"timed out|timeout|invalid|mismatch|not supported|bad state|probably locked|is lost)\b|"
+    r"\[NV_ERR_\w{1,60}\])",
+    re.IGNORECASE,
+)
+# GNU make's own failure line ("make[2]: *** [Makefile.build:243: nv.o] Error 1", "make: ***
+# No rule to make target ..."): a DKMS or installer build of the kernel module that stopped
+_MAKE_FAILED = re.compile(r"^(?:g?make|kmake)(?:\[\d{1,3}\])?: \*{1,3} \S")
+_FAILED_LINES = (_SIGNAL, _ERRNO, _NO_PROGRAM, _DIED, _NVRM_FAILED, _MAKE_FAILED)
 # a program's own source, not its output: a definition, a test, a logging call
 _SOURCE = re.compile(
     r"^\s{0,8}(?:def|class|except|raise|if|elif|return|assert|#)\b|\.(?:error|fatal|critical)\("
@@ -198,7 +217,7 @@ def _says_failed(line: str) -> bool:
         last = raised.group("name").rsplit(".", 1)[-1]
         if last[:1].isupper() and last.endswith(_EXCEPTION_SUFFIXES):
             return True
-    if any(p.search(stripped) for p in (_SIGNAL, _ERRNO, _NO_PROGRAM, _DIED)):
+    if any(p.search(stripped) for p in _FAILED_LINES):
         return True
     exit_code = _EXIT.search(stripped)
     return exit_code is not None and int(exit_code.group("n")) != 0
