@@ -237,6 +237,19 @@ class K8sItem(Frozen):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class K8sDaemonSet(Frozen):
+    """One row of a pasted `kubectl get daemonsets` of the NVIDIA GPU stack (the GPU Operator's
+    operands, the device plugin, GPU feature discovery, NFD's worker): the pods it should run
+    (one per node its selector matches), those ready and those available."""
+
+    name: str  # "nvidia-device-plugin-daemonset"
+    desired: int
+    ready: int
+    available: int
+    node_selector: str = ""  # "nvidia.com/gpu.deploy.device-plugin=true"; "" not shown
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class PlatformFacts(Frozen):
     os_id: str | None = None  # /etc/os-release ID
     os_version: str | None = None
@@ -288,6 +301,14 @@ class PlatformFacts(Frozen):
     k8s_sharing_fail_over_one: bool | None = None
     k8s_sharing_resources: tuple[K8sItem, ...] = ()
     k8s_mig_strategy: str | None = None
+    # The NVIDIA stack's DaemonSets a pasted `kubectl get ds` lists (checks/k8s_nodes.py), and
+    # whether the text says the device plugin (or GFD) crash-loops ("nvidia-device-plugin
+    # container crash loop", or its pod's CrashLoopBackOff row)
+    k8s_daemonsets: tuple[K8sDaemonSet, ...] = ()
+    k8s_plugin_crashing: bool | None = None
+    # `kubectl get nodes --show-labels` rows of nodes with nvidia.com/gpu labels whose STATUS is
+    # not plain Ready: the node's name and its STATUS ("NotReady", "Ready,SchedulingDisabled")
+    k8s_gpu_node_states: tuple[K8sItem, ...] = ()
     # A KubeRay group's rayStartParams num-gpus and the nvidia.com/gpu limit of its Ray container
     k8s_ray_num_gpus: int | None = None
     k8s_ray_gpu_limit: int | None = None

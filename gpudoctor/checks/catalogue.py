@@ -426,6 +426,43 @@ _ENTRIES = (
        "The fix of the stage named: the driver pod's log for driver-validation, the toolkit's "
        "log and the runtime's config for toolkit-validation, the nvidia-cuda-validator pod "
        "for cuda-validation, the device plugin and the node's Capacity for plugin-validation."),
+    _E("k8s-mig-strategy", "runtime", "The device plugin's MIG strategy fits the node's GPUs",
+       "ok, warn, error",
+       "The NVIDIA device plugin's MIG strategy (its config's or Helm's migStrategy, "
+       "MIG_STRATEGY, --mig-strategy, the GPU Operator's mig.strategy, GFD's "
+       "nvidia.com/mig.strategy label) against the node's MIG layout: `single` needs every GPU "
+       "in MIG mode with instances of one profile; otherwise the plugin refuses to build its "
+       "device map and crash-loops, and GPU feature discovery labels the product ...-MIG-INVALID "
+       "with a count of 0 (k8s-device-plugin internal/rm/device_map.go, "
+       "internal/lm/mig-strategy.go). Error where the layout shows it (MIG devices of several "
+       "profiles, GPUs with MIG on and off, a -MIG-INVALID product label); warn where the plugin "
+       "crash-loops under `single` and the layout is not shown.",
+       "Run the plugin with migStrategy=mixed and ask for nvidia.com/mig-<profile>, or give "
+       "every GPU of the node the same MIG profile for `single`."),
+    _E("gpu-operator-nodes", "runtime", "The GPU Operator's DaemonSets run on the GPU nodes",
+       "ok, warn",
+       "A pasted `kubectl get daemonsets -n gpu-operator`: an operand whose READY is below "
+       "DESIRED is not up on every node (the earliest in the operator's order is named: driver, "
+       "container toolkit, validator, then the device plugin, GFD, DCGM); operands that all "
+       "want 0 pods mean no node carries the nvidia.com/gpu.deploy.* labels the operator sets "
+       "on nodes with nvidia.com/gpu.present=true (the MIG manager's 0 is normal).",
+       "Find the node whose pod is not ready (`kubectl get pods -n gpu-operator -o wide`) and "
+       "read that component's log; for 0 desired, check the nodes' pci-10de and "
+       "nvidia.com/gpu.deploy.* labels."),
+    _E("k8s-nfd-labels", "runtime", "Node Feature Discovery labels the GPU nodes", "warn",
+       "A pasted `kubectl get daemonsets` whose GPU Operator operands all want 0 pods and which "
+       "lists no Node Feature Discovery worker: the operator finds GPU nodes by NFD's "
+       "feature.node.kubernetes.io/pci-10de.present label, so without NFD it deploys none of "
+       "its DaemonSets.",
+       "Deploy NFD (the operator's Helm `nfd.enabled=true`, or NFD on its own) and check that "
+       "the GPU nodes get the pci-10de.present label."),
+    _E("k8s-gpu-node-state", "runtime", "The GPU nodes take GPU pods", "ok, warn, error",
+       "A pasted GPU node whose state keeps GPU pods off it: the GPU Operator's MIG Manager "
+       "labelled it nvidia.com/mig.config.state=failed (it could not apply the layout "
+       "nvidia.com/mig.config names: error), or `kubectl get nodes --show-labels` shows a node "
+       "with nvidia.com/gpu labels NotReady or cordoned (SchedulingDisabled: warn).",
+       "Read the MIG Manager's log and check the config name against its ConfigMap; for a "
+       "NotReady node, its kubelet and container runtime; uncordon a node no upgrade holds."),
     _E("containerd-cri-disabled", "runtime", "A Kubernetes node's containerd serves CRI",
        "ok, error, n/a",
        "containerd's `disabled_plugins` (the live host's /etc/containerd/config.toml, or a "
