@@ -64,6 +64,11 @@ def _codes(facts: HostFacts) -> list[str]:
             "mig-parted-profile-not-on-gpu",
         ),
         (
+            'level=fatal msg="error parsing config file: read error: open '
+            '/mig-parted-config/config.yaml: no such file or directory"\n',
+            "mig-parted-config-file-unreadable",
+        ),
+        (
             "toolkit:\n  env:\n  - name: CONTAINERD_CONFIG\n"
             "    value: /var/lib/rancher/rke2/agent/etc/containerd/config.toml\n"
             '  - name: CONTAINERD_SET_AS_DEFAULT\n    value: "true"\n',
@@ -132,6 +137,19 @@ def test_cause_carries_the_lines_values(read: Read, matrix: Matrix) -> None:
             "Error applying MIG configuration: error attempting multiple config orderings: "
             "unsupported MIG Device specified 3g.40gb, expected 3g.39gb instead\n",
             "mig-parted-profile-not-on-gpu",
+        ),
+        # mig-parted's hooks file is not its MIG config
+        (
+            "Error: error parsing hooks file: read error: open /hooks.yaml: no such file or "
+            "directory\n",
+            "mig-parted-config-file-unreadable",
+        ),
+        # the device plugin's config reader words its failure the same after its own prefix
+        (
+            "E0601 10:00:00.000000 1 main.go:132] error starting plugins: unable to load config: "
+            "unable to finalize config: unable to parse config file: error parsing config file: "
+            "read error: open /config/config.yaml: no such file or directory\n",
+            "mig-parted-config-file-unreadable",
         ),
         # the template, and a plain containerd's own config, are the right files
         (
