@@ -18,9 +18,10 @@ from gpudoctor.pasted.scan import bounded_line, iter_lines
 if TYPE_CHECKING:
     from gpudoctor.matrix.model import Architecture
 
-# a count is a number of its own: the "50" of "driver 550 NVIDIA A100" is not one
+# a count is a number of its own: the "50" of "driver 550 NVIDIA A100" is not one, nor the
+# "31" of a hex PCI device id ("0x2C31 NVIDIA H100"): it cannot follow a letter or digit
 _COUNT = re.compile(
-    r"(?<![\d.])(?:(\d{1,2})\s{0,2}[x\u00d7*]\s{0,2}|(\d{1,2})\s{1,2})$", re.IGNORECASE
+    r"(?<![\w.])(?:(\d{1,2})\s{0,2}[x\u00d7*]\s{0,2}|(\d{1,2})\s{1,2})$", re.IGNORECASE
 )
 _SUFFIX_COUNT = re.compile(r"^\s{0,2}[x\u00d7*]\s{0,2}(\d{1,2})\b", re.IGNORECASE)
 _MODEL_NEEDLES_BELOW = 200_000  # characters; a long log is searched by the context words only

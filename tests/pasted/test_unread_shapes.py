@@ -298,6 +298,9 @@ def test_gpu_count_near_misses(read: Read) -> None:
     # a size alone, and a number that belongs to something else, are no count
     assert len(read("a single RTX 3090 with 24 GB\n").nvml.gpus) == 1
     assert len(read("the 16GB Tesla T4 of this VM\n").nvml.gpus) == 1
+    # a hex PCI device id before the name ends in digits that are not a count
+    assert len(read("0x2C31 NVIDIA H100 80GB HBM3\n").nvml.gpus) == 1
+    assert len(read("device 0x1DB5 NVIDIA Tesla V100\n").nvml.gpus) == 1
 
 
 def test_jetson_stats_library_list_names_the_toolkit(read: Read) -> None:
