@@ -1482,6 +1482,14 @@ _RULES: tuple[_Rule, ...] = (
         _rx(rf"\bdriver: nvidia v: (?P<v>{_VER3})\b"),
         _inxi_module,
     ),
+    _Rule(
+        # the X server log's lines of the NVIDIA X driver and GLX module as they load ("(II)
+        # NVIDIA dlloader X Driver  550.54.15  Tue Feb 27 ...", "NVIDIA GLX Module  550.54.15"):
+        # user-space parts of one driver installation, as libnvidia-ml is
+        ("nvidia dlloader x driver", "nvidia glx module"),
+        _rx(rf"\bNVIDIA (?:dlloader X Driver|GLX Module)\s{{1,8}}(?P<v>{_VER3})\b"),
+        _nvml_library,
+    ),
     _Rule(  # the RM as it attaches a GPU (osinit.c): "NVRM: GPU at PCI:<bus>: GPU-<uuid>"
         "nvrm: gpu at pci:",
         _rx(

@@ -27,7 +27,11 @@ What counts, by the programs' own formats:
 - a line of the NVIDIA kernel driver's log (its `NVRM:` prefix) that says something failed
   ("failed", "cannot", "timed out", "invalid", "GPU is lost", a status such as
   `[NV_ERR_TIMEOUT]`): the RM's own error lines the catalogue does not name;
-- GNU make's failure line (`make[2]: *** [...] Error 2`), as a module build's log ends.
+- GNU make's failure line (`make[2]: *** [...] Error 2`), as a module build's log ends;
+- an X server log's error line: the server marks each message's kind in front of it and
+  "(EE)" is its error mark (the log's own legend: "(WW) warning, (EE) error"), as the NVIDIA
+  X driver's refusals ("(EE) NVIDIA(0): Failed to initialize the NVIDIA kernel module!") and
+  the server's own ("(EE) Failed to load module "nvidia"") are written.
 
 Only where no known line was found (the known lines have findings of their own; the unknown
 ones beside them are mostly their context). The report quotes them; their cause is not known,
@@ -84,6 +88,7 @@ _NEEDLES = (
     "failed to ",
     "nvrm:",
     ": *",  # make's "***", after the cleaning took Markdown's bold "**" out of it
+    "(ee)",
 )
 
 _TRACEBACK = "Traceback (most recent call last)"
@@ -155,7 +160,17 @@ _NVRM_FAILED = re.compile(
 # GNU make's own failure line ("make[2]: *** [Makefile.build:243: nv.o] Error 1", "make: ***
 # No rule to make target ..."): a DKMS or installer build of the kernel module that stopped
 _MAKE_FAILED = re.compile(r"^(?:g?make|kmake)(?:\[\d{1,3}\])?: \*{1,3} \S")
-_FAILED_LINES = (_SIGNAL, _ERRNO, _NO_PROGRAM, _DIED, _NVRM_FAILED, _MAKE_FAILED)
+# the X server's error mark, after the uptime stamp of its newer logs ("[    18.447] (EE) ...")
+_XORG_ERROR = re.compile(r"^(?:\[\s{0,10}\d{1,10}\.\d{1,6}\]\s{0,4})?\(EE\)\s{1,4}\S")
+_FAILED_LINES = (
+    _SIGNAL,
+    _ERRNO,
+    _NO_PROGRAM,
+    _DIED,
+    _NVRM_FAILED,
+    _MAKE_FAILED,
+    _XORG_ERROR,
+)
 # a program's own source, not its output: a definition, a test, a logging call
 _SOURCE = re.compile(
     r"^\s{0,8}(?:def|class|except|raise|if|elif|return|assert|#)\b|\.(?:error|fatal|critical)\("
