@@ -1,8 +1,10 @@
 """GPU names in prose ("4x A100 80GB", "my 4090", "Jetson Orin Nano"), matched as whole words
 against the matrix's model lists (an `[[architecture]]` row's `datacenter_gpus` and
 `consumer_gpus`, and the names people give the Jetson modules): a name that fits models of two
-compute capabilities ("A10/A100") keeps its compute capability unknown. Read only where no
-block of the paste listed the GPUs (facts_scan.py calls it last).
+compute capabilities ("A10/A100") keeps its compute capability unknown. A model the lists do
+not hold, named as NVIDIA names its products ("GeForce GTX 1650", "NVIDIA Quadro RTX 4000"), is
+a GPU of unknown compute capability. Read only where no block of the paste listed the GPUs
+(facts_scan.py calls it last).
 """
 
 from __future__ import annotations
@@ -137,6 +139,7 @@ def read_names(
                 found.extend((name, count, cc, number) for name, count, cc in names)
     # else a name printed after a device key, of a model the matrix does not list
     found = found or [(n, 1, _cc_of(n.upper(), models), at) for n, at in draft.answered_gpus]
+    found = found or _unlisted_models(text, lower)
     if not found:
         return
     # a Jetson module named without "Jetson" keeps the word, so that it is known for one
@@ -158,6 +161,29 @@ def read_names(
     others = sorted({n for n, _, _, _ in found[1:] if not _words_within(n, name)})
     if others:
         draft.note("other GPU models named in the text: " + ", ".join(others[:5]))
+
+
+# A model the matrix does not list, named the way NVIDIA names its products: the GeForce
+# brand and series before the model number ("GeForce GTX 1650 Mobile", "NVIDIA GeForce RTX 2060
+# SUPER"), or NVIDIA's name before a Quadro/Tesla/TITAN model ("NVIDIA Quadro RTX 4000",
+# "NVIDIA Tesla P100"). GeForce is NVIDIA's word alone; the others need NVIDIA before them
+# ("Tesla" is also a car, "Titan" a word). Its compute capability stays unknown.
+_UNLISTED = re.compile(
+    r"(?<![\w-])(?:NVIDIA\s)?GeForce\s(?:RTX|GTX|GTS|GT|MX)\s?\d{3,4}[A-Z]?"
+    r"(?:\s(?:Ti|SUPER|Laptop GPU|Mobile|Max-Q))?(?![\w-])"
+    r"|(?<![\w-])NVIDIA\s(?:Quadro|Tesla|TITAN)\s(?:RTX\s)?[A-Z]{0,3}\d{0,5}[A-Z]{0,3}(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def _unlisted_models(text: str, lower: str) -> list[tuple[str, int, str | None, int]]:
+    """The first product name of a model the matrix does not list (_UNLISTED)."""
+    for needle in ("geforce", "nvidia "):
+        for start, line in iter_lines(lower, text, needle):
+            m = _UNLISTED.search(bounded_line(lower, line, start, (needle,)))
+            if m is not None and any(c.isdigit() for c in m.group(0)):
+                return [(m.group(0), 1, None, text.count("\n", 0, start) + 1)]
+    return []
 
 
 def _jetson_named_gpu(name: str, aliases: dict[tuple[str, ...], set[str]]) -> str:

@@ -499,3 +499,36 @@ def test_every_part_of_the_draft_a_line_can_fill_counts_as_told() -> None:
         value = {0: {"index": 0}} if field.name in ("gpus", "amd_gpus") else samples[kind]
         setattr(draft, field.name, value)
         assert facts_scan._fingerprint(draft) != before, field.name
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("I have an NVIDIA GeForce GTX 1650 and CUDA fails\n", "NVIDIA GeForce GTX 1650"),
+        (
+            "Device-1: NVIDIA TU117M [GeForce GTX 1650 Mobile / Max-Q] driver: N/A\n",
+            "GeForce GTX 1650 Mobile",
+        ),
+        ("on an NVIDIA Quadro RTX 4000 since the update\n", "NVIDIA Quadro RTX 4000"),
+    ],
+)
+def test_a_product_name_the_matrix_does_not_list_is_a_gpu_of_unknown_capability(
+    read: Read, text: str, name: str
+) -> None:
+    facts = read(text)
+    assert [(g.name, g.compute_capability) for g in facts.nvml.gpus] == [(name, None)]
+    assert facts.report is not None
+    assert any("does not list" in n for n in facts.report.notes)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tesla Model 3 owners manual\n",  # "Tesla" without NVIDIA is no GPU
+        "GeForce Experience keeps asking me to log in\n",  # the brand without a model
+        "the Titan 2 cluster went down\n",
+    ],
+)
+def test_a_brand_word_without_a_model_is_no_gpu(read: Read, text: str) -> None:
+    with pytest.raises(FactsError, match="no report recognised"):
+        read(text)
