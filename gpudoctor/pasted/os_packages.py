@@ -31,10 +31,13 @@ DESCRIPTION = (
 
 _VERSION = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"
 _USER_SPACE = (
-    r"libnvidia-compute|nvidia-utils|nvidia-driver(?:-libs|-cuda-libs|-cuda|-nvml)?|"
+    # NVIDIA's RHEL repository names the driver's meta-package nvidia-driver-latest-dkms
+    r"libnvidia-compute|nvidia-utils|nvidia-driver(?:-latest-dkms|-libs|-cuda-libs|-cuda|-nvml)?|"
     r"libnvidia-gl|nvidia-compute-utils|cuda-drivers|xorg-x11-drv-nvidia(?:-libs|-cuda-libs|-cuda)?"
 )
-_KERNEL_SIDE = r"nvidia-dkms|nvidia-kernel-common|nvidia-kernel-source"
+_KERNEL_SIDE = (
+    r"nvidia-dkms|nvidia-kernel-common|nvidia-kernel-source|kmod-nvidia(?:-latest|-open)?(?:-dkms)?"
+)
 _PACKAGE = re.compile(
     rf"(?<![\w.-])(?P<name>{_USER_SPACE}|{_KERNEL_SIDE})(?:-\d{{3}}(?:-server|-open)?)?"
     # an architecture (dpkg's ":amd64", dnf's ".x86_64") or apt list's "/suite,now"
@@ -72,7 +75,7 @@ _NCCL = re.compile(
     r"(?P<v>2\.\d{1,2}\.\d{1,3})-\d{1,3}[+.]cuda(?P<cuda>\d{1,2}\.\d{1,2})\b",
     re.IGNORECASE,
 )
-_NEEDLES = ("nvidia-", "cuda-drivers", "libcudnn", "cuda-toolkit-", "libnccl")
+_NEEDLES = ("nvidia-", "cuda-drivers", "libcudnn", "cuda-toolkit-", "libnccl", "kmod-nvidia")
 # The first word of a line that removes a package or only fetches it, and dpkg's states of a
 # package that is not installed (rc: removed, its configuration kept; un/pn: not installed).
 _NOT_INSTALLED = (

@@ -32,6 +32,8 @@ _PROC = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  Fri May 31 0
         "nvidia-driver-cuda-libs-550.107.02-1.el9.x86_64",
         "nvidia-driver-libs.x86_64            3:550.107.02-1.el9          @cuda-rhel9-x86_64",
         "nvidia-utils 550.107.02-1",
+        # NVIDIA's RHEL repository's meta-package, with rpm's epoch
+        "nvidia-driver-latest-dkms-3:550.107.02-1.el9.x86_64",
     ],
 )
 def test_each_listing_gives_the_installed_library(line: str, matrix: Matrix) -> None:
@@ -63,12 +65,16 @@ def test_removals_downloads_and_prose_are_not_the_installed_driver(
     assert facts.nvml.library_version is None
 
 
-def test_kernel_side_packages_give_the_driver_not_the_library(matrix: Matrix) -> None:
-    facts = read_report(
-        "ii  nvidia-dkms-550   550.107.02-0ubuntu0.22.04.1  amd64  NVIDIA DKMS package\n",
-        "paste.txt",
-        matrix.architectures,
-    )
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ii  nvidia-dkms-550   550.107.02-0ubuntu0.22.04.1  amd64  NVIDIA DKMS package",
+        "kmod-nvidia-latest-dkms-3:550.107.02-1.el9.x86_64",
+        "kmod-nvidia-open-dkms-550.107.02-1.el9.x86_64",
+    ],
+)
+def test_kernel_side_packages_give_the_driver_not_the_library(line: str, matrix: Matrix) -> None:
+    facts = read_report(line + "\n", "paste.txt", matrix.architectures)
     assert facts.nvml.driver_version == "550.107.02"
     assert facts.nvml.library_version is None
 
