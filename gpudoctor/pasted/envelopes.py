@@ -109,11 +109,64 @@ def unwrap(text: str) -> str:
 def _unwrapped(text: str) -> str:
     if '{"' in text:
         text = _JSON_LINE.sub(_json_record, text)
+    if "|" in text and "---" in text:
+        text = _tables(text)
     for _ in range(_PASSES):
         text, done = PREFIX.subn("", text)
         if not done:
             break
     return text
+
+
+# A Markdown table's delimiter row ("|---|:---:|"): two cells or more, each of dashes only (an
+# nvidia-smi table's rules hold "+" or "=", and no header row above them is a Markdown one)
+_TABLE_RULE = re.compile(
+    r"^[ \t]{0,3}\|[ \t]{0,4}:?-{3,200}:?[ \t]{0,4}(?:\|[ \t]{0,4}:?-{3,200}:?[ \t]{0,4}){1,30}\|"
+    r"[ \t]{0,4}$",
+    re.MULTILINE,
+)
+
+
+def _tables(text: str) -> str:
+    """Each row of a Markdown table as its cells read: two as `key: value` ("| Driver |
+    535.104.05 |"), more as `header: cell` pairs; the delimiter row empty."""
+    starts: list[int] = []
+    line, done = 0, 0
+    for found in _TABLE_RULE.finditer(text):
+        line += text.count("\n", done, found.start())  # counted once over the text
+        done = found.start()
+        starts.append(line)
+    if not starts:
+        return text
+    lines = text.split("\n")
+    for rule in starts:
+        header = _cells(lines[rule - 1]) if rule > 0 else None
+        if not header:
+            continue
+        lines[rule] = ""
+        lines[rule - 1] = _row(header, header)
+        row = rule + 1
+        while row < len(lines) and lines[row].strip().startswith("|"):
+            cells = _cells(lines[row])
+            if cells:
+                lines[row] = _row(header, cells)
+            row += 1
+    return "\n".join(lines)
+
+
+def _cells(line: str) -> list[str] | None:
+    stripped = line.strip()
+    if len(stripped) < 3 or stripped[0] != "|" or stripped[-1] != "|":
+        return None
+    return [cell.strip() for cell in stripped[1:-1].split("|")]
+
+
+def _row(header: list[str], cells: list[str]) -> str:
+    if len(cells) == 2:
+        return f"{cells[0]}: {cells[1]}" if cells[1] else cells[0]
+    if cells is header:
+        return "  ".join(cells)
+    return ", ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells) if c)
 
 
 def _json_record(found: re.Match[str]) -> str:

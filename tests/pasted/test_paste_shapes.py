@@ -10,6 +10,7 @@ import pytest
 
 from gpudoctor.facts import HostFacts
 from gpudoctor.pasted import envelopes, records
+from gpudoctor.pasted.clean import clean
 
 Read = Callable[[str], HostFacts]
 
@@ -183,3 +184,52 @@ def test_a_known_line_after_prose_is_not_the_anchored_message(read: Read) -> Non
     report = read(_SMI + "Jan 05 12:00:01 we saw that No devices were found\n").report
     assert report is not None
     assert "nvidia-smi-no-devices" not in [e.code for e in report.errors]
+
+
+def test_a_markdown_table_row_reads_as_key_and_value(read: Read) -> None:
+    # an issue template's environment table, two columns and three
+    text = (
+        "| Component | Version |\n"
+        "| --- | --- |\n"
+        "| cli-version | 1.14.3 |\n"
+        "\n"
+        "| GPU | Driver | CUDA |\n"
+        "| :--- | --- | ---: |\n"
+        "| A100 | 535.104.05 | 12.2 |\n"
+    )
+    facts = read(text)
+    assert facts.container_runtime.toolkit_version == "1.14.3"
+    assert envelopes.unwrap(text).split("\n")[6] == "GPU: A100, Driver: 535.104.05, CUDA: 12.2"
+
+
+def test_an_nvidia_smi_table_is_no_markdown_table() -> None:
+    # its rules hold "+" and "=": not a Markdown delimiter row, the rows stay as printed
+    text = (
+        "|-----------------------------------------+------------------------+\n"
+        "| GPU  Name                 Persistence-M | Bus-Id          Disp.A |\n"
+        "|=========================================+========================|\n"
+        "|   0  NVIDIA A100-SXM4-80GB          On  |   00000000:07:00.0 Off |\n"
+    )
+    assert envelopes.unwrap(text) is text
+
+
+def test_html_around_a_pasted_log_is_dropped(read: Read) -> None:
+    text = (
+        "<details><summary>nvidia-container-cli info</summary>\n<pre>\n"
+        f"{_CLI}\n</pre>\n</details>\n"
+        "Driver Version: 550.54.15\n"
+    )
+    assert read(text).container_runtime.toolkit_version == "1.14.3"
+
+
+def test_a_tag_like_word_without_html_is_kept() -> None:
+    # a C++ template in a build log: no closing tag of HTML's in the paste
+    assert clean("error: no match for std::vector<b> and <code\n") == (
+        "error: no match for std::vector<b> and <code\n"
+    )
+
+
+def test_a_version_constraint_at_a_line_start_is_no_quote() -> None:
+    # a wrap put ">=" at a line's start inside a quoted block: the constraint stays
+    assert clean("> requires torch\n>=2.1 and CUDA 12\n") == "requires torch\n>=2.1 and CUDA 12\n"
+    assert clean("> quoted\n") == "quoted\n"
