@@ -99,7 +99,12 @@ _SYSLOG_ESCAPE = re.compile(r"#01[12](?=[A-Za-z ])")
 # goes on to close its own backticks ("```CUDA error 222 ...```") is inline code, not a fence:
 # its text stays and only the backticks go. An info string is one word: a fence a paste glued to
 # its first line ("```Allocatable:", "```$ nvidia-smi") keeps that line.
-_FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[ \t]*[^`~\s:]{0,40}[ \t]*$", re.MULTILINE)
+# A language's attributes may follow it ("```python title="train.py"", Pandoc's "```{.bash}").
+_FENCE = re.compile(
+    r"^[ \t]*(?:`{3,}|~{3,})[ \t]*(?:[^`~\s:]{0,40}(?:[ \t]{1,4}[\w-]{1,40}=[^\s`]{1,200}){0,4}"
+    r"|\{[^`{}\n]{0,200}\})[ \t]*$",
+    re.MULTILINE,
+)
 
 
 def clean(text: str) -> str:

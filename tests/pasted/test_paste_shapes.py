@@ -233,3 +233,15 @@ def test_a_version_constraint_at_a_line_start_is_no_quote() -> None:
     # a wrap put ">=" at a line's start inside a quoted block: the constraint stays
     assert clean("> requires torch\n>=2.1 and CUDA 12\n") == "requires torch\n>=2.1 and CUDA 12\n"
     assert clean("> quoted\n") == "quoted\n"
+
+
+@pytest.mark.parametrize(
+    "fence", ['```python title="train.py"', "```{.bash}", "~~~ yaml linenums=1"]
+)
+def test_a_fence_with_attributes_is_dropped(fence: str) -> None:
+    assert clean(f"{fence}\ncli-version: 1.14.3\n```\n") == "\ncli-version: 1.14.3\n\n"
+
+
+def test_a_command_glued_to_its_fence_is_kept() -> None:
+    # "$ nvidia-smi" is no language with attributes: the line stays, its backticks go
+    assert clean("```$ nvidia-smi -L\n```\n") == "$ nvidia-smi -L\n\n"
