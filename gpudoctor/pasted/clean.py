@@ -83,14 +83,28 @@ _CJK_LABEL = re.compile("|".join(sorted(_CJK_LABELS, key=len, reverse=True)))
 _ENTITY = re.compile(r"&(?:quot|apos|lt|gt|amp|nbsp|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});")
 # A quote marker is a ">" that does not open Python's ">>> " prompt, which stays: an
 # interactive session's questions are read with their answers (facts_scan._REPL).
-_QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?!>>(?: |$)))+ ?", re.MULTILINE)
+# Nor is a ">=" at a line's start: a version constraint a wrap put there ("torch\n>=2.1").
+_QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?!>>(?: |$))(?!=))+ ?", re.MULTILINE)
 _QUOTED_LINE = re.compile(r"\n[ \t]{0,3}>")  # led by a literal: a fast scan
+# The HTML an issue wraps a log in (a collapsed `<details>` with its `<summary>`, `<pre>`,
+# `<code>`, line breaks): no tool prints these tags around its output.
+_HTML_TAG = re.compile(
+    r"</?(?:details|summary|pre|code|br|p|div|kbd|samp|tt|b|i|em|strong|blockquote|h[1-6])"
+    r"(?:\s[^<>\n]{0,200})?/?>",
+    re.IGNORECASE,
+)
+_HTML_HINTS = ("</details>", "</summary>", "</pre>", "</code>", "<br>", "<br/>", "<br />", "</p>")
 _SYSLOG_ESCAPE = re.compile(r"#01[12](?=[A-Za-z ])")
 # A fence line: three or more backticks or tildes and an info string ("```text"). A line that
 # goes on to close its own backticks ("```CUDA error 222 ...```") is inline code, not a fence:
 # its text stays and only the backticks go. An info string is one word: a fence a paste glued to
 # its first line ("```Allocatable:", "```$ nvidia-smi") keeps that line.
-_FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[ \t]*[^`~\s:]{0,40}[ \t]*$", re.MULTILINE)
+# A language's attributes may follow it ("```python title="train.py"", Pandoc's "```{.bash}").
+_FENCE = re.compile(
+    r"^[ \t]*(?:`{3,}|~{3,})[ \t]*(?:[^`~\s:]{0,40}(?:[ \t]{1,4}[\w-]{1,40}=[^\s`]{1,200}){0,4}"
+    r"|\{[^`{}\n]{0,200}\})[ \t]*$",
+    re.MULTILINE,
+)
 
 
 def clean(text: str) -> str:
@@ -116,6 +130,7 @@ def clean(text: str) -> str:
             text = _CJK_EDGE.sub(" ", text)
     if text.lstrip(" \t").startswith(">") or _QUOTED_LINE.search(text):
         text = _QUOTE.sub("", text)
+    text = _without_html(text)
     if "#01" in text:
         # rsyslog writes a message's own line breaks and tabs as "#012" and "#011": the
         # message becomes one line again (joined by a space, so line numbers stay).
@@ -133,6 +148,15 @@ def clean(text: str) -> str:
         # never part of what a tool printed, and the fact readers expect "label: value".
         text = text.replace("**", "")
     return text
+
+
+def _without_html(text: str) -> str:
+    """The paste without an issue's HTML tags, where it holds one of HTML's own (a closing tag,
+    a line break): a template's "<b>" in a build log stays."""
+    if "</" not in text and "<br" not in text:
+        return text
+    lowered = text.lower()
+    return _HTML_TAG.sub("", text) if any(h in lowered for h in _HTML_HINTS) else text
 
 
 def _character(found: re.Match[str]) -> str:

@@ -22,6 +22,7 @@ from gpudoctor.pasted import (
     cluster,
     collect_env,
     engines,
+    envelopes,
     errors,
     facts_scan,
     fw_env,
@@ -76,6 +77,9 @@ class LineShape:
     # Facts are read from a long log's head (scan.facts_head), where the environment and set-up
     # lines are; only the known error lines are looked for in all of it.
     whole_paste: bool = False
+    # Read the lines as written, their log envelopes kept (envelopes.py): the error-line scan
+    # reads a record's message itself, and a signature may be written for its prefix.
+    as_written: bool = False
 
 
 # Most specific first: a fact the first shape gives is not overwritten by a later one.
@@ -91,7 +95,8 @@ LINES: tuple[LineShape, ...] = (
     LineShape(lines.PROC, lines.PROC_DESCRIPTION, lines.proc_version),
     LineShape(lines.TF_LOG, lines.TF_LOG_DESCRIPTION, lines.tf_devices),
     LineShape(smi_csv.NAME, smi_csv.DESCRIPTION, smi_csv.parse),
-    LineShape(nv_tools.NAME, nv_tools.DESCRIPTION, nv_tools.parse),
+    # nvidia-container-cli's debug log is read by its klog prefix's file name (nvc.c)
+    LineShape(nv_tools.NAME, nv_tools.DESCRIPTION, nv_tools.parse, as_written=True),
     LineShape(host_tools.NAME, host_tools.DESCRIPTION, host_tools.parse),
     LineShape(engines.NAME, engines.DESCRIPTION, engines.parse),
     LineShape(apps.NAME, apps.DESCRIPTION, apps.parse),
@@ -107,12 +112,16 @@ LINES: tuple[LineShape, ...] = (
     LineShape(os_packages.NAME, os_packages.DESCRIPTION, os_packages.parse),
     LineShape(amd_tools.NAME, amd_tools.DESCRIPTION, amd_tools.parse),
     LineShape(rocm_smi_table.NAME, rocm_smi_table.DESCRIPTION, rocm_smi_table.parse),
-    LineShape(tracebacks.NAME, tracebacks.DESCRIPTION, tracebacks.parse),
-    LineShape(errors.NAME, errors.DESCRIPTION, errors.parse, whole_paste=True),
+    LineShape(tracebacks.NAME, tracebacks.DESCRIPTION, tracebacks.parse, as_written=True),
+    LineShape(errors.NAME, errors.DESCRIPTION, errors.parse, whole_paste=True, as_written=True),
     # after the known lines: the Warning events none of them names
-    LineShape(k8s_events.NAME, k8s_events.DESCRIPTION, k8s_events.parse, whole_paste=True),
+    LineShape(
+        k8s_events.NAME, k8s_events.DESCRIPTION, k8s_events.parse, whole_paste=True, as_written=True
+    ),
     # after the known lines: read only where the paste holds none
-    LineShape(unknown_errors.NAME, unknown_errors.DESCRIPTION, unknown_errors.parse),
+    LineShape(
+        unknown_errors.NAME, unknown_errors.DESCRIPTION, unknown_errors.parse, as_written=True
+    ),
 )
 
 # Parts of one paste read one by one: `nvidia-smi -l 1` for an hour repeats its table 3600
@@ -204,10 +213,17 @@ def _read_part(text: str, architectures: Sequence[Architecture]) -> Draft:
                     last = first + block.rstrip("\n").count("\n")
                     draft.ranges.append((shape.name, first, last))
     head = facts_head(text)  # one string for every reader: ascii_lower caches by it
+    # the same lines with their log envelopes taken off (a journald or klog prefix, a JSON
+    # record): the fact readers read each message as its program printed it
+    plain_text = envelopes.unwrap(text)
+    plain = facts_head(plain_text)
     for line_shape in LINES:
-        line_shape.parse(text if line_shape.whole_paste else head, draft)
-    facts_scan.parse(text, draft, architectures)
-    cloud.parse(head, draft, architectures)  # after: a GPU the paste names wins
+        if line_shape.whole_paste:
+            line_shape.parse(text, draft)
+        else:
+            line_shape.parse(head if line_shape.as_written else plain, draft)
+    facts_scan.parse(plain_text, draft, architectures)
+    cloud.parse(plain, draft, architectures)  # after: a GPU the paste names wins
     words.read_words(draft)  # last: only where nothing else was read
     return draft
 

@@ -15,10 +15,17 @@ from __future__ import annotations
 import json
 import re
 
+from gpudoctor.pasted import envelopes
+
 # Keys a structured log record keeps its message in (Docker's json-file: "log"; zap, logrus,
-# slog: "msg"; others: "message"), then its error (zap's "error", logr's "err").
-_MESSAGE_KEYS = ("log", "msg", "message", "error", "err")
+# slog: "msg"; journald's `-o json`: "MESSAGE"; others: "message"), then its error (zap's
+# "error", logr's "err").
+_MESSAGE_KEYS = ("log", "msg", "MESSAGE", "message", "error", "err")
 _PREFIXES = (
+    # what the fact readers' envelopes take off (journald's formats, Python's logging, GitHub
+    # Actions, stern, kubetail, Loki, dmesg -T): first, as it reads a whole prefix where the
+    # ones below read a part (a time stamp, a list marker)
+    envelopes.PREFIX,
     # klog: severity, MMDD, time, thread id, file:line]
     re.compile(r"[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{1,9}\s{1,12}\d{1,10} [^\s\]]{1,200}\] "),
     # journald (short format) and syslog: month day time host program[pid]:
@@ -37,6 +44,8 @@ _PREFIXES = (
     # a Markdown list item's marker ("- ", "* ", "1. ") put before a pasted line
     re.compile(r"(?:[-*+]|\d{1,3}[.)]) "),
     re.compile(r"Message:\s{1,40}"),  # kubectl describe pod: a container's last state
+    # a journald program's tag, which envelopes.py keeps for the fact readers
+    re.compile(r"[\w./@-]{1,64}\[\d{1,10}\]: "),
     # kubectl describe: an Events row (type, reason, age with its repeats, source)
     re.compile(
         r"(?:Normal|Warning)\s{1,12}\S{1,80}\s{1,40}\S{1,20}(?: \(x\d{1,7} over \S{1,20}\))?"
