@@ -82,6 +82,18 @@ def _driver_branch(branch: str, said: str, d: Draft) -> bool:
     return True
 
 
+def _driver_runfile(m: re.Match[str], d: Draft) -> bool:
+    """The driver's .run installer named: the release someone installs or installed, a note
+    (the installer may have failed; only the driver itself says what runs)."""
+    d.note(f"the NVIDIA driver's installer {m.group('v')} (.run) is named")
+    return True
+
+
+def _nouveau_said(m: re.Match[str], d: Draft) -> bool:
+    d.module_loaded("nouveau")
+    return True
+
+
 def _nvml_library(m: re.Match[str], d: Draft) -> bool:
     """nvidia-smi's "NVML library version: 535.129" under a driver/library mismatch: the
     user-space library, which differs from the loaded kernel module."""
@@ -1401,6 +1413,35 @@ _RULES: tuple[_Rule, ...] = (
         _driver,
     ),
     _Rule("nvidia", _rx(rf"\bnvidia(?:[- ]driver)?[- ](?P<v>{_VER3})\b"), _driver),
+    _Rule(
+        # the version or branch before the word ("the 550 driver", "R535 driver", "535.183.01
+        # drivers"), not a GPU model's number ("GTX 970 driver")
+        "driver",
+        _rx(
+            r"(?<![\w.])(?<!gtx )(?<!rtx )(?<!gts )(?<!gt )(?<!mx )(?<!quadro )R?"
+            rf"(?:(?P<v>{_VER3})|(?P<branch>[3-9]\d{{2}}))\s{{1,2}}(?:series |branch )?"
+            r"(?:nvidia |proprietary |open )?drivers?\b"
+        ),
+        _driver,
+    ),
+    _Rule(
+        # the driver's own installer named by its file ("NVIDIA-Linux-x86_64-550.54.15.run")
+        "nvidia-linux-",
+        _rx(
+            r"\bNVIDIA-Linux-(?:x86_64|aarch64|ppc64le)-"
+            rf"(?P<v>{_VER3})(?:-grid|-vgpu-kvm|-no-compat32)?\.run\b"
+        ),
+        _driver_runfile,
+    ),
+    _Rule(
+        # "nouveau is still loaded", "the nouveau driver is in use": said, not listed
+        "nouveau",
+        _rx(
+            r"\bnouveau(?: kernel)?(?: driver| module)?\s(?:is|was)\s(?:still\s)?"
+            r"(?:loaded|in use|active|running|being used)\b"
+        ),
+        _nouveau_said,
+    ),
     _Rule(
         "nvml library version",
         _rx(rf"\bNVML library version:\s{{0,4}}(?P<v>{_VER3})\b"),
