@@ -839,6 +839,19 @@ def _dkms(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _dkms_not_installed(m: re.Match[str], d: Draft) -> bool:
+    kernel = f" for kernel {m.group('k')}" if m.group("k") else ""
+    d.note(
+        f"DKMS lists the NVIDIA module {m.group('v')} as {m.group('state')}{kernel}, not installed"
+    )
+    return True
+
+
+def _driver_installer_log(m: re.Match[str], d: Draft) -> bool:
+    d.note(f"nvidia-installer's log of installing driver {m.group('v')}")
+    return True
+
+
 def _nouveau(m: re.Match[str], d: Draft) -> bool:
     """dmesg's "nouveau 0000:01:00.0: NVIDIA GM204" (or any other line nouveau logs for a
     device, "nouveau 0000:01:00.0: DRM: ..."): nouveau is loaded and drives that GPU."""
@@ -1997,6 +2010,23 @@ _RULES: tuple[_Rule, ...] = (
             rf"^\s{{0,4}}nvidia(?:-srv|-open)?[/,]\s{{0,2}}(?P<v>{_VER3}),\s{{0,2}}(?P<k>[^\s,]{{1,80}}),\s{{0,2}}\w{{1,12}}:\s{{0,2}}installed"
         ),
         _dkms,
+    ),
+    _Rule(
+        # `dkms status` of a module added or built but installed for no kernel ("nvidia/550.54.15:
+        # added", "nvidia/550.54.15, 6.5.0-27-generic, x86_64: built"): the driver release whose
+        # module DKMS holds, a note (no kernel has it installed)
+        ("added", "built"),
+        _rx(
+            rf"^\s{{0,4}}nvidia(?:-srv|-open)?[/,]\s{{0,2}}(?P<v>{_VER3})"
+            r"(?:,\s{0,2}(?P<k>[^\s,]{1,80}),\s{0,2}\w{1,12})?:\s{0,2}(?P<state>added|built)\b"
+        ),
+        _dkms_not_installed,
+    ),
+    _Rule(
+        # nvidia-installer's log header ("installer version: 550.54.15"): the release it installs
+        "installer version:",
+        _rx(rf"^\s{{0,4}}installer version:\s{{0,4}}(?P<v>{_VER3})\b"),
+        _driver_installer_log,
     ),
     _Rule(
         "nouveau 0000:",

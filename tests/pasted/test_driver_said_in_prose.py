@@ -57,3 +57,30 @@ def test_nouveau_said_to_be_loaded(read: Read, text: str) -> None:
 def test_nouveau_said_not_to_be_loaded_is_no_fact(read: Read) -> None:
     with pytest.raises(FactsError, match="no report recognised"):
         read("nouveau is not loaded\n")
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("nvidia/550.54.15: added", "550.54.15 as added, not installed"),
+        (
+            "nvidia/550.54.15, 6.5.0-27-generic, x86_64: built",
+            "550.54.15 as built for kernel 6.5.0-27-generic, not installed",
+        ),
+    ],
+)
+def test_a_dkms_module_not_installed_is_a_note_not_the_driver(
+    read: Read, line: str, said: str
+) -> None:
+    facts = read(line + "\n")
+    assert facts.nvml.driver_version is None
+    assert facts.kernel.nvidia_dkms_kernels is None
+    assert any(said in n for n in _notes(facts))
+
+
+def test_the_installer_logs_header_names_the_release_it_installs(read: Read) -> None:
+    facts = read(
+        "nvidia-installer log file '/var/log/nvidia-installer.log'\ninstaller version: 550.54.15\n"
+    )
+    assert facts.nvml.driver_version is None
+    assert any("installing driver 550.54.15" in n for n in _notes(facts))
