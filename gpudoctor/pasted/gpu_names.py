@@ -181,7 +181,7 @@ def _unlisted_models(text: str, lower: str) -> list[tuple[str, int, str | None, 
     for needle in ("geforce", "nvidia "):
         for start, line in iter_lines(lower, text, needle):
             m = _UNLISTED.search(bounded_line(lower, line, start, (needle,)))
-            if m is not None and any(c.isdigit() for c in m.group(0)):
+            if m is not None and any(c.isdecimal() for c in m.group(0)):
                 return [(m.group(0), 1, None, text.count("\n", 0, start) + 1)]
     return []
 

@@ -52,6 +52,14 @@ _PREFIXES = (
         r"\s{1,40}[\w.:/-]{1,80}(?:, [\w.:-]{1,80})?\s{1,40}"
     ),
 )
+# A record Python's logging wrote at DEBUG or INFO (the cookbook's "asctime - name - LEVEL - "
+# and basicConfig's "LEVEL:name:") keeps its level for the signatures: a program's own
+# informational record of a failure it went past (JAX probing a backend it was not asked
+# for) is not its error, and the entries that tell the two apart read the level.
+_QUIET_PYTHON_RECORD = re.compile(
+    r"(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:,\d{3})? - [\w.-]{1,200} - )?"
+    r"(?:DEBUG|INFO)(?: - |:[\w.-]{1,200}:)"
+)
 _MAX_PREFIXES = 4  # journald's line may carry klog's, which may carry a time stamp
 # A quoted field of a logrus text record (Go's %q): msg="...", err="...", error="...".
 _QUOTED_FIELD = re.compile(r'(?:^|\s)(?:msg|err|error)="((?:[^"\\]|\\.){0,8000})"')
@@ -74,6 +82,8 @@ def message(line: str) -> str | None:
     record's message fields, escapes decoded); None when the line has no envelope and no
     escapes (it already is the message)."""
     stripped = line.strip()
+    if _QUIET_PYTHON_RECORD.match(stripped):
+        return None
     text = record(stripped) or stripped
     text = _without_prefixes(text)
     if '="' in text and " msg=" in f" {text}":

@@ -245,3 +245,12 @@ def test_a_fence_with_attributes_is_dropped(fence: str) -> None:
 def test_a_command_glued_to_its_fence_is_kept() -> None:
     # "$ nvidia-smi" is no language with attributes: the line stays, its backticks go
     assert clean("```$ nvidia-smi -L\n```\n") == "$ nvidia-smi -L\n\n"
+
+
+def test_a_python_record_at_info_keeps_its_level_for_the_signatures() -> None:
+    from gpudoctor.pasted import records
+
+    probe = "INFO:jax._src.xla_bridge:Unable to initialize backend 'cuda': no CUDA devices"
+    assert records.message(probe) is None  # matched as written: the entries read the level
+    failed = "ERROR:train:Unable to initialize backend 'cuda': no CUDA devices"
+    assert records.message(failed) == "Unable to initialize backend 'cuda': no CUDA devices"
