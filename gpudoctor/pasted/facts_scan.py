@@ -171,6 +171,18 @@ def _inxi_module(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _dependent_module(m: re.Match[str], d: Draft) -> bool:
+    """nvidia-uvm and nvidia-drm load only on top of the nvidia module: both are loaded."""
+    d.module_loaded("nvidia")
+    d.module_loaded("nvidia_drm" if m.group("drm") else "nvidia_uvm")
+    return True
+
+
+def _module_firmware(m: re.Match[str], d: Draft) -> bool:
+    d.note(f"the nvidia module installed for the kernel image is driver {m.group('v')}'s")
+    return True
+
+
 def _module_gpu_attached(m: re.Match[str], d: Draft) -> bool:
     """The RM's "NVRM: GPU at PCI:0000:01:00: GPU-<uuid>": the nvidia module printed it as it
     took the GPU, so the module is loaded (the line states no version)."""
@@ -1543,6 +1555,25 @@ _RULES: tuple[_Rule, ...] = (
         ("nvidia dlloader x driver", "nvidia glx module"),
         _rx(rf"\bNVIDIA (?:dlloader X Driver|GLX Module)\s{{1,8}}(?P<v>{_VER3})\b"),
         _nvml_library,
+    ),
+    _Rule(
+        # the modules that load only on a loaded nvidia module, as they say so: nvidia-uvm's
+        # "Loaded the UVM driver, major device number 510" and DRM's "[drm] Initialized
+        # nvidia-drm 0.0.0 20160202 for 0000:01:00.0 on minor 1"
+        ("loaded the uvm driver", "initialized nvidia-drm"),
+        _rx(r"\bnvidia-uvm: Loaded the UVM driver\b|\bInitialized (?P<drm>nvidia-drm) \d"),
+        _dependent_module,
+    ),
+    _Rule(
+        # initramfs-tools' and mkinitcpio's warning that the module lists firmware the image
+        # lacks ("W: Possible missing firmware /lib/firmware/nvidia/550.54.15/gsp_ga10x.bin for
+        # module nvidia"): the release of the nvidia module installed for that kernel
+        "possible missing firmware",
+        _rx(
+            rf"Possible missing firmware \S{{0,80}}/nvidia/(?P<v>{_VER3})/\S{{1,80}} for module "
+            r"nvidia\b"
+        ),
+        _module_firmware,
     ),
     _Rule(  # the RM as it attaches a GPU (osinit.c): "NVRM: GPU at PCI:<bus>: GPU-<uuid>"
         "nvrm: gpu at pci:",
