@@ -2092,7 +2092,9 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         ("k8s", "operator", "runtimeclassname", "plugin"),
-        _rx(r"\bk8s\b|\bgpu[- ]operator\b|\bruntimeClassName\b|\bdevice[- ]plugin\b"),
+        # "k8s" as a folder of an image or URL path (nvcr.io/nvidia/k8s/cuda-sample, the CUDA
+        # sample `docker run` starts) names a repository, not a cluster
+        _rx(r"(?<!/)\bk8s\b(?!/)|\bgpu[- ]operator\b|\bruntimeClassName\b|\bdevice[- ]plugin\b"),
         _kubernetes,
     ),
     _Rule(
