@@ -35,10 +35,11 @@ DESCRIPTION = (
 
 _MAX_TEXT = 300
 # What a log puts before each line (dmesg's "[ 12.345678]", syslog's "Mar  5 10:00:01 host
-# kernel:"): dropped from a continuation line before it is joined to the line above.
+# kernel:"), pytest's "E   " before each line of a failure's exception, and a Markdown quote's
+# "> " (a pasted reply): dropped from a continuation line before it is joined to the line above.
 _LOG_PREFIX = re.compile(
     r"^(?:\[[ \d.]{1,20}\]\s{0,4}|[A-Z][a-z]{2} {1,2}\d{1,2} [\d:]{8} \S{1,64} kernel: ?"
-    r"(?:\[[ \d.]{1,20}\]\s{0,4})?)"
+    r"(?:\[[ \d.]{1,20}\]\s{0,4})?|E {3}|> ?)"
 )
 
 
@@ -106,6 +107,10 @@ def _escaped_keywords(keywords: tuple[str, ...]) -> tuple[str, ...]:
     )
 
 
+# IPython's traceback marks the frame's current source line with an arrow and its number
+# ("--> 216     raise RuntimeError(...)"): program text, whose message is the exception line's.
+_IPYTHON_SOURCE = re.compile(r"^\s{0,4}-{1,8}> {0,2}\d{1,6}\s")
+
 # What JSON (Go's encoding/json escapes <, > and & too) writes for a character of a keyword.
 _JSON_ESCAPES = str.maketrans(
     {"\\": "\\\\", '"': '\\"', "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\t": "\\t"}
@@ -132,6 +137,8 @@ def _candidates(
             if start in seen or start in owned:
                 continue
             seen.add(start)
+            if _IPYTHON_SOURCE.match(line):
+                continue
             if (start, plain) not in messages:
                 messages[start, plain] = (
                     records.message(line)
