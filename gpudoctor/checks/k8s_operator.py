@@ -187,6 +187,7 @@ class _Held(NamedTuple):
     fix: str
     failing: bool  # it fails, not only waits
     unstarted: bool = False  # no init container has run yet (Init:0/M, the first one waiting)
+    unknown: bool = False  # failing in an init container the report does not name
 
 
 # The validator's workload pods run the stage's sample themselves.
@@ -218,6 +219,18 @@ def _held(pod: StackPod) -> _Held | None:
         unstarted = done == 0
     elif pod.status[5:] in _FAILING and pod.status.startswith("Init:") and len(inits) == 1:
         stage, failing, how = inits[0], True, pod.status
+    elif pod.status[5:] in _FAILING and pod.status.startswith("Init:") and inits:
+        # `get pods` does not say which of several init containers fails; it fails all the same,
+        # so it outranks pods that only wait (the caller weighs it against known stages)
+        what = (
+            f"{pod.name} is in {pod.status}: one of its init containers ({', '.join(inits)}) fails"
+        )
+        fix = (
+            f"`kubectl describe pod {pod.name} -n gpu-operator` names the init container that "
+            "fails and its exit code; read that container's log (`kubectl logs POD -n "
+            "gpu-operator -c CONTAINER`)"
+        )
+        return _Held(_STAGES[inits[0]][0], "", what, "", fix, True, unknown=True)
     if stage is not None and stage in _STAGES:
         rank, (checks, fix) = _STAGES[stage]
         if stage == "toolkit-validation" and not pod.name.startswith("nvidia-operator-validator"):
@@ -257,6 +270,13 @@ def check_gpu_operator_stage(facts: HostFacts, matrix: Matrix, intent: Intent) -
             ]
         return [finding(CODE, NA, "no NVIDIA GPU stack pod is held in a stage the check knows")]
     held.sort(key=lambda item: (item[0].rank, not item[0].failing))
+    known = [item for item in held if not item[0].unknown]
+    # a pod failing in an unnamed init container comes after every known stage that fails (that
+    # one names the stage) but before pods that only wait (they wait on it)
+    if known and (known[0][0].failing or len(known) == len(held)):
+        held = known + [item for item in held if item[0].unknown]
+    else:
+        held = [item for item in held if item[0].unknown] + known
     first, pod = held[0]
     sandbox = next((e for e in errors if e.code in _SANDBOX), None)
     if sandbox is not None and first.unstarted and not first.failing:

@@ -230,3 +230,38 @@ def test_the_failing_pods_own_line_is_explained_by_the_stage(read: Read, matrix:
     assert line.severity is Severity.INFO
     assert "explained by gpu-operator-stage" in line.detail
     assert [code for code, _ in warn_or_error(found)] == [CODE]
+
+
+def test_a_validator_failing_in_an_unnamed_init_container_holds_the_waiting_pods(
+    read: Read, matrix: Matrix
+) -> None:
+    # `get pods` shows Init:CrashLoopBackOff for a pod with four init containers: which one
+    # fails is not shown, but it fails, and the operands that only wait must not be named
+    text = _rows(
+        "gpu-feature-discovery-bmrgf|0/1|Init:0/1|0|22m",
+        "nvidia-container-toolkit-daemonset-ktrv6|1/1|Running|0|22m",
+        "nvidia-dcgm-exporter-bxj8q|0/1|Init:0/1|0|22m",
+        "nvidia-device-plugin-daemonset-4ghzp|0/1|Init:0/1|0|22m",
+        "nvidia-operator-validator-qpv7s|0/1|Init:CrashLoopBackOff|9|22m",
+    )
+    found = _stage(read, matrix, text)
+    assert found.severity is Severity.ERROR
+    assert "nvidia-operator-validator-qpv7s" in found.title
+    assert "nvidia-dcgm-exporter-bxj8q" not in found.title
+    assert "kubectl describe pod nvidia-operator-validator-qpv7s" in found.fix
+
+
+def test_near_miss_a_failing_workload_pod_outranks_the_validator_that_waits_on_it(
+    read: Read, matrix: Matrix
+) -> None:
+    # the CUDA workload pod names its stage: the validator's own Init:CrashLoopBackOff (its
+    # cuda-validation waiting on that pod) stays behind it
+    text = _rows(
+        "nvidia-container-toolkit-daemonset-lh5k8|1/1|Running|0|110m",
+        "nvidia-cuda-validator-kg6mn|0/1|Init:CrashLoopBackOff|6|6m",
+        "nvidia-device-plugin-daemonset-l2c24|1/1|Running|0|110m",
+        "nvidia-operator-validator-pjhbf|0/1|Init:CrashLoopBackOff|17|110m",
+    )
+    found = _stage(read, matrix, text)
+    assert "nvidia-cuda-validator-kg6mn" in found.title
+    assert "cuda-validation" in found.title
