@@ -583,6 +583,11 @@ _OTHER_KERNEL = ("dkms", "linux-headers", "linux-image", "linux-modules", "/lib/
 # a row of `kubectl get nodes -o wide` (a node's kernel, of a cluster whose nodes may differ:
 # pasted/cluster.py reads that table)
 _NODE_ROW = re.compile(r"\b(?:not)?ready\b[^\n]{0,80}\bv1\.\d{1,2}\.\d{1,3}")
+# a line of `dkms status` ("nvidia/550.54.15, 6.5.0-27-generic, x86_64: installed"): a kernel
+# DKMS built the module for, which need not be the one running
+_DKMS_ROW = re.compile(
+    r"^\s{0,8}[\w.-]{1,40}[/,]\s{0,2}[\w.~+-]{1,40},\s{0,2}\S{1,80},\s{0,2}\w{1,12}:"
+)
 
 
 def _flavoured_kernel(m: re.Match[str], d: Draft) -> bool:
@@ -590,6 +595,8 @@ def _flavoured_kernel(m: re.Match[str], d: Draft) -> bool:
     "5.14.0-427.13.1.el9_4.x86_64"): a kernel release whatever word stands before it."""
     line = m.string.lower()
     if any(word in line for word in _OTHER_KERNEL) or _NODE_ROW.search(line):
+        return False
+    if _DKMS_ROW.match(line):
         return False
     return _kernel(m, d)
 

@@ -84,3 +84,11 @@ def test_the_installer_logs_header_names_the_release_it_installs(read: Read) -> 
     )
     assert facts.nvml.driver_version is None
     assert any("installing driver 550.54.15" in n for n in _notes(facts))
+
+
+def test_a_dkms_status_kernel_is_not_the_running_kernel(read: Read) -> None:
+    facts = read("nvidia/550.54.15, 6.5.0-27-generic, x86_64: installed\n")
+    assert facts.kernel.nvidia_dkms_kernels == ("6.5.0-27-generic",)
+    assert facts.kernel.release is None  # DKMS builds for kernels that may not be running
+    uname = read("Linux gpu01 6.5.0-27-generic #28~22.04.1-Ubuntu SMP x86_64 GNU/Linux\n")
+    assert uname.kernel.release == "6.5.0-27-generic"
