@@ -74,10 +74,11 @@ PREFIX = re.compile(
 _PASSES = 4  # stern's prefix before a time stamp before klog's: each pass takes one layer
 # A line holding one JSON object: a structured log's record, or a record journald printed
 _JSON_LINE = re.compile(r"^[ \t]{0,8}\{\"[^\n]{0,100000}\}[ \t]{0,8},?$", re.MULTILINE)
-# The fields a record's message is in (journald's MESSAGE, Docker's json-file log, zap's and
-# logrus's msg, others' message), then its error; and the fields only a log record has, so
-# that a one-line object of another kind (a manifest, a config) is left as it is.
-_MESSAGE_KEYS = ("MESSAGE", "log", "msg", "message", "error", "err")
+# The fields a record's message is in (Docker's json-file log, zap's, logrus's and slog's msg,
+# journald's MESSAGE, others' message), then its error (zap's error, logr's err); and the
+# fields only a log record has, so that a one-line object of another kind (a manifest, a
+# config) is left as it is.
+_MESSAGE_KEYS = ("log", "msg", "MESSAGE", "message", "error", "err")
 _RECORD_KEYS = (
     "level",
     "lvl",
@@ -171,17 +172,28 @@ def _row(header: list[str], cells: list[str]) -> str:
 
 def _json_record(found: re.Match[str]) -> str:
     line = found.group()
+    message = json_message(line.strip().rstrip(","), log_records_only=True)
+    return line if message is None else message
+
+
+def json_message(text: str, *, log_records_only: bool = False) -> str | None:
+    """The message of a one-line JSON object (its message fields, then its error, joined by
+    ": "); None when it is no object or holds no message, or, with `log_records_only`, holds
+    none of the fields only a log record has. The one reading of a log record's message: the
+    fact readers' envelopes and the error-line scan (records.py) both take it from here."""
     try:
-        data = json.loads(line.strip().rstrip(","))
+        data = json.loads(text)
     except (ValueError, RecursionError):
-        return line
-    if not isinstance(data, dict) or not any(key in data for key in _RECORD_KEYS):
-        return line
+        return None
+    if not isinstance(data, dict):
+        return None
+    if log_records_only and not any(key in data for key in _RECORD_KEYS):
+        return None
     parts = [_text(data.get(key)) for key in _MESSAGE_KEYS]
     # a record's own line breaks (Docker keeps the one that ended the line) read as spaces: the
-    # paste keeps its line numbers
+    # paste keeps its line numbers; the line's own indent stays (`nvidia-smi -q` is read by it)
     message = ": ".join(p.replace("\r", "").replace("\n", " ").rstrip() for p in parts if p)
-    return message if message.strip() else line
+    return message if message.strip() else None
 
 
 def _text(value: object) -> str:

@@ -12,15 +12,10 @@ signature's keyword, never over a whole paste.
 
 from __future__ import annotations
 
-import json
 import re
 
 from gpudoctor.pasted import envelopes
 
-# Keys a structured log record keeps its message in (Docker's json-file: "log"; zap, logrus,
-# slog: "msg"; journald's `-o json`: "MESSAGE"; others: "message"), then its error (zap's
-# "error", logr's "err").
-_MESSAGE_KEYS = ("log", "msg", "MESSAGE", "message", "error", "err")
 _PREFIXES = (
     # what the fact readers' envelopes take off (journald's formats, Python's logging, GitHub
     # Actions, stern, kubetail, Loki, dmesg -T): first, as it reads a whole prefix where the
@@ -74,7 +69,7 @@ def record(line: str) -> str | None:
     text = line.strip().rstrip(",")
     if not (text.startswith("{") and text.endswith("}")):
         return None
-    return _json_message(text)
+    return envelopes.json_message(text)
 
 
 def message(line: str) -> str | None:
@@ -94,20 +89,6 @@ def message(line: str) -> str | None:
         text = _unescaped(text)
     text = _without_prefixes(text)
     return text if text != stripped else None
-
-
-def _json_message(record: str) -> str | None:
-    try:
-        data = json.loads(record)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    parts = [data[key] for key in _MESSAGE_KEYS if isinstance(data.get(key), str)]
-    # a record's own line breaks (Docker keeps the "\n" that ended the line) join as spaces;
-    # the line's own indent stays (`nvidia-smi -q` is read by it)
-    text = ": ".join(part.replace("\r", "").replace("\n", " ").rstrip() for part in parts)
-    return text if text.strip() else None
 
 
 def _without_prefixes(text: str) -> str:
