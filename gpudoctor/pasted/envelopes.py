@@ -34,6 +34,18 @@ from gpudoctor.pasted.scan import facts_head
 _HOST_PROGRAM = r"[A-Za-z0-9][A-Za-z0-9._-]{0,62} (?:kernel: |(?=[\w./@-]{1,64}\[\d{1,10}\]: ))"
 _RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})"
 _LEVELS = r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)"
+
+
+def python_logging(levels: str) -> str:
+    """The prefix Python's logging writes at the given levels (a regex alternation): the
+    cookbook's "%(asctime)s - %(name)s - %(levelname)s - " and basicConfig's default
+    "%(levelname)s:%(name)s:"."""
+    return (
+        rf"\d{{4}}-\d{{2}}-\d{{2}} \d{{2}}:\d{{2}}:\d{{2}}(?:,\d{{3}})? - [\w.-]{{1,200}} "
+        rf"- {levels} - |{levels}:[\w.-]{{1,200}}:"
+    )
+
+
 # A pod's generated name (a ReplicaSet's or DaemonSet's: Kubernetes' random suffix is five of
 # these characters, no vowels, no 0, 1 or 3) and a container's name: stern's and kubetail's
 # prefixes.
@@ -59,11 +71,7 @@ PREFIX = re.compile(
             r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{1,9} {1,12}\d{1,10} [^\s\]]{1,200}\] ",
             # TensorFlow's C++ log: local time, severity, file:line]
             r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{1,9}: [IWEF] [^\s\]]{1,200}\] ",
-            # Python's logging: the cookbook's "%(asctime)s - %(name)s - %(levelname)s - "
-            rf"^\d{{4}}-\d{{2}}-\d{{2}} \d{{2}}:\d{{2}}:\d{{2}}(?:,\d{{3}})? - [\w.-]{{1,200}} "
-            rf"- {_LEVELS} - ",
-            # and basicConfig's default "%(levelname)s:%(name)s:"
-            rf"^{_LEVELS}:[\w.-]{{1,200}}:",
+            rf"^(?:{python_logging(_LEVELS)})",
             # stern ("pod container message") and kubetail ("[pod container] message")
             rf"^{_POD} {_CONTAINER} ",
             rf"^\[{_POD}(?: {_CONTAINER})?\] ",

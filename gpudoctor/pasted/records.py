@@ -51,10 +51,7 @@ _PREFIXES = (
 # and basicConfig's "LEVEL:name:") keeps its level for the signatures: a program's own
 # informational record of a failure it went past (JAX probing a backend it was not asked
 # for) is not its error, and the entries that tell the two apart read the level.
-_QUIET_PYTHON_RECORD = re.compile(
-    r"(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:,\d{3})? - [\w.-]{1,200} - )?"
-    r"(?:DEBUG|INFO)(?: - |:[\w.-]{1,200}:)"
-)
+_QUIET_PYTHON_RECORD = re.compile(envelopes.python_logging("(?:DEBUG|INFO)"))
 _MAX_PREFIXES = 4  # journald's line may carry klog's, which may carry a time stamp
 # A quoted field of a logrus text record (Go's %q): msg="...", err="...", error="...".
 _QUOTED_FIELD = re.compile(r'(?:^|\s)(?:msg|err|error)="((?:[^"\\]|\\.){0,8000})"')
