@@ -447,12 +447,14 @@ class CudaLibFacts(Frozen):
     cudnn: tuple[LibraryFact, ...] = ()
     nccl: tuple[LibraryFact, ...] = ()
     libcuda: tuple[LibraryFact, ...] = ()  # the driver's user-space library
-    # cuDNN, cuBLAS and NCCL the dynamic loader finds before a framework's own nvidia-* wheels:
-    # in LD_LIBRARY_PATH's folders (search order), and in its cache built from ld.so.conf
-    # (`ldconfig -p`). A wheel's libraries are found through the framework's RUNPATH, which
-    # LD_LIBRARY_PATH precedes.
-    ld_library_path_libs: tuple[LibraryFact, ...] = ()
-    loader_cache_libs: tuple[LibraryFact, ...] = ()
+    # Copies of the CUDA libraries a framework's nvidia-* wheels bring, outside the wheels. A
+    # wheel's libraries are found through the framework's RUNPATH (and the wheel's own RPATH
+    # $ORIGIN): LD_LIBRARY_PATH's folders come before it, the cache built from ld.so.conf after.
+    ld_library_path_libs: tuple[LibraryFact, ...] = ()  # in LD_LIBRARY_PATH's folders, in order
+    loader_cache_libs: tuple[LibraryFact, ...] = ()  # listed in the cache (`ldconfig -p`)
+    # What the loader actually loaded from a system folder (a pasted `ldd` or LD_DEBUG trace):
+    # not a copy that could be found, but the one that was.
+    resolved_libs: tuple[LibraryFact, ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -576,13 +576,16 @@ _ENTRIES = (
        "Run the program on a GPU at or above its minimum, or use another implementation that "
        "supports the GPU (PyTorch SDPA instead of flash-attention)."),
     _E("library-shadowing", "software", "A system CUDA library shadows a framework's wheel",
-       "ok, warn, error, n/a",
-       "A CUDA library on LD_LIBRARY_PATH (error) or in the loader cache built from "
-       "ld.so.conf (warn) has the same soname as the copy the framework's nvidia-* wheel "
-       "brings, and the loader finds it first: cuDNN, cuBLAS or NCCL of another version, or an "
+       "ok, info, warn, error, n/a",
+       "A CUDA library on LD_LIBRARY_PATH (error), or one a pasted `ldd` or LD_DEBUG trace shows "
+       "loaded from a system folder (warn), has the same soname as the copy the framework's "
+       "nvidia-* wheel brings, and the loader finds it first: cuDNN, cuBLAS or NCCL of another "
+       "version, or an "
        "older nvJitLink, cuSPARSE, cuFFT, cuRAND, cuSOLVER, cudart, NVRTC or CUPTI (a system "
        "CUDA toolkit): 'Could not load symbol cudnnGetLibConfig', 'undefined symbol: "
-       "ncclCommRegister', 'undefined symbol: __nvJitLinkAddData_12_1'.",
+       "ncclCommRegister', 'undefined symbol: __nvJitLinkAddData_12_1'. A copy only listed in "
+       "the loader cache built from ld.so.conf is a note (info): the cache is searched after the "
+       "framework's RUNPATH, so it serves only programs that open the library by bare name.",
        "Take that folder off LD_LIBRARY_PATH (or remove the system package / its ld.so.conf.d "
        "entry and run `sudo ldconfig`), so the framework loads its own wheels."),
     _E("nvcc-driver-cuda", "software", "CUDA toolkit (nvcc) vs driver", "ok, info, warn, n/a",

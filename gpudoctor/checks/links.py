@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding, issue_about
-from gpudoctor.checks.placement import NOT_RECORDED
+from gpudoctor.checks.placement import not_recorded
 from gpudoctor.facts_view import driver_version, live_gpus, nvml_ok
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.wording import gpu_label
@@ -53,7 +53,7 @@ def _active(g: GpuFacts) -> int:
 def nvlink_verdict(facts: HostFacts) -> tuple[str | None, str]:
     """("ok" | "degraded" | "none", why) for `--require nvlink=ok`; None when unknown."""
     if not facts.multigpu.collected:
-        return None, NOT_RECORDED
+        return None, not_recorded(facts)
     gpus = live_gpus(facts)
     if not gpus:
         return (None, "no GPU visible to NVML") if not nvml_ok(facts) else ("none", "no GPU")
@@ -74,7 +74,7 @@ def check_nvlink(facts: HostFacts, matrix: Matrix | None = None, intent: Intent 
         return [finding("nvlink-state", NA, "no GPU visible to NVML")]
     linked = _linked(facts)
     if not linked and not facts.multigpu.collected:
-        return [finding("nvlink-state", NA, NOT_RECORDED)]
+        return [finding("nvlink-state", NA, not_recorded(facts))]
     if not linked:
         return [finding("nvlink-state", NA, "no GPU reports NVLink (PCIe-only GPUs)")]
     found = []
@@ -185,7 +185,7 @@ def check_nvlink_errors(
 def fabric_verdict(facts: HostFacts) -> tuple[str | None, str]:
     """("ok" | state | "n/a", why) for `--require fabric=ok`; None when unknown."""
     if not facts.multigpu.collected:
-        return None, NOT_RECORDED
+        return None, not_recorded(facts)
     (f,) = check_fabric(facts)[:1]
     if f.severity is OK:
         return "ok", f.title
@@ -346,7 +346,7 @@ def _blocked(pair: GpuPairFacts) -> bool:
 
 def p2p_verdict(facts: HostFacts) -> tuple[str | None, str]:
     if not facts.multigpu.collected:
-        return None, NOT_RECORDED
+        return None, not_recorded(facts)
     (f,) = check_p2p(facts)[:1]
     if f.severity in (OK, INFO):
         return "ok", f.title
@@ -363,7 +363,7 @@ def check_p2p(
         return [finding("p2p-topology", NA, "fewer than two GPUs")]
     pairs = facts.nvml.pairs
     if not pairs and not facts.multigpu.collected:
-        return [finding("p2p-topology", NA, NOT_RECORDED)]
+        return [finding("p2p-topology", NA, not_recorded(facts))]
     if not pairs:
         why = issue_about(facts, "pairs") or "not reported (older snapshot or driver)"
         return [finding("p2p-topology", UNKNOWN, f"P2P status unknown: {why}")]

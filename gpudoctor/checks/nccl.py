@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.checks.nccl_release import nccl_in_use, peermem_blind
-from gpudoctor.checks.placement import NOT_RECORDED, gpu_count
+from gpudoctor.checks.placement import gpu_count, not_recorded
 from gpudoctor.facts_view import has_gpu
 from gpudoctor.findings import ERROR, INFO, NA, OK, UNKNOWN, WARN, Finding
 from gpudoctor.wording import gib
@@ -35,7 +35,7 @@ def active_ports(facts: HostFacts) -> int:
 def check_ib_ports(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     ports = facts.multigpu.ib_ports
     if not facts.multigpu.collected and not ports:  # a pasted ibstat records only its ports
-        return [finding("infiniband-ports", NA, NOT_RECORDED)]
+        return [finding("infiniband-ports", NA, not_recorded(facts))]
     if not ports:
         return [finding("infiniband-ports", NA, "no InfiniBand or RoCE adapter")]
     down = [p for p in ports if p.state != "ACTIVE"]
@@ -124,7 +124,7 @@ def check_shm(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]
     if gpu_count(facts) < 2:
         return [finding("shm-size", NA, "fewer than two GPUs")]
     if size is None and not facts.multigpu.collected:  # a report may show /dev/shm alone
-        return [finding("shm-size", NA, NOT_RECORDED)]
+        return [finding("shm-size", NA, not_recorded(facts))]
     if size is None:
         return [finding("shm-size", UNKNOWN, "size of /dev/shm unknown")]
     ev = [("shm_bytes", size)]
@@ -150,7 +150,7 @@ def check_memlock(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Find
     if not m.ib_ports:
         return [finding("memlock-limit", NA, "no RDMA adapter: memory is not registered")]
     if not m.collected:
-        return [finding("memlock-limit", NA, NOT_RECORDED)]
+        return [finding("memlock-limit", NA, not_recorded(facts))]
     if m.memlock_unlimited:
         return [finding("memlock-limit", OK, "RLIMIT_MEMLOCK unlimited")]
     if m.memlock_bytes is None:
@@ -185,7 +185,7 @@ def missing_interfaces(spec: str, interfaces: tuple[str, ...]) -> list[str]:
 
 def check_nccl_env(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     if not facts.multigpu.collected:
-        return [finding("nccl-env", NA, NOT_RECORDED)]
+        return [finding("nccl-env", NA, not_recorded(facts))]
     env = {v.name: v.value for v in facts.multigpu.nccl_env}
     found = []
     if env.get("NCCL_P2P_DISABLE", "").lower() in _TRUE and gpu_count(facts) >= 2:

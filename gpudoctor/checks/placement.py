@@ -20,7 +20,14 @@ if TYPE_CHECKING:
     from gpudoctor.matrix.model import Matrix
 
 TRANSLATED = frozenset({"DMA", "DMA-FQ"})
-NOT_RECORDED = "not recorded in this snapshot (written by an older gpudoctor)"
+
+
+def not_recorded(facts: HostFacts) -> str:
+    """Why a fact is missing: a pasted report does not show it; a snapshot without it was
+    written by an older gpudoctor (every probe records its field, empty or not)."""
+    if facts.report is not None:
+        return "not in the report"
+    return "not recorded in this snapshot (written by an older gpudoctor)"
 
 
 def gpu_count(facts: HostFacts) -> int:
@@ -31,7 +38,7 @@ def gpu_count(facts: HostFacts) -> int:
 def _not_collected(code: str, facts: HostFacts) -> list[Finding] | None:
     if facts.multigpu.collected:
         return None
-    return [finding(code, NA, NOT_RECORDED)]
+    return [finding(code, NA, not_recorded(facts))]
 
 
 def check_acs(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:

@@ -6,8 +6,12 @@ holding the same soname in another version wins: "Could not load symbol cudnnGet
 "undefined symbol: ncclCommRegister", "undefined symbol: __nvJitLinkAddData_12_1, version
 libnvJitLink.so.12". cuDNN, cuBLAS and NCCL must match their wheel's version; the other
 libraries serve callers of their own or an older version, so only an older copy shadows them.
-The loader cache (ld.so.conf) comes after RUNPATH; it
-bites only where a library is opened by bare name, so it is a warning. Pure; no I/O.
+A copy that a pasted `ldd` or LD_DEBUG trace shows loaded from a system folder is a warning
+(the framework did not find its own). A copy only listed in the loader cache (ld.so.conf) is a
+note: the cache is searched after RUNPATH, and the wheels' own libraries carry RPATH $ORIGIN
+(nvidia-cudnn's libcudnn.so.9 opens its sub-libraries from its own folder), so it serves only
+programs that open the library by bare name. A recorded H200 host shows it: libcudnn 9.14.0 in
+the cache, and torch loaded its wheel's 9.19.0. Pure; no I/O.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import TYPE_CHECKING
 from gpudoctor import versions
 from gpudoctor.checks.base import Intent, finding
 from gpudoctor.cuda_wheels import wheel_libraries
-from gpudoctor.findings import ERROR, NA, OK, WARN, Finding
+from gpudoctor.findings import ERROR, INFO, NA, OK, WARN, Finding
 
 if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, HostFacts, LibraryFact
@@ -62,15 +66,48 @@ def check_library_shadowing(facts: HostFacts, matrix: Matrix, intent: Intent) ->
 
 
 def _judge(facts: HostFacts, fw: FrameworkFacts, wheels: dict[str, str]) -> Finding:
+    loaded = _loaded(facts, fw, wheels)
+    if loaded.severity is not OK:
+        return loaded
+    for lib in facts.cuda_libs.loader_cache_libs:
+        wheel = wheels.get(lib.name)
+        if wheel and _clash(lib, wheel) is not None:
+            return _cached(fw, lib, wheel)
+    return loaded
+
+
+def _cached(fw: FrameworkFacts, lib: LibraryFact, wheel: str) -> Finding:
+    return finding(
+        CODE,
+        INFO,
+        f"{lib.name} {lib.version or '?'} in the loader cache (ld.so.conf) beside {fw.name}'s own "
+        f"{lib.name} {wheel}: {fw.name} loads its own first",
+        detail=f"{lib.path} is listed in the loader cache, which is searched after the "
+        f"framework's RUNPATH, so only a program that opens {lib.name} by bare name gets it",
+        evidence=[
+            ("library", lib.path),
+            ("library_version", lib.version),
+            ("wheel_version", wheel),
+        ],
+        subject=fw.name,
+    )
+
+
+def _loaded(facts: HostFacts, fw: FrameworkFacts, wheels: dict[str, str]) -> Finding:
     libs = facts.cuda_libs
     subject = fw.name
-    for sources, severity in ((libs.ld_library_path_libs, ERROR), (libs.loader_cache_libs, WARN)):
+    for sources, severity in ((libs.ld_library_path_libs, ERROR), (libs.resolved_libs, WARN)):
         for lib in sources:
             wheel = wheels.get(lib.name)
             why = _clash(lib, wheel) if wheel else None
             if why is None:
                 continue
-            where = "LD_LIBRARY_PATH" if severity is ERROR else "the loader cache (ld.so.conf)"
+            folder = lib.path.rsplit("/", 1)[0]
+            where = (
+                "LD_LIBRARY_PATH"
+                if severity is ERROR
+                else f"{folder} (found through the loader cache)"
+            )
             sev = severity if why in ("differs", "older") else WARN
             return finding(
                 CODE,
@@ -80,7 +117,7 @@ def _judge(facts: HostFacts, fw: FrameworkFacts, wheels: dict[str, str]) -> Find
                 detail=f"{lib.path} is found before the {fw.name} wheel's copy; expect "
                 "'Could not load symbol ...' or 'undefined symbol: ...' when the versions "
                 "differ",
-                fix=f"remove {lib.path.rsplit('/', 1)[0]} from LD_LIBRARY_PATH"
+                fix=f"remove {folder} from LD_LIBRARY_PATH"
                 if severity is ERROR
                 else f"remove the {lib.name} package of that version, or its folder from "
                 "/etc/ld.so.conf.d, then `sudo ldconfig`",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Intent, finding
-from gpudoctor.checks.placement import NOT_RECORDED
+from gpudoctor.checks.placement import not_recorded
 from gpudoctor.findings import ERROR, INFO, NA, OK, WARN, Finding, Severity
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ def xid_verdict(facts: HostFacts) -> tuple[str | None, str]:
 def check_xid(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     m = facts.multigpu
     if not m.collected and m.xid_readable is not True:  # a pasted kernel log sets only these
-        return [finding("xid-history", NA, NOT_RECORDED)]
+        return [finding("xid-history", NA, not_recorded(facts))]
     if m.xid_readable is not True:
         return [finding("xid-history", NA, f"kernel log not read: {m.xid_unreadable_reason}")]
     if not m.xid_events:

@@ -410,20 +410,23 @@ def _cuda_libs(draft: Draft) -> CudaLibFacts:
         built = draft.libraries.get("nccl_cuda")
         stated = draft.libraries["nccl"] + (f"+cuda{built}" if built else "")
         nccl = (LibraryFact(name="libnccl", path=NAMED_IN_REPORT, version=stated),)
-    # A library ldd resolved from a folder on LD_LIBRARY_PATH was found through it; any other
-    # (a system folder) through the loader's cache and default folders.
+    # A library in a folder on LD_LIBRARY_PATH is found through it, before the wheels; any
+    # other was loaded (ldd, LD_DEBUG) or is listed (ldconfig -p) from a system folder.
     ld_path: list[LibraryFact] = []
+    resolved: list[LibraryFact] = []
     cache: list[LibraryFact] = []
-    for name, path, version in draft.ldd_libs:
-        fact = LibraryFact(name=name, path=path, version=version)
-        on_path = path.rsplit("/", 1)[0] in draft.ld_library_path
-        (ld_path if on_path else cache).append(fact)
+    for listed, rest in ((draft.ldd_libs, resolved), (draft.cache_libs, cache)):
+        for name, path, version in listed:
+            fact = LibraryFact(name=name, path=path, version=version)
+            on_path = path.rsplit("/", 1)[0] in draft.ld_library_path
+            (ld_path if on_path else rest).append(fact)
     return CudaLibFacts(
         toolkits=toolkits,
         cudnn=tuple(cudnn),
         nccl=nccl,
         ld_library_path_libs=tuple(ld_path),
         loader_cache_libs=tuple(cache),
+        resolved_libs=tuple(resolved),
     )
 
 

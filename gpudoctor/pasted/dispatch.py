@@ -212,6 +212,7 @@ def _read_part(text: str, architectures: Sequence[Architecture]) -> Draft:
                     first = text.count("\n", 0, pos) + 1
                     last = first + block.rstrip("\n").count("\n")
                     draft.ranges.append((shape.name, first, last))
+                    draft.blocks.append((first, last))
     head = facts_head(text)  # one string for every reader: ascii_lower caches by it
     # the same lines with their log envelopes taken off (a journald or klog prefix, a JSON
     # record): the fact readers read each message as its program printed it
@@ -233,6 +234,7 @@ def _shifted(draft: Draft, lines: int) -> Draft:
     it holds counted from the paste's first line."""
     if lines:
         draft.ranges = [(name, a + lines, b + lines) for name, a, b in draft.ranges]
+        draft.blocks = [(a + lines, b + lines) for a, b in draft.blocks]
         draft.errors = [
             replace(e, line=e.line + lines) if e.line is not None else e for e in draft.errors
         ]

@@ -40,6 +40,9 @@ class Draft:
     warning_events: list[ReportError] = field(default_factory=list)
     # (section, first line, last line) of each part read, for the report's header
     ranges: list[tuple[str, int, int]] = field(default_factory=list)
+    # (first line, last line) of each recognised block (nvidia-smi -q, collect_env, ...): its
+    # parser read those lines field by field, so a word there is a field name, not a mention
+    blocks: list[tuple[int, int]] = field(default_factory=list)
     libraries: dict[str, str] = field(default_factory=dict)  # "nccl" -> version named
     runtime: dict[str, Any] = field(default_factory=dict)  # ContainerRuntimeFacts fields
     image: dict[str, str] = field(default_factory=dict)  # a Dockerfile's base image: "cuda"
@@ -57,10 +60,12 @@ class Draft:
     amd_gpus: dict[int, dict[str, Any]] = field(default_factory=dict)  # name, gfx, device_id, bdf
     named: list[tuple[str, int]] = field(default_factory=list)  # framework word, line number
     images: list[str] = field(default_factory=list)  # container images named, with their tag
-    # CUDA libraries `ldd` resolved outside a wheel (name, path, version), and the folders an
+    # CUDA libraries `ldd` or an LD_DEBUG trace resolved outside a wheel (name, path, version),
+    # those an `ldconfig -p` listing shows in the loader's cache, and the folders an
     # LD_LIBRARY_PATH value in the paste names: build.py files each library under the loader
     # step that found it.
     ldd_libs: list[tuple[str, str, str | None]] = field(default_factory=list)
+    cache_libs: list[tuple[str, str, str | None]] = field(default_factory=list)
     ld_library_path: list[str] = field(default_factory=list)
     # `LD_DEBUG=libs`: the last file the loader tried for each soname; the one it then maps
     # ("file=SONAME [0];  generating link map") is the one it loaded.
@@ -71,6 +76,9 @@ class Draft:
     def section(self, name: str) -> None:
         if name not in self.sections:
             self.sections.append(name)
+
+    def in_block(self, line: int) -> bool:
+        return any(first <= line <= last for first, last in self.blocks)
 
     def note(self, text: str) -> None:
         """Say how the paste was read (once: a log repeats the line that gives it)."""

@@ -904,6 +904,8 @@ def _process_table(m: re.Match[str], d: Draft) -> bool:
 
 
 def _mig(m: re.Match[str], d: Draft) -> bool:
+    if d.in_block(d.scan_line):  # nvidia-smi -q's "MIG Mode" field: its parser read the mode
+        return False
     d.note("the text mentions MIG: at least one GPU is partitioned (or meant to be)")
     d.named.append(("mig", d.scan_line))
     return True
@@ -966,6 +968,8 @@ def _nvccli(m: re.Match[str], d: Draft) -> bool:
 
 
 def _vgpu(m: re.Match[str], d: Draft) -> bool:
+    if d.in_block(d.scan_line):  # "vGPU Software Licensed Product", "Host VGPU Mode": fields
+        return False
     d.note("the text mentions vGPU: the GPU may be a virtual GPU in a VM")
     return True
 
@@ -1251,7 +1255,7 @@ def _loader_cache(m: re.Match[str], d: Draft) -> bool:
     cudnn = soname.lower().startswith("libcudnn")
     if cudnn and path not in d.cudnn_files:
         d.cudnn_files.append(path)
-    return _resolved(path, soname, d) or cudnn
+    return _resolved(path, soname, d, d.cache_libs) or cudnn
 
 
 def _library_file(m: re.Match[str], d: Draft) -> bool:
@@ -1281,7 +1285,12 @@ def _ld_debug_init(m: re.Match[str], d: Draft) -> bool:
     return _resolved(path, path.rsplit("/", 1)[-1], d)
 
 
-def _resolved(path: str, soname: str, d: Draft) -> bool:
+def _resolved(
+    path: str, soname: str, d: Draft, into: list[tuple[str, str, str | None]] | None = None
+) -> bool:
+    """File a CUDA library outside the wheels under `into` (d.ldd_libs: what the loader
+    loaded)."""
+    into = d.ldd_libs if into is None else into
     name = path.rsplit("/", 1)[-1]
     found = LIBRARY_FILE.match(name) or LIBRARY_FILE.match(soname)
     if found is None or "-packages/" in path:  # a wheel's own copy (site-/dist-packages)
@@ -1290,8 +1299,8 @@ def _resolved(path: str, soname: str, d: Draft) -> bool:
     folder = _TOOLKIT_FOLDER.search(path)
     if lib in _TOOLKIT_VERSIONED and folder and (version is None or "." not in version):
         version = folder.group(1)
-    if (lib, path, version) not in d.ldd_libs:
-        d.ldd_libs.append((lib, path, version))
+    if (lib, path, version) not in into:
+        into.append((lib, path, version))
     return True
 
 

@@ -63,15 +63,38 @@ def _judge(matrix: Matrix, **libs: tuple[LibraryFact, ...]) -> tuple[Severity, s
             Severity.OK,
             "no system CUDA library shadows torch's own wheels",
         ),
-        # the loader cache comes after RUNPATH: a warning
+        # the loader cache comes after RUNPATH: only a note
         (
             {
                 "loader_cache_libs": (
                     LibraryFact("libnccl", "/usr/lib/x86_64-linux-gnu/libnccl.so.2.18.3", "2.18.3"),
                 )
             },
+            Severity.INFO,
+            "libnccl 2.18.3 in the loader cache (ld.so.conf) beside torch's own libnccl 2.21.5: "
+            "torch loads its own first",
+        ),
+        # a copy the loader was seen loading from a system folder (ldd, LD_DEBUG): a warning
+        (
+            {
+                "resolved_libs": (
+                    LibraryFact("libnccl", "/usr/lib/x86_64-linux-gnu/libnccl.so.2.18.3", "2.18.3"),
+                )
+            },
             Severity.WARN,
-            "libnccl 2.18.3 in the loader cache (ld.so.conf) can shadow torch's own libnccl 2.21.5",
+            "libnccl 2.18.3 in /usr/lib/x86_64-linux-gnu (found through the loader cache) can "
+            "shadow torch's own libnccl 2.21.5",
+        ),
+        # a stronger finding for another library wins over a cache note
+        (
+            {
+                "loader_cache_libs": (
+                    LibraryFact("libcudnn", "/usr/lib/x86_64-linux-gnu/libcudnn.so.9.0.0", "9.0.0"),
+                ),
+                "ld_library_path_libs": (LibraryFact("libnccl", "/x/libnccl.so.2.18.3", "2.18.3"),),
+            },
+            Severity.ERROR,
+            "libnccl 2.18.3 in LD_LIBRARY_PATH can shadow torch's own libnccl 2.21.5",
         ),
         # an older nvJitLink or cuSPARSE (a system CUDA 12.1) found first: the wheel's cuSPARSE
         # misses its symbols

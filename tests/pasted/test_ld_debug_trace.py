@@ -35,7 +35,7 @@ def test_a_library_loaded_from_ld_library_path_shadows_the_wheel(
     assert [(lib.name, lib.path, lib.version) for lib in libs.ld_library_path_libs] == [
         ("libcudnn", "/usr/local/cuda-12.1/lib64/libcudnn.so.9.0.0", "9.0.0")
     ]
-    assert libs.loader_cache_libs == ()  # the wheel's own cuBLAS and libc are no CUDA copies
+    assert libs.resolved_libs == ()  # the wheel's own cuBLAS and libc are no CUDA copies
     (shadow,) = [f for f in run_checks(facts, matrix).findings if f.code == "library-shadowing"]
     assert shadow.severity is Severity.ERROR
 
@@ -55,6 +55,7 @@ def test_tried_files_and_runpath_folders_are_not_ld_library_path(read: Read) -> 
     )
     libs = read(trace + _WHEELS).cuda_libs
     assert libs.ld_library_path_libs == ()
-    assert [lib.path for lib in libs.loader_cache_libs] == [
+    assert [lib.path for lib in libs.resolved_libs] == [
         "/usr/local/cuda-12.1/lib64/libcudnn.so.9.0.0"
     ]
+    assert libs.loader_cache_libs == ()  # loaded, not merely listed
