@@ -60,6 +60,7 @@ SNAPSHOT = PACKAGE.parent / "tests" / "data" / "hosts" / "h100-8x-healthy.json"
 LAZY = {
     "argparse": "probes/nvml.py's `python -m` entry point only",
     "concurrent.futures": "fleet_summary: only a fleet of several hosts runs workers",
+    "csv": "dist_info's RECORD reader only (nvml's owner lookup)",
     "ctypes": "loaded only where a library must be loaded (NVML, prctl for fleet workers)",
     "docker": "the Docker SDK: build and the SDK fallback of the Docker probe only",
     "docker.errors": "the Docker SDK: build only",
