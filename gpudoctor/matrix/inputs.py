@@ -132,13 +132,15 @@ def cuda_matches(build_cuda: str, wanted: str | None) -> bool:
     """Does a build's CUDA (major.minor) meet `--cuda` (already through parse_cuda)? A bare
     version matches by prefix on major.minor (`12` any 12.x, `12.1.0` like `12.1`); a range
     is tested on major.minor."""
-    from packaging.specifiers import SpecifierSet
-
     if wanted is None:
         return True
     if _PLAIN_VERSION.fullmatch(wanted):
         want = versions.numeric(wanted)[:2]
         return versions.numeric(build_cuda)[: len(want)] == want
+    # Only a range needs packaging's specifiers: a plain `check` on a host with torch installed
+    # asks for the installed build's CUDA (a plain version) and leaves them unimported.
+    from packaging.specifiers import SpecifierSet
+
     return SpecifierSet(wanted).contains(build_cuda, prereleases=True)
 
 

@@ -12,16 +12,20 @@ repeated header wins.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 from gpudoctor import versions
 from gpudoctor.probes.files import list_dir
 
 _HEADER = re.compile(r"[\041-\071\073-\176]+:")  # email.feedparser's field name, then ':'
+# importlib.metadata's Distribution.files leaves out RECORD entries whose file is missing from
+# CPython 3.12 on (importlib_metadata's skip_missing_files); before, it lists them all.
+_SKIPS_MISSING_FILES = sys.version_info >= (3, 12)
 
 
 class Dist(Protocol):
@@ -111,20 +115,25 @@ class DistInfo:
 
     @property
     def files(self) -> list[str] | None:
-        """The installed files' paths relative to the site folder: RECORD's first column (a
-        wheel's record; None without one, such as an egg-info of `setup.py install`)."""
+        """The installed files' paths relative to the site folder, read from RECORD as
+        importlib.metadata reads it (None without one, such as an egg-info of `setup.py
+        install`): each line through `csv.reader` (a path with a comma or a quote in it is
+        quoted, its quotes doubled), the first field normalized as a PurePosixPath (importlib's
+        PackagePath) normalizes it, and, on Python 3.12 and later, the entries whose file is
+        missing left out (`skip_missing_files`: a `pip install --target` RECORD lists scripts
+        under ../../bin, an image may have dropped a .pyc); Python 3.9-3.11 keep them. Following
+        the running Python keeps DistInfo interchangeable with importlib's Distribution (Dist).
+        A blank line, on which importlib raises TypeError, is passed over."""
         text = self.read_text("RECORD")
-        if text is None:
+        if not text:
             return None
-        return [_record_path(line) for line in text.splitlines() if line.strip()]
+        import csv
 
-
-def _record_path(line: str) -> str:
-    """The first field of a RECORD line (csv: a path with a comma in it is quoted)."""
-    if line.startswith('"'):
-        end = line.find('",')
-        return line[1:end].replace('""', '"') if end > 0 else line.strip('"')
-    return line.split(",", 1)[0]
+        paths = [str(PurePosixPath(row[0])) for row in csv.reader(text.splitlines()) if row]
+        if _SKIPS_MISSING_FILES:
+            # os.path.exists: False, not an error, where a folder on the way is unreadable
+            paths = [path for path in paths if os.path.exists(self.locate_file(path))]
+        return paths
 
 
 def dist_folders(paths: Sequence[str | Path]) -> Iterator[tuple[str, DistInfo]]:

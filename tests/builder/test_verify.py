@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import os
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from gpudoctor.findings import Severity
 from gpudoctor.resources import templates_dir
 from gpudoctor.verify_report import MARKER
 from tests.support.builder import ROW, TF_ROW, FakeEngine, make_fake_torch
+from tests.support.verify_script import verify_report
 
 SPEC = make_spec(ROW, BuildOptions())
 GOOD: dict[str, Any] = {
@@ -235,24 +235,25 @@ def test_odd_field_types_in_a_report_do_not_crash_the_comparison() -> None:
 
 
 def test_the_in_image_script_reports_a_fake_torch(tmp_path: Path) -> None:
-    """Run templates/verify_image.py for real against the fake torch the docker tests use."""
+    """Run templates/verify_image.py for real against the fake torch the docker tests use, as
+    in an image that holds only it: this host's own CUDA libraries (a toolkit under
+    /usr/local, a real torch's nvidia-* wheels) are not the image's, and would read as
+    verify-cuda-once's duplicates (tests/support/verify_script.py)."""
     import zipfile
 
     wheel = make_fake_torch(tmp_path)
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
-    done = subprocess.run(
-        [sys.executable, str(templates_dir() / "verify_image.py"), "pytorch"],
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": str(site)},
-        check=True,
-    )
-    report = json.loads(done.stdout.strip().removeprefix(MARKER))
+    cublas = site / "nvidia" / "cublas" / "lib"
+    cublas.mkdir(parents=True)
+    (cublas / "libcublas.so.12").write_bytes(b"")
+    report = verify_report(site, "pytorch")
     assert report["built_cuda"] == "12.4"
     assert report["built_cudnn"] == "9.1.0"
     assert report["framework_version"] == "2.5.1+cu124"
     assert report["cuda_available"] is False
+    assert report["cuda_libraries"] == {"libcublas": [os.path.realpath(cublas)]}
+    assert report["cuda_library_duplicates"] == {}
     errors = [f.code for f in compare_report(report, SPEC, gpu=False) if f.severity.rank == 5]
     assert set(errors) <= {"verify-python"}  # this interpreter need not be 3.11
 

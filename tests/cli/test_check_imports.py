@@ -60,6 +60,7 @@ SNAPSHOT = PACKAGE.parent / "tests" / "data" / "hosts" / "h100-8x-healthy.json"
 LAZY = {
     "argparse": "probes/nvml.py's `python -m` entry point only",
     "concurrent.futures": "fleet_summary: only a fleet of several hosts runs workers",
+    "csv": "dist_info's RECORD reader only (nvml's owner lookup)",
     "ctypes": "loaded only where a library must be loaded (NVML, prctl for fleet workers)",
     "docker": "the Docker SDK: build and the SDK fallback of the Docker probe only",
     "docker.errors": "the Docker SDK: build only",
@@ -164,7 +165,15 @@ def test_every_lazy_third_party_or_standard_import_is_listed() -> None:
     assert sorted(LAZY.keys() - found) == [], "no longer imported lazily: drop it from LAZY"
 
 
-def _modules_after(argv: list[str], tmp_path: Path) -> set[str]:
+_BARE_START = "import contextlib, io, sys\nprint(0, ' '.join(sorted(sys.modules)))\n"
+
+
+def _modules_after(
+    argv: list[str], tmp_path: Path, extra_env: dict[str, str] | None = None
+) -> set[str]:
+    """The modules `gpudoctor ARGV` loaded that a bare start of the same interpreter, in the
+    same environment, does not: a real host's site-packages often imports modules at start-up
+    (.pth files, a sitecustomize), and those are not gpudoctor's doing."""
     script = (
         "import contextlib, io, sys\n"
         "from gpudoctor.cli.app import run\n"
@@ -177,10 +186,11 @@ def _modules_after(argv: list[str], tmp_path: Path) -> set[str]:
     )
     # A cache of its own, filled by a first run: the matrix is parsed (TOML, packaging's
     # requirement readers) only when its cache is cold, and the budget is for a warm one.
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    for _ in range(2):
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), **(extra_env or {})}
+
+    def modules(source: str) -> tuple[str, set[str]]:
         done = subprocess.run(
-            [sys.executable, "-c", script],
+            [sys.executable, "-c", source],
             capture_output=True,
             text=True,
             timeout=120,
@@ -188,9 +198,38 @@ def _modules_after(argv: list[str], tmp_path: Path) -> set[str]:
             cwd=tmp_path,
             env=env,
         )
-    code, *modules = done.stdout.split()
-    assert code in ("0", "1"), done.stderr  # ran to the end: 1 is a failed check, not an error
-    return set(modules)
+        code, *names = done.stdout.split()
+        assert code in ("0", "1"), done.stderr  # ran to the end: 1 is a failed check
+        return code, set(names)
+
+    modules(script)
+    _, imported = modules(script)
+    _, at_start = modules(_BARE_START)
+    return imported - at_start
+
+
+def _startup_loading(tmp_path: Path, names: list[str]) -> dict[str, str]:
+    """An environment whose interpreter imports `names` at every start, as a sitecustomize
+    or a .pth file of a real host's site-packages does."""
+    folder = tmp_path / "startup"
+    folder.mkdir()
+    (folder / "sitecustomize.py").write_text(f"import {', '.join(names)}\n", encoding="utf-8")
+    path = os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH", "")) if p)
+    return {"PYTHONPATH": path}
+
+
+def test_modules_an_interpreter_loads_at_start_are_not_counted(tmp_path: Path) -> None:
+    """The GPU host's interpreter loaded tempfile, zipfile and packaging.specifiers at start-up:
+    not gpudoctor's imports, so neither test below may count them."""
+    loaded = ["tempfile", "zipfile", "packaging.specifiers"]
+    env = _startup_loading(tmp_path, loaded)
+    probe = subprocess.run(
+        [sys.executable, "-c", _BARE_START], capture_output=True, text=True, check=True, env=env
+    )
+    assert set(loaded) <= set(probe.stdout.split()), "the sitecustomize did not run"
+    imported = _modules_after(["--help"], tmp_path, env)
+    assert sorted(set(loaded) & imported) == []
+    assert "gpudoctor.cli.app" in imported
 
 
 def test_no_lazy_import_is_of_a_module_every_start_loads(tmp_path: Path) -> None:

@@ -169,8 +169,13 @@ def test_an_interpreter_that_cannot_start_is_a_crash(tmp_path: Path) -> None:
 
 def test_frameworks_are_probed_one_by_one_and_unknown_names_skipped(tmp_path: Path) -> None:
     site = make_fake_torch(tmp_path)
+    # A tensorflow that fails to import, ahead of any real one this host's site-packages holds.
+    (site / "tensorflow").mkdir()
+    (site / "tensorflow" / "__init__.py").write_text(
+        "raise ImportError('no tensorflow in this test')\n", encoding="utf-8"
+    )
     other = FrameworkFacts(name="mxnet", version="1.9")  # nothing the script knows
-    tf = FrameworkFacts(name="tensorflow", version="2.15.0")  # not importable here
+    tf = FrameworkFacts(name="tensorflow", version="2.15.0")
     found, issues = probe_deep(
         [other, TORCH, tf], python=sys.executable, env={"PYTHONPATH": str(site)}
     )

@@ -3,9 +3,6 @@ old ones working, and a failing kernel reaches build verify's verify-kernel find
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from gpudoctor.builder.spec import BuildOptions, make_spec
@@ -13,24 +10,14 @@ from gpudoctor.builder.verify import compare_report
 from gpudoctor.compat.resolve import all_rows
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.load import load_matrix
-from gpudoctor.resources import templates_dir
-from gpudoctor.verify_report import MARKER
 from tests.support.fake_torch import NO_KERNEL_IMAGE, make_fake_torch
+from tests.support.verify_script import verify_report
 
 
 def _report(site: Path, *args: str) -> dict[str, object]:
-    done = subprocess.run(
-        [sys.executable, str(templates_dir() / "verify_image.py"), *args],
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": str(site)},
-        timeout=60,
-        check=True,
-    )
-    line = done.stdout.strip().splitlines()[-1]
-    assert line.startswith(MARKER)
-    report: dict[str, object] = json.loads(line.removeprefix(MARKER))
-    return report
+    # Hermetic: only `site` is importable, not this interpreter's site-packages (a GPU host's
+    # real torch or jax would import where the test expects none).
+    return verify_report(site, *args)
 
 
 def test_a_failing_kernel_is_verify_kernels_error_with_the_message(tmp_path: Path) -> None:

@@ -89,6 +89,58 @@ def test_record_paths_with_commas_are_unquoted(tmp_path: Path) -> None:
     assert DistInfo(info).files == ["odd/__init__.py", 'odd/a,b "q".py', "odd-1.0.dist-info/RECORD"]
 
 
+def test_record_entries_whose_files_are_missing_read_as_importlib_reads_them(
+    tmp_path: Path,
+) -> None:
+    """The shape a GPU host's site-packages showed: RECORD lists files that are not there (a
+    `pip install --target` script under ../../bin, a .pyc the image dropped). importlib.metadata
+    leaves them out from Python 3.12 on and lists them before; DistInfo follows the running
+    Python, as in the test over every installed distribution above."""
+    site = tmp_path / "lib" / "site"
+    info = site / "tool-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Name: tool\nVersion: 1.0\n", encoding="utf-8")
+    (info / "RECORD").write_text(
+        "../../bin/tool,sha256=abc,10\r\n"
+        "tool/__init__.py,sha256=def,3\r\n"
+        "tool/__pycache__/__init__.cpython-312.pyc,,\r\n"
+        "tool/__pycache__/gone.cpython-312.pyc,,\r\n"
+        "tool-1.0.dist-info/RECORD,,\r\n",
+        encoding="utf-8",
+    )
+    (site / "tool" / "__pycache__").mkdir(parents=True)
+    (site / "tool" / "__init__.py").write_text("", encoding="utf-8")
+    (site / "tool" / "__pycache__" / "__init__.cpython-312.pyc").write_bytes(b"")
+    present = [
+        "tool/__init__.py",
+        "tool/__pycache__/__init__.cpython-312.pyc",
+        "tool-1.0.dist-info/RECORD",
+    ]
+    listed = ["../../bin/tool", *present[:2], "tool/__pycache__/gone.cpython-312.pyc", present[2]]
+    files = metadata.PathDistribution(info).files or []
+    assert DistInfo(info).files == [str(p) for p in files]
+    assert DistInfo(info).files == (present if sys.version_info >= (3, 12) else listed)
+
+
+def test_record_lines_read_as_csv_reads_them(tmp_path: Path) -> None:
+    """Quoted fields as csv.reader reads them (a quote closed before the comma, an unquoted
+    field with a quote inside), paths normalized as importlib's PackagePath; a blank line, on
+    which importlib.metadata raises TypeError, passed over."""
+    info = tmp_path / "odd-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Name: odd\nVersion: 1.0\n", encoding="utf-8")
+    record = 'odd/x"y.py,,\n"odd/q"z.py,,\n./odd//n.py,,\nodd-1.0.dist-info/RECORD,,\n'
+    (info / "RECORD").write_text(record, encoding="utf-8")
+    (tmp_path / "odd").mkdir()
+    for name in ('x"y.py', "qz.py", "n.py"):
+        (tmp_path / "odd" / name).write_text("", encoding="utf-8")
+    expected = ['odd/x"y.py', "odd/qz.py", "odd/n.py", "odd-1.0.dist-info/RECORD"]
+    assert [str(p) for p in metadata.PathDistribution(info).files or []] == expected
+    assert DistInfo(info).files == expected
+    (info / "RECORD").write_text(record.replace("\n", "\n\n", 1), encoding="utf-8")
+    assert DistInfo(info).files == expected
+
+
 def test_egg_info_requirements_keep_their_names(tmp_path: Path) -> None:
     egg = tmp_path / "tf_thing-1.0.egg-info"
     egg.mkdir()
