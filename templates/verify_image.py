@@ -189,6 +189,23 @@ def probe_tensorflow(tf, report, kernel):
         _run_kernel(report, compute)
 
 
+def _jax_cuda(jax):
+    """(CUDA the jax CUDA plugin was built with, cuDNN it loaded) as "13.0" and "9.19.0": the
+    plugin's version module (jax_cuda13_plugin._versions), which jax keeps as
+    jax._src.lib.cuda_versions once its GPU backend is up; (None, None) where it has none."""
+    try:
+        from jax._src.lib import cuda_versions as found
+    except Exception:  # a private module: absent from other jax releases
+        return None, None
+    cuda = cudnn = None
+    with contextlib.suppress(Exception):  # None (no CUDA plugin), or a release without these
+        number = int(found.cuda_runtime_build_version())
+        cuda = "%d.%d" % (number // 1000, number % 1000 // 10)
+    with contextlib.suppress(Exception):
+        cudnn = _cudnn_text(found.cudnn_get_version())
+    return cuda, cudnn
+
+
 def probe_jax(jax, report, kernel):
     report["framework"] = "jax"
     report["framework_version"] = jax.__version__
@@ -201,6 +218,8 @@ def probe_jax(jax, report, kernel):
         return gpus
 
     _available(report, find_gpus)
+    if gpus:
+        report["built_cuda"], report["built_cudnn"] = _jax_cuda(jax)
     report["device_count"] = len(gpus)
     report["devices"] = [
         {

@@ -52,3 +52,44 @@ def test_without_a_name_it_tries_each_framework_until_one_imports(tmp_path: Path
     assert "imported" not in missing
     assert missing["import_error"] == "ModuleNotFoundError: No module named 'jax'"
     assert len(missing["errors"]) == 3  # type: ignore[arg-type]
+
+
+def _fake_jax(site: Path, versions: str | None) -> Path:
+    """A jax with one GPU; `versions` the body of its jax._src.lib (None: no such module)."""
+    (site / "jax").mkdir(parents=True)
+    (site / "jax" / "__init__.py").write_text(
+        "__version__ = '0.11.2'\n"
+        "class _Gpu:\n"
+        "    device_kind = 'NVIDIA H200'\n"
+        "    compute_capability = '9.0'\n"
+        "def devices(kind):\n"
+        "    return [_Gpu()]\n",
+        encoding="utf-8",
+    )
+    if versions is not None:
+        (site / "jax" / "_src" / "lib").mkdir(parents=True)
+        (site / "jax" / "_src" / "__init__.py").write_text("", encoding="utf-8")
+        (site / "jax" / "_src" / "lib" / "__init__.py").write_text(versions, encoding="utf-8")
+    return site
+
+
+def test_jax_reports_the_cuda_and_cudnn_of_its_cuda_plugin(tmp_path: Path) -> None:
+    # what jax 0.11.2's jax_cuda13_plugin answered on the recorded H200 host: built with CUDA
+    # 13.0 (13000), cuDNN 9.19.0 loaded (91900)
+    versions = (
+        "class cuda_versions:\n"
+        "    cuda_runtime_build_version = staticmethod(lambda: 13000)\n"
+        "    cudnn_get_version = staticmethod(lambda: 91900)\n"
+    )
+    report = _report(_fake_jax(tmp_path / "site", versions), "jax")
+    assert (report["built_cuda"], report["built_cudnn"]) == ("13.0", "9.19.0")
+    assert report["device_count"] == 1
+
+
+def test_a_jax_without_the_plugins_version_module_reports_no_versions(tmp_path: Path) -> None:
+    # Near misses: no jax._src.lib at all, and one whose cuda_versions is None (no CUDA plugin)
+    for name, versions in (("none", None), ("empty", "cuda_versions = None\n")):
+        report = _report(_fake_jax(tmp_path / name, versions), "jax")
+        assert report["imported"] == "jax"
+        assert report.get("built_cuda") is None
+        assert report.get("built_cudnn") is None
