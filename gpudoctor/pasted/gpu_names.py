@@ -10,8 +10,9 @@ a GPU of unknown compute capability. Read only where no block of the paste liste
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, NamedTuple
 
 from gpudoctor.pasted.build import listed_names
 from gpudoctor.pasted.draft import Draft, put
@@ -120,6 +121,7 @@ def read_names(
     by_first = models_by_first(models)
     # a Jetson family word alone ("Orin") is a GPU only beside a word about GPUs or Jetsons
     alone = frozenset(a[0] for a in aliases if len(a) == 1)
+    context = Context(alone, brand_bare_words(architectures), architecture_words(architectures))
     found: list[tuple[str, int, str | None, int]] = []  # name, count, cc, line number
     seen_lines: set[int] = set()
     for name, count, number in draft.named_gpus:
@@ -133,7 +135,7 @@ def read_names(
                 continue
             seen_lines.add(start)
             bounded = bounded_line(lower, line, start, (needle,))
-            names = _names_in_line(bounded, by_first, last_tokens, alone)
+            names = _names_in_line(bounded, by_first, last_tokens, context)
             if names:  # counted once per line: a count per name is quadratic on a long paste
                 number = text.count("\n", 0, start) + 1
                 found.extend((name, count, cc, number) for name, count, cc in names)
@@ -200,7 +202,7 @@ def _words_within(short: str, name: str) -> bool:
 
 
 def _unknown_cc_note(name: str, models: dict[tuple[str, ...], set[str]]) -> str:
-    if _ccs_of(name.upper(), models):
+    if len(_ccs_of(name.upper(), models)) > 1:
         return f"'{name}' fits GPU models of different compute capabilities: it stays unknown"
     return f"'{name}' is a GPU model the matrix does not list: its compute capability stays unknown"
 
@@ -240,6 +242,41 @@ def models_by_first(models: Models) -> ByFirst:
 _JETSON_CONTEXT = (*_GPU_CONTEXT, "jetson", "jetpack", "l4t", "tegra", "cuda", "nvgpu")
 
 
+class Context(NamedTuple):
+    """What a line's words are read against besides the models (read_names builds it once)."""
+
+    alone: frozenset[str] = frozenset()  # Jetson family words: a GPU only beside a GPU word
+    brand_bare: frozenset[str] = frozenset()  # "T400" of "NVIDIA T400": likewise
+    # "ADA" -> the compute capabilities of the architectures its word names
+    architectures: Mapping[str, set[str]] = MappingProxyType({})
+
+
+def brand_bare_words(architectures: Sequence[Architecture]) -> frozenset[str]:
+    """The one-word models only the brand-less form of a listed "NVIDIA T400" gives: NVIDIA's
+    product name holds "NVIDIA", so the word alone ("on T500 build hosts") is a GPU only beside
+    a word about GPUs. A model listed as one word ("A100") is not among them."""
+    bare: set[str] = set()
+    single: set[str] = set()
+    for arch in architectures:
+        for entry in (*arch.datacenter_gpus, *arch.consumer_gpus):
+            for example in listed_names(entry):
+                tokens = [t for t in _SPLIT.split(example.upper()) if t]
+                if len(tokens) == 1:
+                    single.add(tokens[0])
+                elif len(tokens) == 2 and tokens[0] == "NVIDIA":
+                    bare.add(tokens[1])
+    return frozenset(bare - single)
+
+
+def architecture_words(architectures: Sequence[Architecture]) -> dict[str, set[str]]:
+    """Each word of the architectures' names ("ADA", "LOVELACE", "HOPPER") -> their CCs."""
+    out: dict[str, set[str]] = {}
+    for arch in architectures:
+        for word in arch.name.upper().split():
+            out.setdefault(word, set()).add(arch.compute_capability)
+    return out
+
+
 def _singular(
     span: tuple[int, int, str], by_first: ByFirst, last_tokens: set[str]
 ) -> tuple[int, int, str]:
@@ -259,8 +296,9 @@ def _singular(
 
 
 def _names_in_line(
-    line: str, by_first: ByFirst, last_tokens: set[str], alone: frozenset[str] = frozenset()
+    line: str, by_first: ByFirst, last_tokens: set[str], context: Context | None = None
 ) -> list[tuple[str, int, str | None]]:
+    context = context or Context()
     line = _GLUED_SUFFIX.sub(" ", line)  # "RTX 3090Ti" is "RTX 3090 Ti"
     upper = line.upper()
     spans = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(upper)]
@@ -289,8 +327,16 @@ def _names_in_line(
         for want, cc in fits:
             if len(want) == n:
                 ccs |= cc
+        after = tokens[i + n] if i + n < len(tokens) else ""
+        if after == "SERIES":  # "RTX 4000 series": a family of GPUs, no model of the lists
+            i += n + 1
+            continue
+        if after in context.architectures and not ccs & context.architectures[after]:
+            # "RTX 3000 Ada": a listed model's words (Quadro RTX 3000, Turing) before the name
+            # of another architecture are another product, whose CC the lists do not give
+            ccs, n = set(), n + 1
         name = line[spans[i][0] : spans[i + n - 1][1]]
-        short = n == 1 and len(tokens[i]) <= 3
+        short = n == 1 and (len(tokens[i]) <= 3 or tokens[i] in context.brand_bare)
         if tokens[i].isdecimal() and (
             not any(c in lowered for c in _BARE_NUMBER_CONTEXT)
             or (i > 0 and tokens[i - 1] in ("PORT", "PID", "BUILD", "VERSION"))
@@ -304,7 +350,7 @@ def _names_in_line(
         if _is_option(line, spans[i][0]):
             i += n
             continue
-        if n == 1 and tokens[i] in alone and not any(c in lowered for c in _JETSON_CONTEXT):
+        if n == 1 and tokens[i] in context.alone and not any(c in lowered for c in _JETSON_CONTEXT):
             i += n
             continue
         count = _count(line, spans[i][0], spans[i + n - 1][1])
