@@ -74,6 +74,26 @@ def _k8s_stack(line: Line, facts: HostFacts, matrix: Matrix) -> Reading | None:
     return None if fix is None else (None, fix)
 
 
+def _vm_code_43(line: Line, facts: HostFacts, matrix: Matrix) -> Reading | None:
+    """Device Manager's Code 43 on a Windows that the report shows in a VM: the GPU passed
+    through, whose GeForce driver before R465 refuses to run in a VM (NVIDIA supports GeForce
+    passthrough to a Windows VM from R465), rather than a failing card."""
+    p = facts.platform
+    if line.code != "windows-device-code-43" or p.wsl:
+        return None
+    if p.virtualization in (None, "none") and not p.hypervisor_flag:
+        return None
+    where = p.virtualization if p.virtualization not in (None, "none") else "a hypervisor"
+    return (
+        f"Device Manager's Code 43 in a virtual machine ({where}): the GPU passed through to it "
+        "was reported failed by its driver; a GeForce driver before R465 stops a GPU it finds in "
+        "a VM this way (NVIDIA supports GeForce passthrough to a Windows VM from R465)",
+        "install NVIDIA's driver R465 or newer in the guest; pass the whole GPU (with its audio "
+        "function) through to one VM, and keep the host from using it (bind it to vfio-pci); if "
+        "Code 43 stays, check the card on bare metal",
+    )
+
+
 # Most specific first (see the module's docstring).
 READINGS: tuple[tuple[str, Reader], ...] = (
     # a JetPack 4 container takes CUDA from the host: a missing library is a missing mount
@@ -94,6 +114,8 @@ READINGS: tuple[tuple[str, Reader], ...] = (
     ("jetson-driver", _jetson_driver),
     # no framework's own cuDNN to fall back to: a library path to set
     ("program-cudnn", lambda ln, f, m: program_without_cudnn(ln.code, f)),
+    # Code 43 where the report shows a VM: the guest's driver, not the card
+    ("windows-vm-code-43", _vm_code_43),
 )
 
 

@@ -1368,6 +1368,24 @@ def _gpu_host_named(m: re.Match[str], d: Draft) -> bool:
     return False
 
 
+def _nvidia_driver_named(m: re.Match[str], d: Draft) -> bool:
+    """The NVIDIA driver named in prose, with no version: what the paste is about (words.py
+    says so and asks for nvidia-smi); never a fact about the driver."""
+    if ("nvidia-driver", d.scan_line) not in d.named:
+        d.named.append(("nvidia-driver", d.scan_line))
+    return False
+
+
+def _nvidia_gpu_named(m: re.Match[str], d: Draft) -> bool:
+    """An NVIDIA GPU named in prose, with no model: not on a line that already said the machine
+    has a GPU (`_gpu_host_named`) or has none (`_cpu_host_named`)."""
+    said = {word for word, line in d.named if line == d.scan_line}
+    if said & {"gpu-host", "cpu-only", "nvidia-gpu"}:
+        return False
+    d.named.append(("nvidia-gpu", d.scan_line))
+    return False
+
+
 def _build_named(m: re.Match[str], d: Draft) -> bool:
     """An image build (`docker build`, its "Step 3/9 : RUN" or BuildKit "#8 [2/5] RUN" lines):
     its steps run without GPUs."""
@@ -2772,6 +2790,26 @@ _RULES: tuple[_Rule, ...] = (
             r"not (?:found|installed)\b"
         ),
         _cuda_home_named,
+    ),
+    # The NVIDIA driver or an NVIDIA GPU named in prose without a version ("my nvidia driver
+    # stopped working", "a display attached to an NVIDIA GPU"); after the rules above, so a
+    # line that already said the machine has a GPU is not named twice. Never the GPU Operator,
+    # NGC (NVIDIA GPU Cloud) or the device plugin, nor another vendor's or program's "driver".
+    _Rule(
+        "nvidia",
+        _rx(
+            r"\bnvidia(?:'s)? (?:geforce |graphics |display |gpu |video |proprietary |kernel )?"
+            r"drivers?\b"
+        ),
+        _nvidia_driver_named,
+    ),
+    _Rule(
+        "nvidia",
+        _rx(
+            r"\bnvidia(?:'s)? (?:geforce |quadro |rtx |tesla )?(?:gpus?|graphics cards?|video "
+            r"cards?|graphics processors?)\b(?! operator| feature| cloud| device plugin)"
+        ),
+        _nvidia_gpu_named,
     ),
     _Rule("step ", _rx(r"^\s{0,4}Step \d{1,3}/\d{1,3} : RUN\b"), _build_named),
     _Rule("] run ", _rx(r"^\s{0,4}#\d{1,4} \[[^\]\n]{1,80}\] RUN\b"), _build_named),

@@ -1,10 +1,11 @@
 """The last reading of a paste no shape read: the things it names without a version.
 
 A paste of two lines ("import torch" and "print(torch.cuda.is_available())", "Running on a
-Jetson Orin", "MIG is enabled", "ollama runs on the CPU", `export
-LD_LIBRARY_PATH=/usr/local/cuda/lib64`) holds no version, GPU name or known line, but it does say
-what the host runs: a framework, a program (ollama, vLLM, llama.cpp, ComfyUI), a Jetson or a
-Mac, MIG, a CUDA folder the loader is pointed at. Those words were kept aside by the facts scan
+Jetson Orin", "MIG is enabled", "ollama runs on the CPU", "my nvidia driver stopped working",
+`export LD_LIBRARY_PATH=/usr/local/cuda/lib64`) holds no version, GPU name or known line, but it
+does say what the host runs: a framework, a program (ollama, vLLM, llama.cpp, ComfyUI), a Jetson
+or a Mac, MIG, the NVIDIA driver or an NVIDIA GPU, a CUDA folder the loader is pointed at. Those
+words were kept aside by the facts scan
 (`Draft.named`, `Draft.ld_library_path`, `Draft.images`) because beside real facts they add
 nothing; alone they are all the paste tells, so the report says it read them (their lines) and
 what to paste for a judgement (for a Mac or a machine said to have no NVIDIA GPU: that there is
@@ -25,6 +26,8 @@ _SAID = {
     "amd": "AMD",
     "cpu-only": "a machine without an NVIDIA GPU",
     "gpu-host": "a machine with a GPU",
+    "nvidia-driver": "the NVIDIA driver",
+    "nvidia-gpu": "an NVIDIA GPU",
     "gpu-node": "a Kubernetes GPU node",
     "gpu-node-said": "a Kubernetes node said to have GPUs but no nvidia.com/gpu",
     "mig": "MIG",

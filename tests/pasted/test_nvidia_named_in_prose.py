@@ -1,0 +1,62 @@
+"""Prose that names the NVIDIA driver or an NVIDIA GPU without a version or model: read as the
+words it names (pasted/words.py), with a request for nvidia-smi, never a finding; another
+vendor's or program's "driver" stays unread."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.errors import FactsError
+from gpudoctor.matrix.model import Matrix
+from gpudoctor.pasted.words import NAME
+from tests.support.pasted_findings import Read, findings_of, warn_or_error
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("You are not currently using a display attached to an NVIDIA GPU.\n", "an NVIDIA GPU"),
+        (
+            "After the update my nvidia driver stopped working, the gpu does not show up in "
+            "nvidia-settings.\n",
+            "the NVIDIA driver",
+        ),
+        (
+            "The system cannot find the NVIDIA graphics driver. Install the driver and try again\n",
+            "the NVIDIA driver",
+        ),
+    ],
+)
+def test_the_nvidia_driver_or_gpu_named_in_prose_is_read_as_words(
+    read: Read, matrix: Matrix, text: str, said: str
+) -> None:
+    facts = read(text)
+    assert facts.report is not None
+    assert facts.report.sections == (NAME,)
+    note = next(n for n in facts.report.notes if n.startswith("the paste names"))
+    assert said in note
+    assert "nvidia-smi" in note
+    assert facts.nvml.driver_version is None
+    assert not facts.nvml.gpus
+    assert warn_or_error(findings_of(read, matrix, text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I updated the printer driver and it prints again.\n",
+        "The database driver times out on connect.\n",
+        "The device driver of the network card was reinstalled.\n",
+    ],
+)
+def test_another_driver_named_in_prose_stays_unread(read: Read, text: str) -> None:
+    with pytest.raises(FactsError, match="no report recognised"):
+        read(text)
+
+
+def test_a_line_that_says_the_machine_has_a_gpu_is_not_named_twice(read: Read) -> None:
+    facts = read("I have an NVIDIA GPU in this box.\n")
+    assert facts.report is not None
+    note = next(n for n in facts.report.notes if n.startswith("the paste names"))
+    assert "a machine with a GPU" in note
+    assert "an NVIDIA GPU" not in note
