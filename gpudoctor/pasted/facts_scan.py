@@ -2791,15 +2791,16 @@ _RULES: tuple[_Rule, ...] = (
         ),
         _cuda_home_named,
     ),
-    # The NVIDIA driver or an NVIDIA GPU named in prose without a version ("my nvidia driver
-    # stopped working", "a display attached to an NVIDIA GPU"); after the rules above, so a
-    # line that already said the machine has a GPU is not named twice. Never the GPU Operator,
-    # NGC (NVIDIA GPU Cloud) or the device plugin, nor another vendor's or program's "driver".
+    # The NVIDIA driver (or its installer) or an NVIDIA GPU named in prose without a version
+    # ("my nvidia driver stopped working", "NVIDIA Installer cannot continue", "a display
+    # attached to an NVIDIA GPU"); after the rules above, so a line that already said the
+    # machine has a GPU is not named twice. Never the GPU Operator, NGC (NVIDIA GPU Cloud) or
+    # the device plugin, nor another vendor's or program's "driver".
     _Rule(
         "nvidia",
         _rx(
             r"\bnvidia(?:'s)? (?:geforce |graphics |display |gpu |video |proprietary |kernel )?"
-            r"drivers?\b"
+            r"drivers?\b|\bnvidia[ -]installer\b"
         ),
         _nvidia_driver_named,
     ),

@@ -58,6 +58,8 @@ def test_a_driver_line_is_named(
         "I am falling back to nouveau because the nvidia module is missing\n",
         # another device file, another program's wording
         "cannot open /dev/nvidiactl: permission denied\n",
+        # a device node the user may not open: permissions, not a missing module
+        "NVIDIA: could not open the device file /dev/nvidiactl (Operation not permitted).\n",
         # NVML's own wording is nvml-driver-not-loaded's, not nvidia-settings'
         "Failed to initialize NVML: Driver Not Loaded\n",
         # a Code 43 without Device Manager's sentence (a USB device's forum title)

@@ -22,6 +22,11 @@ from tests.support.pasted_findings import Read, findings_of, warn_or_error
             "the NVIDIA driver",
         ),
         (
+            "NVIDIA Installer cannot continue\nThis graphics driver could not find compatible "
+            "graphics hardware.\n",
+            "the NVIDIA driver",
+        ),
+        (
             "The system cannot find the NVIDIA graphics driver. Install the driver and try again\n",
             "the NVIDIA driver",
         ),
