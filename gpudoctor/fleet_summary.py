@@ -317,6 +317,10 @@ def _judge_all(files: Sequence[Path], job: _Job) -> list[list[Judged]]:
     from concurrent.futures import ProcessPoolExecutor
 
     _PARENT[:] = [os.getpid()]
+    # Ctrl-C and SIGTERM wait while the workers are forked: a worker forked with the parent's
+    # handlers would raise in its initializer ("Exception in initializer: Traceback ...") if
+    # the parent stopped it before the initializer had set its own; it unblocks them there.
+    _mask(signal.SIG_BLOCK)
     try:
         pool = ProcessPoolExecutor(
             workers,
@@ -325,13 +329,17 @@ def _judge_all(files: Sequence[Path], job: _Job) -> list[list[Judged]]:
             initargs=(job,),
         )
     except (OSError, ImportError):  # no process support here (a sandbox): judge in-process
+        _mask(signal.SIG_UNBLOCK)
         return [_judge(path, job) for path in files]
     try:
-        # submit, not map: map cancels its pending futures when interrupted, which races with
-        # the executor marking them broken once the workers are stopped (InvalidStateError).
-        futures = [
-            pool.submit(_judge_in_worker, files[i : i + 32]) for i in range(0, len(files), 32)
-        ]
+        try:
+            # submit, not map: map cancels its pending futures when interrupted, which races
+            # with the executor marking them broken once the workers are stopped.
+            futures = [
+                pool.submit(_judge_in_worker, files[i : i + 32]) for i in range(0, len(files), 32)
+            ]
+        finally:
+            _mask(signal.SIG_UNBLOCK)  # a signal that came meanwhile is taken here
         judged = [one for future in futures for one in future.result()]
     except BaseException:
         # Ctrl-C, SIGTERM or a failure here: the workers go now, not after the queue drains.
@@ -344,10 +352,17 @@ def _judge_all(files: Sequence[Path], job: _Job) -> list[list[Judged]]:
 def _worker_start(job: _Job) -> None:
     """In each worker: die with the parent (even a SIGKILLed one), leave Ctrl-C and SIGTERM
     to the parent, which stops the workers itself."""
-    _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _mask(signal.SIG_UNBLOCK)  # forked with them blocked (_judge_all)
+    _die_with_parent()
     _WORKER_JOB.append(job)
+
+
+def _mask(how: int) -> None:
+    """Block or unblock SIGINT and SIGTERM in this thread (where the platform can)."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(how, {signal.SIGINT, signal.SIGTERM})
 
 
 def _die_with_parent() -> None:

@@ -96,3 +96,49 @@ def test_workers_die_with_a_parent_killed_outright(tmp_path: Path) -> None:
     os.kill(parent.pid, signal.SIGKILL)  # no cleanup can run
     parent.wait(timeout=20)
     assert _wait_gone(workers, 10) == []
+
+
+# The same judging process, but each worker is slow to start: it writes its pid before its
+# initializer has run, then waits a second. A signal to the parent in that second stops the
+# workers while they still hold what they were forked with.
+_SLOW_START = _SCRIPT.replace(
+    "fleet_summary._judge = hang",
+    "fleet_summary._judge = hang\n"
+    "started = fleet_summary._worker_start\n"
+    "def slow_start(job):\n"
+    "    (out / str(os.getpid())).touch()\n"
+    "    time.sleep(1)\n"
+    "    started(job)\n"
+    "fleet_summary._worker_start = slow_start\n",
+)
+
+
+@pytest.mark.parametrize(("sent", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_while_workers_start_leaves_no_traceback(
+    tmp_path: Path, sent: signal.Signals, code: int
+) -> None:
+    """Workers are forked with Ctrl-C and SIGTERM blocked, and unblock them only once their
+    initializer has set their own handling: one stopped before that dies quietly, where it
+    used to raise the parent's handler's exception in its initializer."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one CPU: the fleet is judged in-process, without workers")
+    parent = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(_SLOW_START), str(tmp_path)],
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        workers = [int(p.name) for p in tmp_path.iterdir()]
+        parent.send_signal(sent)  # within the workers' slow second
+        rc = parent.wait(timeout=20)
+        stderr = parent.stderr.read().decode() if parent.stderr else ""
+    finally:
+        if parent.poll() is None:
+            os.killpg(parent.pid, signal.SIGKILL)
+            parent.wait()
+    assert rc == code, stderr
+    assert "Traceback" not in stderr, stderr
+    assert _wait_gone(workers, 10) == []
