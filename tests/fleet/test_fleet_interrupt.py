@@ -46,11 +46,11 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _start(tmp_path: Path) -> tuple[subprocess.Popen[bytes], list[int]]:
+def _start(tmp_path: Path, script: str = _SCRIPT) -> tuple[subprocess.Popen[bytes], list[int]]:
     if (os.cpu_count() or 1) < 2:
         pytest.skip("one CPU: the fleet is judged in-process, without workers")
     parent = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(_SCRIPT), str(tmp_path)],
+        [sys.executable, "-c", textwrap.dedent(script), str(tmp_path)],
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
@@ -78,6 +78,13 @@ def test_a_signal_during_a_fleet_check_terminates_every_worker(
     tmp_path: Path, sent: signal.Signals, code: int
 ) -> None:
     parent, workers = _start(tmp_path)
+    _signal_and_check(parent, workers, sent, code)
+
+
+def _signal_and_check(
+    parent: subprocess.Popen[bytes], workers: list[int], sent: signal.Signals, code: int
+) -> None:
+    """Signal the judging process: it exits with `code`, no traceback, and no worker stays."""
     try:
         parent.send_signal(sent)
         rc = parent.wait(timeout=20)
@@ -87,7 +94,7 @@ def test_a_signal_during_a_fleet_check_terminates_every_worker(
             os.killpg(parent.pid, signal.SIGKILL)
             parent.wait()
     assert rc == code, stderr
-    assert "Traceback" not in stderr
+    assert "Traceback" not in stderr, stderr
     assert _wait_gone(workers, 10) == []
 
 
@@ -120,25 +127,5 @@ def test_a_signal_while_workers_start_leaves_no_traceback(
     """Workers are forked with Ctrl-C and SIGTERM blocked, and unblock them only once their
     initializer has set their own handling: one stopped before that dies quietly, where it
     used to raise the parent's handler's exception in its initializer."""
-    if (os.cpu_count() or 1) < 2:
-        pytest.skip("one CPU: the fleet is judged in-process, without workers")
-    parent = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(_SLOW_START), str(tmp_path)],
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        workers = [int(p.name) for p in tmp_path.iterdir()]
-        parent.send_signal(sent)  # within the workers' slow second
-        rc = parent.wait(timeout=20)
-        stderr = parent.stderr.read().decode() if parent.stderr else ""
-    finally:
-        if parent.poll() is None:
-            os.killpg(parent.pid, signal.SIGKILL)
-            parent.wait()
-    assert rc == code, stderr
-    assert "Traceback" not in stderr, stderr
-    assert _wait_gone(workers, 10) == []
+    parent, workers = _start(tmp_path, _SLOW_START)
+    _signal_and_check(parent, workers, sent, code)  # within the workers' slow second
