@@ -131,6 +131,16 @@ _LINES_NAMED = 5  # line numbers a note names before "and N more"
 _BLOCK_CAP = 2_000_000  # characters one block may span: the largest -q -x of 16 GPUs is < 1 MB
 
 
+# docs/findings.md's list of every shape (cli/docgen.py writes it): the "no report recognised"
+# hint names the few most pastes need and points there for the rest
+SHAPES_ANCHOR = "pasted-report-shapes"
+_HINT = (
+    "paste `nvidia-smi` (or `nvidia-smi -q`), `python -m torch.utils.collect_env` or `pip list`, "
+    "the error lines the program printed with the lines around them, or a `gpudoctor snapshot`; "
+    f"every output read: docs/findings.md#{SHAPES_ANCHOR}"
+)
+
+
 def known_shapes() -> list[str]:
     return [s.description for s in BLOCKS] + [s.description for s in LINES]
 
@@ -176,7 +186,7 @@ def read_reports(
         raise FactsError(
             f"{source}: no report recognised (not a gpudoctor snapshot either): not one version, "
             "GPU name or known error line in it",
-            hint="paste one of: " + "; ".join(known_shapes()) + "; or a `gpudoctor snapshot`",
+            hint=_HINT,
         )
 
     if len(hosts) == 1:

@@ -94,7 +94,11 @@ def test_garbage_is_no_report_recognised(read: Read, garbage: str) -> None:
         read(garbage)
     assert "no report recognised" in info.value.message
     assert info.value.hint is not None
-    assert "`nvidia-smi -q -x` (XML)" in info.value.hint
+    # one short line naming what most pastes need, and where every shape read is listed
+    assert len(info.value.hint) < 300
+    assert "`nvidia-smi`" in info.value.hint
+    assert "collect_env" in info.value.hint
+    assert "docs/findings.md#pasted-report-shapes" in info.value.hint
 
 
 def test_cli_garbage_exits_2_with_the_shapes_it_knows(
@@ -135,3 +139,13 @@ def test_undecodable_bytes_do_not_stop_the_report(
     paste.write_bytes(b"\xff\xfe\x80 garbage\n" + SMI_TABLE.encode())
     assert run(["check", "--from", str(paste), "--only", "driver-version"]) == 0
     assert "570.86.16" in capsys.readouterr().out
+
+
+def test_the_hints_list_of_every_shape_is_in_the_docs() -> None:
+    from gpudoctor.pasted.dispatch import SHAPES_ANCHOR, known_shapes
+    from gpudoctor.resources import data_root
+
+    findings = (data_root() / "docs" / "findings.md").read_text(encoding="utf-8")
+    listed = findings.split(f'<a id="{SHAPES_ANCHOR}"></a>', 1)[1]
+    for shape in known_shapes():
+        assert f"- {shape}\n" in listed
