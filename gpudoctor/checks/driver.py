@@ -300,7 +300,9 @@ def check_nvml_library(facts: HostFacts, matrix: Matrix, intent: Intent) -> list
         return [finding("nvml-library-missing", NA, _JETSON_NO_NVML.format(jetson), evidence=ev)]
     if n.status != "library_not_found":
         if n.status == "not_run":
-            return [finding("nvml-library-missing", UNKNOWN, "NVML was not probed", evidence=ev)]
+            # a paste shows NVML's answer only through nvidia-smi's output or an NVML error line
+            said = "NVML was not probed" if facts.report is None else "NVML: not in the report"
+            return [finding("nvml-library-missing", UNKNOWN, said, evidence=ev)]
         return [finding("nvml-library-missing", OK, "NVML library found", evidence=ev)]
     if not has_gpu(facts) or passthrough_only(facts):
         return [

@@ -51,3 +51,16 @@ def test_the_runtime_headline_names_the_container_stack_a_paste_shows(matrix: Ma
     # near miss: a paste that shows none of it
     bare = replace(pasted, container_runtime=replace(runtime, toolkit_version=None))
     assert headlines(bare, Intent())["runtime"] == "not in the report"
+
+
+def test_nvml_unprobed_reads_not_in_the_report_for_a_paste(matrix: Matrix) -> None:
+    live = host("pci-no-driver")
+    unprobed = replace(live, nvml=replace(live.nvml, status="not_run"))
+    pasted = replace(unprobed, report=ReportFacts(source="paste.txt"))
+    assert _only(pasted, matrix, "nvml-library-missing") == [
+        (Severity.UNKNOWN, "NVML: not in the report")
+    ]
+    # near miss: a snapshot whose NVML probe did not run says so
+    assert _only(unprobed, matrix, "nvml-library-missing") == [
+        (Severity.UNKNOWN, "NVML was not probed")
+    ]
