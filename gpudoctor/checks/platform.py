@@ -40,9 +40,12 @@ def check_virtualization(facts: HostFacts, matrix: Matrix, intent: Intent) -> li
         ("container", p.container),
     ]
     if p.virtualization is None and not p.wsl:
-        return [
-            finding("virtualization", UNKNOWN, "could not tell bare metal from VM", evidence=ev)
-        ]
+        said = (
+            "could not tell bare metal from VM"
+            if facts.report is None
+            else "bare metal or VM: not in the report"
+        )
+        return [finding("virtualization", UNKNOWN, said, evidence=ev)]
     sev = OK if p.virtualization == "none" and not p.container else INFO
     return [finding("virtualization", sev, where(facts), evidence=ev)]
 
@@ -365,7 +368,12 @@ def check_cpu_memory(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[F
         ("gpu_addressing_modes", [g.addressing_mode for g in live_gpus(facts)]),
     ]
     if cpu.model is None and p.machine is None:
-        return [finding("cpu-memory", UNKNOWN, "CPU model and machine unknown", evidence=ev)]
+        said = (
+            "CPU model and machine unknown"
+            if facts.report is None
+            else "CPU model and machine: not in the report"
+        )
+        return [finding("cpu-memory", UNKNOWN, said, evidence=ev)]
     title = f"{cpu.model or 'unknown CPU'} ({p.machine or 'unknown machine'})"
     if cpu.numa_nodes:
         title += f", {plural(len(cpu.numa_nodes), 'NUMA node')}"

@@ -64,3 +64,24 @@ def test_nvml_unprobed_reads_not_in_the_report_for_a_paste(matrix: Matrix) -> No
     assert _only(unprobed, matrix, "nvml-library-missing") == [
         (Severity.UNKNOWN, "NVML was not probed")
     ]
+
+
+def test_platform_facts_a_paste_does_not_show_read_not_in_the_report(matrix: Matrix) -> None:
+    live = host("pci-no-driver")
+    platform = replace(live.platform, virtualization=None, wsl=False, machine=None)
+    platform = replace(platform, cpu=replace(platform.cpu, model=None))
+    unread = replace(live, platform=platform)
+    pasted = replace(unread, report=ReportFacts(source="paste.txt"))
+    assert _only(pasted, matrix, "virtualization") == [
+        (Severity.UNKNOWN, "bare metal or VM: not in the report")
+    ]
+    assert _only(pasted, matrix, "cpu-memory") == [
+        (Severity.UNKNOWN, "CPU model and machine: not in the report")
+    ]
+    # near miss: a host whose probes could not tell says so
+    assert _only(unread, matrix, "virtualization") == [
+        (Severity.UNKNOWN, "could not tell bare metal from VM")
+    ]
+    assert _only(unread, matrix, "cpu-memory") == [
+        (Severity.UNKNOWN, "CPU model and machine unknown")
+    ]
