@@ -6,7 +6,7 @@ A program prints one of them as the enum's name (C, go-nvml: "NVML_ERROR_DRIVER_
 "ERROR_DRIVER_NOT_LOADED"), as nvidia-ml-py's exception class ("NVMLError_DriverNotLoaded"), as
 the Rust nvml-wrapper's error variant ("DriverNotLoaded"), or as the bare number a call returned
 ("nvmlInit returned 9"). Every spelling is the same status: the probe's (probes/nvml.py) and a
-pasted report's (pasted/facts_scan.py).
+pasted report's (pasted/facts_scan/drivers.py).
 """
 
 from __future__ import annotations

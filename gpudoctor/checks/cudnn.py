@@ -131,7 +131,7 @@ def _tf_fix(matrix: Matrix, fw: FrameworkFacts, expected: str) -> str:
 # (torch's nvidia-cudnn wheel): drop LD_LIBRARY_PATH or reinstall the framework.
 _LOAD_FAILURES = frozenset({"cudnn-load-failed", "cudnn-library-missing"})
 # Programs that bring no cuDNN of their own and load whatever the loader finds (the words
-# pasted/facts_scan.py records when a paste names CTranslate2, faster-whisper or whisperX).
+# pasted/facts_scan/prose.py records when a paste names CTranslate2, faster-whisper or whisperX).
 _BRING_NO_CUDNN = ("ctranslate2",)
 
 

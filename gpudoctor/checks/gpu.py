@@ -83,7 +83,7 @@ def mig(facts: HostFacts, matrix: Matrix, g: GpuFacts) -> Finding:
 
 
 def _lost_at_reboot(facts: HostFacts) -> bool:
-    """The paste's text says the MIG instances went at a reboot (pasted/facts_scan.py)."""
+    """The paste's text says the MIG instances went at a reboot (pasted/facts_scan/mig_vgpu.py)."""
     return facts.report is not None and "mig-lost-at-reboot" in facts.report.named
 
 

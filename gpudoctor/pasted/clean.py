@@ -82,7 +82,7 @@ _CJK_LABEL = re.compile("|".join(sorted(_CJK_LABELS, key=len, reverse=True)))
 # an apostrophe, < > & or a no-break space of a pasted log ("no runtime for &quot;nvidia&quot;")
 _ENTITY = re.compile(r"&(?:quot|apos|lt|gt|amp|nbsp|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});")
 # A quote marker is a ">" that does not open Python's ">>> " prompt, which stays: an
-# interactive session's questions are read with their answers (facts_scan._REPL).
+# interactive session's questions are read with their answers (pairs._REPL).
 # Nor is a ">=" at a line's start: a version constraint a wrap put there ("torch\n>=2.1").
 _QUOTE = re.compile(r"^(?:[ \t]{0,3}>(?!>>(?: |$))(?!=))+ ?", re.MULTILINE)
 _QUOTED_LINE = re.compile(r"\n[ \t]{0,3}>")  # led by a literal: a fast scan

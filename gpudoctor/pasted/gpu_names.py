@@ -4,7 +4,7 @@ against the matrix's model lists (an `[[architecture]]` row's `datacenter_gpus` 
 compute capabilities ("A10/A100") keeps its compute capability unknown. A model the lists do
 not hold, named as NVIDIA names its products ("GeForce GTX 1650", "NVIDIA Quadro RTX 4000"), is
 a GPU of unknown compute capability. Read only where no block of the paste listed the GPUs
-(facts_scan.py calls it last).
+(facts_scan/core.py calls it last).
 """
 
 from __future__ import annotations
