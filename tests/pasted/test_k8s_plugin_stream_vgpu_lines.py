@@ -1,6 +1,7 @@
-"""The kubelet losing a registered device plugin's stream (ListAndWatch ended), and Volcano's /
+"""The kubelet losing a registered device plugin's stream (ListAndWatch ended), Volcano's /
 HAMi's vGPU predicate refusing a node: more cards asked for than the node has, or no card with
-the memory and cores asked for. Each line is named by its own entry, a paste holding only it is
+the memory and cores asked for, and a missing GLIBC version told without the loader's line.
+Each line is named by its own entry, a paste holding only it is
 judged an error, the plugin's lost stream is the symptom of a cause named beside it, and the
 kubelet's healthy registration lines and Insufficient-resource lines go to their own entries."""
 
@@ -104,3 +105,35 @@ def test_an_insufficient_vgpu_resource_stays_with_its_own_entry(read: Read, matr
     findings = findings_of(read, matrix, line + "\n")
     assert error_lines(findings, "k8s-insufficient-gpu")
     assert not error_lines(findings, "vgpu-scheduler-too-few-cards")
+
+
+@pytest.mark.parametrize(
+    ("line", "need"),
+    [
+        (
+            "nvidia operator validator & nvidia cuda validator pods are crashing with GLIBC_2.27 "
+            "not found.",
+            "2.27",
+        ),
+        ("the toolkit container keeps failing: GLIBC_2.34 is missing", "2.34"),
+    ],
+)
+def test_a_glibc_version_missing_told_in_prose_is_named(
+    read: Read, matrix: Matrix, line: str, need: str
+) -> None:
+    (found,) = named_lines(read, matrix, line + "\n", "glibc-version-missing")
+    assert found.severity is Severity.ERROR
+    assert f"GLIBC_{need}" in found.detail
+
+
+def test_the_loaders_own_glibc_lines_and_a_glibc_found_stay_elsewhere(
+    read: Read, matrix: Matrix
+) -> None:
+    text = (
+        "ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by "
+        "/home/u/.local/lib/python3.9/site-packages/jaxlib/xla_extension.so)\n"
+        "ldd (GNU libc) 2.35: GLIBC_2.34 found\n"
+    )
+    findings = findings_of(read, matrix, text)
+    assert error_lines(findings, "glibc-too-old")
+    assert not error_lines(findings, "glibc-version-missing")
