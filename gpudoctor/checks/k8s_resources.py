@@ -88,8 +88,11 @@ def _no_gpu_advertised(facts: HostFacts, ev: list[tuple[str, int | None]]) -> li
     named = report.named if report is not None else ()
     labelled = "gpu-node" in named
     said = "gpu-node-said" in named  # the text says so: "the node does not show nvidia.com/gpu"
+    # `kubectl get nodes -o custom-columns=...:.status.allocatable.nvidia\.com/gpu` asked for
+    # the nodes' GPUs and every node listed answered <none>: no node offers one to a pod
+    column = "gpu-column-empty" in named
     zero_line = report is not None and any(e.code == "k8s-node-zero-gpus" for e in report.errors)
-    if zero_line or not (gpus or labelled or said):
+    if zero_line or not (gpus or labelled or said or column):
         return [finding(CODE, NA, "the node advertises no nvidia.com/gpu", evidence=ev)]
     has = (
         f"{gpus} GPU(s)"
@@ -98,6 +101,14 @@ def _no_gpu_advertised(facts: HostFacts, ev: list[tuple[str, int | None]]) -> li
         if labelled
         else "NVIDIA GPUs (as the report says)"
     )
+    title = (
+        f"the node has {has} but advertises no nvidia.com/gpu: the device plugin registered none"
+    )
+    if not (gpus or labelled or said):
+        title = (
+            "no node listed advertises nvidia.com/gpu (the -o custom-columns GPU column is "
+            "<none> or 0 in every row): the device plugin registered none"
+        )
     detail, fix = _MANAGED.get(facts.platform.k8s_distribution or "", (_DETAIL, _FIX))
     kept_off = _kept_off(facts)
     if kept_off is not None:
@@ -106,8 +117,7 @@ def _no_gpu_advertised(facts: HostFacts, ev: list[tuple[str, int | None]]) -> li
         finding(
             CODE,
             WARN,
-            f"the node has {has} but advertises no nvidia.com/gpu: the device plugin "
-            "registered none",
+            title,
             detail=detail,
             fix=fix,
             evidence=[
@@ -115,6 +125,7 @@ def _no_gpu_advertised(facts: HostFacts, ev: list[tuple[str, int | None]]) -> li
                 ("gpus", gpus),
                 ("gpu_node_label", labelled),
                 ("said_in_text", said),
+                ("gpu_column_empty", column),
                 ("k8s_distribution", facts.platform.k8s_distribution),
             ],
         )

@@ -381,6 +381,8 @@ def _pods(text: str, draft: Draft) -> None:
             if ready is None or ready == 0 or ready + 1 >= len(words):
                 continue
             name, status = words[ready - 1], words[ready + 1]
+            # `kubectl get all` names each row by its kind: pod/nvidia-device-plugin-...
+            name = name[4:] if name.startswith("pod/") else name
             # the NVIDIA stack's pods only: a workload named gpu-test is judged by its own row
             if not name.startswith(STACK_POD_PREFIXES) or name in seen:
                 continue

@@ -103,7 +103,8 @@ def parse(text: str, draft: Draft) -> None:
     lines = text.split("\n")
     for document, at in _json_documents(text):
         _json_document(document, found, node_columns.kind(lines, text.count("\n", 0, at)))
-    node_columns.read(text, found.node_capacity, found.node_resources)
+    for line in node_columns.read(text, found.node_capacity, found.node_resources):
+        draft.named.append(("gpu-column-empty", line))
     _describe(text, found)
     _show_labels(text, found)
     _keep(found, text, draft)

@@ -29,6 +29,11 @@ _PATH = re.compile(
 )
 _MAP_LINE = re.compile(r"^[ \t]{0,8}(?P<map>\{\"[^\n]{1,2000}\"pods\"[^\n]{0,2000}\})[ \t]{0,4}$")
 _KIND = re.compile(r"\b(?P<kind>allocatable|capacity)\b", re.IGNORECASE)
+# a Markdown quote's "> " before each line of a table pasted in a reply
+_QUOTE = re.compile(r"^[ \t]{0,4}>[ \t]?")
+# kubectl prints <none> where a node has no such resource; a Markdown renderer takes <none> for a
+# tag, and the reader then copies "none"
+_ABSENT = ("<none>", "none")
 _MAX_ROWS = 200
 _KIND_REACH = 3  # lines above a jsonpath answer that may hold its command
 
@@ -59,9 +64,13 @@ def most(target: dict[str, str], counts: dict[str, str]) -> None:
             target[name] = count
 
 
-def read(text: str, capacity: dict[str, str], allocatable: dict[str, str]) -> None:
+def read(text: str, capacity: dict[str, str], allocatable: dict[str, str]) -> list[int]:
+    """Fill the counts; return the line of each custom-columns table whose GPU column is empty in
+    every row it lists (no node of the listing advertises the GPU resource asked for)."""
+    empty: list[int] = []
     for spec in _COLUMNS.finditer(text):
-        _table(text, spec.group("spec"), spec.end(), capacity, allocatable)
+        if _table(text, spec.group("spec"), spec.end(), capacity, allocatable):
+            empty.append(text.count("\n", 0, spec.start()) + 1)
     lines = text.split("\n")
     for at, line in enumerate(lines):
         if '"pods"' not in line:
@@ -71,28 +80,31 @@ def read(text: str, capacity: dict[str, str], allocatable: dict[str, str]) -> No
         if counts is None:
             continue
         most(allocatable if kind(lines, at) == "allocatable" else capacity, counts)
+    return empty
 
 
 def _table(
     text: str, spec: str, after: int, capacity: dict[str, str], allocatable: dict[str, str]
-) -> None:
+) -> bool:
+    """Read the table; True where it has a GPU column and no row counts one there."""
     columns: list[tuple[str, str, str]] = []  # header, kind, resource
     headers: list[str] = []
     for part in spec.split(","):
         header, colon, path = part.partition(":")
         if not colon or not header:
-            return
+            return False
         headers.append(header)
         found = _PATH.match(path)
         if found is not None:
             name = found.group("name").replace("\\", "")
             columns.append((header, found.group("kind").lower(), name))
     if not columns:
-        return
-    rows = text[after:].split("\n")
+        return False
+    rows = [_QUOTE.sub("", row) for row in text[after:].split("\n")]
     start = next((i for i, row in enumerate(rows[:8]) if row.split() == headers), None)
     if start is None:
-        return
+        return False
+    gpu_rows = gpus = 0
     for row in rows[start + 1 : start + 1 + _MAX_ROWS]:
         values = row.split()
         if len(values) != len(headers):
@@ -100,10 +112,13 @@ def _table(
         for header, kind, name in columns:
             value = values[headers.index(header)]
             target = capacity if kind == "capacity" else allocatable
+            gpu_rows += bool(GPU_PLUGIN.match(name))
             if value.isdecimal() and len(value) < 7:
                 most(target, {name: value})
-            elif value == "<none>" and name == "nvidia.com/gpu":
+                gpus += bool(GPU_PLUGIN.match(name)) and int(value) > 0
+            elif value in _ABSENT and name == "nvidia.com/gpu":
                 most(target, {name: "0"})  # the node lists no nvidia.com/gpu
+    return gpu_rows > 0 and gpus == 0
 
 
 def _map(text: str) -> dict[str, str] | None:

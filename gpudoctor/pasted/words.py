@@ -30,6 +30,7 @@ _SAID = {
     "nvidia-gpu": "an NVIDIA GPU",
     "gpu-node": "a Kubernetes GPU node",
     "gpu-node-said": "a Kubernetes node said to have GPUs but no nvidia.com/gpu",
+    "gpu-column-empty": "a listing of the nodes' GPUs in which none has any",
     "mig": "MIG",
     "mig-devices": "MIG devices",
     "mig-lost-at-reboot": "MIG settings lost at reboot",
