@@ -1,8 +1,9 @@
 """The kubelet losing a registered device plugin's stream (ListAndWatch ended), Volcano's /
 HAMi's vGPU predicate refusing a node: more cards asked for than the node has, or no card with
 the memory and cores asked for, and a missing GLIBC version told without the loader's line.
-Each line is named by its own entry, a paste holding only it is
-judged an error, the plugin's lost stream is the symptom of a cause named beside it, and the
+Each line is named by its own entry, a paste holding only it is judged an error (the lost
+stream a warning: every plugin restart prints it), the lost stream is the symptom of a cause
+named beside it, and the
 kubelet's healthy registration lines and Insufficient-resource lines go to their own entries."""
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ def test_the_kubelet_losing_a_device_plugins_stream_is_named(
     read: Read, matrix: Matrix, line: str
 ) -> None:
     (found,) = named_lines(read, matrix, line + "\n", "kubelet-device-plugin-stream-ended")
-    # alone, the lost stream is the only error the paste shows
-    assert found.severity is Severity.ERROR
+    # alone, a warning: the kubelet prints it on every plugin restart too
+    assert found.severity is Severity.WARN
     assert "one plugin per resource" in found.fix
 
 
