@@ -43,7 +43,10 @@
 - `python -m xformers.info` (xformers/info.py): "pytorch.version:   2.1.2+cu121",
   "pytorch.cuda:   available" (or "not available"), "gpu.name:", "gpu.compute_capability:", and
   the build's own "build.torch_version:" (a torch other than the installed one: its C++/CUDA
-  extensions do not load).
+  extensions do not load). Its warning at import names the installed torch and Python after
+  the ones it was built for (xformers/_cpp_lib.py): "xFormers was built for: PyTorch 2.2.0+cu121
+  with CUDA 1201 (you have 2.2.0+cpu)", "Python  3.11.7 (you have 3.11.0)": the "you have" ones
+  are this environment's, the others only the build's.
 - `cupy.show_config()` ("Python Version   : 3.10.12", "Device 0 Name   : NVIDIA GeForce RTX
   3080", "Device 0 Compute Capability   : 86") and `numba -s` (numba/misc/numba_sysinfo.py:
   "Python Version   : 3.11.7", "CUDA Driver Version   : (12, 2)", and its CUDA detect list
@@ -154,6 +157,15 @@ _ENV_DRIVER = re.compile(
 _ENV_AVAILABLE = re.compile(rf"^(?:CUDA available|GPU available){_SEP}(?P<v>True|False|Yes|No)\b")
 _ENV_LINES = 300  # the longest table (torch's build details included) is under 100 lines
 _XF_VERSION = re.compile(r"^xFormers (?P<v>\d{1,2}\.\d{1,2}\.\d{1,4}(?:\.post\d{1,2})?)\s{0,4}$")
+# xformers/_cpp_lib.py: "xFormers was built for:\n    PyTorch 2.1.2+cu121 with CUDA 1201 (you
+# have 2.1.2+cpu)\n    Python  3.10.11 (you have 3.10.11)"
+_XF_BUILT = re.compile(
+    r"xFormers was built for:\s{0,16}PyTorch \d{1,2}\.\d{1,2}\.\d{1,3}\S{0,30} "
+    r"(?:with CUDA (?:\d{3,5}|None) )?\(you have (?P<have>\d{1,2}\.\d{1,2}\.\d{1,3}[\w.+]{0,30})\)"
+)
+_XF_PYTHON = re.compile(
+    r"Python\s{1,4}3\.\d{1,2}\.\d{1,3} \(you have (?P<have>3\.\d{1,2}\.\d{1,3})\)"
+)
 _XF_KEY = re.compile(
     r"^(?P<k>pytorch\.version|pytorch\.cuda|gpu\.name|gpu\.compute_capability|"
     r"build\.torch_version):\s{1,60}(?P<v>\S[^\n]{0,100}?)\s{0,4}$"
@@ -200,6 +212,8 @@ def parse(text: str, draft: Draft) -> None:  # noqa: PLR0912 - one test per shap
         _env_table(text, draft)
     if "pytorch.version:" in text:
         _xformers_info(text, draft)
+    if "xFormers was built for" in text:
+        _xformers_built_for(text, draft)
     if "CuPy Version" in text or "__CUDA Information__" in text:
         _cupy_numba(text, draft)
     if "torch_version" in text and "cuda_compiled_version" in text:
@@ -552,6 +566,19 @@ def _xformers_info(text: str, draft: Draft) -> None:
             f"xFormers was built for torch {built}, the installed torch is {torch}: its C++/CUDA "
             "extensions do not load with another torch (xformers.info)"
         )
+
+
+def _xformers_built_for(text: str, draft: Draft) -> None:
+    """xFormers' warning: the torch and Python it runs with, read before the prose rules take
+    the build's "PyTorch 2.2.0+cu121" for the installed torch."""
+    found = _XF_BUILT.search(text)
+    if found is None:
+        return
+    put(draft.torch, "version", found.group("have"))
+    draft.read_at(NAME, text, found.start("have"))
+    python = _XF_PYTHON.search(text, found.end(), found.end() + 400)
+    if python is not None:
+        put(draft.platform, "python_version", python.group("have"))
 
 
 def _cupy_numba(text: str, draft: Draft) -> None:

@@ -1,7 +1,8 @@
 """Package versions wherever they appear: `pip list` (`torch   2.5.1`), `pip freeze`
-(`torch==2.5.1+cu124`), a requirements file's pins with their extras
-(`tensorflow[and-cuda]==2.15.0`), collect_env's `[pip3] torch==2.5.1` and `[conda] pytorch 2.1.0
-py3.10_cuda11.8_cudnn8.7.0_0 pytorch` lines, and a conda spec quoted anywhere (conda's plan
+(`torch==2.5.1+cu124`), uv's install summary (` + torch==2.5.1`; its ` - ` lines are the versions
+it removed), a requirements file's pins with their extras (`tensorflow[and-cuda]==2.15.0`),
+collect_env's `[pip3] torch==2.5.1` and `[conda] pytorch 2.1.0 py3.10_cuda11.8_cudnn8.7.0_0
+pytorch` lines, and a conda spec quoted anywhere (conda's plan
 "pytorch/linux-64::pytorch-1.4.0-py3.7_cuda10.1.243_cudnn7.6.3_0", the match spec
 "pytorch=1.9.0=py3.8_cpu_0"). Only the packages the checks read are kept: the frameworks,
 NVIDIA's CUDA library wheels, onnxruntime and onnxruntime-gpu (both installed: a note), and the
@@ -13,6 +14,7 @@ package is dropped.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from gpudoctor import versions
 from gpudoctor.pasted.draft import Draft, put
@@ -83,6 +85,11 @@ _CONDA_SPEC = re.compile(
     r"(?:\.\d{1,4})?(?:\.\d{1,4})?)[-=](?P<build>(?:py|cuda|cpu|h)[\w.]{1,80})"
 )
 _PIP_ITEM = re.compile(r"^\s{0,8}- (?=\S)")  # a `pip:` item of `conda env export`
+# uv's install summary: " + torch==2.5.1" installed, " ~ torch==2.5.1" reinstalled, and
+# " - torch==2.4.0" removed, under "Installed 3 packages in 1.2s" / "Uninstalled 1 package in ..."
+_UV_ADDED = re.compile(r"^ [+~] (?=\S)")
+_UV_REMOVED = re.compile(r"^ - (?=\S)")
+_UV_SUMMARY = re.compile(r"^(?:Installed|Uninstalled) \d{1,5} packages? in ", re.MULTILINE)
 # `pip freeze` of a wheel installed from a URL or file: "torch @ https://.../torch-2.1.2%2Bcu121-..."
 _URL = re.compile(
     rf"^\s{{0,4}}(?P<name>{_WANTED}) @ \S{{0,300}}/(?P<file>[\w.]{{1,60}})-"
@@ -110,10 +117,17 @@ def unresolved(line: str, start: int) -> bool:
     return _UNRESOLVED.search(line[max(0, start - 40) : start]) is not None
 
 
-def parse(text: str, draft: Draft) -> None:
+def _package_lines(text: str) -> Iterator[str]:
+    """The lines that may name a package, uv's markers taken off; in a uv summary, the versions
+    it removed are left out (they are not the ones installed)."""
+    uv = _UV_SUMMARY.search(text) is not None
     for _, line in lines_with(ascii_lower(text), text, _NEEDLES):
-        if len(line) >= 400:
-            continue
+        if len(line) < 400 and not (uv and _UV_REMOVED.match(line)):
+            yield _UV_ADDED.sub("", line, count=1)
+
+
+def parse(text: str, draft: Draft) -> None:
+    for line in _package_lines(text):
         exported = _EXPORT.match(line)  # `conda env export`: "  - pytorch=2.1.0=py3.10_cuda..."
         if exported:
             _conda(
