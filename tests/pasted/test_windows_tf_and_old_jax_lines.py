@@ -177,10 +177,21 @@ def test_xformers_built_for_another_torch_in_each_of_its_wordings(
     head = "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
     no_cuda = head + "    PyTorch 2.3.0+cu121 with CUDA None (you have 2.0.0+cu117)\n"
     (found,) = error_lines(findings_of(read, matrix, HOST + no_cuda), "xformers-torch-mismatch")
-    assert "built for torch 2.3.0+cu121 but torch 2.0.0+cu117 is installed" in found.detail
+    assert "built for torch 2.3.0+cu121 and torch 2.0.0+cu117 is installed" in found.detail
     older = head + "    PyTorch 2.0.1 (you have 2.1.0+cu121)\n"
     (same,) = error_lines(findings_of(read, matrix, HOST + older), "xformers-torch-mismatch")
-    assert "built for torch 2.0.1 but torch 2.1.0+cu121 is installed" in same.detail
+    assert "built for torch 2.0.1 and torch 2.1.0+cu121 is installed" in same.detail
+    # the same torch on both sides (a Mac, another Python): the cause says what that means
+    agree = head + "    PyTorch 2.0.1 with CUDA None (you have 2.0.1)\n"
+    (both,) = error_lines(findings_of(read, matrix, HOST + agree), "xformers-torch-mismatch")
+    assert "where they agree, the build is for another Python" in both.detail
+    # without the build's torch, the load failure alone is a warning of its own
+    bare = "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for a "
+    (alone,) = error_lines(
+        findings_of(read, matrix, HOST + bare + "different version of PyTorch or Python.\n"),
+        "xformers-extensions-not-loaded",
+    )
+    assert alone.severity is Severity.WARN
     # Near miss: xformers' own info listing of a working build names no other torch.
     info = "xFormers 0.0.28.post1\nmemory_efficient_attention.cutlassF: available\n"
     assert not error_lines(findings_of(read, matrix, HOST + info), "xformers-torch-mismatch")
