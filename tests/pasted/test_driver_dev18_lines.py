@@ -161,3 +161,56 @@ def test_no_devices_quoted_in_a_sentence_about_nvidia_smi_is_read(
     assert "nvidia-smi-no-devices" not in _codes(
         read, "The scanner said No devices were found matching the filter, so I gave up.\n"
     )
+
+
+def test_nvidia_smi_without_its_driver_is_the_symptom_of_the_named_cause(
+    read: Read, matrix: Matrix
+) -> None:
+    said = (
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+        "that the latest NVIDIA driver is installed and running.\n"
+    )
+    # alone, it is the error
+    (alone,) = error_lines(findings_of(read, matrix, said), "nvidia-smi-no-driver")
+    assert alone.severity is Severity.ERROR
+    # beside the line that says why the module did not load, it is that cause's symptom
+    pasted = said + (
+        "gdm3[7055]: modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n"
+        "nvidia-settings-autostart.desktop[2777]: ERROR: NVIDIA driver is not loaded\n"
+    )
+    findings = findings_of(read, matrix, pasted)
+    (cause,) = error_lines(findings, "secure-boot-rejected")
+    assert cause.severity is Severity.ERROR
+    for code in ("nvidia-smi-no-driver", "nvidia-settings-driver-not-loaded"):
+        (symptom,) = error_lines(findings, code)
+        assert symptom.severity is Severity.INFO
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I installed with Secure Boot disabled, and later I enabled the Secure Boot. In such a "
+        "case, the driver is no longer loaded during boot.",
+        "Secure Boot is enabled and the nvidia module does not load after the update",
+    ],
+)
+def test_secure_boot_said_with_the_driver_not_loading_is_named(
+    read: Read, matrix: Matrix, said: str
+) -> None:
+    (found,) = error_lines(
+        findings_of(read, matrix, said + "\n"), "secure-boot-said-driver-not-loading"
+    )
+    assert found.severity is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # Secure Boot off, or on with the driver loading
+        "I disabled Secure Boot and the driver still does not load",
+        "Secure Boot is off and the nvidia module does not load",
+        "Secure Boot is enabled and the driver loads fine",
+    ],
+)
+def test_secure_boot_said_otherwise_is_not_named(read: Read, said: str) -> None:
+    assert "secure-boot-said-driver-not-loading" not in _codes(read, said + "\n")
