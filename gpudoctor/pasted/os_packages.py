@@ -35,8 +35,11 @@ _USER_SPACE = (
     r"libnvidia-compute|nvidia-utils|nvidia-driver(?:-latest-dkms|-libs|-cuda-libs|-cuda|-nvml)?|"
     r"libnvidia-gl|nvidia-compute-utils|cuda-drivers|xorg-x11-drv-nvidia(?:-libs|-cuda-libs|-cuda)?"
 )
+# Packages that name the driver release but hold no user-space library: the kernel side, and
+# Ubuntu's libnvidia-common (the driver's shared data files, upgraded with the libraries).
 _KERNEL_SIDE = (
-    r"nvidia-dkms|nvidia-kernel-common|nvidia-kernel-source|kmod-nvidia(?:-latest|-open)?(?:-dkms)?"
+    r"nvidia-dkms|nvidia-kernel-common|nvidia-kernel-source|kmod-nvidia(?:-latest|-open)?(?:-dkms)?|"
+    r"libnvidia-common"
 )
 _PACKAGE = re.compile(
     rf"(?<![\w.-])(?P<name>{_USER_SPACE}|{_KERNEL_SIDE})(?:-\d{{3}}(?:-server|-open)?)?"
@@ -109,15 +112,30 @@ def parse(text: str, draft: Draft) -> None:
         toolkit = _TOOLKIT.search(line)
         if toolkit is not None:
             put(draft.runtime, "toolkit_version", toolkit.group("v"))
-        found = _PACKAGE.search(line)
+        found = _driver_package(line)
         if found is not None:
             version = found.group("v")
-            if re.fullmatch(_KERNEL_SIDE, found.group("name"), re.IGNORECASE) is None:
+            if not _release_only(found):
                 put(draft.nvml, "library_version", version)
             put(draft.nvml, "driver_version", version)
         if toolkit is None and found is None:
             continue
         draft.read_at(NAME, text, start)
+
+
+def _release_only(found: re.Match[str]) -> bool:
+    return re.fullmatch(_KERNEL_SIDE, found.group("name"), re.IGNORECASE) is not None
+
+
+def _driver_package(line: str) -> re.Match[str] | None:
+    """The line's first user-space driver package, else its first release-only one: apt's
+    history lists libnvidia-common before the libraries it was upgraded with."""
+    first = None
+    for found in _PACKAGE.finditer(line):
+        if not _release_only(found):
+            return found
+        first = first or found
+    return first
 
 
 def _cuda_packages(line: str, draft: Draft) -> bool:
