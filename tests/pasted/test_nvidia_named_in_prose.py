@@ -30,6 +30,22 @@ from tests.support.pasted_findings import Read, findings_of, warn_or_error
             "The system cannot find the NVIDIA graphics driver. Install the driver and try again\n",
             "the NVIDIA driver",
         ),
+        # the driver named by the tools only its packages install, by its kernel module and
+        # DKMS's build of it, and as "the GPU driver" on a line about CUDA
+        (
+            "nvidia-smi hangs forever and never returns.\nHow can I debug this?\n",
+            "the NVIDIA driver",
+        ),
+        (
+            "The driver is installed but nvidia-smi says no devices found.\nlspci shows it.\n",
+            "the NVIDIA driver",
+        ),
+        ("After the kernel update the nvidia kernel module is gone.\n", "the NVIDIA driver"),
+        ("dkms status shows nothing for nvidia.\napt says it is installed.\n", "the NVIDIA driver"),
+        (
+            "Your GPU driver does not support the requested CUDA version. Please update it.\n",
+            "the NVIDIA driver",
+        ),
     ],
 )
 def test_the_nvidia_driver_or_gpu_named_in_prose_is_read_as_words(
@@ -52,6 +68,11 @@ def test_the_nvidia_driver_or_gpu_named_in_prose_is_read_as_words(
         "I updated the printer driver and it prints again.\n",
         "The database driver times out on connect.\n",
         "The device driver of the network card was reinstalled.\n",
+        # a GPU driver with no word of CUDA or NVIDIA may be any vendor's
+        "Your GPU driver is out of date. Please update your graphics driver.\n",
+        "The display driver crashed and recovered.\n",
+        # DKMS building another vendor's module
+        "dkms status shows nothing for amdgpu.\n",
     ],
 )
 def test_another_driver_named_in_prose_stays_unread(read: Read, text: str) -> None:

@@ -231,12 +231,19 @@ RULES_2: tuple[_Rule, ...] = (
     # ("my nvidia driver stopped working", "NVIDIA Installer cannot continue", "a display
     # attached to an NVIDIA GPU"); after the rules above, so a line that already said the
     # machine has a GPU is not named twice. Never the GPU Operator, NGC (NVIDIA GPU Cloud) or
-    # the device plugin, nor another vendor's or program's "driver".
+    # the device plugin, nor another vendor's or program's "driver". The driver is also named
+    # by its kernel module (and DKMS's build of it), by the tools only its packages install
+    # ("nvidia-smi hangs", "nvidia-settings shows nothing"), and as "the GPU driver" on a line
+    # about CUDA, which only NVIDIA's driver runs.
     _Rule(
-        "nvidia",
+        ("nvidia", "cuda"),
         _rx(
             r"\bnvidia(?:'s)? (?:geforce |graphics |display |gpu |video |proprietary |kernel )?"
-            r"drivers?\b|\bnvidia[ -]installer\b"
+            r"drivers?\b|\bnvidia[ -]installer\b|\bnvidia(?:'s)? (?:kernel )?modules?\b|"
+            r"\bnvidia[- ]dkms\b|\bdkms\b[^\n]{0,80}\bnvidia\b|\bnvidia-(?:smi|settings|"
+            r"persistenced|xconfig|modprobe|"
+            r"bug-report)\b|\b(?:gpu|graphics|display|video) drivers?\b(?=[^\n]{0,200}\bcuda\b)|"
+            r"\bcuda\b[^\n]{0,200}\b(?:gpu|graphics|display|video) drivers?\b"
         ),
         _nvidia_driver_named,
     ),
