@@ -82,6 +82,16 @@ _WIDE_ROW = re.compile(
 _GOARCH = {"amd64": "x86_64", "arm64": "aarch64", "ppc64le": "ppc64le", "s390x": "s390x"}
 _READY = re.compile(r"^\d{1,2}/\d{1,2}$")
 _FINE = ("Running", "Completed", "Succeeded")
+# A pod's STATUS as `kubectl get pods` prints it (the phase, or the reason of the container that
+# holds it: kubernetes/pkg/printers/internalversion/printers.go, printPod): rows grepped out of
+# the table (`kubectl get pods -A | grep nvidia`) lose the header, so without it a row is read
+# only when its STATUS is one of these
+_STATUS = re.compile(
+    r"^(?:Running|Completed|Succeeded|Pending|Failed|Unknown|Terminating|Evicted|Error|"
+    r"OOMKilled|ContainerCreating|PodInitializing|CrashLoopBackOff|ImagePullBackOff|"
+    r"ErrImagePull|CreateContainerError|CreateContainerConfigError|RunContainerError|"
+    r"StartError|Init:[\w/]{1,30})$"
+)
 _GRES = re.compile(
     r"(?:^|[\s=])gpu:(?:(?P<type>[A-Za-z][\w.-]{0,40}):)?(?P<n>\d{1,3})(?=\(|\s|,|$)"
 )
@@ -98,8 +108,9 @@ def parse(text: str, draft: Draft) -> None:
     _pods(text, draft)
     if "kubectl exec" in text:
         _exec_gpus(text, draft)
-    if "Init Containers:" in text:
-        pod_describe.parse(text, draft)
+    described = pod_describe.parse(text, draft) if "Init Containers:" in text else set()
+    if "restarting failed container" in text:
+        pod_describe.parse_backoff(text, draft, described)
     _slurm(text, draft)
 
 
@@ -369,8 +380,7 @@ def _nodes_wide(text: str, draft: Draft) -> None:
 def _pods(text: str, draft: Draft) -> None:
     """`kubectl get pods`: NAME READY STATUS RESTARTS AGE (NAMESPACE first with -A)."""
     at = text.find("READY")
-    if at == -1 or "STATUS" not in text[at : at + 200]:
-        return
+    headed = at != -1 and "STATUS" in text[at : at + 200]
     bad: list[str] = []
     seen: set[str] = set()
     first = -1
@@ -381,6 +391,11 @@ def _pods(text: str, draft: Draft) -> None:
             if ready is None or ready == 0 or ready + 1 >= len(words):
                 continue
             name, status = words[ready - 1], words[ready + 1]
+            # headerless: STATUS must be a pod's, then RESTARTS (a count) or the row's end
+            if not headed and not (
+                _STATUS.match(status) and (ready + 2 == len(words) or words[ready + 2].isdecimal())
+            ):
+                continue
             # `kubectl get all` names each row by its kind: pod/nvidia-device-plugin-...
             name = name[4:] if name.startswith("pod/") else name
             # the NVIDIA stack's pods only: a workload named gpu-test is judged by its own row

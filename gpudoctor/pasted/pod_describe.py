@@ -22,20 +22,58 @@ _CONTAINER = re.compile(r"^(?P<indent>[ \t]{1,12})(?P<name>[a-z0-9][a-z0-9-]{0,6
 _FIELD = re.compile(
     r"^[ \t]{2,16}(?P<key>State|Last State|Reason|Exit Code):[ \t]{1,30}(?P<v>\S{1,60})"
 )
+# The kubelet's back-off of a container that keeps failing names the container and its pod
+# (format.Pod: name_namespace(uid)), as its log line ("back-off 5m0s restarting failed
+# container=C pod=P_NS(uid)") or as the pod's BackOff event ("Back-off restarting failed
+# container C in pod P_NS(uid)"): kubernetes/kubernetes, pkg/kubelet/kuberuntime/
+# kuberuntime_manager.go, doBackOff.
+_BACKOFF = re.compile(
+    r"restarting failed container(?:=| )(?P<container>[a-z0-9][a-z0-9-]{0,62})"
+    r"(?: in pod | pod=)(?P<pod>[a-z0-9][a-z0-9.-]{0,200})_",
+    re.IGNORECASE,
+)
 _REACH = 3000  # how far above the section its pod's Name: line may be
 _SPAN = 8000  # how far the section may run
 
 
-def parse(text: str, draft: Draft) -> None:
+def parse(text: str, draft: Draft) -> set[str]:
+    """Reads each stack pod's section; returns the names of the pods whose section was read
+    (their init containers' states now outrank a back-off line from before)."""
+    described: set[str] = set()
     for section in _SECTION.finditer(text):
         name = _pod_name(text, section.start())
         if name is None:
             continue
+        described.add(name)
         blocks = _blocks(text, section.end() + 1, len(section.group("indent")))
         pod = _standing(name, blocks)
         if pod is not None:
             draft.stack_pods.append(pod)
             draft.read_at(NAME, text, section.start(), 1 + sum(len(b[1]) + 1 for b in blocks))
+    return described
+
+
+def parse_backoff(text: str, draft: Draft, described: set[str]) -> None:
+    """A stack pod's container in the kubelet's back-off: the pod is held there (an init
+    container's name is a stage the GPU Operator check knows); a row of the same pod read
+    from `kubectl get pods` keeps its STATUS. A pod whose `kubectl describe pod` was read is
+    judged by its init containers' states, not by a back-off event that may be old."""
+    for found in _BACKOFF.finditer(text):
+        name, container = found.group("pod"), found.group("container")
+        if not name.startswith(STACK_POD_PREFIXES) or name in described:
+            continue
+        known = [i for i, p in enumerate(draft.stack_pods) if p.name == name]
+        if known and draft.stack_pods[known[0]].init_failed is not None:
+            continue  # `kubectl describe pod` already named where it stands
+        status = draft.stack_pods[known[0]].status if known else ""
+        pod = StackPod(name=name, status=status, init_failed=container, init_reason=_CRASH)
+        if known:
+            draft.stack_pods[known[0]] = pod
+        else:
+            draft.stack_pods.append(pod)
+
+
+_CRASH = "CrashLoopBackOff"
 
 
 def _pod_name(text: str, at: int) -> str | None:
