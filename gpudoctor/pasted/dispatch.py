@@ -208,25 +208,27 @@ def read_reports(
 
 def _read_part(text: str, architectures: Sequence[Architecture]) -> Draft:
     draft = Draft()
-    found = [shape.starts(text) for shape in BLOCKS]
+    # the same lines with their log envelopes taken off (a journald or klog prefix, a JSON
+    # record, `kubectl logs --prefix`'s source): the readers read each message as its program
+    # printed it; the block shapes too (an nvidia-smi table a validator pod printed), on the
+    # same line numbers
+    plain_text = envelopes.unwrap(text)
+    found = [shape.starts(plain_text) for shape in BLOCKS]
     starts = sorted((pos, i) for i, at in enumerate(found) for pos in at)
-    ends = [pos for pos, _ in starts[1:]] + [len(text)]
+    ends = [pos for pos, _ in starts[1:]] + [len(plain_text)]
     done: set[str] = set()
     for index, shape in enumerate(BLOCKS):  # in priority order, each on its first block
         for (pos, owner), end in zip(starts, ends):
             if owner == index and shape.name not in done:
                 done.add(shape.name)
-                block = text[pos : min(end, pos + _BLOCK_CAP)]
+                block = plain_text[pos : min(end, pos + _BLOCK_CAP)]
                 shape.parse(block, draft)
                 if shape.name in draft.sections:
-                    first = text.count("\n", 0, pos) + 1
+                    first = plain_text.count("\n", 0, pos) + 1
                     last = first + block.rstrip("\n").count("\n")
                     draft.ranges.append((shape.name, first, last))
                     draft.blocks.append((first, last))
     head = facts_head(text)  # one string for every reader: ascii_lower caches by it
-    # the same lines with their log envelopes taken off (a journald or klog prefix, a JSON
-    # record): the fact readers read each message as its program printed it
-    plain_text = envelopes.unwrap(text)
     plain = facts_head(plain_text)
     for line_shape in LINES:
         if line_shape.whole_paste:

@@ -75,6 +75,9 @@ PREFIX = re.compile(
             # stern ("pod container message") and kubetail ("[pod container] message")
             rf"^{_POD} {_CONTAINER} ",
             rf"^\[{_POD}(?: {_CONTAINER})?\] ",
+            # `kubectl logs --prefix` (and -l, --all-containers): "[pod/NAME/CONTAINER] "
+            # (kubernetes/kubectl, pkg/cmd/logs/logs.go, addPrefixIfNeeded)
+            rf"^\[pod/[a-z0-9][a-z0-9.-]{{0,252}}/{_CONTAINER}\] ",
         )
     ),
     re.MULTILINE,
