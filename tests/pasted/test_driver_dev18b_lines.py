@@ -120,3 +120,53 @@ def test_near_misses_are_not_warned(read: Read, matrix: Matrix, pasted: str) -> 
     findings = findings_of(read, matrix, pasted)
     assert [f.severity for f in findings if f.code == "driver-library-mismatch"] != [Severity.WARN]
     assert warn_or_error(findings) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[ 2263.536258] [ERROR]Cannot access secondary GPU - error: [XORG] (EE) NVIDIA(GPU-0): "
+        "Failed to initialize the NVIDIA GPU at PCI:1:0:0.  Please",
+        "[   159.042] (EE) NVIDIA(0): Failed to initialize the NVIDIA graphics device!",
+        "(EE) NVIDIA(0): Failed to initialize the NVIDIA kernel module! Please ensure",
+    ],
+)
+def test_the_x_driver_s_failed_gpu_is_named(read: Read, line: str) -> None:
+    assert _codes(read, line + "\n")[:1] == ["xorg-nvidia-gpu-init-failed"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # the GLX module (another problem), an X driver line that reports success
+        "(EE) NVIDIA(0): Failed to initialize the GLX module; please check in your X",
+        "[    21.240] (II) NVIDIA(0): Initialized GPU GART.",
+        "[    21.238] (II) NVIDIA GLX Module  550.90.07  Release Build",
+    ],
+)
+def test_other_x_driver_lines_are_not_named(read: Read, line: str) -> None:
+    assert "xorg-nvidia-gpu-init-failed" not in _codes(read, line + "\n")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "on the H100 nodes cuInit fails with an 802 error",
+        "CUDA initialization fails with 802 system error since the reboot",
+    ],
+)
+def test_cuda_s_802_said_before_error_is_named(read: Read, line: str) -> None:
+    assert _codes(read, line + "\n")[:1] == ["system-not-initialized"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # an 802.11 adapter's error, a count of errors, a port number
+        "wlan0: 802.11 error: association timed out",
+        "the job finished with 802 errors out of 10000 samples",
+        "listening on port 8802 error log disabled",
+    ],
+)
+def test_other_802s_are_not_named(read: Read, line: str) -> None:
+    assert "system-not-initialized" not in _codes(read, line + "\n")
