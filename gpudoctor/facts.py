@@ -618,6 +618,10 @@ class ReportFacts(Frozen):
     # The nvidia.com/gpu Requests of `kubectl describe node`'s "Allocated resources:" table: what
     # the pods running on the node hold of the GPUs it advertises (pasted/node_allocated.py).
     k8s_gpu_allocated: int | None = None
+    # The NVIDIA GL runtimes of flatpak the text lists, by the version in their names
+    # ("org.freedesktop.Platform.GL.nvidia-550-90-07": "550-90-07"). Flatpak mounts only the
+    # one named after the loaded module's version, dots as dashes (checks/driver.py).
+    flatpak_gl_nvidia: tuple[str, ...] = ()
 
 
 # --- the snapshot -------------------------------------------------------------------------------

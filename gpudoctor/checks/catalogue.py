@@ -92,12 +92,15 @@ _ENTRIES = (
        "Install the driver's user-space libraries (the nvidia-utils / libnvidia-compute package "
        "matching the kernel module); in a container, run it with `--gpus all`."),
     _E("driver-library-mismatch", "driver", "Driver/library version mismatch",
-       "ok, error, n/a, unknown",
+       "ok, warn, error, n/a, unknown",
        "The loaded kernel module (/proc/driver/nvidia/version) and the user-space library "
        "(libnvidia-ml.so.<version>) differ, typically after a driver upgrade without a reboot; "
-       "NVML fails with 'Driver/library version mismatch'.",
+       "NVML fails with 'Driver/library version mismatch' (error). Flatpak's NVIDIA GL runtimes "
+       "listed are none of the loaded driver's release (warn): flatpak apps then run without "
+       "the driver's GL.",
        "Reboot, or reload the modules: `sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia "
-       "&& sudo modprobe nvidia`."),
+       "&& sudo modprobe nvidia`; for flatpak, `flatpak update` (it adds the running driver's "
+       "org.freedesktop.Platform.GL.nvidia-<version> runtime)."),
     _E("nvml-init-failed", "driver", "NVML could not initialise", "ok, unknown, error, n/a",
        "NVML failed for another reason (no permission, unknown error); GPU facts are unknown.",
        "Run as a user that can open /dev/nvidia*; see the NVML error in the detail."),

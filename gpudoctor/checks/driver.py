@@ -346,6 +346,41 @@ def _same_driver(module: str, library: str) -> bool:
     return module == library or versions.same_prefix(module, library)
 
 
+def _flatpak_gl(facts: HostFacts, driver: str | None) -> Finding | None:
+    """Flatpak's NVIDIA GL runtimes beside the loaded driver: flatpak mounts only
+    org.freedesktop.Platform.GL.nvidia-<the module's version, dots as dashes> (flatpak reads
+    /sys/module/nvidia/version; flathub builds one runtime per driver release), so a runtime of
+    another release is the user-space half of another driver. None: no runtime listed, or the
+    driver's version unknown."""
+    listed = facts.report.flatpak_gl_nvidia if facts.report else ()
+    if not listed or not driver:
+        return None
+    wanted = driver.replace(".", "-")
+    ev = [("driver_version", driver), ("flatpak_gl_nvidia", ", ".join(listed))]
+    if wanted in listed:
+        return finding(
+            "driver-library-mismatch",
+            OK,
+            f"flatpak's GL runtime nvidia-{wanted} matches the driver {driver}",
+            evidence=ev,
+        )
+    return finding(
+        "driver-library-mismatch",
+        WARN,
+        f"no flatpak GL runtime for the driver {driver}: the paste shows "
+        + ", ".join(f"nvidia-{v}" for v in listed),
+        detail=f"flatpak apps get the NVIDIA driver's user-space libraries only from "
+        f"org.freedesktop.Platform.GL.nvidia-{wanted}, named after the loaded module's version; "
+        "a runtime of another release is not mounted, and the apps fall back to software GL or "
+        "fail to start (libGL errors, swrast)",
+        fix=f"`flatpak update` (it adds the running driver's runtime once flathub has it), or "
+        f"`flatpak install flathub org.freedesktop.Platform.GL.nvidia-{wanted} "
+        f"org.freedesktop.Platform.GL32.nvidia-{wanted}`; after a driver upgrade reboot first, "
+        "so that the loaded module is the new one",
+        evidence=ev,
+    )
+
+
 def check_version_mismatch(facts: HostFacts, matrix: Matrix, intent: Intent) -> list[Finding]:
     module = facts.kernel.nvidia_module_version
     library = facts.nvml.library_version
@@ -374,6 +409,9 @@ def check_version_mismatch(facts: HostFacts, matrix: Matrix, intent: Intent) -> 
                 evidence=ev,
             )
         ]
+    flatpak = _flatpak_gl(facts, module or facts.nvml.driver_version)
+    if flatpak is not None:
+        return [flatpak]
     if module and library:
         return [
             finding(

@@ -97,6 +97,7 @@ def build(
         # beside a known line, the unknown ones are its context (unknown_errors.py)
         unknown_lines=() if draft.errors else tuple(draft.unknown_lines[:MAX_LINES]),
         warning_events=tuple(draft.warning_events[:MAX_EVENTS]),
+        flatpak_gl_nvidia=tuple(draft.flatpak_gl_nvidia),
     )
     return HostFacts(**{**facts.__dict__, "report": report})
 

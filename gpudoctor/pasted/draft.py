@@ -58,6 +58,8 @@ class Draft:
     gpus_from_text: bool = False  # the GPUs were read from prose, not from a GPU listing
     amd: dict[str, Any] = field(default_factory=dict)  # AmdFacts fields the ROCm tools showed
     amd_gpus: dict[int, dict[str, Any]] = field(default_factory=dict)  # name, gfx, device_id, bdf
+    # flatpak's NVIDIA GL runtimes named ("550-90-07": facts.ReportFacts.flatpak_gl_nvidia)
+    flatpak_gl_nvidia: list[str] = field(default_factory=list)
     named: list[tuple[str, int]] = field(default_factory=list)  # framework word, line number
     images: list[str] = field(default_factory=list)  # container images named, with their tag
     # CUDA libraries `ldd` or an LD_DEBUG trace resolved outside a wheel (name, path, version),

@@ -37,6 +37,22 @@ def _driver_runfile(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
+def _flatpak_gl(m: re.Match[str], d: Draft) -> bool:
+    """A flatpak GL runtime of the NVIDIA driver ("org.freedesktop.Platform.GL.nvidia-550-90-07"
+    and its GL32 twin): the driver version it carries, dashed as flatpak names it."""
+    if m.group("v") in d.flatpak_gl_nvidia:
+        return False
+    d.flatpak_gl_nvidia.append(m.group("v"))
+    return True
+
+
+def _sys_module_said(m: re.Match[str], d: Draft) -> bool:
+    """/sys/module/nvidia/version and the version it holds on one line: the loaded module."""
+    put(d.kernel, "nvidia_module_version", m.group("v"))
+    d.module_loaded("nvidia")
+    return True
+
+
 def _nouveau_said(m: re.Match[str], d: Draft) -> bool:
     d.module_loaded("nouveau")
     return True
@@ -460,5 +476,20 @@ RULES_6: tuple[_Rule, ...] = (
         "xid",
         _rx(r"NVRM: Xid \(PCI:[0-9a-f:]{7,16}\): \d{1,3}"),
         _xid,
+    ),  # flatpak's NVIDIA GL runtimes as `flatpak list` / `remote-ls` / install lines name them,
+    # and /sys/module/nvidia/version quoted with its value on the same line ("says `396.24.02`",
+    # "→ 396.24.02"): the loaded module the runtime must match
+    _Rule(
+        "org.freedesktop.platform.gl",
+        _rx(r"\borg\.freedesktop\.Platform\.GL(?:32)?\.nvidia-(?P<v>\d{3}-\d{1,3}(?:-\d{1,3})?)\b"),
+        _flatpak_gl,
+    ),
+    _Rule(
+        "/sys/module/nvidia/version",
+        _rx(
+            r"/sys/module/nvidia/version`?\s{0,4}(?:says|reports|shows|is|:|=|→|->)\s{0,4}`?"
+            rf"(?P<v>{_VER3})\b"
+        ),
+        _sys_module_said,
     ),
 )
