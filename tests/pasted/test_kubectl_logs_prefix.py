@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gpudoctor.facts import HostFacts
-from tests.pasted.test_mig_manager_lines import _TABLE
+from tests.support.pasted_samples import SMI_TABLE_A100 as _TABLE
 
 Read = Callable[[str], HostFacts]
 

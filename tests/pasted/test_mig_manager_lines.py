@@ -14,6 +14,7 @@ from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Finding, Severity
 from gpudoctor.matrix.model import Matrix
 from tests.support.pasted_findings import error_lines, findings_of, warn_or_error
+from tests.support.pasted_samples import SMI_TABLE_A100 as _TABLE
 
 Read = Callable[[str], HostFacts]
 # A fact line, so that a near miss alone is still a report that is read.
@@ -268,21 +269,6 @@ def test_no_gpu_instances_on_the_one_gpu_is_mig_on_with_nothing(read: Read, matr
     )
     (gpu,) = read(_L_ONE + created).nvml.gpus
     assert gpu.mig_mode_current is None
-
-
-_TABLE = """\
-+---------------------------------------------------------------------------------------+
-| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |
-|-----------------------------------------+----------------------+----------------------+
-| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |
-| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
-|                                         |                      |               MIG M. |
-|=========================================+======================+======================|
-|   0  NVIDIA A100-SXM4-40GB          On  | 00000000:07:00.0 Off |                    0 |
-| N/A   31C    P0              42W / 400W |      4MiB / 40960MiB |      0%      Default |
-|                                         |                      |             Disabled |
-+-----------------------------------------+----------------------+----------------------+
-"""
 
 
 def test_pending_warning_gives_the_gpus_pending_mode(read: Read, matrix: Matrix) -> None:
