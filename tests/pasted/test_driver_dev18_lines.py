@@ -11,22 +11,12 @@ from collections.abc import Callable
 
 import pytest
 
-from gpudoctor.errors import FactsError
 from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
-from tests.support.pasted_findings import error_lines, findings_of, no_fact_read
+from tests.support.pasted_findings import error_codes, error_lines, findings_of, no_fact_read
 
 Read = Callable[[str], HostFacts]
-
-
-def _codes(read: Read, text: str) -> list[str]:
-    try:
-        report = read(text).report
-    except FactsError:  # no report recognised at all: nothing named either
-        return []
-    assert report is not None
-    return [e.code for e in report.errors]
 
 
 @pytest.mark.parametrize(
@@ -67,7 +57,7 @@ def _codes(read: Read, text: str) -> list[str]:
 def test_a_failed_driver_part_is_named_as_an_error_when_alone(
     read: Read, matrix: Matrix, line: str, code: str
 ) -> None:
-    assert _codes(read, line + "\n")[:1] == [code]
+    assert error_codes(read, line + "\n")[:1] == [code]
     (found,) = error_lines(findings_of(read, matrix, line + "\n"), code)
     assert found.severity is Severity.ERROR
 
@@ -118,7 +108,7 @@ def test_near_misses_are_not_named(read: Read, line: str) -> None:
         "nvidia-persistenced-service-failed",
         "udev-modprobe-nvidia-failed",
         "dkms-hook-nvidia-build-failed",
-    } & set(_codes(read, line + "\n"))
+    } & set(error_codes(read, line + "\n"))
 
 
 def test_apt_history_of_a_driver_upgrade_is_read_and_warned(read: Read, matrix: Matrix) -> None:
@@ -144,7 +134,7 @@ def test_apt_history_of_other_upgrades_is_not_a_driver_upgrade(read: Read) -> No
         "Upgrade: linux-libc-dev:amd64 (5.15.0-105.115, 5.15.0-107.117), "
         "nvidia-container-toolkit:amd64 (1.14.6-1, 1.15.0-1)\n"
     )
-    assert "apt-history-driver-upgrade" not in _codes(read, pasted)
+    assert "apt-history-driver-upgrade" not in error_codes(read, pasted)
 
 
 def test_no_devices_quoted_in_a_sentence_about_nvidia_smi_is_read(
@@ -158,7 +148,7 @@ def test_no_devices_quoted_in_a_sentence_about_nvidia_smi_is_read(
     (found,) = error_lines(findings_of(read, matrix, said), "nvidia-smi-no-devices")
     assert found.severity is Severity.ERROR
     # the words without nvidia-smi (another tool's search) are not nvidia-smi's answer
-    assert "nvidia-smi-no-devices" not in _codes(
+    assert "nvidia-smi-no-devices" not in error_codes(
         read, "The scanner said No devices were found matching the filter, so I gave up.\n"
     )
 
@@ -213,4 +203,4 @@ def test_secure_boot_said_with_the_driver_not_loading_is_named(
     ],
 )
 def test_secure_boot_said_otherwise_is_not_named(read: Read, said: str) -> None:
-    assert "secure-boot-said-driver-not-loading" not in _codes(read, said + "\n")
+    assert "secure-boot-said-driver-not-loading" not in error_codes(read, said + "\n")

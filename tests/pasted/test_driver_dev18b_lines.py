@@ -9,22 +9,12 @@ from collections.abc import Callable
 
 import pytest
 
-from gpudoctor.errors import FactsError
 from gpudoctor.facts import HostFacts
 from gpudoctor.findings import Severity
 from gpudoctor.matrix.model import Matrix
-from tests.support.pasted_findings import error_lines, findings_of, warn_or_error
+from tests.support.pasted_findings import error_codes, error_lines, findings_of, warn_or_error
 
 Read = Callable[[str], HostFacts]
-
-
-def _codes(read: Read, text: str) -> list[str]:
-    try:
-        report = read(text).report
-    except FactsError:  # no report recognised at all: nothing named either
-        return []
-    assert report is not None
-    return [e.code for e in report.errors]
 
 
 def test_systemctl_s_failed_job_of_the_fabric_manager_is_named(read: Read, matrix: Matrix) -> None:
@@ -32,7 +22,7 @@ def test_systemctl_s_failed_job_of_the_fabric_manager_is_named(read: Read, matri
         "Job for nvidia-fabricmanager.service failed because the control process exited with "
         "error code.\n"
     )
-    assert _codes(read, line) == ["fabric-manager-service-failed"]
+    assert error_codes(read, line) == ["fabric-manager-service-failed"]
     (found,) = error_lines(findings_of(read, matrix, line), "fabric-manager-service-failed")
     assert found.severity is Severity.ERROR
 
@@ -46,7 +36,7 @@ def test_systemctl_s_failed_job_of_the_fabric_manager_is_named(read: Read, matri
     ],
 )
 def test_other_units_and_a_started_fabric_manager_are_not_named(read: Read, line: str) -> None:
-    assert "fabric-manager-service-failed" not in _codes(read, line + "\n")
+    assert "fabric-manager-service-failed" not in error_codes(read, line + "\n")
 
 
 def _mismatch(read: Read, matrix: Matrix, text: str) -> list[tuple[Severity, str]]:
@@ -132,7 +122,7 @@ def test_near_misses_are_not_warned(read: Read, matrix: Matrix, pasted: str) -> 
     ],
 )
 def test_the_x_driver_s_failed_gpu_is_named(read: Read, line: str) -> None:
-    assert _codes(read, line + "\n")[:1] == ["xorg-nvidia-gpu-init-failed"]
+    assert error_codes(read, line + "\n")[:1] == ["xorg-nvidia-gpu-init-failed"]
 
 
 @pytest.mark.parametrize(
@@ -145,7 +135,7 @@ def test_the_x_driver_s_failed_gpu_is_named(read: Read, line: str) -> None:
     ],
 )
 def test_other_x_driver_lines_are_not_named(read: Read, line: str) -> None:
-    assert "xorg-nvidia-gpu-init-failed" not in _codes(read, line + "\n")
+    assert "xorg-nvidia-gpu-init-failed" not in error_codes(read, line + "\n")
 
 
 @pytest.mark.parametrize(
@@ -156,7 +146,7 @@ def test_other_x_driver_lines_are_not_named(read: Read, line: str) -> None:
     ],
 )
 def test_cuda_s_802_said_before_error_is_named(read: Read, line: str) -> None:
-    assert _codes(read, line + "\n")[:1] == ["system-not-initialized"]
+    assert error_codes(read, line + "\n")[:1] == ["system-not-initialized"]
 
 
 @pytest.mark.parametrize(
@@ -169,4 +159,4 @@ def test_cuda_s_802_said_before_error_is_named(read: Read, line: str) -> None:
     ],
 )
 def test_other_802s_are_not_named(read: Read, line: str) -> None:
-    assert "system-not-initialized" not in _codes(read, line + "\n")
+    assert "system-not-initialized" not in error_codes(read, line + "\n")

@@ -1,5 +1,6 @@
 """What the pasted-line tests ask of a paste's findings: every finding, the known error lines
-of one signature, and the warnings and errors (a benign paste must have none)."""
+of one signature (or the codes of all), and the warnings and errors (a benign paste must have
+none)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,19 @@ def findings_of(read: Read, matrix: Matrix, text: str) -> list[Finding]:
 def error_lines(findings: list[Finding], code: str) -> list[Finding]:
     """The `report-error` findings of the signature `code`."""
     return [f for f in findings if f.code == "report-error" and ("error", code) in f.evidence]
+
+
+def error_codes(read: Read, text: str) -> list[str]:
+    """The codes of the known lines the report names, in order; none where the paste is "no
+    report recognised" (a near miss may be read as nothing at all)."""
+    from gpudoctor.errors import FactsError
+
+    try:
+        report = read(text).report
+    except FactsError:
+        return []
+    assert report is not None
+    return [e.code for e in report.errors]
 
 
 def named_lines(read: Read, matrix: Matrix, text: str, code: str) -> list[Finding]:
