@@ -46,13 +46,6 @@ def _flatpak_gl(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
-def _sys_module_said(m: re.Match[str], d: Draft) -> bool:
-    """/sys/module/nvidia/version and the version it holds on one line: the loaded module."""
-    put(d.kernel, "nvidia_module_version", m.group("v"))
-    d.module_loaded("nvidia")
-    return True
-
-
 def _nouveau_said(m: re.Match[str], d: Draft) -> bool:
     d.module_loaded("nouveau")
     return True
@@ -124,7 +117,9 @@ def _modeset_module(m: re.Match[str], d: Draft) -> bool:
     return True
 
 
-def _inxi_module(m: re.Match[str], d: Draft) -> bool:
+def _sys_module_version(m: re.Match[str], d: Draft) -> bool:
+    """The version /sys/module/nvidia/version holds, quoted with it on one line or as inxi -G
+    prints it ("driver: nvidia v: 535.113.01"): the nvidia module is loaded, at that version."""
     put(d.kernel, "nvidia_module_version", m.group("v"))
     d.module_loaded("nvidia")
     return True
@@ -347,7 +342,7 @@ RULES: tuple[_Rule, ...] = (
         # the version inxi read from /sys/module/nvidia/version (the module loaded)
         "driver: nvidia v:",
         _rx(rf"\bdriver: nvidia v: (?P<v>{_VER3})\b"),
-        _inxi_module,
+        _sys_module_version,
     ),
     _Rule(
         # the X server log's lines of the NVIDIA X driver and GLX module as they load ("(II)
@@ -490,6 +485,6 @@ RULES_6: tuple[_Rule, ...] = (
             r"/sys/module/nvidia/version`?\s{0,4}(?:says|reports|shows|is|:|=|→|->)\s{0,4}`?"
             rf"(?P<v>{_VER3})\b"
         ),
-        _sys_module_said,
+        _sys_module_version,
     ),
 )
