@@ -87,7 +87,7 @@ def _table(
     text: str, spec: str, after: int, capacity: dict[str, str], allocatable: dict[str, str]
 ) -> bool:
     """Read the table; True where it has a GPU column and no row counts one there."""
-    columns: list[tuple[str, str, str]] = []  # header, kind, resource
+    columns: list[tuple[str, str, str, bool]] = []  # header, kind, resource, a GPU's
     headers: list[str] = []
     for part in spec.split(","):
         header, colon, path = part.partition(":")
@@ -97,10 +97,12 @@ def _table(
         found = _PATH.match(path)
         if found is not None:
             name = found.group("name").replace("\\", "")
-            columns.append((header, found.group("kind").lower(), name))
+            gpu = GPU_PLUGIN.match(name) is not None
+            columns.append((header, found.group("kind").lower(), name, gpu))
     if not columns:
         return False
-    rows = [_QUOTE.sub("", row) for row in text[after:].split("\n")]
+    # the header within its first 8 lines, then at most _MAX_ROWS rows: the rest stays unsplit
+    rows = [_QUOTE.sub("", row) for row in text[after:].split("\n", 8 + _MAX_ROWS)]
     start = next((i for i, row in enumerate(rows[:8]) if row.split() == headers), None)
     if start is None:
         return False
@@ -109,13 +111,13 @@ def _table(
         values = row.split()
         if len(values) != len(headers):
             break
-        for header, kind, name in columns:
+        for header, kind, name, gpu in columns:
             value = values[headers.index(header)]
             target = capacity if kind == "capacity" else allocatable
-            gpu_rows += bool(GPU_PLUGIN.match(name))
+            gpu_rows += gpu
             if value.isdecimal() and len(value) < 7:
                 most(target, {name: value})
-                gpus += bool(GPU_PLUGIN.match(name)) and int(value) > 0
+                gpus += gpu and int(value) > 0
             elif value in _ABSENT and name == "nvidia.com/gpu":
                 most(target, {name: "0"})  # the node lists no nvidia.com/gpu
     return gpu_rows > 0 and gpus == 0
