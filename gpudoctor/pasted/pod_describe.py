@@ -62,13 +62,14 @@ def parse_backoff(text: str, draft: Draft, described: set[str]) -> None:
         name, container = found.group("pod"), found.group("container")
         if not name.startswith(STACK_POD_PREFIXES) or name in described:
             continue
-        known = [i for i, p in enumerate(draft.stack_pods) if p.name == name]
-        if known and draft.stack_pods[known[0]].init_failed is not None:
+        at = next((i for i, p in enumerate(draft.stack_pods) if p.name == name), None)
+        row = draft.stack_pods[at] if at is not None else None
+        if row is not None and row.init_failed is not None:
             continue  # `kubectl describe pod` already named where it stands
-        status = draft.stack_pods[known[0]].status if known else ""
+        status = row.status if row is not None else ""
         pod = StackPod(name=name, status=status, init_failed=container, init_reason=_CRASH)
-        if known:
-            draft.stack_pods[known[0]] = pod
+        if at is not None:
+            draft.stack_pods[at] = pod
         else:
             draft.stack_pods.append(pod)
 
